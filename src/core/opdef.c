@@ -3,10 +3,13 @@
 
 #include <string.h>
 
+/* name is not NUL-terminated and may contain NUL bytes (a generic op name is
+ * a string literal), so compare bytes up to the shorter length. */
 static int S_cmp(const char *name, size_t len, const char *def_name) {
-  int c = strncmp(name, def_name, len);
+  size_t dl = strlen(def_name);
+  int c = memcmp(name, def_name, len < dl ? len : dl);
   if (c) return c;
-  return def_name[len] ? -1 : 0;
+  return len < dl ? -1 : len > dl;
 }
 
 static const shard_op_def *S_search(const shard_op_def *table, unsigned n, const char *name, size_t len) {
