@@ -648,7 +648,7 @@ static int S_cmp_named(const void *x, const void *y) {
 
 // generic-op ::= string '(' operands ')' successors? ('<' '{' props '}' '>')?
 //                ('(' region (',' region)* ')')? attr-dict? ':' function-type
-static bool S_parse_generic(shard_parser *p, shard_op_state *st) {
+static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_def *def) {
   if (!shard_parser_expect(p, "(")) return false;
   if (!shard_parser_accept(p, ")")) {
     if (!shard_parser_operand_list(p, st) || !shard_parser_expect(p, ")")) return false;
@@ -675,7 +675,13 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st) {
     shard_named_attr *props;
     uint32_t n;
     if (!shard_parser_attr_dict_into(p, &props, &n) || !shard_parser_expect(p, ">")) return false;
-    for (uint32_t i = 0; i < n; i++) shard_op_state_add_attr(st, props[i].name, props[i].value, true);
+    /* A known op keeps only its own properties inherent; any other entry
+     * becomes a discardable attribute, so the custom printer, which elides
+     * inherent attributes it knows, cannot drop it. */
+    for (uint32_t i = 0; i < n; i++) {
+      bool inherent = !def || !def->inherent || shard_op_def_is_inherent(def, props[i].name);
+      shard_op_state_add_attr(st, props[i].name, props[i].value, inherent);
+    }
   }
   t = shard_parser_peek(p);
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "(")) {
@@ -773,7 +779,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     free(s);
     def = shard_op_def_lookup(st.name, n);
     generic = true;
-    ok = S_parse_generic(p, &st);
+    ok = S_parse_generic(p, &st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
     def = shard_op_def_lookup(nt.text, nt.len);
     if (!def && !memchr(nt.text, '.', nt.len)) {

@@ -202,6 +202,39 @@ HAND = [
      '  %0 = sdy.manual_computation(%a) in_shardings=[<@m, [{"q"}]>] out_shardings=[<@m, [{}]>] '
      'manual_axes={"q"} (%b: tensor<8xf32>) {\n    sdy.return %b : tensor<8xf32>\n'
      '  } : (tensor<8xf32>) -> tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n', None),
+    # -- required attributes missing or of the wrong kind (generic form) ------
+    ("req_sdy_constant_no_value.mlir",
+     'func.func @f() -> tensor<2xf32> {\n  %0 = "sdy.constant"() <{vaule = dense<1.0> : tensor<2xf32>}> : () -> tensor<2xf32>\n'
+     '  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: 'sdy.constant' op requires attribute 'value'"),
+    ("req_mesh_no_mesh.mlir", '"sdy.mesh"() {sym_name = "m"} : () -> ()\n',
+     "{f}:1:1: error: 'sdy.mesh' op requires attribute 'mesh'"),
+    ("req_func_sym_name_int.mlir", '"func.func"() ({}) {function_type = () -> (), sym_name = 3 : i64} : () -> ()\n',
+     "{f}:1:1: error: 'func.func' op attribute 'sym_name' failed to satisfy constraint: string attribute"),
+    ("req_call_no_callee.mlir",
+     'func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = "func.call"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n'
+     '  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: 'func.call' op requires attribute 'callee'"),
+    ("req_slice_no_start.mlir",
+     'func.func @f(%a: tensor<4xf32>) -> tensor<2xf32> {\n'
+     '  %0 = "stablehlo.slice"(%a) {limit_indices = array<i64: 2>, strides = array<i64: 1>} : (tensor<4xf32>) -> tensor<2xf32>\n'
+     '  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.slice' op requires attribute 'start_indices'"),
+    ("req_slice_rank.mlir",
+     'func.func @f(%a: tensor<4xf32>) -> tensor<2xf32> {\n'
+     '  %0 = "stablehlo.slice"(%a) {start_indices = array<i64: 0, 0>, limit_indices = array<i64: 2, 1>, strides = array<i64: 1, 1>} : (tensor<4xf32>) -> tensor<2xf32>\n'
+     '  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.slice' op the number of elements in start_indices (2) does not match the rank of the operand (1)"),
+    ("req_pad_lengths.mlir",
+     'func.func @f(%a: tensor<4xf32>, %z: tensor<f32>) -> tensor<6xf32> {\n'
+     '  %0 = "stablehlo.pad"(%a, %z) {edge_padding_low = array<i64: 1>, edge_padding_high = array<i64: 1, 0>, interior_padding = array<i64: 0>} : (tensor<4xf32>, tensor<f32>) -> tensor<6xf32>\n'
+     '  return %0 : tensor<6xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.pad' op the number of elements in edge_padding_high (2) does not match the number of elements in edge_padding_low (1)"),
+    ("req_compare_direction_kind.mlir",
+     'func.func @f(%a: tensor<4xf32>) -> tensor<4xi1> {\n'
+     '  %0 = "stablehlo.compare"(%a, %a) {comparison_direction = 1 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n'
+     '  return %0 : tensor<4xi1>\n}\n',
+     "{f}:2:3: error: 'stablehlo.compare' op attribute 'comparison_direction' failed to satisfy constraint: enum attribute"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

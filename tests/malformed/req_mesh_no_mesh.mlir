@@ -1,0 +1,1 @@
+"sdy.mesh"() {sym_name = "m"} : () -> ()
