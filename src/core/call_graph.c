@@ -153,3 +153,17 @@ shard_op *shard_func_clone_recursively(shard_symbol_table *t, const shard_op *fu
   free(calls);
   return copy;
 }
+
+shard_op *shard_module_main_func(const shard_module *m) {
+  shard_op *only = NULL;
+  uint32_t n = 0;
+  for (shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next)
+      if (strcmp(op->name, "func.func") == 0) {
+        only = op;
+        n++;
+      }
+  if (n == 1) return only;
+  shard_op *main_func = shard_module_lookup_symbol(m, "main");
+  return main_func && strcmp(main_func->name, "func.func") == 0 ? main_func : NULL;
+}

@@ -27,6 +27,10 @@ const char *shard_call_callee(const shard_op *call);
 shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call);
 void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name);
 
+/* Shardy's getMainFuncOrDie with useSingleFunc: the only func.func of the
+ * module, else the one named @main; NULL when there is neither. */
+shard_op *shard_module_main_func(const shard_module *m);
+
 /* sym_name of a symbol op (NULL when none). */
 const char *shard_symbol_name(const shard_op *op);
 /* `sdy.original_func_name` of a func, or its sym_name when it has none. */

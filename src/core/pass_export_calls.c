@@ -334,25 +334,10 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard
 
 /* ---- -sdy-propagate-to-func-results ---------------------------------------- */
 
-/* Shardy's getMainFuncOrDie with useSingleFunc: the only func, else @main. */
-static shard_op *S_main_func(const shard_module *m) {
-  shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
-  shard_op *only = NULL;
-  uint32_t n = 0;
-  for (shard_op *op = body ? body->first : NULL; op; op = op->next)
-    if (S_is(op, "func.func")) {
-      only = op;
-      n++;
-    }
-  if (n == 1) return only;
-  shard_op *main_func = shard_module_lookup_symbol(m, "main");
-  return main_func && S_is(main_func, "func.func") ? main_func : NULL;
-}
-
 bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
                                           shard_diag_engine *de) {
   if (!shard_pass_options_check("sdy-propagate-to-func-results", options, NULL, de)) return false;
-  shard_op *main_func = S_main_func(m);
+  shard_op *main_func = shard_module_main_func(m);
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
     if (!S_is(func, "func.func") || func == main_func || !func->num_regions) continue;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "call_graph.h"
 #include "clone.h"
 #include "opdef.h"
 #include "pass.h"
@@ -172,21 +173,6 @@ bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, con
 
 /* ---- -sdy-remove-sub-axes-in-input-output-shardings ----------------------------- */
 
-/* Shardy's getMainFuncOrDie with useSingleFunc: the only func, else @main. */
-static shard_op *S_main_func(const shard_module *m) {
-  shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
-  shard_op *only = NULL;
-  uint32_t n = 0;
-  for (shard_op *op = body ? body->first : NULL; op; op = op->next)
-    if (S_is(op, "func.func")) {
-      only = op;
-      n++;
-    }
-  if (n == 1) return only;
-  shard_op *main_func = shard_module_lookup_symbol(m, "main");
-  return main_func && S_is(main_func, "func.func") ? main_func : NULL;
-}
-
 static shard_tensor_sharding *S_without_sub_axes(shard_arena *a, const shard_tensor_sharding *s) {
   shard_tensor_sharding *t = shard_pass_sharding_clone(a, s);
   t->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank + 1);
@@ -204,7 +190,7 @@ bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const
                                                           shard_diag_engine *de) {
   if (!shard_pass_options_check("sdy-remove-sub-axes-in-input-output-shardings", options, NULL, de))
     return false;
-  shard_op *func = S_main_func(m);
+  shard_op *func = shard_module_main_func(m);
   if (!func) return true;
   uint32_t n;
   S_func_types(func, false, &n);

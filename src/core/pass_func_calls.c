@@ -323,21 +323,6 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_d
 
 static bool S_is_func(const shard_op *op) { return strcmp(op->name, "func.func") == 0; }
 
-/* Shardy's getMainFuncOrDie with useSingleFunc: the only func, or @main. */
-static shard_op *S_main_func(const shard_module *m) {
-  shard_op *only = NULL;
-  uint32_t n = 0;
-  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
-    for (shard_op *op = b->first; op; op = op->next)
-      if (S_is_func(op)) {
-        only = op;
-        n++;
-      }
-  if (n == 1) return only;
-  shard_op *main_func = shard_module_lookup_symbol(m, "main");
-  return main_func && S_is_func(main_func) ? main_func : NULL;
-}
-
 static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_tensor_sharding *s,
                              shard_span span) {
   shard_op *edge = shard_pass_op_new(a, "sdy.func_data_flow_edge", 1, NULL, 1, &input->type, 0);
@@ -352,7 +337,7 @@ static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_ten
 bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
   if (!shard_pass_options_check("sdy-add-func-data-flow-edges", options, NULL, de)) return false;
   shard_arena *a = m->arena;
-  shard_op *main_func = S_main_func(m);
+  shard_op *main_func = shard_module_main_func(m);
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *func = b->first; func; func = func->next) {
       if (!S_is_func(func) || func == main_func || !func->num_regions) continue;
