@@ -805,6 +805,7 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   S_check_isolation(cx, op, scope);
   bool ok = shard_verify_check_op_attrs(cx, op, manual);
+  if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);
   if (ok) ok = shard_verify_check_op_entry(cx, op, manual);
 

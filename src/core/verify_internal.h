@@ -130,6 +130,9 @@ bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_val
 bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_span span);
 /* The discardable sdy.* attributes of an op (SdyDialect::verifyOperationAttribute). */
 bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+/* Operand/result counts and type equalities of ops with a custom syntax
+ * (verify_arity.c). */
+bool shard_verify_check_arity(vf_ctx *cx, const shard_op *op);
 /* Required attributes of func, sdy and stablehlo ops (verify_required.c). */
 bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op);
 

@@ -34,6 +34,10 @@ typedef struct {
 } S_required;
 
 static const S_required S_table[] = {
+    {"arith.constant", "value", S_PRESENT, NULL, 0},
+    {"check.expect_almost_eq_const", "value", S_DENSE, NULL, 0},
+    {"check.expect_close", "max_ulp_difference", S_INT, NULL, 0},
+    {"check.expect_eq_const", "value", S_DENSE, NULL, 0},
     {"func.call", "callee", S_SYMREF, NULL, 0},
     {"func.func", "function_type", S_FUNCTION_TYPE, NULL, 0},
     {"func.func", "sym_name", S_STRING, NULL, 0},
@@ -58,6 +62,7 @@ static const S_required S_table[] = {
     {"stablehlo.compare", "comparison_direction", S_ENUM, "comparison_direction", 0},
     {"stablehlo.concatenate", "dimension", S_INT, NULL, 0},
     {"stablehlo.constant", "value", S_PRESENT, NULL, 0},
+    {"stablehlo.convolution", "dimension_numbers", S_PRESENT, NULL, 0},
     {"stablehlo.custom_call", "call_target_name", S_STRING, NULL, 0},
     {"stablehlo.dot_general", "dot_dimension_numbers", S_PRESENT, NULL, 0},
     {"stablehlo.dynamic_broadcast_in_dim", "broadcast_dimensions", S_DIMS, NULL, 0},
