@@ -1,6 +1,7 @@
 /* Attribute builders, printing and equality. sdy attributes are printed by
  * sdy_print.c; everything else here, the way MLIR prints it. */
 #include "attr.h"
+#include "ops_stablehlo.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -166,6 +167,10 @@ static void S_print_symbol(shard_buf *b, const char *name) {
 void shard_attr_print(shard_buf *b, const shard_attr *a) {
   switch (a->kind) {
   case SHARD_ATTR_RAW:
+    /* gather/scatter dimension numbers print in MLIR's canonical form */
+    if (!strncmp(a->u.raw, "#stablehlo.", 11) && shard_shlo_dimnums_print(b, a->u.raw)) return;
+    shard_buf_puts(b, a->u.raw);
+    return;
   case SHARD_ATTR_LOC:
     shard_buf_puts(b, a->u.raw);
     return;

@@ -32,6 +32,12 @@ bool shard_shlo_dot_dims_decode(const shard_attr *a, shlo_dot_dims *out);
 shard_attr *shard_shlo_dot_dims_encode(shard_arena *arena, const shlo_dot_dims *d);
 void shard_shlo_dot_dims_free(shlo_dot_dims *d);
 
+/* Writes a #stablehlo.gather<...> / #stablehlo.scatter<...> attribute's raw
+ * text the way MLIR prints it (fixed field order, empty lists and
+ * index_vector_dim = 0 left out); false, writing nothing, for other or
+ * malformed text. Used by shard_attr_print for every raw attribute. */
+bool shard_shlo_dimnums_print(shard_buf *b, const char *raw);
+
 /* The value of an enum attribute #stablehlo<kind VALUE> (also accepts the
  * #stablehlo.kind<VALUE> spelling), copied into out[cap]. False when `a` is
  * not an enum of that kind. */

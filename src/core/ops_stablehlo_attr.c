@@ -5,6 +5,7 @@
  * so this file reads that text with a small whitespace-tolerant scanner and
  * writes it back in the canonical spelling StableHLO's printers use. */
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +149,120 @@ shard_attr *shard_shlo_dot_dims_encode(shard_arena *arena, const shlo_dot_dims *
   shard_attr *a = shard_attr_raw(arena, shard_arena_strdup(arena, shard_buf_str(&b)));
   shard_buf_free(&b);
   return a;
+}
+
+/* ---- gather / scatter dimension numbers ----------------------------------- */
+
+/* Field names in the order StableHLO's printer writes them; the last one is
+ * the integer index_vector_dim, every other one an integer list. */
+static const char *const S_gather_fields[] = {"offset_dims",           "collapsed_slice_dims",
+                                              "operand_batching_dims", "start_indices_batching_dims",
+                                              "start_index_map",       "index_vector_dim"};
+static const char *const S_scatter_fields[] = {
+    "update_window_dims",            "inserted_window_dims",         "input_batching_dims",
+    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim"};
+enum { S_DIMNUM_FIELDS = 6 };
+
+/* An integer that fits int64; strtoll saturates, and a saturated value would
+ * print as a different number than the one written. */
+static bool S_int_exact(const char **s, int64_t *v) {
+  S_ws(s);
+  errno = 0;
+  const char *p = *s;
+  if (!S_int(s, v)) return false;
+  if (errno == ERANGE) {
+    *s = p;
+    return false;
+  }
+  return true;
+}
+
+static bool S_int_list_exact(const char **s, shlo_dims *out) {
+  SHARD_VEC(int64_t) v = {0};
+  if (!S_lit(s, "[")) return false;
+  if (!S_lit(s, "]")) {
+    do {
+      int64_t x;
+      if (!S_int_exact(s, &x)) {
+        SHARD_VEC_FREE(v);
+        return false;
+      }
+      SHARD_VEC_PUSH(v, x);
+    } while (S_lit(s, ","));
+    if (!S_lit(s, "]")) {
+      SHARD_VEC_FREE(v);
+      return false;
+    }
+  }
+  out->vals = v.items;
+  out->num = v.len;
+  return true;
+}
+
+/* dimnums-attr ::= '#stablehlo.' ('gather' | 'scatter') '<' (field '=' value (',' field '=' value)*)? '>'
+ * MLIR parses this into a struct and its printer (printStruct in StableHLO's
+ * StablehloOps.cpp) writes the fields in a fixed order, each list only when
+ * it is non-empty and index_vector_dim only when it is not 0. Any field order
+ * is accepted on input; a repeated field is an error there, so it is not
+ * canonicalized here (the text then prints as written and the verifier
+ * judges it). */
+bool shard_shlo_dimnums_print(shard_buf *b, const char *raw) {
+  const char *s = raw;
+  const char *const *fields;
+  const char *kind;
+  if (S_lit(&s, "#stablehlo.gather")) {
+    fields = S_gather_fields;
+    kind = "#stablehlo.gather<";
+  } else if (S_lit(&s, "#stablehlo.scatter")) {
+    fields = S_scatter_fields;
+    kind = "#stablehlo.scatter<";
+  } else {
+    return false;
+  }
+  if (!S_lit(&s, "<")) return false;
+  shlo_dims lists[S_DIMNUM_FIELDS - 1] = {{0}};
+  bool seen[S_DIMNUM_FIELDS] = {false};
+  int64_t ivd = 0;
+  bool ok = true;
+  if (!S_lit(&s, ">")) {
+    do {
+      const char *name;
+      size_t len;
+      int field = -1;
+      if (!S_ident(&s, &name, &len)) {
+        ok = false;
+        break;
+      }
+      for (int i = 0; i < S_DIMNUM_FIELDS; i++)
+        if (strlen(fields[i]) == len && strncmp(name, fields[i], len) == 0) field = i;
+      if (field < 0 || seen[field] || !S_lit(&s, "=")) {
+        ok = false;
+        break;
+      }
+      seen[field] = true;
+      if (field == S_DIMNUM_FIELDS - 1 ? !S_int_exact(&s, &ivd) : !S_int_list_exact(&s, &lists[field])) {
+        ok = false;
+        break;
+      }
+    } while (S_lit(&s, ","));
+    ok = ok && S_lit(&s, ">");
+  }
+  S_ws(&s);
+  ok = ok && *s == 0;
+  if (ok) {
+    shard_buf_puts(b, kind);
+    const char *sep = "";
+    for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) {
+      if (!lists[i].num) continue;
+      shard_buf_printf(b, "%s%s = ", sep, fields[i]);
+      shard_shlo_dims_print(b, &lists[i]);
+      sep = ", ";
+    }
+    if (ivd != 0) shard_buf_printf(b, "%sindex_vector_dim = %" PRId64, sep, ivd);
+    shard_buf_putc(b, '>');
+  }
+  for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) shard_shlo_dims_free(&lists[i]);
+  return ok;
 }
 
 /* ---- enums --------------------------------------------------------------- */
