@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "opdef.h"
+
 void shard_module_free(shard_module *m) {
   if (!m) return;
   shard_arena_free(m->arena);
@@ -265,6 +267,21 @@ bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx) {
     }
   }
   return true;
+}
+
+/* Stands for "no op has this name's definition" once a name is resolved:
+ * no op's def points at it. */
+static const shard_op_def S_no_def;
+
+bool shard_op_is_slow(const shard_op *op, shard_op_name *k) {
+  const shard_op_def *d = atomic_load_explicit(&k->def, memory_order_relaxed);
+  if (!d) {
+    d = shard_op_def_lookup(k->name, strlen(k->name));
+    if (!d) d = &S_no_def;
+    atomic_store_explicit(&k->def, d, memory_order_relaxed);
+  }
+  if (op->def) return op->def == d;
+  return strcmp(op->name, k->name) == 0;
 }
 
 shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name) {

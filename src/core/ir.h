@@ -9,6 +9,7 @@
 #ifndef SHARD_IR_H
 #define SHARD_IR_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -120,6 +121,26 @@ shard_op *shard_block_terminator(const shard_block *b);
 shard_op *shard_op_parent_op(const shard_op *op);
 /* Nearest enclosing op named `name` (not op itself), or NULL. */
 shard_op *shard_op_ancestor(const shard_op *op, const char *name);
+
+/* Op names resolved to their definitions once. Every op of a name shard
+ * knows carries that name's definition (the parser, shard_pass_op_new and the
+ * cloners set it, and a definition is found only by the exact name), so
+ * testing an op against a known name compares definition pointers instead of
+ * strings; an op without a definition compares names. One per name, at file
+ * scope: static shard_op_name K_while = {"stablehlo.while"}; The first test
+ * stores the definition (atomically: tests may run on several threads). */
+typedef struct shard_op_name {
+  const char *name;
+  _Atomic(const shard_op_def *) def; /* NULL until resolved */
+} shard_op_name;
+
+bool shard_op_is_slow(const shard_op *op, shard_op_name *k);
+
+static inline bool shard_op_is(const shard_op *op, shard_op_name *k) {
+  const shard_op_def *d = atomic_load_explicit(&k->def, memory_order_relaxed);
+  if (op->def && d) return op->def == d;
+  return shard_op_is_slow(op, k);
+}
 
 /* Walks ops in pre-order (an op before the ops in its regions). Return false from fn to stop. */
 typedef bool (*shard_walk_fn)(shard_op *op, void *ctx);

@@ -36,7 +36,17 @@ typedef struct prop_options {
 
 /* ---- op priorities ---------------------------------------------------------------- */
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_data_flow_edge = {"sdy.data_flow_edge", NULL};
+static shard_op_name K_sdy_func_data_flow_edge = {"sdy.func_data_flow_edge", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_stablehlo_broadcast_in_dim = {"stablehlo.broadcast_in_dim", NULL};
+static shard_op_name K_stablehlo_custom_call = {"stablehlo.custom_call", NULL};
+static shard_op_name K_stablehlo_dynamic_slice = {"stablehlo.dynamic_slice", NULL};
+static shard_op_name K_stablehlo_dynamic_update_slice = {"stablehlo.dynamic_update_slice", NULL};
+static shard_op_name K_stablehlo_reshape = {"stablehlo.reshape", NULL};
+static shard_op_name K_stablehlo_transpose = {"stablehlo.transpose", NULL};
 
 static bool S_is_scalar(const shard_value *v) {
   return v->type && v->type->kind == SHARD_TYPE_TENSOR && v->type->rank == 0;
@@ -56,7 +66,7 @@ static shard_direction S_by_uses(const shard_op *op, bool allow_multi_use) {
 }
 
 static bool S_is_offload(const shard_op *op) {
-  if (!S_is(op, "stablehlo.custom_call")) return false;
+  if (!shard_op_is(op, &K_stablehlo_custom_call)) return false;
   shard_attr *t = shard_op_attr(op, "call_target_name");
   if (!t || t->kind != SHARD_ATTR_STRING) return false;
   return (t->u.str.len == 12 && memcmp(t->u.str.data, "MoveToDevice", 12) == 0) ||
@@ -64,11 +74,11 @@ static bool S_is_offload(const shard_op *op) {
 }
 
 static shard_direction S_pass_through(const shard_op *op, bool allow_multi_use) {
-  if (shard_propagation_op_is_elementwise(op) || S_is_offload(op) || S_is(op, "stablehlo.reshape") ||
-      S_is(op, "stablehlo.transpose") || S_is(op, "sdy.data_flow_edge") ||
-      S_is(op, "sdy.func_data_flow_edge"))
+  if (shard_propagation_op_is_elementwise(op) || S_is_offload(op) || shard_op_is(op, &K_stablehlo_reshape) ||
+      shard_op_is(op, &K_stablehlo_transpose) || shard_op_is(op, &K_sdy_data_flow_edge) ||
+      shard_op_is(op, &K_sdy_func_data_flow_edge))
     return S_by_uses(op, allow_multi_use);
-  if (S_is(op, "stablehlo.dynamic_slice") || S_is(op, "stablehlo.dynamic_update_slice"))
+  if (shard_op_is(op, &K_stablehlo_dynamic_slice) || shard_op_is(op, &K_stablehlo_dynamic_update_slice))
     return shard_direction_intersect(S_by_uses(op, allow_multi_use), SHARD_DIR_FORWARD);
   return SHARD_DIR_NONE;
 }
@@ -83,13 +93,13 @@ static bool S_in(const int64_t *list, uint32_t n, int64_t f) {
 static shard_direction S_pass_through_factors(shard_propagation *s, const shard_op *op, int64_t f) {
   /* Shardy reads the rule attached to the op here and never asks the
    * registry about the ops it propagates with identity rules. */
-  bool identity = S_is(op, "sdy.propagation_barrier") || S_is(op, "sdy.data_flow_edge") ||
-                  S_is(op, "sdy.func_data_flow_edge");
+  bool identity = shard_op_is(op, &K_sdy_propagation_barrier) || shard_op_is(op, &K_sdy_data_flow_edge) ||
+                  shard_op_is(op, &K_sdy_func_data_flow_edge);
   const shard_op_sharding_rule *r = identity ? NULL : shard_propagation_rule(s, op);
   if (r && (S_in(r->reduction, r->num_reduction, f) || S_in(r->need_replication, r->num_need_replication, f) ||
             S_in(r->permutation, r->num_permutation, f)))
     return SHARD_DIR_NONE;
-  if (S_is(op, "stablehlo.broadcast_in_dim")) return SHARD_DIR_BACKWARD;
+  if (shard_op_is(op, &K_stablehlo_broadcast_in_dim)) return SHARD_DIR_BACKWARD;
   return SHARD_DIR_BOTH;
 }
 
@@ -98,7 +108,7 @@ static shard_direction S_schedule_step(int step, shard_propagation *s, const sha
   case 0: return S_pass_through(op, false);
   case 1: return S_pass_through(op, true);
   case 2: return S_pass_through_factors(s, op, f);
-  case 3: return S_is(op, "stablehlo.broadcast_in_dim") ? SHARD_DIR_BACKWARD : SHARD_DIR_BOTH;
+  case 3: return shard_op_is(op, &K_stablehlo_broadcast_in_dim) ? SHARD_DIR_BACKWARD : SHARD_DIR_BOTH;
   default: return SHARD_DIR_BOTH;
   }
 }
@@ -259,7 +269,7 @@ static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t re
 
 static bool S_init_op(shard_op *op, void *ctx) {
   init_walk *w = ctx;
-  if (S_is(op, "func.func")) {
+  if (shard_op_is(op, &K_func_func)) {
     shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
     for (uint32_t i = 0; entry && i < entry->num_args; i++) S_init_one(w, &entry->args[i], NULL, 0);
     uint32_t nres = shard_pass_func_num_results(op);

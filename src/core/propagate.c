@@ -130,7 +130,23 @@ struct shard_propagation {
   SHARD_VEC(shard_value *) notified;
 };
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_func_return = {"func.return", NULL};
+static shard_op_name K_sdy_data_flow_edge = {"sdy.data_flow_edge", NULL};
+static shard_op_name K_sdy_func_data_flow_edge = {"sdy.func_data_flow_edge", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
+static shard_op_name K_sdy_sharding_group = {"sdy.sharding_group", NULL};
+static shard_op_name K_stablehlo_bitcast_convert = {"stablehlo.bitcast_convert", NULL};
+static shard_op_name K_stablehlo_case = {"stablehlo.case", NULL};
+static shard_op_name K_stablehlo_custom_call = {"stablehlo.custom_call", NULL};
+static shard_op_name K_stablehlo_optimization_barrier = {"stablehlo.optimization_barrier", NULL};
+static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
 
 /* Every op of a known name carries its definition, so an op without the SDY
  * trait is none of the sdy ops: testing it first spares the stablehlo ops
@@ -169,13 +185,13 @@ typedef enum df_kind { DF_NONE, DF_WHILE, DF_CASE, DF_OPT_BARRIER, DF_NAMED, DF_
 static df_kind S_df_kind(const shard_op *op) {
   if (!op) return DF_NONE;
   /* hot: every op asks; only optimization_barrier has no region */
-  if (!op->num_regions) return S_is(op, "stablehlo.optimization_barrier") ? DF_OPT_BARRIER : DF_NONE;
-  if (S_is(op, "stablehlo.while")) return DF_WHILE;
-  if (S_is(op, "stablehlo.case")) return DF_CASE;
-  if (S_is(op, "stablehlo.optimization_barrier")) return DF_OPT_BARRIER;
+  if (!op->num_regions) return shard_op_is(op, &K_stablehlo_optimization_barrier) ? DF_OPT_BARRIER : DF_NONE;
+  if (shard_op_is(op, &K_stablehlo_while)) return DF_WHILE;
+  if (shard_op_is(op, &K_stablehlo_case)) return DF_CASE;
+  if (shard_op_is(op, &K_stablehlo_optimization_barrier)) return DF_OPT_BARRIER;
   if (!S_is_sdy(op)) return DF_NONE;
-  if (S_is(op, "sdy.named_computation")) return DF_NAMED;
-  if (S_is(op, "sdy.manual_computation")) return DF_MANUAL;
+  if (shard_op_is(op, &K_sdy_named_computation)) return DF_NAMED;
+  if (shard_op_is(op, &K_sdy_manual_computation)) return DF_MANUAL;
   return DF_NONE;
 }
 
@@ -226,7 +242,7 @@ static shard_value *S_owner_from_source(shard_op *op, const shard_operand *use) 
 static shard_op *S_edge_user(const shard_value *owner) {
   if (!owner || !owner->first_use || owner->first_use->next_use) return NULL;
   shard_op *user = owner->first_use->owner;
-  return S_is(user, "sdy.data_flow_edge") ? user : NULL;
+  return shard_op_is(user, &K_sdy_data_flow_edge) ? user : NULL;
 }
 
 static shard_op *S_edge_of_target(shard_value *v) {
@@ -247,7 +263,7 @@ bool shard_propagation_value_has_edge(const shard_value *v) {
 }
 
 static bool S_is_func_entry_arg(const shard_value *v, shard_op *owner) {
-  return owner && S_is(owner, "func.func") && !v->def && v->block == S_body(owner, 0);
+  return owner && shard_op_is(owner, &K_func_func) && !v->def && v->block == S_body(owner, 0);
 }
 
 /* Shardy's getShardableValue: the value that carries v's sharding, or NULL. */
@@ -370,8 +386,8 @@ static bool S_has_out_sharding(const shard_op *op) {
 }
 
 static bool S_single_sharding_op(const shard_op *op) {
-  return S_is_sdy(op) && (S_is(op, "sdy.data_flow_edge") || S_is(op, "sdy.sharding_constraint") ||
-         S_is(op, "sdy.reshard"));
+  return S_is_sdy(op) && (shard_op_is(op, &K_sdy_data_flow_edge) || shard_op_is(op, &K_sdy_sharding_constraint) ||
+         shard_op_is(op, &K_sdy_reshard));
 }
 
 shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const shard_value *cv) {
@@ -443,7 +459,7 @@ const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const
   if (!info->rule) {
     /* Shardy warns once per process for ops and once for custom calls. */
     static bool warned_op, warned_custom_call;
-    bool custom = S_is(op, "stablehlo.custom_call");
+    bool custom = shard_op_is(op, &K_stablehlo_custom_call);
     bool *flag = custom ? &warned_custom_call : &warned_op;
     if (!*flag) {
       shard_buf b;
@@ -496,15 +512,15 @@ static bool S_is_blocked(const shard_op_sharding_rule *r, int64_t f) {
 
 bool shard_propagation_op_is_elementwise(const shard_op *op) {
   if (op->def && (op->def->traits & SHARD_TRAIT_ELEMENTWISE)) return true;
-  if (S_is(op, "stablehlo.bitcast_convert") && op->num_operands == 1 && op->num_results == 1) {
+  if (shard_op_is(op, &K_stablehlo_bitcast_convert) && op->num_operands == 1 && op->num_results == 1) {
     const shard_type *a = op->operands[0].value->type, *b = op->results[0].type;
     if (a->kind != SHARD_TYPE_TENSOR || b->kind != SHARD_TYPE_TENSOR || a->rank != b->rank) return false;
     for (uint32_t d = 0; d < a->rank; d++)
       if (a->dims[d] != b->dims[d]) return false;
     return true;
   }
-  return S_is_sdy(op) && (S_is(op, "sdy.propagation_barrier") || S_is(op, "sdy.sharding_constraint") ||
-                           S_is(op, "sdy.reshard"));
+  return S_is_sdy(op) && (shard_op_is(op, &K_sdy_propagation_barrier) || shard_op_is(op, &K_sdy_sharding_constraint) ||
+                           shard_op_is(op, &K_sdy_reshard));
 }
 
 /* ---- worklist ------------------------------------------------------------------------ */
@@ -527,14 +543,14 @@ static void S_notify_op(shard_propagation *s, shard_op *op) {
 static void S_notify_users(shard_propagation *s, shard_value *v);
 
 static shard_op *S_func_of(shard_op *op) {
-  return S_is(op, "func.func") ? op : shard_op_ancestor(op, "func.func");
+  return shard_op_is(op, &K_func_func) ? op : shard_op_ancestor(op, "func.func");
 }
 
 static shard_op *S_callee(const shard_module *m, const shard_op *call) {
   shard_attr *callee = shard_op_attr(call, "callee");
   if (!callee || callee->kind != SHARD_ATTR_SYMREF || callee->u.symref.num != 1) return NULL;
   shard_op *func = shard_module_lookup_symbol(m, callee->u.symref.path[0]);
-  return func && S_is(func, "func.func") ? func : NULL;
+  return func && shard_op_is(func, &K_func_func) ? func : NULL;
 }
 
 /* Calls to `func` in the module (Shardy's SymbolUserMap), indexed once. */
@@ -545,7 +561,7 @@ static void S_callers(shard_propagation *s, const shard_op *func, op_vec *out) {
 }
 
 static void S_notify_terminator_use(shard_propagation *s, shard_op *user, const shard_operand *use) {
-  if (!S_is(user, "func.return")) {
+  if (!shard_op_is(user, &K_func_return)) {
     S_notify_op(s, shard_op_parent_op(user));
     return;
   }
@@ -575,7 +591,7 @@ static void S_notify_users(shard_propagation *s, shard_value *v) {
       S_notify_terminator_use(s, user, u);
       continue;
     }
-    if (S_is(user, "func.call")) {
+    if (shard_op_is(user, &K_func_call)) {
       shard_op *func = S_callee(s->m, user);
       shard_block *entry = func ? S_body(func, 0) : NULL;
       if (entry && u->index < entry->num_args) S_notify_users(s, &entry->args[u->index]);
@@ -587,7 +603,7 @@ static void S_notify_users(shard_propagation *s, shard_value *v) {
 
 static void S_notify_sharding_modified(shard_propagation *s, shard_value *v) {
   s->notified.len = 0;
-  if (v->def && S_is(v->def, "sdy.data_flow_edge") && v->def->num_operands == 1) {
+  if (v->def && shard_op_is(v->def, &K_sdy_data_flow_edge) && v->def->num_operands == 1) {
     /* The edge's other targets (while body and cond arguments) read it too. */
     shard_value *owner = v->def->operands[0].value;
     shard_op *op = S_owning_op(owner);
@@ -962,17 +978,17 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   SHARD_VEC(shard_value *) sources = {0};
   if (!in->def) {
     shard_op *func = S_owning_op(in);
-    if (!func || !S_is(func, "func.func")) return;
+    if (!func || !shard_op_is(func, &K_func_func)) return;
     op_vec calls = {0};
     S_callers(s, func, &calls);
     for (uint32_t i = 0; i < calls.len; i++)
       if (in->index < calls.items[i]->num_operands) SHARD_VEC_PUSH(sources, calls.items[i]->operands[in->index].value);
     SHARD_VEC_FREE(calls);
-  } else if (S_is(in->def, "func.call")) {
+  } else if (shard_op_is(in->def, &K_func_call)) {
     shard_op *func = S_callee(s->m, in->def);
     shard_block *body = func ? S_body(func, 0) : NULL;
     shard_op *ret = body ? shard_block_terminator(body) : NULL;
-    if (ret && S_is(ret, "func.return") && in->index < ret->num_operands)
+    if (ret && shard_op_is(ret, &K_func_return) && in->index < ret->num_operands)
       SHARD_VEC_PUSH(sources, ret->operands[in->index].value);
   }
   if (!sources.len) {
@@ -995,9 +1011,9 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
 static void S_visit(shard_propagation *s, shard_op *op) {
   s->current = op;
   if (!S_is_sdy(op)) S_visit_registered(s, op);
-  else if (S_is(op, "sdy.propagation_barrier")) S_visit_barrier(s, op);
-  else if (S_is(op, "sdy.data_flow_edge")) S_visit_edge(s, op);
-  else if (S_is(op, "sdy.func_data_flow_edge")) S_visit_func_edge(s, op);
+  else if (shard_op_is(op, &K_sdy_propagation_barrier)) S_visit_barrier(s, op);
+  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op);
+  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op);
   else S_visit_registered(s, op);
   s->current = NULL;
 }
@@ -1009,13 +1025,13 @@ static shard_op *S_main_func(const shard_module *m) {
   shard_op *only = NULL;
   uint32_t count = 0;
   for (shard_op *op = body ? body->first : NULL; op; op = op->next)
-    if (S_is(op, "func.func")) {
+    if (shard_op_is(op, &K_func_func)) {
       only = op;
       count++;
     }
   if (count == 1) return only;
   shard_op *main_fn = shard_module_lookup_symbol(m, "main");
-  return main_fn && S_is(main_fn, "func.func") ? main_fn : NULL;
+  return main_fn && shard_op_is(main_fn, &K_func_func) ? main_fn : NULL;
 }
 
 /* Identity propagation between each returned value and the func result attr. */
@@ -1156,7 +1172,7 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
 }
 
 static bool S_collect_groups(shard_op *op, void *ctx) {
-  if (S_is(op, "sdy.sharding_group")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -1176,7 +1192,7 @@ static void S_build_index(shard_propagation *s) {
   /* Group the calls by callee: count, then place. */
   uint32_t num_calls = 0;
   for (uint32_t i = 0; i < all.len; i++) {
-    if (!S_is(all.items[i], "func.call")) continue;
+    if (!shard_op_is(all.items[i], &K_func_call)) continue;
     op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
     if (callee) {
       callee->num_calls++;
@@ -1192,7 +1208,7 @@ static void S_build_index(shard_propagation *s) {
     s->ops[i].num_calls = 0;
   }
   for (uint32_t i = 0; i < all.len; i++) {
-    if (!S_is(all.items[i], "func.call")) continue;
+    if (!shard_op_is(all.items[i], &K_func_call)) continue;
     op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
     if (callee) s->calls[callee->first_call + callee->num_calls++] = all.items[i];
   }
