@@ -30,8 +30,10 @@
  * reproduced by tests/unit/test_cost.c. */
 #include "cost.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
 #include "type.h"
 
 static const char *const kind_names[] = {"all_gather",         "all_slice",  "all_to_all",
@@ -77,10 +79,106 @@ static bool axis_stride_range(const shard_mesh *mesh, const shard_axis_ref *r, i
   return true;
 }
 
+#define SHARD_PLACE_MAX_AXES 64
+/* Measuring groups costs O(devices); beyond this many the row-major model
+ * stands in. */
+#define SHARD_PLACE_MAX_MEASURED 65536
+
+/* Explicit ids that are a permutation-sized list of devices the topology has. */
+static bool S_has_usable_ids(const shard_topology *t, const shard_mesh *mesh, int64_t total) {
+  if (!mesh->device_ids || total <= 1 || total > SHARD_PLACE_MAX_MEASURED || mesh->num_device_ids != (uint64_t)total)
+    return false;
+  int64_t have = shard_topology_num_devices(t);
+  for (int64_t d = 0; d < total; d++)
+    if (mesh->device_ids[d] < 0 || mesh->device_ids[d] >= have)
+      return false;
+  return true;
+}
+
 /* How many of the devices in [lo, hi) a range of [dlo, dhi) strides holds. */
 static int64_t overlap_factor(int64_t lo, int64_t hi, int64_t dlo, int64_t dhi) {
   int64_t a = lo > dlo ? lo : dlo, b = hi < dhi ? hi : dhi;
   return b > a ? b / a : 1;
+}
+
+/* The mesh digit of device index d within the stride range [lo, hi). */
+static int64_t range_digit(int64_t d, int64_t lo, int64_t hi) { return (d / lo) % (hi / lo); }
+
+/* Explicit device ids scatter a group over the topology as the ids say, not
+ * as the mesh's row-major order does: measure every group. Each group is
+ * the set of mesh indices that agree outside the ranges [lo[k], hi[k]); its
+ * extent on a torus dim is the number of distinct coordinates its devices
+ * take there, and the placement keeps the largest extent of any group (the
+ * slowest group finishes last). On switched nodes: the most nodes any group
+ * spans, and the most members any group has in one node. */
+static void place_by_ids(const shard_topology *t, const shard_mesh *mesh, const int64_t *lo,
+                         const int64_t *hi, uint32_t n, int64_t total, shard_group_placement *out) {
+  int64_t *group = shard_xmalloc(sizeof *group * (size_t)total);
+  int64_t num_groups = 0;
+  int64_t *key_group = shard_xmalloc(sizeof *key_group * (size_t)total);
+  for (int64_t d = 0; d < total; d++)
+    key_group[d] = -1;
+  for (int64_t d = 0; d < total; d++) {
+    int64_t key = d;
+    for (uint32_t k = 0; k < n; k++)
+      key -= range_digit(d, lo[k], hi[k]) * lo[k];
+    if (key_group[key] < 0)
+      key_group[key] = num_groups++;
+    group[d] = key_group[key];
+  }
+  free(key_group);
+  if (t->kind == SHARD_TOPO_TORUS) {
+    int64_t stride = 1;
+    for (uint32_t j = t->num_dims; j-- > 0;) {
+      int64_t dim = t->dims[j];
+      bool *seen = shard_xcalloc((size_t)(num_groups * dim), 1);
+      int64_t *count = shard_xcalloc((size_t)num_groups, sizeof *count);
+      int64_t widest = 1;
+      for (int64_t d = 0; d < total; d++) {
+        int64_t c = (mesh->device_ids[d] / stride) % dim;
+        bool *slot = &seen[group[d] * dim + c];
+        if (!*slot && ++count[group[d]] > widest)
+          widest = count[group[d]];
+        *slot = true;
+      }
+      if (widest > 1) {
+        out->part_size[out->num_parts] = widest;
+        out->part_wrap[out->num_parts] = t->wrap[j] && widest == dim;
+        out->num_parts++;
+      }
+      stride *= dim;
+      free(seen);
+      free(count);
+    }
+    /* parts were collected minor to major; the formulas do not care, but
+     * keep the major-to-minor order shard_group_place documents */
+    for (uint32_t i = 0; i < out->num_parts / 2; i++) {
+      uint32_t k = out->num_parts - 1 - i;
+      int64_t ps = out->part_size[i];
+      bool pw = out->part_wrap[i];
+      out->part_size[i] = out->part_size[k];
+      out->part_wrap[i] = out->part_wrap[k];
+      out->part_size[k] = ps;
+      out->part_wrap[k] = pw;
+    }
+  } else {
+    int64_t per = t->devices_per_node, nodes = (t->num_devices + per - 1) / per;
+    int64_t *in_node = shard_xcalloc((size_t)(num_groups * nodes), sizeof *in_node);
+    int64_t *spans = shard_xcalloc((size_t)num_groups, sizeof *spans);
+    for (int64_t d = 0; d < total; d++) {
+      int64_t *slot = &in_node[group[d] * nodes + mesh->device_ids[d] / per];
+      if ((*slot)++ == 0)
+        spans[group[d]]++;
+      if (*slot > out->per_node)
+        out->per_node = *slot;
+    }
+    for (int64_t g = 0; g < num_groups; g++)
+      if (spans[g] > out->nodes)
+        out->nodes = spans[g];
+    free(in_node);
+    free(spans);
+  }
+  free(group);
 }
 
 void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const shard_axis_ref *axes,
@@ -115,14 +213,25 @@ void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const sh
   }
   if (!t)
     return;
-  if (t->kind == SHARD_TOPO_TORUS) {
+  int64_t total = shard_mesh_num_devices(mesh);
+  if (S_has_usable_ids(t, mesh, total)) {
+    int64_t lo[SHARD_PLACE_MAX_AXES], hi[SHARD_PLACE_MAX_AXES];
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < num_axes && n < SHARD_PLACE_MAX_AXES; k++)
+      if (axis_stride_range(mesh, &axes[k], &lo[n], &hi[n]))
+        n++;
+    out->per_node = 1;
+    out->nodes = 1;
+    place_by_ids(t, mesh, lo, hi, n, total, out);
+  } else if (t->kind == SHARD_TOPO_TORUS) {
     for (uint32_t j = 0; j < t->num_dims; j++)
       if (dim_factor[j] > 1) {
         out->part_size[out->num_parts] = dim_factor[j];
         out->part_wrap[out->num_parts] = t->wrap[j] && dim_factor[j] == t->dims[j];
         out->num_parts++;
       }
-  } else {
+  }
+  if (t->kind != SHARD_TOPO_TORUS) {
     int64_t in_node = t->devices_per_node;
     if (in_node > t->num_devices)
       in_node = t->num_devices;

@@ -197,6 +197,74 @@ Test(cost_time, sub_axes_and_gpu_nodes) {
   assert_within(cs.bytes_sent, 2 * 1e6 * 3 / 4, 1e-9, "all_reduce bytes");
 }
 
+Test(cost_device_ids, iota_ids_place_like_implicit_ones) {
+  shard_mesh m = mesh3(8, 4, 0);
+  shard_topology t = topo("tpu-v5e:8x4", 32);
+  int64_t ids[32];
+  for (int i = 0; i < 32; i++)
+    ids[i] = i;
+  shard_axis_ref y = axis("y"), x = axis("x");
+  shard_collective_cost implicit_y, implicit_x, explicit_y, explicit_x;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &implicit_y);
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &x, 1, 1e6, 8e6, &implicit_x);
+  m.device_ids = ids;
+  m.num_device_ids = 32;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &explicit_y);
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &x, 1, 1e6, 8e6, &explicit_x);
+  cr_assert_eq(explicit_y.placement.num_parts, implicit_y.placement.num_parts);
+  cr_assert_eq(explicit_y.placement.part_size[0], implicit_y.placement.part_size[0]);
+  cr_assert_eq(explicit_x.placement.part_size[0], 8);
+  assert_within(explicit_y.seconds, implicit_y.seconds, 1e-12, "y with iota ids");
+  assert_within(explicit_x.seconds, implicit_x.seconds, 1e-12, "x with iota ids");
+}
+
+Test(cost_device_ids, scattered_groups_span_more_of_the_torus) {
+  /* v5e 4x4 (no wraparound), mesh x=4,y=4. Implicit ids put each "y" group
+   * on one row: a ring of 4 along the minor dim. With ids that send mesh
+   * index (i, j) to physical row j/2 + 2*(i/2), column 2*(i%2) + j%2, each
+   * "y" group is a 2x2 square: 2 along each physical dim. */
+  shard_mesh m = mesh3(4, 4, 0);
+  shard_topology t = topo("tpu-v5e:4x4", 16);
+  shard_axis_ref y = axis("y");
+  shard_collective_cost row, square;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &row);
+  cr_assert_eq(row.placement.num_parts, 1);
+  cr_assert_eq(row.placement.part_size[0], 4);
+  int64_t ids[16];
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      ids[i * 4 + j] = (j / 2 + 2 * (i / 2)) * 4 + 2 * (i % 2) + j % 2;
+  m.device_ids = ids;
+  m.num_device_ids = 16;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &square);
+  cr_assert_eq(square.placement.num_parts, 2, "a 2x2 square spans both dims");
+  cr_assert_eq(square.placement.part_size[0], 2);
+  cr_assert_eq(square.placement.part_size[1], 2);
+  cr_assert_eq(square.group_size, 4);
+  /* two dims carry the gather: more bandwidth than one 4-ring */
+  cr_assert_lt(square.seconds, row.seconds);
+}
+
+Test(cost_device_ids, interleaved_ids_cross_gpu_nodes) {
+  /* 16 H100s, mesh x=2,y=8. Implicit ids keep each "y" group in one node;
+   * ids that alternate nodes (mesh index d -> node d%2) split it 4 + 4. */
+  shard_mesh m = mesh3(2, 8, 0);
+  shard_topology t = topo("h100:16", 16);
+  shard_axis_ref y = axis("y");
+  shard_collective_cost inside, split;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 8e6, &inside);
+  int64_t ids[16];
+  for (int d = 0; d < 16; d++)
+    ids[d] = (d % 2) * 8 + d / 2;
+  m.device_ids = ids;
+  m.num_device_ids = 16;
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 8e6, &split);
+  cr_assert_eq(inside.placement.nodes, 1);
+  cr_assert_eq(split.placement.nodes, 2);
+  cr_assert_eq(split.placement.per_node, 4);
+  cr_assert_gt(split.seconds, inside.seconds, "crossing nodes is slower: %g vs %g", split.seconds, inside.seconds);
+}
+
 Test(topology, builtins_and_errors) {
   shard_topology t = topo("tpu-v5p", 64);
   cr_assert_eq(t.num_dims, 3);
