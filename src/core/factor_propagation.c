@@ -162,7 +162,7 @@ static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t
     }
     int64_t factor_size = p->factor_sizes[factor];
     if (prev_sharded > 0 && factor_size % prev_sharded == 0) {
-      int64_t axis_size = shard_axis_size(&r, p->mesh);
+      int64_t axis_size = shard_projection_axis_size(&r, p->mesh);
       int64_t g = S_gcd(factor_size / prev_sharded, axis_size);
       if (g == axis_size) {
         *out = r;
@@ -222,7 +222,7 @@ static void S_truncate(const shard_projection *p, const conflict_check *c, int64
       *n = i + 1;
       return;
     }
-    prev *= shard_axis_size(&r, p->mesh);
+    prev *= shard_projection_axis_size(&r, p->mesh);
   }
 }
 

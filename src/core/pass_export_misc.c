@@ -264,6 +264,14 @@ static bool S_any_overlap(const shard_tensor_sharding *s, const axis_vec *axes, 
 static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_tensor_sharding **ins,
                                uint32_t nin, shard_tensor_sharding **outs, uint32_t nout,
                                int introduce, int remove) {
+  /* Without unreduced axes on either side nothing is introduced or removed:
+   * the usual case, spared the mesh lookups and axis lists below. */
+  bool any_unreduced = false;
+  for (uint32_t i = 0; i < nin + nout && !any_unreduced; i++) {
+    const shard_tensor_sharding *s = i < nin ? ins[i] : outs[i - nin];
+    any_unreduced = s && s->num_unreduced;
+  }
+  if (!any_unreduced) return true;
   const shard_mesh *mesh = NULL;
   for (uint32_t i = 0; i < nin + nout; i++) {
     const shard_tensor_sharding *s = i < nin ? ins[i] : outs[i - nin];

@@ -18,6 +18,19 @@
 
 /* ---- axis helpers ------------------------------------------------------------ */
 
+/* shard_axis_size for the hot loops of projecting and propagating: the same
+ * first match, but names are compared by pointer, then by first byte, before
+ * strcmp (mesh axes differ in their first letter more often than not). */
+int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m) {
+  if (r->is_sub || !m) return shard_axis_size(r, m);
+  const char *name = r->name;
+  for (uint32_t i = 0; i < m->num_axes; i++) {
+    const char *n = m->axes[i].name;
+    if (n == name || (n[0] == name[0] && strcmp(n, name) == 0)) return m->axes[i].size;
+  }
+  return -1;
+}
+
 static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
 
 shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size) {
@@ -121,7 +134,7 @@ static axis_rest S_rest_at(const shard_dim_sharding *d, uint32_t i, const shard_
   const shard_axis_ref *ax = &d->axes[i];
   r.valid = true;
   r.name = ax->name;
-  r.size = shard_axis_size(ax, m);
+  r.size = shard_projection_axis_size(ax, m);
   r.has_pre = ax->is_sub;
   r.pre = ax->is_sub ? ax->pre_size : 1;
   return r;
@@ -260,8 +273,8 @@ int64_t shard_projection_sharding_size(const shard_projection *p, uint32_t t) {
   for (uint32_t f = 0; f < p->num_factors; f++) {
     const shard_factor_sharding *fs = &p->tensors[t].factors[f];
     if (!fs->mapped) continue;
-    for (uint32_t i = 0; i < fs->axes.n; i++) size *= shard_axis_size(&fs->axes.v[i], p->mesh);
-    for (uint32_t i = 0; i < fs->overflow.n; i++) size *= shard_axis_size(&fs->overflow.v[i], p->mesh);
+    for (uint32_t i = 0; i < fs->axes.n; i++) size *= shard_projection_axis_size(&fs->axes.v[i], p->mesh);
+    for (uint32_t i = 0; i < fs->overflow.n; i++) size *= shard_projection_axis_size(&fs->overflow.v[i], p->mesh);
   }
   return size;
 }
@@ -270,7 +283,7 @@ int64_t shard_projection_sharding_size(const shard_projection *p, uint32_t t) {
 static int64_t S_add_factor_axes(axis_builder *b, shard_axes axes, const shard_mesh *m) {
   int64_t total = 1;
   for (uint32_t i = 0; i < axes.n; i++) {
-    total *= shard_axis_size(&axes.v[i], m);
+    total *= shard_projection_axis_size(&axes.v[i], m);
     if (i == 0) S_push_or_merge(b, axes.v[i], m);
     else S_push(b, axes.v[i]);
   }

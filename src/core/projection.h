@@ -75,6 +75,9 @@ bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, 
  * AxisRefAttr::get does not). */
 shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size);
 
+/* shard_axis_size, faster for the hot loops of projecting and propagating. */
+int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m);
+
 /* Projects the shardings of an op's tensors (operands then results; NULL for
  * a tensor without sharding) through `rule`. Missing shardings project to
  * open factors, or closed ones with `closed_if_missing`. */

@@ -349,13 +349,25 @@ static shard_tensor_sharding *S_add_free(shard_arena *a, const shard_tensor_shar
 
 /* ---- value shardings -------------------------------------------------------------- */
 
+/* shard_op_attr for the hot lookups of a visit: an op has a handful of
+ * attributes with distinct names, so a scan that compares first bytes before
+ * calling strcmp finds the same one as the binary search, with one strcmp
+ * instead of two or three. */
+static shard_attr *S_attr(const shard_op *op, const char *name) {
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const char *n = op->attrs[i].name;
+    if (n[0] == name[0] && strcmp(n, name) == 0) return op->attrs[i].value;
+  }
+  return NULL;
+}
+
 static shard_tensor_sharding *S_sharding_attr(const shard_op *op, const char *name) {
-  shard_attr *s = shard_op_attr(op, name);
+  shard_attr *s = S_attr(op, name);
   return s && s->kind == SHARD_ATTR_SDY_SHARDING ? s->u.sharding : NULL;
 }
 
 static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *name, uint32_t i) {
-  shard_attr *pv = shard_op_attr(op, name);
+  shard_attr *pv = S_attr(op, name);
   if (!pv || pv->kind != SHARD_ATTR_SDY_PER_VALUE || i >= pv->u.per_value->num) return NULL;
   return &pv->u.per_value->shardings[i];
 }
@@ -390,8 +402,8 @@ static bool S_single_sharding_op(const shard_op *op) {
          shard_op_is(op, &K_sdy_reshard));
 }
 
-shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const shard_value *cv) {
-  shard_value *v = S_shardable((shard_value *)cv);
+/* The sharding carried by v, a value S_shardable returned (or NULL). */
+static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *v) {
   if (!v) return NULL;
   shard_op *op = S_owning_op(v);
   if (!op) return NULL;
@@ -408,6 +420,10 @@ shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const sh
   default: break;
   }
   return v->def ? S_per_value_at(op, "sdy.sharding", v->index) : NULL;
+}
+
+shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const shard_value *cv) {
+  return S_shardable_sharding(a, S_shardable((shard_value *)cv));
 }
 
 void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
@@ -449,7 +465,7 @@ const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const
   if (!info) return shard_rule_for_op(s->a, op, s->conservative);
   if (info->rule_done) return info->rule;
   info->rule_done = true;
-  shard_attr *r = shard_op_attr(op, "sdy.sharding_rule");
+  shard_attr *r = S_attr(op, "sdy.sharding_rule");
   if (r && r->kind == SHARD_ATTR_SDY_RULE) {
     info->rule = r->u.rule;
     return info->rule;
@@ -832,19 +848,29 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
 static bool S_static_tensor(const shard_type *t) { return t && shard_type_is_static_tensor(t); }
 
 static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
+  shard_value *shardable = S_shardable(v);
   r->kind = TENSOR_VALUE;
-  r->value = S_shardable(v);
-  if (!r->value) r->value = v;
+  r->value = shardable ? shardable : v;
   r->owner = NULL;
   r->index = 0;
-  r->sharding = shard_propagation_value_sharding(s->a, v);
+  r->sharding = S_shardable_sharding(s->a, shardable);
+}
+
+/* The direction of every factor of the visit into dirs; false when no
+ * factor may propagate in any direction, so the visit can change nothing. */
+static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_direction *dirs) {
+  bool any = false;
+  for (uint32_t f = 0; f < num_factors; f++) {
+    dirs[f] = S_factor_direction(d, f);
+    any = any || dirs[f] != SHARD_DIR_NONE;
+  }
+  return any;
 }
 
 /* Would this visit see exactly what the last visit that changed nothing saw?
- * Records what it sees in info either way (valid only if nothing changes).
- * *frozen: no factor may propagate in any direction, so nothing can change. */
+ * Records what it sees in info either way (valid only if nothing changes). */
 static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule,
-                          const tensor_ref *t, uint32_t n, direction_ctx *d, bool *frozen) {
+                          const tensor_ref *t, uint32_t n, const shard_direction *dirs) {
   if (!info->seen) {
     info->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
     info->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
@@ -855,12 +881,9 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
     same = same && info->seen[i] == t[i].sharding;
     info->seen[i] = t[i].sharding;
   }
-  *frozen = true;
   for (uint32_t f = 0; f < rule->num_factors; f++) {
-    shard_direction dir = S_factor_direction(d, f);
-    same = same && info->seen_dirs[f] == dir;
-    info->seen_dirs[f] = dir;
-    *frozen = *frozen && dir == SHARD_DIR_NONE;
+    same = same && info->seen_dirs[f] == dirs[f];
+    info->seen_dirs[f] = dirs[f];
   }
   info->seen_strategy = s->strategy;
   return same;
@@ -869,24 +892,37 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
 static void S_visit_registered(shard_propagation *s, shard_op *op) {
   const shard_op_sharding_rule *rule = shard_propagation_rule(s, op);
   if (!rule) return;
-  uint32_t n = op->num_operands + op->num_results;
-  tensor_ref *t = shard_xcalloc(n ? n : 1, sizeof *t);
-  for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
-  for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
   direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false};
   /* An observer sees every visit that updates a projection, even to an
    * equal sharding, so with one nothing is skipped. */
   op_info *info = s->observer.on_step ? NULL : S_info(s, op);
-  bool frozen = false;
-  if (info && S_seen_before(s, info, rule, t, n, &d, &frozen)) {
-    free(t);
-    return;
+  enum { ON_STACK = 8 };
+  shard_direction dirs_on_stack[ON_STACK];
+  shard_direction *dirs = NULL;
+  if (info) {
+    /* A visit where no factor may propagate (most ops in the first
+     * op-priority steps) changes nothing: it is skipped before reading any
+     * sharding. It leaves no memo, since only another frozen visit, skipped
+     * here as well, could match it. */
+    uint32_t nf = rule->num_factors;
+    dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
+    if (!S_factor_directions(&d, nf, dirs)) {
+      info->seen_valid = false;
+      if (dirs != dirs_on_stack) free(dirs);
+      return;
+    }
   }
-  /* Both strategies take nothing for a factor that may not propagate. */
-  bool changed =
-      !frozen && S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
-  if (info) info->seen_valid = !changed;
-  free(t);
+  uint32_t n = op->num_operands + op->num_results;
+  tensor_ref t_on_stack[ON_STACK];
+  tensor_ref *t = n <= ON_STACK ? t_on_stack : shard_xmalloc(sizeof *t * n);
+  for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
+  for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
+  if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
+    bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
+    if (info) info->seen_valid = !changed;
+  }
+  if (t != t_on_stack) free(t);
+  if (dirs && dirs != dirs_on_stack) free(dirs);
 }
 
 static void S_visit_barrier(shard_propagation *s, shard_op *op) {
