@@ -32,6 +32,7 @@
  *   stablehlo.scatter   -> indices shifted by the shard offsets; non-leader
  *                          devices start from 0 when the updates are split
  *   stablehlo.convolution -> local group counts, no sdy.sharding
+ *   stablehlo.dynamic_slice -> local slice_sizes on dims taken whole
  *   other stablehlo ops -> the same op with local result types
  *
  * Ops are rewritten in place of the original, so a value that replaces a
@@ -1087,6 +1088,38 @@ static bool S_slice_dim_local(int64_t shards, int64_t start, int64_t stride, int
 
 /* Sharded dims of a slice must be kept whole (or communication-free): the
  * local slice then takes the local extent; replicated dims keep theirs. */
+/* Shardy converts stablehlo.dynamic_slice like any op, keeping the global
+ * slice_sizes next to a local result type, which does not verify once a
+ * result dim is sharded (the halo exchange of reshape, pad and slice cuts
+ * its buffer with a dynamic_slice whose other dims stay sharded by axes
+ * outside the manual computation). A dim taken whole from an operand
+ * sharded the same way is local on every device: its size shrinks to the
+ * local one. Any other sharded dim needs communication. */
+static void S_dynamic_slice(g2l *c, shard_op *op) {
+  shard_value *x = op->operands[0].value;
+  const shard_tensor_sharding *in = S_value_sharding(c, x), *out = S_value_sharding(c, &op->results[0]);
+  shard_type *gin = S_global_type(c, x), *gout = op->results[0].type;
+  S_localize_results(c, op);
+  shard_type *local = op->results[0].type;
+  if (!gin || !local || local == gout || local->rank != gout->rank || gin->rank != gout->rank) return;
+  int64_t sizes[G2L_MAX_RANK];
+  uint32_t n = S_i64_array(op, "slice_sizes", sizes, G2L_MAX_RANK);
+  if (n != gout->rank) return;
+  bool changed = false;
+  for (uint32_t d = 0; d < n; d++) {
+    if (local->dims[d] == gout->dims[d]) continue;
+    if (sizes[d] != gin->dims[d] || !S_same_axes(S_dim(in, d), S_dim(out, d))) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "dimension %u is sharded but the dynamic slice is not a full slice and requires device communication.", d);
+      S_fail(c, op, msg);
+      return;
+    }
+    sizes[d] = local->dims[d];
+    changed = true;
+  }
+  if (changed) shard_op_set_attr(c->a, op, "slice_sizes", shard_attr_dense_i64(c->a, sizes, n), true);
+}
+
 static void S_slice(g2l *c, shard_op *op) {
   shard_value *x = op->operands[0].value;
   const shard_tensor_sharding *in = S_value_sharding(c, x), *out = S_value_sharding(c, &op->results[0]);
@@ -1531,6 +1564,7 @@ static void S_convert_op(g2l *c, shard_op *op) {
   if (!strcmp(n, "stablehlo.iota")) return S_iota(c, op);
   if (!strcmp(n, "stablehlo.pad")) return S_pad(c, op);
   if (!strcmp(n, "stablehlo.slice")) return S_slice(c, op);
+  if (!strcmp(n, "stablehlo.dynamic_slice")) return S_dynamic_slice(c, op);
   if (!strcmp(n, "stablehlo.convolution")) return S_convolution(c, op);
   if (!strcmp(n, "stablehlo.gather")) return S_gather(c, op);
   if (!strcmp(n, "stablehlo.scatter")) return S_scatter(c, op);

@@ -480,6 +480,12 @@ bool perm_halo_reverse(perm_ctx *c, shard_op *op) {
 typedef struct dim_exchange {
   int64_t s_out, s_footprint, left_hops, right_hops;
   bool needs_comm, can_use_halo;
+  /* Reshape only (ReshapeDimExchangeInfo): the output dims' axes, which
+   * number the devices of the group, and per target shard the offset of
+   * its data in the halo buffer; NULL for pad and slice. */
+  const shard_dim_sharding *target;
+  const int64_t *offsets;
+  int64_t num_offsets;
 } dim_exchange;
 
 typedef struct exchange_info {
@@ -599,22 +605,31 @@ static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *i
                                    shard_tensor_sharding *local_s, const shard_mesh *mesh, const name_set *manual,
                                    int64_t pad_low, int64_t dilation, const shard_op *near) {
   const shard_type *t = in->type;
+  const shard_dim_sharding *active = e->target ? e->target : &s->dims[d];
   shard_axis_ref axes[MAX_RANK * 2];
   uint32_t naxes = 0;
-  for (uint32_t j = 0; j < s->dims[d].num_axes; j++)
-    if (S_set_has(manual, s->dims[d].axes[j].name)) axes[naxes++] = s->dims[d].axes[j];
+  for (uint32_t j = 0; j < active->num_axes && naxes < MAX_RANK * 2; j++)
+    if (S_set_has(manual, active->axes[j].name)) axes[naxes++] = active->axes[j];
   int64_t total = shard_mesh_num_devices(mesh);
   int64_t *pairs = shard_xmalloc(sizeof(int64_t) * 2 * (size_t)(total > 0 ? total : 1));
   uint32_t nseg = 0;
   shard_value **segs = shard_xmalloc(sizeof *segs * (size_t)(e->left_hops + e->right_hops + 1));
+  /* Shardy leaves the permutes unsharded. When axes outside the manual
+   * computation still shard other dims, that would read as replicated
+   * along them and convert-global-to-local would give the permute a
+   * larger local type than its operand; so they carry the local sharding
+   * then (and only then, so the common case prints as Shardy's). */
+  bool free_axes = false;
+  for (uint32_t k = 0; k < local_s->rank; k++) free_axes |= local_s->dims[k].num_axes != 0;
+  shard_tensor_sharding *cp_s = free_axes ? local_s : NULL;
   for (int64_t off = e->left_hops; off >= 1; off--) {
     uint32_t n = S_shift_pairs(mesh, axes, naxes, off, pairs);
-    segs[nseg++] = n ? S_collective_permute(c, at, in, pairs, n, NULL, near) : in;
+    segs[nseg++] = n ? S_collective_permute(c, at, in, pairs, n, cp_s, near) : in;
   }
   segs[nseg++] = in;
   for (int64_t off = -1; off >= -e->right_hops; off--) {
     uint32_t n = S_shift_pairs(mesh, axes, naxes, off, pairs);
-    segs[nseg++] = n ? S_collective_permute(c, at, in, pairs, n, NULL, near) : in;
+    segs[nseg++] = n ? S_collective_permute(c, at, in, pairs, n, cp_s, near) : in;
   }
   free(pairs);
   shard_value *concat = S_concat(c, at, segs, nseg, d, local_s, near);
@@ -629,12 +644,32 @@ static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *i
   int64_t s_out = e->s_out == 0 ? e->s_footprint : e->s_out;
   int64_t diff = s_out - s_in_dilated;
   int64_t base = -pad_low + e->left_hops * s_in_dilated + e->s_footprint * dilation;
-  shard_value *id = S_id_in_dim(c, at, mesh, &s->dims[d], near);
-  shard_value *diff_v = S_i64(c, at, diff, near), *base_v = S_i64(c, at, base, near);
-  shard_value *offset = S_binary(c, at, "stablehlo.multiply", id, diff_v, near);
-  offset = S_binary(c, at, "stablehlo.add", offset, base_v, near);
-  shard_value *zero = S_i64(c, at, 0, near);
-  offset = S_binary(c, at, "stablehlo.maximum", offset, zero, near);
+  shard_value *id = S_id_in_dim(c, at, mesh, active, near);
+  shard_value *offset, *zero;
+  if (e->offsets) {
+    /* a reshape's shards start at irregular places: look the offset up */
+    shard_buf b;
+    shard_buf_init(&b);
+    shard_buf_putc(&b, '[');
+    for (int64_t k = 0; k < e->num_offsets; k++)
+      shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)e->offsets[k]);
+    shard_buf_putc(&b, ']');
+    int64_t n = e->num_offsets, one = 1;
+    shard_value *table = S_constant(c, at, S_tensor(c, 1, &n, "i64"), shard_buf_str(&b), near);
+    shard_buf_free(&b);
+    shard_value *ops2[2] = {table, id};
+    shard_op *ds = S_emit(c, at, "stablehlo.dynamic_slice", 2, ops2, S_tensor(c, 1, &one, "i64"), near);
+    S_ints(c, ds, "slice_sizes", &one, 1);
+    shard_value *v = &ds->results[0];
+    offset = &S_emit(c, at, "stablehlo.reshape", 1, &v, S_tensor(c, 0, NULL, "i64"), near)->results[0];
+    zero = S_i64(c, at, 0, near);
+  } else {
+    shard_value *diff_v = S_i64(c, at, diff, near), *base_v = S_i64(c, at, base, near);
+    offset = S_binary(c, at, "stablehlo.multiply", id, diff_v, near);
+    offset = S_binary(c, at, "stablehlo.add", offset, base_v, near);
+    zero = S_i64(c, at, 0, near);
+    offset = S_binary(c, at, "stablehlo.maximum", offset, zero, near);
+  }
 
   uint32_t rank = t->rank;
   shard_value **ops = shard_xmalloc(sizeof *ops * (rank + 1));
@@ -756,8 +791,207 @@ bool perm_halo_slice(perm_ctx *c, shard_op *op) { return S_halo_pad_or_slice(c, 
 
 /* ---- reshape ------------------------------------------------------------------ */
 
+/* A reshape that splits one sharded dim into several (8 -> 2x4 with
+ * [{"a"}] -> [{"a":(1)2}, {"a":(2)2}]) moves no data when the sizes divide
+ * the shard counts. When they don't, every shard is padded at its end, and
+ * a device's output shard starts at an element another device holds
+ * (6 on 4 devices -> 2x3: device 2 needs elements 3..4, held by devices 1
+ * and 2). Like pad and slice, each device then concatenates its left and
+ * right neighbours' shards with its own, pads that buffer and cuts its
+ * share out of it, here at an offset looked up per device, and reshapes
+ * that share locally (handleReshapeHaloExchange). Only split groups whose
+ * every source is at most one shard away qualify; anything else is
+ * replicated by the caller. */
+
+/* Offsets of the first element of output shard t of a split group in the
+ * row-major order of the group (getLinearDataStartOffsetForShardIdx). */
+static int64_t S_group_out_start(int64_t t, const perm_reshape_group *g, const shard_type *out,
+                                 const shard_tensor_sharding *out_s, const shard_mesh *mesh) {
+  int64_t start = 0, stride = 1;
+  for (uint32_t d = g->out_end; d-- > g->out_start;) {
+    int64_t n = perm_dim_shards(out_s, d, mesh);
+    start += (t % n) * S_ceil_div(out->dims[d], n) * stride;
+    t /= n;
+    stride *= out->dims[d];
+  }
+  return start;
+}
+
+/* getDimExchangeInfoForReshapeGroup for input dim `dim` (sharded `shards`
+ * ways, `s_in` elements per device after padding): which device holds the
+ * start and the end of each output shard. */
+static dim_exchange S_reshape_exchange(perm_ctx *c, const perm_reshape_group *g, uint32_t dim, int64_t shards,
+                                       int64_t s_out, int64_t s_in, const shard_type *in, const shard_type *out,
+                                       const shard_tensor_sharding *out_s, const shard_mesh *mesh) {
+  shard_arena *a = c->m->arena;
+  dim_exchange e = {.s_out = s_out, .s_footprint = s_out, .can_use_halo = true};
+  shard_dim_sharding *target = SHARD_NEW(a, shard_dim_sharding);
+  uint32_t naxes = 0;
+  for (uint32_t d = g->out_start; d < g->out_end; d++) naxes += out_s->dims[d].num_axes;
+  target->axes = SHARD_NEW_ARRAY(a, shard_axis_ref, naxes ? naxes : 1);
+  for (uint32_t d = g->out_start; d < g->out_end; d++)
+    for (uint32_t j = 0; j < out_s->dims[d].num_axes; j++) target->axes[target->num_axes++] = out_s->dims[d].axes[j];
+  e.target = target;
+  int64_t size = in->dims[dim], tile = S_ceil_div(size, shards);
+  int64_t *source = shard_xmalloc(sizeof(int64_t) * 2 * (size_t)shards), *local = source + shards;
+  for (int64_t t = 0; t < shards; t++) {
+    int64_t first = S_group_out_start(t, g, out, out_s, mesh), last = first + s_out - 1;
+    int64_t src = -1, last_src = -1, off = 0;
+    for (int64_t k = 0; k < shards; k++) {
+      int64_t begin = k * tile, count = size - begin < tile ? size - begin : tile;
+      if (count <= 0) continue;
+      if (first >= begin && first < begin + count) src = k, off = first - begin;
+      if (last >= begin && last < begin + count) last_src = k;
+    }
+    if ((src != -1 && src != t) || (last_src != -1 && last_src != t)) e.needs_comm = true;
+    if (src != -1 && src < t && t - src > e.left_hops) e.left_hops = t - src;
+    if (last_src != -1 && last_src > t && last_src - t > e.right_hops) e.right_hops = last_src - t;
+    source[t] = src;
+    local[t] = off;
+  }
+  /* where shard t's data starts in the buffer [pad | left | own | right | pad];
+   * a shard with no data (all padding) reads its own slot */
+  int64_t *offsets = SHARD_NEW_ARRAY(a, int64_t, shards);
+  for (int64_t t = 0; t < shards; t++) {
+    int64_t src = source[t] != -1 ? source[t] : t;
+    offsets[t] = e.s_footprint + (e.left_hops + src - t) * s_in + local[t];
+  }
+  free(source);
+  e.offsets = offsets;
+  e.num_offsets = shards;
+  if (e.left_hops > 1 || e.right_hops > 1) e.can_use_halo = false;
+  return e;
+}
+
+static bool S_group_padded(const perm_reshape_group *g, const shard_type *in, const int64_t *pin,
+                           const shard_type *out, const int64_t *pout) {
+  for (uint32_t d = g->in_start; d < g->in_end; d++)
+    if (pin[d] != in->dims[d]) return true;
+  for (uint32_t d = g->out_start; d < g->out_end; d++)
+    if (pout[d] != out->dims[d]) return true;
+  return false;
+}
+
+static void S_add_dim_axes(name_set *set, const shard_tensor_sharding *s, uint32_t from, uint32_t to) {
+  for (uint32_t d = from; d < to; d++)
+    for (uint32_t j = 0; j < s->dims[d].num_axes; j++) S_set_add(set, s->dims[d].axes[j].name);
+}
+
 bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
                        const shard_mesh *mesh, const perm_reshape_group_vec *groups) {
-  (void)c, (void)op, (void)in_s, (void)out_s, (void)mesh, (void)groups;
-  return false;
+  shard_arena *a = c->m->arena;
+  shard_value *operand = op->operands[0].value;
+  const shard_type *in = operand->type, *out = op->results[0].type;
+  if (in->rank > MAX_RANK || out->rank > MAX_RANK || !in_s->mesh_name || shard_mesh_is_maximal(mesh)) return false;
+
+  /* ReshapeShardingAnalysis: pad every non-divisible dim to a multiple of
+   * its shard count; the axes of groups with such a dim become manual. */
+  int64_t pin[MAX_RANK], pout[MAX_RANK];
+  memcpy(pin, in->dims, sizeof(int64_t) * in->rank);
+  memcpy(pout, out->dims, sizeof(int64_t) * out->rank);
+  name_set manual = {0};
+  for (uint32_t k = 0; k < groups->len; k++) {
+    const perm_reshape_group *g = &groups->items[k];
+    bool indivisible = false;
+    for (uint32_t d = g->in_start; d < g->in_end; d++) {
+      int64_t n = perm_dim_shards(in_s, d, mesh);
+      if (n > 1 && in->dims[d] % n != 0) indivisible = true, pin[d] = S_ceil_div(in->dims[d], n) * n;
+    }
+    for (uint32_t d = g->out_start; d < g->out_end; d++) {
+      int64_t n = perm_dim_shards(out_s, d, mesh);
+      if (n > 1 && out->dims[d] % n != 0) indivisible = true, pout[d] = S_ceil_div(out->dims[d], n) * n;
+    }
+    if (indivisible) {
+      S_add_dim_axes(&manual, in_s, g->in_start, g->in_end);
+      S_add_dim_axes(&manual, out_s, g->out_start, g->out_end);
+    }
+  }
+  if (!manual.n) return false;
+
+  /* getReshapeHaloInfo: the padded groups must all be plain splits of one
+   * dim whose padded volumes still match. */
+  uint32_t active[MAX_RANK * 2], nactive = 0;
+  for (uint32_t k = 0; k < groups->len; k++) {
+    const perm_reshape_group *g = &groups->items[k];
+    if (perm_group_passthrough(g) || !S_group_padded(g, in, pin, out, pout)) continue;
+    if (g->in_nontrivial > 1 || g->out_nontrivial <= 1) return false; /* not a split */
+    if (g->in_nontrivial != g->in_end - g->in_start || g->out_nontrivial != g->out_end - g->out_start)
+      return false; /* size-1 dims in the group */
+    int64_t in_size = in->dims[g->in_start], out_size = out->dims[g->out_start];
+    if (in_size % out_size != 0 && out_size % in_size != 0) return false;
+    int64_t vin = 1, vout = 1;
+    for (uint32_t d = g->in_start; d < g->in_end; d++) vin *= pin[d];
+    for (uint32_t d = g->out_start; d < g->out_end; d++) vout *= pout[d];
+    if (vin != vout || nactive >= MAX_RANK * 2) return false;
+    active[nactive++] = k;
+  }
+  if (!nactive) return false;
+
+  /* getReshapeDataExchangeInfo: one exchange per sharded input dim */
+  dim_exchange ex[MAX_RANK];
+  bool sharded[MAX_RANK] = {false};
+  int64_t local_in[MAX_RANK];
+  for (uint32_t d = 0; d < in->rank; d++) local_in[d] = pin[d] / S_manual_shards(in_s, d, mesh, &manual);
+  uint32_t next = 0;
+  for (uint32_t d = 0; d < in->rank; d++) {
+    int64_t n = perm_dim_shards(in_s, d, mesh);
+    if (n <= 1) continue;
+    sharded[d] = true;
+    const perm_reshape_group *g = next < nactive ? &groups->items[active[next]] : NULL;
+    if (g && g->in_end - 1 == d) {
+      next++;
+      ex[d] = S_reshape_exchange(c, g, d, n, pin[d] / n, local_in[d], in, out, out_s, mesh);
+      if (!ex[d].can_use_halo) return false;
+    } else {
+      ex[d] = (dim_exchange){.s_out = pin[d] / n, .s_footprint = pin[d] / n, .can_use_halo = true};
+    }
+  }
+
+  uint32_t rank = in->rank;
+  cursor before = {op->parent, op};
+  shard_value *pad_value = S_zero_scalar(c, &before, out->elem, op);
+  /* padHighSideToShape, with a zero of its own like Shardy's */
+  shard_value *input = operand;
+  int64_t zeros[MAX_RANK] = {0}, hi_pad[MAX_RANK];
+  bool need_high = false;
+  for (uint32_t d = 0; d < rank; d++) hi_pad[d] = pin[d] - in->dims[d], need_high |= hi_pad[d] != 0;
+  if (need_high) {
+    shard_value *zero = S_zero_scalar(c, &before, in->elem, op);
+    input = S_pad(c, &before, operand, zero, zeros, hi_pad, zeros, in_s, op);
+  }
+
+  /* haloDataExchange */
+  int64_t padded_result[MAX_RANK], local_out[MAX_RANK];
+  for (uint32_t d = 0; d < out->rank; d++) {
+    int64_t n = perm_dim_shards(out_s, d, mesh);
+    padded_result[d] = S_ceil_div(out->dims[d], n) * n;
+    local_out[d] = pout[d] / S_manual_shards(out_s, d, mesh, &manual);
+  }
+  shard_tensor_sharding *scalar_s = shard_pass_sharding_open(a, in_s->mesh_name, NULL, 0, false);
+  shard_value *mc_in[2] = {input, pad_value};
+  shard_tensor_sharding *mc_s[2] = {in_s, scalar_s};
+  shard_type *local_types[2] = {S_tensor(c, rank, local_in, in->elem), pad_value->type};
+  shard_type *result_type = S_tensor(c, out->rank, padded_result, out->elem);
+  shard_op *mc =
+      S_manual_computation(c, &before, mc_in, 2, mc_s, local_types, result_type, out_s, mesh, &manual, op);
+  shard_block *body = mc->regions[0].first;
+  cursor inside = {body, NULL};
+  shard_tensor_sharding *local_s = S_without_manual(c, in_s, &manual);
+  shard_value *v = &body->args[0], *local_pad = &body->args[1];
+  for (uint32_t d = 0; d < rank; d++) {
+    if (!sharded[d] || !ex[d].needs_comm) continue;
+    v = S_exchange_dim(c, &inside, v, local_pad, d, &ex[d], in_s, local_s, mesh, &manual, 0, 1, op);
+  }
+  shard_op *rs = S_emit(c, &inside, "stablehlo.reshape", 1, &v, S_tensor(c, out->rank, local_out, out->elem), op);
+  S_set_sharding(c, &rs->results[0], S_without_manual(c, out_s, &manual));
+  S_return(c, body, &rs->results[0], op);
+
+  shard_value *result = &mc->results[0];
+  if (!shard_type_equal(result->type, out)) {
+    int64_t st0[MAX_RANK] = {0};
+    result = S_slice(c, &before, result, st0, out->dims, out_s, op);
+  }
+  shard_value_replace_all_uses(&op->results[0], result);
+  shard_op_erase(op);
+  return true;
 }
