@@ -23,11 +23,11 @@ _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode
   --explain= --rules --op-priority --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
   --color= -h --help"
-_shard_options_interpret="--interpret -q --quiet --color= -h --help"
+_shard_options_interpret="--interpret -q --quiet --max-steps --max-steps= --color= -h --help"
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format
   --format= -h --help"
 _shard_options_lower="-o --plan --plan= --top --topology --topology= --no-propagate --local
-  --verify --verify-local -h --help"
+  --verify --verify-local --max-steps --max-steps= -h --help"
 _shard_options_help=""
 _shard_options_version=""
 _shard_options_global="--version --help"
@@ -62,7 +62,7 @@ _shard_takes_value() {
     viz:--layout | propagate:--strategy | propagate:--emit | propagate:--mode | \
     propagate:--rules | propagate:--op-priority | convert:--from | convert:--to | \
     convert:--mesh | convert:--shape | plan:--shape | plan:--mesh | plan:--notation | \
-    *:--topology | lower:--top | lower:--verify-local)
+    *:--topology | lower:--top | lower:--verify-local | *:--max-steps)
     return 0 ;;
   esac
   return 1

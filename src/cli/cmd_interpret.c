@@ -5,7 +5,10 @@
  * check ends the run with a located error and exit status 1.
  *
  * `--interpret` is accepted and ignored, so a two-line script can stand in
- * for stablehlo-translate. */
+ * for stablehlo-translate. --max-steps bounds the ops one device may run, so
+ * that a loop that never ends stops with a located error. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +34,8 @@ void cmd_interpret_usage(FILE *f) {
           "Options:\n"
           "  --interpret           accepted for compatibility with stablehlo-translate\n"
           "  -q, --quiet           print nothing on success\n"
+          "  --max-steps N         stop with an error after N ops on one device (loop\n"
+          "                        iterations and region bodies count; default 20000000)\n"
           "  --color=WHEN          auto (default; honours NO_COLOR), always, never\n"
           "  -h, --help            show this help\n"
           "\n"
@@ -38,10 +43,24 @@ void cmd_interpret_usage(FILE *f) {
           "run, 2 usage error, 3 internal error.\n");
 }
 
+#define MAX_STEPS_LIMIT INT64_C(1000000000000)
+
+/* --max-steps N: a positive count (at most 10^12). */
+static bool parse_max_steps(const char *v, int64_t *out) {
+  char *end;
+  if (!v || !*v || *v == '-') return false;
+  errno = 0;
+  long long n = strtoll(v, &end, 10);
+  if (*end || errno || n < 1 || n > MAX_STEPS_LIMIT) return false;
+  *out = n;
+  return true;
+}
+
 int cmd_interpret(int argc, char **argv) {
   const char *file = NULL;
   bool quiet = false;
   cli_color_mode color = CLI_COLOR_AUTO;
+  shard_interp_options iopts = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -51,6 +70,13 @@ int cmd_interpret(int argc, char **argv) {
       continue;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       quiet = true;
+    } else if (!strcmp(a, "--max-steps") || !strncmp(a, "--max-steps=", 12)) {
+      const char *v = a[11] == '=' ? a + 12 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!parse_max_steps(v, &iopts.max_steps)) {
+        fprintf(stderr, "shard interpret: --max-steps needs a count from 1 to %lld (got '%s')\n",
+                (long long)MAX_STEPS_LIMIT, v ? v : "");
+        return CLI_EXIT_USAGE;
+      }
     } else if (!strncmp(a, "--color=", 8)) {
       if (!cli_parse_color(a + 8, &color)) {
         fprintf(stderr, "shard interpret: bad --color value '%s'\n", a + 8);
@@ -92,7 +118,7 @@ int cmd_interpret(int argc, char **argv) {
   int rc = CLI_EXIT_INVALID;
   if (m) {
     unsigned checks = 0;
-    if (shard_interp_run_main(m, &de, &checks)) {
+    if (shard_interp_run_main(m, &iopts, &de, &checks)) {
       rc = CLI_EXIT_OK;
       if (!quiet) fprintf(stderr, "shard interpret: %u check%s passed\n", checks, checks == 1 ? "" : "s");
     }

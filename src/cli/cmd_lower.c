@@ -26,6 +26,8 @@
  * --verify-local FILE checks FILE as the per-device program instead of the
  * one shard produced (a hand-written or hand-edited partitioning). Output is
  * written only on success, atomically with -o. */
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +53,7 @@ typedef struct lower_config {
   bool local, verify, no_propagate;
   plan_mode plan;
   long top;
+  int64_t max_steps; /* --max-steps; 0: the interpreter's default */
 } lower_config;
 
 void cmd_lower_usage(FILE *f) {
@@ -80,6 +83,8 @@ void cmd_lower_usage(FILE *f) {
           "                      device with the interpreter and compare the results\n"
           "  --verify-local F    like --verify, but checks the per-device program in F\n"
           "                      instead of the one shard produces\n"
+          "  --max-steps N       with --verify: stop with an error after N ops on one\n"
+          "                      device (default 20000000), e.g. in a loop that never ends\n"
           "  -h, --help          show this help\n"
           "\n"
           "%s"
@@ -135,6 +140,14 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
         return usage_error("'%s' needs a file name", arg);
       cfg->verify_local = v;
       cfg->verify = true;
+    } else if (strcmp(arg, "--max-steps") == 0 || strncmp(arg, "--max-steps=", 12) == 0) {
+      const char *v = arg[11] == '=' ? arg + 12 : (i + 1 < argc ? argv[++i] : NULL);
+      char *end;
+      errno = 0;
+      long long n = v && *v && *v != '-' ? strtoll(v, &end, 10) : -1;
+      if (!v || !*v || *v == '-' || *end || errno || n < 1 || n > 1000000000000LL)
+        return usage_error("--max-steps needs a count from 1 to 1000000000000 (got '%s')", v ? v : "");
+      cfg->max_steps = n;
     } else if (strcmp(arg, "--no-propagate") == 0) {
       cfg->no_propagate = true;
     } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -282,7 +295,7 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   shard_buf notes;
   shard_buf_init(&notes);
   unsigned verified = 0;
-  ok = cli_lower_verify(ref, lowered, given_m ? given_m : local, de, &notes, &verified);
+  ok = cli_lower_verify(ref, lowered, given_m ? given_m : local, cfg->max_steps, de, &notes, &verified);
   fputs(shard_buf_str(&notes), stderr);
   if (ok)
     fprintf(stderr, "shard lower: --verify: %u function%s of %s gave the same results on every device\n",

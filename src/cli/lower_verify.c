@@ -2,13 +2,15 @@
  * program by running both with the reference interpreter (interp.h).
  *
  * For each function:
- *   1. global inputs: deterministic pseudo-random integers (small, so that
- *      float sums are exact whatever order the devices add them in), seeded
- *      by the function name and argument number;
+ *   1. global inputs: deterministic pseudo-random integers in [-4, 4]
+ *      (stored in the float types too), seeded by the function name and
+ *      argument number: products and sums of them are exact, so the order in
+ *      which devices add them does not matter;
  *   2. the reference: the input program, with the sdy ops that only
  *      annotate (sharding_constraint, reshard, propagation_barrier,
- *      sharding_group) dropped, run
- *      on one device;
+ *      sharding_group) dropped, run on one device; a manual computation
+ *      (shard_map) runs its body on every device of its mesh
+ *      (interp_manual.c);
  *   3. the per-device program: a driver function appended to it hands every
  *      device its slice of each input (by the argument's sharding; padding
  *      past the end of a dim is zero) through interpreter.run_parallel, one
@@ -17,14 +19,18 @@
  *      the result's sharding): together the devices reassemble the global
  *      result, and replicas of a piece must agree with it. The first
  *      difference is reported with its function, result, device and index.
- *      Equal means bit-equal, with one exception: when the per-device
- *      program sums floats across devices (all_reduce, reduce_scatter), the
- *      sums are added in another order than on one device and may round
- *      differently, so floats then get a relative tolerance (1e-3 for f32,
- *      1e-9 for f64, 5e-2 for 16-bit floats: partial sums that cancel lose
- *      more than an ulp); a wrong collective is off by whole values, far
- *      beyond it.
- * Results with unreduced axes hold partial values and are not compared. */
+ *
+ * Equal means the same bits (NaN equals NaN), with one exception that is
+ * derived, not guessed: a float value that the per-device program summed
+ * across devices (all_reduce, reduce_scatter) from terms that are not all
+ * small integers was added in another order than on one device, and may
+ * differ by the rounding of that reordering, at most 2 gamma(N-1) sum|x_i|
+ * for N terms x_i (gamma(k) = k u / (1 - k u), u the unit roundoff of the
+ * element type), carried through the ops after the sum by the rules of
+ * interp_rounding.c. Such values must lie within that bound; every other
+ * value must be bit-equal. Each result's line in the notes says which rule
+ * applied and the largest difference seen. Results with unreduced axes hold
+ * partial values and are not compared. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +74,8 @@ static void strip_annotations(shard_module *ref) {
 /* The first op under fn the reference cannot give a global meaning to. */
 static bool find_sdy_op(shard_op *op, void *ctx) {
   const char **found = ctx;
-  if (!*found && !strncmp(op->name, "sdy.", 4) && strcmp(op->name, "sdy.constant") && strcmp(op->name, "sdy.return"))
+  if (!*found && !strncmp(op->name, "sdy.", 4) && strcmp(op->name, "sdy.constant") && strcmp(op->name, "sdy.return") &&
+      strcmp(op->name, "sdy.manual_computation"))
     *found = op->name;
   return true;
 }
@@ -99,34 +106,13 @@ static void fill_random(shard_tensor *t, uint64_t seed) {
   }
 }
 
-/* Which piece along `axes` (major to minor) device `dev` holds. */
-static int64_t piece_index(int64_t dev, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t n) {
-  int64_t logical = dev;
-  for (uint32_t i = 0; mesh->device_ids && i < mesh->num_device_ids; i++)
-    if (mesh->device_ids[i] == dev) logical = i;
-  int64_t index = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    int64_t minor = 1, full = 1;
-    bool seen = false;
-    for (uint32_t i = 0; i < mesh->num_axes; i++) {
-      if (seen) minor *= mesh->axes[i].size;
-      if (!strcmp(mesh->axes[i].name, axes[k].name)) seen = true, full = mesh->axes[i].size;
-    }
-    int64_t size = shard_axis_size(&axes[k], mesh);
-    int64_t pre = axes[k].is_sub ? axes[k].pre_size : 1;
-    int64_t coord = (logical / minor) % full;
-    index = index * size + (coord / (full / (pre * size))) % size;
-  }
-  return index;
-}
-
 /* Where device dev's piece of a dim starts in the global tensor. */
 static void piece_origin(int64_t dev, const shard_mesh *mesh, const shard_tensor_sharding *s, const shard_type *local,
                          int64_t *origin) {
   for (uint32_t d = 0; d < local->rank; d++) {
     origin[d] = 0;
     if (s && mesh && d < s->rank && s->dims[d].num_axes)
-      origin[d] = piece_index(dev, mesh, s->dims[d].axes, s->dims[d].num_axes) * local->dims[d];
+      origin[d] = shard_interp_piece_index(dev, mesh, s->dims[d].axes, s->dims[d].num_axes) * local->dims[d];
   }
 }
 
@@ -175,30 +161,14 @@ static void print_elem(shard_buf *b, const shard_tensor *t, int64_t i) {
   else shard_buf_printf(b, "%lld", (long long)t->ints[i]);
 }
 
-/* Exact, except that float results may differ by `tol` relative to their
- * magnitude (at least 1) when the devices sum floats in another order. */
-static bool same_elem(const shard_tensor *x, int64_t i, const shard_tensor *y, int64_t j, double tol) {
+/* The same bits (NaN matches NaN). */
+static bool same_elem(const shard_tensor *x, int64_t i, const shard_tensor *y, int64_t j) {
   if (x->kind == SHARD_ELEM_FLOAT) {
     double a = x->floats[i], b = y->floats[j];
     if (a != a || b != b) return a != a && b != b;
-    if (a == b) return true;
-    double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
-    return tol > 0 && fabs(a - b) <= tol * (m > 1 ? m : 1);
+    return a == b && signbit(a) == signbit(b);
   }
   return x->ints[i] == y->ints[j];
-}
-
-/* Cross-device float reductions reassociate sums: the tolerance for the
- * widest float format they reduce (0 when there are none). */
-static bool find_float_reduction(shard_op *op, void *ctx) {
-  double *tol = ctx;
-  if (strcmp(op->name, "stablehlo.all_reduce") && strcmp(op->name, "stablehlo.reduce_scatter")) return true;
-  for (uint32_t r = 0; r < op->num_results; r++) {
-    const char *e = op->results[r].type && op->results[r].type->elem ? op->results[r].type->elem : "";
-    double t = !strcmp(e, "f64") ? 1e-9 : !strcmp(e, "f32") ? 1e-3 : e[0] == 'f' || e[0] == 'b' ? 5e-2 : 0;
-    if (t > *tol) *tol = t;
-  }
-  return true;
 }
 
 /* ---- one function ---------------------------------------------------------------------- */
@@ -268,7 +238,7 @@ static void driver_text(shard_buf *b, shard_module *local, const char *name, con
 typedef enum { FN_OK, FN_SKIPPED, FN_FAILED } fn_outcome;
 
 static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_module *local, shard_op *lfn,
-                              shard_diag_engine *de, shard_buf *notes) {
+                              const shard_interp_options *iopts, shard_diag_engine *de, shard_buf *notes) {
   const char *name = func_name(lfn);
   shard_op *rfn = name ? shard_module_lookup_symbol(ref, name) : NULL;
   shard_op *sfn = name ? shard_module_lookup_symbol(sharded, name) : NULL;
@@ -330,7 +300,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   }
   shard_tensor **gout = NULL, **lout = NULL;
   uint32_t ngout = 0, nlout = 0;
-  if (!shard_interp_call(ref, name, gin, rt->num_inputs, a, &gout, &ngout, de)) {
+  if (!shard_interp_call(ref, name, gin, rt->num_inputs, iopts, a, &gout, &ngout, de)) {
     shard_error(de, rfn->span, "--verify: the global program @%s failed in the interpreter", name);
     goto done;
   }
@@ -344,16 +314,13 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   }
   char driver[512];
   snprintf(driver, sizeof driver, "__shard_verify_%s", name);
-  if (!shard_interp_call(run, driver, lin, (uint32_t)(ndev * lt->num_inputs), a, &lout, &nlout, de)) {
+  if (!shard_interp_call(run, driver, lin, (uint32_t)(ndev * lt->num_inputs), iopts, a, &lout, &nlout, de)) {
     shard_error(de, rfn->span, "--verify: the per-device program @%s failed in the interpreter", name);
     goto done;
   }
-  double tol = 0;
-  shard_walk(local->top, find_float_reduction, &tol);
-  if (tol > 0)
-    shard_buf_printf(notes, "@%s: floats summed across devices are compared to within %g of their magnitude\n", name,
-                     tol);
   for (uint32_t r = 0; r < rt->num_results; r++) {
+    double max_diff = 0, max_bound = 0; /* over elements that had a finite nonzero bound */
+    bool bounded = false;
     const shard_tensor_sharding *s = shard_pass_func_result_sharding(sfn, r);
     const shard_mesh *mesh = s ? shard_module_sharding_mesh(sharded, s) : NULL;
     const shard_tensor *g = gout[r];
@@ -366,7 +333,17 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         int64_t gi = global_index(i, lt->results[r], rt->results[r], origin);
         if (gi < 0) continue;
         covered[gi] = true;
-        if (same_elem(l, i, g, gi, tol)) continue;
+        double bound = l->kind == SHARD_ELEM_FLOAT ? l->bound + g->bound : 0;
+        if (bound > 0 && isfinite(bound)) {
+          bounded = true;
+          if (bound > max_bound) max_bound = bound;
+        }
+        if (same_elem(l, i, g, gi)) continue;
+        double diff = l->kind == SHARD_ELEM_FLOAT ? fabs(l->floats[i] - g->floats[gi]) : 0;
+        if (bound > 0 && isfinite(bound) && diff <= bound) {
+          if (diff > max_diff) max_diff = diff;
+          continue;
+        }
         shard_buf msg;
         shard_buf_init(&msg);
         shard_buf_printf(&msg, "--verify: result #%u of @%s differs on device %lld at global index ", r, name,
@@ -378,6 +355,14 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         print_elem(&msg, l, i);
         shard_buf_puts(&msg, ", the global program ");
         print_elem(&msg, g, gi);
+        if (bound > 0 && isfinite(bound))
+          shard_buf_printf(&msg, " (a difference of %.9g, beyond the rounding bound %.9g of its float sums across devices)",
+                           diff, bound);
+        else if (bound > 0)
+          shard_buf_puts(&msg, " (after a float sum across devices the value went through an op without a rounding "
+                               "bound, so it is compared bit-exactly)");
+        else
+          shard_buf_puts(&msg, " (compared bit-exactly)");
         shard_error(de, rfn->span, "%s", shard_buf_str(&msg));
         shard_buf_free(&msg);
         free(covered);
@@ -396,6 +381,18 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         goto done;
       }
     free(covered);
+    if (!bounded)
+      shard_buf_printf(notes, "@%s: result #%u: bit-exact on every device\n", name, r);
+    else if (max_diff == 0)
+      shard_buf_printf(notes,
+                       "@%s: result #%u: bit-exact on every device (its float sums across devices would have been "
+                       "allowed a rounding difference of up to %.9g)\n",
+                       name, r, max_bound);
+    else
+      shard_buf_printf(notes,
+                       "@%s: result #%u: within the rounding bound of its float sums across devices: largest "
+                       "difference %.9g, largest bound %.9g\n",
+                       name, r, max_diff, max_bound);
   }
   outcome = FN_OK;
 done:
@@ -405,15 +402,16 @@ done:
   return outcome;
 }
 
-bool cli_lower_verify(shard_module *ref, shard_module *sharded, shard_module *local, shard_diag_engine *de,
-                      shard_buf *notes, unsigned *num_verified) {
+bool cli_lower_verify(shard_module *ref, shard_module *sharded, shard_module *local, int64_t max_steps,
+                      shard_diag_engine *de, shard_buf *notes, unsigned *num_verified) {
   *num_verified = 0;
+  shard_interp_options iopts = {.max_steps = max_steps, .track_rounding = true};
   strip_annotations(ref);
   bool ok = true;
   shard_block *top = local->top->regions[0].first;
   for (shard_op *op = top ? top->first : NULL; op; op = op->next) {
     if (strcmp(op->name, "func.func") != 0 || !op->regions[0].first) continue;
-    fn_outcome r = verify_func(ref, sharded, local, op, de, notes);
+    fn_outcome r = verify_func(ref, sharded, local, op, &iopts, de, notes);
     if (r == FN_OK) ++*num_verified;
     if (r == FN_FAILED) ok = false;
   }

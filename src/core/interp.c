@@ -120,6 +120,10 @@ shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type) {
 
 shard_tensor *shard_interp_tensor_copy(shard_arena *a, const shard_tensor *t) {
   shard_tensor *c = shard_tensor_new(a, t->type);
+  c->sum_mag = t->sum_mag;
+  c->sum_terms = t->sum_terms;
+  c->sum_int = t->sum_int;
+  c->bound = t->bound;
   if (t->kind == SHARD_ELEM_COMPLEX) memcpy(c->floats, t->floats, 2 * sizeof(double) * (size_t)t->num);
   else if (t->kind == SHARD_ELEM_FLOAT) memcpy(c->floats, t->floats, sizeof(double) * (size_t)t->num);
   else memcpy(c->ints, t->ints, sizeof(int64_t) * (size_t)t->num);
@@ -207,7 +211,7 @@ static bool S_read_complex(const char **s, shard_tensor *t, int64_t i, const cha
   p++;
   shard_type part_type = *t->type;
   part_type.elem = t->bits == 64 ? "f64" : "f32";
-  shard_tensor part = {&part_type, SHARD_ELEM_FLOAT, t->bits, 1, NULL, NULL};
+  shard_tensor part = {.type = &part_type, .kind = SHARD_ELEM_FLOAT, .bits = t->bits, .num = 1};
   double vals[2];
   for (int k = 0; k < 2; k++) {
     while (isspace((unsigned char)*p)) p++;
@@ -540,22 +544,82 @@ static bool S_exec_call(interp_proc *p, interp_frame *f, shard_op *op) {
   return S_bind_results(p, f, op, res);
 }
 
+/* The step budget is spent: an error at the innermost running loop (or at
+ * the op, outside loops). */
+static bool S_budget_spent(interp_proc *p, const shard_op *op) {
+  return shard_interp_error(p, p->loop ? p->loop : op,
+                            "the interpreter stopped after %lld steps (--max-steps %lld)%s",
+                            (long long)p->steps - 1, (long long)p->world->max_steps,
+                            p->loop ? ": this loop may never end on these inputs" : "");
+}
+
 static bool S_scalar_true(const shard_tensor *t) { return t->kind == SHARD_ELEM_FLOAT ? t->floats[0] != 0 : t->ints[0] != 0; }
 
-/* stablehlo.while: cond region -> tensor<i1>, body region -> the carried values. */
+/* stablehlo.while: cond region -> tensor<i1>, body region -> the carried
+ * values. Each iteration allocates in a scratch arena and only the carried
+ * values are copied on into the next one, so a long loop runs in the memory
+ * of one iteration; the last values are copied into the process's arena.
+ * Every iteration counts against the step budget, which reports the
+ * innermost running loop. */
 static bool S_exec_while(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t n = op->num_operands;
   shard_tensor **cur = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   if (!S_operands(p, f, op, cur)) return false;
+  for (uint32_t i = 0; i < n; i++)
+    if (!shard_type_equal(cur[i]->type, op->results[i].type))
+      return shard_interp_error(p, op, "operand #%u has type %s where the op declares %s", i, cur[i]->type->text,
+                                op->results[i].type->text);
+  shard_arena *home = p->arena, *held = NULL; /* held: the arena of `cur` */
+  const shard_op *outer_loop = p->loop;
+  p->loop = op;
+  bool ok = true;
   for (;;) {
+    if (++p->steps > p->world->max_steps) {
+      ok = S_budget_spent(p, op);
+      break;
+    }
+    shard_arena *scratch = shard_arena_new();
+    p->arena = scratch;
     shard_tensor *c;
-    if (!shard_interp_run_region(p, f, &op->regions[0], cur, n, &c, 1)) return false;
-    if (!S_scalar_true(c)) break;
-    shard_tensor **next = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
-    if (!shard_interp_run_region(p, f, &op->regions[1], cur, n, next, n)) return false;
-    cur = next;
+    shard_tensor **next = SHARD_NEW_ARRAY(scratch, shard_tensor *, n + 1);
+    ok = shard_interp_run_region(p, f, &op->regions[0], cur, n, &c, 1);
+    bool more = ok && S_scalar_true(c);
+    if (more) ok = shard_interp_run_region(p, f, &op->regions[1], cur, n, next, n);
+    p->arena = home;
+    if (!ok || !more) {
+      shard_arena_free(scratch);
+      break;
+    }
+    /* the carried values into an arena of their own; types from the op,
+     * since a value's type may live in the scratch arena */
+    shard_arena *keep = shard_arena_new();
+    shard_tensor **kept = SHARD_NEW_ARRAY(keep, shard_tensor *, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+      if (!shard_type_equal(next[i]->type, op->results[i].type)) {
+        ok = shard_interp_error(p, op, "the body returns %s for carried value #%u of type %s", next[i]->type->text, i,
+                                op->results[i].type->text);
+        break;
+      }
+      kept[i] = shard_interp_tensor_copy(keep, next[i]);
+      kept[i]->type = op->results[i].type;
+    }
+    shard_arena_free(scratch);
+    if (held) shard_arena_free(held);
+    held = keep;
+    cur = kept;
+    if (!ok) break;
   }
-  return S_bind_results(p, f, op, cur);
+  p->loop = outer_loop;
+  if (ok) {
+    shard_tensor **res = SHARD_NEW_ARRAY(home, shard_tensor *, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+      res[i] = shard_interp_tensor_copy(home, cur[i]);
+      res[i]->type = op->results[i].type;
+    }
+    ok = S_bind_results(p, f, op, res);
+  }
+  if (held) shard_arena_free(held);
+  return ok;
 }
 
 /* stablehlo.if (pred; true branch, false branch) and stablehlo.case (index;
@@ -722,6 +786,7 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
 
   interp_world w;
   shard_interp_world_init(&w, p->world->module, p->world->de, p->world->diag_mu, replicas, partitions);
+  shard_interp_world_inherit(&w, p->world);
   int64_t n = replicas * partitions;
   par_job *jobs = shard_xcalloc((size_t)n, sizeof *jobs);
   uint32_t in_pos = 0, out_pos = 0;
@@ -745,7 +810,7 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
     in_pos += j->nargs;
     out_pos += j->nresults;
     j->results = shard_xcalloc(j->nresults + 1, sizeof(shard_tensor *));
-    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false};
+    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false, 0, NULL};
   }
   if (ok && (in_pos != op->num_operands || out_pos != op->num_results))
     ok = shard_interp_error(p, op, "run_parallel has %u operands and %u results but its programs take %u and return %u",
@@ -779,13 +844,95 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
   return ok;
 }
 
+/* Executes a data op and keeps the rounding bookkeeping of its values. */
+static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op);
+
+/* ---- one region on every device ---------------------------------------------------- */
+
+typedef struct region_job {
+  interp_proc proc;
+  const shard_op *at;
+  shard_region *region;
+  shard_tensor **args, **results;
+  uint32_t nargs, nresults;
+  pthread_t thread;
+} region_job;
+
+static void *S_region_main(void *arg) {
+  region_job *j = arg;
+  if (!shard_interp_run_region(&j->proc, NULL, j->region, j->args, j->nargs, j->results, j->nresults))
+    j->proc.failed = true;
+  shard_interp_proc_finish(&j->proc);
+  return NULL;
+}
+
+bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
+                              shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
+                              shard_type *const *result_types) {
+  interp_world w;
+  shard_interp_world_init(&w, p->world->module, p->world->de, p->world->diag_mu, 1, n);
+  shard_interp_world_inherit(&w, p->world);
+  region_job *jobs = shard_xcalloc((size_t)n, sizeof *jobs);
+  for (int64_t k = 0; k < n; k++) {
+    region_job *j = &jobs[k];
+    j->proc = (interp_proc){&w, 0, k, k, shard_arena_new(), false, 0, NULL};
+    j->at = at;
+    j->region = region;
+    j->args = args[k];
+    j->nargs = nargs;
+    j->nresults = nresults;
+    j->results = shard_xcalloc(nresults + 1, sizeof(shard_tensor *));
+  }
+  for (int64_t k = 0; k < n; k++) pthread_create(&jobs[k].thread, NULL, S_region_main, &jobs[k]);
+  for (int64_t k = 0; k < n; k++) pthread_join(jobs[k].thread, NULL);
+  bool ok = true;
+  for (int64_t k = 0; k < n; k++) {
+    if (jobs[k].proc.failed) ok = false;
+    p->steps += jobs[k].proc.steps;
+  }
+  p->world->checks += w.checks;
+  for (int64_t k = 0; k < n && ok; k++)
+    for (uint32_t i = 0; i < nresults; i++) {
+      shard_tensor *c = shard_interp_tensor_copy(p->arena, jobs[k].results[i]);
+      if (!shard_type_equal(c->type, result_types[i]))
+        ok = shard_interp_error(p, at, "result #%u of the body on device %lld has type %s where %s is declared", i,
+                                (long long)k, c->type->text, result_types[i]->text);
+      c->type = result_types[i]; /* the device's type may live in its arena, freed below */
+      results[k][i] = c;
+    }
+  if (!ok) p->failed = true;
+  for (int64_t k = 0; k < n; k++) {
+    shard_arena_free(jobs[k].proc.arena);
+    free(jobs[k].results);
+  }
+  free(jobs);
+  shard_interp_world_destroy(&w);
+  return ok;
+}
+
 static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *name = op->name;
+  if (++p->steps > p->world->max_steps) return S_budget_spent(p, op);
   if (strcmp(name, "func.call") == 0 || strcmp(name, "call") == 0) return S_exec_call(p, f, op);
+  if (strcmp(name, "sdy.manual_computation") == 0) return shard_interp_exec_manual(p, f, op);
   if (strcmp(name, "stablehlo.while") == 0) return S_exec_while(p, f, op);
   if (strcmp(name, "stablehlo.if") == 0 || strcmp(name, "stablehlo.case") == 0) return S_exec_branch(p, f, op);
   if (strncmp(name, "check.", 6) == 0) return S_exec_check(p, f, op);
   if (strcmp(name, "interpreter.run_parallel") == 0) return S_exec_run_parallel(p, f, op);
+  if (!p->world->track_rounding) return S_exec_data(p, f, op);
+  /* operands are looked up before the op runs: a result may rebind nothing
+   * they name, but lookups are cheap and this keeps the order obvious */
+  shard_tensor **ops = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_operands + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_results + 1);
+  for (uint32_t i = 0; i < op->num_operands; i++) ops[i] = shard_interp_lookup(f, op->operands[i].value);
+  if (!S_exec_data(p, f, op)) return false;
+  for (uint32_t i = 0; i < op->num_results; i++) res[i] = shard_interp_lookup(f, &op->results[i]);
+  shard_interp_track_op(p, op, ops, op->num_operands, res, op->num_results);
+  return true;
+}
+
+static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
+  const char *name = op->name;
   bool handled = false;
   if (!shard_interp_exec_complex_op(p, f, op, &handled)) return false;
   if (handled) return true;
@@ -800,11 +947,19 @@ static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
 
 /* ---- entry points --------------------------------------------------------------- */
 
+static void S_apply_options(interp_world *w, const shard_interp_options *opts) {
+  if (!opts) return;
+  if (opts->max_steps > 0) w->max_steps = opts->max_steps;
+  w->track_rounding = opts->track_rounding;
+}
+
 bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *args, uint32_t nargs,
-                       shard_arena *a, shard_tensor ***results, uint32_t *nresults, shard_diag_engine *de) {
+                       const shard_interp_options *opts, shard_arena *a, shard_tensor ***results, uint32_t *nresults,
+                       shard_diag_engine *de) {
   interp_world w;
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
-  interp_proc p = {&w, 0, 0, 0, a, false};
+  S_apply_options(&w, opts);
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL};
   shard_op *fn = shard_module_lookup_symbol(m, func);
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {
@@ -818,11 +973,13 @@ bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *a
   return ok;
 }
 
-bool shard_interp_run_main(shard_module *m, shard_diag_engine *de, unsigned *num_checks) {
+bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, shard_diag_engine *de,
+                           unsigned *num_checks) {
   interp_world w;
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
+  S_apply_options(&w, opts);
   shard_arena *a = shard_arena_new();
-  interp_proc p = {&w, 0, 0, 0, a, false};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL};
   shard_op *fn = shard_module_lookup_symbol(m, "main");
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {

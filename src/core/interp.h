@@ -12,7 +12,8 @@
  *
  * `interpreter.run_parallel` runs one program per device, each in its own
  * thread; collectives meet at a rendezvous that all devices reach in the same
- * order (SPMD). `check.expect_*` ops compare values and report the first
+ * order (SPMD). `sdy.manual_computation` in a global program runs its body
+ * the same way, once per device of its mesh, on the operands' pieces. `check.expect_*` ops compare values and report the first
  * mismatch as a located error. */
 #ifndef SHARD_INTERP_H
 #define SHARD_INTERP_H
@@ -23,6 +24,7 @@
 #include "arena.h"
 #include "diag.h"
 #include "ir.h"
+#include "sharding.h"
 #include "type.h"
 
 typedef enum shard_elem_kind {
@@ -40,7 +42,30 @@ typedef struct shard_tensor {
   int64_t num;      /* number of elements */
   int64_t *ints;    /* BOOL, SINT, UINT */
   double *floats;   /* FLOAT; COMPLEX as (real, imaginary) pairs, 2 * num */
+  /* Rounding bookkeeping of float sums, kept only by runs with
+   * shard_interp_options.track_rounding (interp_rounding.c). When
+   * sum_terms > 0 every element is a sum of at most sum_terms terms whose
+   * magnitudes add up to at most sum_mag, and sum_int says that every term
+   * was an integer. `bound` is how far an element may be from the value the
+   * same computation gives on one device: 0 (equal bits), a finite bound
+   * (after float sums across devices, which add in another order), or
+   * INFINITY (such a value went through an op that has no bound rule). */
+  double sum_mag;
+  int64_t sum_terms;
+  bool sum_int;
+  double bound;
 } shard_tensor;
+
+/* How a run is bounded and what it records. Zero-initialised is the
+ * default. */
+#define SHARD_INTERP_DEFAULT_MAX_STEPS INT64_C(20000000)
+typedef struct shard_interp_options {
+  int64_t max_steps;   /* ops one device may execute (region bodies, loop
+                        * iterations and reducer bodies included) before the
+                        * run stops with an error at the innermost loop;
+                        * 0: SHARD_INTERP_DEFAULT_MAX_STEPS */
+  bool track_rounding; /* keep the shard_tensor rounding bookkeeping */
+} shard_interp_options;
 
 /* Element type support: false for element types the interpreter lacks. */
 bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits);
@@ -62,13 +87,20 @@ void shard_tensor_print(shard_buf *b, const shard_tensor *t);
 /* Runs func.func @main of the module (no arguments). Returns true when it
  * ran to the end with every check passing; otherwise an error was reported
  * through `de` at the failing op. Counts of checks go to *num_checks. */
-bool shard_interp_run_main(shard_module *m, shard_diag_engine *de, unsigned *num_checks);
+bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, shard_diag_engine *de,
+                           unsigned *num_checks);
 
 /* Calls a function of the module on one device (replica 0, partition 0 of a
  * 1x1 grid). Results are allocated in `a`; *results gets an array of
  * func-result-count tensors. False after reporting an error. */
 bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *args, uint32_t nargs,
-                       shard_arena *a, shard_tensor ***results, uint32_t *nresults,
-                       shard_diag_engine *de);
+                       const shard_interp_options *opts, shard_arena *a, shard_tensor ***results,
+                       uint32_t *nresults, shard_diag_engine *de);
+
+/* Which piece of a dim sharded by `axes` (major to minor, sub-axes allowed)
+ * device `device` holds: its position in the mesh's device order (explicit
+ * device_ids or iota) decomposed into axis coordinates. Pieces are numbered
+ * 0 .. product of the axis sizes - 1. */
+int64_t shard_interp_piece_index(int64_t device, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t num_axes);
 
 #endif

@@ -16,6 +16,7 @@
  * tensors or #stablehlo.replica_group_mesh_axes, flattened to ids the way
  * StableHLO's flattenReplicaGroupMeshAxes does. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,12 @@ void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine
   pthread_cond_init(&w->cv, NULL);
   w->slots = shard_xcalloc((size_t)w->num_procs, sizeof *w->slots);
   w->slot_counts = shard_xcalloc((size_t)w->num_procs, sizeof *w->slot_counts);
+  w->max_steps = SHARD_INTERP_DEFAULT_MAX_STEPS;
+}
+
+void shard_interp_world_inherit(interp_world *w, const interp_world *parent) {
+  w->max_steps = parent->max_steps;
+  w->track_rounding = parent->track_rounding;
 }
 
 void shard_interp_world_destroy(interp_world *w) {
@@ -361,6 +368,74 @@ static bool S_deposit(interp_proc *p, interp_frame *f, const shard_op *op, shard
 
 static shard_tensor *S_peer(interp_proc *p, int64_t member, uint32_t i) { return p->world->slots[member][i]; }
 
+/* ---- rounding bookkeeping (interp_rounding.c) ------------------------------------ */
+
+static bool S_reducer_is_add(const shard_op *op) {
+  shard_block *b = op->num_regions ? op->regions[0].first : NULL;
+  shard_op *first = b ? b->first : NULL;
+  return first && !strcmp(first->name, "stablehlo.add") && first->next && first->next == b->last &&
+         first->operands[0].value == &b->args[0] && first->operands[1].value == &b->args[1];
+}
+
+static double S_max_abs(const shard_tensor *t) {
+  double m = 0;
+  for (int64_t i = 0; i < t->num; i++)
+    if (fabs(t->floats[i]) > m) m = fabs(t->floats[i]);
+  return m;
+}
+
+/* Result `out` (operand `i` of every member) of a collective that only moves
+ * elements: the worst bound and terms of the members. */
+static void S_track_moved(interp_proc *p, const int64_t *members, int64_t count, uint32_t i, shard_tensor *out) {
+  if (!p->world->track_rounding || out->kind != SHARD_ELEM_FLOAT) return;
+  bool sums = true;
+  out->sum_int = true;
+  for (int64_t k = 0; k < count; k++) {
+    const shard_tensor *t = p->world->slots[members[k]][i];
+    if (t->bound > out->bound) out->bound = t->bound;
+    sums &= t->sum_terms > 0;
+    if (t->sum_terms > out->sum_terms) out->sum_terms = t->sum_terms;
+    if (t->sum_mag > out->sum_mag) out->sum_mag = t->sum_mag;
+    out->sum_int &= t->sum_int;
+  }
+  if (!sums) out->sum_terms = 0, out->sum_mag = 0, out->sum_int = false;
+}
+
+/* Result `out` of a sum across the members of operand i: the terms of all
+ * members, and the bound of adding them in another order than one device
+ * would (2 gamma(N-1) sum|x|, 0 when every partial sum is an exact
+ * integer). Reductions by max/min are exact in any order. */
+static void S_track_sum(interp_proc *p, const shard_op *op, const int64_t *members, int64_t count, uint32_t i,
+                        shard_tensor *out) {
+  if (!p->world->track_rounding || out->kind != SHARD_ELEM_FLOAT) return;
+  double in_bound = 0, mag = 0;
+  int64_t terms = 0;
+  bool ints = true;
+  for (int64_t k = 0; k < count; k++) {
+    const shard_tensor *t = p->world->slots[members[k]][i];
+    in_bound += t->bound;
+    if (t->sum_terms > 0) {
+      terms += t->sum_terms, mag += t->sum_mag, ints &= t->sum_int;
+    } else {
+      terms += 1, mag += S_max_abs(t);
+      for (int64_t e = 0; e < t->num && ints; e++) ints = t->floats[e] == floor(t->floats[e]);
+    }
+  }
+  if (!S_reducer_is_add(op)) {
+    out->bound = in_bound > 0 ? INFINITY : 0;
+    return;
+  }
+  out->sum_terms = terms, out->sum_mag = mag, out->sum_int = ints;
+  double u = shard_interp_unit_roundoff(out);
+  int p_bits = (int)-log2(u); /* integers up to 2^p are exact */
+  if (ints && mag <= ldexp(1.0, p_bits)) {
+    out->bound = in_bound; /* every partial sum exact */
+  } else {
+    double k = (double)(terms - 1) * u;
+    out->bound = in_bound + 2 * k / (1 - k) * mag;
+  }
+}
+
 static bool S_all_gather(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
   int64_t dim, *members, count, pos;
   if (!shard_interp_attr_int(p, op, "all_gather_dim", &dim)) return false;
@@ -376,6 +451,7 @@ static bool S_all_gather(interp_proc *p, interp_frame *f, shard_op *op, shard_te
       shard_interp_insert(res[i], off, part);
       off[dim] += part->type->dims[dim];
     }
+    S_track_moved(p, members, count, i, res[i]);
   }
   return true;
 }
@@ -391,6 +467,8 @@ static bool S_all_reduce(interp_proc *p, interp_frame *f, shard_op *op, shard_te
       for (int64_t e = 0; e < res[i]->num; e++)
         if (!shard_interp_reduce_elems(p, f, &op->regions[0], res[i], e, other, e, res[i], e)) return false;
     }
+    res[i]->bound = 0, res[i]->sum_terms = 0; /* the copy took member 0's books */
+    S_track_sum(p, op, members, count, i, res[i]);
   }
   return true;
 }
@@ -413,6 +491,7 @@ static bool S_reduce_scatter(interp_proc *p, interp_frame *f, shard_op *op, shar
   sizes[dim] /= count;
   start[dim] = sizes[dim] * pos;
   res[0] = shard_interp_extract(p, sum, start, sizes);
+  if (res[0]) S_track_sum(p, op, members, count, 0, res[0]);
   return res[0] != NULL;
 }
 
@@ -443,6 +522,7 @@ static bool S_all_to_all(interp_proc *p, interp_frame *f, shard_op *op, shard_te
       shard_interp_insert(res[i], off, piece);
       off[concat_dim] += piece->type->dims[concat_dim];
     }
+    S_track_moved(p, members, count, i, res[i]);
   }
   return true;
 }
@@ -467,7 +547,7 @@ static bool S_collective_permute(interp_proc *p, interp_frame *f, shard_op *op, 
     if (src < 0 || member >= w->num_procs) return shard_interp_error(p, op, "source %lld is out of range", (long long)src);
     const shard_tensor *from = S_peer(p, member, 0);
     if (from->num != res[0]->num) return shard_interp_error(p, op, "collective_permute source has another shape");
-    res[0] = shard_interp_tensor_copy(p->arena, from);
+    res[0] = shard_interp_tensor_copy(p->arena, from); /* with the source's books */
     break;
   }
   return true;

@@ -27,6 +27,8 @@ typedef struct interp_world {
   shard_tensor ***slots; /* per process: its deposited operands */
   uint32_t *slot_counts;
   unsigned checks;
+  int64_t max_steps;   /* per process, > 0 */
+  bool track_rounding; /* shard_interp_options.track_rounding */
 } interp_world;
 
 typedef struct interp_proc {
@@ -34,6 +36,8 @@ typedef struct interp_proc {
   int64_t replica_id, partition_id, index; /* index = replica * partitions + partition */
   shard_arena *arena;                      /* this process's tensors */
   bool failed;
+  int64_t steps;         /* ops executed so far */
+  const shard_op *loop;  /* the innermost stablehlo.while running, for the step-budget error */
 } interp_proc;
 
 /* SSA values of one function invocation (regions of ops see their parent's). */
@@ -118,8 +122,28 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine *de, pthread_mutex_t *diag_mu,
                              int64_t replicas, int64_t partitions);
+/* A world inherits the step budget and tracking of the world it runs in. */
+void shard_interp_world_inherit(interp_world *w, const interp_world *parent);
 void shard_interp_world_destroy(interp_world *w);
 /* A process is done (returned or failed): wakes waiters. */
 void shard_interp_proc_finish(interp_proc *p);
+
+/* interp.c: runs `region` (isolated from above) once per device of a fresh
+ * world of `n` partitions, device k getting args[k] (nargs each) and giving
+ * results[k] (nresults each, copied into p's arena with the types of
+ * `result_types`). False after an error. */
+bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
+                              shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
+                              shard_type *const *result_types);
+
+/* interp_manual.c: sdy.manual_computation in a global program. */
+bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op);
+
+/* interp_rounding.c: the rounding bookkeeping of one executed op (only in
+ * worlds with track_rounding); `operands` and `results` are its values. */
+void shard_interp_track_op(const interp_proc *p, const shard_op *op, shard_tensor *const *operands, uint32_t nops,
+                           shard_tensor *const *results, uint32_t nres);
+/* Unit roundoff of a float element type (2^-24 for f32). */
+double shard_interp_unit_roundoff(const shard_tensor *t);
 
 #endif

@@ -558,12 +558,26 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_interp_strides(rr, rdims, rs);
   shard_type **st = SHARD_NEW_ARRAY(p->arena, shard_type *, n + 1);
   for (uint32_t i = 0; i < n; i++) st[i] = shard_type_tensor(p->arena, 0, NULL, res[i]->type->elem, NULL);
+  /* a float sum: its terms for the rounding bookkeeping (interp_rounding.c) */
+  const char *reducer = S_simple_reducer(&op->regions[0]);
+  bool track = n == 1 && p->world->track_rounding && res[0]->kind == SHARD_ELEM_FLOAT && reducer &&
+               !strcmp(S_short(reducer), "add");
+  double *mag = track ? SHARD_NEW_ARRAY(p->arena, double, (size_t)res[0]->num + 1) : NULL;
+  bool all_int = true;
+  if (track) {
+    for (int64_t e = 0; e < res[0]->num; e++) mag[e] = fabs(res[0]->floats[e]);
+    all_int = in[1]->floats[0] == floor(in[1]->floats[0]);
+  }
   for (int64_t e = 0; e < in[0]->num; e++) {
     int64_t ri = 0;
     for (uint32_t d = 0, k = 0; d < rank; d++)
       if (!reduced[d]) ri += idx[d] * rs[k++];
     if (n == 1) {
       if (!shard_interp_reduce_elems(p, f, &op->regions[0], res[0], ri, in[0], e, res[0], ri)) return false;
+      if (track) {
+        mag[ri] += fabs(in[0]->floats[e]);
+        all_int &= in[0]->floats[e] == floor(in[0]->floats[e]);
+      }
     } else {
       shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n);
       shard_tensor **out = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n);
@@ -577,6 +591,14 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
       for (uint32_t i = 0; i < n; i++) interp_copy_elem(res[i], ri, out[i], 0);
     }
     shard_interp_next_index(rank, in[0]->type->dims, idx);
+  }
+  if (track) {
+    double max_mag = 0;
+    for (int64_t e = 0; e < res[0]->num; e++)
+      if (mag[e] > max_mag) max_mag = mag[e];
+    res[0]->sum_terms = res[0]->num ? in[0]->num / res[0]->num + 1 : 1; /* the init value is a term */
+    res[0]->sum_mag = max_mag;
+    res[0]->sum_int = all_int;
   }
   for (uint32_t i = 0; i < n; i++) shard_interp_bind(f, &op->results[i], res[i]);
   return true;
@@ -623,22 +645,35 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t k = 0; k < nlc; k++) cdims[k] = a->type->dims[lc[k]];
   int64_t idx[INTERP_MAX_RANK] = {0};
   bool fl = r->kind == SHARD_ELEM_FLOAT;
+  /* floats: each product and each partial sum rounded to the result type,
+   * inline (this loop is most of the time of a --verify run) */
+  unsigned rbits = r->bits;
+  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
+  bool af = a->kind == SHARD_ELEM_FLOAT, bf = b->kind == SHARD_ELEM_FLOAT;
+  bool track = fl && p->world->track_rounding;
+  double max_mag = 0;
+  bool all_int = true;
+  int64_t terms = 1;
+  for (uint32_t k = 0; k < nlc; k++) terms *= cdims[k];
   for (int64_t i = 0; i < r->num; i++) {
     int64_t abase = 0, bbase = 0;
     for (uint32_t k = 0; k < nlb; k++) abase += idx[k] * as[lb[k]], bbase += idx[k] * bs[rb[k]];
     for (uint32_t k = 0; k < nlf; k++) abase += idx[nlb + k] * as[lfree[k]];
     for (uint32_t k = 0; k < nrf; k++) bbase += idx[nlb + nlf + k] * bs[rfree[k]];
-    double facc = 0;
+    double facc = 0, mag = 0;
     int64_t iacc = 0;
     int64_t cidx[INTERP_MAX_RANK] = {0};
     do {
       int64_t ai = abase, bi = bbase;
       for (uint32_t k = 0; k < nlc; k++) ai += cidx[k] * as[lc[k]], bi += cidx[k] * bs[rc[k]];
       if (fl) {
-        double prod;
-        int64_t unused;
-        shard_interp_scalar_binary("multiply", r, interp_get_f(a, ai), interp_get_f(b, bi), 0, 0, &prod, &unused);
-        shard_interp_scalar_binary("add", r, facc, prod, 0, 0, &facc, &unused);
+        double x = af ? a->floats[ai] : interp_get_f(a, ai), y = bf ? b->floats[bi] : interp_get_f(b, bi);
+        double prod = shard_elem_round_float(x * y, rbits, rbf16);
+        facc = shard_elem_round_float(facc + prod, rbits, rbf16);
+        if (track) {
+          mag += fabs(prod);
+          all_int &= prod == floor(prod);
+        }
       } else if (r->kind == SHARD_ELEM_BOOL) {
         iacc = iacc || (a->ints[ai] && b->ints[bi]);
       } else {
@@ -650,8 +685,10 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     } while (nlc && shard_interp_next_index(nlc, cdims, cidx));
     if (fl) r->floats[i] = facc;
     else r->ints[i] = iacc;
+    if (mag > max_mag) max_mag = mag;
     shard_interp_next_index(r->type->rank, r->type->dims, idx);
   }
+  if (track) r->sum_terms = terms, r->sum_mag = max_mag, r->sum_int = all_int;
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }

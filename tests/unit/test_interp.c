@@ -35,7 +35,7 @@ static bool run(const char *text) {
   last_error[0] = 0;
   shard_diag_init(&de, capture, NULL);
   shard_module *m = parse(text, &de);
-  bool ok = shard_interp_run_main(m, &de, NULL);
+  bool ok = shard_interp_run_main(m, NULL, &de, NULL);
   shard_module_free(m);
   return ok;
 }
@@ -97,7 +97,7 @@ Test(interp, call_computes_data_ops) {
   cr_assert(shard_tensor_from_dense(a, "[[1, 0], [0, 1], [1, 1]]", shard_type_tensor(a, 2, d32, "f32", NULL), &args[1], &err));
   shard_tensor **res;
   uint32_t n;
-  cr_assert(shard_interp_call(m, "f", args, 2, a, &res, &n, &de), "%s", last_error);
+  cr_assert(shard_interp_call(m, "f", args, 2, NULL, a, &res, &n, &de), "%s", last_error);
   cr_assert_eq(n, 3);
   double dot[4] = {4, 5, 10, 11}, sum[3] = {5, 7, 9}, tr[6] = {1, 4, 2, 5, 3, 6};
   for (int i = 0; i < 4; i++) cr_assert_eq(res[0]->floats[i], dot[i]);
@@ -461,4 +461,194 @@ Test(interp, convolution_window_reversal) {
       "  return\n"
       "}\n";
   cr_assert(run(text), "%s", last_error);
+}
+
+/* ---- sdy.manual_computation, the step budget and the rounding books ---- */
+
+static bool run_opts(const char *text, const shard_interp_options *opts) {
+  shard_diag_engine de;
+  errors = 0;
+  last_error[0] = 0;
+  shard_diag_init(&de, capture, NULL);
+  shard_module *m = parse(text, &de);
+  bool ok = shard_interp_run_main(m, opts, &de, NULL);
+  shard_module_free(m);
+  return ok;
+}
+
+/* A shard_map whose body sums its rows over all four devices with an
+ * all_reduce (a psum), and also returns its own row doubled: the global
+ * program sees the sum replicated and the doubled rows reassembled. */
+Test(interp, manual_computation_runs_its_body_per_device) {
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=4]>\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>\n"
+      "  %r:2 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}, {}]>] out_shardings=[<@mesh, [{}, {}]>, "
+      "<@mesh, [{\"x\"}, {}]>] manual_axes={\"x\"} (%l: tensor<1x2xf32>) {\n"
+      "    %s = \"stablehlo.all_reduce\"(%l) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+      "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids}> ({\n"
+      "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+      "      %z = stablehlo.add %x, %y : tensor<f32>\n"
+      "      stablehlo.return %z : tensor<f32>\n"
+      "    }) : (tensor<1x2xf32>) -> tensor<1x2xf32>\n"
+      "    %d = stablehlo.add %l, %l : tensor<1x2xf32>\n"
+      "    sdy.return %s, %d : tensor<1x2xf32>, tensor<1x2xf32>\n"
+      "  } : (tensor<4x2xf32>) -> (tensor<1x2xf32>, tensor<4x2xf32>)\n"
+      "  check.expect_eq_const %r#0, dense<[[16.0, 20.0]]> : tensor<1x2xf32>\n"
+      "  check.expect_eq_const %r#1, dense<[[2.0, 4.0], [6.0, 8.0], [10.0, 12.0], [14.0, 16.0]]> : tensor<4x2xf32>\n"
+      "  return\n"
+      "}\n";
+  cr_assert(run_opts(text, NULL), "%s", last_error);
+}
+
+/* Partly manual: only "x" is manual, "y" stays global in the body. Device
+ * id = 2x + y, so the psum over "x" groups {0, 2} and {1, 3}; devices 0 and
+ * 1 hold the same piece and must agree. */
+Test(interp, manual_computation_with_free_axes) {
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]]> : tensor<4x2xf32>\n"
+      "  %r = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}, {}]>] out_shardings=[<@mesh, [{}, {}]>] "
+      "manual_axes={\"x\"} (%l: tensor<2x2xf32>) {\n"
+      "    %s = \"stablehlo.all_reduce\"(%l) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, "
+      "replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({\n"
+      "    ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+      "      %z = stablehlo.add %x, %y : tensor<f32>\n"
+      "      stablehlo.return %z : tensor<f32>\n"
+      "    }) : (tensor<2x2xf32>) -> tensor<2x2xf32>\n"
+      "    sdy.return %s : tensor<2x2xf32>\n"
+      "  } : (tensor<4x2xf32>) -> tensor<2x2xf32>\n"
+      "  check.expect_eq_const %r, dense<[[6.0, 8.0], [10.0, 12.0]]> : tensor<2x2xf32>\n"
+      "  return\n"
+      "}\n";
+  cr_assert(run_opts(text, NULL), "%s", last_error);
+}
+
+/* Devices that differ only in a free axis get the same piece; a body that
+ * gives them different results is an error, not a silent pick. */
+Test(interp, manual_computation_free_axis_disagreement_is_an_error) {
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<1> : tensor<2xui32>\n"
+      "  %r = sdy.manual_computation(%a) in_shardings=[<@mesh, [{\"x\"}]>] out_shardings=[<@mesh, [{\"x\"}]>] "
+      "manual_axes={\"x\"} (%l: tensor<1xui32>) {\n"
+      "    %id = stablehlo.partition_id : tensor<ui32>\n"
+      "    %b = stablehlo.broadcast_in_dim %id, dims = [] : (tensor<ui32>) -> tensor<1xui32>\n"
+      "    sdy.return %b : tensor<1xui32>\n"
+      "  } : (tensor<2xui32>) -> tensor<2xui32>\n"
+      "  return\n"
+      "}\n";
+  cr_assert_not(run_opts(text, NULL));
+  cr_assert(strstr(last_error, "disagrees with another device holding the same piece"), "%s", last_error);
+}
+
+/* The loop text with LIMIT and TOTAL replaced. */
+static void loop_text(char *out, size_t cap, const char *limit, const char *total);
+static const char *const S_loop =
+    "func.func @main() {\n"
+    "  %zero = stablehlo.constant dense<0> : tensor<i64>\n"
+    "  %one = stablehlo.constant dense<1> : tensor<i64>\n"
+    "  %limit = stablehlo.constant dense<LIMIT> : tensor<i64>\n"
+    "  %r:2 = stablehlo.while(%i = %zero, %s = %zero) : tensor<i64>, tensor<i64>\n"
+    "   cond {\n"
+    "    %c = stablehlo.compare NE, %i, %limit : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+    "    stablehlo.return %c : tensor<i1>\n"
+    "  } do {\n"
+    "    %n = stablehlo.add %i, %one : tensor<i64>\n"
+    "    %t = stablehlo.add %s, %n : tensor<i64>\n"
+    "    stablehlo.return %n, %t : tensor<i64>, tensor<i64>\n"
+    "  }\n"
+    "  check.expect_eq_const %r#1, dense<TOTAL> : tensor<i64>\n"
+    "  return\n"
+    "}\n";
+
+static void loop_text(char *out, size_t cap, const char *limit, const char *total) {
+  size_t n = 0;
+  for (const char *p = S_loop; *p && n + 16 < cap;) {
+    const char *word = !strncmp(p, "LIMIT", 5) ? limit : !strncmp(p, "TOTAL", 5) ? total : NULL;
+    if (word) {
+      n += (size_t)snprintf(out + n, cap - n, "%s", word);
+      p += 5;
+    } else {
+      out[n++] = *p++;
+    }
+  }
+  out[n] = 0;
+}
+
+/* 1000 iterations of a loop run within the budget (and in the memory of one
+ * iteration); a loop that never reaches its limit stops at the budget with
+ * an error at the loop. */
+Test(interp, step_budget_stops_a_loop_that_never_ends) {
+  char text[2048];
+  loop_text(text, sizeof text, "1000", "500500");
+  shard_interp_options small = {.max_steps = 10000};
+  cr_assert(run_opts(text, &small), "%s", last_error);
+  loop_text(text, sizeof text, "-1", "0");
+  cr_assert_not(run_opts(text, &small));
+  cr_assert_eq(errors, 1);
+  cr_assert(strstr(last_error, "the interpreter stopped after 10000 steps (--max-steps 10000): this loop may never end"),
+            "%s", last_error);
+}
+
+/* The rounding books of a cross-device sum: integer terms add up exactly in
+ * any order (bound 0); terms that are not integers get the reordering
+ * bound 2 gamma(N-1) sum|x| = 2 * (3u / (1 - 3u)) * sum|x| for four terms. */
+Test(interp, cross_device_sum_bounds) {
+  const char *text =
+      "func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
+      "  %s = \"stablehlo.all_reduce\"(%x) ({\n"
+      "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+      "    %z = stablehlo.add %a, %b : tensor<f32>\n"
+      "    stablehlo.return %z : tensor<f32>\n"
+      "  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  %m = stablehlo.maximum %s, %s : tensor<2xf32>\n"
+      "  %e = stablehlo.exponential %s : tensor<2xf32>\n"
+      "  return %s, %m, %e : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
+      "}\n"
+      "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>, %d: tensor<2xf32>) -> "
+      "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
+      "  %r:12 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f], [@f], [@f], [@f]]} : "
+      "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, "
+      "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
+      "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)\n"
+      "  return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
+      "}\n";
+  shard_diag_engine de;
+  errors = 0;
+  shard_diag_init(&de, capture, NULL);
+  shard_module *m = parse(text, &de);
+  shard_arena *a = shard_arena_new();
+  int64_t two[1] = {2};
+  shard_interp_options opts = {.track_rounding = true};
+  const char *ints[4] = {"[1, -2]", "[3, 4]", "[-4, 0]", "[2, 2]"};
+  const char *fracs[4] = {"[0.1, -2]", "[3, 4]", "[-4, 0]", "[2, 2.5]"};
+  for (int round = 0; round < 2; round++) {
+    shard_tensor *args[4];
+    const char *err;
+    for (int k = 0; k < 4; k++)
+      cr_assert(shard_tensor_from_dense(a, round ? fracs[k] : ints[k], shard_type_tensor(a, 1, two, "f32", NULL),
+                                        &args[k], &err));
+    shard_tensor **res;
+    uint32_t n;
+    cr_assert(shard_interp_call(m, "main", args, 4, &opts, a, &res, &n, &de), "%s", last_error);
+    if (round == 0) {
+      cr_assert_eq(res[0]->floats[0], 2.0);
+      cr_assert_eq(res[0]->bound, 0.0);
+      cr_assert_eq(res[1]->bound, 0.0);
+      cr_assert_eq(res[2]->bound, 0.0);
+    } else {
+      double u = ldexp(1.0, -24), gamma3 = 3 * u / (1 - 3 * u);
+      double mag = 2.0 + 4 + 4 + 2.5; /* per device the largest |x|, summed */
+      cr_assert_eq(res[0]->sum_terms, 4);
+      cr_assert_float_eq(res[0]->bound, 2 * gamma3 * mag, 1e-18);
+      cr_assert_eq(res[1]->bound, res[0]->bound, "maximum keeps the bound");
+      cr_assert(isinf(res[2]->bound), "exponential has no bound rule");
+    }
+  }
+  shard_arena_free(a);
+  shard_module_free(m);
 }
