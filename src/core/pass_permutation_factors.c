@@ -13,8 +13,9 @@
  *  - for stablehlo.reshape, which has no permutation factor but moves data
  *    when a group of dims is sharded non-divisibly, the axes of each such
  *    group are replicated around the reshape;
- *  - with halo exchange, pad, slice and reverse may instead exchange just
- *    the neighbouring shards inside a manual computation
+ *  - with halo exchange, pad, slice, reverse and a reshape splitting a
+ *    non-divisible dim may instead exchange just the neighbouring shards
+ *    inside a manual computation
  *    (pass_permutation_factors_halo.c); when that is impossible the op falls
  *    back to replication.
  *

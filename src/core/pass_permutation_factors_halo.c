@@ -12,7 +12,9 @@
  *    sdy.mesh @<mesh>_reversed), a reshard brings the result back to the
  *    original mesh and a slice trims the padding. Divisible dims need only
  *    the reversed mesh.
- *  - pad and slice: see the comment above S_exchange.
+ *  - pad and slice: see the comment above `struct dim_exchange`.
+ *  - reshape: see the comment above S_group_out_start; the same buffer,
+ *    cut at offsets looked up per device.
  *
  * Local shapes, device pairs and offsets follow Shardy's arithmetic so the
  * emitted IR is the one Shardy prints. */
