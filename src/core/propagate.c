@@ -108,6 +108,7 @@ struct shard_propagation {
   uint32_t num_ops;
   shard_op **calls; /* func.call ops grouped by callee */
   shard_arena *memo; /* op_info.seen arrays */
+  shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
   /* meshes by symbol, looked up once */
   const char *mesh_names[16];
@@ -470,7 +471,7 @@ const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const
     info->rule = r->u.rule;
     return info->rule;
   }
-  info->rule = shard_rule_create(s->a, op, s->conservative);
+  info->rule = shard_rule_create_cached(s->rules, s->a, op, s->conservative);
   info->rule_created = info->rule != NULL;
   if (!info->rule) {
     /* Shardy warns once per process for ops and once for custom calls. */
@@ -1264,6 +1265,7 @@ shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, s
   s->observer = S_default_observer;
   s->memo = shard_arena_new();
   s->scratch = shard_arena_new();
+  s->rules = shard_rule_cache_new();
   op_vec groups = {0};
   shard_walk(m->top, S_collect_groups, &groups);
   S_sync_groups(s, &groups);
@@ -1317,6 +1319,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   free(s->members);
   free(s->calls);
   shard_arena_free(s->memo);
+  shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
   free(s);
 }

@@ -699,6 +699,14 @@ shard_op_sharding_rule *shard_rule_for_op(shard_arena *a, const shard_op *op, bo
   return shard_rule_create(a, op, conservative);
 }
 
+bool rr_shared_by_equal_ops(const shard_op *op) {
+  const rr_entry *e = op && op->name ? lookup(op->name) : NULL;
+  if (!e || !e->create) return false;
+  rr_create_fn f = e->create;
+  return f == rr_pointwise || f == rule_broadcast_in_dim || f == rule_dot || f == rule_dot_general ||
+         f == rr_reshape || f == rule_transpose;
+}
+
 bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
   if (!op || !op->name || lookup(op->name)) return false;
   if (strcmp(op->name, "stablehlo.custom_call") == 0) {

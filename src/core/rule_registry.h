@@ -18,6 +18,18 @@ shard_op_sharding_rule *shard_rule_for_op(shard_arena *a, const shard_op *op, bo
 /* Created rule only (ignores an existing attribute). */
 shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bool conservative);
 
+/* A cache of created rules for one propagation session: ops of the same
+ * name, operand and result types and attributes (shardings and sdy.* aside),
+ * whose constructor reads nothing else, share the rule created for the first
+ * of them. A module of repeated layers builds each rule once instead of once
+ * per op. Rules are never edited after creation, so sharing them is safe. */
+typedef struct shard_rule_cache shard_rule_cache;
+shard_rule_cache *shard_rule_cache_new(void);
+void shard_rule_cache_free(shard_rule_cache *c);
+/* shard_rule_create through the cache (a NULL cache creates every time). */
+shard_op_sharding_rule *shard_rule_create_cached(shard_rule_cache *c, shard_arena *a, const shard_op *op,
+                                                 bool conservative);
+
 /* Rules declared from outside (`shard propagate --rules FILE`) for ops the
  * registry does not know: shard_rule_create asks `fn` after its own table
  * misses; fn returns NULL when it has no rule either. NULL removes it. */

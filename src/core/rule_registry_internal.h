@@ -82,4 +82,9 @@ shard_op_sharding_rule *rr_scatter(shard_arena *a, const shard_op *op, bool cons
  * Shardy's registry. */
 shard_op_sharding_rule *rr_custom_call(shard_arena *a, const shard_op *op, bool conservative, bool *unknown);
 
+/* rule_registry.c: is the op's constructor one whose rule depends only on
+ * the op's name, operand and result types and attributes (not on defining
+ * ops, regions or uses), so that equal ops may share one rule? */
+bool rr_shared_by_equal_ops(const shard_op *op);
+
 #endif

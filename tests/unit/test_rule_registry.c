@@ -422,3 +422,126 @@ Test(rule_registry_attr, conv_dims_compact_and_long_forms) {
   cr_expect_not(rr_conv_dims_decode("#stablehlo.conv<[b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f]>", &c),
                 "spatial dim 0 twice");
 }
+
+/* ---- the rule cache of a propagation session ----------------------------------- */
+
+/* The ops named `name` in order of appearance, up to 8. */
+typedef struct all_ctx {
+  const char *name;
+  shard_op *ops[8];
+  uint32_t n;
+} all_ctx;
+
+static bool all_fn(shard_op *op, void *ctx) {
+  all_ctx *c = ctx;
+  if (strcmp(op->name, c->name) == 0 && c->n < 8) c->ops[c->n++] = op;
+  return true;
+}
+
+static all_ctx find_all(parsed *p, const char *name) {
+  all_ctx c = {name, {0}, 0};
+  shard_walk(p->module->top, all_fn, &c);
+  return c;
+}
+
+Test(rule_cache, equal_ops_share_a_rule_and_others_do_not) {
+  parsed p;
+  parse(&p, "sdy.mesh @mesh = <[\"x\"=2]>\n"
+            "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf32>) -> tensor<8x4xf32> {\n"
+            "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+            "  %1 = stablehlo.transpose %c, dims = [1, 0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>}"
+            " : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+            "  %2 = stablehlo.add %0, %1 : tensor<8x4xf32>\n"
+            "  %3 = stablehlo.add %2, %b : tensor<8x4xf32>\n"
+            "  %4 = stablehlo.add %a, %c : tensor<4x8xf32>\n"
+            "  %5 = stablehlo.transpose %4, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+            "  %6 = stablehlo.reshape %5 : (tensor<8x4xf32>) -> tensor<32xf32>\n"
+            "  %7 = stablehlo.reshape %6 : (tensor<32xf32>) -> tensor<8x4xf32>\n"
+            "  return %7 : tensor<8x4xf32>\n}\n");
+  shard_arena *a = p.module->arena;
+  shard_rule_cache *c = shard_rule_cache_new();
+  all_ctx tr = find_all(&p, "stablehlo.transpose"), add = find_all(&p, "stablehlo.add");
+  all_ctx rs = find_all(&p, "stablehlo.reshape");
+  cr_assert_eq(tr.n, 3);
+  cr_assert_eq(add.n, 3);
+  cr_assert_eq(rs.n, 2);
+  /* Same types and permutation: one rule, whatever the sharding says. */
+  const shard_op_sharding_rule *t0 = shard_rule_create_cached(c, a, tr.ops[0], false);
+  cr_assert_not_null(t0);
+  cr_expect_eq(shard_rule_create_cached(c, a, tr.ops[1], false), t0);
+  cr_expect_eq(shard_rule_create_cached(c, a, tr.ops[2], false), t0);
+  /* Equal types share; other types (the 4x8 add) get their own rule. */
+  const shard_op_sharding_rule *a0 = shard_rule_create_cached(c, a, add.ops[0], false);
+  cr_expect_eq(shard_rule_create_cached(c, a, add.ops[1], false), a0);
+  const shard_op_sharding_rule *a2 = shard_rule_create_cached(c, a, add.ops[2], false);
+  cr_expect_neq(a2, a0);
+  char *t = rule_str(a2), *u = rule_str(shard_rule_create(a, add.ops[2], false));
+  cr_expect_str_eq(t, u);
+  free(t);
+  free(u);
+  /* Reshapes the other way round are different keys and different rules. */
+  const shard_op_sharding_rule *r0 = shard_rule_create_cached(c, a, rs.ops[0], false);
+  const shard_op_sharding_rule *r1 = shard_rule_create_cached(c, a, rs.ops[1], false);
+  cr_expect_neq(r0, r1);
+  t = rule_str(r1);
+  u = rule_str(shard_rule_create(a, rs.ops[1], false));
+  cr_expect_str_eq(t, u);
+  free(t);
+  free(u);
+  shard_rule_cache_free(c);
+  shard_module_free(p.module);
+}
+
+Test(rule_cache, a_different_attribute_or_an_edited_op_misses) {
+  parsed p;
+  parse(&p, "func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {\n"
+            "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+            "  %1 = stablehlo.transpose %0, dims = [0, 1] : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+            "  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
+            "  return %2 : tensor<4x4xf32>\n}\n");
+  shard_arena *a = p.module->arena;
+  shard_rule_cache *c = shard_rule_cache_new();
+  all_ctx tr = find_all(&p, "stablehlo.transpose");
+  cr_assert_eq(tr.n, 3);
+  const shard_op_sharding_rule *r0 = shard_rule_create_cached(c, a, tr.ops[0], false);
+  const shard_op_sharding_rule *r1 = shard_rule_create_cached(c, a, tr.ops[1], false);
+  cr_expect_neq(r0, r1, "permutation [0, 1] must not reuse the rule of [1, 0]");
+  char *t = rule_str(r0), *u = rule_str(r1);
+  cr_expect_str_neq(t, u);
+  free(t);
+  free(u);
+  /* The cache keeps its own copy of the key: editing the first op's
+   * permutation afterwards leaves the third op (still [1, 0]) on r0, and the
+   * edited op finds the rule of [0, 1]. */
+  int64_t perm[] = {0, 1};
+  shard_op_set_attr(a, tr.ops[0], "permutation", shard_attr_dense_i64(a, perm, 2), true);
+  cr_expect_eq(shard_rule_create_cached(c, a, tr.ops[2], false), r0);
+  cr_expect_eq(shard_rule_create_cached(c, a, tr.ops[0], false), r1);
+  shard_rule_cache_free(c);
+  shard_module_free(p.module);
+}
+
+Test(rule_cache, rules_that_read_defining_ops_are_not_shared) {
+  parsed p;
+  parse(&p, "func.func @f(%a: tensor<8xf32>, %u: tensor<2xf32>, %i: tensor<i32>) -> tensor<8xf32> {\n"
+            "  %c = stablehlo.constant dense<0> : tensor<i32>\n"
+            "  %0 = stablehlo.dynamic_update_slice %a, %u, %c : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>\n"
+            "  %1 = stablehlo.dynamic_update_slice %0, %u, %i : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>\n"
+            "  return %1 : tensor<8xf32>\n}\n");
+  shard_arena *a = p.module->arena;
+  shard_rule_cache *c = shard_rule_cache_new();
+  all_ctx d = find_all(&p, "stablehlo.dynamic_update_slice");
+  cr_assert_eq(d.n, 2);
+  /* Same types, but a constant index and an argument index make different
+   * rules: the cache must not hand the first one out again. */
+  char *t0 = rule_str(shard_rule_create_cached(c, a, d.ops[0], false));
+  char *t1 = rule_str(shard_rule_create_cached(c, a, d.ops[1], false));
+  char *u1 = rule_str(shard_rule_create(a, d.ops[1], false));
+  cr_expect_str_eq(t1, u1);
+  cr_expect_str_neq(t0, t1);
+  free(t0);
+  free(t1);
+  free(u1);
+  shard_rule_cache_free(c);
+  shard_module_free(p.module);
+}
