@@ -108,6 +108,7 @@ static void S_print_dense_payload(shard_buf *b, const char *payload, const shard
   shard_buf_init(&leaf);
   for (const char *s = payload; *s;) {
     if (*s == '"') { /* hex string payloads stay as they are */
+      free((void *)first_leaf);
       shard_buf_free(&norm);
       shard_buf_free(&leaf);
       shard_buf_puts(b, payload);

@@ -60,6 +60,12 @@ static uint32_t S_balanced_end(shard_parser *p, uint32_t pos) {
         if (t[i] == '\\') i++;
       continue;
     }
+    /* a // comment ends at the line's end: its brackets do not count (the
+     * captured text drops comments when it folds lines, see S_fold_lines) */
+    if (c == '/' && i + 1 < n && t[i + 1] == '/') {
+      while (i + 1 < n && t[i + 1] != '\n') i++;
+      continue;
+    }
     if (c == '-' && i + 1 < n && t[i + 1] == '>') {
       i++;
       continue;
@@ -331,13 +337,17 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
 
 static bool S_tensor_body_uncached(shard_parser *p, shard_type **out) {
   S_sync(p);
-  uint32_t lt = p->lx.pos;
   p->lx.pos++; /* '<' */
+  // unranked ::= '<' '*' 'x' elem-type '>'
   if (S_ch(p, p->lx.pos) == '*') {
-    p->lx.pos = lt;
-    const char *text;
-    if (!S_capture_group(p, lt, &text)) return false;
-    *out = shard_type_other(p->arena, shard_arena_printf(p->arena, "tensor%s", text));
+    p->lx.pos++;
+    S_skip_ws(p); /* MLIR lexes '*' and 'x' as tokens: `* x f32` is fine */
+    if (S_ch(p, p->lx.pos) != 'x')
+      return shard_parser_error_at(p, S_span_at(p, p->lx.pos, 1), "expected 'x' in dimension list");
+    p->lx.pos++;
+    shard_type *elem;
+    if (!shard_parser_type(p, &elem) || !shard_parser_expect(p, ">")) return false;
+    *out = shard_type_other(p->arena, shard_arena_printf(p->arena, "tensor<*x%s>", elem->text));
     return true;
   }
   SHARD_VEC(int64_t) dims = {0};
