@@ -514,7 +514,22 @@ typedef struct cursor {
   shard_op *before;
 } cursor;
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_mhlo_ragged_dot = {"mhlo.ragged_dot", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_mesh = {"sdy.mesh", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_stablehlo_case = {"stablehlo.case", NULL};
+static shard_op_name K_stablehlo_concatenate = {"stablehlo.concatenate", NULL};
+static shard_op_name K_stablehlo_dot = {"stablehlo.dot", NULL};
+static shard_op_name K_stablehlo_dot_general = {"stablehlo.dot_general", NULL};
+static shard_op_name K_stablehlo_optimization_barrier = {"stablehlo.optimization_barrier", NULL};
+static shard_op_name K_stablehlo_reshape = {"stablehlo.reshape", NULL};
+static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
 
 static bool S_is_terminator(const shard_op *op) {
   return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
@@ -541,7 +556,7 @@ static shard_tensor_sharding *S_sharding(xr *x, const shard_value *v) {
 }
 
 static shard_value *S_bypass_barriers(shard_value *v) {
-  while (v->def && S_is(v->def, "sdy.propagation_barrier") && v->def->num_operands == 1)
+  while (v->def && shard_op_is(v->def, &K_sdy_propagation_barrier) && v->def->num_operands == 1)
     v = v->def->operands[0].value;
   return v;
 }
@@ -748,7 +763,7 @@ static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, sh
 
 /* convertReshardToUnreducedCollectives. */
 static bool S_reshard_to_unreduced(xr *x, shard_op *op) {
-  if (!S_is(op, "sdy.reshard") || op->num_operands != 1 || op->num_results != 1) return false;
+  if (!shard_op_is(op, &K_sdy_reshard) || op->num_operands != 1 || op->num_results != 1) return false;
   shard_attr *s = shard_op_attr(op, "sharding");
   if (!s || s->kind != SHARD_ATTR_SDY_SHARDING) return false;
   cursor c = S_before(op);
@@ -822,9 +837,9 @@ static shard_tensor_sharding *S_erase_manual(xr *x, const shard_tensor_sharding 
 }
 
 static bool S_is_data_flow_op(const shard_op *op) {
-  return S_is(op, "stablehlo.while") || S_is(op, "stablehlo.case") ||
-         S_is(op, "stablehlo.optimization_barrier") || S_is(op, "sdy.named_computation") ||
-         S_is(op, "sdy.manual_computation");
+  return shard_op_is(op, &K_stablehlo_while) || shard_op_is(op, &K_stablehlo_case) ||
+         shard_op_is(op, &K_stablehlo_optimization_barrier) || shard_op_is(op, &K_sdy_named_computation) ||
+         shard_op_is(op, &K_sdy_manual_computation);
 }
 
 static shard_operand *S_terminator_operand(shard_region *r, uint32_t i) {
@@ -835,7 +850,7 @@ static shard_operand *S_terminator_operand(shard_region *r, uint32_t i) {
 /* Every edge source of a data-flow op is resharded to its owner's sharding
  * (as the owner sees it before edge propagation). */
 static void S_data_flow_op(xr *x, shard_op *op, bool full) {
-  bool named = S_is(op, "sdy.named_computation"), manual = S_is(op, "sdy.manual_computation");
+  bool named = shard_op_is(op, &K_sdy_named_computation), manual = shard_op_is(op, &K_sdy_manual_computation);
   cursor none = S_before(op);
   for (uint32_t i = 0; i < op->num_results; i++) {
     shard_tensor_sharding *owner;
@@ -845,10 +860,10 @@ static void S_data_flow_op(xr *x, shard_op *op, bool full) {
     else owner = S_per_value_at(op, "sdy.sharding", i);
     shard_operand *sources[64];
     uint32_t n = 0;
-    if (S_is(op, "stablehlo.while")) {
+    if (shard_op_is(op, &K_stablehlo_while)) {
       if (i < op->num_operands) sources[n++] = &op->operands[i];
       if (op->num_regions > 1 && (sources[n] = S_terminator_operand(&op->regions[1], i))) n++;
-    } else if (S_is(op, "stablehlo.case")) {
+    } else if (shard_op_is(op, &K_stablehlo_case)) {
       for (uint32_t r = 0; r < op->num_regions && n < 64; r++)
         if ((sources[n] = S_terminator_operand(&op->regions[r], i))) n++;
     } else if (named || manual) {
@@ -886,7 +901,7 @@ static void S_call_op(xr *x, shard_op *call) {
   shard_attr *callee = shard_op_attr(call, "callee");
   if (!callee || callee->kind != SHARD_ATTR_SYMREF || !callee->u.symref.num) return;
   shard_op *func = shard_module_lookup_symbol(x->m, callee->u.symref.path[0]);
-  if (!func || !S_is(func, "func.func")) return;
+  if (!func || !shard_op_is(func, &K_func_func)) return;
   uint32_t n = call->num_operands;
   shard_tensor_sharding **targets = SHARD_NEW_ARRAY(x->a, shard_tensor_sharding *, n + 1);
   shard_block *body = func->num_regions ? func->regions[0].first : NULL;
@@ -1261,10 +1276,10 @@ static void S_process_reshape_overflow(xr *x, op_view *v, shard_axes *common) {
 /* ---- one op ------------------------------------------------------------------------------ */
 
 static bool S_full_version_for(xr *x, const shard_op *op) {
-  if (x->full || S_is(op, "mhlo.ragged_dot") || S_is(op, "func.call")) return true;
+  if (x->full || shard_op_is(op, &K_mhlo_ragged_dot) || shard_op_is(op, &K_func_call)) return true;
   /* A concatenate is resharded only when some operand's sharding differs
    * from the result's. */
-  if (S_is(op, "stablehlo.concatenate") && op->num_results) {
+  if (shard_op_is(op, &K_stablehlo_concatenate) && op->num_results) {
     shard_tensor_sharding *r = S_sharding(x, &op->results[0]);
     for (uint32_t i = 0; i < op->num_operands; i++) {
       shard_tensor_sharding *s = S_sharding(x, op->operands[i].value);
@@ -1287,7 +1302,7 @@ static shard_axes *S_process(xr *x, op_view *v, bool full) {
   shard_op *op = v->op;
   if (full) {
     shard_axes *common = SHARD_NEW_ARRAY(x->a, shard_axes, v->rule->num_factors + 1);
-    if (S_has_overflow(v->proj) && S_is(op, "stablehlo.reshape") && v->rule->num_operands == 1 &&
+    if (S_has_overflow(v->proj) && shard_op_is(op, &K_stablehlo_reshape) && v->rule->num_operands == 1 &&
         v->rule->num_results == 1) {
       S_process_reshape_overflow(x, v, common);
       return common;
@@ -1297,7 +1312,7 @@ static shard_axes *S_process(xr *x, op_view *v, bool full) {
     S_insert_reshards(x, v, v->in);
     return common;
   }
-  if (S_is(op, "stablehlo.dot") || S_is(op, "stablehlo.dot_general")) S_process_dot(x, v);
+  if (shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general)) S_process_dot(x, v);
   return NULL;
 }
 
@@ -1348,7 +1363,7 @@ static void S_all_reduce_results(xr *x, op_view *v, const shard_axes *common, bo
 static shard_op *S_global_mesh(xr *x) {
   shard_block *b = x->m->top->num_regions ? x->m->top->regions[0].first : NULL;
   for (shard_op *op = b ? b->first : NULL; op; op = op->next) {
-    if (!S_is(op, "sdy.mesh")) continue;
+    if (!shard_op_is(op, &K_sdy_mesh)) continue;
     shard_attr *mesh = shard_op_attr(op, "mesh");
     if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH && !shard_mesh_is_maximal(mesh->u.mesh) &&
         mesh->u.mesh->num_axes)
@@ -1442,7 +1457,7 @@ static bool S_visit(xr *x, shard_op *op) {
     S_data_flow_op(x, op, full);
     return true;
   }
-  if (S_is(op, "func.call")) {
+  if (shard_op_is(op, &K_func_call)) {
     S_call_op(x, op);
     return true;
   }
@@ -1524,7 +1539,7 @@ bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_di
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
-    if (S_is(op, "func.func") && op->num_regions && op->regions[0].first) SHARD_VEC_PUSH(funcs, op);
+    if (shard_op_is(op, &K_func_func) && op->num_regions && op->regions[0].first) SHARD_VEC_PUSH(funcs, op);
   bool ok = true;
   for (uint32_t i = 0; i < funcs.len; i++) ok = S_run_func(&x, funcs.items[i]) && ok;
   SHARD_VEC_FREE(funcs);

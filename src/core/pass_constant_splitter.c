@@ -46,7 +46,22 @@ typedef struct op_list {
   shard_ptr_map *set;
 } op_list;
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_constant = {"sdy.constant", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_sdy_sharding_group = {"sdy.sharding_group", NULL};
+static shard_op_name K_stablehlo_bitcast_convert = {"stablehlo.bitcast_convert", NULL};
+static shard_op_name K_stablehlo_broadcast_in_dim = {"stablehlo.broadcast_in_dim", NULL};
+static shard_op_name K_stablehlo_clamp = {"stablehlo.clamp", NULL};
+static shard_op_name K_stablehlo_constant = {"stablehlo.constant", NULL};
+static shard_op_name K_stablehlo_iota = {"stablehlo.iota", NULL};
+static shard_op_name K_stablehlo_reshape = {"stablehlo.reshape", NULL};
+static shard_op_name K_stablehlo_select = {"stablehlo.select", NULL};
+static shard_op_name K_stablehlo_slice = {"stablehlo.slice", NULL};
 
 static bool S_names_contain(const name_vec *v, const char *name) {
   for (uint32_t i = 0; i < v->len; i++)
@@ -91,29 +106,29 @@ static bool S_same_shape(const shard_type *a, const shard_type *b) {
  * one that is not pure. */
 static bool S_is_pure_elementwise(const shard_op *op) {
   if (op->def && (op->def->traits & SHARD_TRAIT_ELEMENTWISE)) return true;
-  if (S_is(op, "stablehlo.clamp") || S_is(op, "stablehlo.select")) return true;
-  if (S_is(op, "stablehlo.bitcast_convert"))
+  if (shard_op_is(op, &K_stablehlo_clamp) || shard_op_is(op, &K_stablehlo_select)) return true;
+  if (shard_op_is(op, &K_stablehlo_bitcast_convert))
     return op->num_operands == 1 && op->num_results == 1 &&
            S_same_shape(op->operands[0].value->type, op->results[0].type);
-  return S_is(op, "sdy.reshard") || S_is(op, "sdy.propagation_barrier");
+  return shard_op_is(op, &K_sdy_reshard) || shard_op_is(op, &K_sdy_propagation_barrier);
 }
 
 static bool S_is_constant_preserving(const splitter *sp, const shard_op *op) {
-  if (S_is(op, "func.call")) {
+  if (shard_op_is(op, &K_func_call)) {
     shard_op *callee = shard_call_callee_func(sp->m, op);
     const char *name = callee ? shard_func_original_name(callee) : NULL;
     return name && !S_names_contain(&sp->non_const_funcs, name);
   }
-  if (S_is(op, "sdy.named_computation"))
+  if (shard_op_is(op, &K_sdy_named_computation))
     return !S_names_contain(&sp->non_const_named_computations, S_named_computation_name(op));
-  if (S_is(op, "stablehlo.broadcast_in_dim") || S_is(op, "stablehlo.reshape") ||
-      S_is(op, "stablehlo.slice"))
+  if (shard_op_is(op, &K_stablehlo_broadcast_in_dim) || shard_op_is(op, &K_stablehlo_reshape) ||
+      shard_op_is(op, &K_stablehlo_slice))
     return true;
   return S_is_pure_elementwise(op);
 }
 
 static bool S_is_constant_expression(const splitter *sp, const shard_op *op, const op_list *constants) {
-  if (S_is(op, "sdy.constant") || S_is(op, "stablehlo.iota")) return true;
+  if (shard_op_is(op, &K_sdy_constant) || shard_op_is(op, &K_stablehlo_iota)) return true;
   if (!S_is_constant_preserving(sp, op)) return false;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const shard_op *def = op->operands[i].value ? op->operands[i].value->def : NULL;
@@ -124,7 +139,7 @@ static bool S_is_constant_expression(const splitter *sp, const shard_op *op, con
 
 /* A broadcast of a scalar: split like a constant even when the scalar is not. */
 static bool S_is_scalar_expansion(const shard_op *op) {
-  return S_is(op, "stablehlo.broadcast_in_dim") && op->num_operands == 1 &&
+  return shard_op_is(op, &K_stablehlo_broadcast_in_dim) && op->num_operands == 1 &&
          S_is_scalar(op->operands[0].value);
 }
 
@@ -145,7 +160,7 @@ static void S_clone_sub_computation(splitter *sp, shard_value *result, shard_val
   }
   shard_op *copy = shard_op_clone(sp->m->arena, op, map);
   shard_op_insert_before(op, copy);
-  if (S_is(copy, "func.call")) {
+  if (shard_op_is(copy, &K_func_call)) {
     shard_op *callee = shard_call_callee_func(sp->m, copy);
     if (callee) {
       shard_op *callee_copy = shard_func_clone_recursively(&sp->symbols, callee);
@@ -154,7 +169,7 @@ static void S_clone_sub_computation(splitter *sp, shard_value *result, shard_val
   }
   /* The clone belongs to the same sharding groups as the value it copies. */
   for (shard_operand *u = result->first_use; u; u = u->next_use)
-    if (S_is(u->owner, "sdy.sharding_group"))
+    if (shard_op_is(u->owner, &K_sdy_sharding_group))
       shard_op_insert_before(op, shard_op_clone(sp->m->arena, u->owner, map));
 }
 
@@ -187,7 +202,7 @@ typedef struct region_walk {
 
 static void S_process_op(region_walk *w, shard_op *op) {
   splitter *sp = w->sp;
-  if (S_is(op, "func.func") || S_is(op, "sdy.sharding_group")) return;
+  if (shard_op_is(op, &K_func_func) || shard_op_is(op, &K_sdy_sharding_group)) return;
   if (S_is_constant_expression(sp, op, &w->constants)) {
     S_list_add(&w->constants, op);
     return;
@@ -210,7 +225,7 @@ static void S_walk_ops(region_walk *w, shard_region *r) {
   for (shard_block *b = r->first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next) {
       S_process_op(w, op);
-      if (S_is(op, "sdy.named_computation")) continue;
+      if (shard_op_is(op, &K_sdy_named_computation)) continue;
       for (uint32_t i = 0; i < op->num_regions; i++) S_walk_ops(w, &op->regions[i]);
     }
 }
@@ -218,7 +233,7 @@ static void S_walk_ops(region_walk *w, shard_region *r) {
 static bool S_only_sharding_group_users(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++)
     for (shard_operand *u = op->results[i].first_use; u; u = u->next_use)
-      if (!S_is(u->owner, "sdy.sharding_group")) return false;
+      if (!shard_op_is(u->owner, &K_sdy_sharding_group)) return false;
   return true;
 }
 
@@ -248,7 +263,7 @@ static void S_collect_named_computations(shard_region *r, op_vec *out) {
   for (shard_block *b = r->first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next) {
       for (uint32_t i = 0; i < op->num_regions; i++) S_collect_named_computations(&op->regions[i], out);
-      if (S_is(op, "sdy.named_computation")) SHARD_VEC_PUSH(*out, op);
+      if (shard_op_is(op, &K_sdy_named_computation)) SHARD_VEC_PUSH(*out, op);
     }
 }
 
@@ -266,7 +281,7 @@ static void S_split_func(splitter *sp, shard_op *func) {
 
 static bool S_convert_constant(shard_op *op, void *ctx) {
   (void)ctx;
-  if (S_is(op, "stablehlo.constant")) {
+  if (shard_op_is(op, &K_stablehlo_constant)) {
     static const char name[] = "sdy.constant";
     op->name = name;
     op->def = shard_op_def_lookup(name, sizeof name - 1);

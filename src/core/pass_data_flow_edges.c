@@ -18,16 +18,22 @@
 
 typedef enum owner_kind { OWNERS_BLOCK_ARGS, OWNERS_RESULTS } owner_kind;
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_sdy_data_flow_edge = {"sdy.data_flow_edge", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+static shard_op_name K_stablehlo_case = {"stablehlo.case", NULL};
+static shard_op_name K_stablehlo_optimization_barrier = {"stablehlo.optimization_barrier", NULL};
+static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
 
 static bool S_is_data_flow_op(const shard_op *op) {
-  return S_is(op, "stablehlo.while") || S_is(op, "stablehlo.case") ||
-         S_is(op, "stablehlo.optimization_barrier") || S_is(op, "sdy.named_computation") ||
-         S_is(op, "sdy.manual_computation");
+  return shard_op_is(op, &K_stablehlo_while) || shard_op_is(op, &K_stablehlo_case) ||
+         shard_op_is(op, &K_stablehlo_optimization_barrier) || shard_op_is(op, &K_sdy_named_computation) ||
+         shard_op_is(op, &K_sdy_manual_computation);
 }
 
 static bool S_has_body_owners(const shard_op *op) {
-  return S_is(op, "sdy.named_computation") || S_is(op, "sdy.manual_computation");
+  return shard_op_is(op, &K_sdy_named_computation) || shard_op_is(op, &K_sdy_manual_computation);
 }
 
 /* The owners of one kind: a pointer to the first value and the count. */
@@ -121,9 +127,9 @@ static shard_tensor_sharding *S_per_value_at(const shard_attr *pv, uint32_t i) {
 /* The sharding an owner has on its op (NULL when none), as the op sees it. */
 static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, owner_kind kind,
                                                uint32_t i) {
-  if (S_is(op, "sdy.named_computation"))
+  if (shard_op_is(op, &K_sdy_named_computation))
     return S_per_value_at(shard_op_attr(op, kind == OWNERS_RESULTS ? "out_shardings" : "in_shardings"), i);
-  if (S_is(op, "sdy.manual_computation")) {
+  if (shard_op_is(op, &K_sdy_manual_computation)) {
     if (kind == OWNERS_RESULTS) return S_per_value_at(shard_op_attr(op, "out_shardings"), i);
     shard_tensor_sharding *s = S_per_value_at(shard_op_attr(op, "in_shardings"), i);
     return s ? S_erase_manual_axes(a, s, shard_op_attr(op, "manual_axes")) : NULL;
@@ -135,7 +141,7 @@ static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, own
 /* Sets the shardings of all owners of one kind (n entries). */
 static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
                                   shard_tensor_sharding *list, uint32_t n) {
-  if (S_is(op, "sdy.manual_computation") && kind == OWNERS_BLOCK_ARGS) {
+  if (shard_op_is(op, &K_sdy_manual_computation) && kind == OWNERS_BLOCK_ARGS) {
     const shard_attr *manual = shard_op_attr(op, "manual_axes");
     shard_attr *in = shard_op_attr(op, "in_shardings");
     for (uint32_t i = 0; i < n; i++) {
@@ -145,7 +151,7 @@ static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
   }
   const char *name = "sdy.sharding";
   bool inherent = false;
-  if (S_is(op, "sdy.named_computation") || S_is(op, "sdy.manual_computation")) {
+  if (shard_op_is(op, &K_sdy_named_computation) || shard_op_is(op, &K_sdy_manual_computation)) {
     name = kind == OWNERS_RESULTS ? "out_shardings" : "in_shardings";
     inherent = true;
   }
@@ -203,7 +209,7 @@ bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, shard_
 /* The data_flow_edge whose input is `owner`, or NULL. */
 static shard_op *S_edge_of(const shard_value *owner) {
   for (shard_operand *u = owner->first_use; u; u = u->next_use)
-    if (S_is(u->owner, "sdy.data_flow_edge") && u->index == 0) return u->owner;
+    if (shard_op_is(u->owner, &K_sdy_data_flow_edge) && u->index == 0) return u->owner;
   return NULL;
 }
 
@@ -272,7 +278,7 @@ static void S_sink_shardings(shard_arena *a, shard_op *op, owner_kind kind) {
 }
 
 static bool S_collect_edges(shard_op *op, void *ctx) {
-  if (S_is(op, "sdy.data_flow_edge")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_sdy_data_flow_edge)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 

@@ -18,6 +18,8 @@
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_func = {"func.func", NULL};
 
 typedef struct collect {
   const char *name;
@@ -56,7 +58,7 @@ static const char *const S_debug_attrs[] = {
 
 static bool S_remove_debug(shard_op *op, void *ctx) {
   shard_module *m = ctx;
-  if (S_is(op, "func.func")) {
+  if (shard_op_is(op, &K_func_func)) {
     for (const char *const *a = S_debug_attrs; *a; a++)
       shard_pass_func_remove_arg_result_attr(m->arena, op, *a);
     return true;
@@ -77,7 +79,7 @@ bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *optio
 static bool S_drop_sharding(shard_op *op, void *ctx) {
   shard_module *m = ctx;
   shard_op_remove_attr(op, "sdy.sharding");
-  if (S_is(op, "func.func")) shard_pass_func_remove_arg_result_attr(m->arena, op, "sdy.sharding");
+  if (shard_op_is(op, &K_func_func)) shard_pass_func_remove_arg_result_attr(m->arena, op, "sdy.sharding");
   return true;
 }
 

@@ -30,7 +30,31 @@
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_func_return = {"func.return", NULL};
+static shard_op_name K_sdy_all_gather = {"sdy.all_gather", NULL};
+static shard_op_name K_sdy_all_reduce = {"sdy.all_reduce", NULL};
+static shard_op_name K_sdy_constant = {"sdy.constant", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_mesh = {"sdy.mesh", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_sdy_reduce_scatter = {"sdy.reduce_scatter", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_sdy_return = {"sdy.return", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
+static shard_op_name K_stablehlo_add = {"stablehlo.add", NULL};
+static shard_op_name K_stablehlo_all_reduce = {"stablehlo.all_reduce", NULL};
+static shard_op_name K_stablehlo_broadcast_in_dim = {"stablehlo.broadcast_in_dim", NULL};
+static shard_op_name K_stablehlo_constant = {"stablehlo.constant", NULL};
+static shard_op_name K_stablehlo_dot = {"stablehlo.dot", NULL};
+static shard_op_name K_stablehlo_dot_general = {"stablehlo.dot_general", NULL};
+static shard_op_name K_stablehlo_maximum = {"stablehlo.maximum", NULL};
+static shard_op_name K_stablehlo_minimum = {"stablehlo.minimum", NULL};
+static shard_op_name K_stablehlo_reduce = {"stablehlo.reduce", NULL};
+static shard_op_name K_stablehlo_reduce_scatter = {"stablehlo.reduce_scatter", NULL};
+static shard_op_name K_stablehlo_return = {"stablehlo.return", NULL};
 
 static bool S_collect_all(shard_op *op, void *ctx) {
   SHARD_VEC_PUSH(*(op_vec *)ctx, op);
@@ -64,11 +88,11 @@ static bool S_same_attrs(const shard_op *a, const shard_op *b) {
 }
 
 static bool S_is_constant(const shard_op *op) {
-  return S_is(op, "stablehlo.constant") || S_is(op, "sdy.constant");
+  return shard_op_is(op, &K_stablehlo_constant) || shard_op_is(op, &K_sdy_constant);
 }
 
 static bool S_is_scalar_broadcast(const shard_op *op) {
-  if (!S_is(op, "stablehlo.broadcast_in_dim") || op->num_operands != 1 || op->num_results != 1)
+  if (!shard_op_is(op, &K_stablehlo_broadcast_in_dim) || op->num_operands != 1 || op->num_results != 1)
     return false;
   const shard_type *t = op->operands[0].value->type;
   return t && t->kind == SHARD_TYPE_TENSOR && t->rank == 0;
@@ -137,11 +161,11 @@ bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
     shard_op *dot = ops.items[i];
-    if (!S_is(dot, "stablehlo.dot") && !S_is(dot, "stablehlo.dot_general")) continue;
+    if (!shard_op_is(dot, &K_stablehlo_dot) && !shard_op_is(dot, &K_stablehlo_dot_general)) continue;
     bool gathered = false;
     for (uint32_t k = 0; k < dot->num_operands; k++) {
       shard_op *def = dot->operands[k].value->def;
-      if (def && S_is(def, "sdy.all_gather") && S_op_num_uses(def) == 1) {
+      if (def && shard_op_is(def, &K_sdy_all_gather) && S_op_num_uses(def) == 1) {
         SHARD_VEC_PUSH(doomed, def);
         gathered = true;
       }
@@ -149,7 +173,7 @@ bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const
     /* With a gathered operand the reduce-scatter of the result stays. */
     if (gathered || !dot->num_results) continue;
     shard_op *user = S_only_user(dot);
-    if (!user || !S_is(user, "sdy.reduce_scatter")) continue;
+    if (!user || !shard_op_is(user, &K_sdy_reduce_scatter)) continue;
     shard_tensor_sharding *cur = shard_pass_value_sharding(&dot->results[0]);
     if (cur && cur->num_unreduced) continue;
     shard_tensor_sharding *rs = shard_propagation_value_sharding(m->arena, &user->results[0]);
@@ -178,15 +202,15 @@ typedef struct unreduced_check {
 } unreduced_check;
 
 static shard_tensor_sharding *S_sharding_past_barriers(shard_module *m, shard_value *v) {
-  while (v->def && S_is(v->def, "sdy.propagation_barrier") && v->def->num_operands)
+  while (v->def && shard_op_is(v->def, &K_sdy_propagation_barrier) && v->def->num_operands)
     v = v->def->operands[0].value;
   return shard_propagation_value_sharding(m->arena, v);
 }
 
 static bool S_from_explicit_reshard(shard_value *v) {
-  while (v->def && S_is(v->def, "sdy.propagation_barrier") && v->def->num_operands)
+  while (v->def && shard_op_is(v->def, &K_sdy_propagation_barrier) && v->def->num_operands)
     v = v->def->operands[0].value;
-  return v->def && (S_is(v->def, "sdy.reshard") || S_is(v->def, "sdy.sharding_constraint"));
+  return v->def && (shard_op_is(v->def, &K_sdy_reshard) || shard_op_is(v->def, &K_sdy_sharding_constraint));
 }
 
 /* The multiplicative range [lo, hi) of the axis a ref covers. */
@@ -383,7 +407,7 @@ static bool S_check_equal(unreduced_check *c, const shard_op *op, const shard_te
 
 static bool S_check_call(unreduced_check *c, shard_op *call) {
   shard_op *callee = shard_call_callee_func(c->m, call);
-  if (!callee || !S_is(callee, "func.func")) return true;
+  if (!callee || !shard_op_is(callee, &K_func_func)) return true;
   for (uint32_t i = 0; i < call->num_operands; i++) {
     shard_value *v = call->operands[i].value;
     if (S_from_explicit_reshard(v)) continue;
@@ -429,7 +453,7 @@ static shard_tensor_sharding *S_erase_manual(shard_arena *a, const shard_tensor_
 static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   shard_op *parent = shard_op_parent_op(op);
   if (!parent) return true;
-  if (S_is(parent, "func.func")) {
+  if (shard_op_is(parent, &K_func_func)) {
     for (uint32_t i = 0; i < op->num_operands; i++)
       if (!S_check_return_pair(c, op, op->operands[i].value, shard_pass_func_result_sharding(parent, i), i))
         return false;
@@ -437,7 +461,7 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   }
   for (uint32_t i = 0; i < op->num_operands && i < parent->num_results; i++) {
     shard_tensor_sharding *s = S_sharding_past_barriers(c->m, &parent->results[i]);
-    if (S_is(parent, "sdy.manual_computation")) s = S_erase_manual(c->m->arena, s, parent);
+    if (shard_op_is(parent, &K_sdy_manual_computation)) s = S_erase_manual(c->m->arena, s, parent);
     if (!S_check_return_pair(c, op, op->operands[i].value, s, i)) return false;
   }
   return true;
@@ -448,14 +472,14 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
 static int S_body_reduction(const shard_op *op) {
   if (!op->num_regions || !op->regions[0].first) return NO_REDUCTION;
   shard_op *ret = op->regions[0].first->last;
-  if (!ret || !S_is(ret, "stablehlo.return") || !ret->num_operands) return NO_REDUCTION;
+  if (!ret || !shard_op_is(ret, &K_stablehlo_return) || !ret->num_operands) return NO_REDUCTION;
   int red = NO_REDUCTION;
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     shard_op *def = ret->operands[i].value->def;
     int cur = !def ? NO_REDUCTION
-              : S_is(def, "stablehlo.add") ? SHARD_RED_SUM
-              : S_is(def, "stablehlo.maximum") ? SHARD_RED_MAX
-              : S_is(def, "stablehlo.minimum") ? SHARD_RED_MIN
+              : shard_op_is(def, &K_stablehlo_add) ? SHARD_RED_SUM
+              : shard_op_is(def, &K_stablehlo_maximum) ? SHARD_RED_MAX
+              : shard_op_is(def, &K_stablehlo_minimum) ? SHARD_RED_MIN
                                                : NO_REDUCTION;
     if (cur == NO_REDUCTION || (red != NO_REDUCTION && red != cur)) return NO_REDUCTION;
     red = cur;
@@ -471,7 +495,7 @@ static bool S_is_terminator(const shard_op *op) {
 /* Of the terminators, only func.return and sdy.return are ReturnLike
  * (stablehlo.return is not), so only they are checked. */
 static bool S_is_return_like(const shard_op *op) {
-  return S_is(op, "func.return") || S_is(op, "sdy.return");
+  return shard_op_is(op, &K_func_return) || shard_op_is(op, &K_sdy_return);
 }
 
 /* Operand and result shardings of `op`; operands made by an explicit reshard
@@ -488,28 +512,28 @@ static bool S_check_op(unreduced_check *c, shard_op *op, uint32_t n, int introdu
 }
 
 static bool S_check_unreduced(unreduced_check *c, shard_op *op) {
-  if (S_is(op, "sdy.reshard") || S_is(op, "sdy.sharding_constraint")) return true; /* the op verifier's job */
-  if (S_is(op, "stablehlo.reduce")) {
+  if (shard_op_is(op, &K_sdy_reshard) || shard_op_is(op, &K_sdy_sharding_constraint)) return true; /* the op verifier's job */
+  if (shard_op_is(op, &K_stablehlo_reduce)) {
     /* Inputs are the first half of the operands (then the init values). */
     return S_check_op(c, op, op->num_operands / 2, S_body_reduction(op), NO_REDUCTION);
   }
-  if (S_is(op, "stablehlo.dot") || S_is(op, "stablehlo.dot_general"))
+  if (shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general))
     return S_check_op(c, op, op->num_operands, SHARD_RED_SUM, NO_REDUCTION);
-  if (S_is(op, "sdy.all_reduce") || S_is(op, "sdy.reduce_scatter")) {
+  if (shard_op_is(op, &K_sdy_all_reduce) || shard_op_is(op, &K_sdy_reduce_scatter)) {
     if (op->num_operands && !S_sharding_past_barriers(c->m, op->operands[0].value)) {
       shard_error(c->de, op->span, "'%s' op operand must be sharded.", op->name);
       return false;
     }
     return true;
   }
-  if (S_is(op, "stablehlo.all_reduce") || S_is(op, "stablehlo.reduce_scatter")) {
+  if (shard_op_is(op, &K_stablehlo_all_reduce) || shard_op_is(op, &K_stablehlo_reduce_scatter)) {
     if (!op->num_operands || !op->num_results) return true;
     shard_tensor_sharding *in = S_sharding_past_barriers(c->m, op->operands[0].value);
     shard_tensor_sharding *out = S_sharding_past_barriers(c->m, &op->results[0]);
     if (!in && !out) return true;
     return S_check_transition(c, op, &in, 1, &out, 1, NO_REDUCTION, S_body_reduction(op));
   }
-  if (S_is(op, "func.call")) return S_check_call(c, op);
+  if (shard_op_is(op, &K_func_call)) return S_check_call(c, op);
   if (S_is_terminator(op)) return !S_is_return_like(op) || S_check_terminator(c, op);
   return S_check_op(c, op, op->num_operands, SHARD_RED_SUM, NO_REDUCTION);
 }
@@ -529,7 +553,7 @@ bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, shar
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next)
-    if (S_is(func, "func.func") && !S_walk_unreduced(&c, func)) ok = false;
+    if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func)) ok = false;
   return ok;
 }
 
@@ -618,7 +642,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
   op_vec reshards = {0};
   for (uint32_t i = 0; i < copy->num_operands; i++) {
     shard_op *def = copy->operands[i].value->def;
-    if (def && S_is(def, "sdy.reshard") && def->num_operands &&
+    if (def && shard_op_is(def, &K_sdy_reshard) && def->num_operands &&
         S_single_device(m, shard_pass_value_sharding(&def->results[0])) >= 0) {
       shard_operand_set(&copy->operands[i], def->operands[0].value);
       SHARD_VEC_PUSH(reshards, def);
@@ -681,7 +705,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
     while (u) {
       shard_operand *next = u->next_use;
       shard_op *user = u->owner;
-      shard_tensor_sharding *s = S_is(user, "sdy.reshard") ? shard_pass_value_sharding(&user->results[0]) : NULL;
+      shard_tensor_sharding *s = shard_op_is(user, &K_sdy_reshard) ? shard_pass_value_sharding(&user->results[0]) : NULL;
       if (s && shard_sharding_equal(s, replicated)) {
         shard_value_replace_all_uses(&user->results[0], &ar->results[0]);
         if (next && next->owner == user) next = next->next_use;
@@ -725,12 +749,12 @@ bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *opti
   /* The global mesh: the first mesh with axes. */
   shard_op *mesh_op = NULL;
   for (shard_op *op = body ? body->first : NULL; op && !mesh_op; op = op->next) {
-    shard_attr *mesh = S_is(op, "sdy.mesh") ? shard_op_attr(op, "mesh") : NULL;
+    shard_attr *mesh = shard_op_is(op, &K_sdy_mesh) ? shard_op_attr(op, "mesh") : NULL;
     if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH && mesh->u.mesh->num_axes) mesh_op = op;
   }
   if (!mesh_op) return true;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
-    if (!S_is(func, "func.func")) continue;
+    if (!shard_op_is(func, &K_func_func)) continue;
     single_device_scan sc = {m, {0}};
     S_collect_single_device(&sc, func);
     for (uint32_t i = 0; i < sc.ops.len; i++) S_resolve_single_device(m, sc.ops.items[i], mesh_op, replicas);

@@ -177,17 +177,21 @@ void shard_pass_func_remove_arg_result_attr(shard_arena *a, shard_op *func, cons
 
 /* ---- values ----------------------------------------------------------------- */
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_data_flow_edge = {"sdy.data_flow_edge", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
 
 static bool S_single_sharding_op(const shard_op *op) {
-  return S_is(op, "sdy.sharding_constraint") || S_is(op, "sdy.reshard") ||
-         S_is(op, "sdy.data_flow_edge");
+  return shard_op_is(op, &K_sdy_sharding_constraint) || shard_op_is(op, &K_sdy_reshard) ||
+         shard_op_is(op, &K_sdy_data_flow_edge);
 }
 
 shard_tensor_sharding *shard_pass_value_sharding(const shard_value *v) {
   if (!v->def) {
     shard_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
-    if (owner && S_is(owner, "func.func") && v->block == owner->regions[0].first) {
+    if (owner && shard_op_is(owner, &K_func_func) && v->block == owner->regions[0].first) {
       shard_attr *s = shard_value_attr(v, "sdy.sharding");
       return s && s->kind == SHARD_ATTR_SDY_SHARDING ? s->u.sharding : NULL;
     }
@@ -301,7 +305,7 @@ static void S_map_func_dicts(map_state *st, shard_op *func, const char *name) {
 
 static bool S_map_op(shard_op *op, void *ctx) {
   map_state *st = ctx;
-  if (S_is(op, "func.func")) {
+  if (shard_op_is(op, &K_func_func)) {
     shard_block *entry = S_func_entry(op);
     for (uint32_t i = 0; entry && i < entry->num_args; i++) {
       shard_attr *s = shard_value_attr(&entry->args[i], "sdy.sharding");
