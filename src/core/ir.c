@@ -284,15 +284,114 @@ bool shard_op_is_slow(const shard_op *op, shard_op_name *k) {
   return strcmp(op->name, k->name) == 0;
 }
 
-shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name) {
-  if (!m || !m->top || !m->top->num_regions) return NULL;
+/* ---- symbols ---------------------------------------------------------- */
+
+/* Open addressing from symbol name to op. Passes add, erase and rename
+ * top-level ops directly, so the index cannot be kept exact: an entry is a
+ * hint, used only after checking that its op is still a top-level op of that
+ * name; anything else falls back to the scan, whose answer then updates the
+ * entry. Names are unique in a valid module, so the hint and the scan agree. */
+struct shard_symbol_index {
+  const char **names;
+  shard_op **ops;
+  uint32_t cap; /* power of two */
+  uint32_t count;
+};
+
+/* The op's sym_name. The scan below runs this on every top-level op for a
+ * name the index does not have, so the few attribute names are scanned in
+ * place (first byte, then the rest) rather than binary searched with strcmp;
+ * names are unique, so both find the same attribute. */
+static const char *S_symbol_name(const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const char *n = op->attrs[i].name;
+    if (n[0] != 's' || strcmp(n, "sym_name") != 0) continue;
+    shard_attr *sym = op->attrs[i].value;
+    return sym && sym->kind == SHARD_ATTR_STRING ? sym->u.str.data : NULL;
+  }
+  return NULL;
+}
+
+static bool S_is_top_level(const shard_module *m, const shard_op *op) {
+  return op->parent && op->parent->parent == &m->top->regions[0];
+}
+
+static uint32_t S_name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The slot of `name`: its entry, or the empty slot where it would go. */
+static uint32_t S_slot(const struct shard_symbol_index *ix, const char *name) {
+  uint32_t h = S_name_hash(name) & (ix->cap - 1);
+  while (ix->names[h] && strcmp(ix->names[h], name) != 0) h = (h + 1) & (ix->cap - 1);
+  return h;
+}
+
+/* A fresh index holding the first op of each name, with room for `more`. */
+static void S_index_build(shard_module *m, uint32_t more) {
+  uint32_t n = more;
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next) n++;
+  struct shard_symbol_index *ix = SHARD_NEW(m->arena, struct shard_symbol_index);
+  ix->cap = 16;
+  while (ix->cap < 2 * n) ix->cap *= 2;
+  ix->names = SHARD_NEW_ARRAY(m->arena, const char *, ix->cap);
+  ix->ops = SHARD_NEW_ARRAY(m->arena, shard_op *, ix->cap);
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next) {
-      shard_attr *sym = shard_op_attr(op, "sym_name");
-      if (sym && sym->kind == SHARD_ATTR_STRING && strcmp(sym->u.str.data, name) == 0)
-        return op;
+      const char *name = S_symbol_name(op);
+      if (!name) continue;
+      uint32_t h = S_slot(ix, name);
+      if (ix->names[h]) continue;
+      ix->names[h] = name;
+      ix->ops[h] = op;
+      ix->count++;
+    }
+  m->symbols = ix;
+}
+
+static void S_index_put(shard_module *m, const char *name, shard_op *op) {
+  struct shard_symbol_index *ix = m->symbols;
+  uint32_t h = S_slot(ix, name);
+  if (!ix->names[h]) {
+    if (2 * (ix->count + 1) > ix->cap) {
+      /* Full: rebuilt from the module, which has op (the scan found it). */
+      S_index_build(m, ix->count);
+      return;
+    }
+    ix->names[h] = name;
+    ix->count++;
+  }
+  ix->ops[h] = op;
+}
+
+static shard_op *S_scan_symbol(const shard_module *m, const char *name) {
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next) {
+      const char *sym = S_symbol_name(op);
+      if (sym && sym[0] == name[0] && strcmp(sym, name) == 0) return op;
     }
   return NULL;
+}
+
+shard_op *shard_module_lookup_symbol(const shard_module *cm, const char *name) {
+  if (!cm || !cm->top || !cm->top->num_regions) return NULL;
+  if (!cm->arena) return S_scan_symbol(cm, name);
+  /* The index is a cache: building or updating it changes no answer. */
+  shard_module *m = (shard_module *)cm;
+  if (!m->symbols) S_index_build(m, 8);
+  struct shard_symbol_index *ix = m->symbols;
+  uint32_t h = S_slot(ix, name);
+  shard_op *hint = ix->names[h] ? ix->ops[h] : NULL;
+  if (hint && S_is_top_level(m, hint)) {
+    const char *sym = S_symbol_name(hint);
+    if (sym && strcmp(sym, name) == 0) return hint;
+  }
+  shard_op *op = S_scan_symbol(m, name);
+  if (op) S_index_put(m, S_symbol_name(op), op);
+  return op;
 }
 
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {

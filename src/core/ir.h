@@ -88,6 +88,9 @@ typedef struct shard_module {
   /* #alias = ... / !alias = ... definitions, kept for printing with debug info */
   shard_named_attr *attr_aliases;
   uint32_t num_attr_aliases;
+  /* Symbol name -> top-level op, built by the first shard_module_lookup_symbol
+   * (in the arena; NULL until then). A hint, checked on every use. */
+  struct shard_symbol_index *symbols;
 } shard_module;
 
 void shard_module_free(shard_module *m);
@@ -146,7 +149,10 @@ static inline bool shard_op_is(const shard_op *op, shard_op_name *k) {
 typedef bool (*shard_walk_fn)(shard_op *op, void *ctx);
 bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx);
 
-/* Symbols: sdy.mesh and func.func ops directly inside the top module. */
+/* Symbols: sdy.mesh and func.func ops directly inside the top module. The
+ * first op of that name, as a scan of the top module finds it; an index makes
+ * repeated lookups constant time (an entry is used only while its op is still
+ * at the top level under that name, and a miss scans as before). */
 shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name);
 /* The mesh a sharding refers to (inlined or by symbol), or NULL if unknown. */
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
