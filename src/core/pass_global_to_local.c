@@ -1571,6 +1571,12 @@ static void S_convert_op(g2l *c, shard_op *op) {
   if (!strcmp(n, "stablehlo.concatenate") && !S_concatenate(c, op)) return;
   if (!strncmp(n, "stablehlo.", 10) || !strcmp(n, "func.call")) {
     S_localize_results(c, op);
+    /* a while loop's block arguments are its results on every iteration:
+     * they take the same local types (the verifier checks they match) */
+    if (!strcmp(n, "stablehlo.while"))
+      for (uint32_t r = 0; r < op->num_regions; r++)
+        for (shard_block *b = op->regions[r].first; b; b = b->next)
+          for (uint32_t i = 0; i < b->num_args && i < op->num_results; i++) b->args[i].type = op->results[i].type;
     for (uint32_t r = 0; r < op->num_regions; r++)
       for (shard_block *b = op->regions[r].first; b; b = b->next) S_convert_block(c, b);
   }
