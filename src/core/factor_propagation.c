@@ -307,6 +307,7 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
   }
   /* The source of a factor: the largest tensor whose axes for it extend to
    * the candidate (the first such tensor on ties). */
+  bool may_grow = false;
   for (uint32_t t = 0; t < nt; t++) {
     int64_t tensor_size = 1;
     for (uint32_t f = 0; f < nf; f++)
@@ -314,13 +315,27 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
     for (uint32_t f = 0; f < nf; f++) {
       const shard_factor_sharding *fs = &p->tensors[t].factors[f];
       if (!fs->mapped || !cands[f].n) continue;
-      if (shard_axes_prefix_status(cands[f].axes, cands[f].n, fs->axes.v, fs->axes.n) == SHARD_PREFIX_NOT)
+      shard_prefix_status st = shard_axes_prefix_status(cands[f].axes, cands[f].n, fs->axes.v, fs->axes.n);
+      if (st == SHARD_PREFIX_NOT) {
+        /* The tensor's axes may be a strict prefix of the candidate. */
+        may_grow = may_grow ||
+                   shard_axes_prefix_status(fs->axes.v, fs->axes.n, cands[f].axes, cands[f].n) == SHARD_PREFIX_STRICT;
         continue;
+      }
       if (tensor_size > order[f].source_size) {
         order[f].source_size = tensor_size;
         order[f].source_index = t;
       }
     }
+  }
+  /* A tensor only takes axes that strictly extend its own, and what it is
+   * offered is the candidate cut short, never more: when no tensor's axes are
+   * a strict prefix of their factor's candidate, nothing can change (the
+   * common case of a visit that finds its op already consistent). */
+  if (!may_grow) {
+    if (order != order_on_stack) free(order);
+    if (cands != cands_on_stack) free(cands);
+    return;
   }
   /* S_cmp_order is a total order (factors differ), so any sort agrees. */
   if (nf <= ON_STACK) {

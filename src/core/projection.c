@@ -100,8 +100,10 @@ bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, 
 /* ---- building ------------------------------------------------------------------ */
 
 /* A growable axis list in the projection arena while it is being built. */
+enum { BUILDER_CAP = 64 };
+
 typedef struct axis_builder {
-  shard_axis_ref items[64];
+  shard_axis_ref items[BUILDER_CAP];
   uint32_t len;
 } axis_builder;
 
@@ -159,6 +161,20 @@ static void S_add_remaining(axis_builder *b, axis_rest rest, const shard_dim_sha
   }
 }
 
+/* Would S_add_remaining copy axes ai.. of the dim unchanged? Yes when there
+ * is at least one, no more than a builder holds, none merges with the next
+ * and each is a plain sub-axis or full axis as S_rest_ref builds it (a full
+ * axis carries no sizes). */
+static bool S_shareable_tail(const shard_dim_sharding *d, uint32_t ai) {
+  if (!d || ai >= d->num_axes || d->num_axes - ai > BUILDER_CAP) return false;
+  for (uint32_t i = ai; i < d->num_axes; i++) {
+    const shard_axis_ref *r = &d->axes[i];
+    if (!r->is_sub && (r->pre_size || r->size)) return false;
+    if (i + 1 < d->num_axes && shard_axis_can_merge(r, &d->axes[i + 1])) return false;
+  }
+  return true;
+}
+
 static int64_t S_gcd(int64_t a, int64_t b) {
   if (a < 0) a = -a;
   if (b < 0) b = -b;
@@ -182,6 +198,7 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
     bool dim_closed = ds ? !ds->is_open : closed_if_missing;
     uint32_t ai = 0;
     axis_rest rest = S_rest_at(ds, ai, m);
+    bool rest_whole = true; /* rest is axis ai of the dim, not what a split left */
     bool has_overflow = false;
     for (uint32_t k = 0; k < dm->num_factors; k++) {
       int64_t f = dm->factors[k];
@@ -199,6 +216,12 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
       axis_builder b; /* only len needs a value: zeroing 64 refs per factor was a hot spot */
       b.len = 0;
       if (fs->is_minor_most) {
+        if (rest_whole && S_shareable_tail(ds, ai)) {
+          /* The rest of the dim, as written: its own list (never edited). */
+          fs->axes.v = ds->axes + ai;
+          fs->axes.n = ds->num_axes - ai;
+          break;
+        }
         S_add_remaining(&b, rest, ds, ai, m);
         fs->axes = S_freeze(p->arena, &b);
         break;
@@ -212,12 +235,14 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
           piece = shard_axis_sub(name, rest.has_pre ? rest.pre : 1, g);
           rest.pre = piece.pre_size * g;
           rest.has_pre = true;
+          rest_whole = false;
           rest.size /= g;
           remaining /= g;
         } else {
           piece = S_rest_ref(&rest);
           remaining /= rest.size;
           rest = S_rest_at(ds, ++ai, m);
+          rest_whole = true;
         }
         S_push(&b, piece);
       }

@@ -672,10 +672,14 @@ typedef struct direction_ctx {
   const shard_op_sharding_rule *rule;
   shard_direction fixed; /* used when use_fixed */
   bool use_fixed;
+  /* The direction of every factor, when the visit has asked already (the
+   * direction functions are pure: asking again gives the same answers). */
+  const shard_direction *known;
 } direction_ctx;
 
 static shard_direction S_factor_direction(void *ctx, int64_t factor) {
   direction_ctx *d = ctx;
+  if (d->known) return d->known[factor];
   if (S_is_blocked(d->rule, factor)) return SHARD_DIR_NONE;
   if (d->use_fixed) return d->fixed;
   if (!d->s->direction) return SHARD_DIR_BOTH;
@@ -893,7 +897,7 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
 static void S_visit_registered(shard_propagation *s, shard_op *op) {
   const shard_op_sharding_rule *rule = shard_propagation_rule(s, op);
   if (!rule) return;
-  direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false};
+  direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false, NULL};
   /* An observer sees every visit that updates a projection, even to an
    * equal sharding, so with one nothing is skipped. */
   op_info *info = s->observer.on_step ? NULL : S_info(s, op);
@@ -918,6 +922,7 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
   tensor_ref *t = n <= ON_STACK ? t_on_stack : shard_xmalloc(sizeof *t * n);
   for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
   for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
+  d.known = dirs;
   if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
     if (info) info->seen_valid = !changed;
@@ -935,7 +940,7 @@ static void S_visit_barrier(shard_propagation *s, shard_op *op) {
   tensor_ref t[2];
   S_value_ref(s, &t[0], op->operands[0].value);
   S_value_ref(s, &t[1], &op->results[0]);
-  direction_ctx d = {s, op, rule, allowed, true};
+  direction_ctx d = {s, op, rule, allowed, true, NULL};
   S_propagate_tensors(s, op, rule, t, 1, 1, &d, false);
   shard_arena_free(scratch);
 }
@@ -1000,7 +1005,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].sharding = target;
   shard_arena *scratch = shard_arena_new();
   shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false};
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
   shard_arena_free(scratch);
   free(t);
@@ -1038,7 +1043,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   S_value_ref(s, &t[ns], &edge->results[0]);
   shard_arena *scratch = shard_arena_new();
   shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false};
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
   shard_arena_free(scratch);
   free(t);
@@ -1090,7 +1095,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].sharding = shard_pass_func_result_sharding(func, i);
     shard_arena *scratch = shard_arena_new();
     shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
-    direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true};
+    direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
     S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
     shard_arena_free(scratch);
   }
