@@ -37,6 +37,7 @@
 
 #define FUZZ_MAX_DEVICES 1024
 #define FUZZ_MAX_PRINTED_DEVICES 4096
+#define FUZZ_DTENSOR_MAX_GUESSED_RANK 64 /* DTENSOR_MAX_GUESSED_RANK of convert_dtensor.c */
 
 static inline void fuzz_convert_fail(const char *what, const char *detail) {
   fprintf(stderr, "fuzz invariant violated: %s\n%s\n", what, detail ? detail : "");
@@ -124,6 +125,12 @@ static inline void fuzz_conv_reprint(shard_conv_ctx *cx, const shard_conv *c, sh
    * their shardings, which their parsers (one sharding each) do not read. */
   bool readable = c->kind != SHARD_CONV_TUPLE || to == SHARD_NOTATION_HLO ||
                   to == SHARD_NOTATION_HLO_V3 || to == SHARD_NOTATION_SHARDY;
+  /* DTensor text has no rank: without a shape, the parser guesses it from
+   * Shard(d) only up to d < 64 (convert_dtensor.c) and asks for --shape
+   * beyond, as a user converting a 70-dim TF layout back would be asked. */
+  if (to == SHARD_NOTATION_DTENSOR && cx->rank < 0 && c->kind == SHARD_CONV_NAMED && c->sharding &&
+      c->sharding->rank > FUZZ_DTENSOR_MAX_GUESSED_RANK)
+    readable = false;
   if (printed && de.errors == 0 && readable) {
     /* Shardy keeps its mesh definitions in front of the sharding. */
     shard_buf text;
