@@ -169,7 +169,7 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
   if (si->kind == SHARD_ELEM_FLOAT || si->kind == SHARD_ELEM_COMPLEX)
     return shard_interp_error(p, op, "gather start indices must be integers");
   uint32_t xr = x->type->rank, rr = r->type->rank;
-  int64_t ivd = n_ivd ? ivd_v[0] : (int64_t)si->type->rank;
+  int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
   if (n_sizes != xr || n_sb != n_ob) return shard_interp_error(p, op, "gather dimension numbers do not fit the operand");
   int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
   shard_interp_strides(xr, x->type->dims, xs);
@@ -231,7 +231,7 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
     return shard_interp_error(p, op, "scatter indices must be integers");
   if (n_ib != n_sb) return shard_interp_error(p, op, "scatter batching dimensions differ in number");
   if (op->num_regions != 1) return shard_interp_error(p, op, "scatter needs an update_computation region");
-  int64_t ivd = n_ivd ? ivd_v[0] : (int64_t)si->type->rank;
+  int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
   uint32_t xr = in[0]->type->rank, ur = up[0]->type->rank;
   int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
   shard_interp_strides(xr, in[0]->type->dims, xs);
