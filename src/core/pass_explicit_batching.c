@@ -205,7 +205,7 @@ static void S_make_batching_explicit(shard_arena *a, shard_op *op, const dims_fo
   int64_t ivd;
   for (int i = 0; i < 5; i++)
     if (!rr_raw_ints(raw, f->keys[i], &lists[i])) return;
-  if (!rr_raw_int(raw, "index_vector_dim", &ivd)) return;
+  if (!rr_raw_int_or(raw, "index_vector_dim", 0, &ivd)) return;
   if (lists[2].n) return; /* already explicit */
   shard_value *indices = op->operands[indices_at].value;
   const shard_type *operand_t = S_tensor(op->operands[0].value), *indices_t = S_tensor(indices);

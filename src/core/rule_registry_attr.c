@@ -92,6 +92,16 @@ bool rr_raw_int(const char *raw, const char *key, int64_t *out) {
   return v && scan_int(v, out, &end);
 }
 
+bool rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out) {
+  const char *v = raw ? find_key(raw, key) : NULL;
+  const char *end;
+  if (!v) {
+    *out = dflt;
+    return true;
+  }
+  return scan_int(v, out, &end);
+}
+
 bool rr_attr_has(const shard_op *op, const char *name) { return shard_op_attr(op, name) != NULL; }
 
 bool rr_attr_int(const shard_op *op, const char *name, int64_t *out) {

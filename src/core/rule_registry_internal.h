@@ -49,6 +49,9 @@ const char *rr_attr_raw(const shard_op *op, const char *name);
 bool rr_raw_ints(const char *raw, const char *key, rr_ints *out);
 /* `key = 3`; false when absent or malformed. */
 bool rr_raw_int(const char *raw, const char *key, int64_t *out);
+/* The same, for a key whose absence means dflt (index_vector_dim = 0 is left
+ * out by StableHLO's printer); false only when the key's value is not an int. */
+bool rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out);
 
 /* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> (or the long
  * form with input_batch_dimension = ...). */

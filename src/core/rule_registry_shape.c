@@ -275,7 +275,7 @@ shard_op_sharding_rule *rr_gather(shard_arena *a, const shard_op *op, bool conse
       !rr_raw_ints(raw, "offset_dims", &dn.offset) || !rr_raw_ints(raw, "collapsed_slice_dims", &dn.collapsed) ||
       !rr_raw_ints(raw, "operand_batching_dims", &dn.input_batching) ||
       !rr_raw_ints(raw, "start_indices_batching_dims", &dn.indices_batching) ||
-      !rr_raw_int(raw, "index_vector_dim", &dn.index_vector_dim))
+      !rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
     return NULL;
   gs_ctx c = {shard_rule_builder_for_op(op), false, 1, false};
   return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, 1), RESULT(op, 0), &dn));
@@ -325,7 +325,7 @@ shard_op_sharding_rule *rr_scatter(shard_arena *a, const shard_op *op, bool cons
       !rr_raw_ints(raw, "inserted_window_dims", &dn.collapsed) ||
       !rr_raw_ints(raw, "input_batching_dims", &dn.input_batching) ||
       !rr_raw_ints(raw, "scatter_indices_batching_dims", &dn.indices_batching) ||
-      !rr_raw_int(raw, "index_vector_dim", &dn.index_vector_dim))
+      !rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
     return NULL;
   for (uint32_t i = 0; i < op->num_operands; i++)
     if (!rr_is_ranked(OPERAND(op, i))) return NULL;
