@@ -530,6 +530,10 @@ static bool S_number_attr(shard_parser *p, shard_attr **out) {
     } else {
       a->u.flt.type = ty;
     }
+  } else if (a->kind == SHARD_ATTR_INT) {
+    /* an integer without a type is an i64: it must fit in 64 bits */
+    static const shard_type i64 = {.kind = SHARD_TYPE_OTHER, .text = "i64"};
+    if (!S_check_int_range(p, &t, neg, &i64)) return false;
   }
   *out = a;
   return true;
