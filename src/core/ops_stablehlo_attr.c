@@ -38,12 +38,16 @@ static bool S_ident(const char **s, const char **start, size_t *len) {
   return true;
 }
 
+/* An integer that fits int64; strtoll saturates, and a saturated value would
+ * print as a different number than the one written. */
 static bool S_int(const char **s, int64_t *v) {
   S_ws(s);
   char *end;
   const char *p = *s;
   if (!(isdigit((unsigned char)*p) || (*p == '-' && isdigit((unsigned char)p[1])))) return false;
+  errno = 0;
   long long x = strtoll(p, &end, 10);
+  if (errno == ERANGE) return false;
   *v = (int64_t)x;
   *s = end;
   return true;
@@ -163,42 +167,6 @@ static const char *const S_scatter_fields[] = {
     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim"};
 enum { S_DIMNUM_FIELDS = 6 };
 
-/* An integer that fits int64; strtoll saturates, and a saturated value would
- * print as a different number than the one written. */
-static bool S_int_exact(const char **s, int64_t *v) {
-  S_ws(s);
-  errno = 0;
-  const char *p = *s;
-  if (!S_int(s, v)) return false;
-  if (errno == ERANGE) {
-    *s = p;
-    return false;
-  }
-  return true;
-}
-
-static bool S_int_list_exact(const char **s, shlo_dims *out) {
-  SHARD_VEC(int64_t) v = {0};
-  if (!S_lit(s, "[")) return false;
-  if (!S_lit(s, "]")) {
-    do {
-      int64_t x;
-      if (!S_int_exact(s, &x)) {
-        SHARD_VEC_FREE(v);
-        return false;
-      }
-      SHARD_VEC_PUSH(v, x);
-    } while (S_lit(s, ","));
-    if (!S_lit(s, "]")) {
-      SHARD_VEC_FREE(v);
-      return false;
-    }
-  }
-  out->vals = v.items;
-  out->num = v.len;
-  return true;
-}
-
 /* dimnums-attr ::= '#stablehlo.' ('gather' | 'scatter') '<' (field '=' value (',' field '=' value)*)? '>'
  * MLIR parses this into a struct and its printer (printStruct in StableHLO's
  * StablehloOps.cpp) writes the fields in a fixed order, each list only when
@@ -240,7 +208,7 @@ bool shard_shlo_dimnums_print(shard_buf *b, const char *raw) {
         break;
       }
       seen[field] = true;
-      if (field == S_DIMNUM_FIELDS - 1 ? !S_int_exact(&s, &ivd) : !S_int_list_exact(&s, &lists[field])) {
+      if (field == S_DIMNUM_FIELDS - 1 ? !S_int(&s, &ivd) : !S_int_list(&s, &lists[field])) {
         ok = false;
         break;
       }
