@@ -29,8 +29,13 @@
  * element type), carried through the ops after the sum by the rules of
  * interp_rounding.c. Such values must lie within that bound; every other
  * value must be bit-equal. Each result's line in the notes says which rule
- * applied and the largest difference seen. Results with unreduced axes hold
- * partial values and are not compared. */
+ * applied and the largest difference seen.
+ *
+ * Unreduced axes hold partial values whose sum over the axes is the value:
+ * an argument unreduced over U gives its whole slice to the devices at
+ * coordinate 0 of U and zeros to the others (a valid split, and exact), and
+ * a result unreduced over U is summed over each group of devices that
+ * differ only in U before it is compared. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +109,50 @@ static void fill_random(shard_tensor *t, uint64_t seed) {
     else if (t->kind == SHARD_ELEM_BOOL) t->ints[i] = r & 1;
     else t->ints[i] = shard_elem_wrap_int(t->kind == SHARD_ELEM_UINT ? r + 4 : r, t->kind, t->bits);
   }
+}
+
+static void zero_tensor(shard_tensor *t) {
+  int64_t n = t->kind == SHARD_ELEM_COMPLEX ? 2 * t->num : t->num;
+  for (int64_t i = 0; i < n; i++) {
+    if (t->floats) t->floats[i] = 0;
+    else t->ints[i] = 0;
+  }
+}
+
+/* The mesh axes a sharding leaves out of its unreduced axes: devices with
+ * the same piece index over them differ only in unreduced axes. */
+static uint32_t other_axes(const shard_mesh *mesh, const shard_tensor_sharding *s, shard_axis_ref *out) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < mesh->num_axes; i++) {
+    bool unreduced = false;
+    for (uint32_t u = 0; u < s->num_unreduced; u++) unreduced |= !strcmp(s->unreduced[u].name, mesh->axes[i].name);
+    if (!unreduced) out[n++] = (shard_axis_ref){.name = mesh->axes[i].name};
+  }
+  return n;
+}
+
+/* Result r of device k plus that of every device that differs from k only
+ * in the sharding's unreduced axes (the full value of k's group). */
+static shard_tensor *sum_unreduced(shard_arena *a, shard_tensor **lout, uint32_t nres, uint32_t r, int64_t k,
+                                   int64_t ndev, const shard_mesh *mesh, const shard_tensor_sharding *s) {
+  const shard_tensor *mine = lout[k * nres + r];
+  shard_tensor *sum = shard_tensor_new(a, mine->type);
+  shard_axis_ref *others = SHARD_NEW_ARRAY(a, shard_axis_ref, mesh->num_axes + 1);
+  uint32_t no = other_axes(mesh, s, others);
+  int64_t key = shard_interp_piece_index(k, mesh, others, no);
+  int64_t n = mine->kind == SHARD_ELEM_COMPLEX ? 2 * mine->num : mine->num;
+  sum->bound = 0;
+  for (int64_t d = 0; d < ndev; d++) {
+    if (shard_interp_piece_index(d, mesh, others, no) != key) continue;
+    const shard_tensor *part = lout[d * nres + r];
+    for (int64_t i = 0; i < n; i++) {
+      if (sum->floats) sum->floats[i] += part->floats[i];
+      else if (sum->kind == SHARD_ELEM_BOOL) sum->ints[i] |= part->ints[i];
+      else sum->ints[i] = shard_elem_wrap_int(sum->ints[i] + part->ints[i], sum->kind, sum->bits);
+    }
+    sum->bound += part->bound;
+  }
+  return sum;
 }
 
 /* Where device dev's piece of a dim starts in the global tensor. */
@@ -264,10 +313,12 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
       shard_buf_printf(notes, "@%s: not verified (%s #%u is not a static tensor)\n", name, in ? "argument" : "result", j);
       return FN_SKIPPED;
     }
-    if (s && s->num_unreduced) {
-      shard_buf_printf(notes, "@%s: not verified (result #%u holds partial values over unreduced axes)\n", name, j);
-      return FN_SKIPPED;
-    }
+    for (uint32_t u = 0; s && u < s->num_unreduced; u++)
+      if (s->unreduced[u].is_sub || s->reduction != SHARD_RED_SUM) {
+        shard_buf_printf(notes, "@%s: not verified (%s #%u is unreduced over a sub-axis or by max/min)\n", name,
+                         in ? "argument" : "result", j);
+        return FN_SKIPPED;
+      }
   }
   int64_t ndev = func_devices(sharded, sfn, st);
   if (ndev == 0) {
@@ -296,6 +347,8 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
       int64_t origin[VERIFY_MAX_RANK];
       piece_origin(k, mesh, s, lt->inputs[i], origin);
       lin[k * lt->num_inputs + i] = slice_for(a, gin[i], lt->inputs[i], origin);
+      if (s && s->num_unreduced && mesh && shard_interp_piece_index(k, mesh, s->unreduced, s->num_unreduced) != 0)
+        zero_tensor(lin[k * lt->num_inputs + i]);
     }
   }
   shard_tensor **gout = NULL, **lout = NULL;
@@ -327,6 +380,11 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     bool *covered = shard_xcalloc((size_t)g->num + 1, 1);
     for (int64_t k = 0; k < ndev; k++) {
       const shard_tensor *l = lout[k * lt->num_results + r];
+      if (s && s->num_unreduced && mesh) {
+        /* the partial values of k's group, summed, stand for the group */
+        if (shard_interp_piece_index(k, mesh, s->unreduced, s->num_unreduced) != 0) continue;
+        l = sum_unreduced(a, lout, lt->num_results, r, k, ndev, mesh, s);
+      }
       int64_t origin[VERIFY_MAX_RANK];
       piece_origin(k, mesh, s, lt->results[r], origin);
       for (int64_t i = 0; i < l->num; i++) {

@@ -63,7 +63,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", required=True)
     ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
-    ap.add_argument("--min-verified", type=int, default=70)
+    ap.add_argument("--min-verified", type=int, default=75)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
     path = os.path.join(args.root, LIT)
