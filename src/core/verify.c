@@ -804,7 +804,12 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
 
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   S_check_isolation(cx, op, scope);
-  bool ok = shard_verify_check_op_attrs(cx, op, manual);
+  bool ok = true;
+  if (op->next && op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR)) {
+    vf_emit e = shard_verify_emit_op(cx, op, NULL);
+    ok = shard_verify_fail(&e, "must be the last operation in the parent block");
+  }
+  if (ok) ok = shard_verify_check_op_attrs(cx, op, manual);
   if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);
   if (ok) ok = shard_verify_check_op_entry(cx, op, manual);

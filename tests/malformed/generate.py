@@ -235,6 +235,9 @@ HAND = [
      '  %0 = "stablehlo.compare"(%a, %a) {comparison_direction = 1 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n'
      '  return %0 : tensor<4xi1>\n}\n',
      "{f}:2:3: error: 'stablehlo.compare' op attribute 'comparison_direction' failed to satisfy constraint: enum attribute"),
+    ("terminator_not_last.mlir",
+     'func.func @f(%a: tensor<2xf32>) {\n  "func.return"() : () -> ()\n  "a.b"() : () -> ()\n}\n',
+     "{f}:2:3: error: 'func.return' op must be the last operation in the parent block"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

@@ -1,1 +1,1 @@
-module @jit_relayout attributes {mhlo.num_partitions = 8 : i32, mhlo.num_re
+module @jit_relayout attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas

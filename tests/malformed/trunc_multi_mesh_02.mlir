@@ -1,4 +1,4 @@
 module @jit_relayout attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["data"=2, "model"=4]>
-  sdy.mesh @mesh_flat = <["devices"=8]>
-  sdy.mesh @mesh_pipeline = <["stage"=2, "da
+  sdy.mesh @mesh_reversed = <["data"=2, "model"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
+  sdy.mesh @

@@ -1,6 +1,5 @@
 module @jit_relayout attributes {mhlo.num_partitions = 8 : i32, mhlo.num_replicas = 1 : i32} {
   sdy.mesh @mesh = <["data"=2, "model"=4]>
-  sdy.mesh @mesh_flat = <["devices"=8]>
-  sdy.mesh @mesh_pipeline = <["stage"=2, "data"=4]>
+  sdy.mesh @mesh_reversed = <["data"=2, "model"=4], device_ids=[7, 6, 5, 4, 3, 2, 1, 0]>
   sdy.mesh @maximal_mesh_0 = <[], device_ids=[0]>
-  func.func public @main(%arg0: tensor<64x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<64x256xf32> {jax.result_info = "result[0]
+  func.func public @main(%arg0: tensor<64x256xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"data"}, {"model"}]>}) -> (tensor<64x256xf32> {jax.result_info = "result[0]", sdy.sharding = #sdy.sharding<@mes

@@ -1,0 +1,4 @@
+func.func @f(%a: tensor<2xf32>) {
+  "func.return"() : () -> ()
+  "a.b"() : () -> ()
+}
