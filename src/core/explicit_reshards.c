@@ -506,6 +506,9 @@ typedef struct xr {
   const char *mesh_names[8];
   const shard_mesh *meshes[8];
   uint32_t num_meshes;
+  /* rules created for ops without a sdy.sharding_rule (after an export
+   * dropped them), shared by equal ops as in a propagation session */
+  shard_rule_cache *rules;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -1474,7 +1477,10 @@ static bool S_visit(xr *x, shard_op *op) {
   for (uint32_t i = 0; i < nout; i++)
     if (S_single_device(x, v.out[i])) return S_single_device_op(x, op, v.out);
 
-  shard_op_sharding_rule *rule = shard_rule_for_op(x->a, op, false);
+  const shard_attr *attached = shard_op_attr(op, "sdy.sharding_rule");
+  shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
+                                     ? attached->u.rule
+                                     : shard_rule_create_cached(x->rules, x->a, op, false);
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
@@ -1535,7 +1541,7 @@ static bool S_run_func(xr *x, shard_op *func) {
 }
 
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0};
+  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new()};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1543,5 +1549,6 @@ bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_di
   bool ok = true;
   for (uint32_t i = 0; i < funcs.len; i++) ok = S_run_func(&x, funcs.items[i]) && ok;
   SHARD_VEC_FREE(funcs);
+  shard_rule_cache_free(x.rules);
   return ok;
 }
