@@ -26,69 +26,69 @@ typedef enum {
 } S_kind;
 
 typedef struct {
-  const char *op;
+  shard_op_name op; /* resolved to its definition on first use */
   const char *attr;
   S_kind kind;
   const char *enum_kind; /* S_ENUM: the kind shard_shlo_enum_decode knows */
   shard_attr_kind sdy_kind;
 } S_required;
 
-static const S_required S_table[] = {
-    {"arith.constant", "value", S_PRESENT, NULL, 0},
-    {"check.expect_almost_eq_const", "value", S_DENSE, NULL, 0},
-    {"check.expect_close", "max_ulp_difference", S_INT, NULL, 0},
-    {"check.expect_eq_const", "value", S_DENSE, NULL, 0},
-    {"func.call", "callee", S_SYMREF, NULL, 0},
-    {"func.func", "function_type", S_FUNCTION_TYPE, NULL, 0},
-    {"func.func", "sym_name", S_STRING, NULL, 0},
-    {"sdy.all_gather", "gathering_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {"sdy.all_reduce", "reduction_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
-    {"sdy.all_slice", "slicing_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {"sdy.all_to_all", "params", S_SDY, NULL, SHARD_ATTR_SDY_ALL_TO_ALL},
-    {"sdy.constant", "value", S_DENSE, NULL, 0},
-    {"sdy.manual_computation", "in_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
-    {"sdy.manual_computation", "manual_axes", S_SDY, NULL, SHARD_ATTR_SDY_MANUAL_AXES},
-    {"sdy.manual_computation", "out_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
-    {"sdy.mesh", "mesh", S_SDY, NULL, SHARD_ATTR_SDY_MESH},
-    {"sdy.mesh", "sym_name", S_STRING, NULL, 0},
-    {"sdy.named_computation", "name", S_STRING, NULL, 0},
-    {"sdy.propagation_barrier", "allowed_direction", S_SDY, NULL, SHARD_ATTR_SDY_DIRECTION},
-    {"sdy.reduce_scatter", "reduce_scatter_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {"sdy.replicated_to_unreduced", "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
-    {"sdy.sharded_to_unreduced", "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {"sdy.sharding_group", "group_id", S_INT, NULL, 0},
-    {"stablehlo.broadcast", "broadcast_sizes", S_DIMS, NULL, 0},
-    {"stablehlo.broadcast_in_dim", "broadcast_dimensions", S_DIMS, NULL, 0},
-    {"stablehlo.compare", "comparison_direction", S_ENUM, "comparison_direction", 0},
-    {"stablehlo.concatenate", "dimension", S_INT, NULL, 0},
-    {"stablehlo.constant", "value", S_PRESENT, NULL, 0},
-    {"stablehlo.convolution", "dimension_numbers", S_PRESENT, NULL, 0},
-    {"stablehlo.custom_call", "call_target_name", S_STRING, NULL, 0},
-    {"stablehlo.dot_general", "dot_dimension_numbers", S_PRESENT, NULL, 0},
-    {"stablehlo.dynamic_broadcast_in_dim", "broadcast_dimensions", S_DIMS, NULL, 0},
-    {"stablehlo.dynamic_iota", "iota_dimension", S_INT, NULL, 0},
-    {"stablehlo.dynamic_slice", "slice_sizes", S_DIMS, NULL, 0},
-    {"stablehlo.einsum", "einsum_config", S_STRING, NULL, 0},
-    {"stablehlo.fft", "fft_length", S_DIMS, NULL, 0},
-    {"stablehlo.fft", "fft_type", S_ENUM, "fft_type", 0},
-    {"stablehlo.get_dimension_size", "dimension", S_INT, NULL, 0},
-    {"stablehlo.get_tuple_element", "index", S_INT, NULL, 0},
-    {"stablehlo.iota", "iota_dimension", S_INT, NULL, 0},
-    {"stablehlo.pad", "edge_padding_high", S_DIMS, NULL, 0},
-    {"stablehlo.pad", "edge_padding_low", S_DIMS, NULL, 0},
-    {"stablehlo.pad", "interior_padding", S_DIMS, NULL, 0},
-    {"stablehlo.reduce", "dimensions", S_DIMS, NULL, 0},
-    {"stablehlo.reduce_precision", "exponent_bits", S_INT, NULL, 0},
-    {"stablehlo.reduce_precision", "mantissa_bits", S_INT, NULL, 0},
-    {"stablehlo.reverse", "dimensions", S_DIMS, NULL, 0},
-    {"stablehlo.rng", "rng_distribution", S_ENUM, "rng_distribution", 0},
-    {"stablehlo.rng_bit_generator", "rng_algorithm", S_ENUM, "rng_algorithm", 0},
-    {"stablehlo.set_dimension_size", "dimension", S_INT, NULL, 0},
-    {"stablehlo.slice", "limit_indices", S_DIMS, NULL, 0},
-    {"stablehlo.slice", "start_indices", S_DIMS, NULL, 0},
-    {"stablehlo.slice", "strides", S_DIMS, NULL, 0},
-    {"stablehlo.transpose", "permutation", S_DIMS, NULL, 0},
-    {"stablehlo.unary_einsum", "einsum_config", S_STRING, NULL, 0},
+static S_required S_table[] = {
+    {{"arith.constant", NULL}, "value", S_PRESENT, NULL, 0},
+    {{"check.expect_almost_eq_const", NULL}, "value", S_DENSE, NULL, 0},
+    {{"check.expect_close", NULL}, "max_ulp_difference", S_INT, NULL, 0},
+    {{"check.expect_eq_const", NULL}, "value", S_DENSE, NULL, 0},
+    {{"func.call", NULL}, "callee", S_SYMREF, NULL, 0},
+    {{"func.func", NULL}, "function_type", S_FUNCTION_TYPE, NULL, 0},
+    {{"func.func", NULL}, "sym_name", S_STRING, NULL, 0},
+    {{"sdy.all_gather", NULL}, "gathering_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
+    {{"sdy.all_reduce", NULL}, "reduction_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
+    {{"sdy.all_slice", NULL}, "slicing_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
+    {{"sdy.all_to_all", NULL}, "params", S_SDY, NULL, SHARD_ATTR_SDY_ALL_TO_ALL},
+    {{"sdy.constant", NULL}, "value", S_DENSE, NULL, 0},
+    {{"sdy.manual_computation", NULL}, "in_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
+    {{"sdy.manual_computation", NULL}, "manual_axes", S_SDY, NULL, SHARD_ATTR_SDY_MANUAL_AXES},
+    {{"sdy.manual_computation", NULL}, "out_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
+    {{"sdy.mesh", NULL}, "mesh", S_SDY, NULL, SHARD_ATTR_SDY_MESH},
+    {{"sdy.mesh", NULL}, "sym_name", S_STRING, NULL, 0},
+    {{"sdy.named_computation", NULL}, "name", S_STRING, NULL, 0},
+    {{"sdy.propagation_barrier", NULL}, "allowed_direction", S_SDY, NULL, SHARD_ATTR_SDY_DIRECTION},
+    {{"sdy.reduce_scatter", NULL}, "reduce_scatter_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
+    {{"sdy.replicated_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
+    {{"sdy.sharded_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
+    {{"sdy.sharding_group", NULL}, "group_id", S_INT, NULL, 0},
+    {{"stablehlo.broadcast", NULL}, "broadcast_sizes", S_DIMS, NULL, 0},
+    {{"stablehlo.broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0},
+    {{"stablehlo.compare", NULL}, "comparison_direction", S_ENUM, "comparison_direction", 0},
+    {{"stablehlo.concatenate", NULL}, "dimension", S_INT, NULL, 0},
+    {{"stablehlo.constant", NULL}, "value", S_PRESENT, NULL, 0},
+    {{"stablehlo.convolution", NULL}, "dimension_numbers", S_PRESENT, NULL, 0},
+    {{"stablehlo.custom_call", NULL}, "call_target_name", S_STRING, NULL, 0},
+    {{"stablehlo.dot_general", NULL}, "dot_dimension_numbers", S_PRESENT, NULL, 0},
+    {{"stablehlo.dynamic_broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0},
+    {{"stablehlo.dynamic_iota", NULL}, "iota_dimension", S_INT, NULL, 0},
+    {{"stablehlo.dynamic_slice", NULL}, "slice_sizes", S_DIMS, NULL, 0},
+    {{"stablehlo.einsum", NULL}, "einsum_config", S_STRING, NULL, 0},
+    {{"stablehlo.fft", NULL}, "fft_length", S_DIMS, NULL, 0},
+    {{"stablehlo.fft", NULL}, "fft_type", S_ENUM, "fft_type", 0},
+    {{"stablehlo.get_dimension_size", NULL}, "dimension", S_INT, NULL, 0},
+    {{"stablehlo.get_tuple_element", NULL}, "index", S_INT, NULL, 0},
+    {{"stablehlo.iota", NULL}, "iota_dimension", S_INT, NULL, 0},
+    {{"stablehlo.pad", NULL}, "edge_padding_high", S_DIMS, NULL, 0},
+    {{"stablehlo.pad", NULL}, "edge_padding_low", S_DIMS, NULL, 0},
+    {{"stablehlo.pad", NULL}, "interior_padding", S_DIMS, NULL, 0},
+    {{"stablehlo.reduce", NULL}, "dimensions", S_DIMS, NULL, 0},
+    {{"stablehlo.reduce_precision", NULL}, "exponent_bits", S_INT, NULL, 0},
+    {{"stablehlo.reduce_precision", NULL}, "mantissa_bits", S_INT, NULL, 0},
+    {{"stablehlo.reverse", NULL}, "dimensions", S_DIMS, NULL, 0},
+    {{"stablehlo.rng", NULL}, "rng_distribution", S_ENUM, "rng_distribution", 0},
+    {{"stablehlo.rng_bit_generator", NULL}, "rng_algorithm", S_ENUM, "rng_algorithm", 0},
+    {{"stablehlo.set_dimension_size", NULL}, "dimension", S_INT, NULL, 0},
+    {{"stablehlo.slice", NULL}, "limit_indices", S_DIMS, NULL, 0},
+    {{"stablehlo.slice", NULL}, "start_indices", S_DIMS, NULL, 0},
+    {{"stablehlo.slice", NULL}, "strides", S_DIMS, NULL, 0},
+    {{"stablehlo.transpose", NULL}, "permutation", S_DIMS, NULL, 0},
+    {{"stablehlo.unary_einsum", NULL}, "einsum_config", S_STRING, NULL, 0},
 };
 
 static const char *S_constraint(S_kind k) {
@@ -141,11 +141,12 @@ static bool S_check_per_dim(const vf_emit *e, const shard_op *op, const char *co
 }
 
 bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op) {
+  if (!op->def) return true; /* every listed op has a definition */
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   bool listed = false;
   for (size_t i = 0; i < sizeof S_table / sizeof S_table[0]; i++) {
     const S_required *r = &S_table[i];
-    if (strcmp(r->op, op->name) != 0) continue;
+    if (!shard_op_is(op, &S_table[i].op)) continue;
     listed = true;
     const shard_attr *a = shard_verify_attr(op, r->attr);
     if (!a) return shard_verify_fail(&e, "requires attribute '%s'", r->attr);
