@@ -199,13 +199,13 @@ static const dims_format scatter_format = {
  * indices after the inputs). */
 static void S_make_batching_explicit(shard_arena *a, shard_op *op, const dims_format *f,
                                      uint32_t indices_at) {
-  const char *raw = rr_attr_raw(op, f->attr);
+  const char *raw = shard_rr_attr_raw(op, f->attr);
   if (!raw || indices_at >= op->num_operands) return;
   rr_ints lists[5];
   int64_t ivd;
   for (int i = 0; i < 5; i++)
-    if (!rr_raw_ints(raw, f->keys[i], &lists[i])) return;
-  if (!rr_raw_int_or(raw, "index_vector_dim", 0, &ivd)) return;
+    if (!shard_rr_raw_ints(raw, f->keys[i], &lists[i])) return;
+  if (!shard_rr_raw_int_or(raw, "index_vector_dim", 0, &ivd)) return;
   if (lists[2].n) return; /* already explicit */
   shard_value *indices = op->operands[indices_at].value;
   const shard_type *operand_t = S_tensor(op->operands[0].value), *indices_t = S_tensor(indices);

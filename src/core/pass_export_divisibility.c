@@ -659,17 +659,17 @@ static bool S_conv_result_dims(const shard_op *op, const rr_conv_dims *dn, const
   const shard_type *rt = op->results[0].type;
   uint32_t ns = dn->in_spatial.n;
   rr_ints strides, ldil, rdil, pad;
-  bool has_strides = rr_attr_ints(op, "window_strides", &strides);
-  bool has_ldil = rr_attr_ints(op, "lhs_dilation", &ldil);
-  bool has_rdil = rr_attr_ints(op, "rhs_dilation", &rdil);
-  bool has_pad = rr_attr_ints(op, "padding", &pad);
+  bool has_strides = shard_rr_attr_ints(op, "window_strides", &strides);
+  bool has_ldil = shard_rr_attr_ints(op, "lhs_dilation", &ldil);
+  bool has_rdil = shard_rr_attr_ints(op, "rhs_dilation", &rdil);
+  bool has_pad = shard_rr_attr_ints(op, "padding", &pad);
   if (has_pad && pad.n == 1) /* a splat dense<N> */
     for (pad.n = 1; pad.n < 2 * ns && pad.n < RR_MAX_INTS; pad.n++) pad.v[pad.n] = pad.v[0];
   if ((has_strides && strides.n != ns) || (has_ldil && ldil.n != ns) || (has_rdil && rdil.n != ns) ||
       (has_pad && pad.n != 2 * ns))
     return false;
   int64_t bgc = 1;
-  rr_attr_int(op, "batch_group_count", &bgc);
+  shard_rr_attr_int(op, "batch_group_count", &bgc);
   if (bgc < 1 || rt->rank != lhs->rank || rt->rank > PAD_MAX_RANK) return false;
   for (uint32_t d = 0; d < rt->rank; d++) dims[d] = rt->dims[d];
   dims[dn->out_batch] = lhs->dims[dn->in_batch] / bgc;
@@ -695,7 +695,7 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   rr_conv_dims dn;
   const shard_attr *dna = shard_op_attr(op, "dimension_numbers");
   shard_value *v = op->num_results == 1 ? &op->results[0] : NULL;
-  if (op->num_operands != 2 || !v || !dna || dna->kind != SHARD_ATTR_RAW || !rr_conv_dims_decode(dna->u.raw, &dn) ||
+  if (op->num_operands != 2 || !v || !dna || dna->kind != SHARD_ATTR_RAW || !shard_rr_conv_dims_decode(dna->u.raw, &dn) ||
       dn.in_spatial.n + 2 > PAD_MAX_RANK || v->type->kind != SHARD_TYPE_TENSOR)
     return S_pad_generic(c, op);
   shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;

@@ -1191,7 +1191,7 @@ static void S_convolution(g2l *c, shard_op *op) {
   S_localize_results(c, op);
   const shard_attr *dna = shard_op_attr(op, "dimension_numbers");
   rr_conv_dims dn;
-  if (op->num_operands == 2 && dna && dna->kind == SHARD_ATTR_RAW && rr_conv_dims_decode(dna->u.raw, &dn)) {
+  if (op->num_operands == 2 && dna && dna->kind == SHARD_ATTR_RAW && shard_rr_conv_dims_decode(dna->u.raw, &dn)) {
     S_local_group_count(c, op, "feature_group_count", S_operand_shards(c, op->operands[0].value, dn.in_feature));
     S_local_group_count(c, op, "batch_group_count", S_operand_shards(c, op->operands[0].value, dn.in_batch));
   }
@@ -1247,13 +1247,13 @@ static void S_gather(g2l *c, shard_op *op) {
   shard_value *x = op->operands[0].value, *idx = op->operands[1].value;
   const shard_type *gx = S_global_type(c, x);
   const shard_tensor_sharding *xs = S_value_sharding(c, x);
-  const char *raw = rr_attr_raw(op, "dimension_numbers");
+  const char *raw = shard_rr_attr_raw(op, "dimension_numbers");
   rr_ints sim = {0}, offs = {0}, obatch = {0};
   int64_t ivd = 0;
-  if (!raw || !rr_raw_ints(raw, "start_index_map", &sim) || !rr_raw_ints(raw, "offset_dims", &offs) ||
-      !rr_raw_ints(raw, "operand_batching_dims", &obatch))
+  if (!raw || !shard_rr_raw_ints(raw, "start_index_map", &sim) || !shard_rr_raw_ints(raw, "offset_dims", &offs) ||
+      !shard_rr_raw_ints(raw, "operand_batching_dims", &obatch))
     return;
-  if (!rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
+  if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
   bool changed = false;
   int64_t comp_of[G2L_MAX_RANK]; /* index component addressing operand dim d, or -1 */
   bool indexed[G2L_MAX_RANK] = {0}, unindexed[G2L_MAX_RANK] = {0};
@@ -1263,7 +1263,7 @@ static void S_gather(g2l *c, shard_op *op) {
     for (uint32_t k = 0; k < sim.n; k++)
       if (sim.v[k] == (int64_t)d) comp_of[d] = k;
     int64_t shards = S_operand_shards(c, x, d);
-    if (shards <= 1 || rr_ints_contains(&obatch, d)) continue;
+    if (shards <= 1 || shard_rr_ints_contains(&obatch, d)) continue;
     if (sizes[d] % shards == 0 && sizes[d] >= shards) {
       sizes[d] /= shards;
       changed = true;
@@ -1364,7 +1364,7 @@ static void S_gather(g2l *c, shard_op *op) {
   int64_t bdims[G2L_MAX_RANK];
   uint32_t nb = 0;
   for (uint32_t d = 0; d < out->rank; d++)
-    if (!rr_ints_contains(&offs, d)) bdims[nb++] = d;
+    if (!shard_rr_ints_contains(&offs, d)) bdims[nb++] = d;
   if (mask->type->rank && !implicit) {
     int64_t rdims[G2L_MAX_RANK];
     uint32_t nr = 0;
@@ -1414,13 +1414,13 @@ static void S_scatter(g2l *c, shard_op *op) {
   if (op->num_operands < 3 || !(op->num_operands & 1)) return S_localize_results(c, op);
   uint32_t nin = (op->num_operands - 1) / 2;
   shard_value *idx = op->operands[nin].value;
-  const char *raw = rr_attr_raw(op, "scatter_dimension_numbers");
+  const char *raw = shard_rr_attr_raw(op, "scatter_dimension_numbers");
   rr_ints sdo = {0}, ibatch = {0};
   int64_t ivd = 0;
-  if (!raw || !rr_raw_ints(raw, "scatter_dims_to_operand_dims", &sdo) ||
-      !rr_raw_ints(raw, "input_batching_dims", &ibatch) || sdo.n > G2L_MAX_RANK)
+  if (!raw || !shard_rr_raw_ints(raw, "scatter_dims_to_operand_dims", &sdo) ||
+      !shard_rr_raw_ints(raw, "input_batching_dims", &ibatch) || sdo.n > G2L_MAX_RANK)
     return S_localize_results(c, op);
-  if (!rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
+  if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
   shard_value *x = op->operands[0].value;
   const shard_tensor_sharding *xs = S_value_sharding(c, x), *is = S_value_sharding(c, idx);
   shard_type *it = idx->type, *i64 = S_i64_scalar(c);
@@ -1428,12 +1428,12 @@ static void S_scatter(g2l *c, shard_op *op) {
   /* offsets of the sharded indexed operand dims */
   bool any = false;
   for (uint32_t k = 0; k < sdo.n; k++)
-    if (S_operand_shards(c, x, sdo.v[k]) > 1 && !rr_ints_contains(&ibatch, sdo.v[k])) any = true;
+    if (S_operand_shards(c, x, sdo.v[k]) > 1 && !shard_rr_ints_contains(&ibatch, sdo.v[k])) any = true;
   const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (any && mesh && (implicit ? sdo.n == 1 : it->dims[ivd] == (int64_t)sdo.n)) {
     shard_value *comp[G2L_MAX_RANK] = {0};
     for (uint32_t k = 0; k < sdo.n; k++)
-      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || rr_ints_contains(&ibatch, sdo.v[k])) comp[k] = S_splat(c, op, i64, "0");
+      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_rr_ints_contains(&ibatch, sdo.v[k])) comp[k] = S_splat(c, op, i64, "0");
     for (uint32_t k = 0; k < sdo.n; k++) {
       if (comp[k]) continue;
       const shard_dim_sharding *ds = S_dim(xs, (uint32_t)sdo.v[k]);

@@ -53,16 +53,16 @@ static int64_t S_ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* ---- shared helpers (also used by the halo exchange) -------------------------- */
 
-shard_tensor_sharding *perm_value_sharding(perm_ctx *c, const shard_value *v) {
+shard_tensor_sharding *shard_perm_value_sharding(perm_ctx *c, const shard_value *v) {
   return shard_propagation_value_sharding(c->m->arena, v);
 }
 
-int64_t perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *mesh) {
+int64_t shard_perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *mesh) {
   if (!s || d >= s->rank) return 1;
   return shard_sharding_dim_size(s, d, mesh);
 }
 
-shard_value *perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
+shard_value *shard_perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
                               const shard_op *near) {
   shard_type *type = in->type;
   shard_op *op = shard_pass_op_new(c->m->arena, "sdy.reshard", 1, &in, 1, &type, 0);
@@ -72,7 +72,7 @@ shard_value *perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, sh
   return &op->results[0];
 }
 
-void perm_replace_uses_except(shard_value *from, shard_value *to, const shard_op *except) {
+void shard_perm_replace_uses_except(shard_value *from, shard_value *to, const shard_op *except) {
   shard_operand *u = from->first_use;
   while (u) {
     shard_operand *next = u->next_use;
@@ -84,7 +84,7 @@ void perm_replace_uses_except(shard_value *from, shard_value *to, const shard_op
 /* Inserts `op` right after `pos` (at the end of the block when pos is last). */
 static void S_insert_after(shard_op *pos, shard_op *op) { shard_op_insert_after(pos, op); }
 
-shard_value *perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_tensor_sharding *old,
+shard_value *shard_perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_tensor_sharding *old,
                                  shard_tensor_sharding *now) {
   shard_arena *a = c->m->arena;
   shard_value *res = &op->results[i];
@@ -93,7 +93,7 @@ shard_value *perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_te
   rs->span = op->span;
   shard_op_set_attr(a, rs, "sharding", shard_attr_sharding(a, old), true);
   S_insert_after(op, rs);
-  perm_replace_uses_except(res, &rs->results[0], rs);
+  shard_perm_replace_uses_except(res, &rs->results[0], rs);
   shard_propagation_set_value_sharding(a, res, now);
   return &rs->results[0];
 }
@@ -111,7 +111,7 @@ static const shard_attr *S_ints(const shard_op *op, const char *name) {
   return a && a->kind == SHARD_ATTR_DENSE_ARRAY ? a : NULL;
 }
 
-int64_t perm_attr_int(const shard_op *op, const char *name, uint32_t d, int64_t dflt) {
+int64_t shard_perm_attr_int(const shard_op *op, const char *name, uint32_t d, int64_t dflt) {
   const shard_attr *a = S_ints(op, name);
   return a && d < a->u.dense_array.num ? a->u.dense_array.vals[d] : dflt;
 }
@@ -124,9 +124,9 @@ static bool S_static_tensor(const shard_value *v) {
  * same shard size leaves every element on its device. */
 static bool S_slice_dim_comm_free(const shard_op *op, uint32_t d, const shard_tensor_sharding *s,
                                   const shard_mesh *mesh) {
-  int64_t n = perm_dim_shards(s, d, mesh);
+  int64_t n = shard_perm_dim_shards(s, d, mesh);
   if (n <= 1) return true;
-  if (perm_attr_int(op, "start_indices", d, 0) != 0 || perm_attr_int(op, "strides", d, 1) != 1) return false;
+  if (shard_perm_attr_int(op, "start_indices", d, 0) != 0 || shard_perm_attr_int(op, "strides", d, 1) != 1) return false;
   const shard_value *in = op->operands[0].value, *out = &op->results[0];
   if (!S_static_tensor(in) || !S_static_tensor(out)) return false;
   return S_ceil_div(in->type->dims[d], n) == S_ceil_div(out->type->dims[d], n);
@@ -136,14 +136,14 @@ static bool S_slice_dim_comm_free(const shard_op *op, uint32_t d, const shard_te
  * reads its valid input elements from the same shard index. */
 static bool S_pad_dim_comm_free(const shard_op *op, uint32_t d, const shard_tensor_sharding *s,
                                 const shard_mesh *mesh) {
-  int64_t n = perm_dim_shards(s, d, mesh);
+  int64_t n = shard_perm_dim_shards(s, d, mesh);
   if (n <= 1) return true;
-  if (perm_attr_int(op, "interior_padding", d, 0) != 0) return false;
+  if (shard_perm_attr_int(op, "interior_padding", d, 0) != 0) return false;
   const shard_value *in = op->operands[0].value, *out = &op->results[0];
   if (!S_static_tensor(in) || !S_static_tensor(out)) return false;
   int64_t size = in->type->dims[d];
   int64_t s_in = S_ceil_div(size, n), s_out = S_ceil_div(out->type->dims[d], n);
-  int64_t low = perm_attr_int(op, "edge_padding_low", d, 0);
+  int64_t low = shard_perm_attr_int(op, "edge_padding_low", d, 0);
   for (int64_t t = 0; t < n; t++) {
     int64_t start = t * s_out - low, limit = start + s_out - 1;
     int64_t lo = start > 0 ? start : 0, hi = limit < size - 1 ? limit : size - 1;
@@ -167,14 +167,14 @@ static const char *S_common_mesh(perm_ctx *c, shard_tensor_sharding *const *s, u
   return name;
 }
 
-void perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_sharding_rule *rule) {
+void shard_perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_sharding_rule *rule) {
   shard_arena *a = c->m->arena;
   uint32_t nin = rule->num_operands, nout = rule->num_results;
   if (nin != op->num_operands || nout != op->num_results) return;
   uint32_t n = nin + nout;
   shard_tensor_sharding **s = shard_xmalloc(sizeof *s * (n ? n : 1));
-  for (uint32_t i = 0; i < nin; i++) s[i] = perm_value_sharding(c, op->operands[i].value);
-  for (uint32_t i = 0; i < nout; i++) s[nin + i] = perm_value_sharding(c, &op->results[i]);
+  for (uint32_t i = 0; i < nin; i++) s[i] = shard_perm_value_sharding(c, op->operands[i].value);
+  for (uint32_t i = 0; i < nout; i++) s[nin + i] = shard_perm_value_sharding(c, &op->results[i]);
   const char *mesh_name = S_common_mesh(c, s, n);
   shard_op *mesh_op = mesh_name ? shard_module_lookup_symbol(c->m, mesh_name) : NULL;
   const shard_mesh *mesh = NULL;
@@ -207,14 +207,14 @@ void perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_shard
     for (uint32_t i = 0; i < nin; i++) {
       if (!update[i]) continue;
       shard_tensor_sharding *ns = shard_projection_to_sharding(a, p, i, &rule->operands[i], mesh_name, NULL);
-      shard_operand_set(&op->operands[i], perm_new_reshard(c, op, op->operands[i].value, ns, op));
+      shard_operand_set(&op->operands[i], shard_perm_new_reshard(c, op, op->operands[i].value, ns, op));
     }
     for (uint32_t i = 0; i < nout; i++) {
       if (!update[nin + i]) continue;
       shard_tensor_sharding *old = s[nin + i];
       if (!old) old = shard_pass_sharding_open(a, mesh_name, NULL, op->results[i].type->rank, false);
       shard_tensor_sharding *ns = shard_projection_to_sharding(a, p, nin + i, &rule->results[i], mesh_name, NULL);
-      perm_reshard_result(c, op, i, old, ns);
+      shard_perm_reshard_result(c, op, i, old, ns);
     }
   }
   free(update);
@@ -225,7 +225,7 @@ void perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_shard
 
 /* Groups of consecutive input and output dims whose products match
  * (buildReshapeGroupInfos): 6x4 -> 2x3x4 gives (6)->(2,3) and (4)->(4). */
-void perm_reshape_groups(const shard_type *in, const shard_type *out, perm_reshape_group_vec *groups) {
+void shard_perm_reshape_groups(const shard_type *in, const shard_type *out, perm_reshape_group_vec *groups) {
   uint32_t i = 0, o = 0;
   while (i < in->rank || o < out->rank) {
     perm_reshape_group g = {.in_start = i, .out_start = o};
@@ -244,20 +244,20 @@ void perm_reshape_groups(const shard_type *in, const shard_type *out, perm_resha
   }
 }
 
-bool perm_group_passthrough(const perm_reshape_group *g) {
+bool shard_perm_group_passthrough(const perm_reshape_group *g) {
   return g->in_nontrivial <= 1 && g->out_nontrivial <= 1;
 }
 
 static bool S_dims_indivisible(const shard_tensor_sharding *s, const shard_type *t, uint32_t from,
                                uint32_t to, const shard_mesh *mesh) {
   for (uint32_t d = from; d < to; d++) {
-    int64_t n = perm_dim_shards(s, d, mesh);
+    int64_t n = shard_perm_dim_shards(s, d, mesh);
     if (n > 1 && t->dims[d] % n != 0) return true;
   }
   return false;
 }
 
-bool perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
+bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
                             const shard_type *in, const shard_tensor_sharding *out_s, const shard_type *out,
                             const shard_mesh *mesh) {
   return S_dims_indivisible(in_s, in, g->in_start, g->in_end, mesh) ||
@@ -339,7 +339,7 @@ static bool S_same_axes(const shard_axis_ref *a, uint32_t na, const shard_axis_r
   return true;
 }
 
-bool perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
+bool shard_perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
                                     const shard_tensor_sharding *s2, const shard_type *t2,
                                     const shard_mesh *mesh, bool non_divisible) {
   if (!s1 || !s2) return false;
@@ -392,7 +392,7 @@ static void S_reshape_replicate(perm_ctx *c, shard_op *op, shard_tensor_sharding
   SHARD_VEC(shard_axis_ref) removed = {0};
   for (uint32_t g = 0; g < groups->len; g++) {
     const perm_reshape_group *gr = &groups->items[g];
-    if (perm_group_passthrough(gr) || !perm_group_indivisible(gr, in_s, in, out_s, out, mesh)) continue;
+    if (shard_perm_group_passthrough(gr) || !shard_perm_group_indivisible(gr, in_s, in, out_s, out, mesh)) continue;
     for (uint32_t d = gr->in_start; d < gr->in_end; d++)
       for (uint32_t j = 0; j < in_s->dims[d].num_axes; j++) SHARD_VEC_PUSH(removed, in_s->dims[d].axes[j]);
     for (uint32_t d = gr->out_start; d < gr->out_end; d++)
@@ -401,14 +401,14 @@ static void S_reshape_replicate(perm_ctx *c, shard_op *op, shard_tensor_sharding
   shard_tensor_sharding *new_in = S_without_axes(a, in_s, removed.items, removed.len, mesh);
   shard_tensor_sharding *new_out = S_without_axes(a, out_s, removed.items, removed.len, mesh);
   SHARD_VEC_FREE(removed);
-  shard_operand_set(&op->operands[0], perm_new_reshard(c, op, op->operands[0].value, new_in, op));
-  perm_reshard_result(c, op, 0, out_s, new_out);
+  shard_operand_set(&op->operands[0], shard_perm_new_reshard(c, op, op->operands[0].value, new_in, op));
+  shard_perm_reshard_result(c, op, 0, out_s, new_out);
 }
 
 static void S_reshape(perm_ctx *c, shard_op *op) {
   if (op->num_operands != 1 || op->num_results != 1) return;
-  shard_tensor_sharding *in_s = perm_value_sharding(c, op->operands[0].value);
-  shard_tensor_sharding *out_s = perm_value_sharding(c, &op->results[0]);
+  shard_tensor_sharding *in_s = shard_perm_value_sharding(c, op->operands[0].value);
+  shard_tensor_sharding *out_s = shard_perm_value_sharding(c, &op->results[0]);
   if (!in_s || !out_s) return;
   if (!S_static_tensor(op->operands[0].value) || !S_static_tensor(&op->results[0])) return;
   const shard_mesh *mesh = shard_module_sharding_mesh(c->m, in_s);
@@ -416,19 +416,19 @@ static void S_reshape(perm_ctx *c, shard_op *op) {
   const shard_type *in = op->operands[0].value->type, *out = op->results[0].type;
   if (in_s->rank != in->rank || out_s->rank != out->rank) return;
   perm_reshape_group_vec groups = {0};
-  perm_reshape_groups(in, out, &groups);
-  bool equivalent = perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, true);
+  shard_perm_reshape_groups(in, out, &groups);
+  bool equivalent = shard_perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, true);
   if (equivalent) {
-    bool comm_free = perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, false);
+    bool comm_free = shard_perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, false);
     if (!comm_free) {
       comm_free = true;
-      for (uint32_t g = 0; g < groups.len; g++) comm_free &= perm_group_passthrough(&groups.items[g]);
+      for (uint32_t g = 0; g < groups.len; g++) comm_free &= shard_perm_group_passthrough(&groups.items[g]);
     }
     if (comm_free) {
       SHARD_VEC_FREE(groups);
       return;
     }
-    if (c->halo && perm_halo_reshape(c, op, in_s, out_s, mesh, &groups)) {
+    if (c->halo && shard_perm_halo_reshape(c, op, in_s, out_s, mesh, &groups)) {
       SHARD_VEC_FREE(groups);
       return;
     }
@@ -451,12 +451,12 @@ static void S_visit(perm_ctx *c, shard_op *op) {
   if (!rule || rule->is_custom || !S_has_permutation(rule)) return;
   if (c->halo) {
     bool resolved = false;
-    if (S_is(op, "stablehlo.pad")) resolved = perm_halo_pad(c, op);
-    else if (S_is(op, "stablehlo.slice")) resolved = perm_halo_slice(c, op);
-    else if (S_is(op, "stablehlo.reverse")) resolved = perm_halo_reverse(c, op);
+    if (S_is(op, "stablehlo.pad")) resolved = shard_perm_halo_pad(c, op);
+    else if (S_is(op, "stablehlo.slice")) resolved = shard_perm_halo_slice(c, op);
+    else if (S_is(op, "stablehlo.reverse")) resolved = shard_perm_halo_reverse(c, op);
     if (resolved) return;
   }
-  perm_resolve_by_replication(c, op, rule);
+  shard_perm_resolve_by_replication(c, op, rule);
 }
 
 /* The largest channel handle in the module plus one (getNextChannelId). */

@@ -29,38 +29,38 @@ typedef struct perm_reshape_group {
 } perm_reshape_group;
 typedef SHARD_VEC(perm_reshape_group) perm_reshape_group_vec;
 
-void perm_reshape_groups(const shard_type *in, const shard_type *out, perm_reshape_group_vec *groups);
-bool perm_group_passthrough(const perm_reshape_group *g);
-bool perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
+void shard_perm_reshape_groups(const shard_type *in, const shard_type *out, perm_reshape_group_vec *groups);
+bool shard_perm_group_passthrough(const perm_reshape_group *g);
+bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
                             const shard_type *in, const shard_tensor_sharding *out_s, const shard_type *out,
                             const shard_mesh *mesh);
-bool perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
+bool shard_perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
                                     const shard_tensor_sharding *s2, const shard_type *t2,
                                     const shard_mesh *mesh, bool non_divisible);
 
 /* The sharding of a value as Shardy's getSharding sees it (NULL when none). */
-shard_tensor_sharding *perm_value_sharding(perm_ctx *c, const shard_value *v);
+shard_tensor_sharding *shard_perm_value_sharding(perm_ctx *c, const shard_value *v);
 /* Number of shards of dim d (1 when unsharded or s is NULL). */
-int64_t perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *mesh);
+int64_t shard_perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *mesh);
 /* Entry d of an array<i64> attribute of op, or dflt. */
-int64_t perm_attr_int(const shard_op *op, const char *name, uint32_t d, int64_t dflt);
+int64_t shard_perm_attr_int(const shard_op *op, const char *name, uint32_t d, int64_t dflt);
 /* A new sdy.reshard of `in` to s, inserted before `before`. */
-shard_value *perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
+shard_value *shard_perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
                               const shard_op *near);
-void perm_replace_uses_except(shard_value *from, shard_value *to, const shard_op *except);
+void shard_perm_replace_uses_except(shard_value *from, shard_value *to, const shard_op *except);
 /* Gives result i of op the sharding `now` and reshards it back to `old`
  * for every existing user. Returns the reshard's result. */
-shard_value *perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_tensor_sharding *old,
+shard_value *shard_perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_tensor_sharding *old,
                                  shard_tensor_sharding *now);
 /* Replicates every sharded permutation factor of op (the generic path). */
-void perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_sharding_rule *rule);
+void shard_perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op_sharding_rule *rule);
 
 /* Halo exchange. Each returns true when the op needed nothing or was
  * rewritten, false when the op must be resolved by replication. */
-bool perm_halo_pad(perm_ctx *c, shard_op *op);
-bool perm_halo_slice(perm_ctx *c, shard_op *op);
-bool perm_halo_reverse(perm_ctx *c, shard_op *op);
-bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
+bool shard_perm_halo_pad(perm_ctx *c, shard_op *op);
+bool shard_perm_halo_slice(perm_ctx *c, shard_op *op);
+bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op);
+bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
                        const shard_mesh *mesh, const perm_reshape_group_vec *groups);
 
 #endif

@@ -388,12 +388,12 @@ static bool S_in_dims(const shard_op *op, uint32_t d) {
   return false;
 }
 
-bool perm_halo_reverse(perm_ctx *c, shard_op *op) {
+bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op) {
   shard_arena *a = c->m->arena;
   if (op->num_operands != 1 || op->num_results != 1) return false;
   shard_value *operand = op->operands[0].value;
-  shard_tensor_sharding *in_s = perm_value_sharding(c, operand);
-  shard_tensor_sharding *out_s = perm_value_sharding(c, &op->results[0]);
+  shard_tensor_sharding *in_s = shard_perm_value_sharding(c, operand);
+  shard_tensor_sharding *out_s = shard_perm_value_sharding(c, &op->results[0]);
   const shard_type *t = operand->type;
   if (!in_s || shard_sharding_fully_replicated(in_s)) return true;
   if (!t || t->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(t) || t->rank > MAX_RANK ||
@@ -408,7 +408,7 @@ bool perm_halo_reverse(perm_ctx *c, shard_op *op) {
   int64_t padded[MAX_RANK];
   memcpy(padded, t->dims, sizeof(int64_t) * t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
-    int64_t n = perm_dim_shards(in_s, d, mesh);
+    int64_t n = shard_perm_dim_shards(in_s, d, mesh);
     if (!S_in_dims(op, d) || n <= 1) continue;
     for (uint32_t j = 0; j < in_s->dims[d].num_axes && nrev < MAX_RANK * 4; j++) to_reverse[nrev++] = in_s->dims[d].axes[j];
     if (t->dims[d] % n != 0) {
@@ -461,7 +461,7 @@ bool perm_halo_reverse(perm_ctx *c, shard_op *op) {
     int64_t start[MAX_RANK] = {0};
     result = S_slice(c, &after_rs, result, start, t->dims, in_s, op);
   }
-  perm_replace_uses_except(res, result, rs);
+  shard_perm_replace_uses_except(res, result, rs);
   return true;
 }
 
@@ -522,14 +522,14 @@ static void S_exchange_info(const shard_op *op, bool is_pad, const shard_type *t
   memset(info, 0, sizeof *info);
   memcpy(info->divisible, t->dims, sizeof(int64_t) * t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
-    int64_t n = perm_dim_shards(s, d, mesh);
+    int64_t n = shard_perm_dim_shards(s, d, mesh);
     if (n <= 1) continue;
     info->sharded[d] = true;
     for (uint32_t j = 0; j < s->dims[d].num_axes; j++) S_set_add(&info->manual, s->dims[d].axes[j].name);
     info->divisible[d] = S_ceil_div(t->dims[d], n) * n;
     int64_t s_in = info->divisible[d] / n, s_out = S_ceil_div(out->dims[d], n);
-    int64_t low = is_pad ? perm_attr_int(op, "edge_padding_low", d, 0) : -perm_attr_int(op, "start_indices", d, 0);
-    int64_t dilation = is_pad ? perm_attr_int(op, "interior_padding", d, 0) + 1 : 1;
+    int64_t low = is_pad ? shard_perm_attr_int(op, "edge_padding_low", d, 0) : -shard_perm_attr_int(op, "start_indices", d, 0);
+    int64_t dilation = is_pad ? shard_perm_attr_int(op, "interior_padding", d, 0) + 1 : 1;
     info->dims[d] = S_dim_exchange(n, s_in, s_out, low, dilation, t->dims[d]);
   }
 }
@@ -691,7 +691,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   shard_arena *a = c->m->arena;
   if (op->num_results != 1 || op->num_operands != (is_pad ? 2u : 1u)) return false;
   shard_value *operand = op->operands[0].value;
-  shard_tensor_sharding *in_s = perm_value_sharding(c, operand);
+  shard_tensor_sharding *in_s = shard_perm_value_sharding(c, operand);
   const shard_type *t = operand->type, *out = op->results[0].type;
   if (!in_s || shard_sharding_fully_replicated(in_s)) return true;
   if (!t || t->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(t) || !shard_type_is_static_tensor(out) ||
@@ -701,7 +701,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   if (!mesh || shard_mesh_is_maximal(mesh)) return true;
   if (!is_pad)
     for (uint32_t d = 0; d < t->rank; d++)
-      if (perm_attr_int(op, "strides", d, 1) != 1) return false;
+      if (shard_perm_attr_int(op, "strides", d, 1) != 1) return false;
   exchange_info info;
   S_exchange_info(op, is_pad, t, out, in_s, mesh, &info);
   bool needs_comm = false, usable = true;
@@ -715,12 +715,12 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   int64_t low[MAX_RANK], high[MAX_RANK], interior[MAX_RANK], zeros[MAX_RANK] = {0};
   for (uint32_t d = 0; d < rank; d++) {
     if (is_pad) {
-      low[d] = perm_attr_int(op, "edge_padding_low", d, 0);
-      high[d] = perm_attr_int(op, "edge_padding_high", d, 0);
-      interior[d] = perm_attr_int(op, "interior_padding", d, 0);
+      low[d] = shard_perm_attr_int(op, "edge_padding_low", d, 0);
+      high[d] = shard_perm_attr_int(op, "edge_padding_high", d, 0);
+      interior[d] = shard_perm_attr_int(op, "interior_padding", d, 0);
     } else {
-      low[d] = -perm_attr_int(op, "start_indices", d, 0);
-      high[d] = perm_attr_int(op, "limit_indices", d, t->dims[d]) - t->dims[d];
+      low[d] = -shard_perm_attr_int(op, "start_indices", d, 0);
+      high[d] = shard_perm_attr_int(op, "limit_indices", d, t->dims[d]) - t->dims[d];
       interior[d] = 0;
     }
   }
@@ -739,7 +739,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   int64_t local[MAX_RANK], padded_out[MAX_RANK];
   for (uint32_t d = 0; d < rank; d++) {
     local[d] = info.divisible[d] / S_manual_shards(in_s, d, mesh, &info.manual);
-    int64_t n = perm_dim_shards(in_s, d, mesh);
+    int64_t n = shard_perm_dim_shards(in_s, d, mesh);
     padded_out[d] = S_ceil_div(out->dims[d], n) * n;
   }
   shard_tensor_sharding *scalar_s = shard_pass_sharding_open(a, in_s->mesh_name, NULL, 0, false);
@@ -787,9 +787,9 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   return true;
 }
 
-bool perm_halo_pad(perm_ctx *c, shard_op *op) { return S_halo_pad_or_slice(c, op, true); }
+bool shard_perm_halo_pad(perm_ctx *c, shard_op *op) { return S_halo_pad_or_slice(c, op, true); }
 
-bool perm_halo_slice(perm_ctx *c, shard_op *op) { return S_halo_pad_or_slice(c, op, false); }
+bool shard_perm_halo_slice(perm_ctx *c, shard_op *op) { return S_halo_pad_or_slice(c, op, false); }
 
 /* ---- reshape ------------------------------------------------------------------ */
 
@@ -811,7 +811,7 @@ static int64_t S_group_out_start(int64_t t, const perm_reshape_group *g, const s
                                  const shard_tensor_sharding *out_s, const shard_mesh *mesh) {
   int64_t start = 0, stride = 1;
   for (uint32_t d = g->out_end; d-- > g->out_start;) {
-    int64_t n = perm_dim_shards(out_s, d, mesh);
+    int64_t n = shard_perm_dim_shards(out_s, d, mesh);
     start += (t % n) * S_ceil_div(out->dims[d], n) * stride;
     t /= n;
     stride *= out->dims[d];
@@ -879,7 +879,7 @@ static void S_add_dim_axes(name_set *set, const shard_tensor_sharding *s, uint32
     for (uint32_t j = 0; j < s->dims[d].num_axes; j++) S_set_add(set, s->dims[d].axes[j].name);
 }
 
-bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
+bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
                        const shard_mesh *mesh, const perm_reshape_group_vec *groups) {
   shard_arena *a = c->m->arena;
   shard_value *operand = op->operands[0].value;
@@ -896,11 +896,11 @@ bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, s
     const perm_reshape_group *g = &groups->items[k];
     bool indivisible = false;
     for (uint32_t d = g->in_start; d < g->in_end; d++) {
-      int64_t n = perm_dim_shards(in_s, d, mesh);
+      int64_t n = shard_perm_dim_shards(in_s, d, mesh);
       if (n > 1 && in->dims[d] % n != 0) indivisible = true, pin[d] = S_ceil_div(in->dims[d], n) * n;
     }
     for (uint32_t d = g->out_start; d < g->out_end; d++) {
-      int64_t n = perm_dim_shards(out_s, d, mesh);
+      int64_t n = shard_perm_dim_shards(out_s, d, mesh);
       if (n > 1 && out->dims[d] % n != 0) indivisible = true, pout[d] = S_ceil_div(out->dims[d], n) * n;
     }
     if (indivisible) {
@@ -915,7 +915,7 @@ bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, s
   uint32_t active[MAX_RANK * 2], nactive = 0;
   for (uint32_t k = 0; k < groups->len; k++) {
     const perm_reshape_group *g = &groups->items[k];
-    if (perm_group_passthrough(g) || !S_group_padded(g, in, pin, out, pout)) continue;
+    if (shard_perm_group_passthrough(g) || !S_group_padded(g, in, pin, out, pout)) continue;
     if (g->in_nontrivial > 1 || g->out_nontrivial <= 1) return false; /* not a split */
     if (g->in_nontrivial != g->in_end - g->in_start || g->out_nontrivial != g->out_end - g->out_start)
       return false; /* size-1 dims in the group */
@@ -936,7 +936,7 @@ bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, s
   for (uint32_t d = 0; d < in->rank; d++) local_in[d] = pin[d] / S_manual_shards(in_s, d, mesh, &manual);
   uint32_t next = 0;
   for (uint32_t d = 0; d < in->rank; d++) {
-    int64_t n = perm_dim_shards(in_s, d, mesh);
+    int64_t n = shard_perm_dim_shards(in_s, d, mesh);
     if (n <= 1) continue;
     sharded[d] = true;
     const perm_reshape_group *g = next < nactive ? &groups->items[active[next]] : NULL;
@@ -965,7 +965,7 @@ bool perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, s
   /* haloDataExchange */
   int64_t padded_result[MAX_RANK], local_out[MAX_RANK];
   for (uint32_t d = 0; d < out->rank; d++) {
-    int64_t n = perm_dim_shards(out_s, d, mesh);
+    int64_t n = shard_perm_dim_shards(out_s, d, mesh);
     padded_result[d] = S_ceil_div(out->dims[d], n) * n;
     local_out[d] = pout[d] / S_manual_shards(out_s, d, mesh, &manual);
   }

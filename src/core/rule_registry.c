@@ -33,23 +33,23 @@
  * dim array on the stack; more operands mean no rule. */
 #define MAX_DIM_ARRAY 64
 
-bool rr_is_ranked(const shard_value *v) { return v && v->type && v->type->kind == SHARD_TYPE_TENSOR; }
-uint32_t rr_rank(const shard_value *v) { return rr_is_ranked(v) ? v->type->rank : 0; }
-const int64_t *rr_shape(const shard_value *v) { return rr_is_ranked(v) ? v->type->dims : NULL; }
+bool shard_rr_is_ranked(const shard_value *v) { return v && v->type && v->type->kind == SHARD_TYPE_TENSOR; }
+uint32_t shard_rr_rank(const shard_value *v) { return shard_rr_is_ranked(v) ? v->type->rank : 0; }
+const int64_t *shard_rr_shape(const shard_value *v) { return shard_rr_is_ranked(v) ? v->type->dims : NULL; }
 
-shard_op_sharding_rule *rr_finish(shard_rule_builder *b, shard_arena *a) {
+shard_op_sharding_rule *shard_rr_finish(shard_rule_builder *b, shard_arena *a) {
   shard_op_sharding_rule *r = shard_rule_builder_build(b, a);
   shard_rule_builder_free(b);
   return r;
 }
 
-shard_op_sharding_rule *rr_pointwise(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rr_pointwise(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  if (op->num_results == 0 || !rr_is_ranked(RESULT(op, 0))) return NULL;
+  if (op->num_results == 0 || !shard_rr_is_ranked(RESULT(op, 0))) return NULL;
   const shard_value *res = RESULT(op, 0);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < res->type->rank; d++) shard_rule_builder_add_dim(b, d, res->type->dims[d], PASS, false);
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Do all operands and results have ranked tensor types (tokens aside)? The
@@ -57,9 +57,9 @@ shard_op_sharding_rule *rr_pointwise(shard_arena *a, const shard_op *op, bool co
 static bool all_ranked(const shard_op *op, uint32_t min_operands, uint32_t min_results) {
   if (op->num_operands < min_operands || op->num_results < min_results) return false;
   for (uint32_t i = 0; i < min_operands; i++)
-    if (!rr_is_ranked(OPERAND(op, i))) return false;
+    if (!shard_rr_is_ranked(OPERAND(op, i))) return false;
   for (uint32_t i = 0; i < min_results; i++)
-    if (!rr_is_ranked(RESULT(op, i))) return false;
+    if (!shard_rr_is_ranked(RESULT(op, i))) return false;
   return true;
 }
 
@@ -73,14 +73,14 @@ static void add_pointwise(shard_rule_builder *b, const int64_t *shape, uint32_t 
 static shard_op_sharding_rule *pointwise_with_mismatch(shard_arena *a, const shard_op *op, const shard_value *in,
                                                        const shard_value *out, shard_factor_type mismatch,
                                                        bool blocked) {
-  if (!rr_is_ranked(in) || !rr_is_ranked(out) || rr_rank(in) != rr_rank(out)) return NULL;
-  const int64_t *is = rr_shape(in), *os = rr_shape(out);
+  if (!shard_rr_is_ranked(in) || !shard_rr_is_ranked(out) || shard_rr_rank(in) != shard_rr_rank(out)) return NULL;
+  const int64_t *is = shard_rr_shape(in), *os = shard_rr_shape(out);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(in); d++) {
+  for (uint32_t d = 0; d < shard_rr_rank(in); d++) {
     if (is[d] == os[d]) shard_rule_builder_add_dim(b, d, is[d], PASS, false);
     else shard_rule_builder_add_dim(b, d, is[d], mismatch, blocked);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Normalises a possibly negative dim index; false when out of range. */
@@ -94,15 +94,15 @@ static bool dim_index(int64_t *d, uint32_t rank) {
  * the operands and another one in the results. */
 static shard_op_sharding_rule *collective_dim(shard_arena *a, const shard_op *op, const char *attr) {
   int64_t gd;
-  if (!all_ranked(op, 1, 1) || !rr_attr_int(op, attr, &gd)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_int(op, attr, &gd)) return NULL;
   const shard_value *in = OPERAND(op, 0), *out = RESULT(op, 0);
-  if (!dim_index(&gd, rr_rank(in)) || rr_rank(out) != rr_rank(in)) return NULL;
+  if (!dim_index(&gd, shard_rr_rank(in)) || shard_rr_rank(out) != shard_rr_rank(in)) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(in); d++)
-    if ((int64_t)d != gd) shard_rule_builder_add_dim(b, d, rr_shape(in)[d], PASS, false);
-  shard_rule_builder_add_all_operands(b, gd, rr_shape(in)[gd], NEED, false);
-  shard_rule_builder_add_all_results(b, gd, rr_shape(out)[gd], NEED, false);
-  return rr_finish(b, a);
+  for (uint32_t d = 0; d < shard_rr_rank(in); d++)
+    if ((int64_t)d != gd) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], PASS, false);
+  shard_rule_builder_add_all_operands(b, gd, shard_rr_shape(in)[gd], NEED, false);
+  shard_rule_builder_add_all_results(b, gd, shard_rr_shape(out)[gd], NEED, false);
+  return shard_rr_finish(b, a);
 }
 
 static shard_op_sharding_rule *rule_all_gather(shard_arena *a, const shard_op *op, bool conservative) {
@@ -118,22 +118,22 @@ static shard_op_sharding_rule *rule_reduce_scatter(shard_arena *a, const shard_o
 static shard_op_sharding_rule *rule_all_to_all(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   int64_t split, concat;
-  if (!all_ranked(op, 1, 1) || !rr_attr_int(op, "split_dimension", &split) ||
-      !rr_attr_int(op, "concat_dimension", &concat))
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_int(op, "split_dimension", &split) ||
+      !shard_rr_attr_int(op, "concat_dimension", &concat))
     return NULL;
   const shard_value *in = OPERAND(op, 0), *out = RESULT(op, 0);
-  uint32_t rank = rr_rank(in);
-  if (!dim_index(&split, rank) || !dim_index(&concat, rank) || rr_rank(out) != rank) return NULL;
+  uint32_t rank = shard_rr_rank(in);
+  if (!dim_index(&split, rank) || !dim_index(&concat, rank) || shard_rr_rank(out) != rank) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++)
-    if ((int64_t)d != split && (int64_t)d != concat) shard_rule_builder_add_dim(b, d, rr_shape(in)[d], PASS, false);
-  shard_rule_builder_add_all_operands(b, split, rr_shape(in)[split], NEED, false);
-  shard_rule_builder_add_all_results(b, split, rr_shape(out)[split], NEED, false);
+    if ((int64_t)d != split && (int64_t)d != concat) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], PASS, false);
+  shard_rule_builder_add_all_operands(b, split, shard_rr_shape(in)[split], NEED, false);
+  shard_rule_builder_add_all_results(b, split, shard_rr_shape(out)[split], NEED, false);
   if (split != concat) {
-    shard_rule_builder_add_all_operands(b, concat, rr_shape(in)[concat], NEED, false);
-    shard_rule_builder_add_all_results(b, concat, rr_shape(out)[concat], NEED, false);
+    shard_rule_builder_add_all_operands(b, concat, shard_rr_shape(in)[concat], NEED, false);
+    shard_rule_builder_add_all_results(b, concat, shard_rr_shape(out)[concat], NEED, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* The shape with the smaller element width has one more, innermost dim;
@@ -142,40 +142,40 @@ static shard_op_sharding_rule *rule_bitcast_convert(shard_arena *a, const shard_
   (void)conservative;
   if (!all_ranked(op, 1, 1)) return NULL;
   const shard_value *in = OPERAND(op, 0), *out = RESULT(op, 0);
-  uint32_t ir = rr_rank(in), orank = rr_rank(out);
+  uint32_t ir = shard_rr_rank(in), orank = shard_rr_rank(out);
   const shard_value *smaller = ir < orank ? in : out;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  add_pointwise(b, rr_shape(smaller), rr_rank(smaller), PASS);
-  if (ir < orank) shard_rule_builder_add_io(b, NUL, orank - 1, rr_shape(out)[orank - 1], NEED, false);
-  else if (ir > orank) shard_rule_builder_add_io(b, ir - 1, NUL, rr_shape(in)[ir - 1], NEED, false);
-  return rr_finish(b, a);
+  add_pointwise(b, shard_rr_shape(smaller), shard_rr_rank(smaller), PASS);
+  if (ir < orank) shard_rule_builder_add_io(b, NUL, orank - 1, shard_rr_shape(out)[orank - 1], NEED, false);
+  else if (ir > orank) shard_rule_builder_add_io(b, ir - 1, NUL, shard_rr_shape(in)[ir - 1], NEED, false);
+  return shard_rr_finish(b, a);
 }
 
 /* The 1-D scale, offset, mean and variance follow the feature dim. */
 static shard_op_sharding_rule *rule_batch_norm_inference(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   int64_t feature;
-  if (!all_ranked(op, 1, 1) || op->num_operands > MAX_DIM_ARRAY || !rr_attr_int(op, "feature_index", &feature))
+  if (!all_ranked(op, 1, 1) || op->num_operands > MAX_DIM_ARRAY || !shard_rr_attr_int(op, "feature_index", &feature))
     return NULL;
   const shard_value *in = OPERAND(op, 0);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   int64_t dims[MAX_DIM_ARRAY];
-  for (uint32_t d = 0; d < rr_rank(in); d++) {
+  for (uint32_t d = 0; d < shard_rr_rank(in); d++) {
     for (uint32_t i = 0; i < op->num_operands; i++) dims[i] = (int64_t)d == feature ? 0 : NUL;
     dims[0] = d;
     int64_t res[1] = {d};
-    shard_rule_builder_add(b, dims, res, rr_shape(in)[d], PASS, false);
+    shard_rule_builder_add(b, dims, res, shard_rr_shape(in)[d], PASS, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 static shard_op_sharding_rule *rule_broadcast_in_dim(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   rr_ints bdims;
-  if (!all_ranked(op, 1, 1) || !rr_attr_ints(op, "broadcast_dimensions", &bdims)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "broadcast_dimensions", &bdims)) return NULL;
   const shard_value *in = OPERAND(op, 0), *out = RESULT(op, 0);
-  uint32_t orank = rr_rank(out);
-  if (bdims.n != rr_rank(in) || orank > RR_MAX_INTS) return NULL;
+  uint32_t orank = shard_rr_rank(out);
+  if (bdims.n != shard_rr_rank(in) || orank > RR_MAX_INTS) return NULL;
   int64_t out_to_in[RR_MAX_INTS];
   for (uint32_t d = 0; d < orank; d++) out_to_in[d] = NUL;
   for (uint32_t i = 0; i < bdims.n; i++) {
@@ -184,26 +184,26 @@ static shard_op_sharding_rule *rule_broadcast_in_dim(shard_arena *a, const shard
   }
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t od = 0; od < orank; od++) {
-    int64_t id = out_to_in[od], osize = rr_shape(out)[od];
-    if (id != NUL && rr_shape(in)[id] == 1 && osize != 1) {
+    int64_t id = out_to_in[od], osize = shard_rr_shape(out)[od];
+    if (id != NUL && shard_rr_shape(in)[id] == 1 && osize != 1) {
       /* The size-1 input dim is expanded in place: it gets its own factor. */
       shard_rule_builder_add_io(b, id, NUL, 1, PASS, false);
       id = NUL;
     }
     shard_rule_builder_add_io(b, id, od, osize, PASS, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Batch dims pass through; the two matrix dims need replication. */
 static shard_op_sharding_rule *rule_cholesky(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  if (!all_ranked(op, 1, 1) || rr_rank(OPERAND(op, 0)) < 2) return NULL;
+  if (!all_ranked(op, 1, 1) || shard_rr_rank(OPERAND(op, 0)) < 2) return NULL;
   const shard_value *in = OPERAND(op, 0);
-  uint32_t rank = rr_rank(in);
+  uint32_t rank = shard_rr_rank(in);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rank; d++) shard_rule_builder_add_dim(b, d, rr_shape(in)[d], d + 2 < rank ? PASS : NEED, false);
-  return rr_finish(b, a);
+  for (uint32_t d = 0; d < rank; d++) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], d + 2 < rank ? PASS : NEED, false);
+  return shard_rr_finish(b, a);
 }
 
 /* min and max may be scalars; the shape is the operand's (the middle one). */
@@ -211,8 +211,8 @@ static shard_op_sharding_rule *rule_clamp(shard_arena *a, const shard_op *op, bo
   (void)conservative;
   if (!all_ranked(op, 2, 1)) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  add_pointwise(b, rr_shape(OPERAND(op, 1)), rr_rank(OPERAND(op, 1)), PASS);
-  return rr_finish(b, a);
+  add_pointwise(b, shard_rr_shape(OPERAND(op, 1)), shard_rr_rank(OPERAND(op, 1)), PASS);
+  return shard_rr_finish(b, a);
 }
 
 static bool defined_by(const shard_value *v, const char *name) {
@@ -241,15 +241,15 @@ static shard_factor_type concat_dim_type(const shard_op *op) {
 
 static shard_op_sharding_rule *rule_concatenate(shard_arena *a, const shard_op *op, bool conservative) {
   int64_t cd;
-  if (!all_ranked(op, 1, 1) || !rr_attr_int(op, "dimension", &cd)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_int(op, "dimension", &cd)) return NULL;
   const shard_value *out = RESULT(op, 0);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(out); d++) {
+  for (uint32_t d = 0; d < shard_rr_rank(out); d++) {
     /* Conservatively the concat dim gets no factor at all. */
     if ((int64_t)d == cd && conservative) continue;
-    shard_rule_builder_add_dim(b, d, rr_shape(out)[d], (int64_t)d == cd ? concat_dim_type(op) : PASS, false);
+    shard_rule_builder_add_dim(b, d, shard_rr_shape(out)[d], (int64_t)d == cd ? concat_dim_type(op) : PASS, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* stablehlo.dot: vector or matrix operands, contracting lhs's last dim with rhs's first. */
@@ -257,15 +257,15 @@ static shard_op_sharding_rule *rule_dot(shard_arena *a, const shard_op *op, bool
   (void)conservative;
   if (!all_ranked(op, 2, 1)) return NULL;
   const shard_value *lhs = OPERAND(op, 0), *rhs = OPERAND(op, 1);
-  uint32_t lr = rr_rank(lhs), rrk = rr_rank(rhs);
+  uint32_t lr = shard_rr_rank(lhs), rrk = shard_rr_rank(rhs);
   if (lr < 1 || lr > 2 || rrk < 1 || rrk > 2) return NULL;
   bool lhs_matrix = lr == 2, rhs_matrix = rrk == 2;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  if (lhs_matrix) shard_rule_builder_add(b, (int64_t[]){0, NUL}, (int64_t[]){0}, rr_shape(lhs)[0], PASS, false);
+  if (lhs_matrix) shard_rule_builder_add(b, (int64_t[]){0, NUL}, (int64_t[]){0}, shard_rr_shape(lhs)[0], PASS, false);
   if (rhs_matrix)
-    shard_rule_builder_add(b, (int64_t[]){NUL, 1}, (int64_t[]){lhs_matrix ? 1 : 0}, rr_shape(rhs)[1], PASS, false);
-  shard_rule_builder_add(b, (int64_t[]){lhs_matrix ? 1 : 0, 0}, (int64_t[]){NUL}, rr_shape(rhs)[0], REDUCTION, false);
-  return rr_finish(b, a);
+    shard_rule_builder_add(b, (int64_t[]){NUL, 1}, (int64_t[]){lhs_matrix ? 1 : 0}, shard_rr_shape(rhs)[1], PASS, false);
+  shard_rule_builder_add(b, (int64_t[]){lhs_matrix ? 1 : 0, 0}, (int64_t[]){NUL}, shard_rr_shape(rhs)[0], REDUCTION, false);
+  return shard_rr_finish(b, a);
 }
 
 static bool dims_in_range(const rr_ints *l, uint32_t rank) {
@@ -278,30 +278,30 @@ static bool dims_in_range(const rr_ints *l, uint32_t rank) {
  * contracting dims are reduction factors. */
 static shard_op_sharding_rule *rule_dot_general(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = rr_attr_raw(op, "dot_dimension_numbers");
+  const char *raw = shard_rr_attr_raw(op, "dot_dimension_numbers");
   rr_ints lb, rb, lc, rc;
-  if (!all_ranked(op, 2, 1) || !raw || !rr_raw_ints(raw, "lhs_batching_dimensions", &lb) ||
-      !rr_raw_ints(raw, "rhs_batching_dimensions", &rb) || !rr_raw_ints(raw, "lhs_contracting_dimensions", &lc) ||
-      !rr_raw_ints(raw, "rhs_contracting_dimensions", &rc) || lb.n != rb.n || lc.n != rc.n)
+  if (!all_ranked(op, 2, 1) || !raw || !shard_rr_raw_ints(raw, "lhs_batching_dimensions", &lb) ||
+      !shard_rr_raw_ints(raw, "rhs_batching_dimensions", &rb) || !shard_rr_raw_ints(raw, "lhs_contracting_dimensions", &lc) ||
+      !shard_rr_raw_ints(raw, "rhs_contracting_dimensions", &rc) || lb.n != rb.n || lc.n != rc.n)
     return NULL;
   const shard_value *lhs = OPERAND(op, 0), *rhs = OPERAND(op, 1);
-  uint32_t lr = rr_rank(lhs), rrk = rr_rank(rhs);
+  uint32_t lr = shard_rr_rank(lhs), rrk = shard_rr_rank(rhs);
   if (!dims_in_range(&lb, lr) || !dims_in_range(&lc, lr) || !dims_in_range(&rb, rrk) || !dims_in_range(&rc, rrk))
     return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   int64_t out = 0;
   for (uint32_t i = 0; i < lb.n; i++, out++)
-    shard_rule_builder_add(b, (int64_t[]){lb.v[i], rb.v[i]}, (int64_t[]){out}, rr_shape(lhs)[lb.v[i]], PASS, false);
+    shard_rule_builder_add(b, (int64_t[]){lb.v[i], rb.v[i]}, (int64_t[]){out}, shard_rr_shape(lhs)[lb.v[i]], PASS, false);
   for (uint32_t d = 0; d < lr; d++)
-    if (!rr_ints_contains(&lc, d) && !rr_ints_contains(&lb, d))
-      shard_rule_builder_add(b, (int64_t[]){d, NUL}, (int64_t[]){out++}, rr_shape(lhs)[d], PASS, false);
+    if (!shard_rr_ints_contains(&lc, d) && !shard_rr_ints_contains(&lb, d))
+      shard_rule_builder_add(b, (int64_t[]){d, NUL}, (int64_t[]){out++}, shard_rr_shape(lhs)[d], PASS, false);
   for (uint32_t d = 0; d < rrk; d++)
-    if (!rr_ints_contains(&rc, d) && !rr_ints_contains(&rb, d))
-      shard_rule_builder_add(b, (int64_t[]){NUL, d}, (int64_t[]){out++}, rr_shape(rhs)[d], PASS, false);
+    if (!shard_rr_ints_contains(&rc, d) && !shard_rr_ints_contains(&rb, d))
+      shard_rule_builder_add(b, (int64_t[]){NUL, d}, (int64_t[]){out++}, shard_rr_shape(rhs)[d], PASS, false);
   for (uint32_t i = 0; i < lc.n; i++)
-    shard_rule_builder_add(b, (int64_t[]){lc.v[i], rc.v[i]}, (int64_t[]){NUL}, rr_shape(lhs)[lc.v[i]], REDUCTION,
+    shard_rule_builder_add(b, (int64_t[]){lc.v[i], rc.v[i]}, (int64_t[]){NUL}, shard_rr_shape(lhs)[lc.v[i]], REDUCTION,
                            false);
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Sliced dims are never propagated through (the start is dynamic). */
@@ -321,14 +321,14 @@ static shard_op_sharding_rule *rule_dynamic_update_slice(shard_arena *a, const s
   (void)conservative;
   if (!all_ranked(op, 2, 1) || op->num_operands > MAX_DIM_ARRAY) return NULL;
   const shard_value *in = OPERAND(op, 0), *upd = OPERAND(op, 1);
-  if (rr_rank(in) != rr_rank(upd)) return NULL;
+  if (shard_rr_rank(in) != shard_rr_rank(upd)) return NULL;
   bool all_const = true;
   for (uint32_t i = 2; i < op->num_operands; i++) all_const &= is_constant(OPERAND(op, i));
   int64_t dims[MAX_DIM_ARRAY];
   for (uint32_t i = 0; i < op->num_operands; i++) dims[i] = NUL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(in); d++) {
-    int64_t is = rr_shape(in)[d], us = rr_shape(upd)[d];
+  for (uint32_t d = 0; d < shard_rr_rank(in); d++) {
+    int64_t is = shard_rr_shape(in)[d], us = shard_rr_shape(upd)[d];
     if (is == us) {
       shard_rule_builder_add_dim(b, d, is, PASS, false);
       continue;
@@ -340,7 +340,7 @@ static shard_op_sharding_rule *rule_dynamic_update_slice(shard_arena *a, const s
     dims[1] = d;
     shard_rule_builder_add(b, dims, (int64_t[]){NUL}, us, all_const ? PASS : NEED, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* The transformed (innermost fft_length) dims need replication; the last one
@@ -348,18 +348,18 @@ static shard_op_sharding_rule *rule_dynamic_update_slice(shard_arena *a, const s
 static shard_op_sharding_rule *rule_fft(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   rr_ints len;
-  if (!all_ranked(op, 1, 1) || !rr_attr_ints(op, "fft_length", &len)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "fft_length", &len)) return NULL;
   const shard_value *in = OPERAND(op, 0), *out = RESULT(op, 0);
-  uint32_t rank = rr_rank(in);
-  if (rank == 0 || rr_rank(out) != rank || len.n > rank) return NULL;
+  uint32_t rank = shard_rr_rank(in);
+  if (rank == 0 || shard_rr_rank(out) != rank || len.n > rank) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++) {
-    int64_t size = rr_shape(in)[d];
+    int64_t size = shard_rr_shape(in)[d];
     if (d < rank - len.n) shard_rule_builder_add_dim(b, d, size, PASS, false);
     else if (d + 1 < rank) shard_rule_builder_add_dim(b, d, size, NEED, false);
-    else shard_rule_builder_add_dim(b, d, size, NEED, rr_shape(in)[d] != rr_shape(out)[d]);
+    else shard_rule_builder_add_dim(b, d, size, NEED, shard_rr_shape(in)[d] != shard_rr_shape(out)[d]);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Padded dims are permutations (propagated unless conservative). */
@@ -374,36 +374,36 @@ static shard_op_sharding_rule *rule_reduce(shard_arena *a, const shard_op *op, b
   rr_ints dims;
   uint32_t num_inputs = op->num_operands / 2;
   if (num_inputs == 0 || op->num_operands > MAX_DIM_ARRAY || op->num_results < num_inputs ||
-      !all_ranked(op, 1, 1) || !rr_attr_ints(op, "dimensions", &dims))
+      !all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "dimensions", &dims))
     return NULL;
   const shard_value *in = OPERAND(op, 0);
   int64_t op_dims[MAX_DIM_ARRAY], res_dims[MAX_DIM_ARRAY];
   for (uint32_t i = 0; i < op->num_operands; i++) op_dims[i] = NUL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   int64_t out = 0;
-  for (uint32_t d = 0; d < rr_rank(in); d++) {
+  for (uint32_t d = 0; d < shard_rr_rank(in); d++) {
     for (uint32_t i = 0; i < num_inputs; i++) op_dims[i] = d;
-    bool reduced = rr_ints_contains(&dims, d);
+    bool reduced = shard_rr_ints_contains(&dims, d);
     for (uint32_t i = 0; i < op->num_results; i++) res_dims[i] = i < num_inputs && !reduced ? out : NUL;
-    shard_rule_builder_add(b, op_dims, res_dims, rr_shape(in)[d], reduced ? REDUCTION : PASS, false);
+    shard_rule_builder_add(b, op_dims, res_dims, shard_rr_shape(in)[d], reduced ? REDUCTION : PASS, false);
     if (!reduced) out++;
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* A window dim maps one to one when its window and stride are 1 and it has
  * no padding. */
 static bool window_passthrough(const shard_op *op, const char *window_attr, uint32_t dim, uint32_t rank) {
   rr_ints pad, window, strides;
-  if (rr_attr_ints(op, "padding", &pad) && pad.n) {
+  if (shard_rr_attr_ints(op, "padding", &pad) && pad.n) {
     int64_t lo, hi;
     if (pad.n == 1) lo = hi = pad.v[0]; /* a splat */
     else if (pad.n == 2 * rank) lo = pad.v[2 * dim], hi = pad.v[2 * dim + 1];
     else return false;
     if (lo != 0 || hi != 0) return false;
   }
-  if (rr_attr_ints(op, "window_strides", &strides) && strides.n > dim && strides.v[dim] != 1) return false;
-  if (rr_attr_ints(op, window_attr, &window) && window.n > dim && window.v[dim] != 1) return false;
+  if (shard_rr_attr_ints(op, "window_strides", &strides) && strides.n > dim && strides.v[dim] != 1) return false;
+  if (shard_rr_attr_ints(op, window_attr, &window) && window.n > dim && window.v[dim] != 1) return false;
   return true;
 }
 
@@ -411,24 +411,24 @@ static bool window_passthrough(const shard_op *op, const char *window_attr, uint
 static shard_op_sharding_rule *rule_reduce_window(shard_arena *a, const shard_op *op, bool conservative) {
   if (!all_ranked(op, 1, 1)) return NULL;
   const shard_value *out = RESULT(op, 0);
-  uint32_t rank = rr_rank(out);
+  uint32_t rank = shard_rr_rank(out);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++) {
     bool pass = window_passthrough(op, "window_dimensions", d, rank);
-    shard_rule_builder_add_dim(b, d, rr_shape(out)[d], pass ? PASS : PERM, conservative && !pass);
+    shard_rule_builder_add_dim(b, d, shard_rr_shape(out)[d], pass ? PASS : PERM, conservative && !pass);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 static shard_op_sharding_rule *rule_reverse(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   rr_ints dims;
-  if (!all_ranked(op, 1, 1) || !rr_attr_ints(op, "dimensions", &dims)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "dimensions", &dims)) return NULL;
   const shard_value *out = RESULT(op, 0);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(out); d++)
-    shard_rule_builder_add_dim(b, d, rr_shape(out)[d], rr_ints_contains(&dims, d) ? PERM : PASS, false);
-  return rr_finish(b, a);
+  for (uint32_t d = 0; d < shard_rr_rank(out); d++)
+    shard_rule_builder_add_dim(b, d, shard_rr_shape(out)[d], shard_rr_ints_contains(&dims, d) ? PERM : PASS, false);
+  return shard_rr_finish(b, a);
 }
 
 /* The initial and output states must stay replicated and apart from the
@@ -438,11 +438,11 @@ static shard_op_sharding_rule *rule_rng_bit_generator(shard_arena *a, const shar
   if (!all_ranked(op, 1, 2)) return NULL;
   const shard_value *state = OPERAND(op, 0), *bits = RESULT(op, 1);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rr_rank(state); d++)
-    shard_rule_builder_add(b, (int64_t[]){d}, (int64_t[]){d, NUL}, rr_shape(state)[d], NEED, true);
-  for (uint32_t d = 0; d < rr_rank(bits); d++)
-    shard_rule_builder_add(b, NULL, (int64_t[]){NUL, d}, rr_shape(bits)[d], PASS, false);
-  return rr_finish(b, a);
+  for (uint32_t d = 0; d < shard_rr_rank(state); d++)
+    shard_rule_builder_add(b, (int64_t[]){d}, (int64_t[]){d, NUL}, shard_rr_shape(state)[d], NEED, true);
+  for (uint32_t d = 0; d < shard_rr_rank(bits); d++)
+    shard_rule_builder_add(b, NULL, (int64_t[]){NUL, d}, shard_rr_shape(bits)[d], PASS, false);
+  return shard_rr_finish(b, a);
 }
 
 /* The predicate may be a scalar; the shape is the result's. */
@@ -450,8 +450,8 @@ static shard_op_sharding_rule *rule_select(shard_arena *a, const shard_op *op, b
   (void)conservative;
   if (!all_ranked(op, 0, 1)) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  add_pointwise(b, rr_shape(RESULT(op, 0)), rr_rank(RESULT(op, 0)), PASS);
-  return rr_finish(b, a);
+  add_pointwise(b, shard_rr_shape(RESULT(op, 0)), shard_rr_rank(RESULT(op, 0)), PASS);
+  return shard_rr_finish(b, a);
 }
 
 /* Operands (operand, source, init): a windowed dim is a permutation from
@@ -459,18 +459,18 @@ static shard_op_sharding_rule *rule_select(shard_arena *a, const shard_op *op, b
 static shard_op_sharding_rule *rule_select_and_scatter(shard_arena *a, const shard_op *op, bool conservative) {
   if (!all_ranked(op, 2, 1) || op->num_operands != 3) return NULL;
   const shard_value *src = OPERAND(op, 1), *out = RESULT(op, 0);
-  uint32_t rank = rr_rank(out);
-  if (rr_rank(src) != rank) return NULL;
+  uint32_t rank = shard_rr_rank(out);
+  if (shard_rr_rank(src) != rank) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++) {
     if (window_passthrough(op, "window_dimensions", d, rank)) {
-      shard_rule_builder_add_dim(b, d, rr_shape(out)[d], PASS, false);
+      shard_rule_builder_add_dim(b, d, shard_rr_shape(out)[d], PASS, false);
       continue;
     }
-    shard_rule_builder_add(b, (int64_t[]){NUL, d, NUL}, (int64_t[]){NUL}, rr_shape(src)[d], NEED, conservative);
-    shard_rule_builder_add(b, (int64_t[]){d, NUL, NUL}, (int64_t[]){d}, rr_shape(out)[d], PERM, conservative);
+    shard_rule_builder_add(b, (int64_t[]){NUL, d, NUL}, (int64_t[]){NUL}, shard_rr_shape(src)[d], NEED, conservative);
+    shard_rule_builder_add(b, (int64_t[]){d, NUL, NUL}, (int64_t[]){d}, shard_rr_shape(out)[d], PERM, conservative);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Unlike dynamic_slice the start is static, so sliced dims can stay sharded
@@ -485,29 +485,29 @@ static shard_op_sharding_rule *rule_slice(shard_arena *a, const shard_op *op, bo
 static shard_op_sharding_rule *rule_sort(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   int64_t sd;
-  if (!all_ranked(op, 1, 0) || !rr_attr_int(op, "dimension", &sd)) return NULL;
+  if (!all_ranked(op, 1, 0) || !shard_rr_attr_int(op, "dimension", &sd)) return NULL;
   const shard_value *in = OPERAND(op, 0);
-  uint32_t rank = rr_rank(in);
+  uint32_t rank = shard_rr_rank(in);
   if (!dim_index(&sd, rank)) return NULL;
   bool blocked = true;
-  for (uint32_t d = 0; d < rank; d++) blocked &= (int64_t)d == sd || rr_shape(in)[d] == 1;
+  for (uint32_t d = 0; d < rank; d++) blocked &= (int64_t)d == sd || shard_rr_shape(in)[d] == 1;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++) {
-    if ((int64_t)d == sd) shard_rule_builder_add_dim(b, d, rr_shape(in)[d], NEED, blocked);
-    else shard_rule_builder_add_dim(b, d, rr_shape(in)[d], PASS, false);
+    if ((int64_t)d == sd) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], NEED, blocked);
+    else shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], PASS, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 static shard_op_sharding_rule *rule_transpose(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   rr_ints perm;
-  if (!all_ranked(op, 1, 1) || !rr_attr_ints(op, "permutation", &perm)) return NULL;
+  if (!all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "permutation", &perm)) return NULL;
   const shard_value *in = OPERAND(op, 0);
-  if (perm.n != rr_rank(in) || !dims_in_range(&perm, rr_rank(in))) return NULL;
+  if (perm.n != shard_rr_rank(in) || !dims_in_range(&perm, shard_rr_rank(in))) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t od = 0; od < perm.n; od++) shard_rule_builder_add_io(b, perm.v[od], od, rr_shape(in)[perm.v[od]], PASS, false);
-  return rr_finish(b, a);
+  for (uint32_t od = 0; od < perm.n; od++) shard_rule_builder_add_io(b, perm.v[od], od, shard_rr_shape(in)[perm.v[od]], PASS, false);
+  return shard_rr_finish(b, a);
 }
 
 /* op(a) @ x = b (left side) or x @ op(a) = b: batch dims pass through, the
@@ -517,12 +517,12 @@ static shard_op_sharding_rule *rule_triangular_solve(shard_arena *a, const shard
   bool left = false;
   char transpose[32] = "NO_TRANSPOSE";
   if (!all_ranked(op, 2, 1)) return NULL;
-  rr_attr_bool(op, "left_side", &left);
-  rr_attr_enum(op, "transpose_a", transpose, sizeof transpose);
+  shard_rr_attr_bool(op, "left_side", &left);
+  shard_rr_attr_enum(op, "transpose_a", transpose, sizeof transpose);
   const shard_value *av = OPERAND(op, 0), *bv = OPERAND(op, 1);
-  uint32_t rank = rr_rank(av);
-  if (rank < 2 || rr_rank(bv) != rank) return NULL;
-  const int64_t *as = rr_shape(av), *bs = rr_shape(bv);
+  uint32_t rank = shard_rr_rank(av);
+  if (rank < 2 || shard_rr_rank(bv) != rank) return NULL;
+  const int64_t *as = shard_rr_shape(av), *bs = shard_rr_shape(bv);
   bool transposed = strcmp(transpose, "TRANSPOSE") == 0 || strcmp(transpose, "ADJOINT") == 0;
   int64_t d1 = rank - 2, d2 = rank - 1;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
@@ -538,7 +538,7 @@ static shard_op_sharding_rule *rule_triangular_solve(shard_arena *a, const shard
     shard_rule_builder_add(b, (int64_t[]){a_free, d2}, (int64_t[]){NUL}, as[a_free], NEED, false);
     shard_rule_builder_add(b, (int64_t[]){a_contract, NUL}, (int64_t[]){d2}, as[a_contract], NEED, false);
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* Op name -> constructor; a NULL constructor means "known, no rule". */
@@ -549,7 +549,7 @@ typedef struct rr_entry {
 
 /* Sorted by name (strcmp order) for binary search. A NULL constructor: a
  * known op without a rule (symbols and structure, constants, and data-flow
- * ops that propagation handles through their edges); rr_pointwise: Shardy's
+ * ops that propagation handles through their edges); shard_rr_pointwise: Shardy's
  * pointwise ops. */
 static const rr_entry S_registry[] = {
     {"builtin.module", NULL},
@@ -563,98 +563,98 @@ static const rr_entry S_registry[] = {
     {"sdy.named_computation", NULL},
     {"sdy.propagation_barrier", NULL},
     {"sdy.reshard", NULL},
-    {"sdy.sharding_constraint", rr_pointwise},
+    {"sdy.sharding_constraint", shard_rr_pointwise},
     {"sdy.sharding_group", NULL},
-    {"stablehlo.abs", rr_pointwise},
-    {"stablehlo.add", rr_pointwise},
+    {"stablehlo.abs", shard_rr_pointwise},
+    {"stablehlo.add", shard_rr_pointwise},
     {"stablehlo.after_all", NULL},
     {"stablehlo.all_gather", rule_all_gather},
-    {"stablehlo.all_reduce", rr_pointwise},
+    {"stablehlo.all_reduce", shard_rr_pointwise},
     {"stablehlo.all_to_all", rule_all_to_all},
-    {"stablehlo.and", rr_pointwise},
-    {"stablehlo.atan2", rr_pointwise},
+    {"stablehlo.and", shard_rr_pointwise},
+    {"stablehlo.atan2", shard_rr_pointwise},
     {"stablehlo.batch_norm_inference", rule_batch_norm_inference},
     {"stablehlo.bitcast_convert", rule_bitcast_convert},
     {"stablehlo.broadcast_in_dim", rule_broadcast_in_dim},
     {"stablehlo.case", NULL},
-    {"stablehlo.cbrt", rr_pointwise},
-    {"stablehlo.ceil", rr_pointwise},
+    {"stablehlo.cbrt", shard_rr_pointwise},
+    {"stablehlo.ceil", shard_rr_pointwise},
     {"stablehlo.cholesky", rule_cholesky},
     {"stablehlo.clamp", rule_clamp},
-    {"stablehlo.collective_broadcast", rr_pointwise},
-    {"stablehlo.collective_permute", rr_pointwise},
-    {"stablehlo.compare", rr_pointwise},
-    {"stablehlo.complex", rr_pointwise},
+    {"stablehlo.collective_broadcast", shard_rr_pointwise},
+    {"stablehlo.collective_permute", shard_rr_pointwise},
+    {"stablehlo.compare", shard_rr_pointwise},
+    {"stablehlo.complex", shard_rr_pointwise},
     {"stablehlo.concatenate", rule_concatenate},
     {"stablehlo.constant", NULL},
-    {"stablehlo.convert", rr_pointwise},
-    {"stablehlo.convolution", rr_convolution},
-    {"stablehlo.cosine", rr_pointwise},
-    {"stablehlo.count_leading_zeros", rr_pointwise},
+    {"stablehlo.convert", shard_rr_pointwise},
+    {"stablehlo.convolution", shard_rr_convolution},
+    {"stablehlo.cosine", shard_rr_pointwise},
+    {"stablehlo.count_leading_zeros", shard_rr_pointwise},
     {"stablehlo.create_token", NULL},
-    {"stablehlo.cross-replica-sum", rr_pointwise},
-    {"stablehlo.divide", rr_pointwise},
+    {"stablehlo.cross-replica-sum", shard_rr_pointwise},
+    {"stablehlo.divide", shard_rr_pointwise},
     {"stablehlo.dot", rule_dot},
     {"stablehlo.dot_general", rule_dot_general},
     {"stablehlo.dynamic_slice", rule_dynamic_slice},
     {"stablehlo.dynamic_update_slice", rule_dynamic_update_slice},
-    {"stablehlo.exponential", rr_pointwise},
-    {"stablehlo.exponential_minus_one", rr_pointwise},
+    {"stablehlo.exponential", shard_rr_pointwise},
+    {"stablehlo.exponential_minus_one", shard_rr_pointwise},
     {"stablehlo.fft", rule_fft},
-    {"stablehlo.floor", rr_pointwise},
-    {"stablehlo.gather", rr_gather},
+    {"stablehlo.floor", shard_rr_pointwise},
+    {"stablehlo.gather", shard_rr_gather},
     {"stablehlo.get_tuple_element", NULL},
-    {"stablehlo.imag", rr_pointwise},
+    {"stablehlo.imag", shard_rr_pointwise},
     {"stablehlo.infeed", NULL},
     {"stablehlo.iota", NULL},
-    {"stablehlo.is_finite", rr_pointwise},
-    {"stablehlo.log", rr_pointwise},
-    {"stablehlo.log_plus_one", rr_pointwise},
-    {"stablehlo.logistic", rr_pointwise},
-    {"stablehlo.maximum", rr_pointwise},
-    {"stablehlo.minimum", rr_pointwise},
-    {"stablehlo.multiply", rr_pointwise},
-    {"stablehlo.negate", rr_pointwise},
-    {"stablehlo.not", rr_pointwise},
+    {"stablehlo.is_finite", shard_rr_pointwise},
+    {"stablehlo.log", shard_rr_pointwise},
+    {"stablehlo.log_plus_one", shard_rr_pointwise},
+    {"stablehlo.logistic", shard_rr_pointwise},
+    {"stablehlo.maximum", shard_rr_pointwise},
+    {"stablehlo.minimum", shard_rr_pointwise},
+    {"stablehlo.multiply", shard_rr_pointwise},
+    {"stablehlo.negate", shard_rr_pointwise},
+    {"stablehlo.not", shard_rr_pointwise},
     {"stablehlo.optimization_barrier", NULL},
-    {"stablehlo.or", rr_pointwise},
+    {"stablehlo.or", shard_rr_pointwise},
     {"stablehlo.outfeed", NULL},
     {"stablehlo.pad", rule_pad},
     {"stablehlo.partition_id", NULL},
-    {"stablehlo.popcnt", rr_pointwise},
-    {"stablehlo.power", rr_pointwise},
-    {"stablehlo.real", rr_pointwise},
+    {"stablehlo.popcnt", shard_rr_pointwise},
+    {"stablehlo.power", shard_rr_pointwise},
+    {"stablehlo.real", shard_rr_pointwise},
     {"stablehlo.recv", NULL},
     {"stablehlo.reduce", rule_reduce},
-    {"stablehlo.reduce_precision", rr_pointwise},
+    {"stablehlo.reduce_precision", shard_rr_pointwise},
     {"stablehlo.reduce_scatter", rule_reduce_scatter},
     {"stablehlo.reduce_window", rule_reduce_window},
-    {"stablehlo.remainder", rr_pointwise},
-    {"stablehlo.reshape", rr_reshape},
+    {"stablehlo.remainder", shard_rr_pointwise},
+    {"stablehlo.reshape", shard_rr_reshape},
     {"stablehlo.reverse", rule_reverse},
     {"stablehlo.rng_bit_generator", rule_rng_bit_generator},
-    {"stablehlo.round_nearest_afz", rr_pointwise},
-    {"stablehlo.round_nearest_even", rr_pointwise},
-    {"stablehlo.rsqrt", rr_pointwise},
-    {"stablehlo.scatter", rr_scatter},
+    {"stablehlo.round_nearest_afz", shard_rr_pointwise},
+    {"stablehlo.round_nearest_even", shard_rr_pointwise},
+    {"stablehlo.rsqrt", shard_rr_pointwise},
+    {"stablehlo.scatter", shard_rr_scatter},
     {"stablehlo.select", rule_select},
     {"stablehlo.select_and_scatter", rule_select_and_scatter},
     {"stablehlo.send", NULL},
-    {"stablehlo.shift_left", rr_pointwise},
-    {"stablehlo.shift_right_arithmetic", rr_pointwise},
-    {"stablehlo.shift_right_logical", rr_pointwise},
-    {"stablehlo.sign", rr_pointwise},
-    {"stablehlo.sine", rr_pointwise},
+    {"stablehlo.shift_left", shard_rr_pointwise},
+    {"stablehlo.shift_right_arithmetic", shard_rr_pointwise},
+    {"stablehlo.shift_right_logical", shard_rr_pointwise},
+    {"stablehlo.sign", shard_rr_pointwise},
+    {"stablehlo.sine", shard_rr_pointwise},
     {"stablehlo.slice", rule_slice},
     {"stablehlo.sort", rule_sort},
-    {"stablehlo.sqrt", rr_pointwise},
-    {"stablehlo.subtract", rr_pointwise},
-    {"stablehlo.tan", rr_pointwise},
-    {"stablehlo.tanh", rr_pointwise},
+    {"stablehlo.sqrt", shard_rr_pointwise},
+    {"stablehlo.subtract", shard_rr_pointwise},
+    {"stablehlo.tan", shard_rr_pointwise},
+    {"stablehlo.tanh", shard_rr_pointwise},
     {"stablehlo.transpose", rule_transpose},
     {"stablehlo.triangular_solve", rule_triangular_solve},
     {"stablehlo.while", NULL},
-    {"stablehlo.xor", rr_pointwise},
+    {"stablehlo.xor", shard_rr_pointwise},
 };
 
 static const rr_entry *lookup(const char *name) {
@@ -688,7 +688,7 @@ shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bo
   }
   if (strcmp(op->name, "stablehlo.custom_call") == 0) {
     bool unknown = false;
-    return rr_custom_call(a, op, conservative, &unknown);
+    return shard_rr_custom_call(a, op, conservative, &unknown);
   }
   return NULL;
 }
@@ -699,12 +699,12 @@ shard_op_sharding_rule *shard_rule_for_op(shard_arena *a, const shard_op *op, bo
   return shard_rule_create(a, op, conservative);
 }
 
-bool rr_shared_by_equal_ops(const shard_op *op) {
+bool shard_rr_shared_by_equal_ops(const shard_op *op) {
   const rr_entry *e = op && op->name ? lookup(op->name) : NULL;
   if (!e || !e->create) return false;
   rr_create_fn f = e->create;
-  return f == rr_pointwise || f == rule_broadcast_in_dim || f == rule_dot || f == rule_dot_general ||
-         f == rr_reshape || f == rule_transpose;
+  return f == shard_rr_pointwise || f == rule_broadcast_in_dim || f == rule_dot || f == rule_dot_general ||
+         f == shard_rr_reshape || f == rule_transpose;
 }
 
 bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
@@ -712,7 +712,7 @@ bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
   if (strcmp(op->name, "stablehlo.custom_call") == 0) {
     bool unknown = false;
     shard_arena *tmp = shard_arena_new();
-    rr_custom_call(tmp, op, false, &unknown);
+    shard_rr_custom_call(tmp, op, false, &unknown);
     shard_arena_free(tmp);
     if (!unknown) return false;
     const shard_attr *t = shard_op_attr(op, "call_target_name");

@@ -10,9 +10,9 @@
 #include <ctype.h>
 #include <string.h>
 
-bool rr_ints_contains(const rr_ints *l, int64_t x) { return rr_ints_find(l, x) >= 0; }
+bool shard_rr_ints_contains(const rr_ints *l, int64_t x) { return shard_rr_ints_find(l, x) >= 0; }
 
-int rr_ints_find(const rr_ints *l, int64_t x) {
+int shard_rr_ints_find(const rr_ints *l, int64_t x) {
   for (uint32_t i = 0; i < l->n; i++)
     if (l->v[i] == x) return (int)i;
   return -1;
@@ -79,20 +79,20 @@ static const char *find_key(const char *raw, const char *key) {
   return NULL;
 }
 
-bool rr_raw_ints(const char *raw, const char *key, rr_ints *out) {
+bool shard_rr_raw_ints(const char *raw, const char *key, rr_ints *out) {
   out->n = 0;
   const char *v = raw ? find_key(raw, key) : NULL;
   const char *end;
   return !v || scan_int_list(v, out, &end);
 }
 
-bool rr_raw_int(const char *raw, const char *key, int64_t *out) {
+bool shard_rr_raw_int(const char *raw, const char *key, int64_t *out) {
   const char *v = raw ? find_key(raw, key) : NULL;
   const char *end;
   return v && scan_int(v, out, &end);
 }
 
-bool rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out) {
+bool shard_rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out) {
   const char *v = raw ? find_key(raw, key) : NULL;
   const char *end;
   if (!v) {
@@ -102,16 +102,16 @@ bool rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out)
   return scan_int(v, out, &end);
 }
 
-bool rr_attr_has(const shard_op *op, const char *name) { return shard_op_attr(op, name) != NULL; }
+bool shard_rr_attr_has(const shard_op *op, const char *name) { return shard_op_attr(op, name) != NULL; }
 
-bool rr_attr_int(const shard_op *op, const char *name, int64_t *out) {
+bool shard_rr_attr_int(const shard_op *op, const char *name, int64_t *out) {
   const shard_attr *a = shard_op_attr(op, name);
   if (!a || a->kind != SHARD_ATTR_INT) return false;
   *out = a->u.integer.value;
   return true;
 }
 
-bool rr_attr_bool(const shard_op *op, const char *name, bool *out) {
+bool shard_rr_attr_bool(const shard_op *op, const char *name, bool *out) {
   const shard_attr *a = shard_op_attr(op, name);
   if (!a || a->kind != SHARD_ATTR_BOOL) return false;
   *out = a->u.boolean;
@@ -135,7 +135,7 @@ static bool dense_payload_ints(const char *s, rr_ints *out) {
   }
 }
 
-bool rr_attr_ints(const shard_op *op, const char *name, rr_ints *out) {
+bool shard_rr_attr_ints(const shard_op *op, const char *name, rr_ints *out) {
   const shard_attr *a = shard_op_attr(op, name);
   out->n = 0;
   if (!a) return false;
@@ -157,7 +157,7 @@ bool rr_attr_ints(const shard_op *op, const char *name, rr_ints *out) {
   }
 }
 
-bool rr_attr_enum(const shard_op *op, const char *name, char *out, size_t cap) {
+bool shard_rr_attr_enum(const shard_op *op, const char *name, char *out, size_t cap) {
   const shard_attr *a = shard_op_attr(op, name);
   if (!a || a->kind != SHARD_ATTR_RAW || !a->u.raw || cap == 0) return false;
   /* The case is the last word before the closing '>'. */
@@ -174,14 +174,14 @@ bool rr_attr_enum(const shard_op *op, const char *name, char *out, size_t cap) {
   return true;
 }
 
-bool rr_attr_str_eq(const shard_op *op, const char *name, const char *s) {
+bool shard_rr_attr_str_eq(const shard_op *op, const char *name, const char *s) {
   const shard_attr *a = shard_op_attr(op, name);
   if (!a || a->kind != SHARD_ATTR_STRING) return false;
   size_t n = strlen(s);
   return a->u.str.len == n && memcmp(a->u.str.data, s, n) == 0;
 }
 
-const char *rr_attr_raw(const shard_op *op, const char *name) {
+const char *shard_rr_attr_raw(const shard_op *op, const char *name) {
   const shard_attr *a = shard_op_attr(op, name);
   return a && a->kind == SHARD_ATTR_RAW ? a->u.raw : NULL;
 }
@@ -222,18 +222,18 @@ static bool scan_conv_list(const char *s, const char *letters, int64_t *first, i
   return *first >= 0 && *second >= 0;
 }
 
-bool rr_conv_dims_decode(const char *raw, rr_conv_dims *out) {
+bool shard_rr_conv_dims_decode(const char *raw, rr_conv_dims *out) {
   if (!raw) return false;
   if (find_key(raw, "input_batch_dimension")) {
-    return rr_raw_int(raw, "input_batch_dimension", &out->in_batch) &&
-           rr_raw_int(raw, "input_feature_dimension", &out->in_feature) &&
-           rr_raw_ints(raw, "input_spatial_dimensions", &out->in_spatial) &&
-           rr_raw_int(raw, "kernel_input_feature_dimension", &out->k_in_feature) &&
-           rr_raw_int(raw, "kernel_output_feature_dimension", &out->k_out_feature) &&
-           rr_raw_ints(raw, "kernel_spatial_dimensions", &out->k_spatial) &&
-           rr_raw_int(raw, "output_batch_dimension", &out->out_batch) &&
-           rr_raw_int(raw, "output_feature_dimension", &out->out_feature) &&
-           rr_raw_ints(raw, "output_spatial_dimensions", &out->out_spatial) &&
+    return shard_rr_raw_int(raw, "input_batch_dimension", &out->in_batch) &&
+           shard_rr_raw_int(raw, "input_feature_dimension", &out->in_feature) &&
+           shard_rr_raw_ints(raw, "input_spatial_dimensions", &out->in_spatial) &&
+           shard_rr_raw_int(raw, "kernel_input_feature_dimension", &out->k_in_feature) &&
+           shard_rr_raw_int(raw, "kernel_output_feature_dimension", &out->k_out_feature) &&
+           shard_rr_raw_ints(raw, "kernel_spatial_dimensions", &out->k_spatial) &&
+           shard_rr_raw_int(raw, "output_batch_dimension", &out->out_batch) &&
+           shard_rr_raw_int(raw, "output_feature_dimension", &out->out_feature) &&
+           shard_rr_raw_ints(raw, "output_spatial_dimensions", &out->out_spatial) &&
            out->in_spatial.n == out->k_spatial.n && out->in_spatial.n == out->out_spatial.n;
   }
   const char *s = strchr(raw, '<');

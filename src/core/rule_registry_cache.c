@@ -172,7 +172,7 @@ static void S_insert(shard_rule_cache *c, uint64_t hash, const shard_op *op, boo
 
 shard_op_sharding_rule *shard_rule_create_cached(shard_rule_cache *c, shard_arena *a, const shard_op *op,
                                                  bool conservative) {
-  if (!c || !rr_shared_by_equal_ops(op)) return shard_rule_create(a, op, conservative);
+  if (!c || !shard_rr_shared_by_equal_ops(op)) return shard_rule_create(a, op, conservative);
   uint64_t hash = S_hash(op, conservative);
   for (cache_entry *e = c->buckets[(uint32_t)hash & (c->num_buckets - 1)]; e; e = e->next)
     if (S_matches(e, hash, op, conservative)) return e->rule;

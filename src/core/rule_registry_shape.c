@@ -41,17 +41,17 @@ static int64_t diverged_factor(int64_t next, int64_t smaller, int64_t larger, in
   return next;
 }
 
-shard_op_sharding_rule *rr_reshape(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rr_reshape(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   if (op->num_operands < 1 || op->num_results < 1) return NULL;
   const shard_value *inv = OPERAND(op, 0), *outv = RESULT(op, 0);
-  if (!rr_is_ranked(inv) || !rr_is_ranked(outv)) return NULL;
+  if (!shard_rr_is_ranked(inv) || !shard_rr_is_ranked(outv)) return NULL;
   /* Zero elements: nothing to propagate, and the walk below would divide by
    * zero. Dynamic shapes cannot be factored either. */
   int64_t n = shard_type_num_elements(inv->type);
   if (n <= 0 || shard_type_num_elements(outv->type) != n) return NULL;
-  const int64_t *in = rr_shape(inv), *out = rr_shape(outv);
-  int64_t ir = rr_rank(inv), orank = rr_rank(outv);
+  const int64_t *in = shard_rr_shape(inv), *out = shard_rr_shape(outv);
+  int64_t ir = shard_rr_rank(inv), orank = shard_rr_rank(outv);
   int64_t id = 0, od = 0, dims_in = 1, dims_out = 1, fac_in = 1, fac_out = 1;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   while (id < ir || od < orank) {
@@ -94,7 +94,7 @@ shard_op_sharding_rule *rr_reshape(shard_arena *a, const shard_op *op, bool cons
     if (id < ir && dims_in == fac_in) id++;
     if (od < orank && dims_out == fac_out) od++;
   }
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 fail:
   shard_rule_builder_free(b);
   return NULL;
@@ -119,17 +119,17 @@ static void conv_spatial_factor(conv_ctx *c, int64_t size, bool contracting) {
   c->remaining /= size;
 }
 
-static bool dim_ok(int64_t d, const shard_value *v) { return d >= 0 && d < (int64_t)rr_rank(v); }
+static bool dim_ok(int64_t d, const shard_value *v) { return d >= 0 && d < (int64_t)shard_rr_rank(v); }
 
-shard_op_sharding_rule *rr_convolution(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rr_convolution(shard_arena *a, const shard_op *op, bool conservative) {
   rr_conv_dims dn;
   int64_t bgc = 1, fgc = 1;
-  if (op->num_operands != 2 || op->num_results < 1 || !rr_is_ranked(OPERAND(op, 0)) ||
-      !rr_is_ranked(OPERAND(op, 1)) || !rr_is_ranked(RESULT(op, 0)) ||
-      !rr_conv_dims_decode(rr_attr_raw(op, "dimension_numbers"), &dn))
+  if (op->num_operands != 2 || op->num_results < 1 || !shard_rr_is_ranked(OPERAND(op, 0)) ||
+      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) ||
+      !shard_rr_conv_dims_decode(shard_rr_attr_raw(op, "dimension_numbers"), &dn))
     return NULL;
-  rr_attr_int(op, "batch_group_count", &bgc);
-  rr_attr_int(op, "feature_group_count", &fgc);
+  shard_rr_attr_int(op, "batch_group_count", &bgc);
+  shard_rr_attr_int(op, "feature_group_count", &fgc);
   const shard_value *lhs = OPERAND(op, 0), *rhs = OPERAND(op, 1), *out = RESULT(op, 0);
   if (!dim_ok(dn.in_batch, lhs) || !dim_ok(dn.in_feature, lhs) || !dim_ok(dn.k_in_feature, rhs) ||
       !dim_ok(dn.k_out_feature, rhs) || !dim_ok(dn.out_batch, out) || !dim_ok(dn.out_feature, out) || bgc < 1 ||
@@ -138,7 +138,7 @@ shard_op_sharding_rule *rr_convolution(shard_arena *a, const shard_op *op, bool 
   for (uint32_t i = 0; i < dn.in_spatial.n; i++)
     if (!dim_ok(dn.in_spatial.v[i], lhs) || !dim_ok(dn.k_spatial.v[i], rhs) || !dim_ok(dn.out_spatial.v[i], out))
       return NULL;
-  const int64_t *ls = rr_shape(lhs), *ks = rr_shape(rhs), *os = rr_shape(out);
+  const int64_t *ls = shard_rr_shape(lhs), *ks = shard_rr_shape(rhs), *os = shard_rr_shape(out);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   if (bgc > 1)
     shard_rule_builder_add(b, (int64_t[]){dn.in_batch, dn.k_out_feature}, (int64_t[]){dn.out_feature}, bgc, PASS,
@@ -168,7 +168,7 @@ shard_op_sharding_rule *rr_convolution(shard_arena *a, const shard_op *op, bool 
   if (out_features > 1)
     shard_rule_builder_add(b, (int64_t[]){NUL, dn.k_out_feature}, (int64_t[]){dn.out_feature}, out_features, PASS,
                            false);
-  return rr_finish(b, a);
+  return shard_rr_finish(b, a);
 }
 
 /* ---- gather and scatter ------------------------------------------------------ */
@@ -207,14 +207,14 @@ typedef struct gs_dims {
 
 static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *indices, const shard_value *slices,
                        const gs_dims *dn) {
-  const int64_t *is = rr_shape(input), *xs = rr_shape(indices), *ss = rr_shape(slices);
-  int64_t input_rank = rr_rank(input), indices_rank = rr_rank(indices);
+  const int64_t *is = shard_rr_shape(input), *xs = shard_rr_shape(indices), *ss = shard_rr_shape(slices);
+  int64_t input_rank = shard_rr_rank(input), indices_rank = shard_rr_rank(indices);
   int64_t input_dim = 0, batch_pos = 0;
-  for (uint32_t sd = 0; sd < rr_rank(slices); sd++) {
+  for (uint32_t sd = 0; sd < shard_rr_rank(slices); sd++) {
     int64_t slice_size = ss[sd];
-    if (rr_ints_contains(&dn->offset, sd)) {
+    if (shard_rr_ints_contains(&dn->offset, sd)) {
       /* An offset dim: the next input dim that is neither collapsed nor batching. */
-      while (rr_ints_contains(&dn->collapsed, input_dim) || rr_ints_contains(&dn->input_batching, input_dim))
+      while (shard_rr_ints_contains(&dn->collapsed, input_dim) || shard_rr_ints_contains(&dn->input_batching, input_dim))
         input_dim++;
       if (input_dim >= input_rank) return false;
       int64_t input_size = is[input_dim];
@@ -236,7 +236,7 @@ static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *i
        * index vector dim), and in the input when it is an explicit batching dim. */
       int64_t indices_dim = batch_pos < dn->index_vector_dim ? batch_pos : batch_pos + 1;
       if (indices_dim >= indices_rank) return false;
-      int at = rr_ints_find(&dn->indices_batching, indices_dim);
+      int at = shard_rr_ints_find(&dn->indices_batching, indices_dim);
       int64_t input_batch_dim = at >= 0 && (uint32_t)at < dn->input_batching.n ? dn->input_batching.v[at] : NUL;
       shard_factor_type type = PASS;
       /* Only in the indices and updates: scattered values meet in the result. */
@@ -263,19 +263,19 @@ static shard_op_sharding_rule *gs_finish(gs_ctx *c, shard_arena *a, bool ok) {
     shard_rule_builder_free(c->b);
     return NULL;
   }
-  return rr_finish(c->b, a);
+  return shard_rr_finish(c->b, a);
 }
 
-shard_op_sharding_rule *rr_gather(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rr_gather(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = rr_attr_raw(op, "dimension_numbers");
+  const char *raw = shard_rr_attr_raw(op, "dimension_numbers");
   gs_dims dn;
-  if (op->num_operands != 2 || op->num_results != 1 || !rr_is_ranked(OPERAND(op, 0)) ||
-      !rr_is_ranked(OPERAND(op, 1)) || !rr_is_ranked(RESULT(op, 0)) || !raw ||
-      !rr_raw_ints(raw, "offset_dims", &dn.offset) || !rr_raw_ints(raw, "collapsed_slice_dims", &dn.collapsed) ||
-      !rr_raw_ints(raw, "operand_batching_dims", &dn.input_batching) ||
-      !rr_raw_ints(raw, "start_indices_batching_dims", &dn.indices_batching) ||
-      !rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
+  if (op->num_operands != 2 || op->num_results != 1 || !shard_rr_is_ranked(OPERAND(op, 0)) ||
+      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) || !raw ||
+      !shard_rr_raw_ints(raw, "offset_dims", &dn.offset) || !shard_rr_raw_ints(raw, "collapsed_slice_dims", &dn.collapsed) ||
+      !shard_rr_raw_ints(raw, "operand_batching_dims", &dn.input_batching) ||
+      !shard_rr_raw_ints(raw, "start_indices_batching_dims", &dn.indices_batching) ||
+      !shard_rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
     return NULL;
   gs_ctx c = {shard_rule_builder_for_op(op), false, 1, false};
   return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, 1), RESULT(op, 0), &dn));
@@ -299,7 +299,7 @@ static bool scatter_has_reduction(const shard_op *op, uint32_t num_inputs) {
   for (uint32_t i = 0; i < num_inputs; i++) {
     const shard_value *v = ret->operands[i].value;
     const shard_op *def = v ? v->def : NULL;
-    if (!def || def->num_operands != 2 || !rr_is_ranked(v)) return false;
+    if (!def || def->num_operands != 2 || !shard_rr_is_ranked(v)) return false;
     bool logical = strcmp(v->type->elem, "i1") == 0 &&
                    (strcmp(def->name, "stablehlo.and") == 0 || strcmp(def->name, "stablehlo.or") == 0);
     bool arith = strcmp(def->name, "stablehlo.add") == 0 || strcmp(def->name, "stablehlo.multiply") == 0 ||
@@ -315,20 +315,20 @@ static bool scatter_has_reduction(const shard_op *op, uint32_t num_inputs) {
   return true;
 }
 
-shard_op_sharding_rule *rr_scatter(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rr_scatter(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = rr_attr_raw(op, "scatter_dimension_numbers");
+  const char *raw = shard_rr_attr_raw(op, "scatter_dimension_numbers");
   gs_dims dn;
   uint32_t n = op->num_results;
   if (n == 0 || n > MAX_OPERANDS || op->num_operands != 2 * n + 1 || !raw ||
-      !rr_raw_ints(raw, "update_window_dims", &dn.offset) ||
-      !rr_raw_ints(raw, "inserted_window_dims", &dn.collapsed) ||
-      !rr_raw_ints(raw, "input_batching_dims", &dn.input_batching) ||
-      !rr_raw_ints(raw, "scatter_indices_batching_dims", &dn.indices_batching) ||
-      !rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
+      !shard_rr_raw_ints(raw, "update_window_dims", &dn.offset) ||
+      !shard_rr_raw_ints(raw, "inserted_window_dims", &dn.collapsed) ||
+      !shard_rr_raw_ints(raw, "input_batching_dims", &dn.input_batching) ||
+      !shard_rr_raw_ints(raw, "scatter_indices_batching_dims", &dn.indices_batching) ||
+      !shard_rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
     return NULL;
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (!rr_is_ranked(OPERAND(op, i))) return NULL;
+    if (!shard_rr_is_ranked(OPERAND(op, i))) return NULL;
   gs_ctx c = {shard_rule_builder_for_op(op), true, n, scatter_has_reduction(op, n)};
   return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, n), OPERAND(op, n + 1), &dn));
 }
