@@ -46,6 +46,15 @@ if nm -u "$p/$libdir/libshard.a" 2>/dev/null | grep -E '\b(cJSON_|gv[A-Z]|ag(ope
   head -5 "$work/deps"
 fi
 
+# Every symbol libshard defines for the linker starts with shard_ (the
+# library's namespace), so an embedding program's names cannot collide.
+nm -g --defined-only "$p/$libdir/libshard.a" 2>/dev/null | awk 'NF == 3 { print $3 }' |
+  grep -v -E '^(shard_|__)' | sort -u >"$work/unprefixed"
+if [ -s "$work/unprefixed" ]; then
+  fail "libshard.a defines symbols outside the shard_ namespace:"
+  head -10 "$work/unprefixed"
+fi
+
 # pkg-config, relocated into the DESTDIR the usual way (sysroot).
 PKG_CONFIG_PATH=$p/$libdir/pkgconfig
 PKG_CONFIG_SYSROOT_DIR=$root
