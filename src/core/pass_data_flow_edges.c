@@ -47,76 +47,6 @@ static shard_value *S_owners(shard_op *op, owner_kind kind, uint32_t *n) {
   return body ? body->args : NULL;
 }
 
-/* ---- manual axes ---------------------------------------------------------- */
-
-static bool S_is_manual(const shard_attr *manual, const char *axis) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], axis) == 0) return true;
-  return false;
-}
-
-/* Number of leading axes of a dim that are manual (shardings put them first). */
-static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
-  uint32_t k = 0;
-  while (k < d->num_axes && S_is_manual(manual, d->axes[k].name)) k++;
-  return k;
-}
-
-static uint32_t S_filter_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n,
-                              const shard_attr *manual, bool keep_manual, shard_axis_ref **out) {
-  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (S_is_manual(manual, axes[i].name) == keep_manual) kept[k++] = axes[i];
-  *out = kept;
-  return k;
-}
-
-/* The body's view of a manual_computation operand sharding: manual axes gone. */
-static shard_tensor_sharding *S_erase_manual_axes(shard_arena *a, const shard_tensor_sharding *s,
-                                                  const shard_attr *manual) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
-    return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
-  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
-  for (uint32_t d = 0; d < s->rank; d++) {
-    c->dims[d] = s->dims[d];
-    uint32_t k = S_manual_prefix(&s->dims[d], manual);
-    c->dims[d].axes = s->dims[d].axes + k;
-    c->dims[d].num_axes = s->dims[d].num_axes - k;
-  }
-  c->num_replicated = S_filter_axes(a, s->replicated, s->num_replicated, manual, false, &c->replicated);
-  c->num_unreduced = S_filter_axes(a, s->unreduced, s->num_unreduced, manual, false, &c->unreduced);
-  return c;
-}
-
-/* The outer sharding with its free axes replaced by those of `inner` (the
- * manual prefix stays); open/closed and priorities come from `inner`. */
-static shard_tensor_sharding *S_add_free_axes(shard_arena *a, const shard_tensor_sharding *outer,
-                                              const shard_tensor_sharding *inner,
-                                              const shard_attr *manual) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, inner);
-  c->rank = outer->rank;
-  c->dims = outer->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, outer->rank) : NULL;
-  for (uint32_t d = 0; d < outer->rank; d++) {
-    uint32_t k = S_manual_prefix(&outer->dims[d], manual);
-    const shard_dim_sharding *in = d < inner->rank ? &inner->dims[d] : NULL;
-    uint32_t n = k + (in ? in->num_axes : 0);
-    c->dims[d] = in ? *in : outer->dims[d];
-    c->dims[d].num_axes = n;
-    c->dims[d].axes = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
-    if (k) memcpy(c->dims[d].axes, outer->dims[d].axes, sizeof(shard_axis_ref) * k);
-    if (in && in->num_axes) memcpy(c->dims[d].axes + k, in->axes, sizeof(shard_axis_ref) * in->num_axes);
-  }
-  c->replicated = outer->replicated;
-  c->num_replicated = outer->num_replicated;
-  c->unreduced = outer->unreduced;
-  c->num_unreduced = outer->num_unreduced;
-  c->reduction = SHARD_RED_SUM;
-  return c;
-}
-
 /* ---- owner shardings ------------------------------------------------------------ */
 
 static shard_tensor_sharding *S_per_value_at(const shard_attr *pv, uint32_t i) {
@@ -132,7 +62,7 @@ static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, own
   if (shard_op_is(op, &K_sdy_manual_computation)) {
     if (kind == OWNERS_RESULTS) return S_per_value_at(shard_op_attr(op, "out_shardings"), i);
     shard_tensor_sharding *s = S_per_value_at(shard_op_attr(op, "in_shardings"), i);
-    return s ? S_erase_manual_axes(a, s, shard_op_attr(op, "manual_axes")) : NULL;
+    return s ? shard_pass_sharding_erase_manual(a, s, shard_op_attr(op, "manual_axes")) : NULL;
   }
   if (kind != OWNERS_RESULTS) return NULL;
   return S_per_value_at(shard_op_attr(op, "sdy.sharding"), i);
@@ -146,7 +76,7 @@ static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
     shard_attr *in = shard_op_attr(op, "in_shardings");
     for (uint32_t i = 0; i < n; i++) {
       shard_tensor_sharding *outer = S_per_value_at(in, i);
-      if (outer) list[i] = *S_add_free_axes(a, outer, &list[i], manual);
+      if (outer) list[i] = *shard_pass_sharding_add_free(a, outer, &list[i], manual);
     }
   }
   const char *name = "sdy.sharding";

@@ -49,6 +49,70 @@ shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_ten
   return c;
 }
 
+bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis) {
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
+  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
+    if (strcmp(manual->u.manual_axes.names[i], axis) == 0) return true;
+  return false;
+}
+
+static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
+  uint32_t k = 0;
+  while (k < d->num_axes && shard_pass_is_manual_axis(manual, d->axes[k].name)) k++;
+  return k;
+}
+
+static uint32_t S_free_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n, const shard_attr *manual,
+                            shard_axis_ref **out) {
+  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!shard_pass_is_manual_axis(manual, axes[i].name)) kept[k++] = axes[i];
+  *out = kept;
+  return k;
+}
+
+shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
+                                                        const shard_attr *manual) {
+  if (!s || !manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
+    return (shard_tensor_sharding *)s;
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
+  for (uint32_t d = 0; d < s->rank; d++) {
+    uint32_t k = S_manual_prefix(&s->dims[d], manual);
+    c->dims[d] = s->dims[d];
+    c->dims[d].axes = s->dims[d].axes + k;
+    c->dims[d].num_axes = s->dims[d].num_axes - k;
+  }
+  c->num_replicated = S_free_axes(a, s->replicated, s->num_replicated, manual, &c->replicated);
+  c->num_unreduced = S_free_axes(a, s->unreduced, s->num_unreduced, manual, &c->unreduced);
+  return c;
+}
+
+shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
+                                                    const shard_tensor_sharding *inner, const shard_attr *manual) {
+  if (!outer) return (shard_tensor_sharding *)inner;
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, inner);
+  c->rank = outer->rank;
+  c->dims = outer->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, outer->rank) : NULL;
+  for (uint32_t d = 0; d < outer->rank; d++) {
+    uint32_t k = S_manual_prefix(&outer->dims[d], manual);
+    const shard_dim_sharding *in = d < inner->rank ? &inner->dims[d] : NULL;
+    uint32_t n = k + (in ? in->num_axes : 0);
+    c->dims[d] = in ? *in : outer->dims[d];
+    c->dims[d].num_axes = n;
+    c->dims[d].axes = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
+    if (k) memcpy(c->dims[d].axes, outer->dims[d].axes, sizeof(shard_axis_ref) * k);
+    if (in && in->num_axes) memcpy(c->dims[d].axes + k, in->axes, sizeof(shard_axis_ref) * in->num_axes);
+  }
+  c->replicated = outer->replicated;
+  c->num_replicated = outer->num_replicated;
+  c->unreduced = outer->unreduced;
+  c->num_unreduced = outer->num_unreduced;
+  c->reduction = SHARD_RED_SUM;
+  return c;
+}
+
 const shard_mesh *shard_pass_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {
   return shard_module_sharding_mesh(m, s);
 }

@@ -20,6 +20,16 @@ void shard_pass_map_shardings(shard_module *m, shard_pass_sharding_fn fn, void *
 
 /* A shallow copy whose arrays may be replaced without touching `s`. */
 shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_tensor_sharding *s);
+/* Manual computations: shardings put a dim's manual axes first. The body's
+ * view of an outer sharding drops the manual axes (NULL stays NULL); the
+ * outer view of a body sharding keeps the outer's manual prefix in front of
+ * the body's axes, the rest (open/closed, priorities) from the body; with no
+ * outer sharding it is the body's. `manual` is the op's manual_axes. */
+bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis);
+shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
+                                                        const shard_attr *manual);
+shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
+                                                    const shard_tensor_sharding *inner, const shard_attr *manual);
 /* The mesh of a sharding (inlined or by symbol), NULL when unknown. */
 const shard_mesh *shard_pass_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
 /* A sharding on `mesh_name` of the given rank with every dim open (or

@@ -280,74 +280,6 @@ static shard_value *S_shardable(shard_value *v) {
 
 shard_value *shard_propagation_shardable_value(shard_value *v) { return S_shardable(v); }
 
-/* ---- manual computations ------------------------------------------------------------ */
-
-static bool S_is_manual_axis(const shard_attr *manual, const char *axis) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], axis) == 0) return true;
-  return false;
-}
-
-static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
-  uint32_t k = 0;
-  while (k < d->num_axes && S_is_manual_axis(manual, d->axes[k].name)) k++;
-  return k;
-}
-
-static uint32_t S_free_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n,
-                            const shard_attr *manual, shard_axis_ref **out) {
-  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (!S_is_manual_axis(manual, axes[i].name)) kept[k++] = axes[i];
-  *out = kept;
-  return k;
-}
-
-/* The body's view of an outer manual_computation sharding: manual axes gone. */
-static shard_tensor_sharding *S_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
-                                             const shard_attr *manual) {
-  if (!s || !manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
-    return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
-  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
-  for (uint32_t d = 0; d < s->rank; d++) {
-    uint32_t k = S_manual_prefix(&s->dims[d], manual);
-    c->dims[d] = s->dims[d];
-    c->dims[d].axes = s->dims[d].axes + k;
-    c->dims[d].num_axes = s->dims[d].num_axes - k;
-  }
-  c->num_replicated = S_free_axes(a, s->replicated, s->num_replicated, manual, &c->replicated);
-  c->num_unreduced = S_free_axes(a, s->unreduced, s->num_unreduced, manual, &c->unreduced);
-  return c;
-}
-
-/* The outer sharding with its free axes replaced by those of `inner`. */
-static shard_tensor_sharding *S_add_free(shard_arena *a, const shard_tensor_sharding *outer,
-                                         const shard_tensor_sharding *inner, const shard_attr *manual) {
-  if (!outer) return (shard_tensor_sharding *)inner;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, inner);
-  c->rank = outer->rank;
-  c->dims = outer->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, outer->rank) : NULL;
-  for (uint32_t d = 0; d < outer->rank; d++) {
-    uint32_t k = S_manual_prefix(&outer->dims[d], manual);
-    const shard_dim_sharding *in = d < inner->rank ? &inner->dims[d] : NULL;
-    uint32_t n = k + (in ? in->num_axes : 0);
-    c->dims[d] = in ? *in : outer->dims[d];
-    c->dims[d].num_axes = n;
-    c->dims[d].axes = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
-    if (k) memcpy(c->dims[d].axes, outer->dims[d].axes, sizeof(shard_axis_ref) * k);
-    if (in && in->num_axes) memcpy(c->dims[d].axes + k, in->axes, sizeof(shard_axis_ref) * in->num_axes);
-  }
-  c->replicated = outer->replicated;
-  c->num_replicated = outer->num_replicated;
-  c->unreduced = outer->unreduced;
-  c->num_unreduced = outer->num_unreduced;
-  c->reduction = SHARD_RED_SUM;
-  return c;
-}
-
 /* ---- value shardings -------------------------------------------------------------- */
 
 /* shard_op_attr for the hot lookups of a visit: an op has a handful of
@@ -416,7 +348,7 @@ static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *
     return S_per_value_at(op, v->def ? "out_shardings" : "in_shardings", v->index);
   case DF_MANUAL:
     if (v->def) return S_per_value_at(op, "out_shardings", v->index);
-    return S_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
+    return shard_pass_sharding_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
                           shard_op_attr(op, "manual_axes"));
   default: break;
   }
@@ -451,7 +383,7 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
     } else {
       shard_block *body = S_body(op, 0);
       if (k == DF_MANUAL)
-        s = S_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
+        s = shard_pass_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
       S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
     }
     return;
@@ -736,8 +668,8 @@ static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor
     shard_op *op = S_owning_op(owner);
     if (S_df_kind(op) == DF_MANUAL) {
       const shard_attr *manual = shard_op_attr(op, "manual_axes");
-      if (owner->def) sh = S_add_free(s->a, S_per_value_at(op, "out_shardings", owner->index), sh, manual);
-      else sh = S_erase_manual(s->a, sh, manual);
+      if (owner->def) sh = shard_pass_sharding_add_free(s->a, S_per_value_at(op, "out_shardings", owner->index), sh, manual);
+      else sh = shard_pass_sharding_erase_manual(s->a, sh, manual);
     }
     shard_op_set_attr(s->a, edge, "sharding", shard_attr_sharding(s->a, sh), true);
     break;
@@ -996,8 +928,8 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   if (target && S_df_kind(df) == DF_MANUAL) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = S_erase_manual(s->a, target, manual);
-    else target = S_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) target = shard_pass_sharding_erase_manual(s->a, target, manual);
+    else target = shard_pass_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
