@@ -83,7 +83,8 @@ void shard_verify_ptrmap_free(vf_ptrmap *m) {
 
 static uint32_t S_hash_axis(const shard_axis_ref *r) {
   uint32_t h = S_hash_str(r->name);
-  if (r->is_sub) h ^= S_hash_ptr((const void *)(uintptr_t)(r->pre_size * 1000003 + r->size));
+  /* unsigned: sizes are any int64 the input wrote, and must not overflow */
+  if (r->is_sub) h ^= S_hash_ptr((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
   return h;
 }
 
@@ -802,8 +803,52 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
   }
 }
 
+/* The op or ancestor of op that sits directly in block b, or NULL. */
+static const shard_op *S_ancestor_in(const shard_op *op, const shard_block *b) {
+  for (; op; op = op->parent && op->parent->parent ? op->parent->parent->parent : NULL)
+    if (op->parent == b) return op;
+  return NULL;
+}
+
+/* A region whose ops may use values defined after them (MLIR's graph
+ * regions): the module body. */
+static bool S_graph_block(const shard_block *b) {
+  const shard_op *owner = b && b->parent ? b->parent->parent : NULL;
+  return owner && strcmp(owner->name, "builtin.module") == 0;
+}
+
+/* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
+ * in the block of the use or of an enclosing op, or an argument of such a
+ * block (values of other blocks of those regions are accepted: their
+ * control-flow dominance is not checked). A value of a sibling region, or an
+ * op's own result used inside its regions, does not dominate the use. */
+static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const shard_value *v = op->operands[i].value;
+    if (!v) continue;
+    const shard_block *b = v->def ? v->def->parent : v->block;
+    if (!b) continue;
+    const shard_op *at = S_ancestor_in(op, b);
+    bool ok;
+    if (!at) {
+      /* another block of a region enclosing the use: CFG, not checked */
+      ok = false;
+      for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
+        ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
+    } else {
+      ok = !v->def || S_graph_block(b) || shard_verify_ptrmap_get(&cx->walked, v->def) != NULL;
+    }
+    if (!ok) {
+      vf_emit e = shard_verify_emit_op(cx, op, NULL);
+      shard_verify_fail(&e, "operand #%u does not dominate this use", i);
+      return;
+    }
+  }
+}
+
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   S_check_isolation(cx, op, scope);
+  S_check_dominance(cx, op);
   bool ok = true;
   if (op->next && op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR)) {
     vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -828,6 +873,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   }
 
   if (ok) shard_verify_check_op_symbol_uses(cx, op, manual);
+  shard_verify_ptrmap_put(&cx->walked, op, (void *)op);
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts,
@@ -851,6 +897,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   free(cx.sym_ops);
   shard_verify_ptrmap_free(&cx.axis_index);
   shard_verify_ptrmap_free(&cx.block_scope);
+  shard_verify_ptrmap_free(&cx.walked);
   vf_axis_set_free(&cx.seen);
   shard_arena_free(cx.scratch);
   return cx.ok;

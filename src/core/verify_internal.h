@@ -50,6 +50,7 @@ typedef struct vf_ctx {
   uint32_t sym_cap;
   vf_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
   vf_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
+  vf_ptrmap walked;       /* ops whose walk (regions included) has finished */
   vf_axis_set seen;       /* axis refs of the sharding being verified */
   bool ok;
 } vf_ctx;

@@ -238,6 +238,14 @@ HAND = [
     ("terminator_not_last.mlir",
      'func.func @f(%a: tensor<2xf32>) {\n  "func.return"() : () -> ()\n  "a.b"() : () -> ()\n}\n',
      "{f}:2:3: error: 'func.return' op must be the last operation in the parent block"),
+    ("use_before_def.mlir",
+     'func.func @f(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = "a.b"(%1) : (tensor<2xf32>) -> tensor<2xf32>\n'
+     '  %1 = "a.c"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: 'a.b' op operand #0 does not dominate this use"),
+    ("use_of_sibling_region_value.mlir",
+     'func.func @f(%a: tensor<2xf32>) {\n  "a.r"() ({\n    "a.use"(%x) : (tensor<2xf32>) -> ()\n    "a.end"() : () -> ()\n'
+     '  }, {\n    %x = "a.def"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n    "a.end"() : () -> ()\n  }) : () -> ()\n  return\n}\n',
+     "{f}:3:5: error: 'a.use' op operand #0 does not dominate this use"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),
