@@ -81,6 +81,9 @@ static void S_print_float(shard_buf *b, const char *text, size_t len, bool is_f3
   bool exact = is_f32 ? (float)back == (float)v : back == v;
   if (!exact) snprintf(out, sizeof out, "%.*g", is_f32 ? 9 : 17, is_f32 ? (double)(float)v : v);
   shard_buf_puts(b, out);
+  /* %g drops the point of an integral value (77777771): without one the
+   * literal would read back as an integer */
+  if (!strpbrk(out, ".e")) shard_buf_puts(b, ".0");
 }
 
 static bool S_is_float_literal(const char *s, size_t n) {
