@@ -31,64 +31,66 @@ typedef struct {
   S_kind kind;
   const char *enum_kind; /* S_ENUM: the kind shard_shlo_enum_decode knows */
   shard_attr_kind sdy_kind;
+  bool optional; /* checked only when present */
 } S_required;
 
 static S_required S_table[] = {
-    {{"arith.constant", NULL}, "value", S_PRESENT, NULL, 0},
-    {{"check.expect_almost_eq_const", NULL}, "value", S_DENSE, NULL, 0},
-    {{"check.expect_close", NULL}, "max_ulp_difference", S_INT, NULL, 0},
-    {{"check.expect_eq_const", NULL}, "value", S_DENSE, NULL, 0},
-    {{"func.call", NULL}, "callee", S_SYMREF, NULL, 0},
-    {{"func.func", NULL}, "function_type", S_FUNCTION_TYPE, NULL, 0},
-    {{"func.func", NULL}, "sym_name", S_STRING, NULL, 0},
-    {{"sdy.all_gather", NULL}, "gathering_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {{"sdy.all_reduce", NULL}, "reduction_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
-    {{"sdy.all_slice", NULL}, "slicing_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {{"sdy.all_to_all", NULL}, "params", S_SDY, NULL, SHARD_ATTR_SDY_ALL_TO_ALL},
-    {{"sdy.constant", NULL}, "value", S_DENSE, NULL, 0},
-    {{"sdy.manual_computation", NULL}, "in_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
-    {{"sdy.manual_computation", NULL}, "manual_axes", S_SDY, NULL, SHARD_ATTR_SDY_MANUAL_AXES},
-    {{"sdy.manual_computation", NULL}, "out_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE},
-    {{"sdy.mesh", NULL}, "mesh", S_SDY, NULL, SHARD_ATTR_SDY_MESH},
-    {{"sdy.mesh", NULL}, "sym_name", S_STRING, NULL, 0},
-    {{"sdy.named_computation", NULL}, "name", S_STRING, NULL, 0},
-    {{"sdy.propagation_barrier", NULL}, "allowed_direction", S_SDY, NULL, SHARD_ATTR_SDY_DIRECTION},
-    {{"sdy.reduce_scatter", NULL}, "reduce_scatter_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {{"sdy.replicated_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST},
-    {{"sdy.sharded_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS},
-    {{"sdy.sharding_group", NULL}, "group_id", S_INT, NULL, 0},
-    {{"stablehlo.broadcast", NULL}, "broadcast_sizes", S_DIMS, NULL, 0},
-    {{"stablehlo.broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0},
-    {{"stablehlo.compare", NULL}, "comparison_direction", S_ENUM, "comparison_direction", 0},
-    {{"stablehlo.concatenate", NULL}, "dimension", S_INT, NULL, 0},
-    {{"stablehlo.constant", NULL}, "value", S_PRESENT, NULL, 0},
-    {{"stablehlo.convolution", NULL}, "dimension_numbers", S_PRESENT, NULL, 0},
-    {{"stablehlo.custom_call", NULL}, "call_target_name", S_STRING, NULL, 0},
-    {{"stablehlo.dot_general", NULL}, "dot_dimension_numbers", S_PRESENT, NULL, 0},
-    {{"stablehlo.dynamic_broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0},
-    {{"stablehlo.dynamic_iota", NULL}, "iota_dimension", S_INT, NULL, 0},
-    {{"stablehlo.dynamic_slice", NULL}, "slice_sizes", S_DIMS, NULL, 0},
-    {{"stablehlo.einsum", NULL}, "einsum_config", S_STRING, NULL, 0},
-    {{"stablehlo.fft", NULL}, "fft_length", S_DIMS, NULL, 0},
-    {{"stablehlo.fft", NULL}, "fft_type", S_ENUM, "fft_type", 0},
-    {{"stablehlo.get_dimension_size", NULL}, "dimension", S_INT, NULL, 0},
-    {{"stablehlo.get_tuple_element", NULL}, "index", S_INT, NULL, 0},
-    {{"stablehlo.iota", NULL}, "iota_dimension", S_INT, NULL, 0},
-    {{"stablehlo.pad", NULL}, "edge_padding_high", S_DIMS, NULL, 0},
-    {{"stablehlo.pad", NULL}, "edge_padding_low", S_DIMS, NULL, 0},
-    {{"stablehlo.pad", NULL}, "interior_padding", S_DIMS, NULL, 0},
-    {{"stablehlo.reduce", NULL}, "dimensions", S_DIMS, NULL, 0},
-    {{"stablehlo.reduce_precision", NULL}, "exponent_bits", S_INT, NULL, 0},
-    {{"stablehlo.reduce_precision", NULL}, "mantissa_bits", S_INT, NULL, 0},
-    {{"stablehlo.reverse", NULL}, "dimensions", S_DIMS, NULL, 0},
-    {{"stablehlo.rng", NULL}, "rng_distribution", S_ENUM, "rng_distribution", 0},
-    {{"stablehlo.rng_bit_generator", NULL}, "rng_algorithm", S_ENUM, "rng_algorithm", 0},
-    {{"stablehlo.set_dimension_size", NULL}, "dimension", S_INT, NULL, 0},
-    {{"stablehlo.slice", NULL}, "limit_indices", S_DIMS, NULL, 0},
-    {{"stablehlo.slice", NULL}, "start_indices", S_DIMS, NULL, 0},
-    {{"stablehlo.slice", NULL}, "strides", S_DIMS, NULL, 0},
-    {{"stablehlo.transpose", NULL}, "permutation", S_DIMS, NULL, 0},
-    {{"stablehlo.unary_einsum", NULL}, "einsum_config", S_STRING, NULL, 0},
+    {{"arith.constant", NULL}, "value", S_PRESENT, NULL, 0, false},
+    {{"check.expect_almost_eq_const", NULL}, "value", S_DENSE, NULL, 0, false},
+    {{"check.expect_close", NULL}, "max_ulp_difference", S_INT, NULL, 0, false},
+    {{"check.expect_eq_const", NULL}, "value", S_DENSE, NULL, 0, false},
+    {{"func.call", NULL}, "callee", S_SYMREF, NULL, 0, false},
+    {{"func.func", NULL}, "function_type", S_FUNCTION_TYPE, NULL, 0, false},
+    {{"func.func", NULL}, "sym_name", S_STRING, NULL, 0, false},
+    {{"sdy.all_gather", NULL}, "gathering_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS, false},
+    {{"sdy.all_reduce", NULL}, "reduction_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST, false},
+    {{"sdy.all_slice", NULL}, "slicing_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS, false},
+    {{"sdy.all_to_all", NULL}, "params", S_SDY, NULL, SHARD_ATTR_SDY_ALL_TO_ALL, false},
+    {{"sdy.constant", NULL}, "value", S_DENSE, NULL, 0, false},
+    {{"sdy.manual_computation", NULL}, "in_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE, false},
+    {{"sdy.manual_computation", NULL}, "manual_axes", S_SDY, NULL, SHARD_ATTR_SDY_MANUAL_AXES, false},
+    {{"sdy.manual_computation", NULL}, "out_shardings", S_SDY, NULL, SHARD_ATTR_SDY_PER_VALUE, false},
+    {{"sdy.mesh", NULL}, "mesh", S_SDY, NULL, SHARD_ATTR_SDY_MESH, false},
+    {{"sdy.mesh", NULL}, "sym_name", S_STRING, NULL, 0, false},
+    {{"sdy.named_computation", NULL}, "name", S_STRING, NULL, 0, false},
+    {{"sdy.propagation_barrier", NULL}, "allowed_direction", S_SDY, NULL, SHARD_ATTR_SDY_DIRECTION, false},
+    {{"sdy.reduce_scatter", NULL}, "reduce_scatter_axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS, false},
+    {{"sdy.replicated_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LIST, false},
+    {{"sdy.sharded_to_unreduced", NULL}, "axes", S_SDY, NULL, SHARD_ATTR_SDY_AXIS_LISTS, false},
+    {{"sdy.sharding_group", NULL}, "group_id", S_INT, NULL, 0, false},
+    {{"stablehlo.broadcast", NULL}, "broadcast_sizes", S_DIMS, NULL, 0, false},
+    {{"stablehlo.broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0, false},
+    {{"stablehlo.compare", NULL}, "compare_type", S_ENUM, "comparison_type", 0, true},
+    {{"stablehlo.compare", NULL}, "comparison_direction", S_ENUM, "comparison_direction", 0, false},
+    {{"stablehlo.concatenate", NULL}, "dimension", S_INT, NULL, 0, false},
+    {{"stablehlo.constant", NULL}, "value", S_PRESENT, NULL, 0, false},
+    {{"stablehlo.convolution", NULL}, "dimension_numbers", S_PRESENT, NULL, 0, false},
+    {{"stablehlo.custom_call", NULL}, "call_target_name", S_STRING, NULL, 0, false},
+    {{"stablehlo.dot_general", NULL}, "dot_dimension_numbers", S_PRESENT, NULL, 0, false},
+    {{"stablehlo.dynamic_broadcast_in_dim", NULL}, "broadcast_dimensions", S_DIMS, NULL, 0, false},
+    {{"stablehlo.dynamic_iota", NULL}, "iota_dimension", S_INT, NULL, 0, false},
+    {{"stablehlo.dynamic_slice", NULL}, "slice_sizes", S_DIMS, NULL, 0, false},
+    {{"stablehlo.einsum", NULL}, "einsum_config", S_STRING, NULL, 0, false},
+    {{"stablehlo.fft", NULL}, "fft_length", S_DIMS, NULL, 0, false},
+    {{"stablehlo.fft", NULL}, "fft_type", S_ENUM, "fft_type", 0, false},
+    {{"stablehlo.get_dimension_size", NULL}, "dimension", S_INT, NULL, 0, false},
+    {{"stablehlo.get_tuple_element", NULL}, "index", S_INT, NULL, 0, false},
+    {{"stablehlo.iota", NULL}, "iota_dimension", S_INT, NULL, 0, false},
+    {{"stablehlo.pad", NULL}, "edge_padding_high", S_DIMS, NULL, 0, false},
+    {{"stablehlo.pad", NULL}, "edge_padding_low", S_DIMS, NULL, 0, false},
+    {{"stablehlo.pad", NULL}, "interior_padding", S_DIMS, NULL, 0, false},
+    {{"stablehlo.reduce", NULL}, "dimensions", S_DIMS, NULL, 0, false},
+    {{"stablehlo.reduce_precision", NULL}, "exponent_bits", S_INT, NULL, 0, false},
+    {{"stablehlo.reduce_precision", NULL}, "mantissa_bits", S_INT, NULL, 0, false},
+    {{"stablehlo.reverse", NULL}, "dimensions", S_DIMS, NULL, 0, false},
+    {{"stablehlo.rng", NULL}, "rng_distribution", S_ENUM, "rng_distribution", 0, false},
+    {{"stablehlo.rng_bit_generator", NULL}, "rng_algorithm", S_ENUM, "rng_algorithm", 0, false},
+    {{"stablehlo.set_dimension_size", NULL}, "dimension", S_INT, NULL, 0, false},
+    {{"stablehlo.slice", NULL}, "limit_indices", S_DIMS, NULL, 0, false},
+    {{"stablehlo.slice", NULL}, "start_indices", S_DIMS, NULL, 0, false},
+    {{"stablehlo.slice", NULL}, "strides", S_DIMS, NULL, 0, false},
+    {{"stablehlo.transpose", NULL}, "permutation", S_DIMS, NULL, 0, false},
+    {{"stablehlo.unary_einsum", NULL}, "einsum_config", S_STRING, NULL, 0, false},
 };
 
 static const char *S_constraint(S_kind k) {
@@ -116,7 +118,7 @@ static bool S_kind_ok(const shard_attr *a, const S_required *r) {
   case S_FUNCTION_TYPE: return a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION;
   case S_DENSE: return a->kind == SHARD_ATTR_DENSE;
   case S_SDY: return a->kind == r->sdy_kind;
-  case S_ENUM: return shard_shlo_enum_decode(a, r->enum_kind, v, sizeof v);
+  case S_ENUM: return shard_shlo_enum_decode(a, r->enum_kind, v, sizeof v) && shard_shlo_enum_valid(r->enum_kind, v);
   case S_PRESENT: return true;
   }
   return true;
@@ -149,6 +151,7 @@ bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op) {
     if (!shard_op_is(op, &S_table[i].op)) continue;
     listed = true;
     const shard_attr *a = shard_verify_attr(op, r->attr);
+    if (!a && r->optional) continue;
     if (!a) return shard_verify_fail(&e, "requires attribute '%s'", r->attr);
     if (!S_kind_ok(a, r))
       return shard_verify_fail(&e, "attribute '%s' failed to satisfy constraint: %s", r->attr, S_constraint(r->kind));
