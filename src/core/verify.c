@@ -854,6 +854,16 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
     vf_emit e = shard_verify_emit_op(cx, op, NULL);
     ok = shard_verify_fail(&e, "must be the last operation in the parent block");
   }
+  for (uint32_t i = 0; ok && i < op->num_successors; i++) {
+    const shard_block *succ = op->successors[i];
+    const shard_region *r = succ ? succ->parent : NULL;
+    if (r && r->first == succ) {
+      /* MLIR reports it on the op that owns the region, without the op prefix */
+      vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+      plain.span = r->parent ? r->parent->span : op->span;
+      ok = shard_verify_fail(&plain, "entry block of region may not have predecessors");
+    }
+  }
   if (ok) ok = shard_verify_check_op_attrs(cx, op, manual);
   if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);

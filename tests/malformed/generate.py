@@ -246,6 +246,9 @@ HAND = [
      'func.func @f(%a: tensor<2xf32>) {\n  "a.r"() ({\n    "a.use"(%x) : (tensor<2xf32>) -> ()\n    "a.end"() : () -> ()\n'
      '  }, {\n    %x = "a.def"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n    "a.end"() : () -> ()\n  }) : () -> ()\n  return\n}\n',
      "{f}:3:5: error: 'a.use' op operand #0 does not dominate this use"),
+    ("branch_to_entry_block.mlir",
+     'func.func @f() {\n^bb0:\n  "a.br"()[^bb0] : () -> ()\n^bb1:\n  return\n}\n',
+     "{f}:1:1: error: entry block of region may not have predecessors"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),
