@@ -417,9 +417,10 @@ static void S_print_generic_regions(shard_printer *pr, const shard_op *op) {
 }
 
 void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
-  shard_buf_putc(pr->out, '"');
-  shard_buf_puts(pr->out, op->name);
-  shard_buf_puts(pr->out, "\"(");
+  /* the name is a string literal: quotes, backslashes and bytes outside
+   * printable ASCII are escaped, as MLIR's printEscapedString does */
+  shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
+  shard_buf_puts(pr->out, "(");
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_buf_putc(pr->out, ')');
   if (op->num_successors) {
