@@ -367,6 +367,13 @@ static shard_op_sharding_rule *S_instantiate(shard_rules_file *rf, shard_arena *
   tensor_spec *ew_tensors = NULL;
   dim_spec ew_dims[MAX_FACTORS];
   const rule_spec *r = spec;
+  if (!op->num_operands || !op->num_results) {
+    /* Shardy's verifier: a rule needs at least one operand and one result. */
+    if (!S_misfit(rf, op))
+      shard_error(rf->de, op->span, "the rule for '%s' (from --rules) cannot apply: the op has %u operands and %u results, "
+                  "and a sharding rule needs at least one of each", op->name, op->num_operands, op->num_results);
+    return NULL;
+  }
   if (spec->elementwise) {
     ew = *spec;
     ew_tensors = shard_xcalloc(op->num_operands + op->num_results + 1, sizeof *ew_tensors);
