@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "clone.h"
+#include "ptrmap.h"
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
@@ -75,30 +76,30 @@ uint32_t shard_func_calls(shard_op *func, shard_op ***out) {
 
 typedef struct graph {
   const shard_module *m;
-  shard_ptr_map *visited;
+  shard_ptrmap visited;
   op_vec order; /* post-order */
 } graph;
 
 static void S_visit(graph *g, shard_op *func) {
-  shard_ptr_map_set(g->visited, func, func);
+  shard_ptrmap_add(&g->visited, func);
   shard_op **calls;
   uint32_t n = shard_func_calls(func, &calls);
   for (uint32_t i = 0; i < n; i++) {
     shard_op *callee = shard_call_callee_func(g->m, calls[i]);
-    if (callee && S_has_body(callee) && !shard_ptr_map_get(g->visited, callee)) S_visit(g, callee);
+    if (callee && S_has_body(callee) && !shard_ptrmap_get(&g->visited, callee)) S_visit(g, callee);
   }
   free(calls);
   SHARD_VEC_PUSH(g->order, func);
 }
 
 uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out) {
-  graph g = {m, shard_ptr_map_new(), {0}};
+  graph g = {m, {0}, {0}};
   if (m->top && m->top->num_regions)
     for (shard_block *b = m->top->regions[0].first; b; b = b->next)
       for (shard_op *op = b->first; op; op = op->next)
-        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptr_map_get(g.visited, op))
+        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op))
           S_visit(&g, op);
-  shard_ptr_map_free(g.visited);
+  shard_ptrmap_release(&g.visited);
   if (pre_order)
     for (uint32_t i = 0, j = g.order.len; i + 1 < j--; i++) {
       shard_op *t = g.order.items[i];

@@ -34,62 +34,8 @@
 
 /* ---- worklist ------------------------------------------------------------ */
 
-static uint32_t S_hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x;
-}
-
-/* The value slot of key (inserting it with value 0 if absent). */
-static uint64_t *S_map_slot(canon_ptrmap *m, const void *key) {
-  if ((m->len + 1) * 2 > m->cap) {
-    uint32_t ncap = m->cap ? m->cap * 2 : 256;
-    const void **nkeys = shard_xcalloc(ncap, sizeof *nkeys);
-    uint64_t *nvals = shard_xcalloc(ncap, sizeof *nvals);
-    for (uint32_t i = 0; i < m->cap; i++) {
-      if (!m->keys[i]) continue;
-      uint32_t h = S_hash_ptr(m->keys[i]) & (ncap - 1);
-      while (nkeys[h]) h = (h + 1) & (ncap - 1);
-      nkeys[h] = m->keys[i];
-      nvals[h] = m->vals[i];
-    }
-    free(m->keys);
-    free(m->vals);
-    m->keys = nkeys;
-    m->vals = nvals;
-    m->cap = ncap;
-  }
-  uint32_t h = S_hash_ptr(key) & (m->cap - 1);
-  while (m->keys[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
-  if (!m->keys[h]) {
-    m->keys[h] = key;
-    m->vals[h] = 0;
-    m->len++;
-  }
-  return &m->vals[h];
-}
-
-static uint64_t S_map_get(const canon_ptrmap *m, const void *key) {
-  if (!m->cap) return 0;
-  uint32_t h = S_hash_ptr(key) & (m->cap - 1);
-  while (m->keys[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
-  return m->keys[h] ? m->vals[h] : 0;
-}
-
-static void S_map_clear(canon_ptrmap *m) {
-  for (uint32_t i = 0; i < m->cap; i++) m->vals[i] = 0;
-}
-
-static void S_map_free(canon_ptrmap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
 static void S_push_single(canon_rewriter *rw, shard_op *op) {
-  uint64_t *slot = S_map_slot(&rw->slots, op);
+  uint64_t *slot = shard_ptrmap_slot(&rw->slots, op);
   if (*slot) return;
   if (rw->len == rw->cap) {
     rw->cap = rw->cap ? rw->cap * 2 : 256;
@@ -103,15 +49,15 @@ static shard_op *S_pop(canon_rewriter *rw) {
   while (rw->len) {
     shard_op *op = rw->items[--rw->len];
     if (!op) continue;
-    *S_map_slot(&rw->slots, op) = 0;
+    *shard_ptrmap_slot(&rw->slots, op) = 0;
     return op;
   }
   return NULL;
 }
 
 static void S_remove(canon_rewriter *rw, const shard_op *op) {
-  if (!S_map_get(&rw->slots, op)) return;
-  uint64_t *slot = S_map_slot(&rw->slots, op);
+  if (!shard_ptrmap_get(&rw->slots, op)) return;
+  uint64_t *slot = shard_ptrmap_slot(&rw->slots, op);
   if (!*slot) return;
   rw->items[*slot - 1] = NULL;
   *slot = 0;
@@ -130,31 +76,31 @@ void shard_canon_push(canon_rewriter *rw, shard_op *op) {
 
 static void S_number_block(canon_rewriter *rw, const shard_block *b) {
   uint64_t next = S_ORDER_STRIDE;
-  for (const shard_op *op = b->first; op; op = op->next, next += S_ORDER_STRIDE) *S_map_slot(&rw->order, op) = next;
-  *S_map_slot(&rw->order, b) = 1;
+  for (const shard_op *op = b->first; op; op = op->next, next += S_ORDER_STRIDE) *shard_ptrmap_slot(&rw->order, op) = next;
+  *shard_ptrmap_slot(&rw->order, b) = 1;
 }
 
 /* An op's position: inserted ops take the midpoint between their
  * neighbours when there is room; otherwise the block is renumbered. */
 static uint64_t S_order(canon_rewriter *rw, const shard_op *op) {
-  uint64_t known = *S_map_slot(&rw->order, op);
+  uint64_t known = *shard_ptrmap_slot(&rw->order, op);
   if (known) return known;
-  if (*S_map_slot(&rw->order, op->parent)) {
-    uint64_t lo = op->prev ? *S_map_slot(&rw->order, op->prev) : 0;
-    uint64_t hi = op->next ? *S_map_slot(&rw->order, op->next) : lo + 2 * S_ORDER_STRIDE;
+  if (*shard_ptrmap_slot(&rw->order, op->parent)) {
+    uint64_t lo = op->prev ? *shard_ptrmap_slot(&rw->order, op->prev) : 0;
+    uint64_t hi = op->next ? *shard_ptrmap_slot(&rw->order, op->next) : lo + 2 * S_ORDER_STRIDE;
     if ((lo || !op->prev) && hi && hi > lo + 1) {
       uint64_t mid = op->next ? lo + (hi - lo) / 2 : lo + S_ORDER_STRIDE;
-      *S_map_slot(&rw->order, op) = mid;
+      *shard_ptrmap_slot(&rw->order, op) = mid;
       return mid;
     }
   }
   S_number_block(rw, op->parent);
-  return *S_map_slot(&rw->order, op);
+  return *shard_ptrmap_slot(&rw->order, op);
 }
 
 /* A (re)inserted op has no valid position until asked for. */
 static void S_forget_order(canon_rewriter *rw, const shard_op *op) {
-  if (S_map_get(&rw->order, op)) *S_map_slot(&rw->order, op) = 0;
+  if (shard_ptrmap_get(&rw->order, op)) *shard_ptrmap_slot(&rw->order, op) = 0;
 }
 
 bool shard_canon_is_before_in_block(canon_rewriter *rw, const shard_op *a, const shard_op *b) {
@@ -501,7 +447,7 @@ static bool S_is_constant(const shard_op *op) {
 }
 
 static uint32_t S_hash_key(const shard_region *region, const char *key) {
-  uint32_t h = S_hash_ptr(region);
+  uint32_t h = shard_ptrmap_hash(region);
   for (const unsigned char *c = (const unsigned char *)key; *c; c++) h = (h ^ *c) * 16777619u;
   return h;
 }
@@ -534,7 +480,7 @@ static void S_constants_clear(canon_rewriter *rw) {
   for (uint32_t i = 0; i < rw->constants_cap; i++) free(rw->constants[i].key);
   if (rw->constants) memset(rw->constants, 0, sizeof *rw->constants * rw->constants_cap);
   rw->constants_len = 0;
-  S_map_clear(&rw->owned_constants);
+  shard_ptrmap_clear(&rw->owned_constants);
 }
 
 /* Where the folder puts constants: the nearest enclosing region whose op is
@@ -549,7 +495,7 @@ static shard_region *S_insertion_region(shard_block *b) {
 }
 
 static bool S_owned(const canon_rewriter *rw, const shard_op *op) {
-  return op && S_map_get(&rw->owned_constants, op);
+  return op && shard_ptrmap_get(&rw->owned_constants, op);
 }
 
 static void S_move_to_front(canon_rewriter *rw, shard_op *op, shard_block *b) {
@@ -589,7 +535,7 @@ static bool S_insert_constant(canon_rewriter *rw, shard_op *op) {
   e->key = text;
   e->op = op;
   rw->constants_len++;
-  *S_map_slot(&rw->owned_constants, op) = 1;
+  *shard_ptrmap_slot(&rw->owned_constants, op) = 1;
   return true;
 }
 
@@ -630,7 +576,7 @@ static void S_seed(canon_rewriter *rw, bool top_down) {
     rw->items[j - 1] = t;
   }
   for (uint32_t i = 0; i < rw->len; i++)
-    if (rw->items[i]) *S_map_slot(&rw->slots, rw->items[i]) = i + 1;
+    if (rw->items[i]) *shard_ptrmap_slot(&rw->slots, rw->items[i]) = i + 1;
 }
 
 static bool S_process_worklist(canon_rewriter *rw) {
@@ -708,7 +654,7 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_en
   for (long long iteration = 0; iteration < max_iterations; iteration++) {
     /* Each round starts from an empty worklist and a fresh folder. */
     rw.len = 0;
-    S_map_clear(&rw.slots);
+    shard_ptrmap_clear(&rw.slots);
     S_constants_clear(&rw);
     S_seed(&rw, top_down);
     bool changed = S_process_worklist(&rw);
@@ -719,8 +665,8 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_en
   S_constants_clear(&rw);
   free(rw.constants);
   free(rw.items);
-  S_map_free(&rw.slots);
-  S_map_free(&rw.order);
-  S_map_free(&rw.owned_constants);
+  shard_ptrmap_release(&rw.slots);
+  shard_ptrmap_release(&rw.order);
+  shard_ptrmap_release(&rw.owned_constants);
   return true;
 }

@@ -10,19 +10,12 @@
 #include <stdint.h>
 
 #include "ir.h"
+#include "ptrmap.h"
 
 typedef struct canon_mesh_entry {
   const char *name;
   const shard_mesh *mesh;
 } canon_mesh_entry;
-
-/* A hash table from pointers to integers (0 for absent keys); keys are
- * never deleted, only their value cleared. */
-typedef struct canon_ptrmap {
-  const void **keys;
-  uint64_t *vals;
-  uint32_t cap, len;
-} canon_ptrmap;
 
 typedef struct canon_constant canon_constant;
 
@@ -33,15 +26,15 @@ typedef struct canon_rewriter {
    * ops removed from it are NULL; `slots` maps an op to its index + 1. */
   shard_op **items;
   uint32_t len, cap;
-  canon_ptrmap slots;
+  shard_ptrmap slots;
   /* Positions of ops in their blocks for shard_canon_is_before_in_block, as MLIR
    * keeps them: op -> order (0: unknown), block -> 1 once numbered. */
-  canon_ptrmap order;
+  shard_ptrmap order;
   /* MLIR's OperationFolder for one iteration: uniqued constants by
    * (insertion region, value, type), and the set of ops it owns. */
   canon_constant *constants;
   uint32_t constants_cap, constants_len;
-  canon_ptrmap owned_constants;
+  shard_ptrmap owned_constants;
   /* Per entry of canonicalize.c's pattern table: does it run? (MLIR's
    * enable-patterns/disable-patterns filter.) */
   const bool *pattern_allowed;

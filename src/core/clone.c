@@ -11,99 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- pointer map ------------------------------------------------------- */
-
-/* Open addressing on pointer keys; the table is always at most half full. */
-typedef struct shard_ptr_map ptr_map;
-struct shard_ptr_map {
-  const void **keys;
-  void **vals;
-  uint32_t cap, len;
-};
-
-static uint32_t S_hash(const void *p, uint32_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x & (cap - 1);
-}
-
-static void S_map_grow(ptr_map *m);
-
-static void S_map_put(ptr_map *m, const void *key, void *val) {
-  if ((m->len + 1) * 2 > m->cap) S_map_grow(m);
-  uint32_t i = S_hash(key, m->cap);
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) {
-    m->keys[i] = key;
-    m->len++;
-  }
-  m->vals[i] = val;
-}
-
-static void S_map_grow(ptr_map *m) {
-  ptr_map bigger = {0};
-  bigger.cap = m->cap ? m->cap * 2 : 16;
-  bigger.keys = shard_xcalloc(bigger.cap, sizeof *bigger.keys);
-  bigger.vals = shard_xcalloc(bigger.cap, sizeof *bigger.vals);
-  for (uint32_t i = 0; i < m->cap; i++)
-    if (m->keys[i]) S_map_put(&bigger, m->keys[i], m->vals[i]);
-  free(m->keys);
-  free(m->vals);
-  *m = bigger;
-}
-
-static void *S_map_get(const ptr_map *m, const void *key) {
-  if (!m->cap) return NULL;
-  uint32_t i = S_hash(key, m->cap);
-  while (m->keys[i]) {
-    if (m->keys[i] == key) return m->vals[i];
-    i = (i + 1) & (m->cap - 1);
-  }
-  return NULL;
-}
-
-static void S_map_release(ptr_map *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
-shard_ptr_map *shard_ptr_map_new(void) { return shard_xcalloc(1, sizeof(shard_ptr_map)); }
-
-void shard_ptr_map_free(shard_ptr_map *map) {
-  if (!map) return;
-  S_map_release(map);
-  free(map);
-}
-
-void shard_ptr_map_set(shard_ptr_map *map, const void *key, void *val) { S_map_put(map, key, val); }
-
-void *shard_ptr_map_get(const shard_ptr_map *map, const void *key) {
-  return map ? S_map_get(map, key) : NULL;
-}
+#include "ptrmap.h"
 
 /* ---- value map ------------------------------------------------------- */
 
 struct shard_value_map {
-  ptr_map values;
+  shard_ptrmap values;
 };
 
 shard_value_map *shard_value_map_new(void) { return shard_xcalloc(1, sizeof(shard_value_map)); }
 
 void shard_value_map_free(shard_value_map *map) {
   if (!map) return;
-  S_map_release(&map->values);
+  shard_ptrmap_release(&map->values);
   free(map);
 }
 
 void shard_value_map_set(shard_value_map *map, const shard_value *from, shard_value *to) {
-  S_map_put(&map->values, from, to);
+  shard_ptrmap_put_ptr(&map->values, from, to);
 }
 
 shard_value *shard_value_map_get(const shard_value_map *map, const shard_value *from) {
-  return map ? S_map_get(&map->values, from) : NULL;
+  return map ? shard_ptrmap_get_ptr(&map->values, from) : NULL;
 }
 
 shard_value *shard_value_map_lookup(const shard_value_map *map, shard_value *from) {
@@ -123,7 +52,7 @@ typedef struct op_pair {
 typedef struct cloner {
   shard_arena *arena;
   shard_value_map *map;
-  ptr_map blocks; /* original block -> copy, for successors */
+  shard_ptrmap blocks; /* original block -> copy, for successors */
   SHARD_VEC(op_pair) pending; /* ops whose operands are still unset */
 } cloner;
 
@@ -179,10 +108,10 @@ static void S_clone_region(cloner *c, const shard_region *from, shard_region *to
         shard_value_map_set(c->map, &b->args[i], &nb->args[i]);
       }
     }
-    S_map_put(&c->blocks, b, nb);
+    shard_ptrmap_put_ptr(&c->blocks, b, nb);
   }
   for (const shard_block *b = from->first; b; b = b->next) {
-    shard_block *nb = S_map_get(&c->blocks, b);
+    shard_block *nb = shard_ptrmap_get_ptr(&c->blocks, b);
     for (const shard_op *op = b->first; op; op = op->next)
       shard_block_append(nb, S_clone_structure(c, op));
   }
@@ -199,7 +128,7 @@ static void S_wire(cloner *c) {
       copy->successors = SHARD_NEW_ARRAY(c->arena, shard_block *, orig->num_successors);
       copy->num_successors = orig->num_successors;
       for (uint32_t i = 0; i < orig->num_successors; i++) {
-        shard_block *nb = S_map_get(&c->blocks, orig->successors[i]);
+        shard_block *nb = shard_ptrmap_get_ptr(&c->blocks, orig->successors[i]);
         copy->successors[i] = nb ? nb : orig->successors[i];
       }
     }
@@ -215,7 +144,7 @@ static void S_cloner_init(cloner *c, shard_arena *a, shard_value_map *map) {
 static void S_cloner_finish(cloner *c, const shard_value_map *callers_map) {
   S_wire(c);
   SHARD_VEC_FREE(c->pending);
-  S_map_release(&c->blocks);
+  shard_ptrmap_release(&c->blocks);
   if (c->map != callers_map) shard_value_map_free(c->map);
 }
 

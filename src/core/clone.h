@@ -12,16 +12,6 @@
 
 #include "ir.h"
 
-/* A map from IR node pointers (ops, blocks, values) to pointers, for passes
- * that need sets or maps of nodes. Heap object, freed with shard_ptr_map_free. */
-typedef struct shard_ptr_map shard_ptr_map;
-
-shard_ptr_map *shard_ptr_map_new(void);
-void shard_ptr_map_free(shard_ptr_map *map);
-void shard_ptr_map_set(shard_ptr_map *map, const void *key, void *val);
-/* NULL when `key` has no entry (or was set to NULL). */
-void *shard_ptr_map_get(const shard_ptr_map *map, const void *key);
-
 typedef struct shard_value_map shard_value_map;
 
 shard_value_map *shard_value_map_new(void);

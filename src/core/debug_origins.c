@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "pass_shardings.h"
+#include "ptrmap.h"
 #include "rule_registry.h"
 
 typedef enum origin_kind {
@@ -73,61 +74,6 @@ typedef struct op_edges {
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
-/* ---- pointer map ------------------------------------------------------------------- */
-
-/* Open addressing from a pointer to a dense index; grows at half full. */
-typedef struct ptr_map {
-  const void **keys;
-  uint32_t *vals;
-  uint32_t cap, len;
-} ptr_map;
-
-static uint32_t S_hash(const void *p, uint32_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x & (cap - 1);
-}
-
-static bool S_map_get(const ptr_map *m, const void *key, uint32_t *val) {
-  if (!m->cap) return false;
-  for (uint32_t h = S_hash(key, m->cap); m->keys[h]; h = (h + 1) & (m->cap - 1))
-    if (m->keys[h] == key) {
-      *val = m->vals[h];
-      return true;
-    }
-  return false;
-}
-
-static void S_map_put(ptr_map *m, const void *key, uint32_t val);
-
-static void S_map_grow(ptr_map *m) {
-  ptr_map bigger = {0};
-  bigger.cap = m->cap ? m->cap * 2 : 64;
-  bigger.keys = shard_xcalloc(bigger.cap, sizeof *bigger.keys);
-  bigger.vals = shard_xcalloc(bigger.cap, sizeof *bigger.vals);
-  for (uint32_t i = 0; i < m->cap; i++)
-    if (m->keys[i]) S_map_put(&bigger, m->keys[i], m->vals[i]);
-  free(m->keys);
-  free(m->vals);
-  *m = bigger;
-}
-
-static void S_map_put(ptr_map *m, const void *key, uint32_t val) {
-  if (2 * (m->len + 1) > m->cap) S_map_grow(m);
-  uint32_t h = S_hash(key, m->cap);
-  while (m->keys[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
-  if (!m->keys[h]) m->len++;
-  m->keys[h] = key;
-  m->vals[h] = val;
-}
-
-static void S_map_free(ptr_map *m) {
-  free(m->keys);
-  free(m->vals);
-}
-
 /* ---- the recorder -------------------------------------------------------------------- */
 
 struct shard_debug_origins {
@@ -135,9 +81,9 @@ struct shard_debug_origins {
   bool origins, edges;
   int64_t step; /* number of the next step */
   SHARD_VEC(value_origins) values;
-  ptr_map value_index;
+  shard_ptrmap value_index;
   SHARD_VEC(op_edges) ops;
-  ptr_map op_index, func_index;
+  shard_ptrmap op_index, func_index;
 };
 
 static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
@@ -153,12 +99,12 @@ static shard_value *S_shardable(shard_value *v) {
 }
 
 static value_origins *S_value_origins(shard_debug_origins *d, shard_value *v, bool create) {
-  uint32_t i;
-  if (S_map_get(&d->value_index, v, &i)) return &d->values.items[i];
+  const uint64_t *i = shard_ptrmap_find(&d->value_index, v);
+  if (i) return &d->values.items[*i];
   if (!create) return NULL;
   value_origins fresh = {v, {0}};
   SHARD_VEC_PUSH(d->values, fresh);
-  S_map_put(&d->value_index, v, d->values.len - 1);
+  shard_ptrmap_put(&d->value_index, v, d->values.len - 1);
   return &d->values.items[d->values.len - 1];
 }
 
@@ -186,12 +132,12 @@ static void S_add_sharding_origins(shard_debug_origins *d, shard_value *v, const
 }
 
 static op_edges *S_op_edges(shard_debug_origins *d, shard_op *op, bool func_results) {
-  ptr_map *index = func_results ? &d->func_index : &d->op_index;
-  uint32_t i;
-  if (S_map_get(index, op, &i)) return &d->ops.items[i];
+  shard_ptrmap *index = func_results ? &d->func_index : &d->op_index;
+  const uint64_t *i = shard_ptrmap_find(index, op);
+  if (i) return &d->ops.items[*i];
   op_edges fresh = {op, func_results, {0}};
   SHARD_VEC_PUSH(d->ops, fresh);
-  S_map_put(index, op, d->ops.len - 1);
+  shard_ptrmap_put(index, op, d->ops.len - 1);
   return &d->ops.items[d->ops.len - 1];
 }
 
@@ -803,8 +749,8 @@ void shard_debug_origins_end(shard_debug_origins *d) {
   SHARD_VEC_FREE(d->values);
   for (uint32_t i = 0; i < d->ops.len; i++) SHARD_VEC_FREE(d->ops.items[i].edges);
   SHARD_VEC_FREE(d->ops);
-  S_map_free(&d->value_index);
-  S_map_free(&d->op_index);
-  S_map_free(&d->func_index);
+  shard_ptrmap_release(&d->value_index);
+  shard_ptrmap_release(&d->op_index);
+  shard_ptrmap_release(&d->func_index);
   free(d);
 }

@@ -24,6 +24,7 @@
 #include "opdef.h"
 #include "pass_shardings.h"
 #include "projection.h"
+#include "ptrmap.h"
 #include "rule_registry.h"
 
 #define MAX_AXES 64
@@ -60,17 +61,10 @@ typedef struct finding {
   char *resolution; /* conflicts only */
 } finding;
 
-/* Open addressing from a key pointer to an index into `targets`. */
-typedef struct ptr_map {
-  const void **keys;
-  uint32_t *vals;
-  uint32_t cap, len;
-} ptr_map;
-
 struct shard_explain {
   shard_module *m;
   SHARD_VEC(target_info) targets;
-  ptr_map by_key;
+  shard_ptrmap by_key; /* key pointer -> index into `targets` */
   SHARD_VEC(hop) hops;
   uint32_t seq;
   SHARD_VEC(finding) conflicts;
@@ -88,57 +82,13 @@ static const void *S_key(target t) {
   return t.value ? (const void *)t.value : (const void *)((const char *)t.func + 1 + t.result);
 }
 
-static uint32_t S_hash(const void *p, uint32_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x & (cap - 1);
-}
-
-static void S_map_put(ptr_map *m, const void *key, uint32_t val);
-
-static void S_map_grow(ptr_map *m) {
-  ptr_map old = *m;
-  m->cap = old.cap ? old.cap * 2 : 64;
-  m->len = 0;
-  m->keys = shard_xcalloc(m->cap, sizeof *m->keys);
-  m->vals = shard_xcalloc(m->cap, sizeof *m->vals);
-  for (uint32_t i = 0; i < old.cap; i++)
-    if (old.keys[i]) S_map_put(m, old.keys[i], old.vals[i]);
-  free(old.keys);
-  free(old.vals);
-}
-
-static void S_map_put(ptr_map *m, const void *key, uint32_t val) {
-  if (2 * (m->len + 1) > m->cap) S_map_grow(m);
-  uint32_t h = S_hash(key, m->cap);
-  while (m->keys[h] && m->keys[h] != key) h = (h + 1) & (m->cap - 1);
-  if (!m->keys[h]) m->len++;
-  m->keys[h] = key;
-  m->vals[h] = val;
-}
-
-static bool S_map_get(const ptr_map *m, const void *key, uint32_t *val) {
-  if (!m->cap) return false;
-  uint32_t h = S_hash(key, m->cap);
-  while (m->keys[h]) {
-    if (m->keys[h] == key) {
-      *val = m->vals[h];
-      return true;
-    }
-    h = (h + 1) & (m->cap - 1);
-  }
-  return false;
-}
-
 static target_info *S_info(shard_explain *x, target t, bool create) {
-  uint32_t i;
-  if (S_map_get(&x->by_key, S_key(t), &i)) return &x->targets.items[i];
+  const uint64_t *i = shard_ptrmap_find(&x->by_key, S_key(t));
+  if (i) return &x->targets.items[*i];
   if (!create) return NULL;
   target_info ti = {t, NULL, {0}};
   SHARD_VEC_PUSH(x->targets, ti);
-  S_map_put(&x->by_key, S_key(t), x->targets.len - 1);
+  shard_ptrmap_put(&x->by_key, S_key(t), x->targets.len - 1);
   return &x->targets.items[x->targets.len - 1];
 }
 
@@ -193,8 +143,7 @@ void shard_explain_free(shard_explain *x) {
   if (!x) return;
   for (uint32_t i = 0; i < x->targets.len; i++) SHARD_VEC_FREE(x->targets.items[i].hops);
   SHARD_VEC_FREE(x->targets);
-  free(x->by_key.keys);
-  free(x->by_key.vals);
+  shard_ptrmap_release(&x->by_key);
   SHARD_VEC_FREE(x->hops);
   S_findings_free(x->conflicts.items, x->conflicts.len);
   S_findings_free(x->barriers.items, x->barriers.len);

@@ -14,73 +14,16 @@
 #include "flow_graph.h"
 #include "pass_shardings.h"
 #include "propagate.h"
+#include "ptrmap.h"
 
 /* ---- a pointer -> node index map ------------------------------------------------- */
-
-typedef struct slot {
-  const void *key;
-  uint32_t node;
-} slot;
-
-typedef struct ptr_map {
-  slot *slots;
-  uint32_t cap, len;
-} ptr_map;
-
-static uint32_t hash_ptr(const void *p, uint32_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)(x & (cap - 1));
-}
-
-static void map_put(ptr_map *m, const void *key, uint32_t node);
-
-static void map_grow(ptr_map *m) {
-  slot *old = m->slots;
-  uint32_t old_cap = m->cap;
-  m->cap = m->cap ? m->cap * 2 : 64;
-  m->slots = shard_xcalloc(m->cap, sizeof *m->slots);
-  m->len = 0;
-  for (uint32_t i = 0; i < old_cap; i++)
-    if (old[i].key)
-      map_put(m, old[i].key, old[i].node);
-  free(old);
-}
-
-static void map_put(ptr_map *m, const void *key, uint32_t node) {
-  if ((m->len + 1) * 2 > m->cap)
-    map_grow(m);
-  uint32_t i = hash_ptr(key, m->cap);
-  while (m->slots[i].key && m->slots[i].key != key)
-    i = (i + 1) & (m->cap - 1);
-  if (!m->slots[i].key)
-    m->len++;
-  m->slots[i].key = key;
-  m->slots[i].node = node;
-}
-
-static bool map_get(const ptr_map *m, const void *key, uint32_t *node) {
-  if (!m->cap)
-    return false;
-  uint32_t i = hash_ptr(key, m->cap);
-  while (m->slots[i].key) {
-    if (m->slots[i].key == key) {
-      *node = m->slots[i].node;
-      return true;
-    }
-    i = (i + 1) & (m->cap - 1);
-  }
-  return false;
-}
 
 /* ---- building ---------------------------------------------------------------------------- */
 
 typedef struct builder {
   shard_arena *a;
   const shard_module *m;
-  ptr_map map; /* values and ops -> the node that produces / stands for them */
+  shard_ptrmap map; /* values and ops -> the node that produces / stands for them */
   SHARD_VEC(shard_flow_node) nodes;
   SHARD_VEC(shard_flow_edge) edges;
   SHARD_VEC(shard_flow_cluster) clusters;
@@ -199,9 +142,9 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
       add_body(b, body, inner);
     const shard_op *ret = body ? shard_block_terminator(body) : NULL;
     uint32_t node;
-    if (ret && map_get(&b->map, ret, &node))
+    if (ret && shard_ptrmap_get_index(&b->map, ret, &node))
       for (uint32_t i = 0; i < op->num_results; i++)
-        map_put(&b->map, &op->results[i], node);
+        shard_ptrmap_put(&b->map, &op->results[i], node);
     return;
   }
   shard_flow_node n = {0};
@@ -243,9 +186,9 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
     }
   }
   uint32_t id = add_node(b, n);
-  map_put(&b->map, op, id);
+  shard_ptrmap_put(&b->map, op, id);
   for (uint32_t i = 0; i < op->num_results; i++)
-    map_put(&b->map, &op->results[i], id);
+    shard_ptrmap_put(&b->map, &op->results[i], id);
 }
 
 static void add_body(builder *b, const shard_block *body, int32_t cluster) {
@@ -257,7 +200,7 @@ static void add_body(builder *b, const shard_block *body, int32_t cluster) {
     n.value = &body->args[i];
     n.cluster = cluster;
     set_location(&n, body->args[i].span);
-    map_put(&b->map, &body->args[i], add_node(b, n));
+    shard_ptrmap_put(&b->map, &body->args[i], add_node(b, n));
   }
   for (const shard_op *op = body->first; op; op = op->next)
     add_op(b, op, cluster);
@@ -307,7 +250,7 @@ static void add_operand_edges(builder *b, const shard_op *op, uint32_t to) {
   for (uint32_t i = 0; i < op->num_operands; i++) {
     uint32_t from;
     const shard_value *v = op->operands[i].value;
-    if (map_get(&b->map, v, &from) && from != to)
+    if (shard_ptrmap_get_index(&b->map, v, &from) && from != to)
       add_edge(b, from, to, v);
   }
   for (uint32_t r = 0; r < op->num_regions; r++)
@@ -371,7 +314,7 @@ static void cost_reshard(const shard_module *m, shard_comm_plan *plan, shard_flo
 }
 
 static void add_costs(shard_arena *a, const shard_module *m, const shard_topology *t,
-                      shard_flow_graph *g, const ptr_map *map) {
+                      shard_flow_graph *g, const shard_ptrmap *map) {
   shard_diag_engine quiet;
   shard_diag_init(&quiet, NULL, NULL);
   shard_comm_plan plan;
@@ -381,7 +324,7 @@ static void add_costs(shard_arena *a, const shard_module *m, const shard_topolog
   if (shard_comm_plan_row_ops(a, &plan, m, &ops))
     for (uint32_t i = 0; i < plan.num_rows; i++) {
       uint32_t id;
-      if (!map_get(map, ops[i], &id))
+      if (!shard_ptrmap_get_index(map, ops[i], &id))
         continue;
       shard_flow_node *n = &g->nodes[id];
       n->moved = true;
@@ -438,7 +381,7 @@ shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m,
     const shard_block *body = mc->num_regions ? mc->regions[0].first : NULL;
     for (uint32_t i = 0; body && i < mc->num_operands && i < body->num_args; i++) {
       uint32_t from, to;
-      if (map_get(&b.map, mc->operands[i].value, &from) && map_get(&b.map, &body->args[i], &to))
+      if (shard_ptrmap_get_index(&b.map, mc->operands[i].value, &from) && shard_ptrmap_get_index(&b.map, &body->args[i], &to))
         add_edge(&b, from, to, mc->operands[i].value);
     }
   }
@@ -452,7 +395,7 @@ shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m,
   SHARD_VEC_FREEZE(a, b.edges, g->edges);
   SHARD_VEC_FREEZE(a, b.clusters, g->clusters);
   add_costs(a, m, t, g, &b.map);
-  free(b.map.slots);
+  shard_ptrmap_release(&b.map);
   count(g);
   return g;
 }

@@ -429,13 +429,13 @@ bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint
 
 shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v) {
   for (; f; f = f->parent) {
-    shard_tensor *t = shard_ptr_map_get(f->values, v);
+    shard_tensor *t = shard_ptrmap_get_ptr(&f->values, v);
     if (t) return t;
   }
   return NULL;
 }
 
-void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) { shard_ptr_map_set(f->values, v, t); }
+void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) { shard_ptrmap_put_ptr(&f->values, v, t); }
 
 shard_tensor *shard_interp_tensor_like(interp_proc *p, shard_type *type, const shard_op *op) {
   shard_tensor *t = shard_tensor_new(p->arena, type);
@@ -485,10 +485,10 @@ bool shard_interp_run_region(interp_proc *p, interp_frame *parent, shard_region 
   if (!b) return shard_interp_error(p, r->parent, "empty region");
   if (b->num_args != nargs)
     return shard_interp_error(p, r->parent, "region takes %u arguments, %u given", b->num_args, nargs);
-  interp_frame fr = {parent, shard_ptr_map_new()};
+  interp_frame fr = {parent, {0}};
   for (uint32_t i = 0; i < nargs; i++) shard_interp_bind(&fr, &b->args[i], args[i]);
   bool ok = S_run_block(p, &fr, b, results, nresults);
-  shard_ptr_map_free(fr.values);
+  shard_ptrmap_release(&fr.values);
   return ok;
 }
 

@@ -8,6 +8,7 @@
 
 #include "clone.h"
 #include "interp.h"
+#include "ptrmap.h"
 
 #define INTERP_MAX_RANK 16
 
@@ -43,7 +44,7 @@ typedef struct interp_proc {
 /* SSA values of one function invocation (regions of ops see their parent's). */
 typedef struct interp_frame {
   struct interp_frame *parent;
-  shard_ptr_map *values;
+  shard_ptrmap values;
 } interp_frame;
 
 /* interp.c */

@@ -28,6 +28,7 @@
 #include "clone.h"
 #include "opdef.h"
 #include "pass.h"
+#include "ptrmap.h"
 
 typedef SHARD_VEC(shard_op *) op_vec;
 typedef SHARD_VEC(const char *) name_vec;
@@ -43,7 +44,7 @@ typedef struct splitter {
  * order found, with a set for membership. */
 typedef struct op_list {
   op_vec ops;
-  shard_ptr_map *set;
+  shard_ptrmap set;
 } op_list;
 
 /* The op names this file tests, compared by definition (ir.h). */
@@ -73,12 +74,10 @@ static void S_names_add(name_vec *v, const char *name) {
   if (name && !S_names_contain(v, name)) SHARD_VEC_PUSH(*v, name);
 }
 
-static bool S_list_has(const op_list *l, const shard_op *op) { return shard_ptr_map_get(l->set, op) != NULL; }
+static bool S_list_has(const op_list *l, const shard_op *op) { return shard_ptrmap_get(&l->set, op) != 0; }
 
 static void S_list_add(op_list *l, shard_op *op) {
-  if (S_list_has(l, op)) return;
-  SHARD_VEC_PUSH(l->ops, op);
-  shard_ptr_map_set(l->set, op, op);
+  if (shard_ptrmap_add(&l->set, op)) SHARD_VEC_PUSH(l->ops, op);
 }
 
 static bool S_is_scalar(const shard_value *v) {
@@ -245,7 +244,7 @@ static void S_erase_if_unused(shard_op *op) {
 }
 
 static void S_split_region(splitter *sp, shard_op *func, shard_region *r) {
-  region_walk w = {sp, func, {{0}, shard_ptr_map_new()}, {{0}, shard_ptr_map_new()}};
+  region_walk w = {sp, func, {{0}, {0}}, {{0}, {0}}};
   S_walk_ops(&w, r);
   /* Every use outside the constant set now reads a clone, so the originals
    * go, users before the values they use. Scalars were never cloned and
@@ -254,8 +253,8 @@ static void S_split_region(splitter *sp, shard_op *func, shard_region *r) {
   for (uint32_t i = w.constants.ops.len; i-- > 0;) S_erase_if_unused(w.constants.ops.items[i]);
   SHARD_VEC_FREE(w.constants.ops);
   SHARD_VEC_FREE(w.expansions.ops);
-  shard_ptr_map_free(w.constants.set);
-  shard_ptr_map_free(w.expansions.set);
+  shard_ptrmap_release(&w.constants.set);
+  shard_ptrmap_release(&w.expansions.set);
 }
 
 /* Named computations in `r`, innermost first (MLIR's post-order walk). */

@@ -21,6 +21,7 @@
 #include "opdef.h"
 #include "pass.h"
 #include "pass_shardings.h"
+#include "ptrmap.h"
 #include "rule_registry_internal.h"
 #include "sharding.h"
 
@@ -239,8 +240,8 @@ typedef enum pad_kind { PAD_UNKNOWN = 0, PAD_ZERO = 1, PAD_ONE = 2 } pad_kind;
 typedef struct pad_ctx {
   shard_module *m;
   shard_arena *a;
-  shard_ptr_map *orig; /* value -> its type before the pass changed it */
-  shard_ptr_map *kind; /* value -> (void *)pad_kind */
+  shard_ptrmap orig; /* value -> its type before the pass changed it */
+  shard_ptrmap kind; /* value -> (void *)pad_kind */
   shard_diag_engine *de;
   bool failed; /* an op could not be legalized */
 } pad_ctx;
@@ -257,21 +258,21 @@ static shard_tensor_sharding *S_value_sharding(const shard_value *v) {
 }
 
 static shard_type *S_orig_type(const pad_ctx *c, const shard_value *v) {
-  shard_type *t = shard_ptr_map_get(c->orig, v);
+  shard_type *t = shard_ptrmap_get_ptr(&c->orig, v);
   return t ? t : v->type;
 }
 
 static void S_set_type(pad_ctx *c, shard_value *v, shard_type *t) {
-  if (!shard_ptr_map_get(c->orig, v)) shard_ptr_map_set(c->orig, v, v->type);
+  if (!shard_ptrmap_get_ptr(&c->orig, v)) shard_ptrmap_put_ptr(&c->orig, v, v->type);
   v->type = t;
 }
 
 static pad_kind S_kind(const pad_ctx *c, const shard_value *v) {
-  return (pad_kind)(uintptr_t)shard_ptr_map_get(c->kind, v);
+  return (pad_kind)(uintptr_t)shard_ptrmap_get_ptr(&c->kind, v);
 }
 
 static void S_set_kind(pad_ctx *c, const shard_value *v, pad_kind k) {
-  shard_ptr_map_set(c->kind, v, (void *)(uintptr_t)k);
+  shard_ptrmap_put_ptr(&c->kind, v, (void *)(uintptr_t)k);
 }
 
 /* Shardy's getDivisiblePaddedType: `type` with every dimension that its
@@ -487,7 +488,7 @@ static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const
   shard_value_replace_all_uses(res, r);
   shard_operand_set(&slice->operands[0], res);
   /* users judge legality by the value the trim replaces */
-  shard_ptr_map_set(c->orig, r, S_orig_type(c, res));
+  shard_ptrmap_put_ptr(&c->orig, r, S_orig_type(c, res));
   return r;
 }
 
@@ -848,7 +849,7 @@ static bool S_check_func_io(const pad_ctx *c, shard_op *func, shard_diag_engine 
 
 bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, shard_diag_engine *de) {
   if (!shard_pass_options_check("sdy-pad-for-divisibility", options, NULL, de)) return false;
-  pad_ctx c = {m, m->arena, shard_ptr_map_new(), shard_ptr_map_new(), de, false};
+  pad_ctx c = {m, m->arena, {0}, {0}, de, false};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func && ok; func = func->next) {
@@ -866,7 +867,7 @@ bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, shard
     SHARD_VEC_FREE(ops);
     if (c.failed) ok = false;
   }
-  shard_ptr_map_free(c.orig);
-  shard_ptr_map_free(c.kind);
+  shard_ptrmap_release(&c.orig);
+  shard_ptrmap_release(&c.kind);
   return ok;
 }

@@ -51,7 +51,17 @@
 #include "ir.h"
 #include "pass.h"
 #include "pass_shardings.h"
+#include "ptrmap.h"
 #include "rule_registry_internal.h"
+
+/* A value as it was before the rewrite: its global type and, for values
+ * that replace an op's result, the replaced result's sharding (MLIR's
+ * conversion keeps the original op, so users still see it). */
+typedef struct global_value {
+  shard_type *type;
+  shard_tensor_sharding *sharding;
+  bool sharded;
+} global_value;
 
 typedef struct g2l {
   shard_module *m;
@@ -61,15 +71,9 @@ typedef struct g2l {
   long long replicas, partitions;
   int64_t next_channel;
   bool failed;
-  /* global types of every value, recorded before the rewrite (open
-   * addressing on the value's address) */
-  const shard_value **gkeys;
-  shard_type **gtypes;
-  /* for values that replace an op's result: the replaced result's sharding
-   * (MLIR's conversion keeps the original op, so users still see it) */
-  shard_tensor_sharding **gshards;
-  bool *gsharded;
-  size_t gcap;
+  /* what every value was before the rewrite: value -> index into globals */
+  shard_ptrmap global_index;
+  SHARD_VEC(global_value) globals;
   /* manual computations whose bodies are converted but not yet inlined:
    * until the function is done their results keep out_shardings as their
    * sharding for the ops that use them */
@@ -130,38 +134,38 @@ static shard_tensor_sharding *S_result_sharding(const shard_value *v) {
 
 /* ---- global types ---------------------------------------------------------------------------- */
 
-static size_t S_hash(const shard_value *v, size_t cap) {
-  return (size_t)(((uintptr_t)v >> 3) * 0x9E3779B97F4A7C15ull) & (cap - 1);
-}
-
 static void S_record(g2l *c, const shard_value *v) {
-  if (!c->gcap) return;
-  size_t i = S_hash(v, c->gcap);
-  while (c->gkeys[i] && c->gkeys[i] != v) i = (i + 1) & (c->gcap - 1);
-  c->gkeys[i] = v;
-  c->gtypes[i] = v->type;
+  uint64_t *slot = shard_ptrmap_slot(&c->global_index, v);
+  if (*slot) {
+    c->globals.items[*slot - 1].type = v->type;
+    return;
+  }
+  global_value g = {v->type, NULL, false};
+  SHARD_VEC_PUSH(c->globals, g);
+  *slot = c->globals.len;
 }
 
 /* Makes the new value v stand for the replaced result old: it answers with
  * old's global type and sharding. Values that existed before the rewrite
  * keep their own. */
 static void S_remember(g2l *c, const shard_value *v, shard_type *gtype, shard_tensor_sharding *sharding) {
-  if (!c->gcap) return;
-  size_t i = S_hash(v, c->gcap);
-  while (c->gkeys[i] && c->gkeys[i] != v) i = (i + 1) & (c->gcap - 1);
-  if (c->gkeys[i]) return;
-  c->gkeys[i] = v;
-  c->gtypes[i] = gtype;
-  c->gshards[i] = sharding;
-  c->gsharded[i] = true;
+  uint64_t *slot = shard_ptrmap_slot(&c->global_index, v);
+  if (*slot) return;
+  global_value g = {gtype, sharding, true};
+  SHARD_VEC_PUSH(c->globals, g);
+  *slot = c->globals.len;
+}
+
+/* What v was before the conversion, or NULL for a value it created. */
+static const global_value *S_global(const g2l *c, const shard_value *v) {
+  uint64_t i = shard_ptrmap_get(&c->global_index, v);
+  return i ? &c->globals.items[i - 1] : NULL;
 }
 
 /* The type a value had before the conversion (its current one if unknown). */
 static shard_type *S_global_type(g2l *c, const shard_value *v) {
-  if (!c->gcap) return v->type;
-  for (size_t i = S_hash(v, c->gcap); c->gkeys[i]; i = (i + 1) & (c->gcap - 1))
-    if (c->gkeys[i] == v) return c->gtypes[i];
-  return v->type;
+  const global_value *g = S_global(c, v);
+  return g ? g->type : v->type;
 }
 
 static bool S_count_values(shard_op *op, void *ctx) {
@@ -847,11 +851,8 @@ static void S_move_before(shard_op *op, shard_op *pos) {
 /* The sharding of any value as the conversion sees it: named_computation
  * results and body arguments take the op's out/in shardings. */
 static shard_tensor_sharding *S_value_sharding(g2l *c, const shard_value *v) {
-  for (size_t i = c->gcap ? S_hash(v, c->gcap) : 0; c->gcap && c->gkeys[i]; i = (i + 1) & (c->gcap - 1))
-    if (c->gkeys[i] == v) {
-      if (c->gsharded[i]) return c->gshards[i];
-      break;
-    }
+  const global_value *g = S_global(c, v);
+  if (g && g->sharded) return g->sharding;
   const shard_op *owner = v->def ? v->def : v->block && v->block->parent ? v->block->parent->parent : NULL;
   if (owner && !strcmp(owner->name, "sdy.named_computation")) {
     const shard_attr *a = shard_op_attr(owner, v->def ? "out_shardings" : "in_shardings");
@@ -1638,13 +1639,7 @@ bool shard_pass_convert_global_to_local(shard_module *m, const char *options, sh
   }
   size_t nvalues = 0;
   shard_walk(m->top, S_count_values, &nvalues);
-  /* room for the values replacing results too */
-  for (c.gcap = 16; c.gcap < 4 * nvalues; c.gcap *= 2) {
-  }
-  c.gkeys = shard_xcalloc(c.gcap, sizeof *c.gkeys);
-  c.gtypes = shard_xcalloc(c.gcap, sizeof *c.gtypes);
-  c.gshards = shard_xcalloc(c.gcap, sizeof *c.gshards);
-  c.gsharded = shard_xcalloc(c.gcap, sizeof *c.gsharded);
+  shard_ptrmap_reserve(&c.global_index, (uint32_t)nvalues);
   shard_walk(m->top, S_record_op, &c);
   int64_t max = 0;
   shard_walk(m->top, S_max_channel, &max);
@@ -1652,10 +1647,8 @@ bool shard_pass_convert_global_to_local(shard_module *m, const char *options, sh
   shard_block *top = m->top->regions[0].first;
   for (shard_op *op = top ? top->first : NULL; op && !c.failed; op = op->next)
     if (!strcmp(op->name, "func.func")) S_convert_func(&c, op);
-  free(c.gkeys);
-  free(c.gtypes);
-  free(c.gshards);
-  free(c.gsharded);
+  shard_ptrmap_release(&c.global_index);
+  SHARD_VEC_FREE(c.globals);
   SHARD_VEC_FREE(c.manual);
   return !c.failed;
 }

@@ -16,6 +16,7 @@
 #include "call_graph.h"
 #include "clone.h"
 #include "pass.h"
+#include "ptrmap.h"
 
 /* ---- -symbol-dce ----------------------------------------------------------- */
 
@@ -23,13 +24,12 @@ typedef SHARD_VEC(shard_op *) op_vec;
 
 typedef struct dce_state {
   const shard_module *m;
-  shard_ptr_map *live;
+  shard_ptrmap live;
   op_vec worklist;
 } dce_state;
 
 static void S_mark_live(dce_state *st, shard_op *op) {
-  if (shard_ptr_map_get(st->live, op)) return;
-  shard_ptr_map_set(st->live, op, op);
+  if (!shard_ptrmap_add(&st->live, op)) return;
   SHARD_VEC_PUSH(st->worklist, op);
 }
 
@@ -86,7 +86,7 @@ static bool S_is_private(const shard_op *op) {
 bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de) {
   if (!shard_pass_options_check("symbol-dce", options, NULL, de)) return false;
   if (!m->top || !m->top->num_regions) return true;
-  dce_state st = {m, shard_ptr_map_new(), {0}};
+  dce_state st = {m, {0}, {0}};
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next)
       if (!shard_symbol_name(op) || !S_is_private(op)) S_mark_live(&st, op);
@@ -97,10 +97,10 @@ bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engi
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *op = b->first, *next; op; op = next) {
       next = op->next;
-      if (!shard_ptr_map_get(st.live, op)) shard_op_erase(op);
+      if (!shard_ptrmap_get(&st.live, op)) shard_op_erase(op);
     }
   SHARD_VEC_FREE(st.worklist);
-  shard_ptr_map_free(st.live);
+  shard_ptrmap_release(&st.live);
   return true;
 }
 

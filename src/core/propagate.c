@@ -25,50 +25,8 @@
 #include "opdef.h"
 #include "pass_shardings.h"
 #include "projection.h"
+#include "ptrmap.h"
 #include "rule_registry.h"
-
-/* ---- op index ------------------------------------------------------------------ */
-
-/* Open-addressing map from op pointer to a dense id, built once per session. */
-typedef struct op_index {
-  const shard_op **keys;
-  uint32_t *ids;
-  uint32_t cap; /* power of two */
-} op_index;
-
-static uint32_t S_hash(const void *p, uint32_t cap) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x & (cap - 1);
-}
-
-static void S_index_init(op_index *ix, uint32_t n) {
-  ix->cap = 16;
-  while (ix->cap < 2 * n + 2) ix->cap *= 2;
-  ix->keys = shard_xcalloc(ix->cap, sizeof *ix->keys);
-  ix->ids = shard_xcalloc(ix->cap, sizeof *ix->ids);
-}
-
-static void S_index_put(op_index *ix, const shard_op *op, uint32_t id) {
-  uint32_t h = S_hash(op, ix->cap);
-  while (ix->keys[h] && ix->keys[h] != op) h = (h + 1) & (ix->cap - 1);
-  ix->keys[h] = op;
-  ix->ids[h] = id;
-}
-
-static bool S_index_get(const op_index *ix, const shard_op *op, uint32_t *id) {
-  uint32_t h = S_hash(op, ix->cap);
-  while (ix->keys[h]) {
-    if (ix->keys[h] == op) {
-      *id = ix->ids[h];
-      return true;
-    }
-    h = (h + 1) & (ix->cap - 1);
-  }
-  return false;
-}
 
 /* ---- session ------------------------------------------------------------------- */
 
@@ -103,7 +61,7 @@ struct shard_propagation {
   shard_arena *a;
   shard_diag_engine *de;
   bool conservative;
-  op_index index;
+  shard_ptrmap index; /* op -> its dense id, built once per session */
   op_info *ops;
   uint32_t num_ops;
   shard_op **calls; /* func.call ops grouped by callee */
@@ -176,7 +134,7 @@ void shard_propagation_set_default_observer(const shard_propagation_observer *o)
 
 static op_info *S_info(shard_propagation *s, const shard_op *op) {
   uint32_t id;
-  return S_index_get(&s->index, op, &id) ? &s->ops[id] : NULL;
+  return shard_ptrmap_get_index(&s->index, op, &id) ? &s->ops[id] : NULL;
 }
 
 /* ---- data-flow ops ------------------------------------------------------------------ */
@@ -1154,14 +1112,13 @@ static void S_build_index(shard_propagation *s) {
   op_vec all = {0};
   shard_walk(s->m->top, S_collect, &all);
   free(s->ops);
-  free(s->index.keys);
-  free(s->index.ids);
+  shard_ptrmap_release(&s->index);
   s->num_ops = all.len;
   s->ops = shard_xcalloc(all.len ? all.len : 1, sizeof *s->ops);
-  S_index_init(&s->index, all.len);
+  shard_ptrmap_reserve(&s->index, all.len);
   for (uint32_t i = 0; i < all.len; i++) {
     s->ops[i].op = all.items[i];
-    S_index_put(&s->index, all.items[i], i);
+    shard_ptrmap_put(&s->index, all.items[i], i);
   }
   /* Group the calls by callee: count, then place. */
   uint32_t num_calls = 0;
@@ -1251,8 +1208,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   SHARD_VEC_FREE(s->worklist);
   SHARD_VEC_FREE(s->notified);
   free(s->ops);
-  free(s->index.keys);
-  free(s->index.ids);
+  shard_ptrmap_release(&s->index);
   free(s->members);
   free(s->calls);
   shard_arena_free(s->memo);

@@ -34,57 +34,16 @@ static bool vf_ax_equal(const shard_axis_ref *a, const shard_axis_ref *b);
 
 /* ---- hash tables -------------------------------------------------------- */
 
-static uint32_t S_hash_ptr(const void *p) {
-  uint64_t x = (uint64_t)(uintptr_t)p;
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return (uint32_t)x;
-}
-
 static uint32_t S_hash_str(const char *s) {
   uint32_t h = 2166136261u;
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
   return h;
 }
 
-void *shard_verify_ptrmap_get(const vf_ptrmap *m, const void *key) {
-  if (!m->cap) return NULL;
-  for (uint32_t i = S_hash_ptr(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-    if (!m->keys[i]) return NULL;
-    if (m->keys[i] == key) return m->vals[i];
-  }
-}
-
-void shard_verify_ptrmap_put(vf_ptrmap *m, const void *key, void *val) {
-  if ((m->len + 1) * 2 > m->cap) {
-    vf_ptrmap old = *m;
-    m->cap = old.cap ? old.cap * 2 : 64;
-    m->keys = shard_xcalloc(m->cap, sizeof *m->keys);
-    m->vals = shard_xcalloc(m->cap, sizeof *m->vals);
-    m->len = 0;
-    for (uint32_t i = 0; i < old.cap; i++)
-      if (old.keys[i]) shard_verify_ptrmap_put(m, old.keys[i], old.vals[i]);
-    free(old.keys);
-    free(old.vals);
-  }
-  uint32_t i = S_hash_ptr(key) & (m->cap - 1);
-  while (m->keys[i] && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
-  if (!m->keys[i]) m->len++;
-  m->keys[i] = key;
-  m->vals[i] = val;
-}
-
-void shard_verify_ptrmap_free(vf_ptrmap *m) {
-  free(m->keys);
-  free(m->vals);
-  memset(m, 0, sizeof *m);
-}
-
 static uint32_t S_hash_axis(const shard_axis_ref *r) {
   uint32_t h = S_hash_str(r->name);
   /* unsigned: sizes are any int64 the input wrote, and must not overflow */
-  if (r->is_sub) h ^= S_hash_ptr((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
+  if (r->is_sub) h ^= shard_ptrmap_hash((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
   return h;
 }
 
@@ -327,7 +286,7 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
       if (strcmp(m->axes[i].name, name) == 0) return (int)i;
     return -1;
   }
-  S_axis_index *ix = shard_verify_ptrmap_get(&cx->axis_index, m);
+  S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
   if (!ix) {
     ix = SHARD_NEW(cx->scratch, S_axis_index);
     ix->cap = 16;
@@ -339,7 +298,7 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
         i = (i + 1) & (ix->cap - 1);
       if (!ix->slots[i]) ix->slots[i] = (int32_t)a + 1; /* first of duplicates wins */
     }
-    shard_verify_ptrmap_put(&cx->axis_index, m, ix);
+    shard_ptrmap_put_ptr(&cx->axis_index, m, ix);
   }
   for (uint32_t i = S_hash_str(name) & (ix->cap - 1); ix->slots[i]; i = (i + 1) & (ix->cap - 1))
     if (strcmp(m->axes[ix->slots[i] - 1].name, name) == 0) return ix->slots[i] - 1;
@@ -792,7 +751,7 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
     const shard_value *v = op->operands[i].value;
     if (!v) continue;
     const shard_block *b = v->def ? v->def->parent : v->block;
-    const shard_op *owner_scope = b ? shard_verify_ptrmap_get(&cx->block_scope, b) : NULL;
+    const shard_op *owner_scope = b ? shard_ptrmap_get_ptr(&cx->block_scope, b) : NULL;
     if (!owner_scope || owner_scope == scope->op) continue;
     if (!S_scope_is_ancestor(scope->parent, owner_scope)) continue;
     vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -836,7 +795,7 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
       for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
         ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
     } else {
-      ok = !v->def || S_graph_block(b) || shard_verify_ptrmap_get(&cx->walked, v->def) != NULL;
+      ok = !v->def || S_graph_block(b) || shard_ptrmap_get(&cx->walked, v->def) != 0;
     }
     if (!ok) {
       vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -876,14 +835,14 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
     const vf_manual *child_manual = shard_verify_op_is(op, "sdy.manual_computation") ? &mc : manual;
     for (uint32_t r = 0; r < op->num_regions; r++)
       for (const shard_block *b = op->regions[r].first; b; b = b->next) {
-        shard_verify_ptrmap_put(&cx->block_scope, b, (void *)(child_scope ? child_scope->op : NULL));
+        shard_ptrmap_put_ptr(&cx->block_scope, b, child_scope ? child_scope->op : NULL);
         for (const shard_op *child = b->first; child; child = child->next)
           S_walk(cx, child, child_scope, child_manual);
       }
   }
 
   if (ok) shard_verify_check_op_symbol_uses(cx, op, manual);
-  shard_verify_ptrmap_put(&cx->walked, op, (void *)op);
+  shard_ptrmap_add(&cx->walked, op);
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts,
@@ -905,9 +864,9 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
     }
   }
   free(cx.sym_ops);
-  shard_verify_ptrmap_free(&cx.axis_index);
-  shard_verify_ptrmap_free(&cx.block_scope);
-  shard_verify_ptrmap_free(&cx.walked);
+  shard_ptrmap_release(&cx.axis_index);
+  shard_ptrmap_release(&cx.block_scope);
+  shard_ptrmap_release(&cx.walked);
   vf_axis_set_free(&cx.seen);
   shard_arena_free(cx.scratch);
   return cx.ok;

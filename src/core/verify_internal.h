@@ -7,18 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ptrmap.h"
 #include "verify.h"
-
-/* A hash table from pointers to pointers (open addressing, never shrinks). */
-typedef struct vf_ptrmap {
-  const void **keys;
-  void **vals;
-  uint32_t cap, len;
-} vf_ptrmap;
-
-void *shard_verify_ptrmap_get(const vf_ptrmap *m, const void *key);
-void shard_verify_ptrmap_put(vf_ptrmap *m, const void *key, void *val);
-void shard_verify_ptrmap_free(vf_ptrmap *m);
 
 /* A set of axis refs compared by value, reset in O(1) between uses. */
 typedef struct vf_axis_set {
@@ -48,9 +38,9 @@ typedef struct vf_ctx {
   /* sdy.mesh symbols of the top module: open addressing by name */
   const shard_op **sym_ops;
   uint32_t sym_cap;
-  vf_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
-  vf_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
-  vf_ptrmap walked;       /* ops whose walk (regions included) has finished */
+  shard_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
+  shard_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
+  shard_ptrmap walked;       /* ops whose walk (regions included) has finished */
   vf_axis_set seen;       /* axis refs of the sharding being verified */
   bool ok;
 } vf_ctx;

@@ -351,7 +351,7 @@ static bool S_ref_equal(const shard_value_ref *a, const shard_value_ref *b) {
 bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_span span) {
   vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
   e.span = span;
-  vf_ptrmap steps = {0};
+  shard_ptrmap steps = {0};
   bool ok = true;
   for (uint32_t s = 0; s < edges->u.edges.num && ok; s++) {
     const shard_edge_step *st = &edges->u.edges.steps[s];
@@ -360,14 +360,13 @@ bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_
       break;
     }
     const void *key = (const void *)(uintptr_t)(st->step + 1);
-    if (shard_verify_ptrmap_get(&steps, key)) {
+    if (!shard_ptrmap_add(&steps, key)) {
       ok = shard_verify_fail(&e, "propagation edges have duplicate step index: %" PRId64, st->step);
       break;
     }
-    shard_verify_ptrmap_put(&steps, key, (void *)1);
     for (uint32_t a = 0; a < st->num_edges && ok; a++) {
       const shard_axis_edge *ae = &st->edges[a];
-      vf_ptrmap targets = {0};
+      shard_ptrmap targets = {0};
       for (uint32_t t = 0; t < ae->num_targets && ok; t++) {
         const shard_value_ref *tr = &ae->targets[t];
         if (S_ref_equal(&ae->source, tr)) {
@@ -375,17 +374,16 @@ bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_
           break;
         }
         const void *tkey = (const void *)(uintptr_t)(((uint64_t)tr->index << 1 | tr->is_result) + 1);
-        if (shard_verify_ptrmap_get(&targets, tkey)) {
+        if (!shard_ptrmap_add(&targets, tkey)) {
           ok = shard_verify_fail(&e, "propagation edges have duplicate targets for step index: %" PRId64 " and axis: %s",
                                  st->step, ae->axis.name);
           break;
         }
-        shard_verify_ptrmap_put(&targets, tkey, (void *)1);
       }
-      shard_verify_ptrmap_free(&targets);
+      shard_ptrmap_release(&targets);
     }
   }
-  shard_verify_ptrmap_free(&steps);
+  shard_ptrmap_release(&steps);
   return ok;
 }
 

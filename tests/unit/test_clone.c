@@ -171,20 +171,6 @@ Test(clone, successors_and_forward_references_point_into_the_copy) {
   shard_module_free(m);
 }
 
-Test(clone, pointer_map_survives_growth) {
-  enum { N = 5000 };
-  int *keys = calloc(N, sizeof *keys);
-  shard_ptr_map *map = shard_ptr_map_new();
-  for (int i = 0; i < N; i++) shard_ptr_map_set(map, &keys[i], &keys[(i + 1) % N]);
-  for (int i = 0; i < N; i++) cr_assert_eq(shard_ptr_map_get(map, &keys[i]), &keys[(i + 1) % N]);
-  shard_ptr_map_set(map, &keys[7], NULL);
-  cr_expect_null(shard_ptr_map_get(map, &keys[7]));
-  int other;
-  cr_expect_null(shard_ptr_map_get(map, &other));
-  shard_ptr_map_free(map);
-  free(keys);
-}
-
 static const char *const call_tree =
     "func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
     "  %0 = call @foo(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
