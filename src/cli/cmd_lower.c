@@ -34,6 +34,7 @@
 
 #include "cli.h"
 #include "comm_plan.h"
+#include "lower_pipeline.h"
 #include "lower_verify.h"
 #include "ir.h"
 #include "parse.h"
@@ -163,29 +164,33 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
   return -1;
 }
 
-/* Runs the passes; each one is verified after it ran. */
+/* Runs the passes. With propagation: the propagation pipeline up to its
+ * export, then that export and lower's own with explicit collectives run
+ * fused (lower_pipeline.h: the module that running the two exports one
+ * after the other gives, without repeating their clean-up steps); only the
+ * result is verified, the input was before. The module between propagation
+ * and export is no longer verified: only the export reads it, as inside
+ * the pipeline, whose passes run unverified one after the other. With
+ * --no-propagate each pass is verified, as mlir-opt does: closing the
+ * shardings as written turns an open empty dim with a priority ({?}p1)
+ * into an invalid closed one ({}p1), which must be reported. */
 static bool lower_module(const lower_config *cfg, shard_module *m, shard_diag_engine *de) {
   shard_verify_options vopts = {.extra_warnings = false};
+  if (!cfg->no_propagate)
+    return shard_propagation_pipeline_run_until_export(m, NULL, de) && !de->errors &&
+           shard_export_pipeline_run_for_lower(m, de) && !de->errors && shard_verify_module(m, &vopts, de) &&
+           !de->errors;
   typedef struct step {
     shard_pass_fn run;
     const char *options;
   } step;
-  const step propagate[] = {
-      {shard_pass_propagation_pipeline, NULL},
-  };
   const step as_written[] = {
       {shard_pass_sharding_constraint_to_reshard, NULL},
       {shard_pass_close_shardings, NULL},
-  };
-  const step lower[] = {
       {shard_pass_export_pipeline, "enable-insert-explicit-collectives=true inline-meshes=false"},
   };
-  const step *first = cfg->no_propagate ? as_written : propagate;
-  size_t num_first = cfg->no_propagate ? sizeof as_written / sizeof *as_written
-                                       : sizeof propagate / sizeof *propagate;
-  for (size_t i = 0; i < num_first + 1; i++) {
-    const step *s = i < num_first ? &first[i] : &lower[0];
-    if (!s->run(m, s->options, de) || de->errors)
+  for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++) {
+    if (!as_written[i].run(m, as_written[i].options, de) || de->errors)
       return false;
     if (!shard_verify_module(m, &vopts, de) || de->errors)
       return false;

@@ -22,10 +22,17 @@
  * enable-per-instruction-partitioning is refused (shard has no
  * -sdy-per-instruction-partitioning yet); dump-directory is accepted, but shard writes no intermediate modules.
  * The canonicalizer runs with enable-patterns=<label> as Shardy's does, so
- * the reshard patterns stay off in the collective clean-up. */
+ * the reshard patterns stay off in the collective clean-up.
+ *
+ * shard lower runs two exports back to back: the propagation pipeline's
+ * (inline-meshes=false) and then the one with explicit collectives.
+ * shard_export_pipeline_run_for_lower (lower_pipeline.h) runs them as one
+ * sequence in which the second skips the clean-up steps the first has
+ * already made no-ops; see S_export's `repeat`. */
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lower_pipeline.h"
 #include "pass.h"
 
 typedef struct export_options {
@@ -34,6 +41,11 @@ typedef struct export_options {
   char *per_instruction_filter;
   bool keep_rules, dump_origins, dump_edges, update_non_divisible, inline_meshes;
 } export_options;
+
+static export_options S_defaults(void) {
+  return (export_options){.replica_count = 1, .partition_count = 1, .update_non_divisible = true,
+                          .inline_meshes = true};
+}
 
 static bool S_parse_options(const char *options, export_options *o, shard_diag_engine *de) {
   static const char *const known[] = {"replica-count",
@@ -52,8 +64,7 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
                                       "inline-meshes",
                                       NULL};
   if (!shard_pass_options_check("sdy-export-pipeline", options, known, de)) return false;
-  *o = (export_options){.replica_count = 1, .partition_count = 1, .update_non_divisible = true,
-                        .inline_meshes = true};
+  *o = S_defaults();
   shard_pass_option_int(options, "replica-count", &o->replica_count);
   shard_pass_option_int(options, "partition-count", &o->partition_count);
   shard_pass_option_bool(options, "avoid-export-for-partitioning", &o->avoid_export);
@@ -91,17 +102,38 @@ static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_e
   return true;
 }
 
-static bool S_export(shard_module *m, const export_options *o, shard_diag_engine *de) {
+/* `repeat`: an export with default clean-up options (no debug sinks,
+ * partitioning on, divisible boundaries) ran on the module just before, so
+ * these steps would find nothing to do and are skipped:
+ *   - sink data-flow edges: the first removed every sdy.data_flow_edge and
+ *     nothing after it creates one (without debug sinks the pass only
+ *     touches ops that have edges);
+ *   - remove sharding groups, sharding constraints to reshards: likewise
+ *     for sdy.sharding_group and sdy.sharding_constraint;
+ *   - update non-divisible boundary shardings and remove their sub-axes:
+ *     they read only func argument/result, call result and manual
+ *     computation in/out shardings, which the partitioner and the
+ *     canonicalizer leave as the first export made them (divisible, and
+ *     closed, so sub-axis removal, which cuts open dims only, has none).
+ * Still run: the constant merger (the collective canonicalization dedups
+ * equal constants whatever their shardings, which can make two broadcasts
+ * of a scalar identical), close shardings (reshards the first partitioner
+ * inserted may carry open dims projected from factors), and the
+ * partitioner's own check of unreduced axes, now on what the first one
+ * inserted. */
+static bool S_export(shard_module *m, const export_options *o, bool repeat, shard_diag_engine *de) {
   char sink[128];
   snprintf(sink, sizeof sink, "sink-debug-sharding-origins=%s sink-debug-propagation-edge-sharding=%s",
            o->dump_origins ? "true" : "false", o->dump_edges ? "true" : "false");
-  if (!shard_pass_constant_or_scalar_merger(m, NULL, de) || !shard_pass_sink_data_flow_edges(m, sink, de))
+  if (!shard_pass_constant_or_scalar_merger(m, NULL, de) ||
+      (!repeat && !shard_pass_sink_data_flow_edges(m, sink, de)))
     return false;
-  if (!o->avoid_export &&
+  if (!o->avoid_export && !repeat &&
       (!shard_pass_remove_sharding_groups(m, NULL, de) || !shard_pass_sharding_constraint_to_reshard(m, NULL, de)))
     return false;
-  if (o->update_non_divisible && (!shard_pass_update_non_divisible_input_output_shardings(m, NULL, de) ||
-                                  !shard_pass_remove_sub_axes_in_input_output_shardings(m, NULL, de)))
+  if (o->update_non_divisible && !repeat &&
+      (!shard_pass_update_non_divisible_input_output_shardings(m, NULL, de) ||
+       !shard_pass_remove_sub_axes_in_input_output_shardings(m, NULL, de)))
     return false;
   if (!shard_pass_close_shardings(m, NULL, de)) return false;
   if (!o->avoid_export && !S_partitioner(m, o, de)) return false;
@@ -114,7 +146,20 @@ static bool S_export(shard_module *m, const export_options *o, shard_diag_engine
 bool shard_pass_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
   export_options o;
   if (!S_parse_options(options, &o, de)) return false;
-  bool ok = S_export(m, &o, de);
+  bool ok = S_export(m, &o, false, de);
   free(o.per_instruction_filter);
   return ok;
+}
+
+bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de) {
+  /* As -sdy-export-pipeline='inline-meshes=false' then
+   * -sdy-export-pipeline='enable-insert-explicit-collectives=true
+   * inline-meshes=false'. The sharding rules the first drops stay dropped
+   * before the second partitioner: it must re-create them from the registry
+   * as it would after a separate run, not read a rule written in the input. */
+  export_options first = S_defaults();
+  first.inline_meshes = false;
+  export_options second = first;
+  second.explicit_collectives = true;
+  return S_export(m, &first, false, de) && S_export(m, &second, true, de);
 }

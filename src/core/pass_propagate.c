@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "debug_origins.h"
+#include "lower_pipeline.h"
 #include "pass.h"
 #include "pass_shardings.h"
 #include "propagate.h"
@@ -429,7 +430,7 @@ static bool S_run_steps(shard_module *m, const shard_pass_fn *steps, size_t n, s
  * created rules, the call graph back (named computations exported or func
  * data-flow edges sunk, shardings onto func results, unflattened), the
  * func-call reshards and the export pipeline without inlining meshes. */
-bool shard_pass_propagation_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+static bool S_propagation_pipeline(shard_module *m, const char *options, bool with_export, shard_diag_engine *de) {
   static const char *const known[] = {"dedup-functions-fully", NULL};
   if (!shard_pass_options_check("sdy-propagation-pipeline", options, known, de)) return false;
   bool dedup = false;
@@ -453,5 +454,15 @@ bool shard_pass_propagation_pipeline(shard_module *m, const char *options, shard
     return false;
   return shard_pass_unflatten_call_graph(m, NULL, de) && shard_pass_symbol_dce(m, NULL, de) &&
          shard_pass_insert_func_call_reshards(m, NULL, de) &&
-         shard_pass_export_pipeline(m, "inline-meshes=false", de);
+         (!with_export || shard_pass_export_pipeline(m, "inline-meshes=false", de));
+}
+
+bool shard_pass_propagation_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+  return S_propagation_pipeline(m, options, true, de);
+}
+
+/* shard lower follows with shard_export_pipeline_run_for_lower, which runs
+ * this export itself together with its own. */
+bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, shard_diag_engine *de) {
+  return S_propagation_pipeline(m, options, false, de);
 }

@@ -1,0 +1,22 @@
+/* The pipeline of `shard lower` in two pieces: Shardy's propagation
+ * pipeline stopped before its closing export, and the two exports lower
+ * runs after it (the propagation pipeline's own, inline-meshes=false, then
+ * the one with explicit collectives) as one sequence in which the steps the
+ * first already made no-ops run once. The result is the module that
+ * -sdy-propagation-pipeline followed by
+ * -sdy-export-pipeline='enable-insert-explicit-collectives=true
+ * inline-meshes=false' gives. */
+#ifndef SHARD_LOWER_PIPELINE_H
+#define SHARD_LOWER_PIPELINE_H
+
+#include "pass.h"
+
+/* -sdy-propagation-pipeline (same options) without its export pipeline
+ * (pass_propagate.c). */
+bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* The propagation pipeline's export, then the export with explicit
+ * collectives (pass_export_pipeline.c). */
+bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de);
+
+#endif
