@@ -19,6 +19,45 @@ enum {
   SHARD_TRAIT_ELEMENTWISE = 1u << 5,
 };
 
+/* What an op's attribute must be, as its ODS definition demands
+ * (verify_required.c checks it before any custom printer relies on it). */
+typedef enum shard_attr_need {
+  SHARD_NEED_PRESENT,       /* any attribute */
+  SHARD_NEED_DIMS,          /* i64 dense array */
+  SHARD_NEED_INT,           /* 64-bit signless integer */
+  SHARD_NEED_ENUM,          /* a case of the StableHLO enum `enum_kind` */
+  SHARD_NEED_STRING,
+  SHARD_NEED_SYMREF,        /* flat symbol reference */
+  SHARD_NEED_FUNCTION_TYPE, /* type attribute of function type */
+  SHARD_NEED_DENSE,         /* constant vector/tensor */
+  SHARD_NEED_SDY,           /* an sdy attribute of kind `sdy_kind` */
+} shard_attr_need;
+
+/* A required attribute of an op (or an optional one, checked when present);
+ * lists end with a NULL name. */
+typedef struct shard_attr_req {
+  const char *name;
+  shard_attr_need need;
+  const char *enum_kind;
+  shard_attr_kind sdy_kind;
+  bool optional;
+} shard_attr_req;
+
+/* Operand, result and region counts and type equalities an op's traits
+ * demand (NOperands, OneResult, AllTypesMatch, ...; verify_arity.c). */
+enum { SHARD_ARITY_ANY = -1 };
+enum {
+  SHARD_SIG_SAME_OPERANDS = 1u << 0,        /* every operand has the first operand's type */
+  SHARD_SIG_OPERANDS_ARE_RESULTS = 1u << 1, /* operand i and result i have one type */
+  SHARD_SIG_TUPLE_OF_OPERANDS = 1u << 2,    /* the result is tuple<operand types> */
+  SHARD_SIG_BLOCKS_TAKE_OPERANDS = 1u << 3, /* each region is one block whose arguments
+                                               have the operand types */
+};
+typedef struct shard_op_signature {
+  int operands, results, regions; /* a count or SHARD_ARITY_ANY */
+  unsigned flags;                 /* SHARD_SIG_* */
+} shard_op_signature;
+
 struct shard_op_def {
   const char *name;
   /* Custom syntax; NULL: generic only. parse is called after the op name. */
@@ -33,6 +72,12 @@ struct shard_op_def {
   const char *(*result_names)(const shard_op *op, uint32_t result);
   /* SSA name hint for the arguments of region `region` ("iterArg"), or NULL. */
   const char *(*block_arg_name)(const shard_op *op, uint32_t region);
+  /* What a custom printer assumes and the generic form may lack: the
+   * required attributes and the signature, or NULL when nothing is demanded.
+   * An op printed with a custom syntax that drops a type or an attribute
+   * name needs them, so that what it prints parses back. */
+  const shard_attr_req *required;
+  const shard_op_signature *signature;
 };
 
 /* NULL when shard does not know the op. */

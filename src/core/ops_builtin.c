@@ -313,14 +313,34 @@ static const char *const func_inherent[] = {"arg_attrs", "function_type", "res_a
 static const char *const call_inherent[] = {"arg_attrs", "callee", "no_inline", "res_attrs", NULL};
 static const char *const constant_inherent[] = {"value", NULL};
 
+/* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
+
+static const shard_attr_req S_required_arith_constant[] = {
+    {.name = "value", .need = SHARD_NEED_PRESENT},
+    {0},
+};
+static const shard_op_signature S_signature_arith_constant = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_func_call[] = {
+    {.name = "callee", .need = SHARD_NEED_SYMREF},
+    {0},
+};
+static const shard_attr_req S_required_func_func[] = {
+    {.name = "function_type", .need = SHARD_NEED_FUNCTION_TYPE},
+    {.name = "sym_name", .need = SHARD_NEED_STRING},
+    {0},
+};
+
 const shard_op_def shard_builtin_ops[] = {
     {.name = "arith.constant", .parse = S_arith_constant_parse, .print = S_arith_constant_print,
-     .inherent = constant_inherent, .result_name = S_arith_constant_name},
+     .inherent = constant_inherent, .result_name = S_arith_constant_name,
+     .required = S_required_arith_constant, .signature = &S_signature_arith_constant},
     {.name = "builtin.module", .parse = S_module_parse, .print = S_module_print, .inherent = module_inherent,
      .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_NO_TERMINATOR | SHARD_TRAIT_SYMBOL},
-    {.name = "func.call", .parse = S_call_parse, .print = S_call_print, .inherent = call_inherent},
+    {.name = "func.call", .parse = S_call_parse, .print = S_call_print, .inherent = call_inherent,
+     .required = S_required_func_call},
     {.name = "func.func", .parse = S_func_parse, .print = S_func_print, .inherent = func_inherent,
-     .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_SYMBOL},
+     .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_SYMBOL,
+     .required = S_required_func_func},
     {.name = "func.return", .parse = S_return_parse, .print = S_return_print, .traits = SHARD_TRAIT_TERMINATOR},
 };
 const unsigned shard_num_builtin_ops = sizeof shard_builtin_ops / sizeof shard_builtin_ops[0];

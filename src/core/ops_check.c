@@ -160,15 +160,42 @@ static const char *const S_inh_close[] = {"max_ulp_difference", "min_ulp_differe
 static const char *const S_inh_serialized[] = {"iteration", "probe_id", NULL};
 static const char *const S_inh_run_parallel[] = {"infeed", "programs", NULL};
 
+/* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
+
+static const shard_op_signature S_signature_check_expect_almost_eq = {2, 0, SHARD_ARITY_ANY, SHARD_SIG_SAME_OPERANDS};
+static const shard_attr_req S_required_check_expect_almost_eq_const[] = {
+    {.name = "value", .need = SHARD_NEED_DENSE},
+    {0},
+};
+static const shard_op_signature S_signature_check_expect_almost_eq_const = {1, 0, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_check_expect_close[] = {
+    {.name = "max_ulp_difference", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_op_signature S_signature_check_expect_close = {2, 0, SHARD_ARITY_ANY, 0};
+static const shard_op_signature S_signature_check_expect_eq = {2, 0, SHARD_ARITY_ANY, SHARD_SIG_SAME_OPERANDS};
+static const shard_attr_req S_required_check_expect_eq_const[] = {
+    {.name = "value", .need = SHARD_NEED_DENSE},
+    {0},
+};
+static const shard_op_signature S_signature_check_expect_eq_const = {1, 0, SHARD_ARITY_ANY, 0};
+static const shard_op_signature S_signature_interpreter_print = {1, 0, SHARD_ARITY_ANY, 0};
+
 /* Sorted by name: every check.* name sorts before interpreter.*. */
 const shard_op_def shard_check_ops[] = {
-    {.name = "check.expect_almost_eq", .parse = S_parse_expect_almost_eq, .print = S_print_expect_eq, .inherent = S_inh_tolerance},
-    {.name = "check.expect_almost_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const},
-    {.name = "check.expect_close", .parse = S_parse_expect_close, .print = S_print_expect_close, .inherent = S_inh_close},
-    {.name = "check.expect_eq", .parse = S_parse_expect_eq, .print = S_print_expect_eq},
-    {.name = "check.expect_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const},
+    {.name = "check.expect_almost_eq", .parse = S_parse_expect_almost_eq, .print = S_print_expect_eq, .inherent = S_inh_tolerance,
+     .signature = &S_signature_check_expect_almost_eq},
+    {.name = "check.expect_almost_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const,
+     .required = S_required_check_expect_almost_eq_const, .signature = &S_signature_check_expect_almost_eq_const},
+    {.name = "check.expect_close", .parse = S_parse_expect_close, .print = S_print_expect_close, .inherent = S_inh_close,
+     .required = S_required_check_expect_close, .signature = &S_signature_check_expect_close},
+    {.name = "check.expect_eq", .parse = S_parse_expect_eq, .print = S_print_expect_eq,
+     .signature = &S_signature_check_expect_eq},
+    {.name = "check.expect_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const,
+     .required = S_required_check_expect_eq_const, .signature = &S_signature_check_expect_eq_const},
     {.name = "check.expect_serialized_eq", .inherent = S_inh_serialized},
-    {.name = "interpreter.print", .parse = S_parse_print, .print = S_print_expect_eq},
+    {.name = "interpreter.print", .parse = S_parse_print, .print = S_print_expect_eq,
+     .signature = &S_signature_interpreter_print},
     {.name = "interpreter.run_parallel", .inherent = S_inh_run_parallel},
 };
 const unsigned shard_num_check_ops = sizeof shard_check_ops / sizeof shard_check_ops[0];

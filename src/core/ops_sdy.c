@@ -877,28 +877,91 @@ static const char *const unreduced_inherent[] = {"axes", "out_sharding", NULL};
 
 #define SDY SHARD_TRAIT_SDY
 
+/* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
+
+static const shard_attr_req S_required_sdy_all_gather[] = {
+    {.name = "gathering_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LISTS},
+    {0},
+};
+static const shard_attr_req S_required_sdy_all_reduce[] = {
+    {.name = "reduction_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LIST},
+    {0},
+};
+static const shard_attr_req S_required_sdy_all_slice[] = {
+    {.name = "slicing_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LISTS},
+    {0},
+};
+static const shard_attr_req S_required_sdy_all_to_all[] = {
+    {.name = "params", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_ALL_TO_ALL},
+    {0},
+};
+static const shard_attr_req S_required_sdy_constant[] = {
+    {.name = "value", .need = SHARD_NEED_DENSE},
+    {0},
+};
+static const shard_op_signature S_signature_sdy_constant = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_sdy_manual_computation[] = {
+    {.name = "in_shardings", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_PER_VALUE},
+    {.name = "manual_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_MANUAL_AXES},
+    {.name = "out_shardings", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_PER_VALUE},
+    {0},
+};
+static const shard_attr_req S_required_sdy_mesh[] = {
+    {.name = "mesh", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_MESH},
+    {.name = "sym_name", .need = SHARD_NEED_STRING},
+    {0},
+};
+static const shard_attr_req S_required_sdy_named_computation[] = {
+    {.name = "name", .need = SHARD_NEED_STRING},
+    {0},
+};
+static const shard_attr_req S_required_sdy_propagation_barrier[] = {
+    {.name = "allowed_direction", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_DIRECTION},
+    {0},
+};
+static const shard_attr_req S_required_sdy_reduce_scatter[] = {
+    {.name = "reduce_scatter_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LISTS},
+    {0},
+};
+static const shard_attr_req S_required_sdy_replicated_to_unreduced[] = {
+    {.name = "axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LIST},
+    {0},
+};
+static const shard_attr_req S_required_sdy_sharded_to_unreduced[] = {
+    {.name = "axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_AXIS_LISTS},
+    {0},
+};
+static const shard_attr_req S_required_sdy_sharding_group[] = {
+    {.name = "group_id", .need = SHARD_NEED_INT},
+    {0},
+};
+
 /* Sorted by name (strcmp): shard_op_def_lookup searches it by bisection. */
 const shard_op_def shard_sdy_ops[] = {
     {.name = "sdy.all_gather",
      .parse = S_parse_all_gather,
      .print = S_print_all_gather,
      .inherent = all_gather_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_all_gather},
     {.name = "sdy.all_reduce",
      .parse = S_parse_all_reduce,
      .print = S_print_all_reduce,
      .inherent = all_reduce_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_all_reduce},
     {.name = "sdy.all_slice",
      .parse = S_parse_all_slice,
      .print = S_print_all_slice,
      .inherent = all_slice_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_all_slice},
     {.name = "sdy.all_to_all",
      .parse = S_parse_all_to_all,
      .print = S_print_all_to_all,
      .inherent = all_to_all_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_all_to_all},
     {.name = "sdy.collective_permute",
      .parse = S_parse_collective_permute,
      .print = S_print_collective_permute,
@@ -909,7 +972,8 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_constant,
      .print = S_print_constant,
      .inherent = constant_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_constant, .signature = &S_signature_sdy_constant},
     {.name = "sdy.data_flow_edge",
      .parse = S_parse_data_flow_edge,
      .print = S_print_data_flow_edge,
@@ -924,33 +988,39 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_manual_computation,
      .print = S_print_manual_computation,
      .inherent = computation_inherent,
-     .traits = SDY | SHARD_TRAIT_ISOLATED},
+     .traits = SDY | SHARD_TRAIT_ISOLATED,
+     .required = S_required_sdy_manual_computation},
     {.name = "sdy.mesh",
      .parse = S_parse_mesh,
      .print = S_print_mesh,
      .inherent = mesh_inherent,
-     .traits = SDY | SHARD_TRAIT_SYMBOL},
+     .traits = SDY | SHARD_TRAIT_SYMBOL,
+     .required = S_required_sdy_mesh},
     /* IsolatedFromAbove in ops.td, like manual_computation. */
     {.name = "sdy.named_computation",
      .parse = S_parse_named_computation,
      .print = S_print_named_computation,
      .inherent = named_inherent,
-     .traits = SDY | SHARD_TRAIT_ISOLATED},
+     .traits = SDY | SHARD_TRAIT_ISOLATED,
+     .required = S_required_sdy_named_computation},
     {.name = "sdy.propagation_barrier",
      .parse = S_parse_propagation_barrier,
      .print = S_print_propagation_barrier,
      .inherent = barrier_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_propagation_barrier},
     {.name = "sdy.reduce_scatter",
      .parse = S_parse_reduce_scatter,
      .print = S_print_reduce_scatter,
      .inherent = reduce_scatter_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_reduce_scatter},
     {.name = "sdy.replicated_to_unreduced",
      .parse = S_parse_replicated_to_unreduced,
      .print = S_print_replicated_to_unreduced,
      .inherent = unreduced_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_replicated_to_unreduced},
     {.name = "sdy.reshard",
      .parse = S_parse_sharded_value,
      .print = S_print_sharded_value,
@@ -965,7 +1035,8 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_sharded_to_unreduced,
      .print = S_print_sharded_to_unreduced,
      .inherent = unreduced_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_sharded_to_unreduced},
     {.name = "sdy.sharding_constraint",
      .parse = S_parse_sharded_value,
      .print = S_print_sharded_value,
@@ -975,7 +1046,8 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_sharding_group,
      .print = S_print_sharding_group,
      .inherent = group_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .required = S_required_sdy_sharding_group},
 };
 
 const unsigned shard_num_sdy_ops = sizeof shard_sdy_ops / sizeof shard_sdy_ops[0];

@@ -1666,6 +1666,134 @@ static const char *const S_inh_torch_index_select[] = {"dim", "batch_dims", NULL
 static const char *const S_inh_transpose[] = {"permutation", NULL};
 static const char *const S_inh_triangular_solve[] = {"left_side", "lower", "unit_diagonal", "transpose_a", NULL};
 
+/* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
+
+static const shard_attr_req S_required_stablehlo_broadcast[] = {
+    {.name = "broadcast_sizes", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_broadcast_in_dim[] = {
+    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_cholesky = {1, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_compare[] = {
+    {.name = "compare_type", .need = SHARD_NEED_ENUM, .enum_kind = "comparison_type", .optional = true},
+    {.name = "comparison_direction", .need = SHARD_NEED_ENUM, .enum_kind = "comparison_direction"},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_complex = {2, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_concatenate[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_constant[] = {
+    {.name = "value", .need = SHARD_NEED_PRESENT},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_constant = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_convolution[] = {
+    {.name = "dimension_numbers", .need = SHARD_NEED_PRESENT},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_convolution = {2, 1, SHARD_ARITY_ANY, 0};
+static const shard_op_signature S_signature_stablehlo_create_token = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_custom_call[] = {
+    {.name = "call_target_name", .need = SHARD_NEED_STRING},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_dot = {2, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_dot_general[] = {
+    {.name = "dot_dimension_numbers", .need = SHARD_NEED_PRESENT},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_dot_general = {2, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_dynamic_broadcast_in_dim[] = {
+    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_dynamic_iota[] = {
+    {.name = "iota_dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_dynamic_slice[] = {
+    {.name = "slice_sizes", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_einsum[] = {
+    {.name = "einsum_config", .need = SHARD_NEED_STRING},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_fft[] = {
+    {.name = "fft_length", .need = SHARD_NEED_DIMS},
+    {.name = "fft_type", .need = SHARD_NEED_ENUM, .enum_kind = "fft_type"},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_get_dimension_size[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_get_tuple_element[] = {
+    {.name = "index", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_iota[] = {
+    {.name = "iota_dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_iota = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_op_signature S_signature_stablehlo_optimization_barrier = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_SIG_OPERANDS_ARE_RESULTS};
+static const shard_attr_req S_required_stablehlo_pad[] = {
+    {.name = "edge_padding_high", .need = SHARD_NEED_DIMS},
+    {.name = "edge_padding_low", .need = SHARD_NEED_DIMS},
+    {.name = "interior_padding", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_partition_id = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_reduce[] = {
+    {.name = "dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_reduce_precision[] = {
+    {.name = "exponent_bits", .need = SHARD_NEED_INT},
+    {.name = "mantissa_bits", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_replica_id = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_reverse[] = {
+    {.name = "dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_rng[] = {
+    {.name = "rng_distribution", .need = SHARD_NEED_ENUM, .enum_kind = "rng_distribution"},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_rng_bit_generator[] = {
+    {.name = "rng_algorithm", .need = SHARD_NEED_ENUM, .enum_kind = "rng_algorithm"},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_select = {3, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_set_dimension_size[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_slice[] = {
+    {.name = "limit_indices", .need = SHARD_NEED_DIMS},
+    {.name = "start_indices", .need = SHARD_NEED_DIMS},
+    {.name = "strides", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_transpose[] = {
+    {.name = "permutation", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_tuple = {SHARD_ARITY_ANY, 1, SHARD_ARITY_ANY, SHARD_SIG_TUPLE_OF_OPERANDS};
+static const shard_attr_req S_required_stablehlo_unary_einsum[] = {
+    {.name = "einsum_config", .need = SHARD_NEED_STRING},
+    {0},
+};
+static const shard_op_signature S_signature_stablehlo_while = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, 2, SHARD_SIG_OPERANDS_ARE_RESULTS | SHARD_SIG_BLOCKS_TAKE_OPERANDS};
+
 /* Sorted by name (strcmp): shard_op_def_lookup searches it by bisection. */
 const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.abs", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1682,50 +1810,70 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.batch_norm_inference", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.batch_norm_training", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.bitcast_convert", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.broadcast", .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast},
-    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_broadcast_in_dim},
+    {.name = "stablehlo.broadcast", .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast,
+     .required = S_required_stablehlo_broadcast},
+    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_broadcast_in_dim,
+     .required = S_required_stablehlo_broadcast_in_dim},
     {.name = "stablehlo.case"},
     {.name = "stablehlo.cbrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.ceil", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.cholesky", .parse = S_parse_cholesky, .print = S_print_cholesky, .inherent = S_inh_cholesky},
+    {.name = "stablehlo.cholesky", .parse = S_parse_cholesky, .print = S_print_cholesky, .inherent = S_inh_cholesky,
+     .signature = &S_signature_stablehlo_cholesky},
     {.name = "stablehlo.clamp", .parse = S_parse_same, .print = S_print_same},
     {.name = "stablehlo.collective_broadcast", .inherent = S_inh_collective_broadcast},
     {.name = "stablehlo.collective_permute", .inherent = S_inh_collective_permute},
     {.name = "stablehlo.collective_reduce", .inherent = S_inh_collective_reduce},
-    {.name = "stablehlo.compare", .parse = S_parse_compare, .print = S_print_compare, .inherent = S_inh_compare, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.complex", .parse = S_parse_complex, .print = S_print_complex, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.compare", .parse = S_parse_compare, .print = S_print_compare, .inherent = S_inh_compare, .traits = SHARD_TRAIT_ELEMENTWISE,
+     .required = S_required_stablehlo_compare},
+    {.name = "stablehlo.complex", .parse = S_parse_complex, .print = S_print_complex, .traits = SHARD_TRAIT_ELEMENTWISE,
+     .signature = &S_signature_stablehlo_complex},
     {.name = "stablehlo.composite", .inherent = S_inh_composite},
-    {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate},
-    {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name},
+    {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
+     .required = S_required_stablehlo_concatenate},
+    {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,
+     .required = S_required_stablehlo_constant, .signature = &S_signature_stablehlo_constant},
     {.name = "stablehlo.convert", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.convolution", .parse = S_parse_convolution, .print = S_print_convolution, .inherent = S_inh_convolution},
+    {.name = "stablehlo.convolution", .parse = S_parse_convolution, .print = S_print_convolution, .inherent = S_inh_convolution,
+     .required = S_required_stablehlo_convolution, .signature = &S_signature_stablehlo_convolution},
     {.name = "stablehlo.cosine", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.count_leading_zeros", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.create_token", .parse = S_parse_result_type, .print = S_print_result_type_op},
-    {.name = "stablehlo.custom_call", .parse = S_parse_custom_call, .print = S_print_custom_call, .inherent = S_inh_custom_call},
+    {.name = "stablehlo.create_token", .parse = S_parse_result_type, .print = S_print_result_type_op,
+     .signature = &S_signature_stablehlo_create_token},
+    {.name = "stablehlo.custom_call", .parse = S_parse_custom_call, .print = S_print_custom_call, .inherent = S_inh_custom_call,
+     .required = S_required_stablehlo_custom_call},
     {.name = "stablehlo.divide", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.dot", .parse = S_parse_dot, .print = S_print_dot, .inherent = S_inh_dot},
-    {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general},
-    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_dynamic_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_dynamic_broadcast_in_dim},
+    {.name = "stablehlo.dot", .parse = S_parse_dot, .print = S_print_dot, .inherent = S_inh_dot,
+     .signature = &S_signature_stablehlo_dot},
+    {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general,
+     .required = S_required_stablehlo_dot_general, .signature = &S_signature_stablehlo_dot_general},
+    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_dynamic_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_dynamic_broadcast_in_dim,
+     .required = S_required_stablehlo_dynamic_broadcast_in_dim},
     {.name = "stablehlo.dynamic_conv", .inherent = S_inh_dynamic_conv},
     {.name = "stablehlo.dynamic_gather", .inherent = S_inh_dynamic_gather},
-    {.name = "stablehlo.dynamic_iota", .parse = S_parse_dynamic_iota, .print = S_print_dynamic_iota, .inherent = S_inh_dynamic_iota},
+    {.name = "stablehlo.dynamic_iota", .parse = S_parse_dynamic_iota, .print = S_print_dynamic_iota, .inherent = S_inh_dynamic_iota,
+     .required = S_required_stablehlo_dynamic_iota},
     {.name = "stablehlo.dynamic_pad", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_reshape", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.dynamic_slice", .parse = S_parse_dynamic_slice, .print = S_print_dynamic_slice, .inherent = S_inh_dynamic_slice},
+    {.name = "stablehlo.dynamic_slice", .parse = S_parse_dynamic_slice, .print = S_print_dynamic_slice, .inherent = S_inh_dynamic_slice,
+     .required = S_required_stablehlo_dynamic_slice},
     {.name = "stablehlo.dynamic_update_slice", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum},
+    {.name = "stablehlo.einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum,
+     .required = S_required_stablehlo_einsum},
     {.name = "stablehlo.exponential", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.exponential_minus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.fft", .parse = S_parse_fft, .print = S_print_fft, .inherent = S_inh_fft},
+    {.name = "stablehlo.fft", .parse = S_parse_fft, .print = S_print_fft, .inherent = S_inh_fft,
+     .required = S_required_stablehlo_fft},
     {.name = "stablehlo.floor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.gather", .inherent = S_inh_gather},
-    {.name = "stablehlo.get_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate},
-    {.name = "stablehlo.get_tuple_element", .parse = S_parse_get_tuple_element, .print = S_print_get_tuple_element, .inherent = S_inh_get_tuple_element},
+    {.name = "stablehlo.get_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
+     .required = S_required_stablehlo_get_dimension_size},
+    {.name = "stablehlo.get_tuple_element", .parse = S_parse_get_tuple_element, .print = S_print_get_tuple_element, .inherent = S_inh_get_tuple_element,
+     .required = S_required_stablehlo_get_tuple_element},
     {.name = "stablehlo.if"},
     {.name = "stablehlo.imag", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.infeed", .inherent = S_inh_infeed},
-    {.name = "stablehlo.iota", .parse = S_parse_iota, .print = S_print_iota, .inherent = S_inh_dynamic_iota},
+    {.name = "stablehlo.iota", .parse = S_parse_iota, .print = S_print_iota, .inherent = S_inh_dynamic_iota,
+     .required = S_required_stablehlo_iota, .signature = &S_signature_stablehlo_iota},
     {.name = "stablehlo.is_finite", .parse = S_parse_functional, .print = S_print_functional, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log_plus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1736,54 +1884,70 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.multiply", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.negate", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.not", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.optimization_barrier", .parse = S_parse_optimization_barrier, .print = S_print_optimization_barrier},
+    {.name = "stablehlo.optimization_barrier", .parse = S_parse_optimization_barrier, .print = S_print_optimization_barrier,
+     .signature = &S_signature_stablehlo_optimization_barrier},
     {.name = "stablehlo.or", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.outfeed", .inherent = S_inh_outfeed},
-    {.name = "stablehlo.pad", .parse = S_parse_pad, .print = S_print_pad, .inherent = S_inh_pad},
-    {.name = "stablehlo.partition_id", .parse = S_parse_result_type, .print = S_print_result_type_op},
+    {.name = "stablehlo.pad", .parse = S_parse_pad, .print = S_print_pad, .inherent = S_inh_pad,
+     .required = S_required_stablehlo_pad},
+    {.name = "stablehlo.partition_id", .parse = S_parse_result_type, .print = S_print_result_type_op,
+     .signature = &S_signature_stablehlo_partition_id},
     {.name = "stablehlo.popcnt", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.power", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.real", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.real_dynamic_slice", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.recv", .inherent = S_inh_recv},
-    {.name = "stablehlo.reduce", .parse = S_parse_reduce, .print = S_print_reduce, .inherent = S_inh_map},
-    {.name = "stablehlo.reduce_precision", .parse = S_parse_reduce_precision, .print = S_print_reduce_precision, .inherent = S_inh_reduce_precision, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.reduce", .parse = S_parse_reduce, .print = S_print_reduce, .inherent = S_inh_map,
+     .required = S_required_stablehlo_reduce},
+    {.name = "stablehlo.reduce_precision", .parse = S_parse_reduce_precision, .print = S_print_reduce_precision, .inherent = S_inh_reduce_precision, .traits = SHARD_TRAIT_ELEMENTWISE,
+     .required = S_required_stablehlo_reduce_precision},
     {.name = "stablehlo.reduce_scatter", .inherent = S_inh_reduce_scatter},
     {.name = "stablehlo.reduce_window", .inherent = S_inh_reduce_window},
     {.name = "stablehlo.remainder", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.replica_id", .parse = S_parse_result_type, .print = S_print_result_type_op},
+    {.name = "stablehlo.replica_id", .parse = S_parse_result_type, .print = S_print_result_type_op,
+     .signature = &S_signature_stablehlo_replica_id},
     {.name = "stablehlo.reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.return", .parse = S_parse_return, .print = S_print_return, .traits = SHARD_TRAIT_TERMINATOR},
-    {.name = "stablehlo.reverse", .parse = S_parse_reverse, .print = S_print_reverse, .inherent = S_inh_map},
-    {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng},
-    {.name = "stablehlo.rng_bit_generator", .parse = S_parse_rng_bit_generator, .print = S_print_rng_bit_generator, .inherent = S_inh_rng_bit_generator, .result_names = S_rng_bit_generator_names},
+    {.name = "stablehlo.reverse", .parse = S_parse_reverse, .print = S_print_reverse, .inherent = S_inh_map,
+     .required = S_required_stablehlo_reverse},
+    {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng,
+     .required = S_required_stablehlo_rng},
+    {.name = "stablehlo.rng_bit_generator", .parse = S_parse_rng_bit_generator, .print = S_print_rng_bit_generator, .inherent = S_inh_rng_bit_generator, .result_names = S_rng_bit_generator_names,
+     .required = S_required_stablehlo_rng_bit_generator},
     {.name = "stablehlo.round_nearest_afz", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.round_nearest_even", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.rsqrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.scatter", .inherent = S_inh_scatter},
-    {.name = "stablehlo.select", .parse = S_parse_select, .print = S_print_select},
+    {.name = "stablehlo.select", .parse = S_parse_select, .print = S_print_select,
+     .signature = &S_signature_stablehlo_select},
     {.name = "stablehlo.select_and_scatter", .inherent = S_inh_select_and_scatter},
     {.name = "stablehlo.send", .inherent = S_inh_recv},
-    {.name = "stablehlo.set_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate},
+    {.name = "stablehlo.set_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
+     .required = S_required_stablehlo_set_dimension_size},
     {.name = "stablehlo.shift_left", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_arithmetic", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_logical", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.sign", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.sine", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.slice", .parse = S_parse_slice, .print = S_print_slice, .inherent = S_inh_slice},
+    {.name = "stablehlo.slice", .parse = S_parse_slice, .print = S_print_slice, .inherent = S_inh_slice,
+     .required = S_required_stablehlo_slice},
     {.name = "stablehlo.sort", .inherent = S_inh_sort},
     {.name = "stablehlo.sqrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.subtract", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.tan", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.tanh", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.torch_index_select", .inherent = S_inh_torch_index_select},
-    {.name = "stablehlo.transpose", .parse = S_parse_transpose, .print = S_print_transpose, .inherent = S_inh_transpose},
+    {.name = "stablehlo.transpose", .parse = S_parse_transpose, .print = S_print_transpose, .inherent = S_inh_transpose,
+     .required = S_required_stablehlo_transpose},
     {.name = "stablehlo.triangular_solve", .inherent = S_inh_triangular_solve},
-    {.name = "stablehlo.tuple", .parse = S_parse_tuple, .print = S_print_tuple},
-    {.name = "stablehlo.unary_einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum},
+    {.name = "stablehlo.tuple", .parse = S_parse_tuple, .print = S_print_tuple,
+     .signature = &S_signature_stablehlo_tuple},
+    {.name = "stablehlo.unary_einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum,
+     .required = S_required_stablehlo_unary_einsum},
     {.name = "stablehlo.uniform_dequantize", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.uniform_quantize", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.while", .parse = S_parse_while, .print = S_print_while, .block_arg_name = S_while_arg_name},
+    {.name = "stablehlo.while", .parse = S_parse_while, .print = S_print_while, .block_arg_name = S_while_arg_name,
+     .signature = &S_signature_stablehlo_while},
     {.name = "stablehlo.xor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
 };
 
