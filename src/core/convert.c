@@ -439,10 +439,15 @@ static bool check_mesh(shard_conv_ctx *cx, const shard_mesh *m) {
                   m->axes[i].name, (long long)m->axes[i].size);
       return false;
     }
-    if (__builtin_mul_overflow(n, m->axes[i].size, &n) || n > (1 << 24)) {
-      shard_error(cx->de, m->span, "mesh is too large (more than %d devices)", 1 << 24);
+    if (__builtin_mul_overflow(n, m->axes[i].size, &n) || n > SHARD_CONV_MAX_DEVICES) {
+      shard_error(cx->de, m->span, "mesh is too large (more than %d devices)", SHARD_CONV_MAX_DEVICES);
       return false;
     }
+  }
+  if (m->device_ids && m->num_axes == 0 && m->num_device_ids == 1 &&
+      (m->device_ids[0] < 0 || m->device_ids[0] >= SHARD_CONV_MAX_DEVICES)) {
+    shard_error(cx->de, m->span, "device id must be between 0 and %d", SHARD_CONV_MAX_DEVICES - 1);
+    return false;
   }
   if (m->device_ids && !(m->num_axes == 0 && m->num_device_ids == 1)) {
     if ((int64_t)m->num_device_ids != n) {
@@ -1064,6 +1069,11 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     if (c->kind == SHARD_CONV_MAXIMAL && c->device >= n) n = c->device + 1;
     if (c->kind == SHARD_CONV_NAMED) {
       if (c->mesh->device_ids[0] >= n) n = c->mesh->device_ids[0] + 1;
+    }
+    if (n > SHARD_CONV_MAX_DEVICES) {
+      shard_buf_printf(err, "device id %lld is out of range (at most %d devices)", (long long)n - 1,
+                       SHARD_CONV_MAX_DEVICES);
+      return false;
     }
     map_alloc(out, n, rank);
     for (int64_t d = 0; d < n; d++) {

@@ -29,6 +29,10 @@
 
 /* ---- notations ----------------------------------------------------------- */
 
+/* The most devices a mesh or tile assignment may hold, and the bound on a
+ * device id: device maps and pictures hold one entry per device. */
+#define SHARD_CONV_MAX_DEVICES (1 << 24)
+
 typedef enum shard_notation {
   SHARD_NOTATION_HLO,     /* HloSharding V2 text (V3 accepted on input) */
   SHARD_NOTATION_HLO_V3,  /* HloSharding V3 (named) text */

@@ -23,8 +23,6 @@
 
 #include "convert.h"
 
-#define MAX_DEVICES (1 << 24)
-
 /* ---- lexer -------------------------------------------------------------------------- */
 
 typedef enum htok_kind {
@@ -191,6 +189,14 @@ static bool parse_int(hlo_parser *p, int64_t *out) {
   return true;
 }
 
+static bool parse_device_id(hlo_parser *p, int64_t *out) {
+  htok t = peek(p);
+  if (!parse_int(p, out)) return false;
+  if (*out < 0 || *out >= SHARD_CONV_MAX_DEVICES)
+    return perror_at(p, t.off, t.len, "device id must be between 0 and %d", SHARD_CONV_MAX_DEVICES - 1);
+  return true;
+}
+
 /* int-list ::= INT (',' INT)*  (between the given brackets) */
 static bool parse_int_list(hlo_parser *p, const char *open, const char *close, int64_t **out,
                            uint32_t *n) {
@@ -246,8 +252,8 @@ static bool skip_trailing_metadata(hlo_parser *p) {
 static bool checked_product(const int64_t *v, uint32_t n, int64_t *out) {
   int64_t prod = 1;
   for (uint32_t i = 0; i < n; i++) {
-    if (v[i] < 0) return false;
-    if (__builtin_mul_overflow(prod, v[i], &prod) || prod > MAX_DEVICES) return false;
+    if (v[i] <= 0) return false;
+    if (__builtin_mul_overflow(prod, v[i], &prod) || prod > SHARD_CONV_MAX_DEVICES) return false;
   }
   *out = prod;
   return true;
@@ -337,7 +343,7 @@ static bool parse_tile_assignment(hlo_parser *p, shard_hlo_sharding *h) {
   int64_t total;
   if (!checked_product(h->dims, h->num_dims, &total))
     return perror_at(p, start.off, 1, "tile assignment dimensions must be positive and hold at most %d devices",
-                     MAX_DEVICES);
+                     SHARD_CONV_MAX_DEVICES);
   htok t = peek(p);
   if (t.kind == HT_LEQ) {
     next(p);
@@ -452,7 +458,7 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
     if (is_attr) {
       next(p);
       if (tok_is(p, &t, "device")) {
-        if (!parse_int(p, &h->device)) return false;
+        if (!parse_device_id(p, &h->device)) return false;
         have_device = true;
       } else if (tok_is(p, &t, "devices")) {
         devices_off = t.off;
@@ -661,7 +667,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     if (!(id.kind == HT_IDENT && tok_is(p, &id, "device_id")) || !expect(p, "="))
       return perror_at(p, id.off, id.len ? id.len : 1, "expected 'device_id='");
     int64_t dev;
-    if (!parse_int(p, &dev) || !expect(p, "]")) return false;
+    if (!parse_device_id(p, &dev) || !expect(p, "]")) return false;
     h->named = shard_conv_new(cx, SHARD_CONV_MAXIMAL, sp);
     h->named->device = dev;
     return skip_trailing_metadata(p);
@@ -699,7 +705,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   if (m->num_axes == 0) return perror_at(p, kw.off, kw.len, "Mesh must have at least one axis.");
   int64_t total = 1;
   for (uint32_t i = 0; i < m->num_axes; i++)
-    if (__builtin_mul_overflow(total, m->axes[i].size, &total) || total > MAX_DEVICES)
+    if (__builtin_mul_overflow(total, m->axes[i].size, &total) || total > SHARD_CONV_MAX_DEVICES)
       return perror_at(p, kw.off, kw.len, "mesh holds too many devices");
   accept(p, ",");
   htok t = peek(p);

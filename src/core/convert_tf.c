@@ -104,10 +104,10 @@ static shard_mesh *parse_tf_mesh(shard_conv_ctx *cx, const shard_source *src, ui
     q++;
     uint32_t digits = q;
     while (q < dims_end && t[q] >= '0' && t[q] <= '9') {
-      if (ax.size > (1 << 24)) break;
+      if (ax.size > SHARD_CONV_MAX_DEVICES) break;
       ax.size = ax.size * 10 + (t[q++] - '0');
     }
-    if (q == digits || ax.size < 1 || ax.size > (1 << 24) || (q < dims_end && t[q] != ',')) {
+    if (q == digits || ax.size < 1 || ax.size > SHARD_CONV_MAX_DEVICES || (q < dims_end && t[q] != ',')) {
       SHARD_VEC_FREE(axes);
       tf_error(cx, src, digits, q > digits ? q - digits : 1, "expected a positive mesh dimension size");
       return NULL;
@@ -128,7 +128,7 @@ static shard_mesh *parse_tf_mesh(shard_conv_ctx *cx, const shard_source *src, ui
   m->span = sp;
   int64_t total = 1;
   for (uint32_t k = 0; k < m->num_axes; k++)
-    if (__builtin_mul_overflow(total, m->axes[k].size, &total) || total > (1 << 24)) {
+    if (__builtin_mul_overflow(total, m->axes[k].size, &total) || total > SHARD_CONV_MAX_DEVICES) {
       tf_error(cx, src, dims_start, dims_end - dims_start, "mesh has too many devices");
       return NULL;
     }

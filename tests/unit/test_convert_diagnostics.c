@@ -136,6 +136,13 @@ Test(errors, hlo_parser) {
   expect_error(HLO, SDY, NULL, NULL, "{@}", 2, "unexpected token");
   expect_error(HLO, SDY, NULL, NULL, "{devices=[1]0}", 2, "more than one device");
   expect_error(HLO, SDY, NULL, NULL, "{devices=[99999999999]<=[99999999999]}", 10, "at most");
+  /* zero-sized tile or iota dimensions would divide by zero when the iota is cut into axes */
+  expect_error(HLO, SDY, NULL, NULL, "{devices=[0,8,4]<=[0,4,4]T(0,2,1) last_tile_dim_replicate}", 10, "positive");
+  expect_error(HLO, SDY, NULL, NULL, "{devices=[2,2]<=[4,0]}", 17, "iota reshape dimensions must be positive");
+  /* a device id is bounded like a device count: device maps hold an entry per device */
+  expect_error(HLO, SDY, NULL, NULL, "{maximal device=5222222222}", 17, "device id must be between 0 and 16777215");
+  expect_error(HLO, SDY, NULL, NULL, "{maximal device=-1}", 17, "device id must be between 0");
+  expect_error(V3, SDY, NULL, NULL, "{maximal_mesh[device_id=16777216]}", 25, "device id must be between 0");
 }
 
 Test(errors, hlo_shape_checks) {
@@ -184,6 +191,12 @@ Test(errors, meshes_and_shapes) {
   cv_free(&r);
   cr_assert(!cv_setup(&r, "x=2, device_ids=[0,0]", NULL));
   cr_assert(strstr(r.diags.text, "permutation"), "%s", r.diags.text);
+  cv_free(&r);
+  /* a maximal mesh names one device; a huge id once asked for a 5 GB device map */
+  cr_assert(!cv_setup(&r, "device_ids=[5222222222]", NULL));
+  cr_assert(strstr(r.diags.text, "device id must be between 0 and 16777215"), "%s", r.diags.text);
+  cv_free(&r);
+  cr_assert(cv_setup(&r, "device_ids=[16777215]", NULL));
   cv_free(&r);
   cr_assert(cv_setup(&r, "<[\"x\"=2, \"y\"=2], device_ids=[0, 2, 1, 3]>", "tensor<8x16xf32>"));
   cr_assert_eq(r.cx.rank, 2);
