@@ -423,21 +423,33 @@ static void show_subject(session *s, const char *cmd, const char *arg) {
   shard_arena_free(a);
 }
 
-static void compare(session *s, const char *args) {
-  const char *a1 = args;
-  size_t n1 = word_len(a1);
-  const char *a2 = skip_space(a1 + n1);
+/* The two subjects of ':CMD %a %b'; false after reporting the problem.
+ * On success the caller frees both. */
+static bool resolve_pair(session *s, shard_arena *a, const char *args, const char *usage, subject *x,
+                         subject *y) {
+  size_t n1 = word_len(args);
+  const char *a2 = skip_space(args + n1);
   size_t n2 = word_len(a2);
-  if (n1 == 0 || n2 == 0 || a1[0] != '%' || a2[0] != '%' || *skip_space(a2 + n2)) {
-    error_at(s, a1, strlen(a1), "%s",
-             "usage: ':compare %a %b' (name inline shardings first: %a = sharding<...> : TYPE)");
-    return;
+  if (n1 == 0 || n2 == 0 || args[0] != '%' || a2[0] != '%' || *skip_space(a2 + n2)) {
+    error_at(s, args, strlen(args), "usage: %s (name inline shardings first: %%a = sharding<...> : TYPE)", usage);
+    return false;
   }
+  if (!resolve(s, a, args, n1, x)) {
+    subject_free(x);
+    return false;
+  }
+  if (!resolve(s, a, a2, n2, y)) {
+    subject_free(y);
+    subject_free(x);
+    return false;
+  }
+  return true;
+}
+
+static void compare(session *s, const char *args) {
   shard_arena *a = shard_arena_new();
   subject x, y;
-  bool okx = resolve(s, a, a1, n1, &x);
-  bool oky = okx && resolve(s, a, a2, n2, &y);
-  if (okx && oky) {
+  if (resolve_pair(s, a, args, "':compare %a %b'", &x, &y)) {
     shard_buf b;
     shard_buf_init(&b);
     const shard_placement *p = x.placement, *q = y.placement;
@@ -459,10 +471,9 @@ static void compare(session *s, const char *args) {
     shard_buf_free(&why);
     fputs(shard_buf_str(&b), stdout);
     shard_buf_free(&b);
-  }
-  if (okx)
     subject_free(&y);
-  subject_free(&x);
+    subject_free(&x);
+  }
   shard_arena_free(a);
 }
 
@@ -745,19 +756,9 @@ static const char *no_plan_reason(shard_reshard_outcome o) {
 /* :reshard S1 S2 */
 static void reshard(session *s, const char *args) {
   const char *a1 = args;
-  size_t n1 = word_len(a1);
-  const char *a2 = skip_space(a1 + n1);
-  size_t n2 = word_len(a2);
-  if (n1 == 0 || n2 == 0 || a1[0] != '%' || a2[0] != '%' || *skip_space(a2 + n2)) {
-    error_at(s, a1, strlen(a1), "%s",
-             "usage: ':reshard %from %to' (name inline shardings first: %a = sharding<...> : TYPE)");
-    return;
-  }
   shard_arena *a = shard_arena_new();
   subject x, y;
-  bool okx = resolve(s, a, a1, n1, &x);
-  bool oky = okx && resolve(s, a, a2, n2, &y);
-  if (okx && oky) {
+  if (resolve_pair(s, a, args, "':reshard %from %to'", &x, &y)) {
     const shard_placement *p = x.placement, *q = y.placement;
     shard_topology topo;
     if (strcmp(p->type->text, q->type->text) != 0) {
@@ -799,10 +800,9 @@ static void reshard(session *s, const char *args) {
       fputs(shard_buf_str(&b), stdout);
       shard_buf_free(&b);
     }
-  }
-  if (okx)
     subject_free(&y);
-  subject_free(&x);
+    subject_free(&x);
+  }
   shard_arena_free(a);
 }
 
