@@ -12,11 +12,11 @@
  * "The same way" is Shardy's isShardingEquivalentAcrossReshapes: every mesh
  * axis sharding the tensor must land on the same linear stride of the
  * row-major element order in both shardings. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "canonicalize_internal.h"
+#include "reshape_equivalence.h"
 
 static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
 
@@ -50,104 +50,20 @@ static bool S_reshard_of_reshard(canon_rewriter *rw, shard_op *op) {
 
 /* ---- sharding equivalence across reshapes -------------------------------- */
 
-typedef struct axis_stride {
-  shard_axis_ref axis;
-  double stride;
-} axis_stride;
-
-typedef SHARD_VEC(axis_stride) axis_stride_vec;
-
-static int64_t S_pre_size(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
-static bool S_is_near(double a, double b) { return fabs(a - b) < 1e-6; }
-
-static int S_cmp_stride(const void *pa, const void *pb) {
-  const axis_stride *a = pa, *b = pb;
-  return (a->stride > b->stride) - (a->stride < b->stride);
-}
-
-/* The linear stride (in elements of the row-major order) of every axis of the
- * sharding, ascending, with consecutive sub-axes of one axis that line up
- * merged back into one ref. Returns false when the sizes are unknown. */
-static bool S_axis_strides(const shard_tensor_sharding *s, const shard_type *t, const shard_mesh *mesh,
-                           axis_stride_vec *out) {
-  if (s->rank != t->rank) return false;
-  double cumulative = 1.0;
-  for (uint32_t i = t->rank; i-- > 0;) {
-    const shard_dim_sharding *d = &s->dims[i];
-    int64_t total = 1;
-    for (uint32_t j = 0; j < d->num_axes; j++) {
-      int64_t size = shard_axis_size(&d->axes[j], mesh);
-      if (size <= 0) return false;
-      total *= size;
-    }
-    int64_t dim = t->dims[i];
-    double stride = cumulative * (double)((dim + total - 1) / total);
-    for (uint32_t j = d->num_axes; j-- > 0;) {
-      axis_stride e = {d->axes[j], stride};
-      SHARD_VEC_PUSH(*out, e);
-      stride *= (double)shard_axis_size(&d->axes[j], mesh);
-    }
-    cumulative *= (double)dim;
-  }
-  /* A stable sort: equal strides keep their (minor to major) order. */
-  for (uint32_t i = 1; i < out->len; i++)
-    for (uint32_t j = i; j > 0 && S_cmp_stride(&out->items[j - 1], &out->items[j]) > 0; j--) {
-      axis_stride tmp = out->items[j];
-      out->items[j] = out->items[j - 1];
-      out->items[j - 1] = tmp;
-    }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < out->len; i++) {
-    axis_stride e = out->items[i];
-    if (n) {
-      axis_stride *back = &out->items[n - 1];
-      const shard_axis_ref *prev = &back->axis, *cur = &e.axis;
-      int64_t prev_size = shard_axis_size(prev, mesh), cur_size = shard_axis_size(cur, mesh);
-      if (strcmp(prev->name, cur->name) == 0 && S_pre_size(cur) * cur_size == S_pre_size(prev) &&
-          S_is_near(e.stride, back->stride * (double)prev_size)) {
-        int64_t min_pre = S_pre_size(prev) < S_pre_size(cur) ? S_pre_size(prev) : S_pre_size(cur);
-        int64_t size = prev_size * cur_size;
-        shard_axis_ref combined = {prev->name, true, min_pre, size};
-        if (min_pre == 1 && size == shard_mesh_axis_size(mesh, prev->name)) {
-          combined.is_sub = false;
-          combined.pre_size = combined.size = 0;
-        }
-        back->axis = combined;
-        continue;
-      }
-    }
-    out->items[n++] = e;
-  }
-  out->len = n;
-  return true;
-}
-
 static bool S_static_tensor(const shard_type *t) {
   return t && t->kind == SHARD_TYPE_TENSOR && !t->encoding && shard_type_is_static_tensor(t);
 }
 
-/* isShardingEquivalentAcrossReshapes(s1, t1, s2, t2) with the mesh of s1. */
+/* isShardingEquivalentAcrossReshapes(s1, t1, s2, t2) with the mesh of s1,
+ * for static tensors only. */
 static bool S_equivalent_across_reshapes(const canon_rewriter *rw, const shard_tensor_sharding *s1,
                                          const shard_type *t1, const shard_tensor_sharding *s2,
                                          const shard_type *t2) {
   if (!s1 || !s2) return false;
   if (shard_sharding_equal(s1, s2) && shard_type_equal(t1, t2)) return true;
-  if (strcmp(s1->mesh_name ? s1->mesh_name : "", s2->mesh_name ? s2->mesh_name : "") != 0)
-    return false;
-  if (!shard_canon_axes_equal(s1->replicated, s1->num_replicated, s2->replicated, s2->num_replicated))
-    return false;
   if (!S_static_tensor(t1) || !S_static_tensor(t2)) return false;
   const shard_mesh *mesh = shard_canon_sharding_mesh(rw, s1);
-  if (!mesh) return false;
-  axis_stride_vec a = {0}, b = {0};
-  bool same = S_axis_strides(s1, t1, mesh, &a) && S_axis_strides(s2, t2, mesh, &b) && a.len == b.len;
-  for (uint32_t i = 0; same && i < a.len; i++)
-    same = shard_axis_equal(&a.items[i].axis, &b.items[i].axis) &&
-           S_is_near(a.items[i].stride, b.items[i].stride);
-  SHARD_VEC_FREE(a);
-  SHARD_VEC_FREE(b);
-  return same;
+  return mesh && shard_sharding_equivalent_across_reshape(s1, t1, s2, t2, mesh, false);
 }
 
 /* ---- reshard CSE ------------------------------------------------------------ */

@@ -28,6 +28,7 @@
 #include "pass.h"
 #include "pass_permutation_factors.h"
 #include "pass_shardings.h"
+#include "reshape_equivalence.h"
 #include "projection.h"
 #include "propagate.h"
 #include "reshard.h"
@@ -264,101 +265,6 @@ bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tenso
          S_dims_indivisible(out_s, out, g->out_start, g->out_end, mesh);
 }
 
-/* isShardingEquivalentAcrossReshapes: each axis must land on the same
- * linear position of the row-major element order in both shardings. With
- * `non_divisible` the position is compared by the element prefix the axis
- * splits (exact for non-divisible dims), else by its linear stride. */
-typedef struct axis_stride {
-  shard_axis_ref axis;
-  double stride;
-  int64_t prefix, dim;
-} axis_stride;
-typedef SHARD_VEC(axis_stride) axis_stride_vec;
-
-static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-static bool S_near(double a, double b) { return (a > b ? a - b : b - a) < 1e-6; }
-
-static void S_axis_strides(const shard_tensor_sharding *s, const shard_type *t, const shard_mesh *mesh,
-                           bool non_divisible, axis_stride_vec *out) {
-  double cumulative = 1.0;
-  for (uint32_t i = t->rank; i-- > 0;) {
-    const shard_dim_sharding *d = &s->dims[i];
-    int64_t total = 1;
-    for (uint32_t j = 0; j < d->num_axes; j++) total *= shard_axis_size(&d->axes[j], mesh);
-    int64_t dim = t->dims[i];
-    double stride = cumulative * (non_divisible ? (double)dim / (double)total : (double)S_ceil_div(dim, total));
-    int64_t base_prefix = 1;
-    for (uint32_t k = 0; k < i; k++) base_prefix *= t->dims[k];
-    int64_t preceding = total;
-    for (uint32_t j = d->num_axes; j-- > 0;) {
-      int64_t size = shard_axis_size(&d->axes[j], mesh);
-      preceding /= size;
-      axis_stride e = {d->axes[j], stride, base_prefix * preceding, dim};
-      SHARD_VEC_PUSH(*out, e);
-      stride *= (double)size;
-    }
-    cumulative *= (double)dim;
-  }
-  for (uint32_t i = 1; i < out->len; i++) /* stable insertion sort by stride */
-    for (uint32_t j = i; j > 0 && out->items[j - 1].stride > out->items[j].stride; j--) {
-      axis_stride tmp = out->items[j];
-      out->items[j] = out->items[j - 1];
-      out->items[j - 1] = tmp;
-    }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < out->len; i++) {
-    axis_stride e = out->items[i];
-    if (n) {
-      axis_stride *back = &out->items[n - 1];
-      const shard_axis_ref *prev = &back->axis, *cur = &e.axis;
-      int64_t psize = shard_axis_size(prev, mesh), csize = shard_axis_size(cur, mesh);
-      bool adjacent = strcmp(prev->name, cur->name) == 0 && S_pre(cur) * csize == S_pre(prev);
-      bool lined_up = non_divisible ? back->prefix == e.prefix ||
-                                          (back->prefix == e.prefix * e.dim && csize == e.dim)
-                                    : S_near(e.stride, back->stride * (double)psize);
-      if (adjacent && lined_up) {
-        int64_t min_pre = S_pre(prev) < S_pre(cur) ? S_pre(prev) : S_pre(cur);
-        int64_t size = psize * csize;
-        shard_axis_ref combined = {prev->name, true, min_pre, size};
-        if (min_pre == 1 && size == shard_mesh_axis_size(mesh, prev->name))
-          combined = (shard_axis_ref){prev->name, false, 0, 0};
-        back->axis = combined;
-        if (e.prefix < back->prefix) back->prefix = e.prefix;
-        continue;
-      }
-    }
-    out->items[n++] = e;
-  }
-  out->len = n;
-}
-
-static bool S_same_axes(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb) {
-  if (na != nb) return false;
-  for (uint32_t i = 0; i < na; i++)
-    if (!shard_axis_equal(&a[i], &b[i])) return false;
-  return true;
-}
-
-bool shard_perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
-                                    const shard_tensor_sharding *s2, const shard_type *t2,
-                                    const shard_mesh *mesh, bool non_divisible) {
-  if (!s1 || !s2) return false;
-  if (shard_sharding_equal(s1, s2) && shard_type_equal(t1, t2)) return true;
-  if (strcmp(s1->mesh_name ? s1->mesh_name : "", s2->mesh_name ? s2->mesh_name : "") != 0) return false;
-  if (!S_same_axes(s1->replicated, s1->num_replicated, s2->replicated, s2->num_replicated)) return false;
-  if (t1->encoding || t2->encoding || s1->rank != t1->rank || s2->rank != t2->rank) return false;
-  axis_stride_vec a = {0}, b = {0};
-  S_axis_strides(s1, t1, mesh, non_divisible, &a);
-  S_axis_strides(s2, t2, mesh, non_divisible, &b);
-  bool same = a.len == b.len;
-  for (uint32_t i = 0; same && i < a.len; i++)
-    same = shard_axis_equal(&a.items[i].axis, &b.items[i].axis) &&
-           (non_divisible ? a.items[i].prefix == b.items[i].prefix : S_near(a.items[i].stride, b.items[i].stride));
-  SHARD_VEC_FREE(a);
-  SHARD_VEC_FREE(b);
-  return same;
-}
-
 /* Drops from every dim the axes that overlap one of `removed` (the removed
  * lists hold whole groups' axes, so a partial overlap means the same data
  * split differently and goes too). */
@@ -417,9 +323,9 @@ static void S_reshape(perm_ctx *c, shard_op *op) {
   if (in_s->rank != in->rank || out_s->rank != out->rank) return;
   perm_reshape_group_vec groups = {0};
   shard_perm_reshape_groups(in, out, &groups);
-  bool equivalent = shard_perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, true);
+  bool equivalent = shard_sharding_equivalent_across_reshape(in_s, in, out_s, out, mesh, true);
   if (equivalent) {
-    bool comm_free = shard_perm_equivalent_across_reshape(in_s, in, out_s, out, mesh, false);
+    bool comm_free = shard_sharding_equivalent_across_reshape(in_s, in, out_s, out, mesh, false);
     if (!comm_free) {
       comm_free = true;
       for (uint32_t g = 0; g < groups.len; g++) comm_free &= shard_perm_group_passthrough(&groups.items[g]);

@@ -34,9 +34,6 @@ bool shard_perm_group_passthrough(const perm_reshape_group *g);
 bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
                             const shard_type *in, const shard_tensor_sharding *out_s, const shard_type *out,
                             const shard_mesh *mesh);
-bool shard_perm_equivalent_across_reshape(const shard_tensor_sharding *s1, const shard_type *t1,
-                                    const shard_tensor_sharding *s2, const shard_type *t2,
-                                    const shard_mesh *mesh, bool non_divisible);
 
 /* The sharding of a value as Shardy's getSharding sees it (NULL when none). */
 shard_tensor_sharding *shard_perm_value_sharding(perm_ctx *c, const shard_value *v);
