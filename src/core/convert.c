@@ -1037,24 +1037,36 @@ void shard_device_map_free(shard_device_map *m) {
   memset(m, 0, sizeof *m);
 }
 
-static int64_t axis_coord(const shard_mesh *m, const int64_t *mc, const shard_axis_ref *r) {
-  int a = shard_mesh_axis_index(m, r->name);
-  if (a < 0) return 0;
-  if (!r->is_sub) return mc[a];
-  int64_t minor = m->axes[a].size / (r->pre_size * r->size);
-  return mc[a] / minor % r->size;
+/* One axis ref read as a digit of a device's mesh coordinates: the digit
+ * is mc[axis] / minor % size (axis < 0: an axis the mesh lacks, digit 0).
+ * Resolved once per map, so the per-device loop does no name lookups. */
+typedef struct ref_digit {
+  int axis;
+  bool whole; /* the whole axis: the digit is mc[axis] */
+  int64_t minor, size;
+} ref_digit;
+
+/* Digits of `refs` (major first) appended to *out; their count of tiles in *count. */
+static void ref_digits(const shard_mesh *m, const shard_axis_ref *refs, uint32_t n, ref_digit *out,
+                       int64_t *count) {
+  int64_t total = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    ref_digit d = {shard_mesh_axis_index(m, refs[i].name), !refs[i].is_sub, 1, shard_axis_size(&refs[i], m)};
+    if (d.axis >= 0 && refs[i].is_sub) d.minor = m->axes[d.axis].size / (refs[i].pre_size * refs[i].size);
+    out[i] = d;
+    total *= d.size;
+  }
+  *count = total;
 }
 
-/* Mixed-radix index of the coordinates of `refs` (major first). */
-static int64_t refs_index(const shard_mesh *m, const int64_t *mc, const shard_axis_ref *refs,
-                          uint32_t n, int64_t *count) {
-  int64_t idx = 0, total = 1;
+/* Mixed-radix index of the coordinates `mc` in the digits (major first). */
+static int64_t digits_index(const ref_digit *d, uint32_t n, const int64_t *mc) {
+  int64_t idx = 0;
   for (uint32_t i = 0; i < n; i++) {
-    int64_t s = shard_axis_size(&refs[i], m);
-    idx = idx * s + axis_coord(m, mc, &refs[i]);
-    total *= s;
+    int64_t coord = 0;
+    if (d[i].axis >= 0) coord = d[i].whole ? mc[d[i].axis] : mc[d[i].axis] / d[i].minor % d[i].size;
+    idx = idx * d[i].size + coord;
   }
-  if (count) *count = total;
   return idx;
 }
 
@@ -1116,6 +1128,20 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
   map_alloc(out, n, rank);
   out->per_device_values = shard_axes_product(c->manual, c->num_manual, m) > 1;
   int64_t *mc = shard_xcalloc(m->num_axes + 1, sizeof(int64_t));
+  /* the digits of every dim, then of the manual and the unreduced axes */
+  uint32_t num_refs = c->num_manual + s->num_unreduced;
+  for (uint32_t i = 0; i < rank; i++) num_refs += s->dims[i].num_axes;
+  ref_digit *digits = shard_xmalloc(sizeof(ref_digit) * (num_refs + 1));
+  int64_t *tiles = shard_xmalloc(sizeof(int64_t) * (rank + 1));
+  uint32_t used = 0;
+  for (uint32_t i = 0; i < rank; i++) {
+    ref_digits(m, s->dims[i].axes, s->dims[i].num_axes, digits + used, &tiles[i]);
+    used += s->dims[i].num_axes;
+  }
+  int64_t nman, nunr;
+  const ref_digit *man_digits = digits + used, *unr_digits = digits + used + c->num_manual;
+  ref_digits(m, c->manual, c->num_manual, digits + used, &nman);
+  ref_digits(m, s->unreduced, s->num_unreduced, digits + used + c->num_manual, &nunr);
   int64_t *k1 = shard_xcalloc((size_t)n, sizeof(int64_t));
   int64_t *kr = shard_xcalloc((size_t)n, sizeof(int64_t));
   int64_t *kg = shard_xcalloc((size_t)n, sizeof(int64_t));
@@ -1128,6 +1154,8 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     int64_t dev = m->device_ids ? m->device_ids[pos] : pos;
     if (dev < 0 || dev >= n || out->held[dev]) {
       shard_buf_puts(err, "the mesh device ids are not a permutation");
+      free(digits);
+      free(tiles);
       free(mc);
       free(k1);
       free(kr);
@@ -1137,24 +1165,24 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     }
     out->held[dev] = true;
     int64_t tile_lin = 0;
+    const ref_digit *d = digits;
     for (uint32_t i = 0; i < rank; i++) {
-      int64_t tiles;
-      int64_t t = refs_index(m, mc, s->dims[i].axes, s->dims[i].num_axes, &tiles);
-      int64_t chunk = (shape[i] + tiles - 1) / tiles;
+      int64_t t = digits_index(d, s->dims[i].num_axes, mc);
+      d += s->dims[i].num_axes;
+      int64_t chunk = (shape[i] + tiles[i] - 1) / tiles[i];
       int64_t off = t * chunk, lim = (t + 1) * chunk;
       out->offset[dev * rank + i] = off < shape[i] ? off : shape[i];
       out->limit[dev * rank + i] = lim < shape[i] ? lim : shape[i];
-      tile_lin = tile_lin * tiles + t;
+      tile_lin = tile_lin * tiles[i] + t;
     }
-    int64_t nman, nunr;
-    int64_t man = refs_index(m, mc, c->manual, c->num_manual, &nman);
-    int64_t unr = refs_index(m, mc, s->unreduced, s->num_unreduced, &nunr);
-    k1[dev] = tile_lin * nman + man;
-    kr[dev] = unr;
+    k1[dev] = tile_lin * nman + digits_index(man_digits, c->num_manual, mc);
+    kr[dev] = digits_index(unr_digits, s->num_unreduced, mc);
     kg[dev] = 0;
   }
   classes(k1, kr, out->held, n, out->replica);
   classes(k1, kg, out->held, n, out->group);
+  free(digits);
+  free(tiles);
   free(mc);
   free(k1);
   free(kr);
