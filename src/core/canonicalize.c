@@ -109,16 +109,6 @@ bool shard_canon_is_before_in_block(canon_rewriter *rw, const shard_op *a, const
 
 /* ---- mutations ------------------------------------------------------------ */
 
-void shard_canon_unlink_op(shard_op *op) {
-  shard_block *b = op->parent;
-  if (op->prev) op->prev->next = op->next;
-  else b->first = op->next;
-  if (op->next) op->next->prev = op->prev;
-  else b->last = op->prev;
-  op->parent = NULL;
-  op->prev = op->next = NULL;
-}
-
 void shard_canon_insert_before(canon_rewriter *rw, shard_op *pos, shard_op *op) {
   S_forget_order(rw, op);
   shard_op_insert_before(pos, op);
@@ -499,7 +489,7 @@ static bool S_owned(const canon_rewriter *rw, const shard_op *op) {
 }
 
 static void S_move_to_front(canon_rewriter *rw, shard_op *op, shard_block *b) {
-  shard_canon_unlink_op(op);
+  shard_op_unlink(op);
   S_forget_order(rw, op);
   if (b->first) shard_op_insert_before(b->first, op);
   else shard_block_append(b, op);

@@ -47,8 +47,6 @@ typedef struct canon_rewriter {
 
 /* Puts op (and its ancestors below the module, as MLIR's driver does) on the worklist. */
 void shard_canon_push(canon_rewriter *rw, shard_op *op);
-/* Takes op out of its block, leaving its operands and uses alone. */
-void shard_canon_unlink_op(shard_op *op);
 /* Inserts a new (or unlinked) op before `pos` and queues it. */
 void shard_canon_insert_before(canon_rewriter *rw, shard_op *pos, shard_op *op);
 /* Inserts a new op right after the definition of v (at the start of its

@@ -106,7 +106,7 @@ static bool S_inline_redundant(canon_rewriter *rw, shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++) shard_canon_replace_uses(rw, &op->results[i], ret->operands[i].value);
   while (body->first != ret) {
     shard_op *moved = body->first;
-    shard_canon_unlink_op(moved);
+    shard_op_unlink(moved);
     shard_canon_insert_before(rw, op, moved);
   }
   shard_canon_erase_op(rw, op);

@@ -176,8 +176,7 @@ static bool S_drop_uses(shard_op *op, void *ctx) {
   return true;
 }
 
-void shard_op_erase(shard_op *op) {
-  shard_walk(op, S_drop_uses, NULL);
+void shard_op_unlink(shard_op *op) {
   shard_block *b = op->parent;
   if (!b) return;
   if (op->prev) op->prev->next = op->next;
@@ -186,6 +185,11 @@ void shard_op_erase(shard_op *op) {
   else b->last = op->prev;
   op->parent = NULL;
   op->prev = op->next = NULL;
+}
+
+void shard_op_erase(shard_op *op) {
+  shard_walk(op, S_drop_uses, NULL);
+  shard_op_unlink(op);
 }
 
 shard_block *shard_region_add_block(shard_arena *a, shard_region *r) {

@@ -116,6 +116,9 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
 void shard_block_append(shard_block *b, shard_op *op);
 void shard_op_insert_before(shard_op *pos, shard_op *op);
 void shard_op_insert_after(shard_op *pos, shard_op *op);
+/* Takes op out of its block (if any), keeping its operands and the uses of
+ * its results, to insert it elsewhere. */
+void shard_op_unlink(shard_op *op);
 /* Unlinks op from its block and drops its operands' uses. */
 void shard_op_erase(shard_op *op);
 shard_block *shard_region_add_block(shard_arena *a, shard_region *r);

@@ -133,17 +133,6 @@ static bool S_should_apply(shard_value *v, const shard_tensor_sharding *s) {
          !S_used_with_different_sharding(v, s);
 }
 
-/* Unlinks op from its block without touching its operands. */
-static void S_unlink(shard_op *op) {
-  shard_block *b = op->parent;
-  if (op->prev) op->prev->next = op->next;
-  else b->first = op->next;
-  if (op->next) op->next->prev = op->prev;
-  else b->last = op->prev;
-  op->parent = NULL;
-  op->prev = op->next = NULL;
-}
-
 static void S_place_after_value(shard_op *op, shard_value *v) {
   if (v->def) {
     shard_op_insert_after(v->def, op);
@@ -181,7 +170,7 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
   if (!S_should_apply(input, s)) return;
   if (S_is(input->def, "sdy.data_flow_edge") || S_edge_lookup(input)) {
     if (constraint) {
-      S_unlink(constraint);
+      shard_op_unlink(constraint);
     } else {
       constraint = shard_pass_op_new(m->arena, "sdy.sharding_constraint", 1, &input, 1,
                                      &input->type, 0);

@@ -837,12 +837,7 @@ static void S_localize_results(g2l *c, shard_op *op) {
 
 /* Moves op (with its uses intact) in front of pos. */
 static void S_move_before(shard_op *op, shard_op *pos) {
-  shard_block *b = op->parent;
-  if (op->prev) op->prev->next = op->next;
-  else b->first = op->next;
-  if (op->next) op->next->prev = op->prev;
-  else b->last = op->prev;
-  op->prev = op->next = NULL;
+  shard_op_unlink(op);
   shard_op_insert_before(pos, op);
 }
 
