@@ -345,19 +345,39 @@ bool shard_interp_next_index(uint32_t rank, const int64_t *dims, int64_t *idx) {
   return false;
 }
 
+/* Reports `message` for p: held back in a multi-device world, else emitted. */
+static void S_report(interp_proc *p, shard_span span, const char *message) {
+  if (p->world->num_procs > 1) {
+    interp_pending_error e = {span, shard_xstrndup(message, strlen(message))};
+    SHARD_VEC_PUSH(p->pending, e);
+    return;
+  }
+  pthread_mutex_lock(p->world->diag_mu);
+  shard_error(p->world->de, span, "%s", message);
+  pthread_mutex_unlock(p->world->diag_mu);
+}
+
+void shard_interp_report_pending(interp_proc *into, interp_proc *const *procs, int64_t n) {
+  for (int64_t k = 0; k < n; k++) {
+    interp_proc *q = procs[k];
+    for (uint32_t i = 0; i < q->pending.len; i++) {
+      S_report(into, q->pending.items[i].span, q->pending.items[i].message);
+      free(q->pending.items[i].message);
+    }
+    SHARD_VEC_FREE(q->pending);
+  }
+}
+
 bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...) {
-  char msg[1024];
+  char msg[1024], located[1100];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  pthread_mutex_lock(p->world->diag_mu);
   if (p->world->num_procs > 1)
-    shard_error(p->world->de, op ? op->span : shard_no_span, "%s (on replica %lld, partition %lld)", msg,
-                (long long)p->replica_id, (long long)p->partition_id);
-  else
-    shard_error(p->world->de, op ? op->span : shard_no_span, "%s", msg);
-  pthread_mutex_unlock(p->world->diag_mu);
+    snprintf(located, sizeof located, "%s (on replica %lld, partition %lld)", msg, (long long)p->replica_id,
+             (long long)p->partition_id);
+  S_report(p, op ? op->span : shard_no_span, p->world->num_procs > 1 ? located : msg);
   p->failed = true;
   return false;
 }
@@ -810,7 +830,7 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
     in_pos += j->nargs;
     out_pos += j->nresults;
     j->results = shard_xcalloc(j->nresults + 1, sizeof(shard_tensor *));
-    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false, 0, NULL};
+    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false, 0, NULL, {0}};
   }
   if (ok && (in_pos != op->num_operands || out_pos != op->num_results))
     ok = shard_interp_error(p, op, "run_parallel has %u operands and %u results but its programs take %u and return %u",
@@ -818,6 +838,10 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
   if (ok) {
     for (int64_t k = 0; k < n; k++) pthread_create(&jobs[k].thread, NULL, S_par_main, &jobs[k]);
     for (int64_t k = 0; k < n; k++) pthread_join(jobs[k].thread, NULL);
+    interp_proc **procs = shard_xmalloc(sizeof *procs * (size_t)n);
+    for (int64_t k = 0; k < n; k++) procs[k] = &jobs[k].proc;
+    shard_interp_report_pending(p, procs, n);
+    free(procs);
     for (int64_t k = 0; k < n; k++)
       if (jobs[k].proc.failed) ok = false;
     p->world->checks += w.checks;
@@ -875,7 +899,7 @@ bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, sha
   region_job *jobs = shard_xcalloc((size_t)n, sizeof *jobs);
   for (int64_t k = 0; k < n; k++) {
     region_job *j = &jobs[k];
-    j->proc = (interp_proc){&w, 0, k, k, shard_arena_new(), false, 0, NULL};
+    j->proc = (interp_proc){&w, 0, k, k, shard_arena_new(), false, 0, NULL, {0}};
     j->at = at;
     j->region = region;
     j->args = args[k];
@@ -885,6 +909,10 @@ bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, sha
   }
   for (int64_t k = 0; k < n; k++) pthread_create(&jobs[k].thread, NULL, S_region_main, &jobs[k]);
   for (int64_t k = 0; k < n; k++) pthread_join(jobs[k].thread, NULL);
+  interp_proc **procs = shard_xmalloc(sizeof *procs * (size_t)n);
+  for (int64_t k = 0; k < n; k++) procs[k] = &jobs[k].proc;
+  shard_interp_report_pending(p, procs, n);
+  free(procs);
   bool ok = true;
   for (int64_t k = 0; k < n; k++) {
     if (jobs[k].proc.failed) ok = false;
@@ -959,7 +987,7 @@ bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *a
   interp_world w;
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
   S_apply_options(&w, opts);
-  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
   shard_op *fn = shard_module_lookup_symbol(m, func);
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {
@@ -979,7 +1007,7 @@ bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, sh
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
   S_apply_options(&w, opts);
   shard_arena *a = shard_arena_new();
-  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
   shard_op *fn = shard_module_lookup_symbol(m, "main");
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {

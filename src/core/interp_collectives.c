@@ -54,8 +54,8 @@ void shard_interp_world_destroy(interp_world *w) {
 void shard_interp_proc_finish(interp_proc *p) {
   interp_world *w = p->world;
   pthread_mutex_lock(&w->mu);
-  w->finished++;
   if (p->failed) w->aborted = true;
+  else w->unreached = true;
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
@@ -72,12 +72,15 @@ static bool interp_barrier(interp_proc *p, const shard_op *op) {
     w->generation++;
     pthread_cond_broadcast(&w->cv);
   }
-  while (gen == w->generation && !w->aborted) {
-    if (w->finished > 0) {
-      w->aborted = mismatch = true;
-      pthread_cond_broadcast(&w->cv);
+  /* A process that returned normally can never arrive: every process
+   * waiting here (or arriving later) reports that, not just the first to
+   * notice. A failed one ends the run; its error is the one to read. */
+  while (gen == w->generation) {
+    if (w->unreached) {
+      mismatch = true;
       break;
     }
+    if (w->aborted) break;
     pthread_cond_wait(&w->cv, &w->mu);
   }
   bool ok = gen != w->generation;

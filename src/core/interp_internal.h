@@ -22,15 +22,22 @@ typedef struct interp_world {
    * deposits of its group, waits again. */
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  int64_t arrived, finished;
+  int64_t arrived;
   uint64_t generation;
-  bool aborted;
+  bool aborted;   /* a process failed: the others stop at their next barrier */
+  bool unreached; /* a process returned normally: barriers can no longer be met */
   shard_tensor ***slots; /* per process: its deposited operands */
   uint32_t *slot_counts;
   unsigned checks;
   int64_t max_steps;   /* per process, > 0 */
   bool track_rounding; /* shard_interp_options.track_rounding */
 } interp_world;
+
+/* An error a device thread found, reported once every device has stopped. */
+typedef struct interp_pending_error {
+  shard_span span;
+  char *message;
+} interp_pending_error;
 
 typedef struct interp_proc {
   interp_world *world;
@@ -39,6 +46,10 @@ typedef struct interp_proc {
   bool failed;
   int64_t steps;         /* ops executed so far */
   const shard_op *loop;  /* the innermost stablehlo.while running, for the step-budget error */
+  /* Errors of a process of a multi-device world: threads finish in any
+   * order, so they are held back and reported in device order
+   * (shard_interp_report_pending) for the same output on every run. */
+  SHARD_VEC(interp_pending_error) pending;
 } interp_proc;
 
 /* SSA values of one function invocation (regions of ops see their parent's). */
@@ -121,6 +132,9 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
 
 /* interp_collectives.c */
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+/* Reports the held-back errors of procs[0..n) in device order through
+ * `into` (the process that ran them), and frees them. */
+void shard_interp_report_pending(interp_proc *into, interp_proc *const *procs, int64_t n);
 void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine *de, pthread_mutex_t *diag_mu,
                              int64_t replicas, int64_t partitions);
 /* A world inherits the step budget and tracking of the world it runs in. */

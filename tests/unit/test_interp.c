@@ -652,3 +652,76 @@ Test(interp, cross_device_sum_bounds) {
   shard_arena_free(a);
   shard_module_free(m);
 }
+
+/* ---- errors of device threads ---------------------------------------------------- */
+
+static char all_errors[8192];
+static void capture_all(void *ctx, const shard_diag *d) {
+  (void)ctx;
+  size_t used = strlen(all_errors);
+  if (d->severity == SHARD_ERROR) snprintf(all_errors + used, sizeof all_errors - used, "%s\n", d->message);
+}
+
+/* Runs @main and returns every error, in the order reported. */
+static const char *run_errors(const char *text) {
+  shard_diag_engine de;
+  all_errors[0] = 0;
+  shard_diag_init(&de, capture_all, NULL);
+  shard_module *m = parse(text, &de);
+  cr_assert_not(shard_interp_run_main(m, NULL, &de, NULL));
+  shard_module_free(m);
+  return all_errors;
+}
+
+Test(interp, device_errors_come_in_device_order_on_every_run) {
+  /* every device fails its own check; the threads finish in any order */
+  const char *text =
+      "func.func @f(%a: tensor<1xi32>) {\n"
+      "  check.expect_eq_const %a, dense<[99]> : tensor<1xi32>\n"
+      "  return\n"
+      "}\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+      "  %b = stablehlo.constant dense<[2]> : tensor<1xi32>\n"
+      "  %c = stablehlo.constant dense<[3]> : tensor<1xi32>\n"
+      "  %d = stablehlo.constant dense<[4]> : tensor<1xi32>\n"
+      "  \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f, @f], [@f, @f]]} : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> ()\n"
+      "  return\n"
+      "}\n";
+  char first[sizeof all_errors];
+  snprintf(first, sizeof first, "%s", run_errors(text));
+  const char *r0p0 = strstr(first, "(on replica 0, partition 0)"), *r0p1 = strstr(first, "(on replica 0, partition 1)");
+  const char *r1p0 = strstr(first, "(on replica 1, partition 0)"), *r1p1 = strstr(first, "(on replica 1, partition 1)");
+  cr_assert(r0p0 && r0p1 && r1p0 && r1p1, "%s", first);
+  cr_expect(r0p0 < r0p1 && r0p1 < r1p0 && r1p0 < r1p1, "not in device order:\n%s", first);
+  for (int i = 0; i < 20; i++) cr_assert_str_eq(run_errors(text), first, "run %d differs", i);
+}
+
+Test(interp, every_device_left_waiting_reports_the_unreached_collective) {
+  /* device 0 returns at once; devices 1 and 2 wait in an all_reduce that
+   * can never complete, and both say so (not just the first to notice) */
+  const char *text =
+      "func.func @quit(%a: tensor<1xi32>) {\n"
+      "  return\n"
+      "}\n"
+      "func.func @sum(%a: tensor<1xi32>) {\n"
+      "  %0 = \"stablehlo.all_reduce\"(%a) ({\n"
+      "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
+      "    %s = stablehlo.add %x, %y : tensor<i32>\n"
+      "    stablehlo.return %s : tensor<i32>\n"
+      "  }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<1xi32>\n"
+      "  return\n"
+      "}\n"
+      "func.func @main() {\n"
+      "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+      "  \"interpreter.run_parallel\"(%a, %a, %a) {programs = [[@quit, @sum, @sum]]} : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> ()\n"
+      "  return\n"
+      "}\n";
+  for (int i = 0; i < 10; i++) {
+    const char *errs = run_errors(text);
+    cr_assert_str_eq(errs,
+                     "'stablehlo.all_reduce' is not reached by every device (on replica 0, partition 1)\n"
+                     "'stablehlo.all_reduce' is not reached by every device (on replica 0, partition 2)\n",
+                     "run %d", i);
+  }
+}
