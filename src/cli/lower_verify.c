@@ -105,7 +105,10 @@ static uint64_t seed_of(const char *func, uint32_t arg) {
 static void fill_random(shard_tensor *t, uint64_t seed) {
   for (int64_t i = 0; i < t->num; i++) {
     int64_t r = (int64_t)(splitmix(&seed) % 9) - 4;
-    if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = (double)r;
+    if (t->kind == SHARD_ELEM_COMPLEX) {
+      t->floats[2 * i] = (double)r;
+      t->floats[2 * i + 1] = (double)((int64_t)(splitmix(&seed) % 9) - 4);
+    } else if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = (double)r;
     else if (t->kind == SHARD_ELEM_BOOL) t->ints[i] = r & 1;
     else t->ints[i] = shard_elem_wrap_int(t->kind == SHARD_ELEM_UINT ? r + 4 : r, t->kind, t->bits);
   }
@@ -184,7 +187,10 @@ static shard_tensor *slice_for(shard_arena *a, const shard_tensor *g, shard_type
   for (int64_t i = 0; i < t->num; i++) {
     int64_t gi = global_index(i, local, g->type, origin);
     if (gi < 0) continue;
-    if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = g->floats[gi];
+    if (t->kind == SHARD_ELEM_COMPLEX) {
+      t->floats[2 * i] = g->floats[2 * gi];
+      t->floats[2 * i + 1] = g->floats[2 * gi + 1];
+    } else if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = g->floats[gi];
     else t->ints[i] = g->ints[gi];
   }
   return t;
@@ -206,18 +212,29 @@ static void print_index(shard_buf *b, int64_t flat, const shard_type *t) {
 }
 
 static void print_elem(shard_buf *b, const shard_tensor *t, int64_t i) {
-  if (t->kind == SHARD_ELEM_FLOAT) shard_buf_printf(b, "%.17g", t->floats[i]);
+  if (t->kind == SHARD_ELEM_COMPLEX) shard_buf_printf(b, "(%.17g, %.17g)", t->floats[2 * i], t->floats[2 * i + 1]);
+  else if (t->kind == SHARD_ELEM_FLOAT) shard_buf_printf(b, "%.17g", t->floats[i]);
   else shard_buf_printf(b, "%lld", (long long)t->ints[i]);
 }
 
-/* The same bits (NaN matches NaN). */
+static bool same_double(double a, double b) {
+  if (a != a || b != b) return a != a && b != b;
+  return a == b && signbit(a) == signbit(b);
+}
+
+/* The same bits (NaN matches NaN); complex numbers part by part. */
 static bool same_elem(const shard_tensor *x, int64_t i, const shard_tensor *y, int64_t j) {
-  if (x->kind == SHARD_ELEM_FLOAT) {
-    double a = x->floats[i], b = y->floats[j];
-    if (a != a || b != b) return a != a && b != b;
-    return a == b && signbit(a) == signbit(b);
-  }
+  if (x->kind == SHARD_ELEM_COMPLEX)
+    return same_double(x->floats[2 * i], y->floats[2 * j]) && same_double(x->floats[2 * i + 1], y->floats[2 * j + 1]);
+  if (x->kind == SHARD_ELEM_FLOAT) return same_double(x->floats[i], y->floats[j]);
   return x->ints[i] == y->ints[j];
+}
+
+/* How far apart two elements are (the larger part for complex numbers). */
+static double elem_diff(const shard_tensor *x, int64_t i, const shard_tensor *y, int64_t j) {
+  if (x->kind == SHARD_ELEM_COMPLEX)
+    return fmax(fabs(x->floats[2 * i] - y->floats[2 * j]), fabs(x->floats[2 * i + 1] - y->floats[2 * j + 1]));
+  return x->kind == SHARD_ELEM_FLOAT ? fabs(x->floats[i] - y->floats[j]) : 0;
 }
 
 /* ---- one function ---------------------------------------------------------------------- */
@@ -325,6 +342,26 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     shard_buf_printf(notes, "@%s: not verified (its shardings use meshes of different sizes)\n", name);
     return FN_SKIPPED;
   }
+  if (ndev > SHARD_INTERP_MAX_DEVICES) {
+    shard_buf_printf(notes, "@%s: not verified (%lld devices; the interpreter runs at most %d)\n", name,
+                     (long long)ndev, SHARD_INTERP_MAX_DEVICES);
+    return FN_SKIPPED;
+  }
+  /* the arguments and results of the global program and of every device's */
+  int64_t elements = 0;
+  for (uint32_t i = 0; i < rt->num_inputs + rt->num_results; i++) {
+    bool in = i < rt->num_inputs;
+    uint32_t j = in ? i : i - rt->num_inputs;
+    int64_t g = shard_type_num_elements(in ? rt->inputs[j] : rt->results[j]);
+    int64_t l = shard_type_num_elements(in ? lt->inputs[j] : lt->results[j]);
+    if (g > SHARD_INTERP_MAX_ELEMENTS || l > SHARD_INTERP_MAX_ELEMENTS / ndev) elements = INT64_MAX;
+    else if (elements < INT64_MAX) elements += g + l * ndev;
+  }
+  if (elements > SHARD_INTERP_MAX_ELEMENTS) {
+    shard_buf_printf(notes, "@%s: not verified (its arguments and results on %lld devices hold more than %lld elements)\n",
+                     name, (long long)ndev, (long long)SHARD_INTERP_MAX_ELEMENTS);
+    return FN_SKIPPED;
+  }
 
   shard_arena *a = shard_arena_new();
   fn_outcome outcome = FN_FAILED;
@@ -360,8 +397,9 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   driver_text(&drv, local, name, lt, ndev);
   shard_source src = {"<verify driver>", shard_buf_str(&drv), drv.len, 0};
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
+  unsigned errors_before = de->errors; /* earlier functions may have failed */
   run = shard_parse_module(&src, &popts, de);
-  if (!run || de->errors) {
+  if (!run || de->errors != errors_before) {
     shard_error(de, rfn->span, "--verify: could not build the per-device run of @%s", name);
     goto done;
   }
@@ -391,13 +429,14 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         int64_t gi = global_index(i, lt->results[r], rt->results[r], origin);
         if (gi < 0) continue;
         covered[gi] = true;
-        double bound = l->kind == SHARD_ELEM_FLOAT ? l->bound + g->bound : 0;
+        bool has_bound = l->kind == SHARD_ELEM_FLOAT || l->kind == SHARD_ELEM_COMPLEX;
+        double bound = has_bound ? l->bound + g->bound : 0;
         if (bound > 0 && isfinite(bound)) {
           bounded = true;
           if (bound > max_bound) max_bound = bound;
         }
         if (same_elem(l, i, g, gi)) continue;
-        double diff = l->kind == SHARD_ELEM_FLOAT ? fabs(l->floats[i] - g->floats[gi]) : 0;
+        double diff = elem_diff(l, i, g, gi);
         if (bound > 0 && isfinite(bound) && diff <= bound) {
           if (diff > max_diff) max_diff = diff;
           continue;

@@ -105,7 +105,8 @@ void shard_interp_set_i(shard_tensor *t, int64_t i, int64_t x) {
 shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type) {
   shard_elem_kind kind;
   unsigned bits;
-  if (!type || !shard_type_is_static_tensor(type) || !shard_elem_classify(type->elem, &kind, &bits))
+  if (!type || !shard_type_is_static_tensor(type) || !shard_elem_classify(type->elem, &kind, &bits) ||
+      shard_type_num_elements(type) > SHARD_INTERP_MAX_ELEMENTS)
     return NULL;
   shard_tensor *t = SHARD_NEW(a, shard_tensor);
   t->type = type;
@@ -258,7 +259,7 @@ static bool S_read_hex_buffer(const char *p, shard_tensor *t, const char **err) 
 bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *type, shard_tensor **out,
                              const char **err) {
   shard_tensor *t = shard_tensor_new(a, type);
-  if (!t) return *err = "unsupported element type or non-static shape", false;
+  if (!t) return *err = "unsupported element type, non-static shape or more elements than the interpreter holds", false;
   const char *p = payload;
   while (isspace((unsigned char)*p)) p++;
   if (p[0] == '"' && p[1] == '0' && p[2] == 'x') {
@@ -459,10 +460,11 @@ void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) {
 
 shard_tensor *shard_interp_tensor_like(interp_proc *p, shard_type *type, const shard_op *op) {
   shard_tensor *t = shard_tensor_new(p->arena, type);
-  if (!t) {
+  if (!t && type && shard_type_is_static_tensor(type) && shard_type_num_elements(type) > SHARD_INTERP_MAX_ELEMENTS)
+    shard_interp_error(p, op, "a value of type %s has %lld elements, more than the interpreter holds (%lld)", type->text,
+                       (long long)shard_type_num_elements(type), (long long)SHARD_INTERP_MAX_ELEMENTS);
+  else if (!t)
     shard_interp_error(p, op, "the interpreter does not support values of type %s", type ? type->text : "?");
-    return NULL;
-  }
   return t;
 }
 
@@ -801,6 +803,9 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
     partitions = row->u.array.num;
   }
   if (partitions <= 0) return shard_interp_error(p, op, "'programs' has no programs");
+  if (replicas * partitions > SHARD_INTERP_MAX_DEVICES)
+    return shard_interp_error(p, op, "run_parallel on %lld devices: the interpreter runs at most %d",
+                              (long long)(replicas * partitions), SHARD_INTERP_MAX_DEVICES);
   shard_tensor **inputs = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_operands + 1);
   if (!S_operands(p, f, op, inputs)) return false;
 
@@ -893,6 +898,9 @@ static void *S_region_main(void *arg) {
 bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
                               shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
                               shard_type *const *result_types) {
+  if (n > SHARD_INTERP_MAX_DEVICES)
+    return shard_interp_error(p, at, "'%s' on %lld devices: the interpreter runs at most %d", at ? at->name : "a region",
+                              (long long)n, SHARD_INTERP_MAX_DEVICES);
   interp_world w;
   shard_interp_world_init(&w, p->world->module, p->world->de, p->world->diag_mu, 1, n);
   shard_interp_world_inherit(&w, p->world);

@@ -70,8 +70,15 @@ typedef struct shard_interp_options {
 /* Element type support: false for element types the interpreter lacks. */
 bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits);
 
+/* The most elements one tensor may hold (512 MiB of doubles), and the most
+ * devices a run_parallel or a manual computation may run on (one thread
+ * each): past them a run stops with an error instead of exhausting memory. */
+#define SHARD_INTERP_MAX_ELEMENTS (INT64_C(1) << 26)
+#define SHARD_INTERP_MAX_DEVICES 4096
+
 /* A zero-filled tensor of a static type, allocated in `a`; NULL when the
- * element type is not supported. */
+ * element type is not supported or it would hold more than
+ * SHARD_INTERP_MAX_ELEMENTS elements. */
 shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type);
 /* Reads a dense<...> payload (nested lists, splats, true/false, hex floats
  * and whole-buffer hex) into a tensor of `type`. False with `err` set
