@@ -259,12 +259,16 @@ static void S_build_symbols(vf_ctx *cx) {
     }
 }
 
-static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
+const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name) {
   if (!name || !cx->sym_cap) return NULL;
   for (uint32_t i = S_hash_str(name) & (cx->sym_cap - 1); cx->sym_ops[i]; i = (i + 1) & (cx->sym_cap - 1))
-    if (strcmp(S_sym_name(cx->sym_ops[i]), name) == 0)
-      return shard_verify_op_is(cx->sym_ops[i], "sdy.mesh") ? S_mesh_of_op(cx->sym_ops[i]) : NULL;
+    if (strcmp(S_sym_name(cx->sym_ops[i]), name) == 0) return cx->sym_ops[i];
   return NULL;
+}
+
+static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
+  const shard_op *op = shard_verify_lookup_symbol(cx, name);
+  return shard_verify_op_is(op, "sdy.mesh") ? S_mesh_of_op(op) : NULL;
 }
 
 const shard_mesh *shard_verify_sharding_mesh(vf_ctx *cx, const shard_tensor_sharding *s) {

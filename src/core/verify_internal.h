@@ -71,6 +71,8 @@ const char *shard_verify_type_str(const shard_type *t);                         
 const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n);     /* 'a', 'b' */
 
 /* Meshes and values. */
+/* The op defining symbol `name` in the top module, or NULL. */
+const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name);
 const shard_mesh *shard_verify_sharding_mesh(vf_ctx *cx, const shard_tensor_sharding *s);
 int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name); /* -1 if absent */
 int64_t shard_verify_axis_full_size(vf_ctx *cx, const shard_mesh *m, const char *name);

@@ -432,7 +432,42 @@ bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual
   return true;
 }
 
+/* func.call's verifySymbolUses: the callee is a func.func of the module
+ * whose signature the call's operands and results match. Calls inside a
+ * nested module resolve in its own symbol table, which is not indexed, and
+ * are left alone. */
+static bool S_check_call(vf_ctx *cx, const shard_op *op) {
+  const shard_op *table = op->parent && op->parent->parent ? op->parent->parent->parent : NULL;
+  while (table && !shard_verify_op_is(table, "builtin.module"))
+    table = table->parent && table->parent->parent ? table->parent->parent->parent : NULL;
+  if (table != cx->m->top) return true;
+  const shard_attr *callee = shard_verify_attr(op, "callee");
+  if (!callee || callee->kind != SHARD_ATTR_SYMREF) return true; /* reported with the required attributes */
+  vf_emit e = shard_verify_emit_op(cx, op, NULL);
+  if (callee->u.symref.num != 1)
+    return shard_verify_fail(&e, "attribute 'callee' failed to satisfy constraint: flat symbol reference attribute");
+  const char *name = callee->u.symref.path[0];
+  const shard_op *fn = shard_verify_lookup_symbol(cx, name);
+  const shard_attr *ft = fn && shard_verify_op_is(fn, "func.func") ? shard_verify_attr(fn, "function_type") : NULL;
+  const shard_type *t = ft && ft->kind == SHARD_ATTR_TYPE ? ft->u.type : NULL;
+  if (!t || t->kind != SHARD_TYPE_FUNCTION)
+    return shard_verify_fail(&e, "'%s' does not reference a valid function", name);
+  if (t->num_inputs != op->num_operands) return shard_verify_fail(&e, "incorrect number of operands for callee");
+  for (uint32_t i = 0; i < t->num_inputs; i++) {
+    const shard_type *given = op->operands[i].value ? op->operands[i].value->type : NULL;
+    if (!given || !shard_type_equal(given, t->inputs[i]))
+      return shard_verify_fail(&e, "operand type mismatch: expected operand type '%s', but provided '%s' for operand number %u",
+                               shard_verify_type_str(t->inputs[i]), shard_verify_type_str(given), i);
+  }
+  if (t->num_results != op->num_results) return shard_verify_fail(&e, "incorrect number of results for callee");
+  for (uint32_t i = 0; i < t->num_results; i++)
+    if (!shard_type_equal(op->results[i].type, t->results[i]))
+      return shard_verify_fail(&e, "result type mismatch at index %u", i);
+  return true;
+}
+
 bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_manual *manual) {
+  if (shard_verify_op_is(op, "func.call")) return S_check_call(cx, op);
   if (!shard_verify_is_sdy_op(op)) return true;
   if (shard_verify_op_is(op, "sdy.sharding_constraint") || shard_verify_op_is(op, "sdy.reshard"))
     return S_check_constraint(cx, op, manual);

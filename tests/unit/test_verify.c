@@ -360,3 +360,47 @@ Test(verify, data_flow_edge_defined_by_sdy_op) {
   cr_expect_str_eq(c.text[1], "sdy op defining the input of the sdy.data_flow_edge");
   cr_expect_eq(c.line[1], 3);
 }
+
+/* func.call's symbol uses, with MLIR's messages */
+static const char *const S_callee = "func.func private @f(%a: tensor<4xf32>) -> tensor<4xf32>\n";
+
+Test(verify, call_to_a_defined_function_of_matching_type) {
+  char in[1024];
+  snprintf(in, sizeof in,
+           "%sfunc.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+           "  %%0 = func.call @f(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+           "  %%1 = func.call @main(%%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+           "  return %%1 : tensor<4xf32>\n"
+           "}\n",
+           S_callee);
+  S_expect_clean(in);
+}
+
+static void S_expect_call_error(const char *call, const char *msg) {
+  char in[1024];
+  snprintf(in, sizeof in, "%sfunc.func @main(%%x: tensor<4xf32>, %%y: tensor<2xf32>) {\n  %s\n  return\n}\n", S_callee,
+           call);
+  S_expect_one_error(in, msg, 3);
+}
+
+Test(verify, call_symbol_uses) {
+  S_expect_call_error("func.call @nope() : () -> ()", "'func.call' op 'nope' does not reference a valid function");
+  S_expect_call_error("%0 = func.call @f(%y) : (tensor<2xf32>) -> tensor<4xf32>",
+                      "'func.call' op operand type mismatch: expected operand type 'tensor<4xf32>', but provided "
+                      "'tensor<2xf32>' for operand number 0");
+  S_expect_call_error("%0 = func.call @f(%x, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>",
+                      "'func.call' op incorrect number of operands for callee");
+  S_expect_call_error("%0:2 = func.call @f(%x) : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)",
+                      "'func.call' op incorrect number of results for callee");
+  S_expect_call_error("%0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<2xf32>",
+                      "'func.call' op result type mismatch at index 0");
+}
+
+Test(verify, a_call_to_a_mesh_is_no_call) {
+  S_expect_one_error("sdy.mesh @m = <[\"a\"=2]>\n"
+                     "func.func @main() {\n"
+                     "  func.call @m() : () -> ()\n"
+                     "  return\n"
+                     "}\n",
+                     "'func.call' op 'm' does not reference a valid function", 3);
+}
