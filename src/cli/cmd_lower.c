@@ -164,40 +164,6 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
   return -1;
 }
 
-/* Runs the passes. With propagation: the propagation pipeline up to its
- * export, then that export and lower's own with explicit collectives run
- * fused (lower_pipeline.h: the module that running the two exports one
- * after the other gives, without repeating their clean-up steps); only the
- * result is verified, the input was before. The module between propagation
- * and export is no longer verified: only the export reads it, as inside
- * the pipeline, whose passes run unverified one after the other. With
- * --no-propagate each pass is verified, as mlir-opt does: closing the
- * shardings as written turns an open empty dim with a priority ({?}p1)
- * into an invalid closed one ({}p1), which must be reported. */
-static bool lower_module(const lower_config *cfg, shard_module *m, shard_diag_engine *de) {
-  shard_verify_options vopts = {.extra_warnings = false};
-  if (!cfg->no_propagate)
-    return shard_propagation_pipeline_run_until_export(m, NULL, de) && !de->errors &&
-           shard_export_pipeline_run_for_lower(m, de) && !de->errors && shard_verify_module(m, &vopts, de) &&
-           !de->errors;
-  typedef struct step {
-    shard_pass_fn run;
-    const char *options;
-  } step;
-  const step as_written[] = {
-      {shard_pass_sharding_constraint_to_reshard, NULL},
-      {shard_pass_close_shardings, NULL},
-      {shard_pass_export_pipeline, "enable-insert-explicit-collectives=true inline-meshes=false"},
-  };
-  for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++) {
-    if (!as_written[i].run(m, as_written[i].options, de) || de->errors)
-      return false;
-    if (!shard_verify_module(m, &vopts, de) || de->errors)
-      return false;
-  }
-  return true;
-}
-
 /* Prefixes every line of `text` with "// ". */
 static void append_comment_lines(shard_buf *out, const char *text) {
   while (*text) {
@@ -354,7 +320,7 @@ int cmd_lower(int argc, char **argv) {
   shard_module *m = shard_parse_module(&src, &popts, &de);
   if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors)
     goto done;
-  if (!lower_module(&cfg, m, &de))
+  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
     goto done;
   shard_print_options print = {0};
   shard_print_module(&module_text, m, &print);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lower_pipeline.h"
 #include "pass.h"
 #include "pass_shardings.h"
 #include "parse.h"
@@ -303,6 +304,7 @@ void viz_mesh_uses_free(viz_mesh_use *uses, uint32_t n) {
 const char *const viz_stage_names[] = {"propagated", "reshards", "lowered"};
 
 bool viz_lower_module(shard_module *m, viz_stage stage, bool propagate, shard_diag_engine *de) {
+  if (stage == VIZ_STAGE_LOWERED) return shard_lower_pipeline_run(m, propagate, de);
   typedef struct step {
     shard_pass_fn run;
     const char *options;
@@ -315,11 +317,7 @@ bool viz_lower_module(shard_module *m, viz_stage stage, bool propagate, shard_di
     steps[n++] = (step){shard_pass_sharding_constraint_to_reshard, NULL};
     steps[n++] = (step){shard_pass_close_shardings, NULL};
   }
-  if (stage == VIZ_STAGE_RESHARDS)
-    steps[n++] = (step){shard_pass_insert_explicit_reshards, NULL};
-  else if (stage == VIZ_STAGE_LOWERED)
-    steps[n++] = (step){shard_pass_export_pipeline,
-                        "enable-insert-explicit-collectives=true inline-meshes=false"};
+  if (stage == VIZ_STAGE_RESHARDS) steps[n++] = (step){shard_pass_insert_explicit_reshards, NULL};
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
   for (uint32_t i = 0; i < n; i++) {

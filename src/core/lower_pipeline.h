@@ -19,4 +19,10 @@ bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *op
  * collectives (pass_export_pipeline.c). */
 bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de);
 
+/* All of `shard lower` before the per-device conversion: the propagation
+ * pipeline (or, without `propagate`, the shardings as written, closed) and
+ * the exports with explicit collectives, the result verified. False after
+ * reporting through de. */
+bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de);
+
 #endif

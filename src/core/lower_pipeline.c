@@ -1,0 +1,34 @@
+/* The pipeline of `shard lower` (lower_pipeline.h), shared by the commands
+ * that show a lowered module (lower, viz).
+ *
+ * With propagation the module is checked once, after the two exports: the
+ * steps between never leave invalid IR on valid input. Without it, the
+ * shardings as written are closed first, and closing an open dimension with
+ * a priority (`{?}p1` becomes `{}p1`) makes IR the verifier must reject, so
+ * every step is checked. */
+#include "lower_pipeline.h"
+
+#include "verify.h"
+
+bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de) {
+  shard_verify_options vopts = {.extra_warnings = false};
+  unsigned before = de->errors;
+  if (propagate)
+    return shard_propagation_pipeline_run_until_export(m, NULL, de) && de->errors == before &&
+           shard_export_pipeline_run_for_lower(m, de) && de->errors == before &&
+           shard_verify_module(m, &vopts, de) && de->errors == before;
+  typedef struct step {
+    shard_pass_fn run;
+    const char *options;
+  } step;
+  static const step as_written[] = {
+      {shard_pass_sharding_constraint_to_reshard, NULL},
+      {shard_pass_close_shardings, NULL},
+      {shard_pass_export_pipeline, "enable-insert-explicit-collectives=true inline-meshes=false"},
+  };
+  for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++)
+    if (!as_written[i].run(m, as_written[i].options, de) || de->errors != before ||
+        !shard_verify_module(m, &vopts, de) || de->errors != before)
+      return false;
+  return true;
+}
