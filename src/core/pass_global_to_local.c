@@ -682,7 +682,7 @@ static void S_collect_axes(const shard_tensor_sharding *s, shard_axis_ref *out, 
 static void S_collective_permute(g2l *c, shard_op *op) {
   shard_tensor_sharding *out;
   const shard_mesh *out_mesh = S_op_mesh(c, op, &out);
-  shard_tensor_sharding *in = S_result_sharding(op->operands[0].value);
+  shard_tensor_sharding *in = S_value_sharding(c, op->operands[0].value);
   const shard_mesh *in_mesh = in ? shard_pass_sharding_mesh(c->m, in) : NULL;
   if (!out_mesh) return;
   if (!in_mesh) in_mesh = out_mesh;
@@ -729,7 +729,7 @@ static void S_reduce_scatter(g2l *c, shard_op *op) {
   const shard_mesh *mesh = S_op_mesh(c, op, &s);
   const shard_attr *rs = shard_op_attr(op, "reduce_scatter_axes");
   if (!mesh || !rs || rs->kind != SHARD_ATTR_SDY_AXIS_LISTS) return;
-  shard_tensor_sharding *ins = S_result_sharding(op->operands[0].value);
+  shard_tensor_sharding *ins = S_value_sharding(c, op->operands[0].value);
   shard_value *in = op->operands[0].value;
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
   shard_axis_ref all[4 * G2L_MAX_RANK];
