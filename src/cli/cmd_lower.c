@@ -18,11 +18,14 @@
  * -o, if given).
  *
  * --local prints the per-device program instead: the lowered module is
- * printed, read back and converted by -sdy-pad-for-divisibility,
- * -sdy-resolve-single-device-sharding and -sdy-convert-global-to-local (local shapes, StableHLO collectives), the
- * last stages of Shardy's partitioner. --verify runs the input program and the
- * per-device one with the reference interpreter and compares every device's
- * results with its pieces of the global results (lower_verify.h);
+ * printed, read back and run through the last stages of Shardy's
+ * partitioner: -sdy-resolve-permutation-factors, -sdy-reshard-to-collectives
+ * and the collective canonicalization for the reshards it adds,
+ * -sdy-pad-for-divisibility, -sdy-resolve-single-device-sharding and
+ * -sdy-convert-global-to-local (local shapes, StableHLO collectives).
+ * --verify runs the input program and the per-device one with the
+ * reference interpreter and compares every device's results with its
+ * pieces of the global results (lower_verify.h);
  * --verify-local FILE checks FILE as the per-device program instead of the
  * one shard produced (a hand-written or hand-edited partitioning). Output is
  * written only on success, atomically with -o. */
@@ -229,13 +232,18 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   local_text = shard_xmalloc(module_text->len + 1);
   memcpy(local_text, shard_buf_str(module_text), module_text->len + 1);
   local = parse_text("<lowered module>", local_text, module_text->len, de);
-  /* Shardy's partitioner stages: values whose sharding does not divide
-   * their shape are padded (convert-global-to-local needs every dimension
-   * to split evenly: an all_gather of a padded dimension must be sliced
-   * back, an all_slice must not clamp its offsets), ops pinned to one
-   * device (maximal shardings) run under `partition_id == d` and are
-   * all-reduced back to the mesh, then the module becomes per-device. */
-  if (!local || !shard_pass_pad_for_divisibility(local, NULL, de) || de->errors ||
+  /* Shardy's partitioner stages: sharded permutation factors (pads,
+   * slices, reverses, windows) and reshapes that move data between shards
+   * get reshards around them, lowered to collectives; values whose sharding
+   * does not divide their shape are padded (convert-global-to-local splits
+   * every dimension evenly: an all_gather of a padded dimension must be
+   * sliced back, an all_slice must not clamp its offsets); ops pinned to
+   * one device (maximal shardings) run under `partition_id == d` and are
+   * all-reduced back to the mesh; then the module becomes per-device. */
+  if (!local || !shard_pass_resolve_permutation_factors(local, NULL, de) || de->errors ||
+      !shard_pass_reshard_to_collectives(local, NULL, de) || de->errors ||
+      !shard_pass_canonicalize(local, "enable-patterns=sdy-collective", de) || de->errors ||
+      !shard_pass_pad_for_divisibility(local, NULL, de) || de->errors ||
       !shard_pass_resolve_single_device_sharding(local, NULL, de) || de->errors ||
       !shard_pass_convert_global_to_local(local, NULL, de) || de->errors ||
       !shard_verify_module(local, &vopts, de) || de->errors)
