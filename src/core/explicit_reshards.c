@@ -509,6 +509,8 @@ typedef struct xr {
   /* rules created for ops without a sdy.sharding_rule (after an export
    * dropped them), shared by equal ops as in a propagation session */
   shard_rule_cache *rules;
+  /* no all_reduces for sharded reduction factors: a later run inserts them */
+  bool defer_reductions;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -521,6 +523,7 @@ typedef struct cursor {
 static shard_op_name K_func_call = {"func.call", NULL};
 static shard_op_name K_func_func = {"func.func", NULL};
 static shard_op_name K_mhlo_ragged_dot = {"mhlo.ragged_dot", NULL};
+static shard_op_name K_sdy_all_reduce = {"sdy.all_reduce", NULL};
 static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
 static shard_op_name K_sdy_mesh = {"sdy.mesh", NULL};
 static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
@@ -776,10 +779,19 @@ static bool S_reshard_to_unreduced(xr *x, shard_op *op) {
   return true;
 }
 
-/* insertAllReduceOnOpIfUnreducedToReplicated. */
+/* insertAllReduceOnOpIfUnreducedToReplicated. An sdy.all_reduce sums the
+ * axes it reduces itself: its operand keeps them unreduced (the pass put it
+ * there when it ran on this module before, as shard lower's second export
+ * does), so only axes neither it nor its result accounts for get another. */
 static void S_all_reduce_operands(xr *x, shard_op *op) {
   if (!op->num_results) return;
   shard_tensor_sharding *first = S_sharding(x, &op->results[0]);
+  const shard_attr *ra = shard_op_is(op, &K_sdy_all_reduce) ? shard_op_attr(op, "reduction_axes") : NULL;
+  if (first && ra && ra->kind == SHARD_ATTR_SDY_AXIS_LIST && ra->u.axis_list.num) {
+    shard_axes u = S_dup_room(x->a, S_unreduced(first), ra->u.axis_list.num);
+    for (uint32_t k = 0; k < ra->u.axis_list.num; k++) u.v[u.n++] = ra->u.axis_list.axes[k];
+    first = S_with_unreduced(x, first, u);
+  }
   cursor c = S_before(op);
   for (uint32_t i = 0; i < op->num_operands; i++) {
     shard_tensor_sharding *in = S_sharding(x, op->operands[i].value);
@@ -1492,7 +1504,7 @@ static bool S_visit(xr *x, shard_op *op) {
   v.update = SHARD_NEW_ARRAY(x->a, bool, nin + nout + 1);
   v.proj = shard_projection_build(x->a, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
   shard_axes *common = S_process(x, &v, full);
-  S_all_reduce_results(x, &v, common, full);
+  if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
   return true;
 }
 
@@ -1540,8 +1552,8 @@ static bool S_run_func(xr *x, shard_op *func) {
   return ok;
 }
 
-bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new()};
+static bool S_run(shard_module *m, bool full_version, bool defer_reductions, shard_diag_engine *de) {
+  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), defer_reductions};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1551,4 +1563,13 @@ bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_di
   SHARD_VEC_FREE(funcs);
   shard_rule_cache_free(x.rules);
   return ok;
+}
+
+bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
+  return S_run(m, full_version, false, de);
+}
+
+bool shard_explicit_reshards_insert_deferring_reductions(shard_module *m, bool full_version,
+                                                         shard_diag_engine *de) {
+  return S_run(m, full_version, true, de);
 }

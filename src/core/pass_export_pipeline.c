@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "explicit_reshards.h"
 #include "lower_pipeline.h"
 #include "pass.h"
 
@@ -40,6 +41,9 @@ typedef struct export_options {
   bool avoid_export, explicit_collectives, remove_ag_rs, per_instruction;
   char *per_instruction_filter;
   bool keep_rules, dump_origins, dump_edges, update_non_divisible, inline_meshes;
+  /* shard lower's first export: the second inserts the all_reduces of
+   * sharded reduction factors (explicit_reshards.h) */
+  bool defer_reductions;
 } export_options;
 
 static export_options S_defaults(void) {
@@ -83,7 +87,9 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
 static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_engine *de) {
   if (!shard_pass_verify_unreduced_axes(m, NULL, de)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
-  if (!shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de)) return false;
+  if (o->defer_reductions ? !shard_explicit_reshards_insert_deferring_reductions(m, full, de)
+                          : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
+    return false;
   if (o->per_instruction) {
     /* Shardy runs -sdy-per-instruction-partitioning here, which shard lacks
      * (it needs the global-to-local conversion). */
@@ -156,10 +162,13 @@ bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de)
    * -sdy-export-pipeline='enable-insert-explicit-collectives=true
    * inline-meshes=false'. The sharding rules the first drops stay dropped
    * before the second partitioner: it must re-create them from the registry
-   * as it would after a separate run, not read a rule written in the input. */
+   * as it would after a separate run, not read a rule written in the input.
+   * One departure: the first leaves the all_reduces of sharded reduction
+   * factors to the second, which would otherwise insert them again. */
   export_options first = S_defaults();
   first.inline_meshes = false;
   export_options second = first;
   second.explicit_collectives = true;
+  first.defer_reductions = true;
   return S_export(m, &first, false, de) && S_export(m, &second, true, de);
 }
