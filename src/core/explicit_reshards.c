@@ -509,8 +509,12 @@ typedef struct xr {
   /* rules created for ops without a sdy.sharding_rule (after an export
    * dropped them), shared by equal ops as in a propagation session */
   shard_rule_cache *rules;
-  /* no all_reduces for sharded reduction factors: a later run inserts them */
+  /* shard lower's first run: no all_reduces for sharded reduction factors,
+   * the second run inserts them */
   bool defer_reductions;
+  /* shard lower's second run: an sdy.all_reduce the first run inserted sums
+   * the axes it reduces, and its operand keeps them unreduced */
+  bool all_reduce_sums_its_axes;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -779,14 +783,17 @@ static bool S_reshard_to_unreduced(xr *x, shard_op *op) {
   return true;
 }
 
-/* insertAllReduceOnOpIfUnreducedToReplicated. An sdy.all_reduce sums the
- * axes it reduces itself: its operand keeps them unreduced (the pass put it
- * there when it ran on this module before, as shard lower's second export
- * does), so only axes neither it nor its result accounts for get another. */
+/* insertAllReduceOnOpIfUnreducedToReplicated. In shard lower's second run
+ * an sdy.all_reduce (the first run put it there) sums the axes it reduces
+ * itself: its operand keeps them unreduced, so only axes neither it nor its
+ * result accounts for get another. Shardy's pass, run once, has no such
+ * case and inserts one. */
 static void S_all_reduce_operands(xr *x, shard_op *op) {
   if (!op->num_results) return;
   shard_tensor_sharding *first = S_sharding(x, &op->results[0]);
-  const shard_attr *ra = shard_op_is(op, &K_sdy_all_reduce) ? shard_op_attr(op, "reduction_axes") : NULL;
+  const shard_attr *ra = x->all_reduce_sums_its_axes && shard_op_is(op, &K_sdy_all_reduce)
+                             ? shard_op_attr(op, "reduction_axes")
+                             : NULL;
   if (first && ra && ra->kind == SHARD_ATTR_SDY_AXIS_LIST && ra->u.axis_list.num) {
     shard_axes u = S_dup_room(x->a, S_unreduced(first), ra->u.axis_list.num);
     for (uint32_t k = 0; k < ra->u.axis_list.num; k++) u.v[u.n++] = ra->u.axis_list.axes[k];
@@ -1552,8 +1559,8 @@ static bool S_run_func(xr *x, shard_op *func) {
   return ok;
 }
 
-static bool S_run(shard_module *m, bool full_version, bool defer_reductions, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), defer_reductions};
+static bool S_run(shard_module *m, bool full_version, int lower_run, shard_diag_engine *de) {
+  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), lower_run == 1, lower_run == 2};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1566,10 +1573,9 @@ static bool S_run(shard_module *m, bool full_version, bool defer_reductions, sha
 }
 
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  return S_run(m, full_version, false, de);
+  return S_run(m, full_version, 0, de);
 }
 
-bool shard_explicit_reshards_insert_deferring_reductions(shard_module *m, bool full_version,
-                                                         shard_diag_engine *de) {
-  return S_run(m, full_version, true, de);
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de) {
+  return S_run(m, full_version, run, de);
 }

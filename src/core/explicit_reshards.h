@@ -37,12 +37,12 @@ void shard_explicit_find_common_axes(const shard_projection *p, const shard_op_s
  * inputs/outputs, conflicting single-device results). */
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de);
 
-/* The same without the all_reduces of sharded reduction factors, for a run
- * that another (full) run follows on the same module, as in shard lower's
- * two exports: the op's result shardings do not record the axes such an
- * all_reduce sums over, so the second run would insert the same all_reduce
- * again and sum the partial results twice. */
-bool shard_explicit_reshards_insert_deferring_reductions(shard_module *m, bool full_version,
-                                                         shard_diag_engine *de);
+/* The same as run 1 or 2 of shard lower's two exports on one module. The
+ * op's result shardings do not record the axes an all_reduce of a sharded
+ * reduction factor sums over, so run 2 would insert the same all_reduce
+ * again and sum the partial results twice: run 1 leaves those all_reduces
+ * to run 2, and run 2 counts the axes an sdy.all_reduce of run 1 reduces
+ * as summed. */
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de);
 
 #endif

@@ -41,9 +41,10 @@ typedef struct export_options {
   bool avoid_export, explicit_collectives, remove_ag_rs, per_instruction;
   char *per_instruction_filter;
   bool keep_rules, dump_origins, dump_edges, update_non_divisible, inline_meshes;
-  /* shard lower's first export: the second inserts the all_reduces of
-   * sharded reduction factors (explicit_reshards.h) */
-  bool defer_reductions;
+  /* 1 or 2: shard lower's first or second export, whose explicit reshards
+   * insert the all_reduces of sharded reduction factors once between them
+   * (explicit_reshards.h); 0 otherwise */
+  int lower_run;
 } export_options;
 
 static export_options S_defaults(void) {
@@ -87,8 +88,8 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
 static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_engine *de) {
   if (!shard_pass_verify_unreduced_axes(m, NULL, de)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
-  if (o->defer_reductions ? !shard_explicit_reshards_insert_deferring_reductions(m, full, de)
-                          : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
+  if (o->lower_run ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
+                   : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
     return false;
   if (o->per_instruction) {
     /* Shardy runs -sdy-per-instruction-partitioning here, which shard lacks
@@ -164,11 +165,13 @@ bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de)
    * before the second partitioner: it must re-create them from the registry
    * as it would after a separate run, not read a rule written in the input.
    * One departure: the first leaves the all_reduces of sharded reduction
-   * factors to the second, which would otherwise insert them again. */
+   * factors to the second, which would otherwise insert them again, and the
+   * second counts an sdy.all_reduce the first inserted as summing its axes. */
   export_options first = S_defaults();
   first.inline_meshes = false;
   export_options second = first;
   second.explicit_collectives = true;
-  first.defer_reductions = true;
+  first.lower_run = 1;
+  second.lower_run = 2;
   return S_export(m, &first, false, de) && S_export(m, &second, true, de);
 }
