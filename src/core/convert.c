@@ -333,7 +333,8 @@ static shard_mesh *parse_simple_mesh(shard_conv_ctx *cx, const shard_source *src
     if (dict && i < len && t[i] == '}') break;
     if (!dict && (i >= len || strncmp(t + i, "device_ids", 10) == 0)) break;
     uint32_t name_start, name_end;
-    if (i < len && (t[i] == '\'' || t[i] == '"')) {
+    bool quoted = i < len && (t[i] == '\'' || t[i] == '"');
+    if (quoted) {
       char q = t[i++];
       name_start = i;
       while (i < len && t[i] != q) i++;
@@ -350,7 +351,7 @@ static shard_mesh *parse_simple_mesh(shard_conv_ctx *cx, const shard_source *src
         i++;
       name_end = i;
     }
-    if (name_end == name_start) {
+    if (name_end == name_start && !quoted) { /* '' is a name, as in Shardy's <[""=4]> */
       SHARD_VEC_FREE(axes);
       mesh_error(cx, src, i, "expected a mesh axis name");
       return NULL;

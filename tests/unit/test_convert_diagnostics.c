@@ -198,6 +198,15 @@ Test(errors, meshes_and_shapes) {
   cv_free(&r);
   cr_assert(cv_setup(&r, "device_ids=[16777215]", NULL));
   cv_free(&r);
+  /* '' is an axis name (Shardy's <[""=4]> prints so as a Python dict); a
+   * missing name is not */
+  cr_assert(cv_setup(&r, "{'': 4, 'x': 2}", NULL), "%s", r.diags.text);
+  cr_assert_eq(r.cx.mesh->num_axes, 2);
+  cr_assert_str_eq(r.cx.mesh->axes[0].name, "");
+  cv_free(&r);
+  cr_assert(!cv_setup(&r, "{: 4}", NULL));
+  cr_assert(strstr(r.diags.text, "error@2: expected a mesh axis name"), "%s", r.diags.text);
+  cv_free(&r);
   cr_assert(cv_setup(&r, "<[\"x\"=2, \"y\"=2], device_ids=[0, 2, 1, 3]>", "tensor<8x16xf32>"));
   cr_assert_eq(r.cx.rank, 2);
   cr_assert_eq(r.cx.shape[1], 16);
