@@ -1572,14 +1572,27 @@ void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const 
   if (c->kind == SHARD_CONV_NAMED) warn_shardy_only(cx, c, target, open_empty_ok);
 }
 
+/* Python strings as these notations are read have no escapes: a name
+ * holding both quote marks cannot be written. */
+static bool python_names_ok(shard_conv_ctx *cx, const shard_conv *c) {
+  const shard_mesh *m = shard_conv_mesh_of(cx, c);
+  for (uint32_t a = 0; m && a < m->num_axes; a++)
+    if (strchr(m->axes[a].name, '\'') && strchr(m->axes[a].name, '"')) {
+      shard_error(cx->de, c->span, "mesh axis \"%s\" cannot be written as a Python string here (it holds both ' and \")",
+                  m->axes[a].name);
+      return false;
+    }
+  return true;
+}
+
 bool shard_conv_print_python(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out,
                              shard_conv_print_fn one) {
-  if (c->kind != SHARD_CONV_TUPLE) return one(cx, c, out, mesh_out);
+  if (c->kind != SHARD_CONV_TUPLE) return python_names_ok(cx, c) && one(cx, c, out, mesh_out);
   shard_buf_putc(out, '(');
   bool ok = true;
   for (uint32_t i = 0; i < c->num_elems && ok; i++) {
     if (i) shard_buf_puts(out, ", ");
-    ok = one(cx, &c->elems[i], out, mesh_out);
+    ok = python_names_ok(cx, &c->elems[i]) && one(cx, &c->elems[i], out, mesh_out);
   }
   if (c->num_elems == 1) shard_buf_putc(out, ',');
   shard_buf_putc(out, ')');

@@ -1481,6 +1481,19 @@ static void print_v3_name(shard_buf *b, const char *name) {
   else shard_buf_printf(b, "'%s'", name);
 }
 
+/* A name holding both quote marks has no V3 spelling. */
+static bool v3_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m) {
+  for (uint32_t a = 0; a < m->num_axes; a++)
+    if (strchr(m->axes[a].name, '\'') && strchr(m->axes[a].name, '"')) {
+      shard_error(cx->de, c->span,
+                  "mesh axis \"%s\" has no HloSharding V3 spelling (V3 strings have no escapes, and the name "
+                  "holds both ' and \")",
+                  m->axes[a].name);
+      return false;
+    }
+  return true;
+}
+
 static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open) {
   shard_buf_putc(b, '{');
   for (uint32_t i = 0; i < n; i++) {
@@ -1534,6 +1547,7 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
       shard_buf_printf(b, "{%s}", kw);
       return true;
     }
+    if (!v3_mesh_names_ok(cx, c, m)) return false;
     shard_buf_putc(b, '{');
     print_v3_mesh(b, m);
     shard_buf_printf(b, ", %s}", kw);
@@ -1563,6 +1577,7 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
   if (s->num_unreduced && s->reduction != SHARD_RED_SUM)
     shard_warning(cx->de, c->span, "HloSharding V3 text does not record the reduction (%s)",
                   shard_reduction_name(s->reduction));
+  if (!v3_mesh_names_ok(cx, c, m)) return false;
   shard_buf_putc(b, '{');
   print_v3_mesh(b, m);
   shard_buf_puts(b, ", [");
