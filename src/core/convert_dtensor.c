@@ -251,7 +251,8 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
       else shard_buf_puts(out, "Replicate()");
     }
     shard_buf_putc(out, ']');
-    if (!cx->mesh) shard_pspec_print_mesh(mesh_out, m);
+    /* the placements count the sharding's mesh dims: name that mesh unless it is the user's */
+    if ((!cx->mesh || !shard_mesh_equal(m, cx->mesh)) && mesh_out->len == 0) shard_pspec_print_mesh(mesh_out, m);
     return true;
   }
   bool split;
