@@ -1572,17 +1572,24 @@ void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const 
   if (c->kind == SHARD_CONV_NAMED) warn_shardy_only(cx, c, target, open_empty_ok);
 }
 
-/* Python strings as these notations are read have no escapes: a name
- * holding both quote marks cannot be written. */
-static bool python_names_ok(shard_conv_ctx *cx, const shard_conv *c) {
-  const shard_mesh *m = shard_conv_mesh_of(cx, c);
+bool shard_conv_quotable(const char *name) {
+  return !(strchr(name, '\'') && strchr(name, '"'));
+}
+
+bool shard_conv_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m,
+                              bool (*spellable)(const char *name), const char *notation, const char *why) {
   for (uint32_t a = 0; m && a < m->num_axes; a++)
-    if (strchr(m->axes[a].name, '\'') && strchr(m->axes[a].name, '"')) {
-      shard_error(cx->de, c->span, "mesh axis \"%s\" cannot be written as a Python string here (it holds both ' and \")",
-                  m->axes[a].name);
+    if (!spellable(m->axes[a].name)) {
+      shard_error(cx->de, c->span, "mesh axis \"%s\" has no %s spelling (%s)", m->axes[a].name, notation, why);
       return false;
     }
   return true;
+}
+
+/* Python strings as these notations are read have no escapes. */
+static bool python_names_ok(shard_conv_ctx *cx, const shard_conv *c) {
+  return shard_conv_mesh_names_ok(cx, c, shard_conv_mesh_of(cx, c), shard_conv_quotable, "Python string",
+                                  "Python strings here have no escapes, and the name holds both ' and \"");
 }
 
 bool shard_conv_print_python(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out,

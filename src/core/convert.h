@@ -126,6 +126,14 @@ shard_mesh *shard_conv_mesh_new(shard_conv_ctx *cx, uint32_t num_axes, const cha
 /* The mesh to print `c` on: its own, else the user's. */
 const shard_mesh *shard_conv_mesh_of(const shard_conv_ctx *cx, const shard_conv *c);
 
+/* Whether a name can be written as a string without escapes (Python, V3):
+ * it does not hold both ' and ". */
+bool shard_conv_quotable(const char *name);
+/* Checks that every axis name of `m` (may be NULL) passes `spellable`; else
+ * reports at c's span: mesh axis "N" has no <notation> spelling (<why>). */
+bool shard_conv_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m,
+                              bool (*spellable)(const char *name), const char *notation, const char *why);
+
 /* Rewrites a NAMED sharding so that it uses no sub-axes: every mesh axis that
  * some sub-axis splits becomes several axes named name_0, name_1, ... (major
  * first). Device order is unchanged. Returns `c` itself when nothing needs

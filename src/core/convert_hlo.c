@@ -1483,15 +1483,8 @@ static void print_v3_name(shard_buf *b, const char *name) {
 
 /* A name holding both quote marks has no V3 spelling. */
 static bool v3_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m) {
-  for (uint32_t a = 0; a < m->num_axes; a++)
-    if (strchr(m->axes[a].name, '\'') && strchr(m->axes[a].name, '"')) {
-      shard_error(cx->de, c->span,
-                  "mesh axis \"%s\" has no HloSharding V3 spelling (V3 strings have no escapes, and the name "
-                  "holds both ' and \")",
-                  m->axes[a].name);
-      return false;
-    }
-  return true;
+  return shard_conv_mesh_names_ok(cx, c, m, shard_conv_quotable, "HloSharding V3",
+                                  "V3 strings have no escapes, and the name holds both ' and \"");
 }
 
 static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open) {

@@ -241,15 +241,8 @@ shard_conv *shard_tf_parse(shard_conv_ctx *cx, const shard_source *src) {
 }
 
 static bool tf_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m) {
-  for (uint32_t a = 0; a < m->num_axes; a++)
-    if (!tf_name_ok(m->axes[a].name)) {
-      shard_error(cx->de, c->span,
-                  "mesh axis \"%s\" has no TF DTensor spelling (letters, digits and '_', not "
-                  "unsharded/any/match)",
-                  m->axes[a].name);
-      return false;
-    }
-  return true;
+  return shard_conv_mesh_names_ok(cx, c, m, tf_name_ok, "TF DTensor",
+                                  "letters, digits and '_', not unsharded/any/match");
 }
 
 static void print_tf_mesh(shard_buf *b, const shard_mesh *m) {

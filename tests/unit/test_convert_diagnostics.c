@@ -180,8 +180,8 @@ Test(errors, other_parsers) {
   expect_error(SDY, HLO, NULL, NULL, "sdy.mesh @m = <[\"x\"=2]>; <@m, [{\"x\"}, {\"x\"}]>", 26, "used twice");
   /* V3 and Python strings have no escapes: a name with both quote marks has no spelling there */
   expect_error(SDY, V3, NULL, NULL, "sdy.mesh @m = <[\"a'b\\\"c\"=2]>; <@m, [{}]>", 31, "no HloSharding V3 spelling");
-  expect_error(SDY, PSPEC, NULL, NULL, "sdy.mesh @m = <[\"a'b\\\"c\"=2]>; <@m, [{}]>", 31, "cannot be written as a Python string");
-  expect_error(SDY, DT, NULL, NULL, "sdy.mesh @m = <[\"a'b\\\"c\"=2]>; <@m, [{}]>", 31, "cannot be written as a Python string");
+  expect_error(SDY, PSPEC, NULL, NULL, "sdy.mesh @m = <[\"a'b\\\"c\"=2]>; <@m, [{}]>", 31, "no Python string spelling");
+  expect_error(SDY, DT, NULL, NULL, "sdy.mesh @m = <[\"a'b\\\"c\"=2]>; <@m, [{}]>", 31, "no Python string spelling");
   expect_error(SDY, HLO, NULL, NULL, "sdy.mesh @m = <[\"x\"=2]>; <@m, [{\"x\"}, {\"y\"}]>", 26, "unknown axis name");
 }
 
