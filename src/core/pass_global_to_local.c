@@ -33,6 +33,9 @@
  *                          devices start from 0 when the updates are split
  *   stablehlo.convolution -> local group counts, no sdy.sharding
  *   stablehlo.dynamic_slice -> local slice_sizes on dims taken whole
+ *   sdy.propagation_barrier -> its operand (it only steered propagation,
+ *                          and the reshards before it were placed
+ *                          looking through it)
  *   other stablehlo ops -> the same op with local result types
  *
  * Ops are rewritten in place of the original, so a value that replaces a
@@ -1546,8 +1549,18 @@ static void S_inline_manual(shard_op *op) {
   shard_op_erase(op);
 }
 
+/* The barrier's result keeps the global type it was given; its users take
+ * the operand, whose sharding the explicit reshards already read through
+ * the barrier. */
+static void S_propagation_barrier(shard_op *op) {
+  if (op->num_operands != 1 || op->num_results != 1) return;
+  shard_value_replace_all_uses(&op->results[0], op->operands[0].value);
+  shard_op_erase(op);
+}
+
 static void S_convert_op(g2l *c, shard_op *op) {
   const char *n = op->name;
+  if (!strcmp(n, "sdy.propagation_barrier")) return S_propagation_barrier(op);
   if (!strcmp(n, "sdy.all_gather")) return S_all_gather(c, op);
   if (!strcmp(n, "sdy.all_reduce")) return S_all_reduce(c, op);
   if (!strcmp(n, "sdy.all_slice")) return S_all_slice(c, op);
