@@ -515,6 +515,9 @@ typedef struct xr {
   /* shard lower's second run: an sdy.all_reduce the first run inserted sums
    * the axes it reduces, and its operand keeps them unreduced */
   bool all_reduce_sums_its_axes;
+  /* shard lower: an op Shardy leaves alone because its sharded tensors
+   * sit on meshes with different axes is an error */
+  bool refuse_mixed_meshes;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -1017,6 +1020,32 @@ static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh
   return true;
 }
 
+static const char *S_mesh_label(const shard_tensor_sharding *s) {
+  return s->mesh_name && !s->inline_mesh ? s->mesh_name : NULL;
+}
+
+/* S_pick_mesh found no common mesh. Shardy leaves the op as it is, which is
+ * right when every tensor is replicated; when one is sharded and another
+ * sits on a mesh with other axes, the per-device program would compute the
+ * op from shards laid out for a different mesh, so shard lower stops. */
+static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_mesh *mi = S_mesh(x, s[i]);
+    if (!mi || shard_mesh_is_maximal(mi) || S_fully_replicated(s[i])) continue;
+    for (uint32_t j = 0; j < n; j++) {
+      const shard_mesh *mj = S_mesh(x, s[j]);
+      if (!mj || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj)) continue;
+      const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
+      shard_error(x->de, op->span,
+                  "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
+                  "insert-explicit-reshards leaves without reshards: shard lower cannot partition it",
+                  op->name, a ? "@" : "", a ? a : "an inline mesh", b ? "@" : "", b ? b : "an inline mesh");
+      x->failed = true;
+      return;
+    }
+  }
+}
+
 /* shouldReshardToCommonMesh: sharded on a mesh whose device order differs. */
 static bool S_other_device_order(xr *x, const shard_tensor_sharding *s, const mesh_pick *p) {
   if (S_fully_replicated(s)) return false;
@@ -1503,7 +1532,10 @@ static bool S_visit(xr *x, shard_op *op) {
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
-  if (!S_pick_mesh(x, v.in, nin + nout, &v.mesh)) return true;
+  if (!S_pick_mesh(x, v.in, nin + nout, &v.mesh)) {
+    if (x->refuse_mixed_meshes) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
+    return true;
+  }
 
   v.sizes = SHARD_NEW_ARRAY(x->a, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
@@ -1559,8 +1591,9 @@ static bool S_run_func(xr *x, shard_op *func) {
   return ok;
 }
 
-static bool S_run(shard_module *m, bool full_version, int lower_run, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), lower_run == 1, lower_run == 2};
+static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
+  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), lower_run == 1, lower_run == 2,
+          for_lower};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1569,13 +1602,13 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, shard_diag_
   for (uint32_t i = 0; i < funcs.len; i++) ok = S_run_func(&x, funcs.items[i]) && ok;
   SHARD_VEC_FREE(funcs);
   shard_rule_cache_free(x.rules);
-  return ok;
+  return ok && !x.failed;
 }
 
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  return S_run(m, full_version, 0, de);
+  return S_run(m, full_version, 0, false, de);
 }
 
 bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de) {
-  return S_run(m, full_version, run, de);
+  return S_run(m, full_version, run, true, de);
 }

@@ -37,12 +37,15 @@ void shard_explicit_find_common_axes(const shard_projection *p, const shard_op_s
  * inputs/outputs, conflicting single-device results). */
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de);
 
-/* The same as run 1 or 2 of shard lower's two exports on one module. The
+/* The pass as shard lower runs it: `run` is 1 or 2 for its two exports
+ * after propagation, 0 for its one export of the shardings as written. The
  * op's result shardings do not record the axes an all_reduce of a sharded
  * reduction factor sums over, so run 2 would insert the same all_reduce
  * again and sum the partial results twice: run 1 leaves those all_reduces
  * to run 2, and run 2 counts the axes an sdy.all_reduce of run 1 reduces
- * as summed. */
+ * as summed. In every run an op Shardy leaves alone because a sharded
+ * tensor of it sits on a mesh with other axes than another's is an error:
+ * its per-device program would be wrong. */
 bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de);
 
 #endif

@@ -10,6 +10,12 @@
 
 #include "verify.h"
 
+static bool S_constraints_to_reshards(shard_module *m, shard_diag_engine *de) {
+  return shard_pass_sharding_constraint_to_reshard(m, NULL, de);
+}
+
+static bool S_close(shard_module *m, shard_diag_engine *de) { return shard_pass_close_shardings(m, NULL, de); }
+
 bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de) {
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
@@ -17,18 +23,10 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
     return shard_propagation_pipeline_run_until_export(m, NULL, de) && de->errors == before &&
            shard_export_pipeline_run_for_lower(m, de) && de->errors == before &&
            shard_verify_module(m, &vopts, de) && de->errors == before;
-  typedef struct step {
-    shard_pass_fn run;
-    const char *options;
-  } step;
-  static const step as_written[] = {
-      {shard_pass_sharding_constraint_to_reshard, NULL},
-      {shard_pass_close_shardings, NULL},
-      {shard_pass_export_pipeline, "enable-insert-explicit-collectives=true inline-meshes=false"},
-  };
+  typedef bool (*step)(shard_module *m, shard_diag_engine *de);
+  static const step as_written[] = {S_constraints_to_reshards, S_close, shard_export_pipeline_run_as_written_for_lower};
   for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++)
-    if (!as_written[i].run(m, as_written[i].options, de) || de->errors != before ||
-        !shard_verify_module(m, &vopts, de) || de->errors != before)
+    if (!as_written[i](m, de) || de->errors != before || !shard_verify_module(m, &vopts, de) || de->errors != before)
       return false;
   return true;
 }

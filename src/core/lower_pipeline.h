@@ -19,6 +19,11 @@ bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *op
  * collectives (pass_export_pipeline.c). */
 bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de);
 
+/* -sdy-export-pipeline='enable-insert-explicit-collectives=true
+ * inline-meshes=false' with the partitioner as shard lower runs it
+ * (explicit_reshards.h), for shardings as written. */
+bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, shard_diag_engine *de);
+
 /* All of `shard lower` before the per-device conversion: the propagation
  * pipeline (or, without `propagate`, the shardings as written, closed) and
  * the exports with explicit collectives, the result verified. False after

@@ -45,6 +45,10 @@ typedef struct export_options {
    * insert the all_reduces of sharded reduction factors once between them
    * (explicit_reshards.h); 0 otherwise */
   int lower_run;
+  /* shard lower's exports (lower_run 0 for its one export of the
+   * shardings as written): the partitioner runs as
+   * shard_explicit_reshards_insert_for_lower */
+  bool for_lower;
 } export_options;
 
 static export_options S_defaults(void) {
@@ -88,7 +92,7 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
 static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_engine *de) {
   if (!shard_pass_verify_unreduced_axes(m, NULL, de)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
-  if (o->lower_run ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
+  if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
                    : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
     return false;
   if (o->per_instruction) {
@@ -173,5 +177,14 @@ bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de)
   second.explicit_collectives = true;
   first.lower_run = 1;
   second.lower_run = 2;
+  first.for_lower = second.for_lower = true;
   return S_export(m, &first, false, de) && S_export(m, &second, true, de);
+}
+
+bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, shard_diag_engine *de) {
+  export_options o = S_defaults();
+  o.inline_meshes = false;
+  o.explicit_collectives = true;
+  o.for_lower = true;
+  return S_export(m, &o, false, de);
 }
