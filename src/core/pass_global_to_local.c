@@ -33,6 +33,10 @@
  *                          devices start from 0 when the updates are split
  *   stablehlo.convolution -> local group counts, no sdy.sharding
  *   stablehlo.dynamic_slice -> local slice_sizes on dims taken whole
+ *   stablehlo.dynamic_update_slice -> on a dim the operand is sharded
+ *                          along and the update does not span, each device
+ *                          writes its part of the update (a window of the
+ *                          padded update, masked by position)
  *   sdy.propagation_barrier -> its operand (it only steered propagation,
  *                          and the reshards before it were placed
  *                          looking through it)
@@ -1207,6 +1211,12 @@ static shard_value *S_splat(g2l *c, shard_op *before, shard_type *t, const char 
   return &op->results[0];
 }
 
+/* The literal of zero (false for i1) of an element type. */
+static const char *S_zero_literal(const char *elem) {
+  const char *e = elem ? elem : "";
+  return e[0] == 'f' || !strncmp(e, "bf", 2) ? "0.000000e+00" : !strcmp(e, "i1") ? "false" : "0";
+}
+
 static shard_value *S_binary(g2l *c, shard_op *before, const char *name, shard_value *x, shard_value *y,
                              shard_type *t) {
   shard_value *xy[2] = {x, y};
@@ -1226,6 +1236,111 @@ static shard_value *S_broadcast(g2l *c, shard_op *before, shard_value *v, shard_
   shard_op *b = S_new(c, before, "stablehlo.broadcast_in_dim", 1, &v, t, 0);
   shard_op_set_attr(c->a, b, "broadcast_dimensions", shard_attr_dense_i64(c->a, dims, n), true);
   return &b->results[0];
+}
+
+/* A dynamic_update_slice whose operand is sharded along a dim the update
+ * does not span (Shardy's rule keeps that dim sharded and the update
+ * replicated there) writes on each device the part of the update that
+ * falls in its shard. Per such dim, with the start clamped as StableHLO
+ * does (into [0, size - update]) and made local (minus the shard's offset),
+ * the update padded by the local size L on both sides is cut to a window of
+ * L at L - local start, which stays in range whenever shard and update
+ * overlap; local positions inside [local start, local start + update) of
+ * every such dim take the window, the others keep the operand. Dims the
+ * update spans, or that are not sharded, are left to the window's plain
+ * cut (start 0) or, when none is sharded, to the op itself. */
+static void S_dynamic_update_slice(g2l *c, shard_op *op) {
+  uint32_t rank = op->results[0].type && op->results[0].type->kind == SHARD_TYPE_TENSOR ? op->results[0].type->rank : 0;
+  shard_value *x = op->operands[0].value, *u = op->num_operands > 1 ? op->operands[1].value : NULL;
+  shard_type *gout = op->results[0].type, *gupd = u ? S_global_type(c, u) : NULL;
+  const shard_tensor_sharding *in = S_value_sharding(c, x), *out = S_value_sharding(c, &op->results[0]);
+  const shard_mesh *mesh = out ? shard_pass_sharding_mesh(c->m, out) : NULL;
+  S_localize_results(c, op);
+  shard_type *local = op->results[0].type;
+  if (!rank || rank > G2L_MAX_RANK || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh ||
+      local == gout || !x->type || !u->type || u->type->rank != rank)
+    return;
+  bool split[G2L_MAX_RANK] = {false}, any = false;
+  for (uint32_t d = 0; d < rank; d++) {
+    if (local->dims[d] == gout->dims[d] || gupd->dims[d] == gout->dims[d]) continue;
+    if (!S_same_axes(S_dim(in, d), S_dim(out, d)) || u->type->dims[d] != gupd->dims[d]) {
+      char msg[160];
+      snprintf(msg, sizeof msg,
+               "dimension %u is sharded but the update is not a full update and is not replicated along it", d);
+      S_fail(c, op, msg);
+      return;
+    }
+    split[d] = any = true;
+  }
+  if (!any) return;
+  shard_type *i64 = S_i64_scalar(c);
+  int64_t low[G2L_MAX_RANK], high[G2L_MAX_RANK], interior[G2L_MAX_RANK], padded[G2L_MAX_RANK];
+  shard_value **starts = SHARD_NEW_ARRAY(c->a, shard_value *, rank + 2);
+  shard_value *rel[G2L_MAX_RANK] = {NULL};
+  starts[0] = NULL;
+  for (uint32_t d = 0; d < rank; d++) {
+    interior[d] = 0;
+    low[d] = high[d] = split[d] ? local->dims[d] : 0;
+    padded[d] = u->type->dims[d] + low[d] + high[d];
+    if (!split[d]) {
+      starts[d + 1] = S_constant_i64(c, op, "0", 0, NULL);
+      continue;
+    }
+    shard_value *start = op->operands[d + 2].value;
+    if (!start->type || !start->type->elem || strcmp(start->type->elem, "i64"))
+      start = &S_new(c, op, "stablehlo.convert", 1, &start, i64, 0)->results[0];
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)(gout->dims[d] - gupd->dims[d]));
+    shard_value *clamp_ops[3] = {S_constant_i64(c, op, "0", 0, NULL), start, S_constant_i64(c, op, num, 0, NULL)};
+    start = &S_new(c, op, "stablehlo.clamp", 3, clamp_ops, i64, 0)->results[0];
+    const shard_dim_sharding *ds = S_dim(out, d);
+    shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, local->dims[d]);
+    rel[d] = S_binary(c, op, "stablehlo.subtract", start, off, i64);
+    snprintf(num, sizeof num, "%lld", (long long)local->dims[d]);
+    starts[d + 1] = S_binary(c, op, "stablehlo.subtract", S_constant_i64(c, op, num, 0, NULL), rel[d], i64);
+  }
+  shard_value *pad_ops[2] = {u, S_splat(c, op, S_tensor(c, 0, NULL, local->elem), S_zero_literal(local->elem))};
+  shard_op *pad = S_new(c, op, "stablehlo.pad", 2, pad_ops, S_tensor(c, rank, padded, local->elem), 0);
+  shard_op_set_attr(c->a, pad, "edge_padding_low", shard_attr_dense_i64(c->a, low, rank), true);
+  shard_op_set_attr(c->a, pad, "edge_padding_high", shard_attr_dense_i64(c->a, high, rank), true);
+  shard_op_set_attr(c->a, pad, "interior_padding", shard_attr_dense_i64(c->a, interior, rank), true);
+  starts[0] = &pad->results[0];
+  int64_t window[G2L_MAX_RANK];
+  for (uint32_t d = 0; d < rank; d++) window[d] = split[d] ? local->dims[d] : u->type->dims[d];
+  shard_op *cut = S_new(c, op, "stablehlo.dynamic_slice", rank + 1, starts, S_tensor(c, rank, window, local->elem), 0);
+  shard_op_set_attr(c->a, cut, "slice_sizes", shard_attr_dense_i64(c->a, window, rank), true);
+  /* the window covers the split dims whole: the op now updates the local
+   * operand with it at start 0 there and at the given starts elsewhere */
+  shard_value *upd = &cut->results[0];
+  shard_value *mask = NULL;
+  shard_type *idx_t = S_tensor(c, rank, window, "i64");
+  for (uint32_t d = 0; d < rank; d++) {
+    if (!split[d]) continue;
+    shard_op *iota = S_new(c, op, "stablehlo.iota", 0, NULL, idx_t, 0);
+    S_int_attr(c, iota, "iota_dimension", d);
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)gupd->dims[d]);
+    shard_value *lo = S_broadcast(c, op, rel[d], idx_t, NULL, 0);
+    shard_value *hi = S_broadcast(c, op, S_binary(c, op, "stablehlo.add", rel[d], S_constant_i64(c, op, num, 0, NULL), i64),
+                                  idx_t, NULL, 0);
+    shard_value *inside = S_binary(c, op, "stablehlo.and", S_compare(c, op, "GE", &iota->results[0], lo),
+                                   S_compare(c, op, "LT", &iota->results[0], hi), S_tensor(c, rank, window, "i1"));
+    mask = mask ? S_binary(c, op, "stablehlo.and", mask, inside, inside->type) : inside;
+  }
+  /* the operand's values where the update does not reach: the same window
+   * of the local operand, at the starts the op will write it to (start
+   * indices share one type, that of the op's own) */
+  shard_type *start_t = op->operands[2].value->type;
+  shard_value *zero = S_splat(c, op, start_t, "0");
+  shard_value **xstarts = SHARD_NEW_ARRAY(c->a, shard_value *, rank + 2);
+  xstarts[0] = x;
+  for (uint32_t d = 0; d < rank; d++) xstarts[d + 1] = split[d] ? zero : op->operands[d + 2].value;
+  shard_op *keep = S_new(c, op, "stablehlo.dynamic_slice", rank + 1, xstarts, upd->type, 0);
+  shard_op_set_attr(c->a, keep, "slice_sizes", shard_attr_dense_i64(c->a, window, rank), true);
+  shard_value *sel_ops[3] = {mask, upd, &keep->results[0]};
+  shard_operand_set(&op->operands[1], &S_new(c, op, "stablehlo.select", 3, sel_ops, upd->type, 0)->results[0]);
+  for (uint32_t d = 0; d < rank; d++)
+    if (split[d]) shard_operand_set(&op->operands[d + 2], zero);
 }
 
 /* A gather whose operand is sharded along a passed-through dim takes
@@ -1386,9 +1501,7 @@ static void S_gather(g2l *c, shard_op *op) {
   bool scalar_mask = mask->type->rank == 0;
   shard_value *bmask =
       S_broadcast(c, op, mask, S_tensor(c, out->rank, out->dims, "i1"), scalar_mask ? NULL : bdims, scalar_mask ? 0 : nb);
-  const char *e = out->elem ? out->elem : "";
-  const char *zero = e[0] == 'f' || !strncmp(e, "bf", 2) ? "0.000000e+00" : !strcmp(e, "i1") ? "false" : "0";
-  shard_value *ops3[3] = {bmask, &g->results[0], S_splat(c, op, out, zero)};
+  shard_value *ops3[3] = {bmask, &g->results[0], S_splat(c, op, out, S_zero_literal(out->elem))};
   S_replace(c, op, &S_new(c, op, "stablehlo.select", 3, ops3, out, 0)->results[0]);
 }
 
@@ -1473,9 +1586,8 @@ static void S_scatter(g2l *c, shard_op *op) {
     shard_buf_putc(&b, ']');
     shard_value *zeros[G2L_MAX_RANK];
     for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++) {
-      const char *e = op->operands[i].value->type->elem ? op->operands[i].value->type->elem : "";
-      zeros[i] = S_splat(c, op, S_tensor(c, 0, NULL, e),
-                         e[0] == 'f' || !strncmp(e, "bf", 2) ? "0.000000e+00" : !strcmp(e, "i1") ? "false" : "0");
+      const char *e = op->operands[i].value->type->elem;
+      zeros[i] = S_splat(c, op, S_tensor(c, 0, NULL, e), S_zero_literal(e));
     }
     shard_value *dev = S_device_id(c, op);
     shard_value *table = S_splat(c, op, S_tensor(c, 1, &total, "i1"), shard_buf_str(&b));
@@ -1574,6 +1686,7 @@ static void S_convert_op(g2l *c, shard_op *op) {
   if (!strcmp(n, "stablehlo.pad")) return S_pad(c, op);
   if (!strcmp(n, "stablehlo.slice")) return S_slice(c, op);
   if (!strcmp(n, "stablehlo.dynamic_slice")) return S_dynamic_slice(c, op);
+  if (!strcmp(n, "stablehlo.dynamic_update_slice")) return S_dynamic_update_slice(c, op);
   if (!strcmp(n, "stablehlo.convolution")) return S_convolution(c, op);
   if (!strcmp(n, "stablehlo.gather")) return S_gather(c, op);
   if (!strcmp(n, "stablehlo.scatter")) return S_scatter(c, op);
