@@ -249,18 +249,35 @@ static const char *func_name(const shard_op *fn) {
   return a && a->kind == SHARD_ATTR_STRING ? a->u.str.data : NULL;
 }
 
-/* The device count of the function's shardings; 0 when they disagree. */
-static int64_t func_devices(const shard_module *m, const shard_op *fn, const shard_type *ft) {
-  int64_t n = 1;
-  for (uint32_t i = 0; i < ft->num_inputs + ft->num_results; i++) {
-    const shard_tensor_sharding *s = i < ft->num_inputs ? shard_pass_func_arg_sharding(fn, i)
-                                                         : shard_pass_func_result_sharding(fn, i - ft->num_inputs);
-    const shard_mesh *mesh = s ? shard_module_sharding_mesh(m, s) : NULL;
-    int64_t k = mesh ? shard_mesh_num_devices(mesh) : 1;
-    if (k > 1 && n > 1 && k != n) return 0;
-    if (k > n) n = k;
-  }
-  return n;
+typedef struct device_count {
+  const shard_module *m;
+  int64_t n;
+  bool mixed;
+} device_count;
+
+static void count_mesh(device_count *d, const shard_tensor_sharding *s) {
+  const shard_mesh *mesh = s ? shard_module_sharding_mesh(d->m, s) : NULL;
+  int64_t k = mesh ? shard_mesh_num_devices(mesh) : 1;
+  if (k > 1 && d->n > 1 && k != d->n) d->mixed = true;
+  if (k > d->n) d->n = k;
+}
+
+static shard_tensor_sharding *count_sharding(shard_tensor_sharding *s, void *ctx) {
+  count_mesh(ctx, s);
+  return s;
+}
+
+/* The device count of the function's shardings; 0 when they disagree. A
+ * function whose arguments and results are all unsharded still runs on
+ * the devices of the shardings inside it (a constant made unreduced, say),
+ * read from the whole module. */
+static int64_t func_devices(shard_module *m, const shard_op *fn, const shard_type *ft) {
+  device_count d = {m, 1, false};
+  for (uint32_t i = 0; i < ft->num_inputs + ft->num_results; i++)
+    count_mesh(&d, i < ft->num_inputs ? shard_pass_func_arg_sharding(fn, i)
+                                      : shard_pass_func_result_sharding(fn, i - ft->num_inputs));
+  if (d.n == 1 && !d.mixed) shard_pass_map_shardings(m, count_sharding, &d);
+  return d.mixed ? 0 : d.n;
 }
 
 /* The per-device program plus a driver @__shard_verify_<name> taking every

@@ -516,7 +516,8 @@ typedef struct xr {
    * the axes it reduces, and its operand keeps them unreduced */
   bool all_reduce_sums_its_axes;
   /* shard lower: an op Shardy leaves alone because its sharded tensors
-   * sit on meshes with different axes is an error */
+   * sit on meshes with different axes is an error, and results made
+   * unreduced by no reduction get a replicated_to_unreduced */
   bool refuse_mixed_meshes;
 } xr;
 
@@ -1411,6 +1412,43 @@ static void S_all_reduce_results(xr *x, op_view *v, const shard_axes *common, bo
   }
 }
 
+/* shard lower: result axes an op declares unreduced although no sharded
+ * reduction factor of it produces partial sums over them and no operand
+ * brings them in. Every device along those axes computed the whole value,
+ * and summing the partial values over them would count it once per
+ * device: a replicated_to_unreduced after the op keeps the value on the
+ * first device along them and zero on the others. Shardy leaves such an op
+ * as it is (it makes values unreduced only where a use asks for it). */
+static void S_introduced_unreduced(xr *x, shard_op *op, const shard_op_sharding_rule *r, const shard_axes *common) {
+  SHARD_VEC(shard_axis_ref) known = {0};
+  for (uint32_t k = 0; r && common && k < r->num_reduction; k++) {
+    if (r->reduction[k] < 0 || (uint32_t)r->reduction[k] >= r->num_factors) continue;
+    shard_axes a = common[r->reduction[k]];
+    for (uint32_t i = 0; i < a.n; i++) SHARD_VEC_PUSH(known, a.v[i]);
+  }
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    shard_axes u = S_unreduced(S_sharding(x, op->operands[i].value));
+    for (uint32_t j = 0; j < u.n; j++) SHARD_VEC_PUSH(known, u.v[j]);
+  }
+  shard_axes carried = S_dup(x->a, known.items, known.len);
+  SHARD_VEC_FREE(known);
+  cursor c = S_after(op);
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    shard_value *res = &op->results[i];
+    shard_tensor_sharding *s = S_sharding(x, res);
+    const shard_mesh *m = S_mesh(x, s);
+    if (!m || !s->num_unreduced) continue;
+    shard_axes added = S_set_diff(x->a, S_unreduced(s), carried, m);
+    if (!added.n) continue;
+    shard_propagation_set_value_sharding(x->a, res, S_with_unreduced(x, s, S_set_diff(x->a, S_unreduced(s), added, m)));
+    shard_op *r2u = S_new_op(x, "sdy.replicated_to_unreduced", res, op);
+    shard_op_set_attr(x->a, r2u, "axes", S_axis_list_attr(x, S_sort_and_merge(x->a, added, m)), true);
+    shard_op_set_attr(x->a, r2u, "out_sharding", shard_attr_sharding(x->a, s), true);
+    S_insert(&c, r2u);
+    S_replace_uses_except(res, &r2u->results[0], r2u);
+  }
+}
+
 static shard_op *S_global_mesh(xr *x) {
   shard_block *b = x->m->top->num_regions ? x->m->top->regions[0].first : NULL;
   for (shard_op *op = b ? b->first : NULL; op; op = op->next) {
@@ -1529,6 +1567,8 @@ static bool S_visit(xr *x, shard_op *op) {
   shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
                                      ? attached->u.rule
                                      : shard_rule_create_cached(x->rules, x->a, op, false);
+  /* an op of no operands (a constant) made unreduced has no rule to say so */
+  if (x->refuse_mixed_meshes && full && !x->defer_reductions && !nin) S_introduced_unreduced(x, op, NULL, NULL);
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
@@ -1544,6 +1584,7 @@ static bool S_visit(xr *x, shard_op *op) {
   v.proj = shard_projection_build(x->a, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
   shard_axes *common = S_process(x, &v, full);
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
+  if (x->refuse_mixed_meshes && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
   return true;
 }
 

@@ -24,6 +24,8 @@
  *                          all_reduce + dynamic_slice (or one combined
  *                          reduce_scatter with combine-multi-dimension-
  *                          reduce-scatter=true)
+ *   sdy.replicated_to_unreduced -> a select keeping the value on the
+ *                          devices first along the axes, zero elsewhere
  *   sdy.constant        -> stablehlo.constant (sliced per device when
  *                          sharded and not a splat)
  *   stablehlo.gather    -> local slice_sizes; sharded collapsed dims:
@@ -1238,6 +1240,62 @@ static shard_value *S_broadcast(g2l *c, shard_op *before, shard_value *v, shard_
   return &b->results[0];
 }
 
+/* Whether this device comes first along `axes` (its shard index there is
+ * 0), as a tensor<1xi1> read from a table by device id. */
+static shard_value *S_first_along(g2l *c, shard_op *before, const shard_mesh *mesh, const shard_axis_ref *axes,
+                                  uint32_t n) {
+  int64_t total = shard_mesh_num_devices(mesh), one = 1;
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_putc(&b, '[');
+  for (int64_t d = 0; d < total; d++)
+    shard_buf_printf(&b, "%s%s", d ? ", " : "", S_shard_index(d, mesh, axes, n) == 0 ? "true" : "false");
+  shard_buf_putc(&b, ']');
+  shard_value *dev = S_device_id(c, before);
+  shard_value *table = S_splat(c, before, S_tensor(c, 1, &total, "i1"), shard_buf_str(&b));
+  shard_buf_free(&b);
+  shard_value *ops[2] = {table, dev};
+  shard_op *ds = S_new(c, before, "stablehlo.dynamic_slice", 2, ops, S_tensor(c, 1, &one, "i1"), 0);
+  shard_op_set_attr(c->a, ds, "slice_sizes", shard_attr_dense_i64(c->a, &one, 1), true);
+  return &ds->results[0];
+}
+
+/* A scalar zero of an element type. */
+static shard_value *S_zero(g2l *c, shard_op *before, const char *elem) {
+  return S_splat(c, before, S_tensor(c, 0, NULL, elem), S_zero_literal(elem));
+}
+
+/* v on the devices `first` (S_first_along) holds for, `zero` (a scalar)
+ * on the others. */
+static shard_value *S_only_on_first(g2l *c, shard_op *before, shard_value *v, shard_value *first, shard_value *zero) {
+  int64_t zero_dim = 0;
+  shard_type *t = v->type;
+  shard_value *mask =
+      S_broadcast(c, before, first, S_tensor(c, t->rank, t->dims, "i1"), &zero_dim, t->rank ? 1 : 0);
+  shard_value *zeros = S_broadcast(c, before, zero, t, NULL, 0);
+  shard_value *sel_ops[3] = {mask, v, zeros};
+  return &S_new(c, before, "stablehlo.select", 3, sel_ops, t, 0)->results[0];
+}
+
+/* sdy.replicated_to_unreduced: the value stays whole on the devices first
+ * along the axes and becomes zero on the others, so that summing over the
+ * axes gives it back once. */
+static void S_replicated_to_unreduced(g2l *c, shard_op *op) {
+  const shard_attr *axes = shard_op_attr(op, "axes");
+  shard_tensor_sharding *s;
+  const shard_mesh *mesh = S_op_mesh(c, op, &s);
+  if (!mesh || op->num_operands != 1 || op->num_results != 1) return;
+  shard_value *x = op->operands[0].value;
+  if (!axes || axes->kind != SHARD_ATTR_SDY_AXIS_LIST || !axes->u.axis_list.num || !x->type ||
+      x->type->kind != SHARD_TYPE_TENSOR) {
+    S_replace(c, op, x);
+    return;
+  }
+  shard_value *zero = S_zero(c, op, x->type->elem);
+  shard_value *first = S_first_along(c, op, mesh, axes->u.axis_list.axes, axes->u.axis_list.num);
+  S_replace(c, op, S_only_on_first(c, op, x, first, zero));
+}
+
 /* A dynamic_update_slice whose operand is sharded along a dim the update
  * does not span (Shardy's rule keeps that dim sharded and the update
  * replicated there) writes on each device the part of the update that
@@ -1299,7 +1357,7 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
     snprintf(num, sizeof num, "%lld", (long long)local->dims[d]);
     starts[d + 1] = S_binary(c, op, "stablehlo.subtract", S_constant_i64(c, op, num, 0, NULL), rel[d], i64);
   }
-  shard_value *pad_ops[2] = {u, S_splat(c, op, S_tensor(c, 0, NULL, local->elem), S_zero_literal(local->elem))};
+  shard_value *pad_ops[2] = {u, S_zero(c, op, local->elem)};
   shard_op *pad = S_new(c, op, "stablehlo.pad", 2, pad_ops, S_tensor(c, rank, padded, local->elem), 0);
   shard_op_set_attr(c->a, pad, "edge_padding_low", shard_attr_dense_i64(c->a, low, rank), true);
   shard_op_set_attr(c->a, pad, "edge_padding_high", shard_attr_dense_i64(c->a, high, rank), true);
@@ -1577,33 +1635,11 @@ static void S_scatter(g2l *c, shard_op *op) {
   }
   const shard_mesh *imesh = is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (nl && imesh && S_sum_body(op)) {
-    int64_t total = shard_mesh_num_devices(imesh), one = 1;
-    shard_buf b;
-    shard_buf_init(&b);
-    shard_buf_putc(&b, '[');
-    for (int64_t d = 0; d < total; d++)
-      shard_buf_printf(&b, "%s%s", d ? ", " : "", S_shard_index(d, imesh, lead, nl) == 0 ? "true" : "false");
-    shard_buf_putc(&b, ']');
     shard_value *zeros[G2L_MAX_RANK];
-    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++) {
-      const char *e = op->operands[i].value->type->elem;
-      zeros[i] = S_splat(c, op, S_tensor(c, 0, NULL, e), S_zero_literal(e));
-    }
-    shard_value *dev = S_device_id(c, op);
-    shard_value *table = S_splat(c, op, S_tensor(c, 1, &total, "i1"), shard_buf_str(&b));
-    shard_buf_free(&b);
-    shard_value *ops[2] = {table, dev};
-    shard_op *ds = S_new(c, op, "stablehlo.dynamic_slice", 2, ops, S_tensor(c, 1, &one, "i1"), 0);
-    shard_op_set_attr(c->a, ds, "slice_sizes", shard_attr_dense_i64(c->a, &one, 1), true);
-    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++) {
-      shard_value *in = op->operands[i].value;
-      int64_t zero_dim = 0;
-      shard_value *mask = S_broadcast(c, op, &ds->results[0], S_tensor(c, in->type->rank, in->type->dims, "i1"),
-                                      &zero_dim, in->type->rank ? 1 : 0);
-      shard_value *idb = S_broadcast(c, op, zeros[i], in->type, NULL, 0);
-      shard_value *sel_ops[3] = {mask, in, idb};
-      shard_operand_set(&op->operands[i], &S_new(c, op, "stablehlo.select", 3, sel_ops, in->type, 0)->results[0]);
-    }
+    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++) zeros[i] = S_zero(c, op, op->operands[i].value->type->elem);
+    shard_value *first = S_first_along(c, op, imesh, lead, nl);
+    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++)
+      shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, zeros[i]));
   }
   S_localize_results(c, op);
   for (uint32_t r = 0; r < op->num_regions; r++)
@@ -1680,6 +1716,7 @@ static void S_convert_op(g2l *c, shard_op *op) {
   if (!strcmp(n, "sdy.collective_permute")) return S_collective_permute(c, op);
   if (!strcmp(n, "sdy.reduce_scatter")) return S_reduce_scatter(c, op);
   if (!strcmp(n, "sdy.constant")) return S_constant(c, op);
+  if (!strcmp(n, "sdy.replicated_to_unreduced")) return S_replicated_to_unreduced(c, op);
   if (!strcmp(n, "sdy.manual_computation")) return S_manual_computation(c, op);
   if (!strcmp(n, "sdy.named_computation")) return S_named_computation(c, op);
   if (!strcmp(n, "stablehlo.iota")) return S_iota(c, op);
