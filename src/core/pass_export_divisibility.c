@@ -339,6 +339,7 @@ static bool S_op_illegal(const pad_ctx *c, const shard_op *op) {
 static shard_op *S_new_before(pad_ctx *c, shard_op *pos, const char *name, uint32_t n, shard_value *const *ops,
                               shard_type *type) {
   shard_op *op = shard_pass_op_new(c->a, name, n, ops, type ? 1 : 0, type ? &type : NULL, 0);
+  op->span = pos->span; /* diagnostics about it point at the op it serves */
   shard_op_insert_before(pos, op);
   return op;
 }

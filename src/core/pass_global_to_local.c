@@ -984,6 +984,21 @@ static void S_iota(g2l *c, shard_op *op) {
   S_replace(c, op, &S_new(c, op, "stablehlo.add", 2, xy, local, 0)->results[0]);
 }
 
+static int64_t S_floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+/* Whether shard k of a padded dim (s_out of n shards) holds only elements
+ * of input shard k (s_in each) and padding: the real rows its window
+ * [k * s_out, (k + 1) * s_out) takes, at row * (interior + 1) + low, must be
+ * the rows the device has. Otherwise the data sits on other devices. */
+static bool S_pad_shard_is_local(int64_t k, int64_t s_in, int64_t s_out, int64_t n, int64_t low, int64_t interior) {
+  int64_t step = interior + 1, total = s_in * n;
+  int64_t first = -S_floor_div(low - k * s_out, step); /* ceil((k * s_out - low) / step) */
+  int64_t last = S_floor_div((k + 1) * s_out - 1 - low, step);
+  if (first < 0) first = 0;
+  if (last > total - 1) last = total - 1;
+  return first > last || (first >= k * s_in && last < (k + 1) * s_in);
+}
+
 /* A pad whose padding is the same on every device stays a pad with local
  * edges; otherwise the local input is padded enough for every device and
  * each device slices its piece at an offset looked up by device id. */
@@ -1021,6 +1036,16 @@ static void S_pad(g2l *c, shard_op *op) {
     uniform[d] = true;
     for (int64_t dev = 0; dev < ndev; dev++) {
       int64_t k = S_shard_index(dev, mesh, ia->axes, ia->num_axes);
+      if (!S_pad_shard_is_local(k, s_in, s_out, n, low[d], interior[d])) {
+        free(offsets);
+        char msg[160];
+        snprintf(msg, sizeof msg,
+                 "dimension %u is sharded and the padding moves elements to other shards, which requires device "
+                 "communication.",
+                 d);
+        S_fail(c, op, msg);
+        return;
+      }
       offsets[d * ndev + dev] = k * s_in * (interior[d] + 1) + low[d] - k * s_out;
       if (offsets[d * ndev + dev] != offsets[d * ndev]) uniform[d] = all_uniform = false;
     }
