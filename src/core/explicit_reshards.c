@@ -1449,6 +1449,32 @@ static void S_introduced_unreduced(xr *x, shard_op *op, const shard_op_sharding_
   }
 }
 
+/* shard lower, an op with an sdy.sharding_rule of its own: a factor of its
+ * operands alone that ends up sharded but is not a reduction (nor needs
+ * replication) has each device compute from its part of that factor, and
+ * nothing combines the parts (Shardy's registry declares such factors, a
+ * dot's contracting dim, as reductions). Without it the per-device
+ * program would be wrong, so shard lower stops. */
+static void S_refuse_untyped_operand_factors(xr *x, const op_view *v, const shard_axes *common) {
+  const shard_op_sharding_rule *r = v->rule;
+  for (uint32_t f = 0; f < r->num_factors; f++) {
+    if (!common[f].n || S_factor_type(r, f) != FT_PASS_THROUGH) continue;
+    bool in_result = false;
+    for (uint32_t t = 0; t < r->num_results && !in_result; t++) in_result = S_mapping_has_factor(&r->results[t], f);
+    if (in_result) continue;
+    shard_buf sym;
+    shard_buf_init(&sym);
+    shard_rule_factor_symbol(&sym, f);
+    shard_error(x->de, v->op->span,
+                "'%s' op: factor %s of its sdy.sharding_rule is sharded, appears in no result and is not a "
+                "reduction factor, so nothing combines the devices' parts: shard lower cannot partition it",
+                v->op->name, shard_buf_str(&sym));
+    shard_buf_free(&sym);
+    x->failed = true;
+    return;
+  }
+}
+
 static shard_op *S_global_mesh(xr *x) {
   shard_block *b = x->m->top->num_regions ? x->m->top->regions[0].first : NULL;
   for (shard_op *op = b ? b->first : NULL; op; op = op->next) {
@@ -1584,6 +1610,8 @@ static bool S_visit(xr *x, shard_op *op) {
   v.proj = shard_projection_build(x->a, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
   shard_axes *common = S_process(x, &v, full);
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
+  if (x->refuse_mixed_meshes && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
+    S_refuse_untyped_operand_factors(x, &v, common);
   if (x->refuse_mixed_meshes && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
   return true;
 }
