@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""`shard lower --verify --no-propagate` on every lit test of Shardy's export passes.
+
+Each -split-input-file chunk of the lit tests under
+shardy/dialect/sdy/transforms/export/test is a module of its own: its
+shardings as written are lowered to collectives, converted to the program
+each device runs, and every device's results are compared with what the
+global program computes (on random inputs).
+
+Many chunks are not programs --verify can run (diagnostic tests, custom
+calls, manual computations the interpreter lacks): shard lower exits 1 with
+a located error or note, which is fine here. What must never happen:
+  WRONG   a function whose per-device results differ from the global ones
+  CRASH   a signal, an internal error (exit 3), or a timeout
+and at least --min-verified functions must come out equal, so that the
+test cannot pass by verifying nothing.
+
+Exit 77 (a ctest skip) when the conformance tree is missing.
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+EXPORT = "shardy/dialect/sdy/transforms/export/test"
+VERIFIED = re.compile(r"^@\S+: result #\d+: (bit-exact|within)", re.M)
+WRONG = re.compile(r"--verify: result #\d+ of @\S+ differs", re.M)
+
+
+def chunks(root):
+    """(name, text) of every -split-input-file chunk under the export tests."""
+    out = []
+    for dirpath, _, files in sorted(os.walk(os.path.join(root, EXPORT))):
+        for f in sorted(files):
+            if not f.endswith(".mlir"):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                text = fh.read()
+            rel = os.path.relpath(path, os.path.join(root, EXPORT))
+            for i, part in enumerate(re.split(r"\n// -----\n", text)):
+                if part.strip():
+                    out.append(("%s:%d" % (rel, i), part))
+    return out
+
+
+def run(shard, tmp, item):
+    name, text = item
+    src = os.path.join(tmp, re.sub(r"[^\w.-]", "_", name) + ".mlir")
+    with open(src, "w", encoding="utf-8") as f:
+        f.write(text)
+    try:
+        r = subprocess.run([shard, "lower", "--verify", "--no-propagate", "--max-steps", "1000000", src, "-o",
+                            os.devnull], capture_output=True, text=True, timeout=300)
+    except subprocess.TimeoutExpired:
+        return name, "CRASH", "timeout", 0
+    err = r.stderr
+    verified = len(VERIFIED.findall(err))
+    if r.returncode < 0 or r.returncode >= 3:
+        return name, "CRASH", "exit %d\n%s" % (r.returncode, err[-600:]), verified
+    if WRONG.search(err):
+        return name, "WRONG", "\n".join(l for l in err.splitlines() if WRONG.search(l)), verified
+    return name, "ok", "", verified
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shard", required=True)
+    ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
+    ap.add_argument("--min-verified", type=int, default=570)
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = ap.parse_args()
+    if not os.path.isdir(os.path.join(args.root, EXPORT)):
+        print("conformance tree missing: %s" % os.path.join(args.root, EXPORT))
+        return 77
+    items = chunks(args.root)
+    bad, verified = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for name, outcome, detail, n in pool.map(lambda it: run(args.shard, tmp, it), items):
+                verified += n
+                if outcome != "ok":
+                    bad.append((name, outcome, detail))
+    for name, outcome, detail in bad:
+        print("%s: %s\n%s" % (outcome, name, detail))
+    print("%d chunks: %d functions verified, %d wrong or crashed" % (len(items), verified, len(bad)))
+    return 1 if bad or verified < args.min_verified else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
