@@ -320,6 +320,11 @@ static const shard_attr_req S_required_arith_constant[] = {
     {0},
 };
 static const shard_op_signature S_signature_arith_constant = {0, 1, SHARD_ARITY_ANY, 0};
+/* A module is one region and nothing else; a function takes no operands
+ * and gives no results (its own are its type's), its body being optional.
+ * Their custom syntax has no place for anything more. */
+static const shard_op_signature S_signature_builtin_module = {0, 0, 1, 0};
+static const shard_op_signature S_signature_func_func = {0, 0, SHARD_ARITY_ANY, 0};
 static const shard_attr_req S_required_func_call[] = {
     {.name = "callee", .need = SHARD_NEED_SYMREF},
     {0},
@@ -335,12 +340,13 @@ const shard_op_def shard_builtin_ops[] = {
      .inherent = constant_inherent, .result_name = S_arith_constant_name,
      .required = S_required_arith_constant, .signature = &S_signature_arith_constant},
     {.name = "builtin.module", .parse = S_module_parse, .print = S_module_print, .inherent = module_inherent,
-     .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_NO_TERMINATOR | SHARD_TRAIT_SYMBOL},
+     .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_NO_TERMINATOR | SHARD_TRAIT_SYMBOL,
+     .signature = &S_signature_builtin_module},
     {.name = "func.call", .parse = S_call_parse, .print = S_call_print, .inherent = call_inherent,
      .required = S_required_func_call},
     {.name = "func.func", .parse = S_func_parse, .print = S_func_print, .inherent = func_inherent,
      .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_SYMBOL,
-     .required = S_required_func_func},
+     .required = S_required_func_func, .signature = &S_signature_func_func},
     {.name = "func.return", .parse = S_return_parse, .print = S_return_print, .traits = SHARD_TRAIT_TERMINATOR},
 };
 const unsigned shard_num_builtin_ops = sizeof shard_builtin_ops / sizeof shard_builtin_ops[0];

@@ -32,8 +32,13 @@ static bool S_check_counts(const vf_emit *e, const shard_op *op,
     return shard_verify_fail(e, "requires zero results");
   if (s->results == 1 && op->num_results != 1)
     return shard_verify_fail(e, "requires one result");
-  if (s->regions >= 0 && op->num_regions != (uint32_t)s->regions)
-    return shard_verify_fail(e, "requires %d regions", s->regions);
+  /* the texts of MLIR's ZeroRegions, OneRegion and NRegions traits */
+  if (s->regions == 0 && op->num_regions)
+    return shard_verify_fail(e, "requires zero regions");
+  if (s->regions == 1 && op->num_regions != 1)
+    return shard_verify_fail(e, "requires one region");
+  if (s->regions > 1 && op->num_regions != (uint32_t)s->regions)
+    return shard_verify_fail(e, "expected %d regions", s->regions);
   return true;
 }
 

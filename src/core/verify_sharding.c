@@ -149,7 +149,7 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
     int64_t size = t->dims[d], sharded = shard_verify_axes_size(cx, s->dims[d].axes, s->dims[d].num_axes, m);
     local[d] = size;
     if (size == SHARD_DYNAMIC_DIM || sharded <= 1) continue;
-    local[d] = (size + sharded - 1) / sharded;
+    local[d] = size / sharded + (size % sharded != 0); /* ceil, without size + sharded overflowing */
     if (size % sharded) pads = true;
   }
   if (!pads) return;

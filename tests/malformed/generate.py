@@ -249,6 +249,16 @@ HAND = [
     ("branch_to_entry_block.mlir",
      'func.func @f() {\n^bb0:\n  "a.br"()[^bb0] : () -> ()\n^bb1:\n  return\n}\n',
      "{f}:1:1: error: entry block of region may not have predecessors"),
+    # a module in generic form with operands, results and no region: its
+    # custom syntax has room for none of them (shard opt printed it and
+    # crashed on the missing region; fuzz_mlir)
+    ("generic_module_with_operands.mlir",
+     'func.func @f(%a: tensor<4xf32>) -> tensor<4xi1> {\n  %0 = "module"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n'
+     '  return %0 : tensor<4xi1>\n}\n',
+     "{f}:2:3: error: 'module' op requires zero operands"),
+    ("generic_module_without_region.mlir",
+     'func.func @f() {\n  "builtin.module"() : () -> ()\n  return\n}\n',
+     "{f}:2:3: error: 'builtin.module' op requires one region"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),
