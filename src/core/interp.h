@@ -74,6 +74,10 @@ bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits
  * devices a run_parallel or a manual computation may run on (one thread
  * each): past them a run stops with an error instead of exhausting memory. */
 #define SHARD_INTERP_MAX_ELEMENTS (INT64_C(1) << 26)
+/* The most multiply-adds one dot or convolution may take: past it (about
+ * ten seconds of interpretation) the run stops with an error at the op,
+ * as the step budget does for loops. */
+#define SHARD_INTERP_MAX_PRODUCTS (INT64_C(1) << 28)
 #define SHARD_INTERP_MAX_DEVICES 4096
 
 /* A zero-filled tensor of a static type, allocated in `a`; NULL when the

@@ -655,6 +655,9 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   bool all_int = true;
   int64_t terms = 1;
   for (uint32_t k = 0; k < nlc; k++) terms *= cdims[k];
+  if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
+    return shard_interp_error(p, op, "this %s takes %lld x %lld multiply-adds, more than the interpreter's %lld",
+                              op->name, (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
   for (int64_t i = 0; i < r->num; i++) {
     int64_t abase = 0, bbase = 0;
     for (uint32_t k = 0; k < nlb; k++) abase += idx[k] * as[lb[k]], bbase += idx[k] * bs[rb[k]];

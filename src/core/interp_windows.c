@@ -484,8 +484,17 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   int64_t ls[INTERP_MAX_RANK], ks[INTERP_MAX_RANK], oidx[INTERP_MAX_RANK] = {0}, kspatial[INTERP_MAX_RANK];
   shard_interp_strides(rank, ld, ls);
   shard_interp_strides(rank, kd, ks);
-  for (uint32_t s = 0; s < ns; s++) kspatial[s] = kd[c.k_spatial[s]];
+  int64_t terms = kin;
+  for (uint32_t s = 0; s < ns; s++) {
+    kspatial[s] = kd[c.k_spatial[s]];
+    terms = kspatial[s] > 0 && terms > INT64_MAX / kspatial[s] ? INT64_MAX : terms * kspatial[s];
+  }
+  if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
+    return shard_interp_error(p, op, "this convolution takes %lld x %lld multiply-adds, more than the interpreter's %lld",
+                              (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
   bool fl = r->kind == SHARD_ELEM_FLOAT;
+  unsigned rbits = r->bits;
+  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
   if (r->kind == SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "the interpreter does not support complex convolutions");
   for (int64_t i = 0; i < r->num; i++) {
     int64_t of = oidx[c.out_feature];
@@ -515,11 +524,10 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
       for (int64_t fi = 0; fi < kin; fi++) {
         int64_t li = lbase + (fgroup * kin + fi) * ls[c.in_feature], ki = kbase + fi * ks[c.k_in];
         if (fl) {
-          double prod, unused;
-          int64_t iu;
-          shard_interp_scalar_binary("multiply", r, pad ? 0.0 : interp_get_f(lhs, li), interp_get_f(rhs, ki), 0, 0, &prod, &iu);
-          shard_interp_scalar_binary("add", r, facc, prod, 0, 0, &unused, &iu);
-          facc = unused;
+          /* shard_interp_scalar_binary's multiply and add, inline (it
+           * finds the op by name, per product) */
+          double prod = shard_elem_round_float((pad ? 0.0 : interp_get_f(lhs, li)) * interp_get_f(rhs, ki), rbits, rbf16);
+          facc = shard_elem_round_float(facc + prod, rbits, rbf16);
         } else if (r->kind == SHARD_ELEM_BOOL) {
           iacc = iacc || (!pad && lhs->ints[li] && rhs->ints[ki]);
         } else {
