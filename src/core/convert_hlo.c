@@ -1173,7 +1173,7 @@ static shard_mesh *invent_iota_mesh(shard_conv_ctx *cx, const shard_hlo_sharding
     SHARD_VEC_PUSH(pieces, pc);
   }
   if (ok) {
-    qsort(pieces.items, pieces.len, sizeof(iota_piece), cmp_iota_piece);
+    if (pieces.len) qsort(pieces.items, pieces.len, sizeof(iota_piece), cmp_iota_piece);
     m = SHARD_NEW(cx->arena, shard_mesh);
     m->axes = SHARD_NEW_ARRAY(cx->arena, shard_mesh_axis, pieces.len + 1);
     for (uint32_t i = 0; i < pieces.len; i++) {

@@ -244,6 +244,9 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
       print_name(out, m->axes[a].name);
     }
     shard_buf_puts(out, "})");
+    /* the names are its own mesh's: say which, as for any named sharding */
+    if ((c->names_invented || !cx->mesh || !shard_mesh_equal(m, cx->mesh)) && mesh_out->len == 0)
+      shard_pspec_print_mesh(mesh_out, m);
     return true;
   case SHARD_CONV_MAXIMAL:
     shard_error(cx->de, c->span,
