@@ -783,6 +783,45 @@ static bool sizes_known(const shard_tensor_sharding *t, const shard_mesh *m) {
   return true;
 }
 
+/* Whether every sub-axis of the current sharding can coexist with every
+ * sub-axis of the same axis in the target (Shardy's canCoexist). Two that
+ * cannot split the axis incompatibly ("a"=6 as "a":(1)2 and "a":(3)2):
+ * they have no common refinement, which the steps below need. */
+static bool lists_coexist(const axis_vec *in, const axis_vec *out, uint32_t rank) {
+  for (uint32_t d = 0; d < rank; d++)
+    for (uint32_t i = 0; i < in[d].len; i++)
+      for (uint32_t e = 0; e < rank; e++)
+        for (uint32_t j = 0; j < out[e].len; j++)
+          if (!ax_can_coexist(&in[d].items[i], &out[e].items[j])) return false;
+  return true;
+}
+
+/* The reshard for shardings whose axes cannot coexist (Shardy assumes they
+ * can, and its steps would slice into a sharding that names both): gather
+ * every sharded dim, then slice the target's axes. Correct, if not the
+ * cheapest way. */
+static void gather_then_slice(inserter *s) {
+  bool any = false;
+  for (uint32_t d = 0; d < s->rank; d++) any |= s->cur[d].len > 0;
+  if (any) {
+    axis_vec *gather = shard_xcalloc(s->rank, sizeof(axis_vec));
+    for (uint32_t d = 0; d < s->rank; d++) {
+      av_append_all(&gather[d], &s->cur[d]);
+      s->cur[d].len = 0;
+    }
+    emit(s, SHARD_RESHARD_ALL_GATHER, gather, NULL, 0, 0, 0);
+    for (uint32_t d = 0; d < s->rank; d++) SHARD_VEC_FREE(gather[d]);
+    free(gather);
+  }
+  any = false;
+  for (uint32_t d = 0; d < s->rank; d++) {
+    any |= s->out[d].len > 0;
+    av_append_all(&s->cur[d], &s->out[d]);
+  }
+  if (any) emit(s, SHARD_RESHARD_ALL_SLICE, s->out, NULL, 0, 0, 0);
+  for (uint32_t d = 0; d < s->rank; d++) s->in[d].len = s->out[d].len = 0;
+}
+
 bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in,
                                const shard_tensor_sharding *out, const shard_mesh *mesh,
                                const int64_t *shape, shard_reshard_step **steps,
@@ -811,6 +850,11 @@ bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in,
   load_dims(out, s.out);
   load_dims(in, s.cur);
   for (uint32_t d = 0; d < s.rank; d++) s.capacity[d] = 1;
+
+  if (!lists_coexist(s.in, s.out, s.rank)) {
+    gather_then_slice(&s);
+    goto finish;
+  }
 
   /* Align sub-axes both ways (each against the other's original axes), so
    * overlapping axes are equal; then drop the common prefix per dim. */
@@ -841,6 +885,7 @@ bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in,
     try_all_to_alls(&s, true);
     try_all_gather(&s);
   }
+finish:;
   bool done = is_done(&s);
 
   *num_steps = s.steps.len;
