@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""`shard lower --verify --no-propagate` on every lit test of Shardy's export passes.
+"""`shard lower --verify` on every lit test of a directory of Shardy's tests.
 
-Each -split-input-file chunk of the lit tests under
-shardy/dialect/sdy/transforms/export/test is a module of its own: its
-shardings as written are lowered to collectives, converted to the program
-each device runs, and every device's results are compared with what the
-global program computes (on random inputs).
+Each -split-input-file chunk of the lit tests under --tests (default
+shardy/dialect/sdy/transforms/export/test) is a module of its own: its
+shardings as written (--no-propagate, the default) or as propagated
+(--propagate) are lowered to collectives, converted to the program each
+device runs, and every device's results are compared with what the global
+program computes (on random inputs).
 
 Many chunks are not programs --verify can run (diagnostic tests, custom
 calls, manual computations the interpreter lacks): shard lower exits 1 with
@@ -32,31 +33,32 @@ VERIFIED = re.compile(r"^@\S+: result #\d+: (bit-exact|within)", re.M)
 WRONG = re.compile(r"--verify: result #\d+ of @\S+ differs", re.M)
 
 
-def chunks(root):
-    """(name, text) of every -split-input-file chunk under the export tests."""
+def chunks(root, tests):
+    """(name, text) of every -split-input-file chunk under root/tests."""
     out = []
-    for dirpath, _, files in sorted(os.walk(os.path.join(root, EXPORT))):
+    for dirpath, _, files in sorted(os.walk(os.path.join(root, tests))):
         for f in sorted(files):
             if not f.endswith(".mlir"):
                 continue
             path = os.path.join(dirpath, f)
             with open(path, encoding="utf-8", errors="replace") as fh:
                 text = fh.read()
-            rel = os.path.relpath(path, os.path.join(root, EXPORT))
+            rel = os.path.relpath(path, os.path.join(root, tests))
             for i, part in enumerate(re.split(r"\n// -----\n", text)):
                 if part.strip():
                     out.append(("%s:%d" % (rel, i), part))
     return out
 
 
-def run(shard, tmp, item):
+def run(shard, tmp, propagate, item):
     name, text = item
     src = os.path.join(tmp, re.sub(r"[^\w.-]", "_", name) + ".mlir")
     with open(src, "w", encoding="utf-8") as f:
         f.write(text)
     try:
-        r = subprocess.run([shard, "lower", "--verify", "--no-propagate", "--max-steps", "1000000", src, "-o",
-                            os.devnull], capture_output=True, text=True, timeout=300)
+        mode = [] if propagate else ["--no-propagate"]
+        r = subprocess.run([shard, "lower", "--verify"] + mode + ["--max-steps", "1000000", src, "-o", os.devnull],
+                           capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return name, "CRASH", "timeout", 0
     err = r.stderr
@@ -72,17 +74,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", required=True)
     ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
+    ap.add_argument("--tests", default=EXPORT, help="a directory of lit tests under --root")
+    ap.add_argument("--propagate", action="store_true", help="lower with propagation (default: --no-propagate)")
     ap.add_argument("--min-verified", type=int, default=570)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    if not os.path.isdir(os.path.join(args.root, EXPORT)):
-        print("conformance tree missing: %s" % os.path.join(args.root, EXPORT))
+    if not os.path.isdir(os.path.join(args.root, args.tests)):
+        print("conformance tree missing: %s" % os.path.join(args.root, args.tests))
         return 77
-    items = chunks(args.root)
+    items = chunks(args.root, args.tests)
     bad, verified = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            for name, outcome, detail, n in pool.map(lambda it: run(args.shard, tmp, it), items):
+            for name, outcome, detail, n in pool.map(lambda it: run(args.shard, tmp, args.propagate, it), items):
                 verified += n
                 if outcome != "ok":
                     bad.append((name, outcome, detail))
