@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """`shard lower --verify` on every lit test of a directory of Shardy's tests.
 
-Each -split-input-file chunk of the lit tests under --tests (default
-shardy/dialect/sdy/transforms/export/test) is a module of its own: its
+Each -split-input-file chunk of the lit tests under the --tests directories
+(default shardy/dialect/sdy/transforms/export/test) is a module of its own: its
 shardings as written (--no-propagate, the default) or as propagated
 (--propagate) are lowered to collectives, converted to the program each
 device runs, and every device's results are compared with what the global
@@ -74,15 +74,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", required=True)
     ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
-    ap.add_argument("--tests", default=EXPORT, help="a directory of lit tests under --root")
+    ap.add_argument("--tests", action="append", help="a directory of lit tests under --root (repeatable; default "
+                    + EXPORT + ")")
     ap.add_argument("--propagate", action="store_true", help="lower with propagation (default: --no-propagate)")
     ap.add_argument("--min-verified", type=int, default=570)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
-    if not os.path.isdir(os.path.join(args.root, args.tests)):
-        print("conformance tree missing: %s" % os.path.join(args.root, args.tests))
-        return 77
-    items = chunks(args.root, args.tests)
+    items = []
+    for tests in args.tests or [EXPORT]:
+        if not os.path.isdir(os.path.join(args.root, tests)):
+            print("conformance tree missing: %s" % os.path.join(args.root, tests))
+            return 77
+        items += [(tests.split("/")[-2] + "/" + name, text) for name, text in chunks(args.root, tests)]
     bad, verified = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
