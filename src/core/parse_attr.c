@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "parse_internal.h"
@@ -132,6 +133,60 @@ static const char *S_fold_lines(shard_arena *a, const char *text, uint32_t n) {
   }
   out[o] = 0;
   return out;
+}
+
+/* Whether text[0..n) is an element literal of a dense payload: true, false,
+ * a decimal integer or float ([+-]digits[.digits][e[+-]digits]), a hex
+ * bit pattern (0x...), or inf/nan (kept as written). */
+static bool S_dense_leaf_ok(const char *t, size_t n) {
+  if ((n == 4 && !memcmp(t, "true", 4)) || (n == 5 && !memcmp(t, "false", 5))) return true;
+  size_t i = 0;
+  if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+  if (n - i == 3 && (!memcmp(t + i, "inf", 3) || !memcmp(t + i, "nan", 3))) return true;
+  if (n - i > 2 && t[i] == '0' && (t[i + 1] == 'x' || t[i + 1] == 'X')) {
+    for (i += 2; i < n; i++)
+      if (!isxdigit((unsigned char)t[i])) return false;
+    return true;
+  }
+  size_t digits = 0;
+  while (i < n && isdigit((unsigned char)t[i])) i++, digits++;
+  if (!digits) return false;
+  if (i < n && t[i] == '.')
+    for (i++; i < n && isdigit((unsigned char)t[i]); i++) {}
+  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
+    i++;
+    if (i < n && (t[i] == '+' || t[i] == '-')) i++;
+    size_t exp = 0;
+    while (i < n && isdigit((unsigned char)t[i])) i++, exp++;
+    if (!exp) return false;
+  }
+  return i == n;
+}
+
+/* The elements of dense<...> (source [from, to), brackets included) are
+ * literals, lists of them and quoted strings; anything else is an error
+ * here (the payload is kept as text, and its print folds whitespace, so
+ * stray text could print as something else, a comment even). */
+static bool S_check_dense_elements(shard_parser *p, uint32_t from, uint32_t to) {
+  const char *src = p->lx.src->text;
+  for (uint32_t i = from + 1; i + 1 < to;) {
+    char c = src[i];
+    if (c == '"') {
+      for (i++; i + 1 < to && src[i] != '"'; i++)
+        if (src[i] == '\\') i++;
+      i++;
+      continue;
+    }
+    if (strchr("[](), \t\r\n", c)) {
+      i++;
+      continue;
+    }
+    uint32_t start = i;
+    while (i + 1 < to && !strchr("[](), \t\r\n\"", src[i])) i++;
+    if (!S_dense_leaf_ok(src + start, i - start))
+      return shard_parser_error_at(p, S_span_at(p, start, i - start), "expected element literal of primitive type");
+  }
+  return true;
 }
 
 static bool S_capture_group(shard_parser *p, uint32_t start, const char **out) {
@@ -750,6 +805,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
       uint32_t lt = p->lx.pos;
       const char *text;
       if (!(ok = S_capture_group(p, lt, &text))) break;
+      if (!(ok = S_check_dense_elements(p, lt, p->lx.pos))) break;
       shard_type *ty;
       if (!(ok = shard_parser_expect(p, ":") && shard_parser_type(p, &ty))) break;
       *out = shard_attr_new(p->arena, SHARD_ATTR_DENSE);

@@ -809,6 +809,31 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
   }
 }
 
+/* MLIR's block check: each block of a known op's regions ends with a
+ * terminator unless the op has NoTerminator (a module); an unknown op might
+ * need none, and an unknown last op might be one. A function body without
+ * its return printed, and did not read back (fuzz_mlir). */
+static bool S_check_terminators(vf_ctx *cx, const shard_op *op) {
+  if (!op->def || (op->def->traits & SHARD_TRAIT_NO_TERMINATOR)) return true;
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (const shard_block *b = op->regions[r].first; b; b = b->next) {
+      /* `{}` reads as one empty block; in MLIR it is a region without
+       * blocks (a function declaration), which needs no terminator */
+      if (!b->first && b == op->regions[r].first && !b->next && !b->num_args) continue;
+      if (!b->first) {
+        vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+        plain.span = op->span;
+        return shard_verify_fail(&plain, "empty block: expect at least a terminator");
+      }
+      if (b->last->def && !(b->last->def->traits & SHARD_TRAIT_TERMINATOR)) {
+        vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+        plain.span = b->last->span;
+        return shard_verify_fail(&plain, "block with no terminator, has '%s' op", b->last->name);
+      }
+    }
+  return true;
+}
+
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   S_check_isolation(cx, op, scope);
   S_check_dominance(cx, op);
@@ -827,6 +852,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
       ok = shard_verify_fail(&plain, "entry block of region may not have predecessors");
     }
   }
+  if (ok) ok = S_check_terminators(cx, op);
   if (ok) ok = shard_verify_check_op_attrs(cx, op, manual);
   if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);

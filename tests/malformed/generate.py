@@ -256,6 +256,15 @@ HAND = [
      'func.func @f(%a: tensor<4xf32>) -> tensor<4xi1> {\n  %0 = "module"(%a, %a) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n'
      '  return %0 : tensor<4xi1>\n}\n',
      "{f}:2:3: error: 'module' op requires zero operands"),
+    # a function body without its return, and a dense literal with stray
+    # text: both printed something that did not read back (fuzz_mlir)
+    ("func_body_without_terminator.mlir",
+     'func.func @f() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<2xf32>\n}\n',
+     "{f}:2:3: error: block with no terminator, has 'stablehlo.constant' op"),
+    ("dense_stray_text.mlir",
+     'func.func @f() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2/o/]> : tensor<2xf32>\n'
+     '  return %0 : tensor<2xf32>\n}\n',
+     "{f}:2:39: error: expected element literal of primitive type"),
     ("generic_module_without_region.mlir",
      'func.func @f() {\n  "builtin.module"() : () -> ()\n  return\n}\n',
      "{f}:2:3: error: 'builtin.module' op requires one region"),
