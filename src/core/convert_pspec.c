@@ -211,10 +211,21 @@ void shard_pspec_print_mesh(shard_buf *b, const shard_mesh *m) {
   }
 }
 
+/* Whether a sharding on mesh m must say which mesh it is on: its names are
+ * made up, or the reader's --mesh is not m. */
+static bool S_own_mesh_differs(const shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m) {
+  return c->names_invented || !cx->mesh || !shard_mesh_equal(m, cx->mesh);
+}
+
 static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out) {
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
   switch (c->kind) {
-  case SHARD_CONV_REPLICATED: shard_buf_puts(out, "P()"); return true;
+  case SHARD_CONV_REPLICATED:
+    shard_buf_puts(out, "P()");
+    /* P() is replicated over whatever mesh the reader has: a mesh of its
+     * own is printed, as for named shardings, so the devices read back */
+    if (m && S_own_mesh_differs(cx, c, m) && mesh_out->len == 0) shard_pspec_print_mesh(mesh_out, m);
+    return true;
   case SHARD_CONV_UNKNOWN:
     if (cx->rank < 0) {
       shard_warning(cx->de, c->span,
@@ -245,8 +256,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
     }
     shard_buf_puts(out, "})");
     /* the names are its own mesh's: say which, as for any named sharding */
-    if ((c->names_invented || !cx->mesh || !shard_mesh_equal(m, cx->mesh)) && mesh_out->len == 0)
-      shard_pspec_print_mesh(mesh_out, m);
+    if (S_own_mesh_differs(cx, c, m) && mesh_out->len == 0) shard_pspec_print_mesh(mesh_out, m);
     return true;
   case SHARD_CONV_MAXIMAL:
     shard_error(cx->de, c->span,
