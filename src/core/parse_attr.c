@@ -169,22 +169,32 @@ static bool S_dense_leaf_ok(const char *t, size_t n) {
  * stray text could print as something else, a comment even). */
 static bool S_check_dense_elements(shard_parser *p, uint32_t from, uint32_t to) {
   const char *src = p->lx.src->text;
+  bool after_element = false; /* an element or a closing bracket came last */
   for (uint32_t i = from + 1; i + 1 < to;) {
     char c = src[i];
-    if (c == '"') {
-      for (i++; i + 1 < to && src[i] != '"'; i++)
-        if (src[i] == '\\') i++;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       i++;
       continue;
     }
-    if (strchr("[](), \t\r\n", c)) {
+    if (strchr("[(,", c) || strchr("])", c)) {
+      after_element = strchr("])", c) != NULL;
       i++;
       continue;
     }
     uint32_t start = i;
-    while (i + 1 < to && !strchr("[](), \t\r\n\"", src[i])) i++;
-    if (!S_dense_leaf_ok(src + start, i - start))
-      return shard_parser_error_at(p, S_span_at(p, start, i - start), "expected element literal of primitive type");
+    if (c == '"') {
+      for (i++; i + 1 < to && src[i] != '"'; i++)
+        if (src[i] == '\\') i++;
+      i++;
+    } else {
+      while (i + 1 < to && !strchr("[](), \t\r\n\"", src[i])) i++;
+      if (!S_dense_leaf_ok(src + start, i - start))
+        return shard_parser_error_at(p, S_span_at(p, start, i - start), "expected element literal of primitive type");
+    }
+    /* elements are separated by commas: the print drops the blanks, and
+     * `2.0 0.0` would read back as one number */
+    if (after_element) return shard_parser_error_at(p, S_span_at(p, start, 1), "expected ','");
+    after_element = true;
   }
   return true;
 }

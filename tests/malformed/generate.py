@@ -265,6 +265,10 @@ HAND = [
      'func.func @f() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1.0, 2/o/]> : tensor<2xf32>\n'
      '  return %0 : tensor<2xf32>\n}\n',
      "{f}:2:39: error: expected element literal of primitive type"),
+    ("dense_elements_without_comma.mlir",
+     'func.func @f() -> tensor<2xcomplex<f32>> {\n  %0 = stablehlo.constant dense<[(1.0, 0.0), (2.0 0.0)]> : tensor<2xcomplex<f32>>\n'
+     '  return %0 : tensor<2xcomplex<f32>>\n}\n',
+     "{f}:2:51: error: expected ','"),
     ("generic_module_without_region.mlir",
      'func.func @f() {\n  "builtin.module"() : () -> ()\n  return\n}\n',
      "{f}:2:3: error: 'builtin.module' op requires one region"),
