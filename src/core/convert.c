@@ -750,6 +750,19 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
       ax->size = sa[a].cuts.items[k + 1] / sa[a].cuts.items[k];
     }
   }
+  /* a made-up name may be taken ("y" split beside an axis "y_0"): it grows
+   * a '_' until no other axis has it */
+  for (uint32_t a = 0; a < m->num_axes; a++) {
+    if (sa[a].cuts.len - 1 == 1) continue;
+    for (uint32_t k = 0; k < sa[a].cuts.len - 1; k++) {
+      shard_mesh_axis *ax = &nm->axes[sa[a].first_new + k];
+      for (uint32_t o = 0; o < total; o++)
+        if (o != sa[a].first_new + k && strcmp(nm->axes[o].name, ax->name) == 0) {
+          ax->name = shard_arena_printf(cx->arena, "%s_", ax->name);
+          o = (uint32_t)-1; /* check every axis again */
+        }
+    }
+  }
   nm->device_ids = m->device_ids;
   nm->num_device_ids = m->num_device_ids;
   shard_conv *out = shard_conv_new_named(cx, nm, c->sharding->rank, c->span);
