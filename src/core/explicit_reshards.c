@@ -515,10 +515,11 @@ typedef struct xr {
   /* shard lower's second run: an sdy.all_reduce the first run inserted sums
    * the axes it reduces, and its operand keeps them unreduced */
   bool all_reduce_sums_its_axes;
-  /* shard lower: an op Shardy leaves alone because its sharded tensors
-   * sit on meshes with different axes is an error, and results made
-   * unreduced by no reduction get a replicated_to_unreduced */
-  bool refuse_mixed_meshes;
+  /* shard lower's runs: they depart from Shardy where its output would
+   * compute something else per device (mixed meshes and untyped operand
+   * factors are errors, results made unreduced by no reduction get a
+   * replicated_to_unreduced) */
+  bool for_lower;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -1368,6 +1369,20 @@ static shard_axes *S_process(xr *x, op_view *v, bool full) {
   return NULL;
 }
 
+/* The axes the op's reduction factors end up sharded on (common axes per
+ * factor, from the full version), in factor order. */
+static shard_axes S_common_reduction_axes(xr *x, const shard_op_sharding_rule *r, const shard_axes *common) {
+  SHARD_VEC(shard_axis_ref) red = {0};
+  for (uint32_t k = 0; k < r->num_reduction; k++) {
+    if (r->reduction[k] < 0 || (uint32_t)r->reduction[k] >= r->num_factors) continue;
+    shard_axes a = common[r->reduction[k]];
+    for (uint32_t i = 0; i < a.n; i++) SHARD_VEC_PUSH(red, a.v[i]);
+  }
+  shard_axes out = S_dup(x->a, red.items, red.len);
+  SHARD_VEC_FREE(red);
+  return out;
+}
+
 /* insertAllReducesForReductionFactors: results are all-reduced over the axes
  * of sharded reduction factors they don't keep unreduced. */
 static void S_all_reduce_results(xr *x, op_view *v, const shard_axes *common, bool full) {
@@ -1377,11 +1392,8 @@ static void S_all_reduce_results(xr *x, op_view *v, const shard_axes *common, bo
   shard_tensor_sharding *first = S_sharding(x, &op->results[0]);
   SHARD_VEC(shard_axis_ref) red = {0};
   if (full) {
-    for (uint32_t k = 0; k < r->num_reduction; k++) {
-      if (r->reduction[k] < 0 || (uint32_t)r->reduction[k] >= r->num_factors) continue;
-      shard_axes a = common[r->reduction[k]];
-      for (uint32_t i = 0; i < a.n; i++) SHARD_VEC_PUSH(red, a.v[i]);
-    }
+    shard_axes a = S_common_reduction_axes(x, r, common);
+    for (uint32_t i = 0; i < a.n; i++) SHARD_VEC_PUSH(red, a.v[i]);
   } else {
     if (!first || !first->num_unreduced) return;
     for (uint32_t k = 0; k < r->num_reduction; k++) {
@@ -1421,11 +1433,8 @@ static void S_all_reduce_results(xr *x, op_view *v, const shard_axes *common, bo
  * as it is (it makes values unreduced only where a use asks for it). */
 static void S_introduced_unreduced(xr *x, shard_op *op, const shard_op_sharding_rule *r, const shard_axes *common) {
   SHARD_VEC(shard_axis_ref) known = {0};
-  for (uint32_t k = 0; r && common && k < r->num_reduction; k++) {
-    if (r->reduction[k] < 0 || (uint32_t)r->reduction[k] >= r->num_factors) continue;
-    shard_axes a = common[r->reduction[k]];
-    for (uint32_t i = 0; i < a.n; i++) SHARD_VEC_PUSH(known, a.v[i]);
-  }
+  shard_axes reduced = r && common ? S_common_reduction_axes(x, r, common) : (shard_axes){NULL, 0};
+  for (uint32_t i = 0; i < reduced.n; i++) SHARD_VEC_PUSH(known, reduced.v[i]);
   for (uint32_t i = 0; i < op->num_operands; i++) {
     shard_axes u = S_unreduced(S_sharding(x, op->operands[i].value));
     for (uint32_t j = 0; j < u.n; j++) SHARD_VEC_PUSH(known, u.v[j]);
@@ -1594,12 +1603,12 @@ static bool S_visit(xr *x, shard_op *op) {
                                      ? attached->u.rule
                                      : shard_rule_create_cached(x->rules, x->a, op, false);
   /* an op of no operands (a constant) made unreduced has no rule to say so */
-  if (x->refuse_mixed_meshes && full && !x->defer_reductions && !nin) S_introduced_unreduced(x, op, NULL, NULL);
+  if (x->for_lower && full && !x->defer_reductions && !nin) S_introduced_unreduced(x, op, NULL, NULL);
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
   if (!S_pick_mesh(x, v.in, nin + nout, &v.mesh)) {
-    if (x->refuse_mixed_meshes) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
+    if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
     return true;
   }
 
@@ -1610,9 +1619,9 @@ static bool S_visit(xr *x, shard_op *op) {
   v.proj = shard_projection_build(x->a, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
   shard_axes *common = S_process(x, &v, full);
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
-  if (x->refuse_mixed_meshes && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
+  if (x->for_lower && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
     S_refuse_untyped_operand_factors(x, &v, common);
-  if (x->refuse_mixed_meshes && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
+  if (x->for_lower && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
   return true;
 }
 
