@@ -64,23 +64,42 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err);
 
 /* The input of a command that rewrites a module into -o OUTPUT (opt,
  * propagate, lower): reads it like cli_read_input, reporting a failure as
- * "shard CMD: cannot read ...", and refuses an OUTPUT that is the input file
- * itself, which the atomic rename would replace while its text is still
- * needed for diagnostics. Returns -1 with *text set (the caller frees it), or
+ * "shard CMD: cannot read ...", and refuses up front an OUTPUT that is the
+ * input file itself (cli_write_output would refuse it at the end). Returns -1 with *text set (the caller frees it), or
  * the exit code to return (nothing to free). */
 int cli_read_transform_input(const char *cmd, const char *input, const char *output, char **text, size_t *len);
 
 /* Display name of an input: "<stdin>" for "-", the path otherwise. */
 const char *cli_input_name(const char *path);
 
-/* Writes `data` to `path` atomically: a temporary file in the same
- * directory, flushed and fsync'ed, then renamed over `path`. An existing
- * file keeps its permissions. On any failure the temporary file is removed,
- * `path` is untouched, and err says why. "-" writes to stdout. */
-bool cli_write_atomic(const char *path, const char *data, size_t len, shard_buf *err);
+/* The one owner of output (output.c). Writes `data` to `path`: "-" or NULL
+ * is standard output; /dev/stdout, /dev/fd/N and the like are written to
+ * that descriptor; a regular file or a new path is replaced atomically (a
+ * temporary file in the same directory, fsync'ed, renamed; an existing file
+ * keeps its mode; on failure `path` is untouched); a symbolic link is
+ * followed; a device, FIFO or socket is opened and written directly. On
+ * failure err says why. */
+bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *err);
 
-/* Do `a` and `b` name the same existing file (same device and inode)? */
-bool cli_same_file(const char *a, const char *b);
+/* cli_write_file for a command's -o (or stdout when path is NULL or "-"):
+ * refuses a path that is one of the files the command read (usage error,
+ * exit 2) and reports a failure as "shard CMD: error: ..." (exit 3).
+ * Returns CLI_EXIT_OK, CLI_EXIT_USAGE or CLI_EXIT_INTERNAL. */
+int cli_write_output(const char *cmd, const char *path, const char *data, size_t len);
+
+/* Remembers the file open on `fd` as an input of this run (cli_read_input
+ * calls it), so that no output replaces it. */
+void cli_note_input(int fd);
+
+/* Is `path` one of the inputs noted so far (the same file, through any
+ * name or link)? */
+bool cli_output_is_input(const char *path);
+
+/* Flushes standard output when a command ends: if anything it printed
+ * could not be written, says so ("shard CMD: error: cannot write to
+ * standard output: ...", unless already reported) and returns
+ * CLI_EXIT_INTERNAL; otherwise returns `code`. */
+int cli_finish_stdout(const char *cmd, int code);
 
 /* ---- colour ------------------------------------------------------------- */
 

@@ -313,8 +313,7 @@ int cmd_lower(int argc, char **argv) {
     shard_buf_free(&err);
     return CLI_EXIT_INVALID;
   }
-  if (cfg.output && strcmp(cfg.output, "-") != 0 && strcmp(cfg.input, "-") != 0 &&
-      cli_same_file(cfg.input, cfg.output)) {
+  if (cli_output_is_input(cfg.output)) {
     free(text);
     shard_buf_free(&err);
     return usage_error("refusing to overwrite the input file '%s' with -o", cfg.output);
@@ -372,18 +371,13 @@ int cmd_lower(int argc, char **argv) {
   shard_buf to_stdout;
   shard_buf_init(&to_stdout);
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
-    if (!cli_write_atomic(cfg.output, shard_buf_str(&module_text), module_text.len, &err)) {
-      fprintf(stderr, "shard lower: %s\n", shard_buf_str(&err));
-      code = CLI_EXIT_INTERNAL;
-    }
+    code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
   } else if (cfg.plan != PLAN_JSON) {
     shard_buf_putn(&to_stdout, shard_buf_str(&module_text), module_text.len);
   }
   if (code == CLI_EXIT_OK) {
     shard_buf_putn(&to_stdout, shard_buf_str(&plan_text), plan_text.len);
-    fwrite(shard_buf_str(&to_stdout), 1, to_stdout.len, stdout);
-    if (fflush(stdout) != 0)
-      code = CLI_EXIT_INTERNAL;
+    code = cli_write_output("lower", NULL, to_stdout.data, to_stdout.len);
   }
   shard_buf_free(&to_stdout);
 done:

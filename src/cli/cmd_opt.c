@@ -233,14 +233,11 @@ int cmd_opt(int argc, char **argv) {
   }
 
   int exit_code = ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
-  if (cfg.output && strcmp(cfg.output, "-") != 0) {
-    /* Like mlir-opt's ToolOutputFile: the file is only kept on success. */
-    if (ok && !cli_write_atomic(cfg.output, out.data ? out.data : "", out.len, &err)) {
-      fprintf(stderr, "shard opt: %s\n", shard_buf_str(&err));
-      exit_code = CLI_EXIT_INTERNAL;
-    }
-  } else if (out.len && (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0)) {
-    exit_code = CLI_EXIT_INTERNAL;
+  /* Like mlir-opt's ToolOutputFile: a file is only written on success. */
+  if (ok || !cfg.output || strcmp(cfg.output, "-") == 0) {
+    int wrote = cli_write_output("opt", cfg.output, out.data, out.len);
+    if (wrote != CLI_EXIT_OK)
+      exit_code = wrote;
   }
 
   shard_buf_free(&out);

@@ -332,7 +332,8 @@ int cmd_propagate(int argc, char **argv) {
     shard_buf_init(&ex);
     if (cfg.explain == EXPLAIN_JSON) shard_explain_render_json(x, &ex);
     else shard_explain_render_text(x, &ex);
-    if (ex.len && (fwrite(ex.data, 1, ex.len, stdout) != ex.len || fflush(stdout) != 0)) exit_code = CLI_EXIT_INTERNAL;
+    int wrote = cli_write_output("propagate", NULL, ex.data, ex.len);
+    if (wrote != CLI_EXIT_OK) exit_code = wrote;
     shard_buf_free(&ex);
     if (module_to_stdout) goto done; /* the explanation replaces the module */
   }
@@ -346,13 +347,9 @@ int cmd_propagate(int argc, char **argv) {
     shard_print_module(&out, m, &po);
     if (out.len && out.data[out.len - 1] != '\n') shard_buf_putc(&out, '\n');
   }
-  if (!module_to_stdout) {
-    if (!cli_write_atomic(cfg.output, out.data ? out.data : "", out.len, &err)) {
-      fprintf(stderr, "shard propagate: %s\n", shard_buf_str(&err));
-      exit_code = CLI_EXIT_INTERNAL;
-    }
-  } else if (out.len && (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0)) {
-    exit_code = CLI_EXIT_INTERNAL;
+  if (exit_code == CLI_EXIT_OK) {
+    int wrote = cli_write_output("propagate", module_to_stdout ? NULL : cfg.output, out.data, out.len);
+    if (wrote != CLI_EXIT_OK) exit_code = wrote;
   }
 
 done:

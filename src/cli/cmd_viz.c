@@ -274,10 +274,7 @@ static int emit(const viz_config *cfg, const shard_buf *dot_or_text) {
     }
     data = rendered;
   }
-  if (!cli_write_atomic(path, data, len, &err)) {
-    fprintf(stderr, "shard viz: %s\n", shard_buf_str(&err));
-    code = CLI_EXIT_INTERNAL;
-  }
+  code = cli_write_output("viz", path, data, len);
   free(rendered);
   shard_buf_free(&err);
   return code;

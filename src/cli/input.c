@@ -24,6 +24,7 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) 
     shard_buf_printf(err, "cannot read '%s': %s", path, strerror(errno));
     return false;
   }
+  cli_note_input(fileno(f));
   struct stat st;
   if (!is_stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
     shard_buf_printf(err, "cannot read '%s': %s", path, strerror(EISDIR));
@@ -64,7 +65,7 @@ int cli_read_transform_input(const char *cmd, const char *input, const char *out
   if (!ok) fprintf(stderr, "shard %s: %s\n", cmd, shard_buf_str(&err));
   shard_buf_free(&err);
   if (!ok) return CLI_EXIT_INVALID;
-  if (output && strcmp(output, "-") != 0 && strcmp(input, "-") != 0 && cli_same_file(input, output)) {
+  if (cli_output_is_input(output)) {
     free(*text);
     *text = NULL;
     return cli_usage_error(cmd, "refusing to overwrite the input file '%s' with -o", output);

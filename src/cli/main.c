@@ -52,15 +52,15 @@ int main(int argc, char **argv) {
   const char *first = argv[1];
   if (strcmp(first, "--help") == 0 || strcmp(first, "-h") == 0) {
     cli_main_usage(stdout);
-    return CLI_EXIT_OK;
+    return cli_finish_stdout("help", CLI_EXIT_OK);
   }
   if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0)
-    return cmd_version(1, argv + 1);
+    return cli_finish_stdout("version", cmd_version(1, argv + 1));
   const cli_command *cmd = cli_command_lookup(first);
   if (!cmd) {
     fprintf(stderr, "shard: '%s' is not a shard command. See 'shard --help'.\n", first);
     return CLI_EXIT_USAGE;
   }
   /* Each command sees its own name as argv[0], like git's builtins. */
-  return cmd->run(argc - 1, argv + 1);
+  return cli_finish_stdout(cmd->name, cmd->run(argc - 1, argv + 1));
 }
