@@ -8,8 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "buf.h"
-#include "diag.h"
+#include "support/buf.h"
+#include "support/diag.h"
 
 /* Exit codes of every subcommand. */
 enum {

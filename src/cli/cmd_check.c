@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attr.h"
+#include "ir/attr.h"
 #include "cli.h"
-#include "ir.h"
-#include "parse.h"
-#include "sharding.h"
-#include "split.h"
-#include "verify.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
+#include "sdy/sharding.h"
+#include "ir/split.h"
+#include "verify/verify.h"
 
 /* ---- hook: HloSharding dumps and snippets (hlo_dump_check.c, convert.h) ---- */
 bool shard_dump_detect(const char *text, size_t len);

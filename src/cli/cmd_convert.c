@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "convert.h"
+#include "convert/convert.h"
 
 typedef struct convert_config {
   const char *input;

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "interp.h"
-#include "ir.h"
-#include "parse.h"
+#include "interp/interp.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
 
 /* Declared again in main.c's command table. */
 int cmd_interpret(int argc, char **argv);

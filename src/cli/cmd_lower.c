@@ -36,16 +36,16 @@
 #include <string.h>
 
 #include "cli.h"
-#include "comm_plan.h"
-#include "lower_pipeline.h"
+#include "cost/comm_plan.h"
+#include "pipeline/lower_pipeline.h"
 #include "lower_verify.h"
-#include "ir.h"
-#include "parse.h"
-#include "pass.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
 #include "passes.h"
-#include "print.h"
+#include "ir/print.h"
 #include "topology_file.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 void cmd_lower_usage(FILE *f);
 int cmd_lower(int argc, char **argv);

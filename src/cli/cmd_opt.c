@@ -17,13 +17,13 @@
 #include <string.h>
 
 #include "cli.h"
-#include "expect.h"
-#include "ir.h"
-#include "parse.h"
+#include "ir/expect.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
 #include "passes.h"
-#include "print.h"
-#include "split.h"
-#include "verify.h"
+#include "ir/print.h"
+#include "ir/split.h"
+#include "verify/verify.h"
 
 typedef struct requested_pass {
   const cli_pass *pass;

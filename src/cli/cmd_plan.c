@@ -19,9 +19,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "comm_plan.h"
-#include "convert.h"
-#include "reshard.h"
+#include "cost/comm_plan.h"
+#include "convert/convert.h"
+#include "export/reshard.h"
 #include "topology_file.h"
 
 void cmd_plan_usage(FILE *f);

@@ -21,15 +21,15 @@
 #include <string.h>
 
 #include "cli.h"
-#include "explain.h"
-#include "ir.h"
-#include "parse.h"
-#include "pass.h"
-#include "pass_shardings.h"
-#include "print.h"
-#include "propagate.h"
-#include "rules_json.h"
-#include "verify.h"
+#include "propagate/explain.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+#include "ir/print.h"
+#include "propagate/propagate.h"
+#include "rules/rules_json.h"
+#include "verify/verify.h"
 
 void cmd_propagate_usage(FILE *f);
 int cmd_propagate(int argc, char **argv);

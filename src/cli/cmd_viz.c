@@ -22,8 +22,8 @@
 
 #include "cli.h"
 #include "cmd_pictures.h"
-#include "comm_groups.h"
-#include "flow_graph.h"
+#include "cost/comm_groups.h"
+#include "cost/flow_graph.h"
 #include "topology_file.h"
 #include "viz_input.h"
 

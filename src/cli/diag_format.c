@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "cli.h"
 
 struct cli_collected {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "convert.h"
+#include "convert/convert.h"
 
 bool cli_check_hlo_dump(const shard_source *src, cli_sink *sink, bool text_out);
 bool cli_check_hlo_snippet(const char *text, cli_sink *sink, bool text_out, bool werror);

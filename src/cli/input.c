@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "cli.h"
 
 const char *cli_input_name(const char *path) {

@@ -41,11 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp.h"
+#include "interp/interp.h"
 #include "lower_verify.h"
-#include "parse.h"
-#include "pass_shardings.h"
-#include "print.h"
+#include "ir/parse.h"
+#include "pass/pass_shardings.h"
+#include "ir/print.h"
 
 #define VERIFY_MAX_RANK 16
 

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "ir.h"
+#include "support/buf.h"
+#include "support/diag.h"
+#include "ir/ir.h"
 
 /* For every function of `local` that `ref` also has: runs `ref`'s version
  * on deterministic pseudo-random global inputs on one device, and `local`'s

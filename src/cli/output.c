@@ -36,7 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "cli.h"
 
 /* Symbolic links followed before a destination is refused (Linux's own

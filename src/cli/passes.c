@@ -6,7 +6,7 @@
  * here as they land; keep the table sorted by name. */
 #include <string.h>
 
-#include "pass.h"
+#include "pass/pass.h"
 #include "passes.h"
 
 const cli_pass cli_passes[] = {

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diag.h"
-#include "ir.h"
+#include "support/diag.h"
+#include "ir/ir.h"
 
 /* Runs a pass over a whole module. `options` is the text after '=' in
  * `-sdy-foo='a=1 b=true'` (NULL when none was given); a pass that does not

@@ -12,7 +12,7 @@
 #include <editline/readline.h>
 #endif
 
-#include "arena.h"
+#include "support/arena.h"
 #include "repl.h"
 
 static struct {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "cli.h"
 
 static void add_seg(cli_snippet *s, uint32_t snip_off, uint32_t len, bool copied) {

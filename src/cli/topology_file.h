@@ -7,8 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "topology.h"
+#include "support/buf.h"
+#include "cost/topology.h"
 
 /* `spec` is a built-in spec (tpu-v5e:8x4,nowrap, h100:16, ...) or the path
  * of a JSON file (anything containing '/' or ending in .json). NULL means

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lower_pipeline.h"
-#include "pass.h"
-#include "pass_shardings.h"
-#include "parse.h"
-#include "verify.h"
+#include "pipeline/lower_pipeline.h"
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+#include "ir/parse.h"
+#include "verify/verify.h"
 #include "viz_input.h"
 
 void viz_relay_diag(void *relay, const shard_diag *d) {

@@ -8,8 +8,8 @@
 #include <stdbool.h>
 
 #include "cli.h"
-#include "ir.h"
-#include "placement.h"
+#include "ir/ir.h"
+#include "cost/placement.h"
 
 #ifdef SHARD_HAVE_VIZ
 #include "viz.h"

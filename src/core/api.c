@@ -18,16 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "attr.h"
-#include "buf.h"
-#include "diag.h"
-#include "ir.h"
-#include "parse.h"
-#include "print.h"
-#include "sharding.h"
-#include "type.h"
-#include "verify.h"
+#include "support/arena.h"
+#include "ir/attr.h"
+#include "support/buf.h"
+#include "support/diag.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "sdy/sharding.h"
+#include "ir/type.h"
+#include "verify/verify.h"
 
 const char *shard_version(void) { return SHARD_VERSION; }
 

@@ -6,7 +6,7 @@
 
 #include <graphviz/cgraph.h>
 
-#include "buf.h"
+#include "support/buf.h"
 
 /* Sets attribute `name` of a graph, node or edge, declaring it (default "")
  * when the graph does not have it yet. */

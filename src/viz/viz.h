@@ -22,11 +22,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
-#include "comm_groups.h"
-#include "flow_graph.h"
-#include "placement.h"
-#include "sharding.h"
+#include "support/buf.h"
+#include "cost/comm_groups.h"
+#include "cost/flow_graph.h"
+#include "cost/placement.h"
+#include "sdy/sharding.h"
 
 /* How ranks above 2 become 2-D pictures. */
 typedef enum shard_viz_layout {

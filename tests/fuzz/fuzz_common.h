@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "diag.h"
-#include "ir.h"
-#include "parse.h"
-#include "print.h"
-#include "verify.h"
+#include "support/buf.h"
+#include "support/diag.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "verify/verify.h"
 
 static inline void fuzz_fail(const char *what) {
   fprintf(stderr, "fuzz invariant violated: %s\n", what);

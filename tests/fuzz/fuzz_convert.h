@@ -34,10 +34,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "buf.h"
-#include "convert.h"
-#include "diag.h"
+#include "support/arena.h"
+#include "support/buf.h"
+#include "convert/convert.h"
+#include "support/diag.h"
 
 #define FUZZ_MAX_DEVICES 1024
 #define FUZZ_MAX_MAP_ENTRIES 16384

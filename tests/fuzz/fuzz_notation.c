@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "support/arena.h"
 #include "cli.h"
 #include "fuzz_common.h"
 

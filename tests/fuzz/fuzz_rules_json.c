@@ -17,11 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
-#include "attr.h"
+#include "support/arena.h"
+#include "ir/attr.h"
 #include "fuzz_common.h"
-#include "rule_registry.h"
-#include "rules_json.h"
+#include "rules/rule_registry.h"
+#include "rules/rules_json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arena.h"
+#include "support/arena.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

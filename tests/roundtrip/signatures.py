@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Every op with a custom syntax, written in generic form with odd signatures.
 
-For each op that src/core/ops_*.c gives a custom parser, builds small modules
+For each op that src/core/ir/ops_*.c gives a custom parser, builds small modules
 where the op has zero to three operands of equal or different types, zero to
 two results and no attributes, and runs `shard opt` on each. Each must either
 be rejected with a located error and exit 1, or verify, print, and have its
@@ -38,7 +38,7 @@ SIGNATURES = [
 
 def custom_ops():
     names = []
-    core = os.path.join(ROOT, "src", "core")
+    core = os.path.join(ROOT, "src", "core", "ir")
     for f in sorted(os.listdir(core)):
         if f.startswith("ops_") and f.endswith(".c"):
             with open(os.path.join(core, f), encoding="utf-8") as fh:
@@ -64,7 +64,7 @@ def main():
     args = ap.parse_args()
     ops = custom_ops()
     if len(ops) < 80:
-        print("found only %d custom ops in src/core/ops_*.c; the pattern is stale" % len(ops))
+        print("found only %d custom ops in src/core/ir/ops_*.c; the pattern is stale" % len(ops))
         return 1
     failures = cases = rejected = 0
     with tempfile.TemporaryDirectory() as tmp:

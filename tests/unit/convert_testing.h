@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
+#include "convert/convert.h"
 
 typedef struct cv_diags {
   char text[8192]; /* "warning@COL: message" per line */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ir.h"
-#include "parse.h"
+#include "ir/ir.h"
+#include "ir/parse.h"
 
 typedef struct sdy_diags {
   char text[4096]; /* every message, one per line */

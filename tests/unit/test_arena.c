@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "arena.h"
+#include "support/arena.h"
 
 Test(arena, allocations_are_zeroed_and_aligned) {
   shard_arena *a = shard_arena_new();

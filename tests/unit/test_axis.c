@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "sharding.h"
+#include "sdy/sharding.h"
 
 static shard_mesh_axis axes_xyz[] = {{"x", 8}, {"y", 4}, {"z", 2}};
 static shard_mesh mesh_xyz = {axes_xyz, 3, NULL, 0, {0}};

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "pass.h"
-#include "print.h"
-#include "verify.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "ir/print.h"
+#include "verify/verify.h"
 
 static char S_messages[2048];
 

@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_graph.h"
-#include "clone.h"
-#include "parse.h"
-#include "print.h"
-#include "verify.h"
+#include "ir/call_graph.h"
+#include "ir/clone.h"
+#include "ir/parse.h"
+#include "ir/print.h"
+#include "verify/verify.h"
 
 static char S_messages[2048];
 

@@ -15,8 +15,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "cost.h"
-#include "topology.h"
+#include "cost/cost.h"
+#include "cost/topology.h"
 
 static shard_mesh_axis axes_buf[8];
 

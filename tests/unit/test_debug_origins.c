@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debug_origins.h"
-#include "parse.h"
-#include "pass.h"
-#include "pass_shardings.h"
-#include "print.h"
+#include "propagate/debug_origins.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+#include "ir/print.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

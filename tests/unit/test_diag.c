@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "diag.h"
+#include "support/buf.h"
+#include "support/diag.h"
 
 static char *print_one(shard_severity sev, shard_span sp, const char *msg, bool color) {
   char *out = NULL;

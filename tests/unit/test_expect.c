@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "expect.h"
+#include "ir/expect.h"
 
 typedef struct reports {
   char text[4096]; /* "LINE:COL: MSG" per report, "-: MSG" without location */

@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "explicit_reshards.h"
-#include "parse.h"
-#include "pass.h"
-#include "print.h"
-#include "propagate.h"
-#include "rule_registry.h"
+#include "export/explicit_reshards.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "ir/print.h"
+#include "propagate/propagate.h"
+#include "rules/rule_registry.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

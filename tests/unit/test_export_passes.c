@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "call_graph.h"
-#include "parse.h"
-#include "pass.h"
-#include "pass_shardings.h"
-#include "print.h"
-#include "verify.h"
+#include "ir/call_graph.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+#include "ir/print.h"
+#include "verify/verify.h"
 
 static char S_messages[4096];
 static unsigned S_errors;

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "interp.h"
-#include "parse.h"
+#include "interp/interp.h"
+#include "ir/parse.h"
 
 static unsigned errors;
 static char last_error[2048];

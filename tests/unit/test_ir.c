@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opdef.h"
-#include "parse.h"
-#include "pass_shardings.h"
+#include "ir/opdef.h"
+#include "ir/parse.h"
+#include "pass/pass_shardings.h"
 
 static shard_source S_src;
 

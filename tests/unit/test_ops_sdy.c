@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "opdef.h"
-#include "parse.h"
-#include "print.h"
+#include "ir/opdef.h"
+#include "ir/parse.h"
+#include "ir/print.h"
 
 static shard_buf errors;
 

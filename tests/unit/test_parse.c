@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "print.h"
+#include "ir/parse.h"
+#include "ir/print.h"
 
 typedef struct captured {
   char text[1024];

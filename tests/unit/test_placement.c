@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "placement.h"
+#include "cost/placement.h"
 
 static shard_arena *arena;
 static shard_diag_engine de;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "factor_propagation.h"
-#include "parse.h"
-#include "pass.h"
-#include "print.h"
-#include "projection.h"
+#include "propagate/factor_propagation.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "ir/print.h"
+#include "propagate/projection.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

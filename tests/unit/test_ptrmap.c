@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "ptrmap.h"
+#include "support/ptrmap.h"
 
 Test(ptrmap, survives_growth) {
   enum { N = 5000 };

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 
-#include "reshape_equivalence.h"
+#include "rules/reshape_equivalence.h"
 #include "sdy_testing.h"
 
 typedef struct pair {

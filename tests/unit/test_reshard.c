@@ -9,12 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "pass.h"
-#include "print.h"
-#include "reshard.h"
+#include "ir/parse.h"
+#include "pass/pass.h"
+#include "ir/print.h"
+#include "export/reshard.h"
 #include "sdy_testing.h"
-#include "verify.h"
+#include "verify/verify.h"
 
 /* ---- planner ---------------------------------------------------------------- */
 

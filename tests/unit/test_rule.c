@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "sdy_testing.h"
-#include "sharding.h"
+#include "sdy/sharding.h"
 
 static char *symbol_str(int64_t f) {
   shard_buf b;

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pass.h"
-#include "rule_builder.h"
-#include "rule_registry.h"
-#include "rule_registry_internal.h"
+#include "pass/pass.h"
+#include "rules/rule_builder.h"
+#include "rules/rule_registry.h"
+#include "rules/rule_registry_internal.h"
 #include "sdy_testing.h"
 
 static char *rule_str(const shard_op_sharding_rule *r) {

@@ -4,10 +4,10 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 
-#include "attr.h"
+#include "ir/attr.h"
 #include "sdy_testing.h"
-#include "sharding.h"
-#include "type.h"
+#include "sdy/sharding.h"
+#include "ir/type.h"
 
 static shard_mesh_axis axes_abcd[] = {{"a", 2}, {"c", 2}, {"b", 4}, {"d", 2}};
 static shard_mesh mesh_foo = {axes_abcd, 4, NULL, 0, {0}};

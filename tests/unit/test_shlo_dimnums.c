@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "print.h"
+#include "ir/parse.h"
+#include "ir/print.h"
 
 /* Parses `in` and prints it (generic form, as Shardy's tests show gather and
  * scatter); NULL when it does not parse. */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "split.h"
+#include "ir/split.h"
 
 static unsigned near_misses;
 static uint32_t near_miss_line;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse.h"
-#include "verify.h"
+#include "ir/parse.h"
+#include "verify/verify.h"
 
 #define MAX_DIAGS 16
 

@@ -1,0 +1,17 @@
+/* The export pipeline's entry points for `shard lower` (the pass itself,
+ * -sdy-export-pipeline, is declared in pass.h). */
+#ifndef SHARD_EXPORT_PIPELINE_H
+#define SHARD_EXPORT_PIPELINE_H
+
+#include "pass/pass.h"
+
+/* The propagation pipeline's export, then the export with explicit
+ * collectives (pass_export_pipeline.c). */
+bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de);
+
+/* -sdy-export-pipeline='enable-insert-explicit-collectives=true
+ * inline-meshes=false' with the partitioner as shard lower runs it
+ * (explicit_reshards.h), for shardings as written. */
+bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, shard_diag_engine *de);
+
+#endif

@@ -1,0 +1,132 @@
+/* Small export-side passes that strip or rewrite sharding annotations:
+ *
+ *  -sdy-remove-sharding-groups         erases every sdy.sharding_group;
+ *  -sdy-remove-propagation-debug-info  drops the debug attributes that
+ *      propagation's debug options leave (sdy.propagation_edges,
+ *      sdy.sharding_origins and their block_arg_/result_ variants);
+ *  -sdy-drop-sharding-and-mesh         drops every `sdy.sharding` attribute
+ *      (ops, function arguments and results) and every sdy.mesh;
+ *  -sdy-sharding-constraint-to-reshard turns each sdy.sharding_constraint
+ *      into an sdy.reshard with the same sharding and attributes;
+ *  -sdy-close-shardings                closes every dimension of every
+ *      sharding and drops replicated axes (priorities stay). */
+#include <string.h>
+
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+
+typedef SHARD_VEC(shard_op *) op_vec;
+
+static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_func = {"func.func", NULL};
+
+typedef struct collect {
+  const char *name;
+  op_vec ops;
+} collect;
+
+static bool S_collect(shard_op *op, void *ctx) {
+  collect *c = ctx;
+  if (S_is(op, c->name)) SHARD_VEC_PUSH(c->ops, op);
+  return true;
+}
+
+/* All ops named `name`, in pre-order. The caller frees with SHARD_VEC_FREE. */
+static collect S_ops_named(shard_module *m, const char *name) {
+  collect c = {name, {0}};
+  shard_walk(m->top, S_collect, &c);
+  return c;
+}
+
+/* ---- -sdy-remove-sharding-groups ----------------------------------------------- */
+
+bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-remove-sharding-groups", options, NULL, de)) return false;
+  collect c = S_ops_named(m, "sdy.sharding_group");
+  for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
+  SHARD_VEC_FREE(c.ops);
+  return true;
+}
+
+/* ---- -sdy-remove-propagation-debug-info --------------------------------------- */
+
+static const char *const S_debug_attrs[] = {
+    "sdy.propagation_edges", "sdy.block_arg_propagation_edges", "sdy.result_propagation_edges",
+    "sdy.sharding_origins",  "sdy.block_arg_sharding_origins",  "sdy.result_sharding_origins",
+    NULL};
+
+static bool S_remove_debug(shard_op *op, void *ctx) {
+  shard_module *m = ctx;
+  if (shard_op_is(op, &K_func_func)) {
+    for (const char *const *a = S_debug_attrs; *a; a++)
+      shard_pass_func_remove_arg_result_attr(m->arena, op, *a);
+    return true;
+  }
+  for (const char *const *a = S_debug_attrs; *a; a++) shard_op_remove_attr(op, *a);
+  return true;
+}
+
+bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options,
+                                              shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-remove-propagation-debug-info", options, NULL, de)) return false;
+  shard_walk(m->top, S_remove_debug, m);
+  return true;
+}
+
+/* ---- -sdy-drop-sharding-and-mesh ---------------------------------------------- */
+
+static bool S_drop_sharding(shard_op *op, void *ctx) {
+  shard_module *m = ctx;
+  shard_op_remove_attr(op, "sdy.sharding");
+  if (shard_op_is(op, &K_func_func)) shard_pass_func_remove_arg_result_attr(m->arena, op, "sdy.sharding");
+  return true;
+}
+
+bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-drop-sharding-and-mesh", options, NULL, de)) return false;
+  shard_walk(m->top, S_drop_sharding, m);
+  collect c = S_ops_named(m, "sdy.mesh");
+  for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
+  SHARD_VEC_FREE(c.ops);
+  return true;
+}
+
+/* ---- -sdy-sharding-constraint-to-reshard ----------------------------------------- */
+
+bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options,
+                                               shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-sharding-constraint-to-reshard", options, NULL, de)) return false;
+  collect c = S_ops_named(m, "sdy.sharding_constraint");
+  for (uint32_t i = 0; i < c.ops.len; i++) {
+    /* Same operand, result, inherent `sharding` and discardable attributes:
+     * only the op changes. */
+    shard_op *op = c.ops.items[i];
+    shard_op *reshard = shard_pass_op_new(m->arena, "sdy.reshard", 0, NULL, 0, NULL, 0);
+    op->name = reshard->name;
+    op->def = reshard->def;
+  }
+  SHARD_VEC_FREE(c.ops);
+  return true;
+}
+
+/* ---- -sdy-close-shardings --------------------------------------------------------- */
+
+static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
+  shard_arena *a = ctx;
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
+  for (uint32_t d = 0; d < s->rank; d++) {
+    c->dims[d] = s->dims[d];
+    c->dims[d].is_open = false;
+  }
+  c->replicated = NULL;
+  c->num_replicated = 0;
+  return c;
+}
+
+bool shard_pass_close_shardings(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-close-shardings", options, NULL, de)) return false;
+  shard_pass_map_shardings(m, S_close, m->arena);
+  return true;
+}

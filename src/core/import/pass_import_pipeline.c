@@ -1,0 +1,129 @@
+/* -sdy-import-pipeline: the import passes Shardy runs before propagation, in
+ * Shardy's order (import_pipeline.cc): symbol DCE, lift inlined meshes,
+ * remove size-one axes, func-to-call shardings, constant splitting, symbol
+ * DCE again (the splitter leaves callees it copied unused), manual axes
+ * cleanup and data-flow edges; with dedup-functions-fully=true also
+ * sharding-constraint application and sharding-group import, which must
+ * come after the edges exist. Explicit gather/scatter batching is off in
+ * this pipeline, as in Shardy's registered one.
+ *
+ * Also -symbol-dce, MLIR's pass: private symbols of the module that no live
+ * op refers to are erased; public symbols and non-symbol ops are live, and
+ * whatever a live op (or an op nested in it) names is live in turn. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/call_graph.h"
+#include "ir/clone.h"
+#include "pass/pass.h"
+#include "support/ptrmap.h"
+
+/* ---- -symbol-dce ----------------------------------------------------------- */
+
+typedef SHARD_VEC(shard_op *) op_vec;
+
+typedef struct dce_state {
+  const shard_module *m;
+  shard_ptrmap live;
+  op_vec worklist;
+} dce_state;
+
+static void S_mark_live(dce_state *st, shard_op *op) {
+  if (!shard_ptrmap_add(&st->live, op)) return;
+  SHARD_VEC_PUSH(st->worklist, op);
+}
+
+/* Marks the module-level symbols that `a` names (at any depth of arrays and
+ * dictionaries) live. */
+static void S_mark_refs(dce_state *st, const shard_attr *a) {
+  if (!a) return;
+  switch (a->kind) {
+  case SHARD_ATTR_SYMREF:
+    if (a->u.symref.num) {
+      shard_op *target = shard_module_lookup_symbol(st->m, a->u.symref.path[0]);
+      if (target) S_mark_live(st, target);
+    }
+    break;
+  case SHARD_ATTR_ARRAY:
+    for (uint32_t i = 0; i < a->u.array.num; i++) S_mark_refs(st, a->u.array.elems[i]);
+    break;
+  case SHARD_ATTR_DICT:
+    for (uint32_t i = 0; i < a->u.dict.num; i++) S_mark_refs(st, a->u.dict.entries[i].value);
+    break;
+  case SHARD_ATTR_SDY_SHARDING:
+    if (a->u.sharding->mesh_name) {
+      shard_op *mesh = shard_module_lookup_symbol(st->m, a->u.sharding->mesh_name);
+      if (mesh) S_mark_live(st, mesh);
+    }
+    break;
+  case SHARD_ATTR_SDY_PER_VALUE:
+    for (uint32_t i = 0; i < a->u.per_value->num; i++) {
+      const char *name = a->u.per_value->shardings[i].mesh_name;
+      shard_op *mesh = name ? shard_module_lookup_symbol(st->m, name) : NULL;
+      if (mesh) S_mark_live(st, mesh);
+    }
+    break;
+  default:
+    break;
+  }
+}
+
+static bool S_mark_op_refs(shard_op *op, void *ctx) {
+  dce_state *st = ctx;
+  for (uint32_t i = 0; i < op->num_attrs; i++) S_mark_refs(st, op->attrs[i].value);
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (shard_block *b = op->regions[r].first; b; b = b->next)
+      for (uint32_t k = 0; k < b->num_args; k++)
+        for (uint32_t i = 0; i < b->args[k].num_attrs; i++) S_mark_refs(st, b->args[k].attrs[i].value);
+  return true;
+}
+
+static bool S_is_private(const shard_op *op) {
+  shard_attr *vis = shard_op_attr(op, "sym_visibility");
+  return vis && vis->kind == SHARD_ATTR_STRING && strcmp(vis->u.str.data, "private") == 0;
+}
+
+bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("symbol-dce", options, NULL, de)) return false;
+  if (!m->top || !m->top->num_regions) return true;
+  dce_state st = {m, {0}, {0}};
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next)
+      if (!shard_symbol_name(op) || !S_is_private(op)) S_mark_live(&st, op);
+  while (st.worklist.len) {
+    shard_op *op = st.worklist.items[--st.worklist.len];
+    shard_walk(op, S_mark_op_refs, &st);
+  }
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first, *next; op; op = next) {
+      next = op->next;
+      if (!shard_ptrmap_get(&st.live, op)) shard_op_erase(op);
+    }
+  SHARD_VEC_FREE(st.worklist);
+  shard_ptrmap_release(&st.live);
+  return true;
+}
+
+/* ---- -sdy-import-pipeline ------------------------------------------------------ */
+
+bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+  static const char *const known[] = {"dedup-functions-fully", NULL};
+  if (!shard_pass_options_check("sdy-import-pipeline", options, known, de)) return false;
+  bool dedup = false;
+  shard_pass_option_bool(options, "dedup-functions-fully", &dedup);
+  static const shard_pass_fn steps[] = {
+      shard_pass_symbol_dce,
+      shard_pass_lift_inlined_meshes,
+      shard_pass_remove_size_one_axes,
+      shard_pass_propagate_sharding_from_func_to_call,
+      shard_pass_constant_or_scalar_splitter,
+      shard_pass_symbol_dce,
+      shard_pass_manual_axes_cleanup,
+      shard_pass_add_data_flow_edges,
+  };
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    if (!steps[i](m, NULL, de)) return false;
+  if (!dedup) return true;
+  return shard_pass_apply_sharding_constraints(m, NULL, de) &&
+         shard_pass_sharding_group_import(m, NULL, de);
+}

@@ -1,0 +1,412 @@
+/* Mesh housekeeping passes:
+ *
+ *  -sdy-lift-inlined-meshes  dedups sdy.mesh symbols, turns every inlined
+ *      mesh (mesh<...> inside a sharding, #stablehlo.mesh<...> inside a
+ *      collective's replica groups) into a symbol, and tags every mesh with a
+ *      `stablehlo.mesh` dictionary for StableHLO consumers;
+ *  -sdy-inline-meshes  the reverse: every reference is replaced by the mesh
+ *      itself and the sdy.mesh ops disappear;
+ *  -sdy-remove-size-one-axes  drops axes of size 1 from every sharding (the
+ *      meshes keep them), since they shard nothing.
+ *
+ * New symbols are named as MLIR's SymbolTable::insert would: the preferred
+ * name, else name_0, name_1, ... (first free). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pass/pass.h"
+#include "pass/pass_shardings.h"
+
+/* ---- shared helpers --------------------------------------------------------- */
+
+static shard_block *S_module_block(shard_module *m) {
+  if (!m->top->num_regions || !m->top->regions[0].first)
+    shard_region_add_block(m->arena, &m->top->regions[0]);
+  return m->top->regions[0].first;
+}
+
+static bool S_is_mesh_op(const shard_op *op) { return strcmp(op->name, "sdy.mesh") == 0; }
+
+static const char *S_mesh_op_name(const shard_op *op) {
+  shard_attr *s = shard_op_attr(op, "sym_name");
+  return s && s->kind == SHARD_ATTR_STRING ? s->u.str.data : NULL;
+}
+
+static shard_mesh *S_mesh_op_mesh(const shard_op *op) {
+  shard_attr *a = shard_op_attr(op, "mesh");
+  return a && a->kind == SHARD_ATTR_SDY_MESH ? a->u.mesh : NULL;
+}
+
+/* The first of `base`, base_0, base_1, ... that names no symbol. */
+static const char *S_unique_symbol(shard_module *m, const char *base) {
+  if (!shard_module_lookup_symbol(m, base)) return shard_arena_strdup(m->arena, base);
+  for (unsigned i = 0;; i++) {
+    char *name = shard_arena_printf(m->arena, "%s_%u", base, i);
+    if (!shard_module_lookup_symbol(m, name)) return name;
+  }
+}
+
+static shard_op *S_new_mesh_op(shard_module *m, const char *name, shard_mesh *mesh) {
+  shard_op *op = shard_pass_op_new(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  op->span = m->top->span;
+  shard_op_set_attr(m->arena, op, "sym_name",
+                    shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
+  shard_attr *ma = shard_attr_new(m->arena, SHARD_ATTR_SDY_MESH);
+  ma->u.mesh = mesh;
+  shard_op_set_attr(m->arena, op, "mesh", ma, true);
+  return op;
+}
+
+static shard_tensor_sharding *S_with_mesh(shard_arena *a, const shard_tensor_sharding *s,
+                                          const char *name, shard_mesh *inline_mesh) {
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  c->mesh_name = name;
+  c->inline_mesh = inline_mesh;
+  return c;
+}
+
+/* Replica groups of StableHLO collectives name their mesh in raw text:
+ * #stablehlo.replica_group_mesh_axes<mesh = MESH, axes = [...]>. Finds MESH:
+ * its start and length (balanced over <>, [], ()). */
+static bool S_replica_group_mesh(const char *text, size_t *start, size_t *len) {
+  static const char head[] = "#stablehlo.replica_group_mesh_axes<";
+  if (strncmp(text, head, sizeof head - 1) != 0) return false;
+  const char *p = text + sizeof head - 1;
+  while (*p == ' ') p++;
+  if (strncmp(p, "mesh", 4) != 0) return false;
+  p += 4;
+  while (*p == ' ') p++;
+  if (*p != '=') return false;
+  p++;
+  while (*p == ' ') p++;
+  const char *s = p;
+  int depth = 0;
+  bool in_str = false;
+  for (; *p; p++) {
+    if (in_str) {
+      if (*p == '\\' && p[1]) p++;
+      else if (*p == '"') in_str = false;
+      continue;
+    }
+    if (*p == '"') in_str = true;
+    else if (*p == '<' || *p == '[' || *p == '(') depth++;
+    else if (*p == '>' || *p == ']' || *p == ')') {
+      if (depth == 0) break;
+      depth--;
+    } else if (*p == ',' && depth == 0) break;
+  }
+  while (p > s && p[-1] == ' ') p--;
+  *start = (size_t)(s - text);
+  *len = (size_t)(p - s);
+  return *len > 0;
+}
+
+/* Replaces an existing attribute's value, keeping its inherent flag. */
+static void S_replace_attr(shard_op *op, const char *name, shard_attr *value) {
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    if (strcmp(op->attrs[i].name, name) == 0) op->attrs[i].value = value;
+}
+
+static char *S_splice(shard_arena *a, const char *text, size_t start, size_t len, const char *with) {
+  return shard_arena_printf(a, "%.*s%s%s", (int)start, text, with, text + start + len);
+}
+
+static const char *const S_collectives[] = {
+    "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
+    "stablehlo.all_to_all", "stablehlo.collective_broadcast", NULL};
+
+/* ---- -sdy-lift-inlined-meshes ----------------------------------------------- */
+
+/* What a mesh, a deduped symbol or a StableHLO mesh text maps to. */
+typedef struct lift_entry {
+  const shard_mesh *mesh; /* an sdy mesh (inlined or of a kept mesh op) */
+  const char *symbol;     /* a deduped mesh symbol */
+  const char *shlo_text;  /* a #stablehlo.mesh<...> */
+  const char *new_name;
+} lift_entry;
+
+typedef struct lift_state {
+  shard_module *m;
+  SHARD_VEC(lift_entry) map;
+  shard_op *insert_after; /* last mesh op; NULL: insert at the module start */
+} lift_state;
+
+static const char *S_lift_lookup(lift_state *st, const shard_mesh *mesh, const char *symbol,
+                                 const char *shlo_text) {
+  for (uint32_t i = 0; i < st->map.len; i++) {
+    lift_entry *e = &st->map.items[i];
+    if (mesh && e->mesh && shard_mesh_equal(mesh, e->mesh)) return e->new_name;
+    if (symbol && e->symbol && strcmp(symbol, e->symbol) == 0) return e->new_name;
+    if (shlo_text && e->shlo_text && strcmp(shlo_text, e->shlo_text) == 0) return e->new_name;
+  }
+  return NULL;
+}
+
+static const char *S_lift_insert(lift_state *st, const char *base, shard_mesh *mesh) {
+  const char *name = S_unique_symbol(st->m, base);
+  shard_op *op = S_new_mesh_op(st->m, name, mesh);
+  shard_block *b = S_module_block(st->m);
+  if (st->insert_after) shard_op_insert_after(st->insert_after, op);
+  else if (b->first) shard_op_insert_before(b->first, op);
+  else shard_block_append(b, op);
+  st->insert_after = op;
+  return name;
+}
+
+static shard_tensor_sharding *S_lift_sharding(shard_tensor_sharding *s, void *ctx) {
+  lift_state *st = ctx;
+  if (s->mesh_name) {
+    const char *to = S_lift_lookup(st, NULL, s->mesh_name, NULL);
+    return to ? S_with_mesh(st->m->arena, s, to, NULL) : s;
+  }
+  if (!s->inline_mesh) return s;
+  const char *to = S_lift_lookup(st, s->inline_mesh, NULL, NULL);
+  if (!to) {
+    const shard_mesh *mesh = s->inline_mesh;
+    const char *base = "mesh";
+    if (shard_mesh_is_maximal(mesh))
+      base = shard_arena_printf(st->m->arena, "maximal_mesh_%" PRId64, mesh->device_ids[0]);
+    else if (shard_mesh_is_empty(mesh))
+      base = "empty_mesh";
+    to = S_lift_insert(st, base, s->inline_mesh);
+    SHARD_VEC_PUSH(st->map, ((lift_entry){.mesh = mesh, .new_name = to}));
+  }
+  return S_with_mesh(st->m->arena, s, to, NULL);
+}
+
+/* Reads the axes of #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x",
+ * size = 2>, ...]> (device ids are ignored, as Shardy does). */
+static shard_mesh *S_parse_shlo_mesh(shard_arena *a, const char *text, size_t len) {
+  SHARD_VEC(shard_mesh_axis) axes = {0};
+  const char *end = text + len;
+  for (const char *p = text; p < end;) {
+    const char *n = strstr(p, "name = \"");
+    if (!n || n >= end) break;
+    n += strlen("name = \"");
+    const char *q = strchr(n, '"');
+    if (!q || q >= end) break;
+    shard_mesh_axis ax = {shard_arena_strndup(a, n, (size_t)(q - n)), 0};
+    const char *sz = strstr(q, "size = ");
+    if (!sz || sz >= end) break;
+    long long v = 0;
+    sscanf(sz + strlen("size = "), "%lld", &v);
+    ax.size = v;
+    SHARD_VEC_PUSH(axes, ax);
+    p = sz;
+  }
+  shard_mesh *mesh = SHARD_NEW(a, shard_mesh);
+  mesh->num_axes = axes.len;
+  SHARD_VEC_FREEZE(a, axes, mesh->axes);
+  return mesh;
+}
+
+static void S_lift_replica_groups(lift_state *st, shard_op *op) {
+  shard_attr *rg = shard_op_attr(op, "replica_groups");
+  size_t start, len;
+  if (!rg || rg->kind != SHARD_ATTR_RAW || !S_replica_group_mesh(rg->u.raw, &start, &len)) return;
+  const char *mesh_text = rg->u.raw + start;
+  const char *to = NULL;
+  if (mesh_text[0] == '@') {
+    char *sym = shard_arena_strndup(st->m->arena, mesh_text + 1, len - 1);
+    to = S_lift_lookup(st, NULL, sym, NULL);
+  } else if (strncmp(mesh_text, "#stablehlo.mesh<", strlen("#stablehlo.mesh<")) == 0) {
+    char *key = shard_arena_strndup(st->m->arena, mesh_text, len);
+    to = S_lift_lookup(st, NULL, NULL, key);
+    if (!to) {
+      to = S_lift_insert(st, "mesh", S_parse_shlo_mesh(st->m->arena, mesh_text, len));
+      SHARD_VEC_PUSH(st->map, ((lift_entry){.shlo_text = key, .new_name = to}));
+    }
+  }
+  if (!to) return;
+  char *ref = shard_arena_printf(st->m->arena, "@%s", to);
+  shard_attr *n = shard_attr_raw(st->m->arena, S_splice(st->m->arena, rg->u.raw, start, len, ref));
+  n->span = rg->span;
+  S_replace_attr(op, "replica_groups", n);
+}
+
+typedef struct lift_walk {
+  lift_state *st;
+  const char *op_name;
+} lift_walk;
+
+static bool S_lift_walk_op(shard_op *op, void *ctx) {
+  lift_walk *w = ctx;
+  if (strcmp(op->name, w->op_name) == 0) S_lift_replica_groups(w->st, op);
+  return true;
+}
+
+/* {axes = [{name = "x", size = 2 : i64}, ...], device_ids = dense<...> : tensor<Nxi64>} */
+static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
+  shard_type *i64 = shard_type_other(a, "i64");
+  shard_attr *axes = shard_attr_new(a, SHARD_ATTR_ARRAY);
+  axes->u.array.num = mesh->num_axes;
+  axes->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, mesh->num_axes);
+  for (uint32_t i = 0; i < mesh->num_axes; i++) {
+    shard_attr *d = NULL;
+    d = shard_pass_dict_with(a, d, "name",
+                             shard_attr_string(a, mesh->axes[i].name, (uint32_t)strlen(mesh->axes[i].name)));
+    d = shard_pass_dict_with(a, d, "size", shard_attr_int(a, mesh->axes[i].size, i64));
+    axes->u.array.elems[i] = d;
+  }
+  shard_attr *dict = shard_pass_dict_with(a, NULL, "axes", axes);
+  if (mesh->num_device_ids) {
+    shard_buf b = {0};
+    shard_buf_putc(&b, '[');
+    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
+      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", mesh->device_ids[i]);
+    shard_buf_putc(&b, ']');
+    shard_attr *ids = shard_attr_new(a, SHARD_ATTR_DENSE);
+    ids->u.dense.payload = shard_arena_strndup(a, b.data, b.len);
+    int64_t n = mesh->num_device_ids;
+    ids->u.dense.type = shard_type_tensor(a, 1, &n, "i64", NULL);
+    shard_buf_free(&b);
+    dict = shard_pass_dict_with(a, dict, "device_ids", ids);
+  }
+  return dict;
+}
+
+bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-lift-inlined-meshes", options, NULL, de)) return false;
+  lift_state st = {.m = m};
+  shard_block *b = S_module_block(m);
+  for (shard_op *op = b->first, *next; op; op = next) {
+    next = op->next;
+    if (!S_is_mesh_op(op)) continue;
+    const shard_mesh *mesh = S_mesh_op_mesh(op);
+    const char *name = S_mesh_op_name(op);
+    if (!mesh || !name) continue;
+    const char *same = S_lift_lookup(&st, mesh, NULL, NULL);
+    if (same) {
+      /* a duplicate: references to it move to the first identical mesh */
+      SHARD_VEC_PUSH(st.map, ((lift_entry){.symbol = name, .new_name = same}));
+      shard_op_erase(op);
+    } else {
+      SHARD_VEC_PUSH(st.map, ((lift_entry){.mesh = mesh, .new_name = name}));
+      st.insert_after = op;
+    }
+  }
+  shard_pass_map_shardings(m, S_lift_sharding, &st);
+  for (const char *const *name = S_collectives; *name; name++) {
+    lift_walk w = {&st, *name};
+    shard_walk(m->top, S_lift_walk_op, &w);
+  }
+  for (shard_op *op = b->first; op; op = op->next) {
+    if (!S_is_mesh_op(op) || shard_op_attr(op, "stablehlo.mesh")) continue;
+    const shard_mesh *mesh = S_mesh_op_mesh(op);
+    if (mesh) shard_op_set_attr(m->arena, op, "stablehlo.mesh", S_shlo_mesh_dict(m->arena, mesh), false);
+  }
+  SHARD_VEC_FREE(st.map);
+  return true;
+}
+
+/* ---- -sdy-inline-meshes --------------------------------------------------------- */
+
+static shard_tensor_sharding *S_inline_sharding(shard_tensor_sharding *s, void *ctx) {
+  shard_module *m = ctx;
+  if (!s->mesh_name) return s;
+  shard_op *op = shard_module_lookup_symbol(m, s->mesh_name);
+  shard_mesh *mesh = op && S_is_mesh_op(op) ? S_mesh_op_mesh(op) : NULL;
+  return mesh ? S_with_mesh(m->arena, s, NULL, mesh) : s;
+}
+
+/* #stablehlo.mesh<axes=[<name = "x", size = 2>], device_ids=dense<[1, 0]> : tensor<2xi64>> */
+static char *S_shlo_mesh_text(shard_arena *a, const shard_mesh *mesh) {
+  shard_buf b = {0};
+  shard_buf_puts(&b, "#stablehlo.mesh<axes=[");
+  for (uint32_t i = 0; i < mesh->num_axes; i++) {
+    if (i) shard_buf_puts(&b, ", ");
+    shard_buf_puts(&b, "<name = ");
+    shard_buf_put_escaped(&b, mesh->axes[i].name, strlen(mesh->axes[i].name));
+    shard_buf_printf(&b, ", size = %" PRId64 ">", mesh->axes[i].size);
+  }
+  shard_buf_putc(&b, ']');
+  if (mesh->num_device_ids) {
+    shard_buf_puts(&b, ", device_ids=dense<[");
+    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
+      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", mesh->device_ids[i]);
+    shard_buf_printf(&b, "]> : tensor<%uxi64>", mesh->num_device_ids);
+  }
+  shard_buf_putc(&b, '>');
+  char *out = shard_arena_strndup(a, b.data, b.len);
+  shard_buf_free(&b);
+  return out;
+}
+
+static bool S_inline_replica_groups(shard_op *op, void *ctx) {
+  shard_module *m = ctx;
+  shard_attr *rg = shard_op_attr(op, "replica_groups");
+  size_t start, len;
+  if (!rg || rg->kind != SHARD_ATTR_RAW || !S_replica_group_mesh(rg->u.raw, &start, &len) ||
+      rg->u.raw[start] != '@')
+    return true;
+  char *sym = shard_arena_strndup(m->arena, rg->u.raw + start + 1, len - 1);
+  shard_op *mop = shard_module_lookup_symbol(m, sym);
+  shard_mesh *mesh = mop && S_is_mesh_op(mop) ? S_mesh_op_mesh(mop) : NULL;
+  if (!mesh) return true;
+  shard_attr *n = shard_attr_raw(m->arena, S_splice(m->arena, rg->u.raw, start, len,
+                                                    S_shlo_mesh_text(m->arena, mesh)));
+  n->span = rg->span;
+  S_replace_attr(op, "replica_groups", n);
+  return true;
+}
+
+bool shard_pass_inline_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-inline-meshes", options, NULL, de)) return false;
+  shard_pass_map_shardings(m, S_inline_sharding, m);
+  shard_walk(m->top, S_inline_replica_groups, m);
+  shard_block *b = S_module_block(m);
+  for (shard_op *op = b->first, *next; op; op = next) {
+    next = op->next;
+    if (S_is_mesh_op(op)) shard_op_erase(op);
+  }
+  return true;
+}
+
+/* ---- -sdy-remove-size-one-axes ----------------------------------------------- */
+
+/* Copies the refs of `axes` whose size is not 1; returns the new count. */
+static uint32_t S_drop_size_one(shard_arena *a, const shard_mesh *mesh, const shard_axis_ref *axes,
+                                uint32_t n, shard_axis_ref **out) {
+  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (shard_axis_size(&axes[i], mesh) != 1) kept[k++] = axes[i];
+  *out = kept;
+  return k;
+}
+
+static shard_tensor_sharding *S_remove_size_one(shard_tensor_sharding *s, void *ctx) {
+  shard_module *m = ctx;
+  const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
+  if (!mesh) return s;
+  shard_arena *a = m->arena;
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  bool changed = false;
+  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
+  for (uint32_t d = 0; d < s->rank; d++) {
+    c->dims[d] = s->dims[d];
+    c->dims[d].num_axes = S_drop_size_one(a, mesh, s->dims[d].axes, s->dims[d].num_axes, &c->dims[d].axes);
+    if (c->dims[d].num_axes != s->dims[d].num_axes) {
+      changed = true;
+      /* a closed empty dim cannot carry a priority (the verifier rejects it) */
+      if (!c->dims[d].num_axes && !c->dims[d].is_open) c->dims[d].priority = SHARD_NO_PRIORITY;
+    }
+  }
+  c->num_replicated = S_drop_size_one(a, mesh, s->replicated, s->num_replicated, &c->replicated);
+  c->num_unreduced = S_drop_size_one(a, mesh, s->unreduced, s->num_unreduced, &c->unreduced);
+  if (c->num_replicated != s->num_replicated || c->num_unreduced != s->num_unreduced) changed = true;
+  return changed ? c : s;
+}
+
+bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, shard_diag_engine *de) {
+  if (!shard_pass_options_check("sdy-remove-size-one-axes", options, NULL, de)) return false;
+  bool any = false;
+  for (shard_op *op = S_module_block(m)->first; op; op = op->next) {
+    shard_mesh *mesh = S_is_mesh_op(op) ? S_mesh_op_mesh(op) : NULL;
+    for (uint32_t i = 0; mesh && i < mesh->num_axes; i++)
+      if (mesh->axes[i].size == 1) any = true;
+  }
+  if (any) shard_pass_map_shardings(m, S_remove_size_one, m);
+  return true;
+}

@@ -1,0 +1,290 @@
+/* Complex numbers in the interpreter: stablehlo.complex / real / imag, fft,
+ * and the elementwise ops on complex tensors (add, subtract, multiply,
+ * divide, negate, abs, exponential, log, sqrt, sine, cosine, convert,
+ * compare EQ/NE).
+ *
+ * A complex element is a (real, imaginary) pair of doubles, each part
+ * rounded to the part's format (f32 or f64) after every operation, the way
+ * the reference interpreter computes with a complex of two APFloats.
+ * Ops that only move elements (slice, concatenate, reshape, transpose, ...)
+ * need nothing here: interp_copy_elem moves both parts. Any other op that
+ * sees a complex operand or result is refused here with an error, rather
+ * than having interp_ops.c read the pairs as reals.
+ *
+ * fft follows the reference: FFT applies a 1-D DFT per transformed
+ * dimension, last dimension first, each output X[k] = sum_n x[n] * (cos t +
+ * i sin t) with t = -2 pi n k / N, accumulated in n order; IFFT conjugates,
+ * transforms, conjugates and divides by N dimension by dimension; RFFT
+ * transforms the real input as complex and keeps the first N/2+1 entries of
+ * the last dimension; IRFFT rebuilds the conjugate-symmetric half and keeps
+ * the real part. */
+#include <complex.h>
+#include <math.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+static const double S_PI = 3.14159265358979323846;
+
+typedef struct cplx {
+  double re, im;
+} cplx;
+
+static cplx S_round(cplx z, unsigned bits) {
+  return (cplx){shard_elem_round_float(z.re, bits, false), shard_elem_round_float(z.im, bits, false)};
+}
+
+static cplx S_get(const shard_tensor *t, int64_t i) {
+  if (t->kind == SHARD_ELEM_COMPLEX) return (cplx){t->floats[2 * i], t->floats[2 * i + 1]};
+  return (cplx){interp_get_f(t, i), 0};
+}
+
+static void S_set(shard_tensor *t, int64_t i, cplx z) {
+  z = S_round(z, t->bits);
+  t->floats[2 * i] = z.re;
+  t->floats[2 * i + 1] = z.im;
+}
+
+static cplx S_add(cplx a, cplx b) { return (cplx){a.re + b.re, a.im + b.im}; }
+static cplx S_sub(cplx a, cplx b) { return (cplx){a.re - b.re, a.im - b.im}; }
+/* Each part rounded once: the products are exact in double for f32 parts;
+ * for f64 parts the C99 formula of std::complex's operator* is used. */
+static cplx S_mul(cplx a, cplx b) { return (cplx){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
+static cplx S_div(cplx a, cplx b) {
+  double complex q = (a.re + a.im * I) / (b.re + b.im * I);
+  return (cplx){creal(q), cimag(q)};
+}
+static double complex S_c99(cplx a) { return a.re + a.im * I; }
+static cplx S_from_c99(double complex z) { return (cplx){creal(z), cimag(z)}; }
+
+static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
+  if (i >= op->num_operands) {
+    shard_interp_error(p, op, "'%s' expects more operands", op->name);
+    return NULL;
+  }
+  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
+  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
+  return t;
+}
+
+static bool S_is_complex_type(const shard_type *t) {
+  return t && t->kind == SHARD_TYPE_TENSOR && t->elem && strncmp(t->elem, "complex<", 8) == 0;
+}
+
+/* ---- complex / real / imag ---------------------------------------------------------- */
+
+static bool S_make_complex(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  for (int64_t i = 0; i < r->num; i++) S_set(r, i, (cplx){interp_get_f(a, i), interp_get_f(b, i)});
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_part(interp_proc *p, interp_frame *f, shard_op *op, bool imag) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  for (int64_t i = 0; i < r->num; i++) {
+    cplx z = S_get(x, i);
+    shard_interp_set_f(r, i, imag ? z.im : z.re);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- elementwise ------------------------------------------------------------------- */
+
+static bool S_elementwise(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
+  shard_tensor *r = shard_interp_tensor_like(p, op->results[0].type, op);
+  if (!r) return false;
+  shard_tensor *x[2] = {NULL, NULL};
+  for (uint32_t k = 0; k < op->num_operands && k < 2; k++)
+    if (!(x[k] = S_operand(p, f, op, k))) return false;
+  for (uint32_t k = 0; k < op->num_operands && k < 2; k++)
+    if (x[k]->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  bool binary = !strcmp(n, "add") || !strcmp(n, "subtract") || !strcmp(n, "multiply") || !strcmp(n, "divide");
+  if (binary && op->num_operands != 2) return shard_interp_error(p, op, "'%s' takes two operands", op->name);
+  for (int64_t i = 0; i < r->num; i++) {
+    cplx a = S_get(x[0], i), b = binary ? S_get(x[1], i) : (cplx){0, 0}, z;
+    if (!strcmp(n, "add")) z = S_add(a, b);
+    else if (!strcmp(n, "subtract")) z = S_sub(a, b);
+    else if (!strcmp(n, "multiply")) z = S_mul(a, b);
+    else if (!strcmp(n, "divide")) z = S_div(a, b);
+    else if (!strcmp(n, "negate")) z = (cplx){-a.re, -a.im};
+    else if (!strcmp(n, "exponential")) z = S_from_c99(cexp(S_c99(a)));
+    else if (!strcmp(n, "log")) z = S_from_c99(clog(S_c99(a)));
+    else if (!strcmp(n, "sqrt")) z = S_from_c99(csqrt(S_c99(a)));
+    else if (!strcmp(n, "sine")) z = S_from_c99(csin(S_c99(a)));
+    else if (!strcmp(n, "cosine")) z = S_from_c99(ccos(S_c99(a)));
+    else if (!strcmp(n, "abs")) {
+      shard_interp_set_f(r, i, hypot(a.re, a.im));
+      continue;
+    } else if (!strcmp(n, "convert")) {
+      if (r->kind != SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "convert from complex to %s is not supported", r->type->elem);
+      z = a;
+    } else {
+      return shard_interp_error(p, op, "the interpreter does not support '%s' on complex numbers", op->name);
+    }
+    if (r->kind != SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "'%s' of complex numbers must be complex", op->name);
+    S_set(r, i, z);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_compare_eq(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  const shard_attr *dir = shard_op_attr(op, "comparison_direction");
+  const char *text = dir && dir->kind == SHARD_ATTR_RAW ? dir->u.raw : "";
+  bool ne = strstr(text, "NE") != NULL;
+  if (!ne && !strstr(text, "EQ")) return shard_interp_error(p, op, "complex numbers only compare EQ or NE");
+  for (int64_t i = 0; i < r->num; i++) {
+    cplx x = S_get(a, i), y = S_get(b, i);
+    bool eq = x.re == y.re && x.im == y.im;
+    r->ints[i] = ne ? !eq : eq;
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- fft --------------------------------------------------------------------------- */
+
+/* One DFT along `dim` of the complex tensor x into a new tensor of `x`'s
+ * shape with `n_out` entries along dim (inputs beyond x's extent are absent,
+ * a truncation keeps the first n_out). */
+static shard_tensor *S_dft(interp_proc *p, const shard_tensor *x, uint32_t dim, int64_t n_out) {
+  uint32_t rank = x->type->rank;
+  int64_t dims[INTERP_MAX_RANK], xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  memcpy(dims, x->type->dims, sizeof(int64_t) * rank);
+  int64_t n_in = dims[dim];
+  dims[dim] = n_out;
+  shard_interp_strides(rank, x->type->dims, xs);
+  shard_tensor *r = shard_interp_tensor_shape(p, x, rank, dims);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t k = idx[dim], base = 0;
+    for (uint32_t d = 0; d < rank; d++)
+      if (d != dim) base += idx[d] * xs[d];
+    cplx acc = {0, 0};
+    for (int64_t n = 0; n < n_in; n++) {
+      double t = shard_elem_round_float(-2 * S_PI * (double)n * (double)k / (double)n_in, x->bits, false);
+      cplx rot = S_round((cplx){cos(t), sin(t)}, x->bits);
+      cplx term = S_round(S_mul(S_get(x, base + n * xs[dim]), rot), x->bits);
+      acc = S_round(S_add(acc, term), x->bits);
+    }
+    S_set(r, i, acc);
+    shard_interp_next_index(rank, dims, idx);
+  }
+  return r;
+}
+
+static void S_conjugate(shard_tensor *t) {
+  for (int64_t i = 0; i < t->num; i++) t->floats[2 * i + 1] = -t->floats[2 * i + 1];
+}
+
+static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  const shard_attr *ty = shard_op_attr(op, "fft_type");
+  const char *text = ty && ty->kind == SHARD_ATTR_RAW ? ty->u.raw : ty && ty->kind == SHARD_ATTR_STRING ? ty->u.str.data : "";
+  const char *kind = strstr(text, "IRFFT") ? "IRFFT" : strstr(text, "RFFT") ? "RFFT" : strstr(text, "IFFT") ? "IFFT"
+                     : strstr(text, "FFT")  ? "FFT"
+                                            : NULL;
+  int64_t len[INTERP_MAX_RANK];
+  uint32_t nlen;
+  if (!kind) return shard_interp_error(p, op, "fft needs an fft_type");
+  if (!shard_interp_attr_i64s(p, op, "fft_length", len, &nlen, INTERP_MAX_RANK)) return false;
+  uint32_t rank = r->type->rank;
+  if (nlen == 0 || nlen > rank) return shard_interp_error(p, op, "fft_length does not fit the result rank");
+  uint32_t first = rank - nlen;
+  /* compute in a complex tensor of the part width of the result */
+  shard_type *ct = shard_type_tensor(p->arena, x->type->rank, x->type->dims,
+                                     (x->bits == 64 || r->bits == 64) ? "complex<f64>" : "complex<f32>", NULL);
+  shard_tensor *cur = shard_tensor_new(p->arena, ct);
+  for (int64_t i = 0; i < x->num; i++) S_set(cur, i, S_get(x, i));
+  if (!strcmp(kind, "FFT")) {
+    for (uint32_t d = rank; d-- > first;) cur = S_dft(p, cur, d, cur->type->dims[d]);
+  } else if (!strcmp(kind, "IFFT")) {
+    for (uint32_t d = first; d < rank; d++) {
+      S_conjugate(cur);
+      cur = S_dft(p, cur, d, cur->type->dims[d]);
+      S_conjugate(cur);
+      for (int64_t i = 0; i < cur->num; i++) S_set(cur, i, S_div(S_get(cur, i), (cplx){(double)cur->type->dims[d], 0}));
+    }
+  } else if (!strcmp(kind, "RFFT")) {
+    cur = S_dft(p, cur, rank - 1, len[nlen - 1] / 2 + 1);
+    for (uint32_t d = rank - 1; d-- > first;) cur = S_dft(p, cur, d, cur->type->dims[d]);
+  } else {
+    int64_t renorm = 1;
+    for (uint32_t d = first; d < rank; d++) renorm *= r->type->dims[d];
+    for (uint32_t d = first; d + 1 < rank; d++) {
+      S_conjugate(cur);
+      cur = S_dft(p, cur, d, cur->type->dims[d]);
+      S_conjugate(cur);
+    }
+    /* complete the last dimension to the result's length L with the
+     * conjugate mirror (entry j >= n/2+1 is conj(entry L - j)), then keep
+     * the real part of the conjugated transform */
+    uint32_t last = rank - 1;
+    int64_t half = cur->type->dims[last], dims[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0}, cs[INTERP_MAX_RANK];
+    memcpy(dims, cur->type->dims, sizeof(int64_t) * rank);
+    dims[last] = r->type->dims[last];
+    shard_interp_strides(rank, cur->type->dims, cs);
+    shard_tensor *full = shard_interp_tensor_shape(p, cur, rank, dims);
+    for (int64_t i = 0; i < full->num; i++) {
+      int64_t j = idx[last], src = 0;
+      for (uint32_t d = 0; d < last; d++) src += idx[d] * cs[d];
+      cplx z = j < half ? S_get(cur, src + j) : S_get(cur, src + (dims[last] - j));
+      if (j >= half) z.im = -z.im;
+      S_set(full, i, z);
+      shard_interp_next_index(rank, dims, idx);
+    }
+    S_conjugate(full);
+    cur = S_dft(p, full, last, full->type->dims[last]);
+    int64_t ridx[INTERP_MAX_RANK] = {0}, fs[INTERP_MAX_RANK];
+    shard_interp_strides(rank, cur->type->dims, fs);
+    for (int64_t i = 0; i < r->num; i++) {
+      int64_t src = 0;
+      for (uint32_t d = 0; d < rank; d++) src += ridx[d] * fs[d];
+      double re = shard_elem_round_float(S_get(cur, src).re, r->bits, false);
+      shard_interp_set_f(r, i, re / (double)renorm);
+      shard_interp_next_index(rank, r->type->dims, ridx);
+    }
+    shard_interp_bind(f, &op->results[0], r);
+    return true;
+  }
+  if (cur->num != r->num) return shard_interp_error(p, op, "fft result shape does not match %s", r->type->text);
+  for (int64_t i = 0; i < r->num; i++) S_set(r, i, S_get(cur, i));
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
+  *handled = true;
+  const char *n = op->name;
+  if (!strcmp(n, "stablehlo.complex")) return S_make_complex(p, f, op);
+  if (!strcmp(n, "stablehlo.real")) return S_part(p, f, op, false);
+  if (!strcmp(n, "stablehlo.imag")) return S_part(p, f, op, true);
+  if (!strcmp(n, "stablehlo.fft")) return S_fft(p, f, op);
+  bool has_complex = false;
+  for (uint32_t i = 0; i < op->num_operands; i++) has_complex |= S_is_complex_type(op->operands[i].value->type);
+  for (uint32_t i = 0; i < op->num_results; i++) has_complex |= S_is_complex_type(op->results[i].type);
+  if (!has_complex || strncmp(n, "stablehlo.", 10) != 0) return *handled = false, true;
+  n += 10;
+  /* ops that only move whole elements work on pairs as they are */
+  static const char *const movers[] = {"constant", "reshape", "transpose", "broadcast_in_dim", "slice",
+                                       "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "reverse",
+                                       "select", "optimization_barrier", "reduce", "gather", "scatter", "sort", "map",
+                                       "reduce_window", "all_gather", "all_reduce", "all_to_all",
+                                       "collective_permute", "reduce_scatter", "while", "if", "case", "return",
+                                       "get_tuple_element", "tuple"};
+  for (size_t i = 0; i < sizeof movers / sizeof *movers; i++)
+    if (!strcmp(n, movers[i])) return *handled = false, true;
+  if (!strcmp(n, "compare")) return S_compare_eq(p, f, op);
+  return S_elementwise(p, f, op, n);
+}

@@ -1,0 +1,164 @@
+/* What interp.c, interp_ops.c and interp_collectives.c share: the per-device
+ * process, the world of processes a run_parallel starts, frames of SSA
+ * values, and index helpers. Private to the interpreter. */
+#ifndef SHARD_INTERP_INTERNAL_H
+#define SHARD_INTERP_INTERNAL_H
+
+#include <pthread.h>
+
+#include "ir/clone.h"
+#include "interp/interp.h"
+#include "support/ptrmap.h"
+
+#define INTERP_MAX_RANK 16
+
+/* The devices of one run_parallel (or the single device running @main). */
+typedef struct interp_world {
+  shard_module *module;
+  shard_diag_engine *de;
+  pthread_mutex_t *diag_mu; /* shared by every world: diagnostics are serialised */
+  int64_t num_replicas, num_partitions, num_procs;
+  /* Rendezvous: every process deposits its operands, waits, reads the
+   * deposits of its group, waits again. */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int64_t arrived;
+  uint64_t generation;
+  bool aborted;   /* a process failed: the others stop at their next barrier */
+  bool unreached; /* a process returned normally: barriers can no longer be met */
+  shard_tensor ***slots; /* per process: its deposited operands */
+  uint32_t *slot_counts;
+  unsigned checks;
+  int64_t max_steps;   /* per process, > 0 */
+  bool track_rounding; /* shard_interp_options.track_rounding */
+} interp_world;
+
+/* An error a device thread found, reported once every device has stopped. */
+typedef struct interp_pending_error {
+  shard_span span;
+  char *message;
+} interp_pending_error;
+
+typedef struct interp_proc {
+  interp_world *world;
+  int64_t replica_id, partition_id, index; /* index = replica * partitions + partition */
+  shard_arena *arena;                      /* this process's tensors */
+  bool failed;
+  int64_t steps;         /* ops executed so far */
+  const shard_op *loop;  /* the innermost stablehlo.while running, for the step-budget error */
+  /* Errors of a process of a multi-device world: threads finish in any
+   * order, so they are held back and reported in device order
+   * (shard_interp_report_pending) for the same output on every run. */
+  SHARD_VEC(interp_pending_error) pending;
+} interp_proc;
+
+/* SSA values of one function invocation (regions of ops see their parent's). */
+typedef struct interp_frame {
+  struct interp_frame *parent;
+  shard_ptrmap values;
+} interp_frame;
+
+/* interp.c */
+shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v);
+void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t);
+bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Runs a region's entry block with arguments; writes the terminator's
+ * operands into results (num must match). */
+bool shard_interp_run_region(interp_proc *p, interp_frame *parent, shard_region *r, shard_tensor *const *args,
+                             uint32_t nargs, shard_tensor **results, uint32_t nresults);
+shard_tensor *shard_interp_tensor_like(interp_proc *p, shard_type *type, const shard_op *op);
+/* A new tensor of the element type of `elem_of` and shape dims. */
+shard_tensor *shard_interp_tensor_shape(interp_proc *p, const shard_tensor *elem_of, uint32_t rank,
+                                        const int64_t *dims);
+shard_tensor *shard_interp_tensor_copy(shard_arena *a, const shard_tensor *t);
+
+/* Element access as double/int regardless of kind. */
+static inline double interp_get_f(const shard_tensor *t, int64_t i) {
+  return t->kind == SHARD_ELEM_FLOAT     ? t->floats[i]
+         : t->kind == SHARD_ELEM_COMPLEX ? t->floats[2 * i]
+         : t->kind == SHARD_ELEM_UINT && t->bits == 64 ? (double)(uint64_t)t->ints[i]
+                                                       : (double)t->ints[i];
+}
+void shard_interp_set_f(shard_tensor *t, int64_t i, double x);
+void shard_interp_set_i(shard_tensor *t, int64_t i, int64_t x);
+/* Copies element si of s into element di of d (same element type). */
+static inline void interp_copy_elem(shard_tensor *d, int64_t di, const shard_tensor *s, int64_t si) {
+  if (d->kind == SHARD_ELEM_COMPLEX) {
+    d->floats[2 * di] = s->floats[2 * si];
+    d->floats[2 * di + 1] = s->floats[2 * si + 1];
+  } else if (d->kind == SHARD_ELEM_FLOAT) {
+    d->floats[di] = s->floats[si];
+  } else {
+    d->ints[di] = s->ints[si];
+  }
+}
+
+/* Row-major strides of a shape; returns the element count. */
+int64_t shard_interp_strides(uint32_t rank, const int64_t *dims, int64_t *strides);
+/* Advances a multi-index over dims; false after the last one. */
+bool shard_interp_next_index(uint32_t rank, const int64_t *dims, int64_t *idx);
+
+/* Attribute readers; false (after an error) when missing or malformed. */
+bool shard_interp_attr_i64s(interp_proc *p, const shard_op *op, const char *name, int64_t *out, uint32_t *n,
+                            uint32_t max);
+bool shard_interp_attr_int(interp_proc *p, const shard_op *op, const char *name, int64_t *out);
+/* `key = [1, 2]` or `key = 3` inside a raw #stablehlo.xxx<...> attribute text. */
+bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint32_t *n, uint32_t max);
+
+/* interp_ops.c: executes one non-control op. Returns false after an error.
+ * *handled is false when the op is not one interp_ops knows. */
+bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+/* Scalar binary ops by name (also used by reductions): add, multiply, ... */
+bool shard_interp_scalar_binary(const char *name, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib,
+                                double *fr, int64_t *ir);
+
+/* Copies all of src into dst at per-dim offsets / extracts a block of
+ * `sizes` starting at `start` (same element type). */
+void shard_interp_insert(shard_tensor *dst, const int64_t *offsets, const shard_tensor *src);
+shard_tensor *shard_interp_extract(interp_proc *p, const shard_tensor *src, const int64_t *start, const int64_t *sizes);
+/* Applies a two-argument scalar reducer region (fast path for a single
+ * binary op) to a and b; writes into element i of out. */
+bool shard_interp_reduce_elems(interp_proc *p, interp_frame *f, shard_region *r, const shard_tensor *a, int64_t ai,
+                               const shard_tensor *b, int64_t bi, shard_tensor *out, int64_t oi);
+
+/* interp_windows.c: gather, scatter, reduce_window, select_and_scatter,
+ * convolution. *handled as for shard_interp_exec_op. */
+bool shard_interp_exec_window_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+
+/* interp_complex.c: the complex element ops (complex, real, imag, fft and the
+ * elementwise arithmetic on complex tensors). *handled as for shard_interp_exec_op. */
+bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+
+/* interp_collectives.c */
+bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+/* Reports the held-back errors of procs[0..n) in device order through
+ * `into` (the process that ran them), and frees them. */
+void shard_interp_report_pending(interp_proc *into, interp_proc *const *procs, int64_t n);
+void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine *de, pthread_mutex_t *diag_mu,
+                             int64_t replicas, int64_t partitions);
+/* A world inherits the step budget and tracking of the world it runs in. */
+void shard_interp_world_inherit(interp_world *w, const interp_world *parent);
+void shard_interp_world_destroy(interp_world *w);
+/* A process is done (returned or failed): wakes waiters. */
+void shard_interp_proc_finish(interp_proc *p);
+
+/* interp.c: runs `region` (isolated from above) once per device of a fresh
+ * world of `n` partitions, device k getting args[k] (nargs each) and giving
+ * results[k] (nresults each, copied into p's arena with the types of
+ * `result_types`). False after an error. */
+bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
+                              shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
+                              shard_type *const *result_types);
+
+/* interp_manual.c: sdy.manual_computation in a global program. */
+bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op);
+
+/* interp_rounding.c: the rounding bookkeeping of one executed op (only in
+ * worlds with track_rounding); `operands` and `results` are its values. */
+void shard_interp_track_op(const interp_proc *p, const shard_op *op, shard_tensor *const *operands, uint32_t nops,
+                           shard_tensor *const *results, uint32_t nres);
+/* Unit roundoff of a float element type (2^-24 for f32). */
+double shard_interp_unit_roundoff(const shard_tensor *t);
+
+#endif

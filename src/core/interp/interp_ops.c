@@ -1,0 +1,862 @@
+/* The data ops of the interpreter: constants, elementwise arithmetic,
+ * compare/select, conversions, shape ops (reshape, transpose,
+ * broadcast_in_dim, slice, dynamic slices, concatenate, pad, reverse, iota),
+ * reductions, dot_general, sort, map, get_dimension_size and the device
+ * ids.
+ *
+ * Semantics follow the StableHLO spec and its reference interpreter:
+ * results are rounded to the result element type after every arithmetic
+ * step (a dot product rounds each product and each partial sum), integer
+ * arithmetic wraps, integer division by zero gives -1 (all ones) and
+ * remainder by zero gives the dividend, float min/max propagate NaN. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+/* ---- helpers --------------------------------------------------------------------- */
+
+void shard_interp_insert(shard_tensor *dst, const int64_t *offsets, const shard_tensor *src) {
+  uint32_t rank = src->type->rank;
+  int64_t dstr[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, dst->type->dims, dstr);
+  if (src->num == 0) return;
+  for (int64_t i = 0; i < src->num; i++) {
+    int64_t di = 0;
+    for (uint32_t d = 0; d < rank; d++) di += (idx[d] + offsets[d]) * dstr[d];
+    interp_copy_elem(dst, di, src, i);
+    shard_interp_next_index(rank, src->type->dims, idx);
+  }
+}
+
+shard_tensor *shard_interp_extract(interp_proc *p, const shard_tensor *src, const int64_t *start, const int64_t *sizes) {
+  uint32_t rank = src->type->rank;
+  shard_tensor *out = shard_interp_tensor_shape(p, src, rank, sizes);
+  int64_t sstr[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, src->type->dims, sstr);
+  for (int64_t i = 0; i < out->num; i++) {
+    int64_t si = 0;
+    for (uint32_t d = 0; d < rank; d++) si += (idx[d] + start[d]) * sstr[d];
+    interp_copy_elem(out, i, src, si);
+    shard_interp_next_index(rank, sizes, idx);
+  }
+  return out;
+}
+
+static const char *S_short(const char *name) { return strncmp(name, "stablehlo.", 10) == 0 ? name + 10 : name; }
+
+static int64_t S_sdiv(int64_t a, int64_t b) {
+  if (b == 0) return -1;
+  if (a == INT64_MIN && b == -1) return a;
+  return a / b;
+}
+static int64_t S_srem(int64_t a, int64_t b) {
+  if (b == 0) return a;
+  if (a == INT64_MIN && b == -1) return 0;
+  return a % b;
+}
+
+bool shard_interp_scalar_binary(const char *name, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib,
+                                double *fr, int64_t *ir) {
+  const char *n = S_short(name);
+  if (t->kind == SHARD_ELEM_FLOAT) {
+    double r;
+    if (!strcmp(n, "add")) r = a + b;
+    else if (!strcmp(n, "subtract")) r = a - b;
+    else if (!strcmp(n, "multiply")) r = a * b;
+    else if (!strcmp(n, "divide")) r = a / b;
+    else if (!strcmp(n, "remainder")) r = fmod(a, b);
+    else if (!strcmp(n, "maximum")) r = isnan(a) || isnan(b) ? NAN : (a > b || (a == b && !signbit(a))) ? a : b;
+    else if (!strcmp(n, "minimum")) r = isnan(a) || isnan(b) ? NAN : (a < b || (a == b && signbit(a))) ? a : b;
+    else if (!strcmp(n, "power")) r = pow(a, b);
+    else if (!strcmp(n, "atan2")) r = atan2(a, b);
+    else return false;
+    *fr = shard_elem_round_float(r, t->bits, strcmp(t->type->elem, "bf16") == 0);
+    return true;
+  }
+  bool u = t->kind != SHARD_ELEM_SINT;
+  uint64_t ua = (uint64_t)ia, ub = (uint64_t)ib;
+  int64_t r;
+  unsigned w = t->bits;
+  if (!strcmp(n, "add")) r = (int64_t)(ua + ub);
+  else if (!strcmp(n, "subtract")) r = (int64_t)(ua - ub);
+  else if (!strcmp(n, "multiply")) r = (int64_t)(ua * ub);
+  else if (!strcmp(n, "divide")) r = u ? (ub ? (int64_t)(ua / ub) : -1) : S_sdiv(ia, ib);
+  else if (!strcmp(n, "remainder")) r = u ? (ub ? (int64_t)(ua % ub) : ia) : S_srem(ia, ib);
+  else if (!strcmp(n, "maximum")) r = u ? (ua > ub ? ia : ib) : (ia > ib ? ia : ib);
+  else if (!strcmp(n, "minimum")) r = u ? (ua < ub ? ia : ib) : (ia < ib ? ia : ib);
+  else if (!strcmp(n, "and")) r = ia & ib;
+  else if (!strcmp(n, "or")) r = ia | ib;
+  else if (!strcmp(n, "xor")) r = ia ^ ib;
+  else if (!strcmp(n, "shift_left")) r = ub >= w ? 0 : (int64_t)(ua << ub);
+  else if (!strcmp(n, "shift_right_logical")) {
+    uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+    r = ub >= w ? 0 : (int64_t)((ua & mask) >> ub);
+  } else if (!strcmp(n, "shift_right_arithmetic")) r = ub >= w ? (ia < 0 ? -1 : 0) : ia >> ub;
+  else if (!strcmp(n, "power")) {
+    if (!u && ib < 0) r = ia == 1 ? 1 : ia == -1 ? (ib & 1 ? -1 : 1) : 0;
+    else {
+      uint64_t acc = 1, base = ua, e = ub;
+      while (e) {
+        if (e & 1) acc *= base;
+        base *= base;
+        e >>= 1;
+      }
+      r = (int64_t)acc;
+    }
+  } else return false;
+  *ir = shard_elem_wrap_int(r, t->kind, t->bits);
+  return true;
+}
+
+/* A reducer region that is one binary op of its two arguments, or NULL. */
+static const char *S_simple_reducer(shard_region *r) {
+  shard_block *b = r->first;
+  if (!b || b->num_args != 2 || !b->first || !b->first->next) return NULL;
+  shard_op *op = b->first, *ret = op->next;
+  if (op->num_operands != 2 || op->num_results != 1 || ret->num_operands != 1 || ret->operands[0].value != &op->results[0])
+    return NULL;
+  shard_value *x = op->operands[0].value, *y = op->operands[1].value;
+  if (!((x == &b->args[0] && y == &b->args[1]) || (x == &b->args[1] && y == &b->args[0]))) return NULL;
+  return op->name;
+}
+
+bool shard_interp_reduce_elems(interp_proc *p, interp_frame *f, shard_region *r, const shard_tensor *a, int64_t ai,
+                               const shard_tensor *b, int64_t bi, shard_tensor *out, int64_t oi) {
+  const char *simple = out->kind == SHARD_ELEM_COMPLEX ? NULL : S_simple_reducer(r);
+  if (simple) {
+    double fr = 0;
+    int64_t ir = 0;
+    bool fl = out->kind == SHARD_ELEM_FLOAT;
+    if (shard_interp_scalar_binary(simple, out, fl ? a->floats[ai] : 0, fl ? b->floats[bi] : 0, fl ? 0 : a->ints[ai],
+                                   fl ? 0 : b->ints[bi], &fr, &ir)) {
+      if (fl) out->floats[oi] = fr;
+      else out->ints[oi] = ir;
+      return true;
+    }
+  }
+  shard_type *st = shard_type_tensor(p->arena, 0, NULL, out->type->elem, NULL);
+  shard_tensor *args[2] = {shard_tensor_new(p->arena, st), shard_tensor_new(p->arena, st)};
+  interp_copy_elem(args[0], 0, a, ai);
+  interp_copy_elem(args[1], 0, b, bi);
+  shard_tensor *res;
+  if (!shard_interp_run_region(p, f, r, args, 2, &res, 1)) return false;
+  interp_copy_elem(out, oi, res, 0);
+  return true;
+}
+
+static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
+  if (i >= op->num_operands) {
+    shard_interp_error(p, op, "'%s' expects more operands", op->name);
+    return NULL;
+  }
+  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
+  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
+  return t;
+}
+
+static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
+  return shard_interp_tensor_like(p, op->results[i].type, op);
+}
+
+/* ---- elementwise ------------------------------------------------------------------ */
+
+static bool S_unary_float(const char *n, double x, double *r) {
+  if (!strcmp(n, "exponential")) *r = exp(x);
+  else if (!strcmp(n, "exponential_minus_one")) *r = expm1(x);
+  else if (!strcmp(n, "log")) *r = log(x);
+  else if (!strcmp(n, "log_plus_one")) *r = log1p(x);
+  else if (!strcmp(n, "sqrt")) *r = sqrt(x);
+  else if (!strcmp(n, "rsqrt")) *r = 1.0 / sqrt(x);
+  else if (!strcmp(n, "cbrt")) *r = cbrt(x);
+  else if (!strcmp(n, "tanh")) *r = tanh(x);
+  else if (!strcmp(n, "tan")) *r = tan(x);
+  else if (!strcmp(n, "sine")) *r = sin(x);
+  else if (!strcmp(n, "cosine")) *r = cos(x);
+  else if (!strcmp(n, "logistic")) *r = 1.0 / (1.0 + exp(-x));
+  else if (!strcmp(n, "floor")) *r = floor(x);
+  else if (!strcmp(n, "ceil")) *r = ceil(x);
+  else if (!strcmp(n, "round_nearest_even")) *r = nearbyint(x);
+  else if (!strcmp(n, "round_nearest_afz")) *r = round(x);
+  else if (!strcmp(n, "abs")) *r = fabs(x);
+  else if (!strcmp(n, "negate")) *r = -x;
+  else if (!strcmp(n, "sign")) *r = isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x;
+  else return false;
+  return true;
+}
+
+static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  if (!strcmp(n, "is_finite")) {
+    for (int64_t i = 0; i < x->num; i++) r->ints[i] = isfinite(x->floats[i]) ? 1 : 0;
+    return shard_interp_bind(f, &op->results[0], r), true;
+  }
+  for (int64_t i = 0; i < x->num; i++) {
+    if (x->kind == SHARD_ELEM_FLOAT) {
+      double v;
+      if (!S_unary_float(n, x->floats[i], &v)) return shard_interp_error(p, op, "the interpreter does not support '%s'", op->name);
+      shard_interp_set_f(r, i, v);
+      continue;
+    }
+    int64_t v = x->ints[i];
+    if (!strcmp(n, "negate")) v = (int64_t)(0 - (uint64_t)v);
+    else if (!strcmp(n, "abs")) v = v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
+    else if (!strcmp(n, "not")) v = x->kind == SHARD_ELEM_BOOL ? !v : ~v;
+    else if (!strcmp(n, "sign")) v = v > 0 ? 1 : v < 0 ? -1 : 0;
+    else if (!strcmp(n, "popcnt")) {
+      uint64_t u = (uint64_t)v & (x->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << x->bits) - 1);
+      v = __builtin_popcountll(u);
+    } else if (!strcmp(n, "count_leading_zeros")) {
+      uint64_t u = (uint64_t)v & (x->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << x->bits) - 1);
+      v = u ? __builtin_clzll(u) - (64 - (int)x->bits) : (int64_t)x->bits;
+    } else return shard_interp_error(p, op, "the interpreter does not support '%s' on integers", op->name);
+    shard_interp_set_i(r, i, v);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  bool fl = r->kind == SHARD_ELEM_FLOAT;
+  for (int64_t i = 0; i < r->num; i++) {
+    double fr = 0;
+    int64_t ir = 0;
+    if (!shard_interp_scalar_binary(op->name, r, fl ? a->floats[i] : 0, fl ? b->floats[i] : 0, fl ? 0 : a->ints[i],
+                                    fl ? 0 : b->ints[i], &fr, &ir))
+      return shard_interp_error(p, op, "the interpreter does not support '%s' on %s", op->name, r->type->elem);
+    if (fl) r->floats[i] = fr;
+    else r->ints[i] = ir;
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  const shard_attr *dir = shard_op_attr(op, "comparison_direction");
+  const char *text = dir && (dir->kind == SHARD_ATTR_RAW) ? dir->u.raw : "";
+  static const char *const dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
+  int d = -1;
+  for (int k = 0; k < 6; k++) {
+    const char *s = strstr(text, dirs[k]);
+    if (s && (s[2] == '>' || s[2] == ' ' || s[2] == 0)) d = k;
+  }
+  if (d < 0) return shard_interp_error(p, op, "compare needs a comparison_direction");
+  const shard_attr *ct = shard_op_attr(op, "compare_type");
+  bool total = ct && ct->kind == SHARD_ATTR_RAW && strstr(ct->u.raw, "TOTALORDER");
+  for (int64_t i = 0; i < r->num; i++) {
+    int c; /* -1, 0, 1, or 2 for unordered */
+    if (a->kind == SHARD_ELEM_FLOAT) {
+      double x = a->floats[i], y = b->floats[i];
+      if (total) {
+        uint64_t ux = 0, uy = 0;
+        memcpy(&ux, &x, 8);
+        memcpy(&uy, &y, 8);
+        int64_t sx = (int64_t)ux < 0 ? (int64_t)(~ux | (UINT64_C(1) << 63)) : (int64_t)ux;
+        int64_t sy = (int64_t)uy < 0 ? (int64_t)(~uy | (UINT64_C(1) << 63)) : (int64_t)uy;
+        c = sx < sy ? -1 : sx > sy ? 1 : 0;
+      } else {
+        c = isnan(x) || isnan(y) ? 2 : x < y ? -1 : x > y ? 1 : 0;
+      }
+    } else if (a->kind == SHARD_ELEM_UINT) {
+      uint64_t x = (uint64_t)a->ints[i], y = (uint64_t)b->ints[i];
+      c = x < y ? -1 : x > y ? 1 : 0;
+    } else {
+      c = a->ints[i] < b->ints[i] ? -1 : a->ints[i] > b->ints[i] ? 1 : 0;
+    }
+    bool v;
+    switch (d) {
+      case 0: v = c == 0; break;
+      case 1: v = c != 0; break;
+      case 2: v = c == 0 || c == 1; break;
+      case 3: v = c == 1; break;
+      case 4: v = c == 0 || c == -1; break;
+      default: v = c == -1; break;
+    }
+    r->ints[i] = v;
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_select(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *c = S_operand(p, f, op, 0), *a = c ? S_operand(p, f, op, 1) : NULL,
+               *b = a ? S_operand(p, f, op, 2) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, c->ints[c->num == 1 ? 0 : i] ? a : b, i);
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_clamp(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *lo = S_operand(p, f, op, 0), *x = lo ? S_operand(p, f, op, 1) : NULL,
+               *hi = x ? S_operand(p, f, op, 2) : NULL, *r = hi ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t li = lo->num == 1 ? 0 : i, hii = hi->num == 1 ? 0 : i;
+    double fr;
+    int64_t ir;
+    bool fl = r->kind == SHARD_ELEM_FLOAT;
+    shard_interp_scalar_binary("maximum", r, fl ? x->floats[i] : 0, fl ? lo->floats[li] : 0, fl ? 0 : x->ints[i],
+                               fl ? 0 : lo->ints[li], &fr, &ir);
+    shard_interp_scalar_binary("minimum", r, fr, fl ? hi->floats[hii] : 0, ir, fl ? 0 : hi->ints[hii], &fr, &ir);
+    if (fl) r->floats[i] = fr;
+    else r->ints[i] = ir;
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_convert(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  for (int64_t i = 0; i < r->num; i++) {
+    if (r->kind == SHARD_ELEM_BOOL) r->ints[i] = x->kind == SHARD_ELEM_FLOAT ? x->floats[i] != 0 : x->ints[i] != 0;
+    else if (x->kind == SHARD_ELEM_FLOAT) shard_interp_set_f(r, i, x->floats[i]);
+    else if (r->kind == SHARD_ELEM_FLOAT) shard_interp_set_f(r, i, interp_get_f(x, i));
+    else shard_interp_set_i(r, i, x->ints[i]);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- shape ops ---------------------------------------------------------------------- */
+
+static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0);
+  if (!x) return false;
+  if (shard_type_num_elements(op->results[0].type) != x->num)
+    return shard_interp_error(p, op, "reshape changes the number of elements");
+  shard_tensor *r = SHARD_NEW(p->arena, shard_tensor);
+  *r = *x;
+  r->type = op->results[0].type;
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  int64_t perm[INTERP_MAX_RANK];
+  uint32_t n;
+  if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, INTERP_MAX_RANK)) return false;
+  uint32_t rank = r->type->rank;
+  if (n != rank) return shard_interp_error(p, op, "permutation has the wrong length");
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, x->type->dims, xs);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = 0;
+    for (uint32_t d = 0; d < rank; d++) si += idx[d] * xs[perm[d]];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(rank, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  int64_t bd[INTERP_MAX_RANK];
+  uint32_t n;
+  if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, INTERP_MAX_RANK)) return false;
+  if (n != x->type->rank) return shard_interp_error(p, op, "broadcast_dimensions has the wrong length");
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(n, x->type->dims, xs);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = 0;
+    for (uint32_t d = 0; d < n; d++) si += (x->type->dims[d] == 1 ? 0 : idx[bd[d]]) * xs[d];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(r->type->rank, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  int64_t start[INTERP_MAX_RANK], stride[INTERP_MAX_RANK], lim[INTERP_MAX_RANK];
+  uint32_t n1, n2, n3;
+  if (!r || !shard_interp_attr_i64s(p, op, "start_indices", start, &n1, INTERP_MAX_RANK) ||
+      !shard_interp_attr_i64s(p, op, "strides", stride, &n2, INTERP_MAX_RANK) ||
+      !shard_interp_attr_i64s(p, op, "limit_indices", lim, &n3, INTERP_MAX_RANK))
+    return false;
+  uint32_t rank = x->type->rank;
+  if (n1 != rank || n2 != rank) return shard_interp_error(p, op, "slice attributes have the wrong length");
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, x->type->dims, xs);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = 0;
+    for (uint32_t d = 0; d < rank; d++) si += (start[d] + idx[d] * stride[d]) * xs[d];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(rank, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* Start indices of dynamic_slice / dynamic_update_slice, clamped so the
+ * block fits (the spec's clamp(0, start, dim - size)). */
+static bool S_dynamic_starts(interp_proc *p, interp_frame *f, shard_op *op, uint32_t first, const shard_tensor *x,
+                             const int64_t *sizes, int64_t *start) {
+  uint32_t rank = x->type->rank;
+  if (op->num_operands - first != rank) return shard_interp_error(p, op, "expected %u start indices", rank);
+  for (uint32_t d = 0; d < rank; d++) {
+    shard_tensor *s = S_operand(p, f, op, first + d);
+    if (!s) return false;
+    int64_t v = s->kind == SHARD_ELEM_FLOAT ? (int64_t)s->floats[0] : s->ints[0];
+    int64_t hi = x->type->dims[d] - sizes[d];
+    start[d] = v < 0 ? 0 : v > hi ? hi : v;
+  }
+  return true;
+}
+
+static bool S_dynamic_slice(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0);
+  int64_t sizes[INTERP_MAX_RANK], start[INTERP_MAX_RANK];
+  uint32_t n;
+  if (!x || !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n, INTERP_MAX_RANK)) return false;
+  if (n != x->type->rank) return shard_interp_error(p, op, "slice_sizes has the wrong length");
+  if (!S_dynamic_starts(p, f, op, 1, x, sizes, start)) return false;
+  shard_tensor *r = shard_interp_extract(p, x, start, sizes);
+  r->type = op->results[0].type;
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_dynamic_update_slice(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *u = x ? S_operand(p, f, op, 1) : NULL;
+  int64_t start[INTERP_MAX_RANK];
+  if (!u || !S_dynamic_starts(p, f, op, 2, x, u->type->dims, start)) return false;
+  shard_tensor *r = shard_interp_tensor_copy(p->arena, x);
+  shard_interp_insert(r, start, u);
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
+  int64_t dim;
+  shard_tensor *r = S_result(p, op, 0);
+  if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
+  int64_t off[INTERP_MAX_RANK] = {0};
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    shard_tensor *x = S_operand(p, f, op, i);
+    if (!x) return false;
+    shard_interp_insert(r, off, x);
+    off[dim] += x->type->dims[dim];
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *v = x ? S_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
+  int64_t lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK], in[INTERP_MAX_RANK];
+  uint32_t n1, n2, n3;
+  if (!r || !shard_interp_attr_i64s(p, op, "edge_padding_low", lo, &n1, INTERP_MAX_RANK) ||
+      !shard_interp_attr_i64s(p, op, "edge_padding_high", hi, &n2, INTERP_MAX_RANK) ||
+      !shard_interp_attr_i64s(p, op, "interior_padding", in, &n3, INTERP_MAX_RANK))
+    return false;
+  uint32_t rank = x->type->rank;
+  for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, v, 0);
+  int64_t rs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, r->type->dims, rs);
+  for (int64_t i = 0; i < x->num; i++) {
+    int64_t ri = 0;
+    bool inside = true;
+    for (uint32_t d = 0; d < rank; d++) {
+      int64_t o = lo[d] + idx[d] * (in[d] + 1);
+      if (o < 0 || o >= r->type->dims[d]) inside = false;
+      ri += o * rs[d];
+    }
+    if (inside) interp_copy_elem(r, ri, x, i);
+    shard_interp_next_index(rank, x->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  int64_t dims[INTERP_MAX_RANK];
+  uint32_t n;
+  if (!r || !shard_interp_attr_i64s(p, op, "dimensions", dims, &n, INTERP_MAX_RANK)) return false;
+  uint32_t rank = x->type->rank;
+  bool rev[INTERP_MAX_RANK] = {false};
+  for (uint32_t k = 0; k < n; k++) rev[dims[k]] = true;
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, x->type->dims, xs);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = 0;
+    for (uint32_t d = 0; d < rank; d++) si += (rev[d] ? x->type->dims[d] - 1 - idx[d] : idx[d]) * xs[d];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(rank, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_iota(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *r = S_result(p, op, 0);
+  int64_t dim;
+  if (!r || !shard_interp_attr_int(p, op, "iota_dimension", &dim)) return false;
+  int64_t idx[INTERP_MAX_RANK] = {0};
+  for (int64_t i = 0; i < r->num; i++) {
+    shard_interp_set_i(r, i, idx[dim]);
+    shard_interp_next_index(r->type->rank, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_constant(interp_proc *p, interp_frame *f, shard_op *op) {
+  const shard_attr *v = shard_op_attr(op, "value");
+  shard_tensor *t;
+  const char *err;
+  if (!v || v->kind != SHARD_ATTR_DENSE) return shard_interp_error(p, op, "constant needs a dense 'value'");
+  if (!shard_tensor_from_dense(p->arena, v->u.dense.payload, op->results[0].type, &t, &err))
+    return shard_interp_error(p, op, "constant: %s", err);
+  shard_interp_bind(f, &op->results[0], t);
+  return true;
+}
+
+static bool S_device_id(interp_proc *p, interp_frame *f, shard_op *op, int64_t id) {
+  shard_tensor *r = S_result(p, op, 0);
+  if (!r) return false;
+  shard_interp_set_i(r, 0, id);
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- reductions and contractions ------------------------------------------------------- */
+
+// stablehlo.reduce(inputs..., inits...) across `dimensions`, body of 2N scalars.
+static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
+  uint32_t n = op->num_operands / 2;
+  int64_t dims[INTERP_MAX_RANK];
+  uint32_t nd;
+  if (!shard_interp_attr_i64s(p, op, "dimensions", dims, &nd, INTERP_MAX_RANK)) return false;
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  for (uint32_t i = 0; i < 2 * n; i++)
+    if (!(in[i] = S_operand(p, f, op, i))) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(res[i] = S_result(p, op, i))) return false;
+    for (int64_t e = 0; e < res[i]->num; e++) interp_copy_elem(res[i], e, in[n + i], 0);
+  }
+  uint32_t rank = in[0]->type->rank;
+  bool reduced[INTERP_MAX_RANK] = {false};
+  for (uint32_t k = 0; k < nd; k++) reduced[dims[k]] = true;
+  int64_t rdims[INTERP_MAX_RANK], rs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  uint32_t rr = 0;
+  for (uint32_t d = 0; d < rank; d++)
+    if (!reduced[d]) rdims[rr++] = in[0]->type->dims[d];
+  shard_interp_strides(rr, rdims, rs);
+  shard_type **st = SHARD_NEW_ARRAY(p->arena, shard_type *, n + 1);
+  for (uint32_t i = 0; i < n; i++) st[i] = shard_type_tensor(p->arena, 0, NULL, res[i]->type->elem, NULL);
+  /* a float sum: its terms for the rounding bookkeeping (interp_rounding.c) */
+  const char *reducer = S_simple_reducer(&op->regions[0]);
+  bool track = n == 1 && p->world->track_rounding && res[0]->kind == SHARD_ELEM_FLOAT && reducer &&
+               !strcmp(S_short(reducer), "add");
+  double *mag = track ? SHARD_NEW_ARRAY(p->arena, double, (size_t)res[0]->num + 1) : NULL;
+  bool all_int = true;
+  if (track) {
+    for (int64_t e = 0; e < res[0]->num; e++) mag[e] = fabs(res[0]->floats[e]);
+    all_int = in[1]->floats[0] == floor(in[1]->floats[0]);
+  }
+  for (int64_t e = 0; e < in[0]->num; e++) {
+    int64_t ri = 0;
+    for (uint32_t d = 0, k = 0; d < rank; d++)
+      if (!reduced[d]) ri += idx[d] * rs[k++];
+    if (n == 1) {
+      if (!shard_interp_reduce_elems(p, f, &op->regions[0], res[0], ri, in[0], e, res[0], ri)) return false;
+      if (track) {
+        mag[ri] += fabs(in[0]->floats[e]);
+        all_int &= in[0]->floats[e] == floor(in[0]->floats[e]);
+      }
+    } else {
+      shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n);
+      shard_tensor **out = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n);
+      for (uint32_t i = 0; i < n; i++) {
+        args[i] = shard_tensor_new(p->arena, st[i]);
+        args[n + i] = shard_tensor_new(p->arena, st[i]);
+        interp_copy_elem(args[i], 0, res[i], ri);
+        interp_copy_elem(args[n + i], 0, in[i], e);
+      }
+      if (!shard_interp_run_region(p, f, &op->regions[0], args, 2 * n, out, n)) return false;
+      for (uint32_t i = 0; i < n; i++) interp_copy_elem(res[i], ri, out[i], 0);
+    }
+    shard_interp_next_index(rank, in[0]->type->dims, idx);
+  }
+  if (track) {
+    double max_mag = 0;
+    for (int64_t e = 0; e < res[0]->num; e++)
+      if (mag[e] > max_mag) max_mag = mag[e];
+    res[0]->sum_terms = res[0]->num ? in[0]->num / res[0]->num + 1 : 1; /* the init value is a term */
+    res[0]->sum_mag = max_mag;
+    res[0]->sum_int = all_int;
+  }
+  for (uint32_t i = 0; i < n; i++) shard_interp_bind(f, &op->results[i], res[i]);
+  return true;
+}
+
+static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  int64_t lb[INTERP_MAX_RANK], rb[INTERP_MAX_RANK], lc[INTERP_MAX_RANK], rc[INTERP_MAX_RANK];
+  uint32_t nlb = 0, nrb = 0, nlc = 0, nrc = 0;
+  uint32_t ra = a->type->rank, rbk = b->type->rank;
+  if (strcmp(op->name, "stablehlo.dot") == 0) {
+    nlc = nrc = 1;
+    lc[0] = ra - 1;
+    rc[0] = 0;
+  } else {
+    const shard_attr *dn = shard_op_attr(op, "dot_dimension_numbers");
+    const char *text = dn && dn->kind == SHARD_ATTR_RAW ? dn->u.raw : NULL;
+    if (!text || !shard_interp_raw_list(text, "lhs_batching_dimensions", lb, &nlb, INTERP_MAX_RANK) ||
+        !shard_interp_raw_list(text, "rhs_batching_dimensions", rb, &nrb, INTERP_MAX_RANK) ||
+        !shard_interp_raw_list(text, "lhs_contracting_dimensions", lc, &nlc, INTERP_MAX_RANK) ||
+        !shard_interp_raw_list(text, "rhs_contracting_dimensions", rc, &nrc, INTERP_MAX_RANK))
+      return shard_interp_error(p, op, "dot_general needs dot_dimension_numbers");
+  }
+  /* role of each lhs/rhs dim: batch k, contracting k, or free */
+  int64_t lfree[INTERP_MAX_RANK], rfree[INTERP_MAX_RANK];
+  uint32_t nlf = 0, nrf = 0;
+  for (uint32_t d = 0; d < ra; d++) {
+    bool used = false;
+    for (uint32_t k = 0; k < nlb; k++) used |= lb[k] == d;
+    for (uint32_t k = 0; k < nlc; k++) used |= lc[k] == d;
+    if (!used) lfree[nlf++] = d;
+  }
+  for (uint32_t d = 0; d < rbk; d++) {
+    bool used = false;
+    for (uint32_t k = 0; k < nrb; k++) used |= rb[k] == d;
+    for (uint32_t k = 0; k < nrc; k++) used |= rc[k] == d;
+    if (!used) rfree[nrf++] = d;
+  }
+  if (nlb + nlf + nrf != r->type->rank) return shard_interp_error(p, op, "dot_general result rank does not match");
+  int64_t as[INTERP_MAX_RANK], bs[INTERP_MAX_RANK], cdims[INTERP_MAX_RANK];
+  shard_interp_strides(ra, a->type->dims, as);
+  shard_interp_strides(rbk, b->type->dims, bs);
+  for (uint32_t k = 0; k < nlc; k++) cdims[k] = a->type->dims[lc[k]];
+  int64_t idx[INTERP_MAX_RANK] = {0};
+  bool fl = r->kind == SHARD_ELEM_FLOAT;
+  /* floats: each product and each partial sum rounded to the result type,
+   * inline (this loop is most of the time of a --verify run) */
+  unsigned rbits = r->bits;
+  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
+  bool af = a->kind == SHARD_ELEM_FLOAT, bf = b->kind == SHARD_ELEM_FLOAT;
+  bool track = fl && p->world->track_rounding;
+  double max_mag = 0;
+  bool all_int = true;
+  int64_t terms = 1;
+  for (uint32_t k = 0; k < nlc; k++) terms *= cdims[k];
+  if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
+    return shard_interp_error(p, op, "this %s takes %lld x %lld multiply-adds, more than the interpreter's %lld",
+                              op->name, (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t abase = 0, bbase = 0;
+    for (uint32_t k = 0; k < nlb; k++) abase += idx[k] * as[lb[k]], bbase += idx[k] * bs[rb[k]];
+    for (uint32_t k = 0; k < nlf; k++) abase += idx[nlb + k] * as[lfree[k]];
+    for (uint32_t k = 0; k < nrf; k++) bbase += idx[nlb + nlf + k] * bs[rfree[k]];
+    double facc = 0, mag = 0;
+    int64_t iacc = 0;
+    int64_t cidx[INTERP_MAX_RANK] = {0};
+    do {
+      int64_t ai = abase, bi = bbase;
+      for (uint32_t k = 0; k < nlc; k++) ai += cidx[k] * as[lc[k]], bi += cidx[k] * bs[rc[k]];
+      if (fl) {
+        double x = af ? a->floats[ai] : interp_get_f(a, ai), y = bf ? b->floats[bi] : interp_get_f(b, bi);
+        double prod = shard_elem_round_float(x * y, rbits, rbf16);
+        facc = shard_elem_round_float(facc + prod, rbits, rbf16);
+        if (track) {
+          mag += fabs(prod);
+          all_int &= prod == floor(prod);
+        }
+      } else if (r->kind == SHARD_ELEM_BOOL) {
+        iacc = iacc || (a->ints[ai] && b->ints[bi]);
+      } else {
+        double unused;
+        int64_t prod;
+        shard_interp_scalar_binary("multiply", r, 0, 0, a->ints[ai], b->ints[bi], &unused, &prod);
+        shard_interp_scalar_binary("add", r, 0, 0, iacc, prod, &unused, &iacc);
+      }
+    } while (nlc && shard_interp_next_index(nlc, cdims, cidx));
+    if (fl) r->floats[i] = facc;
+    else r->ints[i] = iacc;
+    if (mag > max_mag) max_mag = mag;
+    shard_interp_next_index(r->type->rank, r->type->dims, idx);
+  }
+  if (track) r->sum_terms = terms, r->sum_mag = max_mag, r->sum_int = all_int;
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* stablehlo.sort: stable merge sort of slices along `dimension`, ordered by
+ * the comparator region over 2N scalars. */
+typedef struct sort_ctx {
+  interp_proc *p;
+  interp_frame *f;
+  shard_op *op;
+  shard_tensor **in;
+  uint32_t n;
+  int64_t base, stride;
+  shard_tensor **args;
+  bool failed;
+} sort_ctx;
+
+static bool S_sort_less(sort_ctx *c, int64_t x, int64_t y) {
+  for (uint32_t i = 0; i < c->n; i++) {
+    interp_copy_elem(c->args[2 * i], 0, c->in[i], c->base + x * c->stride);
+    interp_copy_elem(c->args[2 * i + 1], 0, c->in[i], c->base + y * c->stride);
+  }
+  shard_tensor *res;
+  if (!shard_interp_run_region(c->p, c->f, &c->op->regions[0], c->args, 2 * c->n, &res, 1)) {
+    c->failed = true;
+    return false;
+  }
+  return res->ints[0] != 0;
+}
+
+static void S_merge_sort(sort_ctx *c, int64_t *perm, int64_t *tmp, int64_t n) {
+  if (n < 2 || c->failed) return;
+  int64_t h = n / 2;
+  S_merge_sort(c, perm, tmp, h);
+  S_merge_sort(c, perm + h, tmp, n - h);
+  int64_t i = 0, j = h, k = 0;
+  while (i < h && j < n) tmp[k++] = S_sort_less(c, perm[j], perm[i]) ? perm[j++] : perm[i++];
+  while (i < h) tmp[k++] = perm[i++];
+  while (j < n) tmp[k++] = perm[j++];
+  memcpy(perm, tmp, sizeof(int64_t) * (size_t)n);
+}
+
+static bool S_sort(interp_proc *p, interp_frame *f, shard_op *op) {
+  int64_t dim;
+  if (!shard_interp_attr_int(p, op, "dimension", &dim)) return false;
+  uint32_t n = op->num_operands;
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!(in[i] = S_operand(p, f, op, i)) || !(res[i] = S_result(p, op, i))) return false;
+    shard_type *st = shard_type_tensor(p->arena, 0, NULL, in[i]->type->elem, NULL);
+    args[2 * i] = shard_tensor_new(p->arena, st);
+    args[2 * i + 1] = shard_tensor_new(p->arena, st);
+  }
+  uint32_t rank = in[0]->type->rank;
+  if (dim < 0) dim += rank;
+  int64_t strides[INTERP_MAX_RANK], outer[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, in[0]->type->dims, strides);
+  memcpy(outer, in[0]->type->dims, sizeof(int64_t) * rank);
+  int64_t len = outer[dim];
+  outer[dim] = 1;
+  int64_t *perm = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1)), *tmp = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1));
+  sort_ctx c = {p, f, op, in, n, 0, strides[dim], args, false};
+  bool more = in[0]->num > 0;
+  while (more && !c.failed) {
+    c.base = 0;
+    for (uint32_t d = 0; d < rank; d++) c.base += idx[d] * strides[d];
+    for (int64_t k = 0; k < len; k++) perm[k] = k;
+    S_merge_sort(&c, perm, tmp, len);
+    for (uint32_t i = 0; i < n; i++)
+      for (int64_t k = 0; k < len; k++) interp_copy_elem(res[i], c.base + k * c.stride, in[i], c.base + perm[k] * c.stride);
+    more = shard_interp_next_index(rank, outer, idx);
+  }
+  free(perm);
+  free(tmp);
+  if (c.failed) return false;
+  for (uint32_t i = 0; i < n; i++) shard_interp_bind(f, &op->results[i], res[i]);
+  return true;
+}
+
+// stablehlo.map(inputs...) applies its region to the N scalars at each index
+// (`dimensions` must name every dimension, which the verifier enforces).
+static bool S_map(interp_proc *p, interp_frame *f, shard_op *op) {
+  uint32_t n = op->num_operands;
+  shard_tensor *r = S_result(p, op, 0);
+  if (!r) return false;
+  if (op->num_regions != 1) return shard_interp_error(p, op, "map needs a computation region");
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  for (uint32_t k = 0; k < n; k++) {
+    if (!(in[k] = S_operand(p, f, op, k))) return false;
+    if (in[k]->num != r->num) return shard_interp_error(p, op, "map operands differ in shape from the result");
+    args[k] = shard_tensor_new(p->arena, shard_type_tensor(p->arena, 0, NULL, in[k]->type->elem, NULL));
+  }
+  for (int64_t i = 0; i < r->num; i++) {
+    for (uint32_t k = 0; k < n; k++) interp_copy_elem(args[k], 0, in[k], i);
+    shard_tensor *v;
+    if (!shard_interp_run_region(p, f, &op->regions[0], args, n, &v, 1)) return false;
+    if (v->kind != r->kind || v->bits != r->bits) return shard_interp_error(p, op, "map region returns %s", v->type->text);
+    interp_copy_elem(r, i, v, 0);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  int64_t dim;
+  if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
+  if (dim < 0 || (uint32_t)dim >= x->type->rank) return shard_interp_error(p, op, "dimension %lld is out of range", (long long)dim);
+  shard_interp_set_i(r, 0, x->type->dims[dim]);
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- dispatch ----------------------------------------------------------------------------- */
+
+bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
+  static const char *const unary[] = {"abs", "negate", "not", "exponential", "exponential_minus_one", "log",
+                                      "log_plus_one", "sqrt", "rsqrt", "cbrt", "tanh", "tan", "sine", "cosine",
+                                      "logistic", "floor", "ceil", "round_nearest_even", "round_nearest_afz",
+                                      "sign", "is_finite", "popcnt", "count_leading_zeros"};
+  static const char *const binary[] = {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+                                       "power", "atan2", "and", "or", "xor", "shift_left", "shift_right_logical",
+                                       "shift_right_arithmetic"};
+  *handled = true;
+  const char *n = op->name;
+  if (!strcmp(n, "sdy.constant")) return S_constant(p, f, op);
+  if (strncmp(n, "stablehlo.", 10) != 0) return *handled = false, true;
+  n += 10;
+  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++)
+    if (!strcmp(n, unary[i])) return S_unary(p, f, op, n);
+  for (size_t i = 0; i < sizeof binary / sizeof *binary; i++)
+    if (!strcmp(n, binary[i])) return S_binary(p, f, op);
+  if (!strcmp(n, "constant")) return S_constant(p, f, op);
+  if (!strcmp(n, "compare")) return S_compare(p, f, op);
+  if (!strcmp(n, "select")) return S_select(p, f, op);
+  if (!strcmp(n, "clamp")) return S_clamp(p, f, op);
+  if (!strcmp(n, "convert")) return S_convert(p, f, op);
+  if (!strcmp(n, "reshape")) return S_reshape(p, f, op);
+  if (!strcmp(n, "transpose")) return S_transpose(p, f, op);
+  if (!strcmp(n, "broadcast_in_dim")) return S_broadcast_in_dim(p, f, op);
+  if (!strcmp(n, "slice")) return S_slice(p, f, op);
+  if (!strcmp(n, "dynamic_slice")) return S_dynamic_slice(p, f, op);
+  if (!strcmp(n, "dynamic_update_slice")) return S_dynamic_update_slice(p, f, op);
+  if (!strcmp(n, "concatenate")) return S_concatenate(p, f, op);
+  if (!strcmp(n, "pad")) return S_pad(p, f, op);
+  if (!strcmp(n, "reverse")) return S_reverse(p, f, op);
+  if (!strcmp(n, "iota")) return S_iota(p, f, op);
+  if (!strcmp(n, "reduce")) return S_reduce(p, f, op);
+  if (!strcmp(n, "dot_general") || !strcmp(n, "dot")) return S_dot_general(p, f, op);
+  if (!strcmp(n, "sort")) return S_sort(p, f, op);
+  if (!strcmp(n, "map")) return S_map(p, f, op);
+  if (!strcmp(n, "get_dimension_size")) return S_get_dimension_size(p, f, op);
+  if (!strcmp(n, "partition_id")) return S_device_id(p, f, op, p->partition_id);
+  if (!strcmp(n, "replica_id")) return S_device_id(p, f, op, p->replica_id);
+  if (!strcmp(n, "optimization_barrier")) {
+    for (uint32_t i = 0; i < op->num_operands; i++) {
+      shard_tensor *x = S_operand(p, f, op, i);
+      if (!x) return false;
+      shard_interp_bind(f, &op->results[i], x);
+    }
+    return true;
+  }
+  *handled = false;
+  return true;
+}

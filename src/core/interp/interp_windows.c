@@ -1,0 +1,561 @@
+/* The interpreter's indexed and windowed ops: gather, scatter, reduce_window,
+ * select_and_scatter and convolution.
+ *
+ * Each follows the StableHLO spec's index arithmetic element by element and
+ * evaluates in the order the reference interpreter does, so that results
+ * rounded after every step (floats) agree bit for bit:
+ *  - gather clamps each start index so the slice fits; scatter does not clamp
+ *    and skips updates whose target falls outside the operand;
+ *  - reduce_window folds each window of the padded, base-dilated input in
+ *    row-major order starting from the init value (padding contributes the
+ *    init value, as the spec's pad does);
+ *  - select_and_scatter picks per window the element the select region
+ *    keeps against every later one, then folds init, the source value and
+ *    the current result with the scatter region;
+ *  - convolution splits feature and batch groups, then computes every output
+ *    element as a dot product over (spatial..., input feature), innermost
+ *    feature, padded positions contributing zeros. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/interp_internal.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
+  if (i >= op->num_operands) {
+    shard_interp_error(p, op, "'%s' expects more operands", op->name);
+    return NULL;
+  }
+  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
+  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
+  return t;
+}
+
+/* An index list from the raw text of a #stablehlo.xxx<...> attribute. */
+static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, const char *key, int64_t *out,
+                       uint32_t *n) {
+  const shard_attr *a = shard_op_attr(op, attr);
+  if (!a || a->kind != SHARD_ATTR_RAW) return shard_interp_error(p, op, "'%s' needs a '%s' attribute", op->name, attr);
+  if (!shard_interp_raw_list(a->u.raw, key, out, n, INTERP_MAX_RANK))
+    return shard_interp_error(p, op, "'%s': malformed '%s' in '%s'", op->name, key, attr);
+  return true;
+}
+
+/* Optional integer array attribute: `dflt` for every one of `rank` entries
+ * when absent. */
+static bool S_opt_i64s(interp_proc *p, const shard_op *op, const char *name, int64_t dflt, uint32_t rank,
+                       int64_t *out) {
+  if (!shard_op_attr(op, name)) {
+    for (uint32_t d = 0; d < rank; d++) out[d] = dflt;
+    return true;
+  }
+  uint32_t n;
+  if (!shard_interp_attr_i64s(p, op, name, out, &n, 2 * INTERP_MAX_RANK)) return false;
+  if (n != rank) return shard_interp_error(p, op, "'%s' has %u entries where %u are expected", name, n, rank);
+  return true;
+}
+
+/* `padding` as N x 2 (low, high) pairs; zeros when absent. */
+static bool S_padding(interp_proc *p, const shard_op *op, uint32_t rank, int64_t *lo, int64_t *hi) {
+  int64_t pairs[2 * INTERP_MAX_RANK];
+  uint32_t n = 0;
+  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, 2 * INTERP_MAX_RANK))
+    return false;
+  if (n && n != 2 * rank) return shard_interp_error(p, op, "'padding' needs %u (low, high) pairs", rank);
+  for (uint32_t d = 0; d < rank; d++) {
+    lo[d] = n ? pairs[2 * d] : 0;
+    hi[d] = n ? pairs[2 * d + 1] : 0;
+  }
+  return true;
+}
+
+static bool S_contains(const int64_t *v, uint32_t n, int64_t x) {
+  for (uint32_t i = 0; i < n; i++)
+    if (v[i] == x) return true;
+  return false;
+}
+
+static int64_t S_flat(uint32_t rank, const int64_t *strides, const int64_t *idx) {
+  int64_t o = 0;
+  for (uint32_t d = 0; d < rank; d++) o += idx[d] * strides[d];
+  return o;
+}
+
+static bool S_in_bounds(uint32_t rank, const int64_t *dims, const int64_t *idx) {
+  for (uint32_t d = 0; d < rank; d++)
+    if (idx[d] < 0 || idx[d] >= dims[d]) return false;
+  return true;
+}
+
+/* Applies an n-value fold body: out[k][oi] = body(acc[k][ai]..., val[k][vi]...)
+ * for k < n. With one value the two-argument fast path is used. */
+typedef struct fold {
+  interp_proc *p;
+  interp_frame *f;
+  shard_region *body;
+  uint32_t n;
+  shard_tensor **args, **outs; /* 2n scalars, n results */
+} fold;
+
+static void S_fold_init(fold *fo, interp_proc *p, interp_frame *f, shard_region *body, shard_tensor *const *like,
+                        uint32_t n) {
+  fo->p = p;
+  fo->f = f;
+  fo->body = body;
+  fo->n = n;
+  fo->args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
+  fo->outs = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  for (uint32_t k = 0; k < n; k++) {
+    shard_type *st = shard_type_tensor(p->arena, 0, NULL, like[k]->type->elem, NULL);
+    fo->args[k] = shard_tensor_new(p->arena, st);
+    fo->args[n + k] = shard_tensor_new(p->arena, st);
+  }
+}
+
+static bool S_fold(fold *fo, shard_tensor *const *acc, int64_t ai, shard_tensor *const *val, int64_t vi,
+                   shard_tensor *const *out, int64_t oi) {
+  if (fo->n == 1) return shard_interp_reduce_elems(fo->p, fo->f, fo->body, acc[0], ai, val[0], vi, out[0], oi);
+  for (uint32_t k = 0; k < fo->n; k++) {
+    interp_copy_elem(fo->args[k], 0, acc[k], ai);
+    interp_copy_elem(fo->args[fo->n + k], 0, val[k], vi);
+  }
+  if (!shard_interp_run_region(fo->p, fo->f, fo->body, fo->args, 2 * fo->n, fo->outs, fo->n)) return false;
+  for (uint32_t k = 0; k < fo->n; k++) interp_copy_elem(out[k], oi, fo->outs[k], 0);
+  return true;
+}
+
+/* The index vector of start_indices at batch position `batch` (the dims
+ * other than index_vector_dim, in order) into `vec`; *len entries. Also
+ * fills `full`, the start_indices index with the vector dim at 0. */
+static void S_index_vector(const shard_tensor *si, int64_t ivd, const int64_t *batch, int64_t *full, int64_t *vec,
+                           uint32_t *len) {
+  uint32_t rank = si->type->rank;
+  int64_t strides[INTERP_MAX_RANK];
+  shard_interp_strides(rank, si->type->dims, strides);
+  for (uint32_t d = 0, b = 0; d < rank; d++) full[d] = (int64_t)d == ivd ? 0 : batch[b++];
+  if (ivd >= (int64_t)rank) {
+    *len = 1;
+    vec[0] = si->ints[S_flat(rank, strides, full)];
+    return;
+  }
+  *len = (uint32_t)si->type->dims[ivd];
+  for (uint32_t k = 0; k < *len; k++) {
+    full[ivd] = k;
+    vec[k] = si->ints[S_flat(rank, strides, full)];
+  }
+  full[ivd] = 0;
+}
+
+/* ---- gather ----------------------------------------------------------------- */
+
+static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *si = x ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *r = si ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  static const char *const dn = "dimension_numbers";
+  int64_t offset_dims[INTERP_MAX_RANK], collapsed[INTERP_MAX_RANK], obatch[INTERP_MAX_RANK], sbatch[INTERP_MAX_RANK],
+      start_map[INTERP_MAX_RANK], ivd_v[1], sizes[INTERP_MAX_RANK];
+  uint32_t n_off, n_col, n_ob, n_sb, n_map, n_ivd, n_sizes;
+  if (!S_raw_dims(p, op, dn, "offset_dims", offset_dims, &n_off) ||
+      !S_raw_dims(p, op, dn, "collapsed_slice_dims", collapsed, &n_col) ||
+      !S_raw_dims(p, op, dn, "operand_batching_dims", obatch, &n_ob) ||
+      !S_raw_dims(p, op, dn, "start_indices_batching_dims", sbatch, &n_sb) ||
+      !S_raw_dims(p, op, dn, "start_index_map", start_map, &n_map) ||
+      !S_raw_dims(p, op, dn, "index_vector_dim", ivd_v, &n_ivd) ||
+      !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n_sizes, INTERP_MAX_RANK))
+    return false;
+  if (si->kind == SHARD_ELEM_FLOAT || si->kind == SHARD_ELEM_COMPLEX)
+    return shard_interp_error(p, op, "gather start indices must be integers");
+  uint32_t xr = x->type->rank, rr = r->type->rank;
+  int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
+  if (n_sizes != xr || n_sb != n_ob) return shard_interp_error(p, op, "gather dimension numbers do not fit the operand");
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(xr, x->type->dims, xs);
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t batch[INTERP_MAX_RANK], offset[INTERP_MAX_RANK], full[INTERP_MAX_RANK + 1], vec[INTERP_MAX_RANK];
+    uint32_t nb = 0, no = 0, len;
+    for (uint32_t d = 0; d < rr; d++) {
+      if (S_contains(offset_dims, n_off, d)) offset[no++] = idx[d];
+      else batch[nb++] = idx[d];
+    }
+    S_index_vector(si, ivd, batch, full, vec, &len);
+    int64_t xi[INTERP_MAX_RANK] = {0};
+    for (uint32_t k = 0; k < n_map && k < len; k++) {
+      int64_t d = start_map[k], hi = x->type->dims[d] - sizes[d], s = vec[k];
+      xi[d] += s < 0 ? 0 : s > hi ? hi : s;
+    }
+    for (uint32_t k = 0; k < n_ob; k++) xi[obatch[k]] += full[sbatch[k]];
+    for (uint32_t d = 0, o = 0; d < xr; d++) {
+      if (S_contains(collapsed, n_col, d) || S_contains(obatch, n_ob, d)) continue;
+      if (o < no) xi[d] += offset[o++];
+    }
+    if (!S_in_bounds(xr, x->type->dims, xi)) return shard_interp_error(p, op, "gather reads outside the operand");
+    interp_copy_elem(r, i, x, S_flat(xr, xs, xi));
+    shard_interp_next_index(rr, r->type->dims, idx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- scatter ---------------------------------------------------------------- */
+
+// stablehlo.scatter(inputs..., scatter_indices, updates...) with an
+// update_computation over 2N scalars.
+static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
+  if (op->num_operands < 3 || (op->num_operands - 1) % 2) return shard_interp_error(p, op, "scatter needs 2N+1 operands");
+  uint32_t n = (op->num_operands - 1) / 2;
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor **up = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  shard_tensor *si = S_operand(p, f, op, n);
+  if (!si) return false;
+  for (uint32_t k = 0; k < n; k++) {
+    if (!(in[k] = S_operand(p, f, op, k)) || !(up[k] = S_operand(p, f, op, n + 1 + k))) return false;
+    res[k] = shard_interp_tensor_copy(p->arena, in[k]);
+    res[k]->type = op->results[k].type;
+  }
+  static const char *const dn = "scatter_dimension_numbers";
+  int64_t window_dims[INTERP_MAX_RANK], inserted[INTERP_MAX_RANK], ibatch[INTERP_MAX_RANK], sbatch[INTERP_MAX_RANK],
+      to_operand[INTERP_MAX_RANK], ivd_v[1];
+  uint32_t n_win, n_ins, n_ib, n_sb, n_map, n_ivd;
+  if (!S_raw_dims(p, op, dn, "update_window_dims", window_dims, &n_win) ||
+      !S_raw_dims(p, op, dn, "inserted_window_dims", inserted, &n_ins) ||
+      !S_raw_dims(p, op, dn, "input_batching_dims", ibatch, &n_ib) ||
+      !S_raw_dims(p, op, dn, "scatter_indices_batching_dims", sbatch, &n_sb) ||
+      !S_raw_dims(p, op, dn, "scatter_dims_to_operand_dims", to_operand, &n_map) ||
+      !S_raw_dims(p, op, dn, "index_vector_dim", ivd_v, &n_ivd))
+    return false;
+  if (si->kind == SHARD_ELEM_FLOAT || si->kind == SHARD_ELEM_COMPLEX)
+    return shard_interp_error(p, op, "scatter indices must be integers");
+  if (n_ib != n_sb) return shard_interp_error(p, op, "scatter batching dimensions differ in number");
+  if (op->num_regions != 1) return shard_interp_error(p, op, "scatter needs an update_computation region");
+  int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
+  uint32_t xr = in[0]->type->rank, ur = up[0]->type->rank;
+  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(xr, in[0]->type->dims, xs);
+  fold fo;
+  S_fold_init(&fo, p, f, &op->regions[0], res, n);
+  for (int64_t u = 0; u < up[0]->num; u++) {
+    int64_t batch[INTERP_MAX_RANK], window[INTERP_MAX_RANK], full[INTERP_MAX_RANK + 1], vec[INTERP_MAX_RANK];
+    uint32_t nb = 0, nw = 0, len;
+    for (uint32_t d = 0; d < ur; d++) {
+      if (S_contains(window_dims, n_win, d)) window[nw++] = idx[d];
+      else batch[nb++] = idx[d];
+    }
+    S_index_vector(si, ivd, batch, full, vec, &len);
+    int64_t xi[INTERP_MAX_RANK] = {0};
+    for (uint32_t k = 0; k < n_map && k < len; k++) xi[to_operand[k]] += vec[k];
+    for (uint32_t k = 0; k < n_ib; k++) xi[ibatch[k]] += full[sbatch[k]];
+    for (uint32_t d = 0, w = 0; d < xr; d++) {
+      if (S_contains(inserted, n_ins, d) || S_contains(ibatch, n_ib, d)) continue;
+      if (w < nw) xi[d] += window[w++];
+    }
+    if (S_in_bounds(xr, in[0]->type->dims, xi)) {
+      int64_t t = S_flat(xr, xs, xi);
+      if (!S_fold(&fo, res, t, up, u, res, t)) return false;
+    }
+    shard_interp_next_index(ur, up[0]->type->dims, idx);
+  }
+  for (uint32_t k = 0; k < n; k++) shard_interp_bind(f, &op->results[k], res[k]);
+  return true;
+}
+
+/* ---- reduce_window -------------------------------------------------------------- */
+
+/* Element of input `x` at position q of its padded, base-dilated form, or -1
+ * when q is padding. */
+static int64_t S_dilated_source(const shard_tensor *x, const int64_t *xs, const int64_t *q, const int64_t *lo,
+                                const int64_t *bdil) {
+  uint32_t rank = x->type->rank;
+  int64_t flat = 0;
+  for (uint32_t d = 0; d < rank; d++) {
+    int64_t pos = q[d] - lo[d];
+    if (pos < 0 || pos % bdil[d]) return -1;
+    pos /= bdil[d];
+    if (pos >= x->type->dims[d]) return -1;
+    flat += pos * xs[d];
+  }
+  return flat;
+}
+
+static bool S_reduce_window(interp_proc *p, interp_frame *f, shard_op *op) {
+  if (op->num_operands < 2 || op->num_operands % 2) return shard_interp_error(p, op, "reduce_window needs 2N operands");
+  uint32_t n = op->num_operands / 2;
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  for (uint32_t k = 0; k < 2 * n; k++)
+    if (!(in[k] = S_operand(p, f, op, k))) return false;
+  for (uint32_t k = 0; k < n; k++)
+    if (!(res[k] = shard_interp_tensor_like(p, op->results[k].type, op))) return false;
+  uint32_t rank = in[0]->type->rank;
+  int64_t wdims[INTERP_MAX_RANK], strides[INTERP_MAX_RANK], bdil[INTERP_MAX_RANK], wdil[INTERP_MAX_RANK],
+      lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK];
+  uint32_t nw;
+  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, INTERP_MAX_RANK)) return false;
+  if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
+  if (!S_opt_i64s(p, op, "window_strides", 1, rank, strides) || !S_opt_i64s(p, op, "base_dilations", 1, rank, bdil) ||
+      !S_opt_i64s(p, op, "window_dilations", 1, rank, wdil) || !S_padding(p, op, rank, lo, hi))
+    return false;
+  if (op->num_regions != 1) return shard_interp_error(p, op, "reduce_window needs a body");
+  int64_t xs[INTERP_MAX_RANK], ridx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, in[0]->type->dims, xs);
+  fold fo;
+  S_fold_init(&fo, p, f, &op->regions[0], res, n);
+  for (int64_t i = 0; i < res[0]->num; i++) {
+    for (uint32_t k = 0; k < n; k++) interp_copy_elem(res[k], i, in[n + k], 0);
+    int64_t w[INTERP_MAX_RANK] = {0};
+    bool more = true;
+    for (uint32_t d = 0; d < rank; d++) more &= wdims[d] > 0;
+    while (more) {
+      int64_t q[INTERP_MAX_RANK];
+      for (uint32_t d = 0; d < rank; d++) q[d] = ridx[d] * strides[d] + w[d] * wdil[d];
+      int64_t src = S_dilated_source(in[0], xs, q, lo, bdil);
+      bool ok = src >= 0 ? S_fold(&fo, res, i, in, src, res, i) : S_fold(&fo, res, i, in + n, 0, res, i);
+      if (!ok) return false;
+      more = shard_interp_next_index(rank, wdims, w);
+    }
+    shard_interp_next_index(rank, res[0]->type->dims, ridx);
+  }
+  for (uint32_t k = 0; k < n; k++) shard_interp_bind(f, &op->results[k], res[k]);
+  return true;
+}
+
+/* ---- select_and_scatter ------------------------------------------------------------ */
+
+static bool S_select_and_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *x = S_operand(p, f, op, 0), *src = x ? S_operand(p, f, op, 1) : NULL,
+               *init = src ? S_operand(p, f, op, 2) : NULL;
+  shard_tensor *r = init ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  if (op->num_regions != 2) return shard_interp_error(p, op, "select_and_scatter needs select and scatter regions");
+  uint32_t rank = x->type->rank;
+  int64_t wdims[INTERP_MAX_RANK], strides[INTERP_MAX_RANK], lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK];
+  uint32_t nw;
+  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, INTERP_MAX_RANK)) return false;
+  if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
+  if (!S_opt_i64s(p, op, "window_strides", 1, rank, strides) || !S_padding(p, op, rank, lo, hi)) return false;
+  for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, init, 0);
+  shard_type *st = shard_type_tensor(p->arena, 0, NULL, x->type->elem, NULL);
+  shard_tensor *args[2] = {shard_tensor_new(p->arena, st), shard_tensor_new(p->arena, st)};
+  shard_tensor *acc = shard_tensor_new(p->arena, st);
+  int64_t xs[INTERP_MAX_RANK], sidx[INTERP_MAX_RANK] = {0};
+  shard_interp_strides(rank, x->type->dims, xs);
+  for (int64_t s = 0; s < src->num; s++) {
+    int64_t chosen = -1, w[INTERP_MAX_RANK] = {0};
+    bool more = true;
+    for (uint32_t d = 0; d < rank; d++) more &= wdims[d] > 0;
+    for (; more; more = shard_interp_next_index(rank, wdims, w)) {
+      int64_t xi[INTERP_MAX_RANK];
+      for (uint32_t d = 0; d < rank; d++) xi[d] = sidx[d] * strides[d] + w[d] - lo[d];
+      if (!S_in_bounds(rank, x->type->dims, xi)) continue;
+      int64_t cur = S_flat(rank, xs, xi);
+      if (chosen < 0) {
+        chosen = cur;
+        continue;
+      }
+      interp_copy_elem(args[0], 0, x, chosen);
+      interp_copy_elem(args[1], 0, x, cur);
+      shard_tensor *keep;
+      if (!shard_interp_run_region(p, f, &op->regions[0], args, 2, &keep, 1)) return false;
+      if (keep->kind != SHARD_ELEM_BOOL) return shard_interp_error(p, op, "the select region must return tensor<i1>");
+      if (!keep->ints[0]) chosen = cur;
+    }
+    if (chosen >= 0) {
+      /* reduce([source, result], init): init, then the source value, then
+       * what the result holds so far */
+      interp_copy_elem(acc, 0, init, 0);
+      if (!shard_interp_reduce_elems(p, f, &op->regions[1], acc, 0, src, s, acc, 0) ||
+          !shard_interp_reduce_elems(p, f, &op->regions[1], acc, 0, r, chosen, acc, 0))
+        return false;
+      interp_copy_elem(r, chosen, acc, 0);
+    }
+    shard_interp_next_index(rank, src->type->dims, sidx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- convolution ------------------------------------------------------------------- */
+
+typedef struct conv_dims {
+  int64_t in_batch, in_feature, in_spatial[INTERP_MAX_RANK];
+  int64_t k_in, k_out, k_spatial[INTERP_MAX_RANK];
+  int64_t out_batch, out_feature, out_spatial[INTERP_MAX_RANK];
+  uint32_t nspatial;
+} conv_dims;
+
+/* One list of the compact form: "[b, 0, 1, f]" -> positions of the letters
+ * and of the spatial numbers. */
+static const char *S_conv_list(const char *s, char l0, char l1, int64_t *d0, int64_t *d1, int64_t *spatial,
+                               uint32_t *nspatial) {
+  while (*s == ' ') s++;
+  if (*s != '[') return NULL;
+  s++;
+  int64_t pos = 0;
+  *nspatial = 0;
+  *d0 = *d1 = -1;
+  for (;;) {
+    while (*s == ' ') s++;
+    if (*s == ']') return s + 1;
+    if (*s == l0) *d0 = pos, s++;
+    else if (*s == l1) *d1 = pos, s++;
+    else if (*s >= '0' && *s <= '9') {
+      char *end;
+      long v = strtol(s, &end, 10);
+      if (v < 0 || v >= INTERP_MAX_RANK) return NULL;
+      spatial[v] = pos;
+      if ((uint32_t)v + 1 > *nspatial) *nspatial = (uint32_t)v + 1;
+      s = end;
+    } else {
+      return NULL;
+    }
+    pos++;
+    while (*s == ' ') s++;
+    if (*s == ',') s++;
+  }
+}
+
+// conv-dims ::= '#stablehlo.conv<' list 'x' list '->' list '>'
+//             | '#stablehlo.conv<raw' key '=' value (',' key '=' value)* '>'
+static bool S_conv_dims(const char *text, conv_dims *c) {
+  const char *s = strchr(text, '<');
+  if (!s) return false;
+  s++;
+  if (strstr(s, "input_batch_dimension")) {
+    int64_t v[INTERP_MAX_RANK];
+    uint32_t n, ns[3];
+#define CONV_ONE(key, dst) \
+  if (!shard_interp_raw_list(s, key, v, &n, INTERP_MAX_RANK) || n != 1) return false; \
+  dst = v[0];
+    CONV_ONE("input_batch_dimension", c->in_batch)
+    CONV_ONE("input_feature_dimension", c->in_feature)
+    CONV_ONE("kernel_input_feature_dimension", c->k_in)
+    CONV_ONE("kernel_output_feature_dimension", c->k_out)
+    CONV_ONE("output_batch_dimension", c->out_batch)
+    CONV_ONE("output_feature_dimension", c->out_feature)
+#undef CONV_ONE
+    if (!shard_interp_raw_list(s, "input_spatial_dimensions", c->in_spatial, &ns[0], INTERP_MAX_RANK) ||
+        !shard_interp_raw_list(s, "kernel_spatial_dimensions", c->k_spatial, &ns[1], INTERP_MAX_RANK) ||
+        !shard_interp_raw_list(s, "output_spatial_dimensions", c->out_spatial, &ns[2], INTERP_MAX_RANK) || ns[0] != ns[1] ||
+        ns[1] != ns[2])
+      return false;
+    c->nspatial = ns[0];
+    return true;
+  }
+  uint32_t n1, n2, n3;
+  s = S_conv_list(s, 'b', 'f', &c->in_batch, &c->in_feature, c->in_spatial, &n1);
+  if (!s || *s != 'x') return false;
+  s = S_conv_list(s + 1, 'i', 'o', &c->k_in, &c->k_out, c->k_spatial, &n2);
+  if (!s || strncmp(s, "->", 2) != 0) return false;
+  s = S_conv_list(s + 2, 'b', 'f', &c->out_batch, &c->out_feature, c->out_spatial, &n3);
+  if (!s || n1 != n2 || n2 != n3) return false;
+  c->nspatial = n1;
+  return c->in_batch >= 0 && c->in_feature >= 0 && c->k_in >= 0 && c->k_out >= 0 && c->out_batch >= 0 &&
+         c->out_feature >= 0;
+}
+
+static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *lhs = S_operand(p, f, op, 0), *rhs = lhs ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *r = rhs ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  if (!r) return false;
+  const shard_attr *dn = shard_op_attr(op, "dimension_numbers");
+  conv_dims c;
+  if (!dn || dn->kind != SHARD_ATTR_RAW || !S_conv_dims(dn->u.raw, &c))
+    return shard_interp_error(p, op, "convolution needs readable dimension_numbers");
+  uint32_t ns = c.nspatial, rank = lhs->type->rank;
+  if (rank != ns + 2 || rhs->type->rank != rank || r->type->rank != rank)
+    return shard_interp_error(p, op, "convolution operands do not have rank %u", ns + 2);
+  int64_t strides[INTERP_MAX_RANK], lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK], ldil[INTERP_MAX_RANK],
+      rdil[INTERP_MAX_RANK], rev[INTERP_MAX_RANK];
+  int64_t fgc = 1, bgc = 1;
+  if (!S_opt_i64s(p, op, "window_strides", 1, ns, strides) || !S_opt_i64s(p, op, "lhs_dilation", 1, ns, ldil) ||
+      !S_opt_i64s(p, op, "rhs_dilation", 1, ns, rdil) || !S_opt_i64s(p, op, "window_reversal", 0, ns, rev) ||
+      !S_padding(p, op, ns, lo, hi))
+    return false;
+  if (shard_op_attr(op, "feature_group_count") && !shard_interp_attr_int(p, op, "feature_group_count", &fgc)) return false;
+  if (shard_op_attr(op, "batch_group_count") && !shard_interp_attr_int(p, op, "batch_group_count", &bgc)) return false;
+  const int64_t *ld = lhs->type->dims, *kd = rhs->type->dims, *od = r->type->dims;
+  int64_t out_features = od[c.out_feature], kin = kd[c.k_in];
+  if (fgc < 1 || bgc < 1 || out_features % fgc || out_features % bgc || ld[c.in_feature] != kin * fgc ||
+      ld[c.in_batch] % bgc || od[c.out_batch] * bgc != ld[c.in_batch])
+    return shard_interp_error(p, op, "convolution group counts do not fit the shapes");
+  int64_t ls[INTERP_MAX_RANK], ks[INTERP_MAX_RANK], oidx[INTERP_MAX_RANK] = {0}, kspatial[INTERP_MAX_RANK];
+  shard_interp_strides(rank, ld, ls);
+  shard_interp_strides(rank, kd, ks);
+  int64_t terms = kin;
+  for (uint32_t s = 0; s < ns; s++) {
+    kspatial[s] = kd[c.k_spatial[s]];
+    terms = kspatial[s] > 0 && terms > INT64_MAX / kspatial[s] ? INT64_MAX : terms * kspatial[s];
+  }
+  if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
+    return shard_interp_error(p, op, "this convolution takes %lld x %lld multiply-adds, more than the interpreter's %lld",
+                              (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
+  bool fl = r->kind == SHARD_ELEM_FLOAT;
+  unsigned rbits = r->bits;
+  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
+  if (r->kind == SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "the interpreter does not support complex convolutions");
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t of = oidx[c.out_feature];
+    int64_t fgroup = of / (out_features / fgc), bgroup = of / (out_features / bgc);
+    int64_t batch = bgroup * od[c.out_batch] + oidx[c.out_batch];
+    double facc = 0;
+    int64_t iacc = 0;
+    int64_t k[INTERP_MAX_RANK] = {0};
+    bool more = true;
+    for (uint32_t s = 0; s < ns; s++) more &= kspatial[s] > 0;
+    for (; more; more = shard_interp_next_index(ns, kspatial, k)) {
+      /* lhs position of window element k; -1 when it is padding */
+      int64_t lbase = batch * ls[c.in_batch], kbase = of * ks[c.k_out];
+      bool pad = false;
+      /* k walks the kernel; with window_reversal the lhs window is read
+       * backwards (the reference reverses the window, so sums run in kernel
+       * order either way) */
+      for (uint32_t s = 0; s < ns; s++) {
+        int64_t w = rev[s] ? kspatial[s] - 1 - k[s] : k[s];
+        int64_t q = oidx[c.out_spatial[s]] * strides[s] + w * rdil[s] - lo[s];
+        if (q < 0 || q % ldil[s]) pad = true;
+        q /= ldil[s];
+        if (q >= ld[c.in_spatial[s]]) pad = true;
+        lbase += q * ls[c.in_spatial[s]];
+        kbase += k[s] * ks[c.k_spatial[s]];
+      }
+      for (int64_t fi = 0; fi < kin; fi++) {
+        int64_t li = lbase + (fgroup * kin + fi) * ls[c.in_feature], ki = kbase + fi * ks[c.k_in];
+        if (fl) {
+          /* shard_interp_scalar_binary's multiply and add, inline (it
+           * finds the op by name, per product) */
+          double prod = shard_elem_round_float((pad ? 0.0 : interp_get_f(lhs, li)) * interp_get_f(rhs, ki), rbits, rbf16);
+          facc = shard_elem_round_float(facc + prod, rbits, rbf16);
+        } else if (r->kind == SHARD_ELEM_BOOL) {
+          iacc = iacc || (!pad && lhs->ints[li] && rhs->ints[ki]);
+        } else {
+          double du;
+          int64_t prod;
+          shard_interp_scalar_binary("multiply", r, 0, 0, pad ? 0 : lhs->ints[li], rhs->ints[ki], &du, &prod);
+          shard_interp_scalar_binary("add", r, 0, 0, iacc, prod, &du, &iacc);
+        }
+      }
+    }
+    if (fl) r->floats[i] = facc;
+    else r->ints[i] = iacc;
+    shard_interp_next_index(rank, od, oidx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
+/* ---- dispatch ---------------------------------------------------------------------- */
+
+bool shard_interp_exec_window_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
+  *handled = true;
+  const char *n = op->name;
+  if (!strcmp(n, "stablehlo.gather")) return S_gather(p, f, op);
+  if (!strcmp(n, "stablehlo.scatter")) return S_scatter(p, f, op);
+  if (!strcmp(n, "stablehlo.reduce_window")) return S_reduce_window(p, f, op);
+  if (!strcmp(n, "stablehlo.select_and_scatter")) return S_select_and_scatter(p, f, op);
+  if (!strcmp(n, "stablehlo.convolution")) return S_convolution(p, f, op);
+  *handled = false;
+  return true;
+}

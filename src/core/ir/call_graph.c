@@ -1,0 +1,170 @@
+/* Call graph order, symbol uniquing and recursive func cloning (call_graph.h).
+ *
+ * The order reproduces what Shardy gets from MLIR's CallGraph: every func
+ * with a body is a node hanging off the external caller node in module
+ * order; a node's edges go to its callees in the order their first call
+ * appears in the body. Shardy iterates the reverse post-order of a DFS from
+ * the external node (pre-order) or its reverse (post-order: callees before
+ * callers). Calls to unknown functions and to bodiless declarations lead to
+ * no node. */
+#include "ir/call_graph.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/clone.h"
+#include "support/ptrmap.h"
+
+static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+
+static bool S_has_body(const shard_op *func) {
+  return func->num_regions && func->regions[0].first;
+}
+
+const char *shard_symbol_name(const shard_op *op) {
+  shard_attr *a = shard_op_attr(op, "sym_name");
+  return a && a->kind == SHARD_ATTR_STRING ? a->u.str.data : NULL;
+}
+
+const char *shard_func_original_name(const shard_op *func) {
+  shard_attr *a = shard_op_attr(func, "sdy.original_func_name");
+  if (a && a->kind == SHARD_ATTR_STRING) return a->u.str.data;
+  return shard_symbol_name(func);
+}
+
+const char *shard_call_callee(const shard_op *call) {
+  shard_attr *a = shard_op_attr(call, "callee");
+  return a && a->kind == SHARD_ATTR_SYMREF && a->u.symref.num == 1 ? a->u.symref.path[0] : NULL;
+}
+
+shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call) {
+  const char *name = shard_call_callee(call);
+  shard_op *f = name ? shard_module_lookup_symbol(m, name) : NULL;
+  return f && S_is(f, "func.func") ? f : NULL;
+}
+
+void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name) {
+  shard_attr *ref = shard_attr_new(a, SHARD_ATTR_SYMREF);
+  ref->u.symref.path = SHARD_NEW_ARRAY(a, const char *, 1);
+  ref->u.symref.path[0] = shard_arena_strdup(a, name);
+  ref->u.symref.num = 1;
+  shard_op_set_attr(a, call, "callee", ref, true);
+}
+
+/* ---- calls --------------------------------------------------------------- */
+
+typedef SHARD_VEC(shard_op *) op_vec;
+
+static bool S_collect_call(shard_op *op, void *ctx) {
+  if (S_is(op, "func.call")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  return true;
+}
+
+uint32_t shard_func_calls(shard_op *func, shard_op ***out) {
+  op_vec calls = {0};
+  /* Calls have no regions, so a pre-order walk lists them in program order,
+   * the same order MLIR's post-order walk gives. */
+  for (uint32_t r = 0; r < func->num_regions; r++)
+    for (shard_block *b = func->regions[r].first; b; b = b->next)
+      for (shard_op *op = b->first; op; op = op->next) shard_walk(op, S_collect_call, &calls);
+  *out = calls.items;
+  return calls.len;
+}
+
+/* ---- call graph order --------------------------------------------------- */
+
+typedef struct graph {
+  const shard_module *m;
+  shard_ptrmap visited;
+  op_vec order; /* post-order */
+} graph;
+
+static void S_visit(graph *g, shard_op *func) {
+  shard_ptrmap_add(&g->visited, func);
+  shard_op **calls;
+  uint32_t n = shard_func_calls(func, &calls);
+  for (uint32_t i = 0; i < n; i++) {
+    shard_op *callee = shard_call_callee_func(g->m, calls[i]);
+    if (callee && S_has_body(callee) && !shard_ptrmap_get(&g->visited, callee)) S_visit(g, callee);
+  }
+  free(calls);
+  SHARD_VEC_PUSH(g->order, func);
+}
+
+uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out) {
+  graph g = {m, {0}, {0}};
+  if (m->top && m->top->num_regions)
+    for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+      for (shard_op *op = b->first; op; op = op->next)
+        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op))
+          S_visit(&g, op);
+  shard_ptrmap_release(&g.visited);
+  if (pre_order)
+    for (uint32_t i = 0, j = g.order.len; i + 1 < j--; i++) {
+      shard_op *t = g.order.items[i];
+      g.order.items[i] = g.order.items[j];
+      g.order.items[j] = t;
+    }
+  *out = g.order.items;
+  return g.order.len;
+}
+
+/* ---- symbol table ------------------------------------------------------- */
+
+void shard_symbol_table_init(shard_symbol_table *t, shard_module *m) {
+  t->m = m;
+  t->uniquing_counter = 0;
+}
+
+const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op) {
+  shard_module *m = t->m;
+  shard_block *body = m->top->regions[0].last;
+  if (!body) body = shard_region_add_block(m->arena, &m->top->regions[0]);
+  const char *name = shard_symbol_name(op);
+  /* The op is not in the module yet, so any symbol found is another one. */
+  if (name && shard_module_lookup_symbol(m, name)) {
+    char *candidate;
+    do {
+      candidate = shard_arena_printf(m->arena, "%s_%u", name, t->uniquing_counter++);
+    } while (shard_module_lookup_symbol(m, candidate));
+    shard_op_set_attr(m->arena, op, "sym_name",
+                      shard_attr_string(m->arena, candidate, (uint32_t)strlen(candidate)), true);
+    name = candidate;
+  }
+  shard_block_append(body, op);
+  return name;
+}
+
+shard_op *shard_func_clone_recursively(shard_symbol_table *t, const shard_op *func) {
+  shard_arena *a = t->m->arena;
+  shard_op *copy = shard_op_clone(a, func, NULL);
+  const char *original = shard_func_original_name(func);
+  if (original)
+    shard_op_set_attr(a, copy, "sdy.original_func_name",
+                      shard_attr_string(a, original, (uint32_t)strlen(original)), false);
+  shard_op **calls;
+  uint32_t n = shard_func_calls(copy, &calls);
+  for (uint32_t i = 0; i < n; i++) {
+    shard_op *callee = shard_call_callee_func(t->m, calls[i]);
+    if (!callee) continue;
+    shard_op *callee_copy = shard_func_clone_recursively(t, callee);
+    shard_call_set_callee(a, calls[i], shard_symbol_table_insert(t, callee_copy));
+  }
+  free(calls);
+  return copy;
+}
+
+shard_op *shard_module_main_func(const shard_module *m) {
+  shard_op *only = NULL;
+  uint32_t n = 0;
+  for (shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next)
+      if (strcmp(op->name, "func.func") == 0) {
+        only = op;
+        n++;
+      }
+  if (n == 1) return only;
+  shard_op *main_func = shard_module_lookup_symbol(m, "main");
+  return main_func && strcmp(main_func->name, "func.func") == 0 ? main_func : NULL;
+}

@@ -1,0 +1,56 @@
+/* Functions and calls of a module, as Shardy's func-level passes see them:
+ * the call graph order of the funcs (MLIR's CallGraph walked from its
+ * external node), a symbol table that uniques names the way MLIR's
+ * SymbolTable::insert does, and recursive function cloning that records
+ * `sdy.original_func_name`. Used by the constant splitter and by the
+ * func-call passes (pass_func_calls.c). */
+#ifndef SHARD_CALL_GRAPH_H
+#define SHARD_CALL_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+
+/* The func.func ops directly in the module, in call-graph order: post-order
+ * (callees before callers) or, with pre_order, its reverse. Every func
+ * appears once. Returns the count; the caller frees *out. */
+uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out);
+
+/* The func.call ops inside `func` (any depth), in program order. Returns the
+ * count; the caller frees *out. */
+uint32_t shard_func_calls(shard_op *func, shard_op ***out);
+
+/* The callee name of a func.call (NULL when malformed) and the func.func it
+ * names (NULL when there is none). */
+const char *shard_call_callee(const shard_op *call);
+shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call);
+void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name);
+
+/* Shardy's getMainFuncOrDie with useSingleFunc: the only func.func of the
+ * module, else the one named @main; NULL when there is neither. */
+shard_op *shard_module_main_func(const shard_module *m);
+
+/* sym_name of a symbol op (NULL when none). */
+const char *shard_symbol_name(const shard_op *op);
+/* `sdy.original_func_name` of a func, or its sym_name when it has none. */
+const char *shard_func_original_name(const shard_op *func);
+
+/* MLIR's SymbolTable over the module: insertion appends the op to the module
+ * and, when its name is taken, renames it name_N with N drawn from one
+ * counter shared by every insertion into this table. */
+typedef struct shard_symbol_table {
+  shard_module *m;
+  uint32_t uniquing_counter;
+} shard_symbol_table;
+
+void shard_symbol_table_init(shard_symbol_table *t, shard_module *m);
+/* Returns the (possibly new) name of `op`. */
+const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op);
+
+/* Shardy's cloneFuncRecursively: a copy of `func` (not yet in the module)
+ * with `sdy.original_func_name` set, whose calls each name a fresh recursive
+ * copy of their callee inserted into `t`. */
+shard_op *shard_func_clone_recursively(shard_symbol_table *t, const shard_op *func);
+
+#endif

@@ -1,0 +1,408 @@
+/* IR construction and mutation: attribute lists kept sorted, use lists kept
+ * in sync with operands, op lists doubly linked. */
+#include "ir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/opdef.h"
+
+void shard_module_free(shard_module *m) {
+  if (!m) return;
+  shard_arena_free(m->arena);
+  free(m);
+}
+
+/* ---- attributes ----------------------------------------------------- */
+
+static int S_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(list[mid].name, name);
+    if (c == 0) {
+      *found = true;
+      return (int)mid;
+    }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  *found = false;
+  return (int)lo;
+}
+
+static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const char *name,
+                  shard_attr *value, bool inherent) {
+  bool found;
+  int i = S_find(*list, *n, name, &found);
+  if (found) {
+    (*list)[i].value = value;
+    (*list)[i].inherent = inherent;
+    return;
+  }
+  shard_named_attr *nl = SHARD_NEW_ARRAY(a, shard_named_attr, *n + 1);
+  if (i) memcpy(nl, *list, sizeof(*nl) * (size_t)i);
+  nl[i].name = shard_arena_strdup(a, name);
+  nl[i].value = value;
+  nl[i].inherent = inherent;
+  if (*n > (uint32_t)i) memcpy(nl + i + 1, *list + i, sizeof(*nl) * (*n - (uint32_t)i));
+  *list = nl;
+  (*n)++;
+}
+
+static bool S_remove(shard_named_attr *list, uint32_t *n, const char *name) {
+  bool found;
+  int i = S_find(list, *n, name, &found);
+  if (!found) return false;
+  memmove(list + i, list + i + 1, sizeof(*list) * (*n - (uint32_t)i - 1));
+  (*n)--;
+  return true;
+}
+
+shard_attr *shard_op_attr(const shard_op *op, const char *name) {
+  return shard_named_attr_get(op->attrs, op->num_attrs, name);
+}
+
+void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value,
+                       bool inherent) {
+  S_set(a, &op->attrs, &op->num_attrs, name, value, inherent);
+}
+
+bool shard_op_remove_attr(shard_op *op, const char *name) {
+  return S_remove(op->attrs, &op->num_attrs, name);
+}
+
+shard_attr *shard_value_attr(const shard_value *v, const char *name) {
+  return shard_named_attr_get(v->attrs, v->num_attrs, name);
+}
+
+void shard_value_set_attr(shard_arena *a, shard_value *v, const char *name, shard_attr *value) {
+  S_set(a, &v->attrs, &v->num_attrs, name, value, false);
+}
+
+bool shard_value_remove_attr(shard_value *v, const char *name) {
+  return S_remove(v->attrs, &v->num_attrs, name);
+}
+
+/* ---- use lists -------------------------------------------------------- */
+
+static void S_unlink_use(shard_operand *use) {
+  if (!use->prev_use_link) return;
+  *use->prev_use_link = use->next_use;
+  if (use->next_use) use->next_use->prev_use_link = use->prev_use_link;
+  use->next_use = NULL;
+  use->prev_use_link = NULL;
+}
+
+void shard_operand_set(shard_operand *use, shard_value *v) {
+  S_unlink_use(use);
+  use->value = v;
+  if (!v) return;
+  use->next_use = v->first_use;
+  if (v->first_use) v->first_use->prev_use_link = &use->next_use;
+  v->first_use = use;
+  use->prev_use_link = &v->first_use;
+}
+
+void shard_value_replace_all_uses(shard_value *from, shard_value *to) {
+  while (from->first_use) shard_operand_set(from->first_use, to);
+}
+
+uint32_t shard_value_num_uses(const shard_value *v) {
+  uint32_t n = 0;
+  for (const shard_operand *u = v->first_use; u; u = u->next_use) n++;
+  return n;
+}
+
+/* ---- structure -------------------------------------------------------- */
+
+shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands,
+                          shard_value *const *operands, uint32_t num_results,
+                          shard_type *const *result_types, uint32_t num_regions) {
+  shard_op *op = SHARD_NEW(a, shard_op);
+  op->name = name;
+  op->num_operands = num_operands;
+  op->operands = num_operands ? SHARD_NEW_ARRAY(a, shard_operand, num_operands) : NULL;
+  for (uint32_t i = 0; i < num_operands; i++) {
+    op->operands[i].owner = op;
+    op->operands[i].index = i;
+    if (operands) shard_operand_set(&op->operands[i], operands[i]);
+  }
+  op->num_results = num_results;
+  op->results = num_results ? SHARD_NEW_ARRAY(a, shard_value, num_results) : NULL;
+  for (uint32_t i = 0; i < num_results; i++) {
+    op->results[i].def = op;
+    op->results[i].index = i;
+    op->results[i].type = result_types ? result_types[i] : NULL;
+  }
+  op->num_regions = num_regions;
+  op->regions = num_regions ? SHARD_NEW_ARRAY(a, shard_region, num_regions) : NULL;
+  for (uint32_t i = 0; i < num_regions; i++) op->regions[i].parent = op;
+  return op;
+}
+
+void shard_block_append(shard_block *b, shard_op *op) {
+  op->parent = b;
+  op->prev = b->last;
+  op->next = NULL;
+  if (b->last) b->last->next = op;
+  else b->first = op;
+  b->last = op;
+}
+
+void shard_op_insert_before(shard_op *pos, shard_op *op) {
+  shard_block *b = pos->parent;
+  op->parent = b;
+  op->next = pos;
+  op->prev = pos->prev;
+  if (pos->prev) pos->prev->next = op;
+  else b->first = op;
+  pos->prev = op;
+}
+
+void shard_op_insert_after(shard_op *pos, shard_op *op) {
+  shard_block *b = pos->parent;
+  op->parent = b;
+  op->prev = pos;
+  op->next = pos->next;
+  if (pos->next) pos->next->prev = op;
+  else b->last = op;
+  pos->next = op;
+}
+
+static bool S_drop_uses(shard_op *op, void *ctx) {
+  (void)ctx;
+  for (uint32_t i = 0; i < op->num_operands; i++) shard_operand_set(&op->operands[i], NULL);
+  return true;
+}
+
+void shard_op_unlink(shard_op *op) {
+  shard_block *b = op->parent;
+  if (!b) return;
+  if (op->prev) op->prev->next = op->next;
+  else b->first = op->next;
+  if (op->next) op->next->prev = op->prev;
+  else b->last = op->prev;
+  op->parent = NULL;
+  op->prev = op->next = NULL;
+}
+
+void shard_op_erase(shard_op *op) {
+  shard_walk(op, S_drop_uses, NULL);
+  shard_op_unlink(op);
+}
+
+shard_block *shard_region_add_block(shard_arena *a, shard_region *r) {
+  shard_block *b = SHARD_NEW(a, shard_block);
+  b->parent = r;
+  b->prev = r->last;
+  if (r->last) r->last->next = b;
+  else r->first = b;
+  r->last = b;
+  return b;
+}
+
+shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type) {
+  shard_value *args = SHARD_NEW_ARRAY(a, shard_value, b->num_args + 1);
+  if (b->num_args) memcpy(args, b->args, sizeof(*args) * b->num_args);
+  /* Values moved: re-point their uses' back links. */
+  for (uint32_t i = 0; i < b->num_args; i++) {
+    if (args[i].first_use) args[i].first_use->prev_use_link = &args[i].first_use;
+  }
+  shard_value *v = &args[b->num_args];
+  v->type = type;
+  v->block = b;
+  v->index = b->num_args;
+  b->args = args;
+  b->num_args++;
+  return v;
+}
+
+shard_op *shard_block_terminator(const shard_block *b) { return b ? b->last : NULL; }
+
+shard_op *shard_op_parent_op(const shard_op *op) {
+  if (!op->parent || !op->parent->parent) return NULL;
+  return op->parent->parent->parent;
+}
+
+shard_op *shard_op_ancestor(const shard_op *op, const char *name) {
+  for (shard_op *p = shard_op_parent_op(op); p; p = shard_op_parent_op(p))
+    if (strcmp(p->name, name) == 0) return p;
+  return NULL;
+}
+
+bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx) {
+  /* Iterative pre-order walk: deep nesting must not overflow the C stack. */
+  shard_op *op = root;
+  while (op) {
+    if (!fn(op, ctx)) return false;
+    /* descend into the first non-empty region */
+    shard_op *child = NULL;
+    for (uint32_t r = 0; r < op->num_regions && !child; r++)
+      for (shard_block *b = op->regions[r].first; b && !child; b = b->next) child = b->first;
+    if (child) {
+      op = child;
+      continue;
+    }
+    /* otherwise the next op: sibling, or the next in an enclosing op */
+    for (;;) {
+      if (op == root) return true;
+      if (op->next) {
+        op = op->next;
+        break;
+      }
+      /* look for a following non-empty block in the same region, then next region */
+      shard_block *b = op->parent;
+      shard_op *next = NULL;
+      for (shard_block *nb = b ? b->next : NULL; nb && !next; nb = nb->next) next = nb->first;
+      if (!next && b && b->parent) {
+        shard_op *owner = b->parent->parent;
+        uint32_t ri = (uint32_t)(b->parent - owner->regions);
+        for (uint32_t r = ri + 1; r < owner->num_regions && !next; r++)
+          for (shard_block *nb = owner->regions[r].first; nb && !next; nb = nb->next)
+            next = nb->first;
+      }
+      if (next) {
+        op = next;
+        break;
+      }
+      op = shard_op_parent_op(op);
+      if (!op) return true;
+    }
+  }
+  return true;
+}
+
+/* Stands for "no op has this name's definition" once a name is resolved:
+ * no op's def points at it. */
+static const shard_op_def S_no_def;
+
+bool shard_op_is_slow(const shard_op *op, shard_op_name *k) {
+  const shard_op_def *d = atomic_load_explicit(&k->def, memory_order_relaxed);
+  if (!d) {
+    d = shard_op_def_lookup(k->name, strlen(k->name));
+    if (!d) d = &S_no_def;
+    atomic_store_explicit(&k->def, d, memory_order_relaxed);
+  }
+  if (op->def) return op->def == d;
+  return strcmp(op->name, k->name) == 0;
+}
+
+/* ---- symbols ---------------------------------------------------------- */
+
+/* Open addressing from symbol name to op. Passes add, erase and rename
+ * top-level ops directly, so the index cannot be kept exact: an entry is a
+ * hint, used only after checking that its op is still a top-level op of that
+ * name; anything else falls back to the scan, whose answer then updates the
+ * entry. Names are unique in a valid module, so the hint and the scan agree. */
+struct shard_symbol_index {
+  const char **names;
+  shard_op **ops;
+  uint32_t cap; /* power of two */
+  uint32_t count;
+};
+
+/* The op's sym_name. The scan below runs this on every top-level op for a
+ * name the index does not have, so the few attribute names are scanned in
+ * place (first byte, then the rest) rather than binary searched with strcmp;
+ * names are unique, so both find the same attribute. */
+static const char *S_symbol_name(const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const char *n = op->attrs[i].name;
+    if (n[0] != 's' || strcmp(n, "sym_name") != 0) continue;
+    shard_attr *sym = op->attrs[i].value;
+    return sym && sym->kind == SHARD_ATTR_STRING ? sym->u.str.data : NULL;
+  }
+  return NULL;
+}
+
+static bool S_is_top_level(const shard_module *m, const shard_op *op) {
+  return op->parent && op->parent->parent == &m->top->regions[0];
+}
+
+static uint32_t S_name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+/* The slot of `name`: its entry, or the empty slot where it would go. */
+static uint32_t S_slot(const struct shard_symbol_index *ix, const char *name) {
+  uint32_t h = S_name_hash(name) & (ix->cap - 1);
+  while (ix->names[h] && strcmp(ix->names[h], name) != 0) h = (h + 1) & (ix->cap - 1);
+  return h;
+}
+
+/* A fresh index holding the first op of each name, with room for `more`. */
+static void S_index_build(shard_module *m, uint32_t more) {
+  uint32_t n = more;
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next) n++;
+  struct shard_symbol_index *ix = SHARD_NEW(m->arena, struct shard_symbol_index);
+  ix->cap = 16;
+  while (ix->cap < 2 * n) ix->cap *= 2;
+  ix->names = SHARD_NEW_ARRAY(m->arena, const char *, ix->cap);
+  ix->ops = SHARD_NEW_ARRAY(m->arena, shard_op *, ix->cap);
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next) {
+      const char *name = S_symbol_name(op);
+      if (!name) continue;
+      uint32_t h = S_slot(ix, name);
+      if (ix->names[h]) continue;
+      ix->names[h] = name;
+      ix->ops[h] = op;
+      ix->count++;
+    }
+  m->symbols = ix;
+}
+
+static void S_index_put(shard_module *m, const char *name, shard_op *op) {
+  struct shard_symbol_index *ix = m->symbols;
+  uint32_t h = S_slot(ix, name);
+  if (!ix->names[h]) {
+    if (2 * (ix->count + 1) > ix->cap) {
+      /* Full: rebuilt from the module, which has op (the scan found it). */
+      S_index_build(m, ix->count);
+      return;
+    }
+    ix->names[h] = name;
+    ix->count++;
+  }
+  ix->ops[h] = op;
+}
+
+static shard_op *S_scan_symbol(const shard_module *m, const char *name) {
+  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+    for (shard_op *op = b->first; op; op = op->next) {
+      const char *sym = S_symbol_name(op);
+      if (sym && sym[0] == name[0] && strcmp(sym, name) == 0) return op;
+    }
+  return NULL;
+}
+
+shard_op *shard_module_lookup_symbol(const shard_module *cm, const char *name) {
+  if (!cm || !cm->top || !cm->top->num_regions) return NULL;
+  if (!cm->arena) return S_scan_symbol(cm, name);
+  /* The index is a cache: building or updating it changes no answer. */
+  shard_module *m = (shard_module *)cm;
+  if (!m->symbols) S_index_build(m, 8);
+  struct shard_symbol_index *ix = m->symbols;
+  uint32_t h = S_slot(ix, name);
+  shard_op *hint = ix->names[h] ? ix->ops[h] : NULL;
+  if (hint && S_is_top_level(m, hint)) {
+    const char *sym = S_symbol_name(hint);
+    if (sym && strcmp(sym, name) == 0) return hint;
+  }
+  shard_op *op = S_scan_symbol(m, name);
+  if (op) S_index_put(m, S_symbol_name(op), op);
+  return op;
+}
+
+const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {
+  if (s->inline_mesh) return s->inline_mesh;
+  if (!s->mesh_name) return NULL;
+  shard_op *op = shard_module_lookup_symbol(m, s->mesh_name);
+  if (!op || strcmp(op->name, "sdy.mesh") != 0) return NULL;
+  shard_attr *mesh = shard_op_attr(op, "mesh");
+  return mesh && mesh->kind == SHARD_ATTR_SDY_MESH ? mesh->u.mesh : NULL;
+}

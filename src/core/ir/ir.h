@@ -1,0 +1,165 @@
+/* The IR: modules, operations, regions, blocks and SSA values, the way MLIR
+ * has them. Any op of any dialect fits: name, operands, results, attributes
+ * (inherent ones flagged), regions and successors. Ops that shard knows
+ * (func, sdy, stablehlo) have an op definition (opdef.h) that gives their
+ * pretty syntax; the rest are printed in generic form.
+ *
+ * Everything lives in the module's arena. Use lists are kept up to date by
+ * the mutation functions below; passes must not edit operand arrays directly. */
+#ifndef SHARD_IR_H
+#define SHARD_IR_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "support/arena.h"
+#include "ir/attr.h"
+#include "support/diag.h"
+#include "ir/type.h"
+
+typedef struct shard_op shard_op;
+typedef struct shard_block shard_block;
+typedef struct shard_region shard_region;
+typedef struct shard_value shard_value;
+typedef struct shard_operand shard_operand;
+typedef struct shard_op_def shard_op_def;
+
+struct shard_value {
+  shard_type *type;
+  shard_op *def;      /* defining op; NULL for a block argument */
+  shard_block *block; /* owning block of a block argument */
+  uint32_t index;     /* result number or argument number */
+  shard_operand *first_use;
+  shard_attr *loc;        /* loc(...) of a block argument, if written */
+  shard_named_attr *attrs; /* argument attributes (func.func args), sorted */
+  uint32_t num_attrs;
+  const char *name; /* the SSA name in the source, without '%' (NULL if none) */
+  shard_span span;
+};
+
+struct shard_operand {
+  shard_value *value;
+  shard_op *owner;
+  uint32_t index;
+  shard_operand *next_use, **prev_use_link;
+};
+
+struct shard_block {
+  shard_region *parent;
+  shard_block *prev, *next;
+  shard_value *args;
+  uint32_t num_args;
+  shard_op *first, *last;
+  const char *label; /* ^bb name in the source, without '^' (NULL if none) */
+};
+
+struct shard_region {
+  shard_op *parent;
+  shard_block *first, *last;
+};
+
+struct shard_op {
+  const char *name; /* "stablehlo.add" */
+  const shard_op_def *def; /* NULL for an op shard does not know */
+  shard_block *parent;
+  shard_op *prev, *next;
+  shard_operand *operands;
+  uint32_t num_operands;
+  shard_value *results;
+  uint32_t num_results;
+  shard_named_attr *attrs; /* sorted by name */
+  uint32_t num_attrs;
+  shard_region *regions;
+  uint32_t num_regions;
+  shard_block **successors;
+  uint32_t num_successors;
+  shard_attr *loc; /* trailing loc(...) or NULL */
+  shard_span span; /* from the first result name (or op name) */
+  uint32_t flags;
+};
+
+/* A parsed module. `top` is the builtin.module op (implicit if the source had none). */
+typedef struct shard_module {
+  shard_arena *arena;
+  shard_op *top;
+  bool implicit_top;
+  shard_source *src;
+  /* #alias = ... / !alias = ... definitions, kept for printing with debug info */
+  shard_named_attr *attr_aliases;
+  uint32_t num_attr_aliases;
+  /* Symbol name -> top-level op, built by the first shard_module_lookup_symbol
+   * (in the arena; NULL until then). A hint, checked on every use. */
+  struct shard_symbol_index *symbols;
+} shard_module;
+
+void shard_module_free(shard_module *m);
+
+/* Attributes. */
+shard_attr *shard_op_attr(const shard_op *op, const char *name);
+/* Inserts or replaces, keeping the list sorted. */
+void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value, bool inherent);
+bool shard_op_remove_attr(shard_op *op, const char *name);
+shard_attr *shard_value_attr(const shard_value *v, const char *name);
+void shard_value_set_attr(shard_arena *a, shard_value *v, const char *name, shard_attr *value);
+bool shard_value_remove_attr(shard_value *v, const char *name);
+
+/* Use lists. */
+void shard_operand_set(shard_operand *use, shard_value *v);
+void shard_value_replace_all_uses(shard_value *from, shard_value *to);
+uint32_t shard_value_num_uses(const shard_value *v);
+
+/* Structure. */
+shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands,
+                          shard_value *const *operands, uint32_t num_results,
+                          shard_type *const *result_types, uint32_t num_regions);
+void shard_block_append(shard_block *b, shard_op *op);
+void shard_op_insert_before(shard_op *pos, shard_op *op);
+void shard_op_insert_after(shard_op *pos, shard_op *op);
+/* Takes op out of its block (if any), keeping its operands and the uses of
+ * its results, to insert it elsewhere. */
+void shard_op_unlink(shard_op *op);
+/* Unlinks op from its block and drops its operands' uses. */
+void shard_op_erase(shard_op *op);
+shard_block *shard_region_add_block(shard_arena *a, shard_region *r);
+shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type);
+shard_op *shard_block_terminator(const shard_block *b);
+shard_op *shard_op_parent_op(const shard_op *op);
+/* Nearest enclosing op named `name` (not op itself), or NULL. */
+shard_op *shard_op_ancestor(const shard_op *op, const char *name);
+
+/* Op names resolved to their definitions once. Every op of a name shard
+ * knows carries that name's definition (the parser, shard_pass_op_new and the
+ * cloners set it, and a definition is found only by the exact name), so
+ * testing an op against a known name compares definition pointers instead of
+ * strings; an op without a definition compares names. One per name, at file
+ * scope: static shard_op_name K_while = {"stablehlo.while"}; The first test
+ * stores the definition (atomically: tests may run on several threads). */
+typedef struct shard_op_name {
+  const char *name;
+  _Atomic(const shard_op_def *) def; /* NULL until resolved */
+} shard_op_name;
+
+bool shard_op_is_slow(const shard_op *op, shard_op_name *k);
+
+static inline bool shard_op_is(const shard_op *op, shard_op_name *k) {
+  const shard_op_def *d = atomic_load_explicit(&k->def, memory_order_relaxed);
+  if (op->def && d) return op->def == d;
+  return shard_op_is_slow(op, k);
+}
+
+/* Walks ops in pre-order (an op before the ops in its regions). Return false from fn to stop. */
+typedef bool (*shard_walk_fn)(shard_op *op, void *ctx);
+bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx);
+
+/* Symbols: sdy.mesh and func.func ops directly inside the top module. The
+ * first op of that name, as a scan of the top module finds it; an index makes
+ * repeated lookups constant time (an entry is used only while its op is still
+ * at the top level under that name, and a miss scans as before). */
+shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name);
+/* The mesh a sharding refers to (inlined or by symbol), or NULL if unknown. */
+const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
+
+#define SHARD_OP_GENERIC_INPUT 1u /* the op was written in generic form */
+
+#endif

@@ -1,0 +1,46 @@
+/* The MLIR lexer. Tokens point into the source text; nothing is copied. */
+#ifndef SHARD_LEX_H
+#define SHARD_LEX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "support/diag.h"
+
+typedef enum shard_tok_kind {
+  SHARD_TOK_EOF,
+  SHARD_TOK_ERROR,   /* a character that starts no token */
+  SHARD_TOK_IDENT,   /* bare-id: [a-zA-Z_][a-zA-Z0-9_$.]* */
+  SHARD_TOK_PERCENT, /* %name, %0 */
+  SHARD_TOK_AT,      /* @name or @"string" */
+  SHARD_TOK_CARET,   /* ^bb0 */
+  SHARD_TOK_HASH,    /* #name (attribute alias or dialect attribute), #1 after a value */
+  SHARD_TOK_BANG,    /* !name */
+  SHARD_TOK_STRING,  /* "..." with escapes (text includes the quotes) */
+  SHARD_TOK_INT,     /* 123, 0x1F (no sign) */
+  SHARD_TOK_FLOAT,   /* 1.5, 1.0e-3 (no sign) */
+  SHARD_TOK_PUNCT    /* ( ) [ ] { } < > , : = ? * + - | -> :: ... */
+} shard_tok_kind;
+
+typedef struct shard_tok {
+  shard_tok_kind kind;
+  const char *text; /* start in the source */
+  uint32_t len;
+  uint32_t off; /* offset in the source */
+} shard_tok;
+
+typedef struct shard_lexer {
+  const shard_source *src;
+  uint32_t pos;
+} shard_lexer;
+
+void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);
+/* Skips whitespace and // comments, then lexes one token. */
+shard_tok shard_lex(shard_lexer *lx);
+bool shard_tok_is(const shard_tok *t, const char *text); /* exact text match */
+shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t);
+/* Unescapes a STRING token's body (MLIR escapes: \n \t \" \\ \XX). Returns a
+ * heap string (caller frees) and its length. */
+char *shard_unescape_string(const char *text, uint32_t len, uint32_t *out_len);
+
+#endif

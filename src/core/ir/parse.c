@@ -1,0 +1,924 @@
+/* The MLIR parser: modules, operations (generic and custom form), regions,
+ * blocks and SSA names.
+ *
+ * An op is read as: result names, op name, then either the generic form or
+ * the custom syntax of its op definition (opdef.h), which fills a
+ * shard_op_state; the state then becomes an op whose operands are resolved
+ * against the SSA scope. Uses before definitions get placeholder values that
+ * are replaced when the definition is seen; any left at the end of a
+ * top-level op are errors. Names are visible in nested regions (isolation is
+ * a verifier check, as in MLIR). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/buf.h"
+#include "ir/opdef.h"
+#include "ir/parse_internal.h"
+
+bool shard_parser_alias_def(shard_parser *p);
+void shard_parser_free_type_cache(shard_parser *p);
+
+struct ssa_entry {
+  const char *name;
+  uint32_t len;
+  shard_value *values; /* `count` consecutive values (op results or one block arg) */
+  uint32_t count;
+  ssa_entry *shadowed;
+  shard_span span;
+};
+
+struct fwd_ref {
+  const char *name;
+  uint32_t len, number;
+  shard_value *placeholder;
+  shard_span span;
+};
+
+/* ---- basics ------------------------------------------------------------- */
+
+shard_arena *shard_parser_arena(shard_parser *p) { return p->arena; }
+shard_diag_engine *shard_parser_diag(shard_parser *p) { return p->de; }
+const shard_source *shard_parser_source(shard_parser *p) { return p->lx.src; }
+
+const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n) {
+  return shard_arena_strndup(p->arena, s, n);
+}
+
+shard_tok shard_parser_peek(shard_parser *p) {
+  if (!p->has_tok) {
+    p->tok = shard_lex(&p->lx);
+    p->has_tok = true;
+  }
+  return p->tok;
+}
+
+shard_tok shard_parser_next(shard_parser *p) {
+  shard_tok t = shard_parser_peek(p);
+  p->has_tok = false;
+  return t;
+}
+
+shard_span shard_parser_span(shard_parser *p, const shard_tok *t) { return shard_tok_span(&p->lx, t); }
+
+shard_span shard_parser_here(shard_parser *p) {
+  shard_tok t = shard_parser_peek(p);
+  return shard_parser_span(p, &t);
+}
+
+uint32_t shard_parser_save(shard_parser *p) {
+  return p->has_tok ? p->tok.off : p->lx.pos;
+}
+
+void shard_parser_restore(shard_parser *p, uint32_t pos) {
+  p->has_tok = false;
+  p->lx.pos = pos;
+}
+
+static bool S_verror(shard_parser *p, shard_span span, const char *fmt, va_list ap) {
+  if (p->failed) return false; /* one parse error per buffer, like MLIR */
+  p->failed = true;
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_vprintf(&b, fmt, ap);
+  shard_error(p->de, span, "%s", shard_buf_str(&b));
+  shard_buf_free(&b);
+  return false;
+}
+
+static shard_span S_wrong_token_span(shard_parser *p);
+
+bool shard_parser_error(shard_parser *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  /* at the end of the input, point at the last text, as MLIR does */
+  shard_tok t = shard_parser_peek(p);
+  S_verror(p, t.kind == SHARD_TOK_EOF ? S_wrong_token_span(p) : shard_parser_here(p), fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool shard_parser_error_at(shard_parser *p, shard_span span, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  S_verror(p, span, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+bool shard_parser_enter(shard_parser *p) {
+  if (++p->depth > p->max_depth) {
+    p->depth--;
+    return shard_parser_error(p, "nesting is deeper than %u levels", p->max_depth);
+  }
+  return true;
+}
+
+void shard_parser_leave(shard_parser *p) { p->depth--; }
+
+bool shard_parser_accept(shard_parser *p, const char *text) {
+  shard_tok t = shard_parser_peek(p);
+  if ((t.kind == SHARD_TOK_PUNCT || t.kind == SHARD_TOK_IDENT) && shard_tok_is(&t, text)) {
+    p->has_tok = false;
+    return true;
+  }
+  return false;
+}
+
+/* Where MLIR reports "expected X" (its emitWrongTokenError): at the end of
+ * the text before the offending token, skipping back over blank space and
+ * blank lines, so a missing ';' or ')' is flagged where it belongs rather
+ * than at the next line's first token or one past the end of the file. */
+static shard_span S_wrong_token_span(shard_parser *p) {
+  shard_tok t = shard_parser_peek(p);
+  const char *text = p->lx.src->text;
+  uint32_t at = t.off;
+  if (t.kind == SHARD_TOK_EOF && at > 0) at--;
+  uint32_t end = at;
+  for (;;) {
+    while (end > 0 && (text[end - 1] == ' ' || text[end - 1] == '\t')) end--;
+    if (end == 0) return shard_parser_span(p, &t);
+    if (text[end - 1] != '\n' && text[end - 1] != '\r') break;
+    end--;
+  }
+  shard_span s = {p->lx.src, end, 1};
+  if (end >= p->lx.src->len) s.off = p->lx.src->len ? (uint32_t)p->lx.src->len - 1 : 0;
+  return s;
+}
+
+bool shard_parser_expect(shard_parser *p, const char *text) {
+  if (shard_parser_accept(p, text)) return true;
+  return shard_parser_error_at(p, S_wrong_token_span(p), "expected '%s'", text);
+}
+
+bool shard_parser_accept_keyword(shard_parser *p, const char *kw) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind == SHARD_TOK_IDENT && shard_tok_is(&t, kw)) {
+    p->has_tok = false;
+    return true;
+  }
+  return false;
+}
+
+bool shard_parser_expect_keyword(shard_parser *p, const char *kw) {
+  if (shard_parser_accept_keyword(p, kw)) return true;
+  return shard_parser_error_at(p, S_wrong_token_span(p), "expected '%s'", kw);
+}
+
+bool shard_parser_ident(shard_parser *p, const char **out) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_IDENT) return shard_parser_error(p, "expected identifier");
+  p->has_tok = false;
+  *out = shard_parser_intern(p, t.text, t.len);
+  return true;
+}
+
+bool shard_parser_accept_int(shard_parser *p, int64_t *out) {
+  shard_tok t = shard_parser_peek(p);
+  bool neg = false;
+  uint32_t save = shard_parser_save(p);
+  if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "-")) {
+    shard_parser_next(p);
+    t = shard_parser_peek(p);
+    neg = true;
+  }
+  if (t.kind != SHARD_TOK_INT) {
+    if (neg) shard_parser_restore(p, save);
+    return false;
+  }
+  shard_parser_next(p);
+  uint64_t v = 0;
+  bool hex = t.len > 2 && t.text[1] == 'x';
+  for (uint32_t i = hex ? 2 : 0; i < t.len; i++) {
+    char c = t.text[i];
+    unsigned d = c <= '9' ? (unsigned)(c - '0') : (unsigned)((c | 32) - 'a' + 10);
+    unsigned base = hex ? 16 : 10;
+    if (v > (UINT64_MAX - d) / base) {
+      shard_parser_error_at(p, shard_parser_span(p, &t), "integer value too large");
+      return false;
+    }
+    v = v * base + d;
+  }
+  if (v > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) {
+    shard_parser_error_at(p, shard_parser_span(p, &t), "integer value too large");
+    return false;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return true;
+}
+
+bool shard_parser_int(shard_parser *p, int64_t *out) {
+  if (shard_parser_accept_int(p, out)) return true;
+  if (p->failed) return false;
+  return shard_parser_error(p, "expected integer value");
+}
+
+bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_STRING) return shard_parser_error(p, "expected string");
+  p->has_tok = false;
+  uint32_t n;
+  char *s = shard_unescape_string(t.text, t.len, &n);
+  *out = shard_parser_intern(p, s, n);
+  if (len) *len = n;
+  free(s);
+  return true;
+}
+
+bool shard_parser_symbol(shard_parser *p, const char **out) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_AT) return shard_parser_error(p, "expected symbol reference");
+  p->has_tok = false;
+  if (t.len > 1 && t.text[1] == '"') {
+    uint32_t n;
+    char *s = shard_unescape_string(t.text + 1, t.len - 1, &n);
+    *out = shard_parser_intern(p, s, n);
+    free(s);
+  } else {
+    *out = shard_parser_intern(p, t.text + 1, t.len - 1);
+  }
+  return true;
+}
+
+/* ---- SSA names ------------------------------------------------------------ */
+
+static uint32_t S_hash(const char *s, uint32_t n) {
+  uint32_t h = 2166136261u;
+  for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+static ssa_entry **S_slot(shard_parser *p, const char *name, uint32_t len) {
+  uint32_t mask = p->table_cap - 1;
+  for (uint32_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
+    ssa_entry **slot = &p->table[i];
+    if (!*slot || ((*slot)->len == len && memcmp((*slot)->name, name, len) == 0)) return slot;
+  }
+}
+
+/* Slots hold the innermost entry of a name; tombstones are never needed
+ * because a popped name keeps its slot (possibly pointing at NULL entry via
+ * a shadow chain that ended: we store an empty marker entry instead). */
+static void S_grow(shard_parser *p) {
+  uint32_t old_cap = p->table_cap;
+  ssa_entry **old = p->table;
+  p->table_cap = old_cap ? old_cap * 2 : 256;
+  p->table = shard_xcalloc(p->table_cap, sizeof(ssa_entry *));
+  for (uint32_t i = 0; i < old_cap; i++)
+    if (old[i]) *S_slot(p, old[i]->name, old[i]->len) = old[i];
+  free(old);
+}
+
+static ssa_entry *S_lookup(shard_parser *p, const char *name, uint32_t len) {
+  if (!p->table_cap) return NULL;
+  ssa_entry *e = *S_slot(p, name, len);
+  return e && e->values ? e : NULL;
+}
+
+static void S_push_scope(shard_parser *p) {
+  SHARD_VEC_PUSH(p->scope_marks, p->defined.len);
+  SHARD_VEC_PUSH(p->fwd_marks, p->fwd.len);
+}
+
+/* Forward references still unresolved when their scope closes move out to
+ * the enclosing scope: the definition may come later there. */
+static void S_pop_scope(shard_parser *p) {
+  uint32_t mark = p->scope_marks.items[--p->scope_marks.len];
+  while (p->defined.len > mark) {
+    ssa_entry *e = p->defined.items[--p->defined.len];
+    ssa_entry **slot = S_slot(p, e->name, e->len);
+    if (e->shadowed) {
+      *slot = e->shadowed;
+    } else {
+      /* keep the slot occupied by an empty marker so probing stays valid */
+      e->values = NULL;
+      e->count = 0;
+    }
+  }
+  p->fwd_marks.len--;
+}
+
+static void S_replace_placeholder(shard_parser *p, fwd_ref *f, shard_value *v) {
+  if (!shard_type_equal(f->placeholder->type, v->type) && f->placeholder->type && v->type) {
+    shard_parser_error_at(p, f->span, "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
+                          (int)f->len, f->name, f->placeholder->type->text, v->type->text);
+  }
+  shard_value_replace_all_uses(f->placeholder, v);
+  f->placeholder = NULL;
+}
+
+static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values,
+                     uint32_t count, shard_span span) {
+  if (p->table_len * 2 >= p->table_cap) S_grow(p);
+  ssa_entry **slot = S_slot(p, name, len);
+  ssa_entry *cur = *slot;
+  /* A name defined again in the same scope is an error. */
+  if (cur && cur->values) {
+    uint32_t mark = p->scope_marks.len ? p->scope_marks.items[p->scope_marks.len - 1] : 0;
+    for (uint32_t i = mark; i < p->defined.len; i++)
+      if (p->defined.items[i] == cur)
+        return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
+  }
+  ssa_entry *e = SHARD_NEW(p->arena, ssa_entry);
+  e->name = name;
+  e->len = len;
+  e->values = values;
+  e->count = count;
+  e->span = span;
+  e->shadowed = cur && cur->values ? cur : NULL;
+  if (!cur) p->table_len++;
+  *slot = e;
+  SHARD_VEC_PUSH(p->defined, e);
+  for (uint32_t i = 0; i < count; i++) values[i].name = name;
+  /* resolve forward references to it */
+  for (uint32_t i = 0; i < p->fwd.len; i++) {
+    fwd_ref *f = p->fwd.items[i];
+    if (!f->placeholder || f->len != len || memcmp(f->name, name, len) != 0) continue;
+    if (f->number >= count)
+      return shard_parser_error_at(p, f->span, "reference to invalid result number");
+    S_replace_placeholder(p, f, &values[f->number]);
+  }
+  return true;
+}
+
+static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_type *type) {
+  ssa_entry *e = S_lookup(p, u->name, u->name_len);
+  if (e) {
+    if (u->number >= e->count) {
+      shard_parser_error_at(p, u->span, "reference to invalid result number");
+      return NULL;
+    }
+    shard_value *v = &e->values[u->number];
+    if (type && v->type && !shard_type_equal(type, v->type)) {
+      shard_parser_error_at(p, u->span,
+                            "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
+                            (int)u->name_len, u->name, type->text, v->type->text);
+      return NULL;
+    }
+    return v;
+  }
+  for (uint32_t i = 0; i < p->fwd.len; i++) {
+    fwd_ref *f = p->fwd.items[i];
+    if (f->placeholder && f->len == u->name_len && f->number == u->number &&
+        memcmp(f->name, u->name, u->name_len) == 0)
+      return f->placeholder;
+  }
+  fwd_ref *f = SHARD_NEW(p->arena, fwd_ref);
+  f->name = u->name;
+  f->len = u->name_len;
+  f->number = u->number;
+  f->span = u->span;
+  f->placeholder = SHARD_NEW(p->arena, shard_value);
+  f->placeholder->type = type;
+  SHARD_VEC_PUSH(p->fwd, f);
+  return f->placeholder;
+}
+
+static bool S_check_forward_refs(shard_parser *p) {
+  for (uint32_t i = 0; i < p->fwd.len; i++) {
+    fwd_ref *f = p->fwd.items[i];
+    if (f->placeholder)
+      return shard_parser_error_at(p, f->span, "use of undeclared SSA value name");
+  }
+  p->fwd.len = 0;
+  return true;
+}
+
+/* ---- operands ---------------------------------------------------------------- */
+
+bool shard_parser_value_name(shard_parser *p, shard_unresolved *out) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_PERCENT) return shard_parser_error(p, "expected SSA operand");
+  p->has_tok = false;
+  out->name = shard_parser_intern(p, t.text + 1, t.len - 1);
+  out->name_len = t.len - 1;
+  out->number = 0;
+  out->span = shard_parser_span(p, &t);
+  return true;
+}
+
+static bool S_operand_ref(shard_parser *p, shard_unresolved *u) {
+  if (!shard_parser_value_name(p, u)) return false;
+  /* %x#N: the '#' must follow directly */
+  if (p->lx.pos < p->lx.src->len && p->lx.src->text[p->lx.pos] == '#') {
+    shard_tok h = shard_parser_next(p);
+    char *end;
+    long n = h.len > 1 ? strtol(h.text + 1, &end, 10) : -1;
+    if (h.kind != SHARD_TOK_HASH || n < 0 || end != h.text + h.len)
+      return shard_parser_error_at(p, shard_parser_span(p, &h), "invalid SSA value result number");
+    u->number = (uint32_t)n;
+    u->span = shard_span_join(u->span, shard_parser_span(p, &h));
+  }
+  return true;
+}
+
+bool shard_parser_operand(shard_parser *p, shard_op_state *st) {
+  shard_unresolved u;
+  if (!S_operand_ref(p, &u)) return false;
+  SHARD_VEC_PUSH(st->operands, u);
+  return true;
+}
+
+bool shard_parser_accept_operand(shard_parser *p, shard_op_state *st) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_PERCENT) return false;
+  return shard_parser_operand(p, st);
+}
+
+bool shard_parser_operand_list(shard_parser *p, shard_op_state *st) {
+  if (shard_parser_peek(p).kind != SHARD_TOK_PERCENT) return true;
+  do {
+    if (!shard_parser_operand(p, st)) return false;
+  } while (shard_parser_accept(p, ","));
+  return true;
+}
+
+bool shard_parser_functional_type(shard_parser *p, shard_op_state *st) {
+  shard_span at = shard_parser_here(p);
+  shard_type *ft;
+  if (!shard_parser_type(p, &ft)) return false;
+  if (ft->kind != SHARD_TYPE_FUNCTION) return shard_parser_error_at(p, at, "expected function type");
+  for (uint32_t i = 0; i < ft->num_inputs; i++) SHARD_VEC_PUSH(st->operand_types, ft->inputs[i]);
+  for (uint32_t i = 0; i < ft->num_results; i++) SHARD_VEC_PUSH(st->result_types, ft->results[i]);
+  return true;
+}
+
+bool shard_parser_same_or_functional_type(shard_parser *p, shard_op_state *st) {
+  shard_span at = shard_parser_here(p);
+  shard_type *t;
+  if (!shard_parser_type(p, &t)) return false;
+  if (t->kind == SHARD_TYPE_FUNCTION) {
+    for (uint32_t i = 0; i < t->num_inputs; i++) SHARD_VEC_PUSH(st->operand_types, t->inputs[i]);
+    for (uint32_t i = 0; i < t->num_results; i++) SHARD_VEC_PUSH(st->result_types, t->results[i]);
+    if (t->num_inputs != st->operands.len)
+      return shard_parser_error_at(p, at, "%u operands present, but expected %u", st->operands.len, t->num_inputs);
+    return true;
+  }
+  for (uint32_t i = 0; i < st->operands.len; i++) SHARD_VEC_PUSH(st->operand_types, t);
+  SHARD_VEC_PUSH(st->result_types, t);
+  return true;
+}
+
+void shard_op_state_add_attr(shard_op_state *st, const char *name, shard_attr *value, bool inherent) {
+  for (uint32_t i = 0; i < st->attrs.len; i++)
+    if (strcmp(st->attrs.items[i].name, name) == 0) {
+      st->attrs.items[i].value = value;
+      st->attrs.items[i].inherent = inherent;
+      return;
+    }
+  shard_named_attr na = {name, value, inherent};
+  SHARD_VEC_PUSH(st->attrs, na);
+}
+
+bool shard_parser_attr_dict(shard_parser *p, shard_op_state *st) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_PUNCT || !shard_tok_is(&t, "{")) return true;
+  shard_named_attr *list;
+  uint32_t n;
+  if (!shard_parser_attr_dict_into(p, &list, &n)) return false;
+  for (uint32_t i = 0; i < n; i++) shard_op_state_add_attr(st, list[i].name, list[i].value, false);
+  return true;
+}
+
+/* ---- regions and blocks ---------------------------------------------------- */
+
+static bool S_parse_op(shard_parser *p, shard_block *block);
+
+// arg-decl ::= ssa-id ':' type attr-dict? loc?
+bool shard_parser_arg_decls(shard_parser *p, void *vec, bool allow_attrs) {
+  SHARD_VEC(shard_arg_decl) *out = vec;
+  if (!shard_parser_expect(p, "(")) return false;
+  if (shard_parser_accept(p, ")")) return true;
+  do {
+    shard_arg_decl d = {0};
+    if (!shard_parser_value_name(p, &d.ref)) return false;
+    if (!shard_parser_expect(p, ":") || !shard_parser_type(p, &d.type)) return false;
+    shard_tok t = shard_parser_peek(p);
+    if (allow_attrs && t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "{"))
+      if (!shard_parser_attr_dict_into(p, &d.attrs, &d.num_attrs)) return false;
+    if (!shard_parser_optional_loc(p, &d.loc)) return false;
+    SHARD_VEC_PUSH(*out, d);
+  } while (shard_parser_accept(p, ","));
+  return shard_parser_expect(p, ")");
+}
+
+static bool S_add_block_args(shard_parser *p, shard_block *b, shard_arg_decl *args, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    shard_value *v = shard_block_add_arg(p->arena, b, args[i].type);
+    v->loc = args[i].loc;
+    v->attrs = args[i].attrs;
+    v->num_attrs = args[i].num_attrs;
+    v->span = args[i].ref.span;
+  }
+  /* define after all were added: block arg arrays move while growing */
+  for (uint32_t i = 0; i < n; i++)
+    if (!S_define(p, args[i].ref.name, args[i].ref.name_len, &b->args[i], 1, args[i].ref.span)) return false;
+  return true;
+}
+
+/* Block labels of the region being parsed (for successors). */
+static shard_block *S_block_named(shard_parser *p, shard_region *r, const char *name, uint32_t len) {
+  for (shard_block *b = r->first; b; b = b->next)
+    if (b->label && strlen(b->label) == len && memcmp(b->label, name, len) == 0) return b;
+  shard_block *b = shard_region_add_block(p->arena, r);
+  b->label = shard_parser_intern(p, name, len);
+  return b;
+}
+
+
+
+// block ::= ('^' id ('(' arg-decl (',' arg-decl)* ')')? ':')? op*
+static bool S_parse_block_body(shard_parser *p, shard_block *b) {
+  for (;;) {
+    shard_tok t = shard_parser_peek(p);
+    if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "}")) return true;
+    if (t.kind == SHARD_TOK_CARET) return true;
+    if (!S_parse_op(p, b)) return false;
+  }
+}
+
+bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *args, uint32_t nargs) {
+  if (!shard_parser_enter(p)) return false;
+  shard_region *r = SHARD_NEW(p->arena, shard_region);
+  shard_region *saved_region = p->cur_region;
+  p->cur_region = r;
+  bool ok = shard_parser_expect(p, "{");
+  S_push_scope(p);
+  if (ok) {
+    shard_tok t = shard_parser_peek(p);
+    bool header = t.kind == SHARD_TOK_CARET;
+    if (!header || nargs) {
+      shard_block *entry = shard_region_add_block(p->arena, r);
+      ok = S_add_block_args(p, entry, args, nargs) && S_parse_block_body(p, entry);
+      if (ok && header && nargs) ok = shard_parser_error(p, "invalid block name in region with named arguments");
+    }
+    /* Labels defined so far: a branch may name a block before its label,
+     * but a label may be defined only once. */
+    SHARD_VEC(shard_block *) labelled = {0};
+    while (ok) {
+      t = shard_parser_peek(p);
+      if (t.kind != SHARD_TOK_CARET) break;
+      shard_parser_next(p);
+      shard_block *b = S_block_named(p, r, t.text + 1, t.len - 1);
+      for (uint32_t i = 0; i < labelled.len && ok; i++)
+        if (labelled.items[i] == b)
+          ok = shard_parser_error_at(p, shard_parser_span(p, &t), "redefinition of block '%.*s'", (int)t.len, t.text);
+      if (!ok) break;
+      SHARD_VEC_PUSH(labelled, b);
+      /* a block named before (by a branch) is moved to the end in source order */
+      if (b != r->last) {
+        if (b->prev) b->prev->next = b->next;
+        else r->first = b->next;
+        if (b->next) b->next->prev = b->prev;
+        b->prev = r->last;
+        b->next = NULL;
+        r->last->next = b;
+        r->last = b;
+      }
+      if (shard_parser_peek(p).kind == SHARD_TOK_PUNCT && shard_tok_is(&p->tok, "(")) {
+        SHARD_VEC(shard_arg_decl) decls = {0};
+        ok = shard_parser_arg_decls(p, &decls, false) &&
+             S_add_block_args(p, b, decls.items, decls.len);
+        SHARD_VEC_FREE(decls);
+        if (!ok) break;
+      }
+      ok = shard_parser_expect(p, ":") && S_parse_block_body(p, b);
+    }
+    /* every branch target must be a labelled block of this region */
+    for (uint32_t i = 0; i < p->num_block_refs && ok; i++) {
+      struct block_ref *ref = &p->block_refs[i];
+      if (!ref->block || ref->block->parent != r) continue;
+      bool defined = false;
+      for (uint32_t j = 0; j < labelled.len && !defined; j++) defined = labelled.items[j] == ref->block;
+      if (!defined) ok = shard_parser_error_at(p, ref->span, "reference to an undefined block");
+      ref->block = NULL;
+    }
+    uint32_t kept = 0; /* drop the checked references: the list stays short */
+    for (uint32_t i = 0; i < p->num_block_refs; i++)
+      if (p->block_refs[i].block) p->block_refs[kept++] = p->block_refs[i];
+    p->num_block_refs = kept;
+    SHARD_VEC_FREE(labelled);
+    if (ok) ok = shard_parser_expect(p, "}");
+  }
+  S_pop_scope(p);
+  p->cur_region = saved_region;
+  if (ok) SHARD_VEC_PUSH(st->regions, r);
+  shard_parser_leave(p);
+  return ok;
+}
+
+/* ---- operations ----------------------------------------------------------- */
+
+typedef struct result_group {
+  shard_unresolved name;
+  uint32_t count;
+} result_group;
+
+/* Op states are recycled: parsing allocates no vectors per op once the
+ * pool is warm. */
+static shard_op_state *S_state_get(shard_parser *p) {
+  if (p->state_pool.len) {
+    shard_op_state *st = p->state_pool.items[--p->state_pool.len];
+    st->operands.len = st->operand_types.len = st->result_types.len = 0;
+    st->attrs.len = st->regions.len = st->successors.len = 0;
+    st->name = NULL;
+    st->span = shard_no_span;
+    st->num_results_declared = 0;
+    return st;
+  }
+  return shard_xcalloc(1, sizeof(shard_op_state));
+}
+
+static void S_state_put(shard_parser *p, shard_op_state *st) { SHARD_VEC_PUSH(p->state_pool, st); }
+
+static void S_state_free(shard_op_state *st) {
+  SHARD_VEC_FREE(st->operands);
+  SHARD_VEC_FREE(st->operand_types);
+  SHARD_VEC_FREE(st->result_types);
+  SHARD_VEC_FREE(st->attrs);
+  SHARD_VEC_FREE(st->regions);
+  SHARD_VEC_FREE(st->successors);
+}
+
+static int S_cmp_named(const void *x, const void *y) {
+  const shard_named_attr *a = x, *b = y;
+  return strcmp(a->name, b->name);
+}
+
+// generic-op ::= string '(' operands ')' successors? ('<' '{' props '}' '>')?
+//                ('(' region (',' region)* ')')? attr-dict? ':' function-type
+static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_def *def) {
+  if (!shard_parser_expect(p, "(")) return false;
+  if (!shard_parser_accept(p, ")")) {
+    if (!shard_parser_operand_list(p, st) || !shard_parser_expect(p, ")")) return false;
+  }
+  if (shard_parser_accept(p, "[")) {
+    do {
+      shard_tok t = shard_parser_next(p);
+      if (t.kind != SHARD_TOK_CARET) return shard_parser_error_at(p, shard_parser_span(p, &t), "expected block name");
+      if (!p->cur_region) return shard_parser_error_at(p, shard_parser_span(p, &t), "successors outside of a region");
+      shard_block *b = S_block_named(p, p->cur_region, t.text + 1, t.len - 1);
+      SHARD_VEC_PUSH(st->successors, b);
+      if (p->num_block_refs == p->cap_block_refs) {
+        p->cap_block_refs = p->cap_block_refs ? 2 * p->cap_block_refs : 16;
+        p->block_refs = shard_xrealloc(p->block_refs, sizeof *p->block_refs * p->cap_block_refs);
+      }
+      p->block_refs[p->num_block_refs].block = b;
+      p->block_refs[p->num_block_refs++].span = shard_parser_span(p, &t);
+    } while (shard_parser_accept(p, ","));
+    if (!shard_parser_expect(p, "]")) return false;
+  }
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "<")) {
+    shard_parser_next(p);
+    shard_named_attr *props;
+    uint32_t n;
+    if (!shard_parser_attr_dict_into(p, &props, &n) || !shard_parser_expect(p, ">")) return false;
+    /* A known op keeps only its own properties inherent; any other entry
+     * becomes a discardable attribute, so the custom printer, which elides
+     * inherent attributes it knows, cannot drop it. */
+    for (uint32_t i = 0; i < n; i++) {
+      bool inherent = !def || !def->inherent || shard_op_def_is_inherent(def, props[i].name);
+      shard_op_state_add_attr(st, props[i].name, props[i].value, inherent);
+    }
+  }
+  t = shard_parser_peek(p);
+  if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "(")) {
+    shard_parser_next(p);
+    do {
+      if (!shard_parser_region(p, st, NULL, 0)) return false;
+    } while (shard_parser_accept(p, ","));
+    if (!shard_parser_expect(p, ")")) return false;
+  }
+  if (!shard_parser_attr_dict(p, st)) return false;
+  if (!shard_parser_expect(p, ":")) return false;
+  shard_span at = shard_parser_here(p);
+  uint32_t before = st->operand_types.len;
+  if (!shard_parser_functional_type(p, st)) return false;
+  if (st->operand_types.len - before != st->operands.len)
+    return shard_parser_error_at(p, at, "expected %u operand type%s but had %u", st->operands.len,
+                                 st->operands.len == 1 ? "" : "s", st->operand_types.len - before);
+  return true;
+}
+
+static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_def *def) {
+  if (st->operand_types.len != st->operands.len) {
+    shard_parser_error_at(p, st->span, "internal: '%s' parsed %u operands but %u types", st->name,
+                          st->operands.len, st->operand_types.len);
+    return NULL;
+  }
+  shard_op *op = shard_op_create(p->arena, st->name, st->operands.len, NULL, st->result_types.len,
+                                 st->result_types.items, st->regions.len);
+  op->def = def;
+  op->span = st->span;
+  for (uint32_t i = 0; i < st->operands.len; i++) {
+    shard_value *v = S_resolve(p, &st->operands.items[i], st->operand_types.items[i]);
+    if (!v) return NULL;
+    shard_operand_set(&op->operands[i], v);
+  }
+  if (st->attrs.len) {
+    qsort(st->attrs.items, st->attrs.len, sizeof(shard_named_attr), S_cmp_named);
+    op->num_attrs = st->attrs.len;
+    op->attrs = shard_arena_dup(p->arena, st->attrs.items, sizeof(shard_named_attr) * st->attrs.len);
+    /* known ops: inherent-ness comes from the definition, whatever the syntax */
+    if (def)
+      for (uint32_t i = 0; i < op->num_attrs; i++)
+        op->attrs[i].inherent = op->attrs[i].inherent || shard_op_def_is_inherent(def, op->attrs[i].name);
+  }
+  for (uint32_t i = 0; i < st->regions.len; i++) {
+    op->regions[i] = *st->regions.items[i];
+    op->regions[i].parent = op;
+    for (shard_block *b = op->regions[i].first; b; b = b->next) b->parent = &op->regions[i];
+  }
+  if (st->successors.len) {
+    op->num_successors = st->successors.len;
+    op->successors = shard_arena_dup(p->arena, st->successors.items, sizeof(shard_block *) * st->successors.len);
+  }
+  return op;
+}
+
+// op ::= (result (',' result)* '=')? (generic-op | custom-op) loc?
+// result ::= ssa-id (':' integer)?
+static bool S_parse_op(shard_parser *p, shard_block *block) {
+  if (!shard_parser_enter(p)) return false;
+  bool ok = true;
+  SHARD_VEC(result_group) results = {0};
+  shard_op_state *stp = S_state_get(p);
+  shard_op_state st = *stp; /* by value: vectors grow in the local copy */
+  shard_tok first = shard_parser_peek(p);
+  st.span = shard_parser_span(p, &first);
+  if (first.kind == SHARD_TOK_PERCENT) {
+    do {
+      result_group g = {{0}, 1};
+      if (!(ok = shard_parser_value_name(p, &g.name))) goto done;
+      if (shard_parser_accept(p, ":")) {
+        int64_t n;
+        shard_tok nt = shard_parser_peek(p);
+        if (nt.kind != SHARD_TOK_INT || !shard_parser_accept_int(p, &n) || n < 1 || n > 1000000) {
+          ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "expected integer number of results");
+          goto done;
+        }
+        g.count = (uint32_t)n;
+      }
+      SHARD_VEC_PUSH(results, g);
+    } while (shard_parser_accept(p, ","));
+    if (!(ok = shard_parser_expect(p, "="))) goto done;
+  }
+  uint32_t declared = 0;
+  for (uint32_t i = 0; i < results.len; i++) declared += results.items[i].count;
+  st.num_results_declared = declared;
+
+  shard_tok nt = shard_parser_next(p);
+  const shard_op_def *def = NULL;
+  bool generic = false;
+  if (nt.kind == SHARD_TOK_STRING) {
+    uint32_t n;
+    char *s = shard_unescape_string(nt.text, nt.len, &n);
+    st.name = shard_parser_intern(p, s, n);
+    free(s);
+    def = shard_op_def_lookup(st.name, n);
+    generic = true;
+    ok = S_parse_generic(p, &st, def);
+  } else if (nt.kind == SHARD_TOK_IDENT) {
+    def = shard_op_def_lookup(nt.text, nt.len);
+    if (!def && !memchr(nt.text, '.', nt.len)) {
+      /* the default dialect of func bodies */
+      char name[128];
+      if (nt.len < 100) {
+        snprintf(name, sizeof name, "func.%.*s", (int)nt.len, nt.text);
+        def = shard_op_def_lookup(name, strlen(name));
+      }
+    }
+    if (!def || !def->parse) {
+      ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "custom op '%.*s' is unknown", (int)nt.len, nt.text);
+      goto done;
+    }
+    st.name = def->name;
+    ok = def->parse(p, &st);
+  } else {
+    shard_parser_restore(p, nt.off);
+    ok = shard_parser_error_at(p, S_wrong_token_span(p), "expected operation name in quotes");
+    goto done;
+  }
+  if (!ok) goto done;
+  shard_attr *loc;
+  if (!(ok = shard_parser_optional_loc(p, &loc))) goto done;
+  if (st.result_types.len != declared && results.len) {
+    ok = shard_parser_error_at(p, st.span, "operation defines %u results but was provided %u to bind",
+                               st.result_types.len, declared);
+    goto done;
+  }
+  shard_op *op = S_build_op(p, &st, def);
+  if (!(ok = op != NULL)) goto done;
+  op->loc = loc;
+  if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
+  shard_block_append(block, op);
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < results.len && ok; i++) {
+    result_group *g = &results.items[i];
+    ok = S_define(p, g->name.name, g->name.name_len, &op->results[next], g->count, g->name.span);
+    next += g->count;
+  }
+done:
+  SHARD_VEC_FREE(results);
+  *stp = st;
+  S_state_put(p, stp);
+  shard_parser_leave(p);
+  return ok;
+}
+
+/* ---- module ------------------------------------------------------------------ */
+
+static bool S_skip_file_metadata(shard_parser *p) {
+  /* {-# dialect_resources: ... #-} */
+  shard_tok t = shard_parser_peek(p);
+  if (!(t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "{") && t.off + 1 < p->lx.src->len &&
+        p->lx.src->text[t.off + 1] == '-'))
+    return false;
+  const char *end = strstr(p->lx.src->text + t.off, "#-}");
+  shard_parser_restore(p, end ? (uint32_t)(end - p->lx.src->text) + 3 : p->lx.src->len);
+  return true;
+}
+
+shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts,
+                                 shard_diag_engine *de) {
+  shard_parse_options defaults = {false, 512};
+  if (!opts) opts = &defaults;
+  shard_module *m = shard_xcalloc(1, sizeof(shard_module));
+  m->arena = shard_arena_new();
+  m->src = src;
+  shard_parser p = {0};
+  shard_lexer_init(&p.lx, src, 0);
+  p.arena = m->arena;
+  p.de = de;
+  p.module = m;
+  p.opts = opts;
+  p.max_depth = opts->max_depth ? opts->max_depth : 512;
+  S_grow(&p);
+
+  /* Everything at top level goes into an implicit module block; if that
+   * block ends up holding a single builtin.module, that op is the module. */
+  shard_op *implicit = shard_op_create(m->arena, "builtin.module", 0, NULL, 0, NULL, 1);
+  implicit->def = shard_op_def_lookup("builtin.module", 14);
+  shard_block *top = shard_region_add_block(m->arena, &implicit->regions[0]);
+  bool ok = true;
+  S_push_scope(&p);
+  for (;;) {
+    shard_tok t = shard_parser_peek(&p);
+    if (t.kind == SHARD_TOK_EOF) break;
+    if (t.kind == SHARD_TOK_ERROR) {
+      ok = shard_parser_error(&p, "unexpected character");
+      break;
+    }
+    if (S_skip_file_metadata(&p)) continue;
+    if (t.kind == SHARD_TOK_HASH || t.kind == SHARD_TOK_BANG) {
+      if (!(ok = shard_parser_alias_def(&p))) break;
+      continue;
+    }
+    if (!(ok = S_parse_op(&p, top))) break;
+    if (!(ok = S_check_forward_refs(&p))) break;
+  }
+  S_pop_scope(&p);
+  if (ok && p.fwd.len) ok = S_check_forward_refs(&p);
+
+  if (ok) {
+    shard_op *only = top->first;
+    if (only && only == top->last && strcmp(only->name, "builtin.module") == 0) {
+      only->parent = NULL;
+      only->prev = only->next = NULL;
+      m->top = only;
+    } else {
+      m->top = implicit;
+      m->implicit_top = true;
+      implicit->span.src = src;
+    }
+    m->num_attr_aliases = p.attr_aliases.len;
+    if (p.attr_aliases.len) {
+      m->attr_aliases = SHARD_NEW_ARRAY(m->arena, shard_named_attr, p.attr_aliases.len);
+      for (uint32_t i = 0; i < p.attr_aliases.len; i++) {
+        m->attr_aliases[i].name = p.attr_aliases.items[i].name;
+        m->attr_aliases[i].value = p.attr_aliases.items[i].attr;
+      }
+    }
+  }
+  free(p.table);
+  shard_parser_free_type_cache(&p);
+  free(p.block_refs);
+  for (uint32_t i = 0; i < p.state_pool.len; i++) {
+    S_state_free(p.state_pool.items[i]);
+    free(p.state_pool.items[i]);
+  }
+  SHARD_VEC_FREE(p.state_pool);
+  SHARD_VEC_FREE(p.defined);
+  SHARD_VEC_FREE(p.scope_marks);
+  SHARD_VEC_FREE(p.fwd);
+  SHARD_VEC_FREE(p.fwd_marks);
+  SHARD_VEC_FREE(p.attr_aliases);
+  SHARD_VEC_FREE(p.type_aliases);
+  if (!ok || p.failed) {
+    shard_module_free(m);
+    return NULL;
+  }
+  return m;
+}

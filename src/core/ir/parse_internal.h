@@ -1,0 +1,53 @@
+/* Parser state shared by parse.c (ops, regions, SSA) and parse_attr.c
+ * (attributes and types). Not part of the op-definition API. */
+#ifndef SHARD_PARSE_INTERNAL_H
+#define SHARD_PARSE_INTERNAL_H
+
+#include "ir/parse.h"
+
+typedef struct ssa_entry ssa_entry;
+typedef struct fwd_ref fwd_ref;
+typedef struct alias_def {
+  const char *name; /* without '#' or '!' */
+  uint32_t len;
+  shard_attr *attr; /* for # aliases */
+  shard_type *type; /* for ! aliases */
+} alias_def;
+
+struct shard_parser {
+  shard_lexer lx;
+  shard_tok tok; /* lookahead */
+  bool has_tok;
+  shard_arena *arena;
+  shard_diag_engine *de;
+  shard_module *module;
+  const shard_parse_options *opts;
+  bool failed;
+  uint32_t depth, max_depth;
+  /* SSA names: an open-addressing table of chains; shadowed names kept behind */
+  ssa_entry **table;
+  uint32_t table_cap, table_len;
+  SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
+  SHARD_VEC(uint32_t) scope_marks;
+  SHARD_VEC(fwd_ref *) fwd;       /* unresolved forward references */
+  SHARD_VEC(uint32_t) fwd_marks;
+  SHARD_VEC(alias_def) attr_aliases;
+  SHARD_VEC(alias_def) type_aliases;
+  shard_region *cur_region; /* region being parsed, for successor names */
+  /* tensor types by their source text: most modules repeat a few types many
+   * times, and building a type (and its canonical text) is not free */
+  struct type_cache_slot { const char *text; uint32_t len; shard_type *type; } *type_cache;
+  uint32_t type_cache_cap, type_cache_len;
+  /* op states kept for reuse (their vectors keep their capacity): one per
+   * nesting level is live at a time */
+  SHARD_VEC(shard_op_state *) state_pool;
+  /* successor references, checked against the labels when their region ends */
+  struct block_ref { shard_block *block; shard_span span; } *block_refs;
+  uint32_t num_block_refs, cap_block_refs;
+};
+
+bool shard_parser_enter(shard_parser *p);
+void shard_parser_leave(shard_parser *p);
+const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n);
+
+#endif

@@ -1,0 +1,505 @@
+/* The printer. Output follows mlir-opt/sdy_opt:
+ *  - SSA names are assigned the way MLIR's SSANameState does: a region's
+ *    block arguments and op results are numbered first (entry block args
+ *    %argN, other values %N, name hints such as %cst uniqued with _N), then
+ *    each nested region continues from the counters at the end of its
+ *    parent region; sibling regions start from the same counters.
+ *  - Known ops use their custom syntax; ops directly in a func.func body drop
+ *    the "func." prefix (the default dialect); unknown ops print generically.
+ *  - Attribute dictionaries are printed sorted; loc(...) only with debug info. */
+#include "ir/print.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/opdef.h"
+
+typedef struct name_slot {
+  const shard_value *key;
+  const char *name; /* "arg0", "cst_1", or NULL for a number */
+  uint32_t number;
+} name_slot;
+
+struct shard_printer {
+  shard_buf *out;
+  const shard_print_options *opts;
+  unsigned indent;
+  const char *default_dialect; /* "func" inside a func.func body */
+  /* value -> name */
+  name_slot *slots;
+  uint32_t cap, len;
+  /* used names, as a stack so sibling regions can forget each other's */
+  SHARD_VEC(const char *) used;
+  shard_arena *scratch;
+};
+
+/* ---- value names ----------------------------------------------------------- */
+
+static uint32_t S_ptr_hash(const void *p) {
+  uintptr_t x = (uintptr_t)p;
+  x ^= x >> 17;
+  x *= 0xed5ad4bbu;
+  x ^= x >> 11;
+  return (uint32_t)x;
+}
+
+static name_slot *S_slot(shard_printer *pr, const shard_value *v) {
+  uint32_t mask = pr->cap - 1;
+  for (uint32_t i = S_ptr_hash(v) & mask;; i = (i + 1) & mask)
+    if (!pr->slots[i].key || pr->slots[i].key == v) return &pr->slots[i];
+}
+
+static void S_grow(shard_printer *pr) {
+  name_slot *old = pr->slots;
+  uint32_t old_cap = pr->cap;
+  pr->cap = old_cap ? old_cap * 2 : 1024;
+  pr->slots = shard_xcalloc(pr->cap, sizeof(name_slot));
+  for (uint32_t i = 0; i < old_cap; i++)
+    if (old[i].key) *S_slot(pr, old[i].key) = old[i];
+  free(old);
+}
+
+static void S_set_name(shard_printer *pr, const shard_value *v, const char *name, uint32_t number) {
+  if ((pr->len + 1) * 2 > pr->cap) S_grow(pr);
+  name_slot *s = S_slot(pr, v);
+  if (!s->key) pr->len++;
+  s->key = v;
+  s->name = name;
+  s->number = number;
+}
+
+static bool S_name_used(shard_printer *pr, const char *name) {
+  for (uint32_t i = pr->used.len; i-- > 0;)
+    if (strcmp(pr->used.items[i], name) == 0) return true;
+  return false;
+}
+
+typedef struct name_counters {
+  uint32_t value, arg, conflict;
+} name_counters;
+
+static const char *S_unique(shard_printer *pr, name_counters *c, const char *hint) {
+  const char *name = hint;
+  if (S_name_used(pr, name)) {
+    for (;;) {
+      name = shard_arena_printf(pr->scratch, "%s_%u", hint, c->conflict++);
+      if (!S_name_used(pr, name)) break;
+    }
+  }
+  SHARD_VEC_PUSH(pr->used, name);
+  return name;
+}
+
+static void S_number_region(shard_printer *pr, const shard_region *r, name_counters *c) {
+  const shard_op *owner = r->parent;
+  const char *arg_hint = NULL;
+  if (!pr->opts->generic && owner && owner->def && owner->def->block_arg_name)
+    arg_hint = owner->def->block_arg_name(owner, (uint32_t)(r - owner->regions));
+  for (const shard_block *b = r->first; b; b = b->next) {
+    bool entry = b == r->first;
+    for (uint32_t i = 0; i < b->num_args; i++) {
+      if (arg_hint && entry) {
+        S_set_name(pr, &b->args[i], S_unique(pr, c, arg_hint), 0);
+      } else if (entry) {
+        const char *n = shard_arena_printf(pr->scratch, "arg%u", c->arg++);
+        S_set_name(pr, &b->args[i], S_unique(pr, c, n), 0);
+      } else {
+        S_set_name(pr, &b->args[i], NULL, c->value++);
+      }
+    }
+    for (const shard_op *op = b->first; op; op = op->next) {
+      if (!op->num_results) continue;
+      if (!pr->opts->generic && op->def && op->def->result_names && op->num_results > 1) {
+        for (uint32_t i = 0; i < op->num_results; i++)
+          S_set_name(pr, &op->results[i], S_unique(pr, c, op->def->result_names(op, i)), 0);
+        continue;
+      }
+      const char *hint = NULL;
+      if (!pr->opts->generic && op->def && op->def->result_name && op->num_results == 1)
+        hint = op->def->result_name(op);
+      if (hint) S_set_name(pr, &op->results[0], S_unique(pr, c, hint), 0);
+      else S_set_name(pr, &op->results[0], NULL, c->value++);
+    }
+  }
+}
+
+/* Numbers `r`, then its nested regions (depth first, each starting from the
+ * counters at the end of r). Iterative over an explicit stack. */
+typedef struct name_ctx {
+  const shard_region *region;
+  name_counters counters;
+  uint32_t used_mark;
+} name_ctx;
+
+static void S_number_all(shard_printer *pr, const shard_op *root) {
+  SHARD_VEC(name_ctx) stack = {0};
+  for (uint32_t i = root->num_regions; i-- > 0;) {
+    name_ctx ctx = {&root->regions[i], {0, 0, 0}, 0};
+    SHARD_VEC_PUSH(stack, ctx);
+  }
+  while (stack.len) {
+    name_ctx ctx = stack.items[--stack.len];
+    pr->used.len = ctx.used_mark;
+    S_number_region(pr, ctx.region, &ctx.counters);
+    uint32_t mark = pr->used.len;
+    /* push children in reverse so they are numbered in source order */
+    size_t first_child = stack.len;
+    for (const shard_block *b = ctx.region->first; b; b = b->next)
+      for (const shard_op *op = b->first; op; op = op->next)
+        for (uint32_t i = 0; i < op->num_regions; i++) {
+          name_ctx child = {&op->regions[i], ctx.counters, mark};
+          SHARD_VEC_PUSH(stack, child);
+        }
+    for (size_t lo = first_child, hi = stack.len; hi > lo + 1; lo++, hi--) {
+      name_ctx tmp = stack.items[lo];
+      stack.items[lo] = stack.items[hi - 1];
+      stack.items[hi - 1] = tmp;
+    }
+  }
+  SHARD_VEC_FREE(stack);
+}
+
+/* ---- the printer API --------------------------------------------------------- */
+
+shard_buf *shard_printer_buf(shard_printer *pr) { return pr->out; }
+void shard_printer_puts(shard_printer *pr, const char *s) { shard_buf_puts(pr->out, s); }
+bool shard_printer_generic(const shard_printer *pr) { return pr->opts->generic; }
+
+void shard_printer_printf(shard_printer *pr, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  shard_buf_vprintf(pr->out, fmt, ap);
+  va_end(ap);
+}
+
+/* Results of a multi-result op named one by one print as %a, %b, not %N#i. */
+static bool S_individually_named(const shard_printer *pr, const shard_op *op) {
+  return !pr->opts->generic && op->def && op->def->result_names != NULL;
+}
+
+void shard_printer_value(shard_printer *pr, const shard_value *v) {
+  if (!v) {
+    shard_buf_puts(pr->out, "<<NULL VALUE>>");
+    return;
+  }
+  const shard_value *key = v;
+  uint32_t result_no = 0;
+  bool grouped = v->def && v->def->num_results > 1 && !S_individually_named(pr, v->def);
+  if (grouped) {
+    key = &v->def->results[0];
+    result_no = v->index;
+  }
+  name_slot *s = pr->cap ? S_slot(pr, key) : NULL;
+  if (!s || !s->key) {
+    shard_buf_puts(pr->out, "<<UNKNOWN SSA VALUE>>");
+    return;
+  }
+  if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
+  else shard_buf_printf(pr->out, "%%%u", s->number);
+  if (grouped) shard_buf_printf(pr->out, "#%u", result_no);
+}
+
+void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from, uint32_t to) {
+  for (uint32_t i = from; i < to && i < op->num_operands; i++) {
+    if (i > from) shard_buf_puts(pr->out, ", ");
+    shard_printer_value(pr, op->operands[i].value);
+  }
+}
+
+void shard_printer_type(shard_printer *pr, const shard_type *t) {
+  shard_buf_puts(pr->out, t ? t->text : "<<NULL TYPE>>");
+}
+
+void shard_printer_types(shard_printer *pr, shard_type *const *ts, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    shard_printer_type(pr, ts[i]);
+  }
+}
+
+void shard_printer_attr(shard_printer *pr, const shard_attr *a) { shard_attr_print(pr->out, a); }
+
+static bool S_elided(const char *name, const char *const *elided) {
+  if (!elided) return false;
+  for (const char *const *e = elided; *e; e++)
+    if (strcmp(*e, name) == 0) return true;
+  return false;
+}
+
+static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided, bool all) {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const shard_named_attr *e = &op->attrs[i];
+    if ((!all && e->inherent) || S_elided(e->name, elided)) continue;
+    shard_buf_puts(pr->out, n++ ? ", " : " {");
+    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)e, 1}};
+    /* print "name = value" via a one-entry dict without its braces */
+    shard_buf tmp;
+    shard_buf_init(&tmp);
+    shard_attr_print(&tmp, &one);
+    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
+    shard_buf_free(&tmp);
+  }
+  if (n) shard_buf_putc(pr->out, '}');
+}
+
+void shard_printer_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided) {
+  S_attr_dict(pr, op, elided, false);
+}
+
+void shard_printer_attr_dict_all(shard_printer *pr, const shard_op *op, const char *const *elided) {
+  S_attr_dict(pr, op, elided, true);
+}
+
+void shard_printer_same_or_functional_type(shard_printer *pr, const shard_op *op) {
+  const shard_type *t = op->num_results ? op->results[0].type : NULL;
+  bool same = op->num_results == 1;
+  for (uint32_t i = 0; same && i < op->num_operands; i++)
+    if (!shard_type_equal(op->operands[i].value->type, t)) same = false;
+  if (same) {
+    shard_printer_type(pr, t);
+    return;
+  }
+  shard_printer_functional_type(pr, op);
+}
+
+void shard_printer_functional_type(shard_printer *pr, const shard_op *op) {
+  shard_buf_putc(pr->out, '(');
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    shard_printer_type(pr, op->operands[i].value->type);
+  }
+  shard_buf_puts(pr->out, ") -> ");
+  bool paren = op->num_results != 1 || op->results[0].type->kind == SHARD_TYPE_FUNCTION;
+  if (paren) shard_buf_putc(pr->out, '(');
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    shard_printer_type(pr, op->results[i].type);
+  }
+  if (paren) shard_buf_putc(pr->out, ')');
+}
+
+void shard_printer_newline(shard_printer *pr) {
+  shard_buf_putc(pr->out, '\n');
+  for (unsigned i = 0; i < pr->indent; i++) shard_buf_puts(pr->out, "  ");
+}
+
+static void S_print_loc(shard_printer *pr, const shard_attr *loc) {
+  if (pr->opts->debug_info && loc) {
+    shard_buf_putc(pr->out, ' ');
+    shard_attr_print(pr->out, loc);
+  }
+}
+
+void shard_printer_arg_decls(shard_printer *pr, const shard_block *b, bool with_attrs) {
+  shard_buf_putc(pr->out, '(');
+  for (uint32_t i = 0; b && i < b->num_args; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    shard_printer_value(pr, &b->args[i]);
+    shard_buf_puts(pr->out, ": ");
+    shard_printer_type(pr, b->args[i].type);
+    if (with_attrs && b->args[i].num_attrs) {
+      shard_attr d = {.kind = SHARD_ATTR_DICT, .u.dict = {b->args[i].attrs, b->args[i].num_attrs}};
+      shard_buf_putc(pr->out, ' ');
+      shard_attr_print(pr->out, &d);
+    }
+    S_print_loc(pr, b->args[i].loc);
+  }
+  shard_buf_putc(pr->out, ')');
+}
+
+static void S_print_op(shard_printer *pr, const shard_op *op);
+
+static void S_block_label(shard_printer *pr, const shard_block *b) {
+  /* blocks are numbered ^bbN in region order */
+  uint32_t n = 0;
+  for (const shard_block *x = b->parent->first; x && x != b; x = x->next) n++;
+  shard_buf_printf(pr->out, "^bb%u", n);
+}
+
+static void S_print_blocks(shard_printer *pr, const shard_region *r, bool print_entry_args) {
+  for (const shard_block *b = r->first; b; b = b->next) {
+    bool header = b != r->first || (print_entry_args && b->num_args);
+    if (header) {
+      /* the label is outdented by one level */
+      pr->indent--;
+      shard_printer_newline(pr);
+      pr->indent++;
+      S_block_label(pr, b);
+      if (b->num_args) shard_printer_arg_decls(pr, b, false);
+      shard_buf_putc(pr->out, ':');
+    }
+    for (const shard_op *op = b->first; op; op = op->next) {
+      shard_printer_newline(pr);
+      S_print_op(pr, op);
+    }
+  }
+}
+
+void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args,
+                          bool print_empty_block) {
+  (void)print_empty_block;
+  const char *saved = pr->default_dialect;
+  pr->default_dialect = r->parent && strcmp(r->parent->name, "func.func") == 0 ? "func" : NULL;
+  shard_buf_puts(pr->out, " {");
+  pr->indent++;
+  S_print_blocks(pr, r, print_entry_args);
+  pr->indent--;
+  shard_printer_newline(pr);
+  shard_buf_putc(pr->out, '}');
+  pr->default_dialect = saved;
+}
+
+/* func.func's argument attributes are on its block arguments; in generic
+ * form they become the `arg_attrs` property. */
+static shard_attr *S_func_arg_attrs(shard_printer *pr, const shard_op *op) {
+  if (strcmp(op->name, "func.func") != 0 || !op->num_regions || !op->regions[0].first) return NULL;
+  const shard_block *b = op->regions[0].first;
+  bool any = false;
+  for (uint32_t i = 0; i < b->num_args; i++)
+    if (b->args[i].num_attrs) any = true;
+  if (!any) return NULL;
+  shard_attr *arr = shard_attr_new(pr->scratch, SHARD_ATTR_ARRAY);
+  arr->u.array.num = b->num_args;
+  arr->u.array.elems = SHARD_NEW_ARRAY(pr->scratch, shard_attr *, b->num_args);
+  for (uint32_t i = 0; i < b->num_args; i++) {
+    shard_attr *d = shard_attr_new(pr->scratch, SHARD_ATTR_DICT);
+    d->u.dict.entries = b->args[i].attrs;
+    d->u.dict.num = b->args[i].num_attrs;
+    arr->u.array.elems[i] = d;
+  }
+  return arr;
+}
+
+static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, uint32_t n, bool props_only,
+                               bool all, const char *open, const char *close, const shard_attr *extra) {
+  uint32_t count = 0;
+  bool extra_done = extra == NULL;
+  for (uint32_t i = 0; i <= n; i++) {
+    /* merge the synthesized arg_attrs in sorted position */
+    if (!extra_done && (i == n || strcmp("arg_attrs", list[i].name) < 0)) {
+      shard_buf_puts(pr->out, count++ ? ", " : open);
+      shard_buf_puts(pr->out, "arg_attrs = ");
+      shard_attr_print(pr->out, extra);
+      extra_done = true;
+    }
+    if (i == n) break;
+    if (!all && list[i].inherent != props_only) continue;
+    shard_buf_puts(pr->out, count++ ? ", " : open);
+    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)&list[i], 1}};
+    shard_buf tmp;
+    shard_buf_init(&tmp);
+    shard_attr_print(&tmp, &one);
+    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
+    shard_buf_free(&tmp);
+  }
+  if (count) shard_buf_puts(pr->out, close);
+}
+
+/* " ({...}, {...})": regions in generic form, entry block headers included. */
+static void S_print_generic_regions(shard_printer *pr, const shard_op *op) {
+  if (!op->num_regions) return;
+  shard_buf_puts(pr->out, " (");
+  for (uint32_t i = 0; i < op->num_regions; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    const char *saved = pr->default_dialect;
+    pr->default_dialect = NULL;
+    shard_buf_putc(pr->out, '{');
+    pr->indent++;
+    S_print_blocks(pr, &op->regions[i], true);
+    pr->indent--;
+    shard_printer_newline(pr);
+    shard_buf_putc(pr->out, '}');
+    pr->default_dialect = saved;
+  }
+  shard_buf_putc(pr->out, ')');
+}
+
+void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
+  /* the name is a string literal: quotes, backslashes and bytes outside
+   * printable ASCII are escaped, as MLIR's printEscapedString does */
+  shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
+  shard_buf_puts(pr->out, "(");
+  shard_printer_operands(pr, op, 0, op->num_operands);
+  shard_buf_putc(pr->out, ')');
+  if (op->num_successors) {
+    shard_buf_putc(pr->out, '[');
+    for (uint32_t i = 0; i < op->num_successors; i++) {
+      if (i) shard_buf_puts(pr->out, ", ");
+      S_block_label(pr, op->successors[i]);
+    }
+    shard_buf_putc(pr->out, ']');
+  }
+  shard_attr *arg_attrs = S_func_arg_attrs(pr, op);
+  /* In custom-syntax output an op without custom syntax prints like sdy_opt
+   * prints it (properties in <{...}>); a whole generic print defaults to the
+   * MLIR 16 spelling (all attributes in the dictionary). */
+  bool props = pr->opts->properties_syntax || !pr->opts->generic;
+  if (!props) {
+    S_print_generic_regions(pr, op);
+    S_print_named_list(pr, op->attrs, op->num_attrs, false, true, " {", "}", arg_attrs);
+  } else {
+    S_print_named_list(pr, op->attrs, op->num_attrs, true, false, " <{", "}>", arg_attrs);
+    S_print_generic_regions(pr, op);
+    S_print_named_list(pr, op->attrs, op->num_attrs, false, false, " {", "}", NULL);
+  }
+  shard_buf_puts(pr->out, " : ");
+  shard_printer_functional_type(pr, op);
+}
+
+static void S_print_results(shard_printer *pr, const shard_op *op) {
+  if (!op->num_results) return;
+  if (op->num_results > 1 && S_individually_named(pr, op)) {
+    for (uint32_t i = 0; i < op->num_results; i++) {
+      if (i) shard_buf_puts(pr->out, ", ");
+      shard_printer_value(pr, &op->results[i]);
+    }
+    shard_buf_puts(pr->out, " = ");
+    return;
+  }
+  const shard_value *v = &op->results[0];
+  name_slot *s = S_slot(pr, v);
+  if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
+  else shard_buf_printf(pr->out, "%%%u", s->number);
+  if (op->num_results > 1) shard_buf_printf(pr->out, ":%u", op->num_results);
+  shard_buf_puts(pr->out, " = ");
+}
+
+static void S_print_op(shard_printer *pr, const shard_op *op) {
+  S_print_results(pr, op);
+  bool custom = !pr->opts->generic && op->def && op->def->print;
+  if (!custom) {
+    shard_printer_generic_op(pr, op);
+  } else {
+    const char *name = op->name;
+    size_t dl = pr->default_dialect ? strlen(pr->default_dialect) : 0;
+    if (strcmp(name, "builtin.module") == 0) name = "module";
+    else if (dl && strncmp(name, pr->default_dialect, dl) == 0 && name[dl] == '.') name += dl + 1;
+    shard_buf_puts(pr->out, name);
+    op->def->print(pr, op);
+  }
+  S_print_loc(pr, op->loc);
+}
+
+void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_options *opts) {
+  shard_print_options defaults = {0};
+  shard_printer pr = {0};
+  pr.out = b;
+  pr.opts = opts ? opts : &defaults;
+  pr.scratch = shard_arena_new();
+  S_grow(&pr);
+  /* the module op itself is the root of numbering */
+  S_number_all(&pr, m->top);
+  if (pr.opts->debug_info)
+    for (uint32_t i = 0; i < m->num_attr_aliases; i++) {
+      shard_buf_printf(b, "#%s = ", m->attr_aliases[i].name);
+      shard_attr_print(b, m->attr_aliases[i].value);
+      shard_buf_putc(b, '\n');
+    }
+  S_print_op(&pr, m->top);
+  shard_buf_putc(b, '\n');
+  free(pr.slots);
+  SHARD_VEC_FREE(pr.used);
+  shard_arena_free(pr.scratch);
+}

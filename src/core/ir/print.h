@@ -1,0 +1,61 @@
+/* The MLIR printer: writes a module the way sdy_opt prints it (sorted
+ * attribute dictionaries, SSA values renumbered per region scope, custom
+ * syntax for known ops), or in generic form. */
+#ifndef SHARD_PRINT_H
+#define SHARD_PRINT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "support/buf.h"
+#include "ir/ir.h"
+
+typedef struct shard_print_options {
+  bool generic;          /* --mlir-print-op-generic */
+  bool debug_info;       /* --mlir-print-debuginfo: print loc(...) */
+  /* With `generic`, put inherent attributes in <{...}> as MLIR >= 17 does.
+   * Off by default: they go into the attribute dictionary, which every MLIR
+   * version (mlir-opt-16 included) reads back as the same op. Ops without
+   * custom syntax in a pretty print always use <{...}>, like sdy_opt. */
+  bool properties_syntax;
+} shard_print_options;
+
+/* Prints the whole module into b. */
+void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_options *opts);
+
+typedef struct shard_printer shard_printer;
+
+/* For custom op printers (opdef.h). The printer has already written the
+ * result names and " = " and the op name; the custom printer writes the rest
+ * of the op (no trailing newline). */
+shard_buf *shard_printer_buf(shard_printer *pr);
+void shard_printer_puts(shard_printer *pr, const char *s);
+void shard_printer_printf(shard_printer *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shard_printer_value(shard_printer *pr, const shard_value *v);
+/* Operands [from, to) separated by ", ". */
+void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from, uint32_t to);
+void shard_printer_type(shard_printer *pr, const shard_type *t);
+/* t1, t2 (no parens) */
+void shard_printer_types(shard_printer *pr, shard_type *const *ts, uint32_t n);
+void shard_printer_attr(shard_printer *pr, const shard_attr *a);
+/* " {a = b, ...}" of the op's attributes except inherent ones and `elided`
+ * (NULL-terminated list); prints nothing when empty. */
+void shard_printer_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided);
+/* " {...}" variant that also prints inherent attributes not in `elided`. */
+void shard_printer_attr_dict_all(shard_printer *pr, const shard_op *op, const char *const *elided);
+/* ": T" if all operand and result types are equal, else ": (ins) -> outs". */
+void shard_printer_same_or_functional_type(shard_printer *pr, const shard_op *op);
+/* "(ins) -> outs" (outs parenthesised unless exactly one non-function type). */
+void shard_printer_functional_type(shard_printer *pr, const shard_op *op);
+/* Prints a region: " {" newline, blocks, indented ops, "}" .
+ * print_entry_args: whether the entry block header is printed (^bb0(...)). */
+void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args,
+                          bool print_empty_block);
+/* "(%a: T, %b: T)" for region entry arguments (with arg attributes when present). */
+void shard_printer_arg_decls(shard_printer *pr, const shard_block *b, bool with_attrs);
+void shard_printer_newline(shard_printer *pr);
+bool shard_printer_generic(const shard_printer *pr);
+/* Prints an op in generic form (used for unknown ops and under --mlir-print-op-generic). */
+void shard_printer_generic_op(shard_printer *pr, const shard_op *op);
+
+#endif

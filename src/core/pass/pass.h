@@ -1,0 +1,139 @@
+/* Module passes. Each pass is one function over a whole module, named after
+ * its sdy_opt flag: -sdy-foo-bar is shard_pass_foo_bar. `options` is the text
+ * after '=' in -sdy-foo='a=1 b=true' (NULL when none). A pass returns false
+ * after reporting an error through `de`.
+ *
+ * Declarations are grouped by the file that implements them; add yours to
+ * your group (append only). The CLI's table (src/cli/passes.c) maps flags to
+ * these functions. */
+#ifndef SHARD_PASS_H
+#define SHARD_PASS_H
+
+#include <stdbool.h>
+
+#include "support/diag.h"
+#include "ir/ir.h"
+
+typedef bool (*shard_pass_fn)(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* Pass options: `key=value` words separated by spaces or commas, values
+ * optionally quoted. Returns true and sets *out when `key` is present and
+ * well-formed; leaves *out untouched when absent. Unknown keys are the
+ * caller's business (shard_pass_options_check). */
+bool shard_pass_option_bool(const char *options, const char *key, bool *out);
+bool shard_pass_option_int(const char *options, const char *key, long long *out);
+/* Returns a heap copy of the value (caller frees) or NULL when absent. */
+char *shard_pass_option_string(const char *options, const char *key);
+/* Reports an error naming the first key of `options` not in `known`
+ * (NULL-terminated). Returns false when one was found. */
+bool shard_pass_options_check(const char *pass, const char *options, const char *const *known,
+                              shard_diag_engine *de);
+
+/* canonicalize.c (and canonicalize_*.c): -canonicalize for sdy ops */
+bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_meshes.c: mesh housekeeping (lift, inline, size-one axes) */
+bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_inline_meshes(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_data_flow_edges.c: sdy.data_flow_edge on the edge owners of data-flow ops */
+bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_sink_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_cleanup.c: strip or rewrite sharding annotations */
+bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_close_shardings(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_manual_axes.c: -sdy-manual-axes-cleanup */
+bool shard_pass_manual_axes_cleanup(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_populate_rules.c: -sdy-populate-op-sharding-rules */
+bool shard_pass_populate_op_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_sharding_groups.c: -sdy-sharding-group-import */
+bool shard_pass_sharding_group_import(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_apply_constraints.c: -sdy-apply-sharding-constraints */
+bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_func_calls.c: -sdy-propagate-sharding-from-func-to-call */
+bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_propagate.c: sharding propagation (basic, aggressive, op and user priorities) */
+bool shard_pass_basic_propagate(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_aggressive_propagate(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_op_priority_propagate(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_user_priority_propagate(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_propagation_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_reshard_to_collectives.c: -sdy-reshard-to-collectives (algorithm in reshard.c) */
+bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_constant_splitter.c: -sdy-constant-or-scalar-splitter */
+bool shard_pass_constant_or_scalar_splitter(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_func_calls.c: call graph passes (import as named computations,
+ * flattening, func data-flow edges, pre-order) */
+bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_pre_order_funcs(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_import_pipeline.c: -sdy-import-pipeline and MLIR's -symbol-dce */
+bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_func_calls.c: -sdy-sink-func-data-flow-edges (export) */
+bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_explicit_batching.c: -sdy-explicit-gather-scatter-batching */
+bool shard_pass_explicit_gather_scatter_batching(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_calls.c: export-side func/call passes (named computations back
+ * to funcs, unflattening, func result shardings, call result reshards) */
+bool shard_pass_export_named_computations(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_propagate_to_func_results(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_misc.c: small export passes (sharding rules, constant merger,
+ * all-gather/reduce-scatter removal for CMv1, unreduced-axes verifier) */
+bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_divisibility.c: boundary shardings for partitioners that can't pad */
+bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_insert_explicit_reshards.c: -sdy-insert-explicit-reshards (algorithm in explicit_reshards.c) */
+bool shard_pass_insert_explicit_reshards(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_pipeline.c: -sdy-export-pipeline (Shardy's export order) */
+bool shard_pass_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_global_to_local.c: -sdy-convert-global-to-local (local shapes, StableHLO collectives) */
+bool shard_pass_convert_global_to_local(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_divisibility.c: -sdy-pad-for-divisibility (partial: function IO
+ * checks; modules that need padding are refused) */
+bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_export_misc.c: -sdy-resolve-single-device-sharding */
+bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_per_instruction.c: -sdy-per-instruction-partitioning (chosen ops
+ * partitioned one by one into manual computations) */
+bool shard_pass_per_instruction_partitioning(shard_module *m, const char *options, shard_diag_engine *de);
+
+/* pass_permutation_factors.c (+ _halo.c): -sdy-resolve-permutation-factors
+ * (replicate or halo-exchange sharded permutation factors and non-divisible
+ * reshape groups) */
+bool shard_pass_resolve_permutation_factors(shard_module *m, const char *options, shard_diag_engine *de);
+
+#endif

@@ -1,0 +1,59 @@
+/* -sdy-propagation-pipeline: Shardy's import pipeline, call-graph handling,
+ * user-priority propagation and the export pipeline, as one pass; and the
+ * same without its export for `shard lower` (lower_pipeline.h). */
+#include <stddef.h>
+
+#include "pipeline/lower_pipeline.h"
+#include "pass/pass.h"
+
+/* ---- -sdy-propagation-pipeline ------------------------------------------------------------ */
+
+/* Runs passes in order; stops at the first that fails. */
+static bool S_run_steps(shard_module *m, const shard_pass_fn *steps, size_t n, shard_diag_engine *de) {
+  for (size_t i = 0; i < n; i++)
+    if (!steps[i](m, NULL, de)) return false;
+  return true;
+}
+
+/* Shardy's propagation pipeline: the import pipeline, call-graph handling
+ * (flattened and imported as named computations, or func data-flow edges
+ * with dedup-functions-fully), user-priority propagation keeping the
+ * created rules, the call graph back (named computations exported or func
+ * data-flow edges sunk, shardings onto func results, unflattened), the
+ * func-call reshards and the export pipeline without inlining meshes. */
+static bool S_propagation_pipeline(shard_module *m, const char *options, bool with_export, shard_diag_engine *de) {
+  static const char *const known[] = {"dedup-functions-fully", NULL};
+  if (!shard_pass_options_check("sdy-propagation-pipeline", options, known, de)) return false;
+  bool dedup = false;
+  shard_pass_option_bool(options, "dedup-functions-fully", &dedup);
+  if (!shard_pass_import_pipeline(m, dedup ? "dedup-functions-fully=true" : NULL, de)) return false;
+  static const shard_pass_fn dedup_calls[] = {shard_pass_add_func_data_flow_edges};
+  static const shard_pass_fn flatten_calls[] = {
+      shard_pass_flatten_call_graph,         shard_pass_symbol_dce,
+      shard_pass_import_func_calls,          shard_pass_symbol_dce,
+      shard_pass_apply_sharding_constraints, shard_pass_sharding_group_import,
+  };
+  bool ok = dedup ? S_run_steps(m, dedup_calls, 1, de)
+                  : S_run_steps(m, flatten_calls, sizeof flatten_calls / sizeof *flatten_calls, de);
+  if (!ok || !shard_pass_pre_order_funcs(m, NULL, de) ||
+      !shard_pass_user_priority_propagate(m, "keep-sharding-rules=true", de))
+    return false;
+  if (dedup ? !shard_pass_propagate_to_func_results(m, NULL, de) ||
+                  !shard_pass_sink_func_data_flow_edges(m, NULL, de)
+            : !shard_pass_export_named_computations(m, NULL, de) ||
+                  !shard_pass_propagate_to_func_results(m, NULL, de))
+    return false;
+  return shard_pass_unflatten_call_graph(m, NULL, de) && shard_pass_symbol_dce(m, NULL, de) &&
+         shard_pass_insert_func_call_reshards(m, NULL, de) &&
+         (!with_export || shard_pass_export_pipeline(m, "inline-meshes=false", de));
+}
+
+bool shard_pass_propagation_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+  return S_propagation_pipeline(m, options, true, de);
+}
+
+/* shard lower follows with shard_export_pipeline_run_for_lower, which runs
+ * this export itself together with its own. */
+bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, shard_diag_engine *de) {
+  return S_propagation_pipeline(m, options, false, de);
+}

@@ -1,0 +1,387 @@
+/* Basic and aggressive factor propagation (see factor_propagation.h), after
+ * Shardy's basic_factor_propagation.cc and aggressive_factor_propagation.cc.
+ *
+ * Both start from the compatible major axes of each factor. Basic then
+ * truncates them at the first axis that some tensor can't take and expands
+ * every tensor of the factor to the result. Aggressive keeps the candidates
+ * per factor, orders factors by the size of their source tensor, and for each
+ * tensor separately takes what that tensor can take, checking conflicts with
+ * the factors it has already been given. Results are done before operands;
+ * for elementwise ops an operand gets no more than a result already has, so
+ * shardings don't travel sideways between operands through a replicated
+ * result. */
+#include "propagate/factor_propagation.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_AXES 64
+
+/* Rank of a direction in Shardy's enum order NONE < FORWARD < BACKWARD < BOTH. */
+static int S_rank(shard_direction d) {
+  switch (d) {
+  case SHARD_DIR_NONE: return 0;
+  case SHARD_DIR_FORWARD: return 1;
+  case SHARD_DIR_BACKWARD: return 2;
+  case SHARD_DIR_BOTH: return 3;
+  }
+  return 0;
+}
+
+static bool S_forward_and_backward(shard_direction a, shard_direction b) {
+  return (a == SHARD_DIR_FORWARD && b == SHARD_DIR_BACKWARD) ||
+         (a == SHARD_DIR_BACKWARD && b == SHARD_DIR_FORWARD);
+}
+
+shard_direction shard_direction_union(shard_direction a, shard_direction b) {
+  if (S_forward_and_backward(a, b)) return SHARD_DIR_BOTH;
+  return S_rank(a) >= S_rank(b) ? a : b;
+}
+
+shard_direction shard_direction_intersect(shard_direction a, shard_direction b) {
+  if (S_forward_and_backward(a, b)) return SHARD_DIR_NONE;
+  return S_rank(a) <= S_rank(b) ? a : b;
+}
+
+/* ---- compatible major axes ------------------------------------------------------ */
+
+/* Merges `incoming` into the running candidate `cur` (in place). Returns
+ * whether the candidate may still grow. With can_expand false the result is
+ * at most `cur`. */
+static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming,
+                               uint32_t nin, bool can_expand) {
+  shard_axis_ref result[MAX_AXES];
+  uint32_t n = 0, i = 0, j = 0;
+  while (i < *ncur && j < nin) {
+    const shard_axis_ref *old = &cur[i++], *neu = &incoming[j++];
+    if (strcmp(old->name, neu->name) != 0) goto stop;
+    bool same_info = old->is_sub == neu->is_sub &&
+                     (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
+    if (same_info) {
+      result[n++] = *neu;
+      continue;
+    }
+    if (shard_axis_is_prefix_of(neu, old, NULL)) {
+      /* A further new axis would conflict (it can't be the next sub-axis,
+       * those would have been merged), so stop after the shorter one. */
+      if (j < nin) {
+        result[n++] = *neu;
+        goto stop;
+      }
+      result[n++] = *old;
+    } else if (shard_axis_is_prefix_of(old, neu, NULL)) {
+      if (!can_expand || i < *ncur) {
+        result[n++] = *old;
+        goto stop;
+      }
+      result[n++] = *neu;
+    } else {
+      goto stop;
+    }
+  }
+  while (i < *ncur && n < MAX_AXES) result[n++] = cur[i++];
+  if (can_expand)
+    while (j < nin && n < MAX_AXES) result[n++] = incoming[j++];
+  memcpy(cur, result, sizeof(shard_axis_ref) * n);
+  *ncur = n;
+  return can_expand;
+stop:
+  memcpy(cur, result, sizeof(shard_axis_ref) * n);
+  *ncur = n;
+  return false;
+}
+
+static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t end, int64_t factor,
+                            shard_axis_ref *out, uint32_t *n, bool *can_expand) {
+  for (uint32_t t = begin; t < end; t++) {
+    const shard_factor_sharding *fs = &p->tensors[t].factors[factor];
+    if (!fs->mapped) continue;
+    *can_expand = S_merge_compatible(out, n, fs->axes.v, fs->axes.n, *can_expand);
+  }
+}
+
+uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor,
+                                            shard_direction dir, shard_axis_ref *out) {
+  if (dir == SHARD_DIR_NONE) return 0;
+  uint32_t n = 0;
+  bool can_expand = true;
+  uint32_t ops_end = p->num_operands, all_end = p->num_operands + p->num_results;
+  /* The first group may extend the candidate; the second only conflicts. */
+  bool backward = dir == SHARD_DIR_BACKWARD;
+  S_merge_tensors(p, backward ? ops_end : 0, backward ? all_end : ops_end, factor, out, &n, &can_expand);
+  if (dir != SHARD_DIR_BOTH) can_expand = false;
+  S_merge_tensors(p, backward ? 0 : ops_end, backward ? ops_end : all_end, factor, out, &n, &can_expand);
+  return n;
+}
+
+/* ---- conflicts -------------------------------------------------------------------- */
+
+static int64_t S_gcd(int64_t a, int64_t b) {
+  while (b) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a < 0 ? -a : a;
+}
+
+/* The largest prefix of `axis` not overlapping the axes or overflow axes of
+ * any other factor of tensor t. */
+static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t factor,
+                                  shard_axis_ref axis, shard_axis_ref *out) {
+  const shard_tensor_factors *tf = &p->tensors[t];
+  for (uint32_t g = 0; g < p->num_factors; g++) {
+    if ((int64_t)g == factor || !tf->factors[g].mapped) continue;
+    const shard_factor_sharding *fs = &tf->factors[g];
+    if (!shard_axis_prefix_without_overlap_list(&axis, fs->overflow.v, fs->overflow.n, &axis)) return false;
+    if (!shard_axis_prefix_without_overlap_list(&axis, fs->axes.v, fs->axes.n, &axis)) return false;
+  }
+  *out = axis;
+  return true;
+}
+
+/* The largest prefix of `axis` that factor `factor` of tensor t can take:
+ * not replicated or unreduced, and either already there or addable (open,
+ * no overflow, minor-most or dividing what's left of the factor). */
+static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t factor,
+                                  shard_axis_ref axis, int64_t prev_sharded, shard_axis_ref *out) {
+  const shard_tensor_factors *tf = &p->tensors[t];
+  const shard_factor_sharding *fs = &tf->factors[factor];
+  shard_axis_ref r = axis;
+  if (!shard_axis_prefix_without_overlap_list(&r, tf->replicated, tf->num_replicated, &r)) return false;
+  if (!shard_axis_prefix_without_overlap_list(&r, tf->unreduced, tf->num_unreduced, &r)) return false;
+  for (uint32_t i = 0; i < fs->axes.n; i++)
+    if (shard_axis_contains(&fs->axes.v[i], &r, p->mesh)) {
+      *out = r;
+      return true;
+    }
+  if (!fs->is_closed && fs->overflow.n == 0) {
+    if (fs->is_minor_most) {
+      *out = r;
+      return true;
+    }
+    int64_t factor_size = p->factor_sizes[factor];
+    if (prev_sharded > 0 && factor_size % prev_sharded == 0) {
+      int64_t axis_size = shard_projection_axis_size(&r, p->mesh);
+      int64_t g = S_gcd(factor_size / prev_sharded, axis_size);
+      if (g == axis_size) {
+        *out = r;
+        return true;
+      }
+      if (g != 1) {
+        *out = shard_axis_sub(r.name, r.is_sub ? r.pre_size : 1, g);
+        return true;
+      }
+    }
+  }
+  /* The factor can still keep its own last axis if that is a prefix of r. */
+  if (fs->axes.n && shard_axis_is_prefix_of(&fs->axes.v[fs->axes.n - 1], &r, p->mesh)) {
+    *out = fs->axes.v[fs->axes.n - 1];
+    return true;
+  }
+  return false;
+}
+
+typedef enum conflict_kind { CONFLICT_ALL_TENSORS, CONFLICT_WITHIN, CONFLICT_ACROSS } conflict_kind;
+
+typedef struct conflict_check {
+  conflict_kind kind;
+  uint32_t tensor; /* for WITHIN / ACROSS */
+} conflict_check;
+
+static bool S_compatible_prefix(const shard_projection *p, const conflict_check *c, int64_t factor,
+                                shard_axis_ref axis, int64_t prev, shard_axis_ref *out) {
+  switch (c->kind) {
+  case CONFLICT_WITHIN: return S_no_conflicts_within(p, c->tensor, factor, axis, prev, out);
+  case CONFLICT_ACROSS: return S_no_conflicts_across(p, c->tensor, factor, axis, out);
+  case CONFLICT_ALL_TENSORS: break;
+  }
+  uint32_t n = shard_projection_num_tensors(p);
+  for (uint32_t t = 0; t < n; t++) {
+    if (!S_no_conflicts_across(p, t, factor, axis, &axis)) return false;
+    if (p->tensors[t].factors[factor].mapped &&
+        !S_no_conflicts_within(p, t, factor, axis, prev, &axis))
+      return false;
+  }
+  *out = axis;
+  return true;
+}
+
+/* Cuts `axes` at the first axis that must be dropped or shrunk. */
+static void S_truncate(const shard_projection *p, const conflict_check *c, int64_t factor,
+                       shard_axis_ref *axes, uint32_t *n, bool conservative) {
+  int64_t prev = 1;
+  for (uint32_t i = 0; i < *n; i++) {
+    shard_axis_ref r;
+    if (!S_compatible_prefix(p, c, factor, axes[i], prev, &r) || (conservative && r.is_sub)) {
+      *n = i;
+      return;
+    }
+    if (!shard_axis_equal(&axes[i], &r)) {
+      axes[i] = r;
+      *n = i + 1;
+      return;
+    }
+    prev *= shard_projection_axis_size(&r, p->mesh);
+  }
+}
+
+/* ---- basic ------------------------------------------------------------------------- */
+
+static void S_basic(shard_projection *p, const shard_factor_propagation *fp, bool *updated) {
+  uint32_t nt = shard_projection_num_tensors(p);
+  conflict_check all = {CONFLICT_ALL_TENSORS, 0};
+  for (uint32_t f = 0; f < p->num_factors; f++) {
+    shard_axis_ref axes[MAX_AXES];
+    uint32_t n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), axes);
+    S_truncate(p, &all, f, axes, &n, fp->conservative);
+    for (uint32_t t = 0; t < nt; t++)
+      if (shard_projection_expand(p, t, f, axes, n)) updated[t] = true;
+  }
+}
+
+/* ---- aggressive ---------------------------------------------------------------------- */
+
+typedef struct factor_order {
+  int64_t factor;
+  int64_t source_size;  /* product of the source tensor's factor sizes, -1 if none */
+  int64_t source_index; /* -1 if none */
+  int64_t sharding_size; /* elementwise ops only, else 0 */
+} factor_order;
+
+static int S_cmp_order(const void *pa, const void *pb) {
+  const factor_order *a = pa, *b = pb;
+  if (a->source_size != b->source_size) return a->source_size > b->source_size ? -1 : 1;
+  if (a->sharding_size != b->sharding_size) return a->sharding_size > b->sharding_size ? -1 : 1;
+  if (a->source_index != b->source_index) return a->source_index < b->source_index ? -1 : 1;
+  return a->factor < b->factor ? -1 : (a->factor > b->factor);
+}
+
+typedef struct candidate {
+  shard_axis_ref axes[MAX_AXES];
+  uint32_t n;
+} candidate;
+
+/* The axes factor f of tensor t gets: the candidate cut by conflicts within
+ * the factor, only if it extends what t has, then cut by conflicts with
+ * t's (already updated) other factors. */
+static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_propagation *fp,
+                                  uint32_t t, int64_t f, const candidate *c, shard_axis_ref *out) {
+  const shard_factor_sharding *fs = &p->tensors[t].factors[f];
+  if (!fs->mapped) return 0;
+  uint32_t n = c->n;
+  memcpy(out, c->axes, sizeof(shard_axis_ref) * n);
+  conflict_check within = {CONFLICT_WITHIN, t};
+  S_truncate(p, &within, f, out, &n, fp->conservative);
+  if (shard_axes_prefix_status(fs->axes.v, fs->axes.n, out, n) != SHARD_PREFIX_STRICT) return 0;
+  conflict_check across = {CONFLICT_ACROSS, t};
+  S_truncate(p, &across, f, out, &n, fp->conservative);
+  return n;
+}
+
+static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp, bool *updated) {
+  uint32_t nf = p->num_factors, nt = shard_projection_num_tensors(p);
+  if (!nf) return;
+  /* Most ops have a few factors: their candidates (2 KB each) and order fit
+   * on the stack, sparing a malloc/free pair per visit. */
+  enum { ON_STACK = 8 };
+  candidate cands_on_stack[ON_STACK];
+  factor_order order_on_stack[ON_STACK];
+  /* every n is set below; axes past n are never read */
+  candidate *cands = nf <= ON_STACK ? cands_on_stack : shard_xmalloc(sizeof *cands * nf);
+  bool any = false;
+  for (uint32_t f = 0; f < nf; f++) {
+    cands[f].n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
+    if (cands[f].n) any = true;
+  }
+  if (!any) {
+    if (cands != cands_on_stack) free(cands);
+    return;
+  }
+  factor_order *order = nf <= ON_STACK ? order_on_stack : shard_xcalloc(nf, sizeof *order);
+  for (uint32_t f = 0; f < nf; f++) {
+    order[f].factor = f;
+    order[f].source_size = -1;
+    order[f].source_index = -1;
+    order[f].sharding_size = fp->elementwise ? shard_axes_product(cands[f].axes, cands[f].n, p->mesh) : 0;
+  }
+  /* The source of a factor: the largest tensor whose axes for it extend to
+   * the candidate (the first such tensor on ties). */
+  bool may_grow = false;
+  for (uint32_t t = 0; t < nt; t++) {
+    int64_t tensor_size = 1;
+    for (uint32_t f = 0; f < nf; f++)
+      if (p->tensors[t].factors[f].mapped) tensor_size *= p->factor_sizes[f];
+    for (uint32_t f = 0; f < nf; f++) {
+      const shard_factor_sharding *fs = &p->tensors[t].factors[f];
+      if (!fs->mapped || !cands[f].n) continue;
+      shard_prefix_status st = shard_axes_prefix_status(cands[f].axes, cands[f].n, fs->axes.v, fs->axes.n);
+      if (st == SHARD_PREFIX_NOT) {
+        /* The tensor's axes may be a strict prefix of the candidate. */
+        may_grow = may_grow ||
+                   shard_axes_prefix_status(fs->axes.v, fs->axes.n, cands[f].axes, cands[f].n) == SHARD_PREFIX_STRICT;
+        continue;
+      }
+      if (tensor_size > order[f].source_size) {
+        order[f].source_size = tensor_size;
+        order[f].source_index = t;
+      }
+    }
+  }
+  /* A tensor only takes axes that strictly extend its own, and what it is
+   * offered is the candidate cut short, never more: when no tensor's axes are
+   * a strict prefix of their factor's candidate, nothing can change (the
+   * common case of a visit that finds its op already consistent). */
+  if (!may_grow) {
+    if (order != order_on_stack) free(order);
+    if (cands != cands_on_stack) free(cands);
+    return;
+  }
+  /* S_cmp_order is a total order (factors differ), so any sort agrees. */
+  if (nf <= ON_STACK) {
+    for (uint32_t i = 1; i < nf; i++)
+      for (uint32_t j = i; j > 0 && S_cmp_order(&order[j - 1], &order[j]) > 0; j--) {
+        factor_order tmp = order[j];
+        order[j] = order[j - 1];
+        order[j - 1] = tmp;
+      }
+  } else {
+    qsort(order, nf, sizeof *order, S_cmp_order);
+  }
+
+  /* Results first, then operands. */
+  for (int pass = 0; pass < 2; pass++) {
+    uint32_t begin = pass == 0 ? p->num_operands : 0;
+    uint32_t end = pass == 0 ? nt : p->num_operands;
+    for (uint32_t t = begin; t < end; t++) {
+      bool tensor_updated = false;
+      for (uint32_t k = 0; k < nf; k++) {
+        int64_t f = order[k].factor;
+        shard_axis_ref axes[MAX_AXES];
+        uint32_t n = S_axes_for_tensor(p, fp, t, f, &cands[f], axes);
+        if (!n) continue;
+        if (pass == 1 && fp->elementwise) {
+          /* Sideways through an elementwise op: no further than a result. */
+          for (uint32_t r = p->num_operands; r < nt; r++) {
+            const shard_factor_sharding *rs = &p->tensors[r].factors[f];
+            if (rs->mapped &&
+                shard_axes_prefix_status(rs->axes.v, rs->axes.n, axes, n) == SHARD_PREFIX_STRICT) {
+              n = rs->axes.n;
+              /* An empty result list has no array: memcpy's arguments must not be NULL. */
+              if (n) memcpy(axes, rs->axes.v, sizeof(shard_axis_ref) * n);
+            }
+          }
+        }
+        if (shard_projection_expand(p, t, f, axes, n)) tensor_updated = true;
+      }
+      updated[t] = tensor_updated;
+    }
+  }
+  if (order != order_on_stack) free(order);
+  if (cands != cands_on_stack) free(cands);
+}
+
+void shard_factor_propagate(shard_projection *p, const shard_factor_propagation *fp, bool *updated) {
+  if (fp->strategy == SHARD_FACTOR_AGGRESSIVE) S_aggressive(p, fp, updated);
+  else S_basic(p, fp, updated);
+}

@@ -1,0 +1,1218 @@
+/* The sharding propagation driver (see propagate.h), after Shardy's
+ * basic_propagation.cc.
+ *
+ * A run mirrors MLIR's greedy rewrite driver in top-down mode, since the
+ * order of visits decides conflicts: the worklist starts with every op in
+ * pre-order and is popped from the back; an op already queued is not moved.
+ * Visiting an op projects the shardings of its operands and results onto
+ * the factors of its rule, propagates along factors (factor_propagation.h)
+ * and projects back. Each value whose sharding changed re-queues its
+ * defining op (or the op owning the block argument), its users and, through
+ * terminators, data-flow edges and calls, whoever reads it next; queuing an
+ * op also queues its ancestors up to the function, as MLIR does.
+ *
+ * Beside ops with rules, three kinds of "ops" propagate with an identity
+ * rule: sdy.propagation_barrier (only in its allowed direction),
+ * sdy.data_flow_edge (between all sources of a data-flow edge and its
+ * targets) and the main function's results (between the returned values and
+ * the result attributes, before and after the worklist). Ops whose shardings
+ * use different meshes, or a maximal mesh, don't propagate. */
+#include "propagate/propagate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/opdef.h"
+#include "pass/pass_shardings.h"
+#include "propagate/projection.h"
+#include "support/ptrmap.h"
+#include "rules/rule_registry.h"
+
+/* ---- session ------------------------------------------------------------------- */
+
+typedef struct op_info {
+  shard_op *op;
+  shard_op_sharding_rule *rule;
+  bool rule_done;    /* rule looked up (it may be NULL) */
+  bool rule_created; /* created by the registry, not read from the op */
+  bool queued;
+  /* func.func: its callers, a range of shard_propagation.calls */
+  uint32_t first_call, num_calls;
+  /* The last visit that changed nothing: the shardings it saw, the
+   * direction of each factor and the strategy. Shardings are replaced, never
+   * edited, and nothing is freed during a session, so seeing the same
+   * pointers and directions again means the visit would change nothing
+   * again (the op-priority steps re-run the whole module five times). */
+  const shard_tensor_sharding **seen;
+  shard_direction *seen_dirs;
+  shard_factor_strategy seen_strategy;
+  bool seen_valid;
+} op_info;
+
+typedef struct group_member {
+  shard_value *value;
+  int64_t group;
+} group_member;
+
+typedef SHARD_VEC(shard_op *) op_vec;
+
+struct shard_propagation {
+  shard_module *m;
+  shard_arena *a;
+  shard_diag_engine *de;
+  bool conservative;
+  shard_ptrmap index; /* op -> its dense id, built once per session */
+  op_info *ops;
+  uint32_t num_ops;
+  shard_op **calls; /* func.call ops grouped by callee */
+  shard_arena *memo; /* op_info.seen arrays */
+  shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
+  shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
+  /* meshes by symbol, looked up once */
+  const char *mesh_names[16];
+  const shard_mesh *meshes[16];
+  uint32_t num_meshes;
+  /* sharding groups: members sorted by value pointer for lookup */
+  group_member *members;
+  uint32_t num_members;
+  /* the current run */
+  op_vec worklist;
+  shard_op *current;
+  shard_factor_strategy strategy;
+  shard_op_direction_fn direction;
+  void *direction_ctx;
+  bool notify; /* off while propagating func results outside the worklist */
+  shard_propagation_observer observer; /* on_step NULL when none */
+  /* Values one notification already went through: returns lead to call
+   * results and call operands to callee arguments, which can lead back to
+   * the same value (f(f(x)) without func data-flow edges). */
+  SHARD_VEC(shard_value *) notified;
+};
+
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_func_return = {"func.return", NULL};
+static shard_op_name K_sdy_data_flow_edge = {"sdy.data_flow_edge", NULL};
+static shard_op_name K_sdy_func_data_flow_edge = {"sdy.func_data_flow_edge", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+static shard_op_name K_sdy_propagation_barrier = {"sdy.propagation_barrier", NULL};
+static shard_op_name K_sdy_reshard = {"sdy.reshard", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
+static shard_op_name K_sdy_sharding_group = {"sdy.sharding_group", NULL};
+static shard_op_name K_stablehlo_bitcast_convert = {"stablehlo.bitcast_convert", NULL};
+static shard_op_name K_stablehlo_case = {"stablehlo.case", NULL};
+static shard_op_name K_stablehlo_custom_call = {"stablehlo.custom_call", NULL};
+static shard_op_name K_stablehlo_optimization_barrier = {"stablehlo.optimization_barrier", NULL};
+static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
+
+/* Every op of a known name carries its definition, so an op without the SDY
+ * trait is none of the sdy ops: testing it first spares the stablehlo ops
+ * that make up most modules the name comparisons in the hot paths. */
+static bool S_is_sdy(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_SDY); }
+
+static bool S_is_terminator(const shard_op *op) {
+  return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
+}
+
+shard_module *shard_propagation_module(const shard_propagation *s) { return s->m; }
+
+void shard_propagation_set_observer(shard_propagation *s, const shard_propagation_observer *o) {
+  if (o) s->observer = *o;
+  else memset(&s->observer, 0, sizeof s->observer);
+}
+
+/* Sessions begun inside passes (the pipeline) can't be reached by the
+ * caller, so a tool may name an observer for all of them up front. */
+static shard_propagation_observer S_default_observer;
+
+void shard_propagation_set_default_observer(const shard_propagation_observer *o) {
+  if (o) S_default_observer = *o;
+  else memset(&S_default_observer, 0, sizeof S_default_observer);
+}
+
+static op_info *S_info(shard_propagation *s, const shard_op *op) {
+  uint32_t id;
+  return shard_ptrmap_get_index(&s->index, op, &id) ? &s->ops[id] : NULL;
+}
+
+/* ---- data-flow ops ------------------------------------------------------------------ */
+
+typedef enum df_kind { DF_NONE, DF_WHILE, DF_CASE, DF_OPT_BARRIER, DF_NAMED, DF_MANUAL } df_kind;
+
+static df_kind S_df_kind(const shard_op *op) {
+  if (!op) return DF_NONE;
+  /* hot: every op asks; only optimization_barrier has no region */
+  if (!op->num_regions) return shard_op_is(op, &K_stablehlo_optimization_barrier) ? DF_OPT_BARRIER : DF_NONE;
+  if (shard_op_is(op, &K_stablehlo_while)) return DF_WHILE;
+  if (shard_op_is(op, &K_stablehlo_case)) return DF_CASE;
+  if (shard_op_is(op, &K_stablehlo_optimization_barrier)) return DF_OPT_BARRIER;
+  if (!S_is_sdy(op)) return DF_NONE;
+  if (shard_op_is(op, &K_sdy_named_computation)) return DF_NAMED;
+  if (shard_op_is(op, &K_sdy_manual_computation)) return DF_MANUAL;
+  return DF_NONE;
+}
+
+static shard_op *S_owning_op(const shard_value *v) {
+  if (v->def) return v->def;
+  return v->block && v->block->parent ? v->block->parent->parent : NULL;
+}
+
+static shard_block *S_body(const shard_op *op, uint32_t region) {
+  return region < op->num_regions ? op->regions[region].first : NULL;
+}
+
+static shard_value *S_result(shard_op *op, uint64_t i) {
+  return i < op->num_results ? &op->results[i] : NULL;
+}
+
+/* The edge owner holding the sharding of `target` (a result or block arg of op). */
+static shard_value *S_owner_from_target(shard_op *op, shard_value *v) {
+  switch (S_df_kind(op)) {
+  case DF_WHILE: return v->def == op ? v : S_result(op, v->index);
+  case DF_CASE:
+  case DF_OPT_BARRIER: return v->def == op ? v : NULL;
+  case DF_NAMED:
+  case DF_MANUAL: return v;
+  case DF_NONE: break;
+  }
+  return NULL;
+}
+
+/* The edge owner fed by `use` (an operand of op or of one of its terminators). */
+static shard_value *S_owner_from_source(shard_op *op, const shard_operand *use) {
+  switch (S_df_kind(op)) {
+  case DF_WHILE:
+  case DF_CASE:
+  case DF_OPT_BARRIER: return S_result(op, use->index);
+  case DF_NAMED:
+  case DF_MANUAL: {
+    if (use->owner != op) return S_result(op, use->index);
+    shard_block *body = S_body(op, 0);
+    return body && use->index < body->num_args ? &body->args[use->index] : NULL;
+  }
+  case DF_NONE: break;
+  }
+  return NULL;
+}
+
+/* The sdy.data_flow_edge that is the single user of `owner`, if any. */
+static shard_op *S_edge_user(const shard_value *owner) {
+  if (!owner || !owner->first_use || owner->first_use->next_use) return NULL;
+  shard_op *user = owner->first_use->owner;
+  return shard_op_is(user, &K_sdy_data_flow_edge) ? user : NULL;
+}
+
+static shard_op *S_edge_of_target(shard_value *v) {
+  shard_op *op = S_owning_op(v);
+  if (S_df_kind(op) == DF_NONE) return NULL;
+  return S_edge_user(S_owner_from_target(op, v));
+}
+
+static shard_op *S_edge_of_source(const shard_operand *use) {
+  shard_op *op = use->owner;
+  if (S_is_terminator(op)) op = shard_op_parent_op(op);
+  if (S_df_kind(op) == DF_NONE) return NULL;
+  return S_edge_user(S_owner_from_source(op, use));
+}
+
+bool shard_propagation_value_has_edge(const shard_value *v) {
+  return S_edge_of_target((shard_value *)v) != NULL;
+}
+
+static bool S_is_func_entry_arg(const shard_value *v, shard_op *owner) {
+  return owner && shard_op_is(owner, &K_func_func) && !v->def && v->block == S_body(owner, 0);
+}
+
+/* Shardy's getShardableValue: the value that carries v's sharding, or NULL. */
+static shard_value *S_shardable(shard_value *v) {
+  shard_op *edge = S_edge_of_target(v);
+  if (edge) return &edge->results[0];
+  if (v->def) return v;
+  shard_op *owner = S_owning_op(v);
+  if (S_is_func_entry_arg(v, owner)) return v;
+  if (S_df_kind(owner) != DF_NONE) return S_owner_from_target(owner, v);
+  return NULL;
+}
+
+shard_value *shard_propagation_shardable_value(shard_value *v) { return S_shardable(v); }
+
+/* ---- value shardings -------------------------------------------------------------- */
+
+/* shard_op_attr for the hot lookups of a visit: an op has a handful of
+ * attributes with distinct names, so a scan that compares first bytes before
+ * calling strcmp finds the same one as the binary search, with one strcmp
+ * instead of two or three. */
+static shard_attr *S_attr(const shard_op *op, const char *name) {
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const char *n = op->attrs[i].name;
+    if (n[0] == name[0] && strcmp(n, name) == 0) return op->attrs[i].value;
+  }
+  return NULL;
+}
+
+static shard_tensor_sharding *S_sharding_attr(const shard_op *op, const char *name) {
+  shard_attr *s = S_attr(op, name);
+  return s && s->kind == SHARD_ATTR_SDY_SHARDING ? s->u.sharding : NULL;
+}
+
+static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *name, uint32_t i) {
+  shard_attr *pv = S_attr(op, name);
+  if (!pv || pv->kind != SHARD_ATTR_SDY_PER_VALUE || i >= pv->u.per_value->num) return NULL;
+  return &pv->u.per_value->shardings[i];
+}
+
+/* Replaces entry i of a per-value attribute of n entries; missing entries
+ * become fully open on s's mesh. */
+static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent,
+                               uint32_t i, uint32_t n, const shard_value *values,
+                               shard_tensor_sharding *s) {
+  shard_attr *old = shard_op_attr(op, name);
+  bool have = old && old->kind == SHARD_ATTR_SDY_PER_VALUE && old->u.per_value->num == n;
+  shard_tensor_sharding *list = SHARD_NEW_ARRAY(a, shard_tensor_sharding, n ? n : 1);
+  for (uint32_t k = 0; k < n; k++) {
+    if (k == i) list[k] = *s;
+    else if (have) list[k] = old->u.per_value->shardings[k];
+    else {
+      const shard_type *t = values[k].type;
+      uint32_t rank = t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
+      list[k] = *shard_pass_sharding_open(a, s->mesh_name, s->inline_mesh, rank, true);
+    }
+  }
+  shard_op_set_attr(a, op, name, shard_attr_per_value(a, list, n), inherent);
+}
+
+static bool S_has_out_sharding(const shard_op *op) {
+  return op->def && (op->def->traits & SHARD_TRAIT_SDY) &&
+         shard_op_def_is_inherent(op->def, "out_sharding");
+}
+
+static bool S_single_sharding_op(const shard_op *op) {
+  return S_is_sdy(op) && (shard_op_is(op, &K_sdy_data_flow_edge) || shard_op_is(op, &K_sdy_sharding_constraint) ||
+         shard_op_is(op, &K_sdy_reshard));
+}
+
+/* The sharding carried by v, a value S_shardable returned (or NULL). */
+static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *v) {
+  if (!v) return NULL;
+  shard_op *op = S_owning_op(v);
+  if (!op) return NULL;
+  if (S_is_func_entry_arg(v, op)) return shard_pass_func_arg_sharding(op, v->index);
+  if (S_single_sharding_op(op)) return S_sharding_attr(op, "sharding");
+  if (S_has_out_sharding(op)) return S_sharding_attr(op, "out_sharding");
+  switch (S_df_kind(op)) {
+  case DF_NAMED:
+    return S_per_value_at(op, v->def ? "out_shardings" : "in_shardings", v->index);
+  case DF_MANUAL:
+    if (v->def) return S_per_value_at(op, "out_shardings", v->index);
+    return shard_pass_sharding_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
+                          shard_op_attr(op, "manual_axes"));
+  default: break;
+  }
+  return v->def ? S_per_value_at(op, "sdy.sharding", v->index) : NULL;
+}
+
+shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const shard_value *cv) {
+  return S_shardable_sharding(a, S_shardable((shard_value *)cv));
+}
+
+void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+  v = S_shardable(v);
+  if (!v || !s) return;
+  shard_op *op = S_owning_op(v);
+  if (!op) return;
+  if (S_is_func_entry_arg(v, op)) {
+    shard_pass_set_func_arg_sharding(a, op, v->index, s);
+    return;
+  }
+  if (S_single_sharding_op(op)) {
+    shard_op_set_attr(a, op, "sharding", shard_attr_sharding(a, s), true);
+    return;
+  }
+  if (S_has_out_sharding(op)) {
+    shard_op_set_attr(a, op, "out_sharding", shard_attr_sharding(a, s), true);
+    return;
+  }
+  df_kind k = S_df_kind(op);
+  if (k == DF_NAMED || k == DF_MANUAL) {
+    if (v->def) {
+      S_set_per_value_at(a, op, "out_shardings", true, v->index, op->num_results, op->results, s);
+    } else {
+      shard_block *body = S_body(op, 0);
+      if (k == DF_MANUAL)
+        s = shard_pass_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
+      S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
+    }
+    return;
+  }
+  if (v->def) S_set_per_value_at(a, op, "sdy.sharding", false, v->index, op->num_results, op->results, s);
+}
+
+/* ---- rules ------------------------------------------------------------------------ */
+
+const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const shard_op *op) {
+  op_info *info = S_info(s, op);
+  if (!info) return shard_rule_for_op(s->a, op, s->conservative);
+  if (info->rule_done) return info->rule;
+  info->rule_done = true;
+  shard_attr *r = S_attr(op, "sdy.sharding_rule");
+  if (r && r->kind == SHARD_ATTR_SDY_RULE) {
+    info->rule = r->u.rule;
+    return info->rule;
+  }
+  info->rule = shard_rule_create_cached(s->rules, s->a, op, s->conservative);
+  info->rule_created = info->rule != NULL;
+  if (!info->rule) {
+    /* Shardy warns once per process for ops and once for custom calls. */
+    static bool warned_op, warned_custom_call;
+    bool custom = shard_op_is(op, &K_stablehlo_custom_call);
+    bool *flag = custom ? &warned_custom_call : &warned_op;
+    if (!*flag) {
+      shard_buf b;
+      shard_buf_init(&b);
+      if (shard_rule_unknown_message(op, &b)) {
+        *flag = true;
+        char *msg = shard_buf_take(&b);
+        shard_warning(s->de, op->span, "%s", msg);
+        free(msg);
+      } else {
+        free(shard_buf_take(&b));
+      }
+    }
+  }
+  return info->rule;
+}
+
+/* A rule mapping dim d of every tensor to factor d. */
+static shard_op_sharding_rule *S_identity_rule(shard_arena *a, const shard_type *t, uint32_t num_operands) {
+  shard_op_sharding_rule *r = SHARD_NEW(a, shard_op_sharding_rule);
+  uint32_t rank = t->rank;
+  r->num_factors = rank;
+  r->factor_sizes = SHARD_NEW_ARRAY(a, int64_t, rank ? rank : 1);
+  shard_tensor_mapping *m = SHARD_NEW(a, shard_tensor_mapping);
+  m->rank = rank;
+  m->dims = SHARD_NEW_ARRAY(a, shard_dim_mapping, rank ? rank : 1);
+  for (uint32_t d = 0; d < rank; d++) {
+    r->factor_sizes[d] = t->dims[d];
+    m->dims[d].factors = &r->factor_sizes[0]; /* replaced below */
+    m->dims[d].num_factors = 1;
+  }
+  int64_t *idx = SHARD_NEW_ARRAY(a, int64_t, rank ? rank : 1);
+  for (uint32_t d = 0; d < rank; d++) {
+    idx[d] = d;
+    m->dims[d].factors = &idx[d];
+  }
+  r->num_operands = num_operands;
+  r->operands = SHARD_NEW_ARRAY(a, shard_tensor_mapping, num_operands ? num_operands : 1);
+  for (uint32_t i = 0; i < num_operands; i++) r->operands[i] = *m;
+  r->num_results = 1;
+  r->results = m;
+  return r;
+}
+
+static bool S_is_blocked(const shard_op_sharding_rule *r, int64_t f) {
+  for (uint32_t i = 0; i < r->num_blocked_propagation; i++)
+    if (r->blocked_propagation[i] == f) return true;
+  return false;
+}
+
+bool shard_propagation_op_is_elementwise(const shard_op *op) {
+  if (op->def && (op->def->traits & SHARD_TRAIT_ELEMENTWISE)) return true;
+  if (shard_op_is(op, &K_stablehlo_bitcast_convert) && op->num_operands == 1 && op->num_results == 1) {
+    const shard_type *a = op->operands[0].value->type, *b = op->results[0].type;
+    if (a->kind != SHARD_TYPE_TENSOR || b->kind != SHARD_TYPE_TENSOR || a->rank != b->rank) return false;
+    for (uint32_t d = 0; d < a->rank; d++)
+      if (a->dims[d] != b->dims[d]) return false;
+    return true;
+  }
+  return S_is_sdy(op) && (shard_op_is(op, &K_sdy_propagation_barrier) || shard_op_is(op, &K_sdy_sharding_constraint) ||
+                           shard_op_is(op, &K_sdy_reshard));
+}
+
+/* ---- worklist ------------------------------------------------------------------------ */
+
+static void S_push_one(shard_propagation *s, shard_op *op) {
+  op_info *info = S_info(s, op);
+  if (!info || info->queued) return;
+  info->queued = true;
+  SHARD_VEC_PUSH(s->worklist, op);
+}
+
+/* Queues op and its ancestors below the module, innermost first (MLIR's
+ * GreedyPatternRewriteDriver::addToWorklist). The op being visited is not
+ * queued again: visiting it once more would change nothing. */
+static void S_notify_op(shard_propagation *s, shard_op *op) {
+  if (!op || op == s->current) return;
+  for (shard_op *o = op; o && o != s->m->top; o = shard_op_parent_op(o)) S_push_one(s, o);
+}
+
+static void S_notify_users(shard_propagation *s, shard_value *v);
+
+static shard_op *S_func_of(shard_op *op) {
+  return shard_op_is(op, &K_func_func) ? op : shard_op_ancestor(op, "func.func");
+}
+
+static shard_op *S_callee(const shard_module *m, const shard_op *call) {
+  shard_attr *callee = shard_op_attr(call, "callee");
+  if (!callee || callee->kind != SHARD_ATTR_SYMREF || callee->u.symref.num != 1) return NULL;
+  shard_op *func = shard_module_lookup_symbol(m, callee->u.symref.path[0]);
+  return func && shard_op_is(func, &K_func_func) ? func : NULL;
+}
+
+/* Calls to `func` in the module (Shardy's SymbolUserMap), indexed once. */
+static void S_callers(shard_propagation *s, const shard_op *func, op_vec *out) {
+  op_info *info = S_info(s, func);
+  if (!info) return;
+  for (uint32_t i = 0; i < info->num_calls; i++) SHARD_VEC_PUSH(*out, s->calls[info->first_call + i]);
+}
+
+static void S_notify_terminator_use(shard_propagation *s, shard_op *user, const shard_operand *use) {
+  if (!shard_op_is(user, &K_func_return)) {
+    S_notify_op(s, shard_op_parent_op(user));
+    return;
+  }
+  shard_op *func = S_func_of(user);
+  op_vec calls = {0};
+  if (func) S_callers(s, func, &calls);
+  if (!calls.len) S_notify_op(s, shard_op_parent_op(user));
+  for (uint32_t i = 0; i < calls.len; i++) {
+    shard_value *r = S_result(calls.items[i], use->index);
+    if (r) S_notify_users(s, r);
+  }
+  SHARD_VEC_FREE(calls);
+}
+
+static void S_notify_users(shard_propagation *s, shard_value *v) {
+  for (uint32_t i = 0; i < s->notified.len; i++)
+    if (s->notified.items[i] == v) return;
+  SHARD_VEC_PUSH(s->notified, v);
+  for (shard_operand *u = v->first_use; u; u = u->next_use) {
+    shard_op *user = u->owner;
+    shard_op *edge = S_edge_of_source(u);
+    if (edge) {
+      S_notify_op(s, edge);
+      continue;
+    }
+    if (S_is_terminator(user)) {
+      S_notify_terminator_use(s, user, u);
+      continue;
+    }
+    if (shard_op_is(user, &K_func_call)) {
+      shard_op *func = S_callee(s->m, user);
+      shard_block *entry = func ? S_body(func, 0) : NULL;
+      if (entry && u->index < entry->num_args) S_notify_users(s, &entry->args[u->index]);
+      continue;
+    }
+    S_notify_op(s, user);
+  }
+}
+
+static void S_notify_sharding_modified(shard_propagation *s, shard_value *v) {
+  s->notified.len = 0;
+  if (v->def && shard_op_is(v->def, &K_sdy_data_flow_edge) && v->def->num_operands == 1) {
+    /* The edge's other targets (while body and cond arguments) read it too. */
+    shard_value *owner = v->def->operands[0].value;
+    shard_op *op = S_owning_op(owner);
+    if (S_df_kind(op) == DF_WHILE && owner->def == op) {
+      for (uint32_t r = 0; r < 2; r++) {
+        shard_block *b = S_body(op, r);
+        if (b && owner->index < b->num_args) S_notify_users(s, &b->args[owner->index]);
+      }
+    }
+  }
+  S_notify_op(s, S_owning_op(v));
+  S_notify_users(s, v);
+}
+
+/* ---- sharding groups ------------------------------------------------------------------ */
+
+static int S_cmp_member(const void *pa, const void *pb) {
+  const group_member *a = pa, *b = pb;
+  if (a->value != b->value) return (uintptr_t)a->value < (uintptr_t)b->value ? -1 : 1;
+  return 0;
+}
+
+static int64_t S_group_of(const shard_propagation *s, const shard_value *v) {
+  uint32_t lo = 0, hi = s->num_members;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (s->members[mid].value == v) return s->members[mid].group;
+    if ((uintptr_t)s->members[mid].value < (uintptr_t)v) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
+/* ---- one op --------------------------------------------------------------------------- */
+
+typedef enum tensor_kind { TENSOR_VALUE, TENSOR_EDGE, TENSOR_FUNC_RESULT } tensor_kind;
+
+typedef struct tensor_ref {
+  tensor_kind kind;
+  shard_value *value;  /* VALUE, EDGE (the edge result) */
+  shard_op *owner;     /* EDGE: the edge op; FUNC_RESULT: the func */
+  uint32_t index;      /* FUNC_RESULT */
+  shard_tensor_sharding *sharding; /* current, as propagation sees it */
+} tensor_ref;
+
+typedef struct direction_ctx {
+  shard_propagation *s;
+  const shard_op *op;
+  const shard_op_sharding_rule *rule;
+  shard_direction fixed; /* used when use_fixed */
+  bool use_fixed;
+  /* The direction of every factor, when the visit has asked already (the
+   * direction functions are pure: asking again gives the same answers). */
+  const shard_direction *known;
+} direction_ctx;
+
+static shard_direction S_factor_direction(void *ctx, int64_t factor) {
+  direction_ctx *d = ctx;
+  if (d->known) return d->known[factor];
+  if (S_is_blocked(d->rule, factor)) return SHARD_DIR_NONE;
+  if (d->use_fixed) return d->fixed;
+  if (!d->s->direction) return SHARD_DIR_BOTH;
+  return d->s->direction(d->s->direction_ctx, d->s, d->op, factor);
+}
+
+static bool S_empty_axes(const shard_tensor_sharding *t) {
+  if (t->num_replicated || t->num_unreduced) return false;
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->dims[d].num_axes) return false;
+  return true;
+}
+
+static const shard_mesh *S_mesh_of(shard_propagation *s, const shard_tensor_sharding *t) {
+  if (t->inline_mesh || !t->mesh_name) return shard_module_sharding_mesh(s->m, t);
+  for (uint32_t i = 0; i < s->num_meshes; i++)
+    if (strcmp(s->mesh_names[i], t->mesh_name) == 0) return s->meshes[i];
+  const shard_mesh *mesh = shard_module_sharding_mesh(s->m, t);
+  if (s->num_meshes < sizeof s->meshes / sizeof *s->meshes) {
+    s->mesh_names[s->num_meshes] = t->mesh_name;
+    s->meshes[s->num_meshes++] = mesh;
+  }
+  return mesh;
+}
+
+/* The mesh shared by all present shardings (empty meshes don't count); false
+ * when there is none or two differ. */
+static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
+                          const shard_tensor_sharding **source, const shard_mesh **mesh) {
+  *source = NULL;
+  *mesh = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_tensor_sharding *sh = t[i].sharding;
+    if (!sh) continue;
+    const shard_mesh *other = S_mesh_of(s, sh);
+    if (!other) continue;
+    if (!*mesh || shard_mesh_is_empty(*mesh)) {
+      *mesh = other;
+      *source = sh;
+      continue;
+    }
+    if (shard_mesh_is_empty(other)) continue;
+    if (!shard_mesh_equal(other, *mesh)) return false;
+  }
+  return *mesh != NULL;
+}
+
+static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
+  switch (t->kind) {
+  case TENSOR_VALUE: shard_propagation_set_value_sharding(s->a, t->value, sh); break;
+  case TENSOR_EDGE: {
+    shard_op *edge = t->owner;
+    shard_value *owner = edge->operands[0].value;
+    shard_op *op = S_owning_op(owner);
+    if (S_df_kind(op) == DF_MANUAL) {
+      const shard_attr *manual = shard_op_attr(op, "manual_axes");
+      if (owner->def) sh = shard_pass_sharding_add_free(s->a, S_per_value_at(op, "out_shardings", owner->index), sh, manual);
+      else sh = shard_pass_sharding_erase_manual(s->a, sh, manual);
+    }
+    shard_op_set_attr(s->a, edge, "sharding", shard_attr_sharding(s->a, sh), true);
+    break;
+  }
+  case TENSOR_FUNC_RESULT: shard_pass_set_func_result_sharding(s->a, t->owner, t->index, sh); break;
+  }
+}
+
+/* A copy of the projection an observer compares against: axis lists are
+ * replaced, never edited, so copying the factor arrays is enough. */
+static shard_projection *S_projection_copy(shard_arena *a, const shard_projection *p) {
+  shard_projection *c = SHARD_NEW(a, shard_projection);
+  *c = *p;
+  uint32_t n = shard_projection_num_tensors(p);
+  c->tensors = SHARD_NEW_ARRAY(a, shard_tensor_factors, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) {
+    c->tensors[i] = p->tensors[i];
+    c->tensors[i].factors = SHARD_NEW_ARRAY(a, shard_factor_sharding, p->num_factors ? p->num_factors : 1);
+    if (p->num_factors)
+      memcpy(c->tensors[i].factors, p->tensors[i].factors, sizeof(shard_factor_sharding) * p->num_factors);
+  }
+  return c;
+}
+
+static void S_observe(shard_propagation *s, const direction_ctx *dctx, const shard_op_sharding_rule *rule,
+                      const tensor_ref *t, uint32_t num_operands, uint32_t num_results,
+                      const shard_mesh *mesh, const shard_projection *before, const shard_projection *after,
+                      const bool *updated, shard_arena *scratch) {
+  uint32_t n = num_operands + num_results;
+  shard_value **values = SHARD_NEW_ARRAY(scratch, shard_value *, n ? n : 1);
+  shard_propagation_step step = {0};
+  for (uint32_t i = 0; i < n; i++) {
+    values[i] = t[i].value;
+    if (t[i].kind == TENSOR_FUNC_RESULT) {
+      values[i] = t[0].value; /* the returned value stands for the result, as in Shardy */
+      step.func_result = true;
+      step.func_result_index = t[i].index;
+    }
+  }
+  step.op = (shard_op *)dctx->op;
+  step.rule = rule;
+  step.mesh = mesh;
+  step.num_operands = num_operands;
+  step.num_results = num_results;
+  step.values = values;
+  step.before = before;
+  step.after = after;
+  step.updated = updated;
+  s->observer.on_step(s->observer.ctx, &step);
+}
+
+/* Propagates between tensors t[0..num_operands) and the rest along `rule`.
+ * Returns whether any sharding changed. */
+static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const shard_op_sharding_rule *rule,
+                                tensor_ref *t, uint32_t num_operands, uint32_t num_results,
+                                direction_ctx *dctx, bool conservative) {
+  uint32_t n = num_operands + num_results;
+  if (rule->num_operands != num_operands || rule->num_results != num_results) return false;
+  const shard_tensor_sharding *source;
+  const shard_mesh *mesh;
+  if (!S_common_mesh(s, t, n, &source, &mesh)) return false;
+  /* Shardy does not propagate maximal shardings. */
+  if (shard_mesh_is_maximal(mesh)) return false;
+
+  /* Taken from the session (an observer could start another visit). */
+  shard_arena *scratch = s->scratch ? s->scratch : shard_arena_new();
+  s->scratch = NULL;
+  const shard_tensor_sharding **shardings = SHARD_NEW_ARRAY(scratch, const shard_tensor_sharding *, n ? n : 1);
+  for (uint32_t i = 0; i < n; i++) shardings[i] = t[i].sharding;
+  shard_projection *p = shard_projection_build(scratch, rule, shardings, mesh, false);
+  shard_factor_propagation fp = {s->strategy, S_factor_direction, dctx, conservative,
+                                 op && shard_propagation_op_is_elementwise(op)};
+  bool *updated = SHARD_NEW_ARRAY(scratch, bool, n ? n : 1);
+  const shard_projection *before = s->observer.on_step ? S_projection_copy(scratch, p) : NULL;
+  shard_factor_propagate(p, &fp, updated);
+
+  bool any = false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!updated[i]) continue;
+    const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
+    shard_tensor_sharding *fresh = shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name,
+                                                                 source->inline_mesh);
+    const shard_tensor_sharding *old = t[i].sharding;
+    if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
+    any = true;
+    S_set_tensor(s, &t[i], fresh);
+    if (t[i].kind == TENSOR_FUNC_RESULT) continue;
+    shard_value *modified = t[i].value;
+    if (s->notify) S_notify_sharding_modified(s, modified);
+    int64_t group = S_group_of(s, modified);
+    if (group < 0) continue;
+    for (uint32_t k = 0; k < s->num_members; k++) {
+      shard_value *member = s->members[k].value;
+      if (s->members[k].group != group || member == modified) continue;
+      shard_propagation_set_value_sharding(s->a, member, fresh);
+      if (s->notify) S_notify_sharding_modified(s, member);
+    }
+  }
+  if (before) {
+    bool changed = false;
+    for (uint32_t i = 0; i < n; i++) changed |= updated[i];
+    if (changed) S_observe(s, dctx, rule, t, num_operands, num_results, mesh, before, p, updated, scratch);
+  }
+  if (s->scratch) {
+    shard_arena_free(scratch);
+  } else {
+    shard_arena_reset(scratch);
+    s->scratch = scratch;
+  }
+  return any;
+}
+
+static bool S_static_tensor(const shard_type *t) { return t && shard_type_is_static_tensor(t); }
+
+static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
+  shard_value *shardable = S_shardable(v);
+  r->kind = TENSOR_VALUE;
+  r->value = shardable ? shardable : v;
+  r->owner = NULL;
+  r->index = 0;
+  r->sharding = S_shardable_sharding(s->a, shardable);
+}
+
+/* The direction of every factor of the visit into dirs; false when no
+ * factor may propagate in any direction, so the visit can change nothing. */
+static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_direction *dirs) {
+  bool any = false;
+  for (uint32_t f = 0; f < num_factors; f++) {
+    dirs[f] = S_factor_direction(d, f);
+    any = any || dirs[f] != SHARD_DIR_NONE;
+  }
+  return any;
+}
+
+/* Would this visit see exactly what the last visit that changed nothing saw?
+ * Records what it sees in info either way (valid only if nothing changes). */
+static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule,
+                          const tensor_ref *t, uint32_t n, const shard_direction *dirs) {
+  if (!info->seen) {
+    info->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
+    info->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
+    info->seen_valid = false;
+  }
+  bool same = info->seen_valid && info->seen_strategy == s->strategy;
+  for (uint32_t i = 0; i < n; i++) {
+    same = same && info->seen[i] == t[i].sharding;
+    info->seen[i] = t[i].sharding;
+  }
+  for (uint32_t f = 0; f < rule->num_factors; f++) {
+    same = same && info->seen_dirs[f] == dirs[f];
+    info->seen_dirs[f] = dirs[f];
+  }
+  info->seen_strategy = s->strategy;
+  return same;
+}
+
+static void S_visit_registered(shard_propagation *s, shard_op *op) {
+  const shard_op_sharding_rule *rule = shard_propagation_rule(s, op);
+  if (!rule) return;
+  direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false, NULL};
+  /* An observer sees every visit that updates a projection, even to an
+   * equal sharding, so with one nothing is skipped. */
+  op_info *info = s->observer.on_step ? NULL : S_info(s, op);
+  enum { ON_STACK = 8 };
+  shard_direction dirs_on_stack[ON_STACK];
+  shard_direction *dirs = NULL;
+  if (info) {
+    /* A visit where no factor may propagate (most ops in the first
+     * op-priority steps) changes nothing: it is skipped before reading any
+     * sharding. It leaves no memo, since only another frozen visit, skipped
+     * here as well, could match it. */
+    uint32_t nf = rule->num_factors;
+    dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
+    if (!S_factor_directions(&d, nf, dirs)) {
+      info->seen_valid = false;
+      if (dirs != dirs_on_stack) free(dirs);
+      return;
+    }
+  }
+  uint32_t n = op->num_operands + op->num_results;
+  tensor_ref t_on_stack[ON_STACK];
+  tensor_ref *t = n <= ON_STACK ? t_on_stack : shard_xmalloc(sizeof *t * n);
+  for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
+  for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
+  d.known = dirs;
+  if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
+    bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
+    if (info) info->seen_valid = !changed;
+  }
+  if (t != t_on_stack) free(t);
+  if (dirs && dirs != dirs_on_stack) free(dirs);
+}
+
+static void S_visit_barrier(shard_propagation *s, shard_op *op) {
+  if (op->num_operands != 1 || op->num_results != 1 || !S_static_tensor(op->results[0].type)) return;
+  shard_attr *dir = shard_op_attr(op, "allowed_direction");
+  shard_direction allowed = dir && dir->kind == SHARD_ATTR_SDY_DIRECTION ? dir->u.direction : SHARD_DIR_NONE;
+  shard_arena *scratch = shard_arena_new();
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, op->results[0].type, 1);
+  tensor_ref t[2];
+  S_value_ref(s, &t[0], op->operands[0].value);
+  S_value_ref(s, &t[1], &op->results[0]);
+  direction_ctx d = {s, op, rule, allowed, true, NULL};
+  S_propagate_tensors(s, op, rule, t, 1, 1, &d, false);
+  shard_arena_free(scratch);
+}
+
+/* The values feeding a data-flow edge whose owner is `owner`. */
+static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t cap) {
+  shard_op *op = S_owning_op(owner);
+  uint32_t n = 0;
+  uint32_t i = owner->index;
+  switch (S_df_kind(op)) {
+  case DF_WHILE: {
+    if (!owner->def) break;
+    if (i < op->num_operands && n < cap) out[n++] = op->operands[i].value;
+    shard_block *body = S_body(op, 1);
+    shard_op *term = body ? shard_block_terminator(body) : NULL;
+    if (term && i < term->num_operands && n < cap) out[n++] = term->operands[i].value;
+    break;
+  }
+  case DF_CASE:
+    for (uint32_t r = 0; r < op->num_regions; r++) {
+      shard_block *b = S_body(op, r);
+      shard_op *term = b ? shard_block_terminator(b) : NULL;
+      if (term && i < term->num_operands && n < cap) out[n++] = term->operands[i].value;
+    }
+    break;
+  case DF_OPT_BARRIER:
+    if (i < op->num_operands && n < cap) out[n++] = op->operands[i].value;
+    break;
+  case DF_NAMED:
+  case DF_MANUAL:
+    if (owner->def) {
+      shard_block *body = S_body(op, 0);
+      shard_op *term = body ? shard_block_terminator(body) : NULL;
+      if (term && i < term->num_operands && n < cap) out[n++] = term->operands[i].value;
+    } else if (i < op->num_operands && n < cap) {
+      out[n++] = op->operands[i].value;
+    }
+    break;
+  case DF_NONE: break;
+  }
+  return n;
+}
+
+static void S_visit_edge(shard_propagation *s, shard_op *edge) {
+  if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
+  shard_value *owner = edge->operands[0].value;
+  shard_op *df = S_owning_op(owner);
+  uint32_t cap = df ? df->num_regions + 2 : 2;
+  shard_value **sources = shard_xcalloc(cap, sizeof *sources);
+  uint32_t ns = S_edge_sources(owner, sources, cap);
+  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
+  shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
+  if (target && S_df_kind(df) == DF_MANUAL) {
+    const shard_attr *manual = shard_op_attr(df, "manual_axes");
+    if (owner->def) target = shard_pass_sharding_erase_manual(s->a, target, manual);
+    else target = shard_pass_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+  }
+  t[ns].kind = TENSOR_EDGE;
+  t[ns].value = &edge->results[0];
+  t[ns].owner = edge;
+  t[ns].sharding = target;
+  shard_arena *scratch = shard_arena_new();
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+  shard_arena_free(scratch);
+  free(t);
+  free(sources);
+}
+
+/* sdy.func_data_flow_edge on a func argument joins the operands of every
+ * call; on a call result, the callee's returned value. */
+static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
+  if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
+  shard_value *in = edge->operands[0].value;
+  SHARD_VEC(shard_value *) sources = {0};
+  if (!in->def) {
+    shard_op *func = S_owning_op(in);
+    if (!func || !shard_op_is(func, &K_func_func)) return;
+    op_vec calls = {0};
+    S_callers(s, func, &calls);
+    for (uint32_t i = 0; i < calls.len; i++)
+      if (in->index < calls.items[i]->num_operands) SHARD_VEC_PUSH(sources, calls.items[i]->operands[in->index].value);
+    SHARD_VEC_FREE(calls);
+  } else if (shard_op_is(in->def, &K_func_call)) {
+    shard_op *func = S_callee(s->m, in->def);
+    shard_block *body = func ? S_body(func, 0) : NULL;
+    shard_op *ret = body ? shard_block_terminator(body) : NULL;
+    if (ret && shard_op_is(ret, &K_func_return) && in->index < ret->num_operands)
+      SHARD_VEC_PUSH(sources, ret->operands[in->index].value);
+  }
+  if (!sources.len) {
+    SHARD_VEC_FREE(sources);
+    return;
+  }
+  uint32_t ns = sources.len;
+  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
+  S_value_ref(s, &t[ns], &edge->results[0]);
+  shard_arena *scratch = shard_arena_new();
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+  shard_arena_free(scratch);
+  free(t);
+  SHARD_VEC_FREE(sources);
+}
+
+static void S_visit(shard_propagation *s, shard_op *op) {
+  s->current = op;
+  if (!S_is_sdy(op)) S_visit_registered(s, op);
+  else if (shard_op_is(op, &K_sdy_propagation_barrier)) S_visit_barrier(s, op);
+  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op);
+  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op);
+  else S_visit_registered(s, op);
+  s->current = NULL;
+}
+
+/* ---- func results ------------------------------------------------------------------------ */
+
+static shard_op *S_main_func(const shard_module *m) {
+  shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
+  shard_op *only = NULL;
+  uint32_t count = 0;
+  for (shard_op *op = body ? body->first : NULL; op; op = op->next)
+    if (shard_op_is(op, &K_func_func)) {
+      only = op;
+      count++;
+    }
+  if (count == 1) return only;
+  shard_op *main_fn = shard_module_lookup_symbol(m, "main");
+  return main_fn && shard_op_is(main_fn, &K_func_func) ? main_fn : NULL;
+}
+
+/* Identity propagation between each returned value and the func result attr. */
+static void S_propagate_func_results(shard_propagation *s) {
+  shard_op *func = S_main_func(s->m);
+  shard_block *entry = func ? S_body(func, 0) : NULL;
+  shard_op *ret = entry ? shard_block_terminator(entry) : NULL;
+  if (!ret) return;
+  s->notify = false;
+  for (uint32_t i = 0; i < ret->num_operands; i++) {
+    shard_value *v = ret->operands[i].value;
+    if (!S_static_tensor(v->type)) continue;
+    tensor_ref t[2];
+    S_value_ref(s, &t[0], v);
+    t[1].kind = TENSOR_FUNC_RESULT;
+    t[1].value = NULL;
+    t[1].owner = func;
+    t[1].index = i;
+    t[1].sharding = shard_pass_func_result_sharding(func, i);
+    shard_arena *scratch = shard_arena_new();
+    shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
+    direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
+    S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
+    shard_arena_free(scratch);
+  }
+  s->notify = true;
+}
+
+/* ---- session --------------------------------------------------------------------------- */
+
+static bool S_collect(shard_op *op, void *ctx) {
+  SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  return true;
+}
+
+typedef struct shape_check {
+  shard_diag_engine *de;
+  bool ok;
+} shape_check;
+
+static bool S_check_shapes(shard_op *op, void *ctx) {
+  shape_check *c = ctx;
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    const shard_type *t = op->results[i].type;
+    if (!t) continue;
+    if ((t->kind == SHARD_TYPE_TENSOR && !shard_type_is_static_tensor(t)) ||
+        t->kind == SHARD_TYPE_UNRANKED_TENSOR) {
+      shard_error(c->de, op->span,
+                  "Shardy propagation only supports ranked tensors with a static shape. type: %s",
+                  t->text);
+      c->ok = false;
+      return false;
+    }
+    if (t->kind == SHARD_TYPE_TUPLE) {
+      shard_error(c->de, op->span, "Shardy propagation doesn't support tuples: %s", t->text);
+      c->ok = false;
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool S_fully_open_replicated(const shard_tensor_sharding *t) {
+  for (uint32_t d = 0; d < t->rank; d++)
+    if (t->dims[d].num_axes || !t->dims[d].is_open) return false;
+  return true;
+}
+
+/* Gives every member of a group the group's sharding; when members disagree,
+ * warns and routes each member through an open sharding constraint instead. */
+static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
+  int64_t max_group = -1;
+  for (uint32_t i = 0; i < group_ops->len; i++) {
+    shard_attr *g = shard_op_attr(group_ops->items[i], "group_id");
+    if (g && g->kind == SHARD_ATTR_INT && g->u.integer.value > max_group) max_group = g->u.integer.value;
+  }
+  SHARD_VEC(group_member) members = {0};
+  for (int64_t gid = 0; gid <= max_group; gid++) {
+    SHARD_VEC(shard_value *) vals = {0};
+    for (uint32_t i = 0; i < group_ops->len; i++) {
+      shard_op *op = group_ops->items[i];
+      shard_attr *g = shard_op_attr(op, "group_id");
+      if (!g || g->kind != SHARD_ATTR_INT || g->u.integer.value != gid || op->num_operands != 1) continue;
+      shard_value *v = op->operands[0].value;
+      bool dup = false;
+      for (uint32_t k = 0; k < vals.len; k++) dup |= vals.items[k] == v;
+      if (!dup) SHARD_VEC_PUSH(vals, v);
+    }
+    if (!vals.len) {
+      SHARD_VEC_FREE(vals);
+      continue;
+    }
+    shard_tensor_sharding *common = NULL;
+    bool conflict = false;
+    if (vals.len == 1) {
+      common = shard_propagation_value_sharding(s->a, vals.items[0]);
+    } else {
+      for (uint32_t k = 0; k < vals.len && !conflict; k++) {
+        shard_tensor_sharding *c = shard_propagation_value_sharding(s->a, vals.items[k]);
+        if (!c || S_fully_open_replicated(c)) continue;
+        if (!common) common = c;
+        else if (!shard_sharding_equal(c, common)) conflict = true;
+      }
+    }
+    if (common && !conflict) {
+      for (uint32_t k = 0; k < vals.len; k++) shard_propagation_set_value_sharding(s->a, vals.items[k], common);
+    } else if (common) {
+      shard_warning(s->de, S_owning_op(vals.items[0])->span,
+                    "The initial operand shardings on the sharding groups of groupID: %lld do not "
+                    "match. Inserting an open sharding constraint to all constrained values. This "
+                    "can be caused when shardings from different values are grouped (e.g. from "
+                    "jax.shard_alike) but have separate inconsistent sharding constraints on them.",
+                    (long long)gid);
+      for (uint32_t k = 0; k < vals.len; k++) {
+        shard_value *v = vals.items[k];
+        shard_tensor_sharding *open = shard_pass_sharding_open(s->a, common->mesh_name, common->inline_mesh,
+                                                               common->rank, true);
+        shard_op *c = shard_pass_op_new(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+        shard_op_set_attr(s->a, c, "sharding", shard_attr_sharding(s->a, open), true);
+        if (v->def) shard_op_insert_after(v->def, c);
+        else if (v->block->first) shard_op_insert_before(v->block->first, c);
+        else shard_block_append(v->block, c);
+        c->span = S_owning_op(v)->span;
+        shard_value_replace_all_uses(v, &c->results[0]);
+        shard_operand_set(&c->operands[0], v);
+        vals.items[k] = &c->results[0];
+      }
+    }
+    for (uint32_t k = 0; k < vals.len; k++) {
+      group_member gm = {vals.items[k], gid};
+      SHARD_VEC_PUSH(members, gm);
+    }
+    SHARD_VEC_FREE(vals);
+  }
+  s->num_members = members.len;
+  s->members = members.items; /* heap, freed with the session */
+  if (s->num_members) qsort(s->members, s->num_members, sizeof *s->members, S_cmp_member);
+}
+
+static bool S_collect_groups(shard_op *op, void *ctx) {
+  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  return true;
+}
+
+static void S_build_index(shard_propagation *s) {
+  op_vec all = {0};
+  shard_walk(s->m->top, S_collect, &all);
+  free(s->ops);
+  shard_ptrmap_release(&s->index);
+  s->num_ops = all.len;
+  s->ops = shard_xcalloc(all.len ? all.len : 1, sizeof *s->ops);
+  shard_ptrmap_reserve(&s->index, all.len);
+  for (uint32_t i = 0; i < all.len; i++) {
+    s->ops[i].op = all.items[i];
+    shard_ptrmap_put(&s->index, all.items[i], i);
+  }
+  /* Group the calls by callee: count, then place. */
+  uint32_t num_calls = 0;
+  for (uint32_t i = 0; i < all.len; i++) {
+    if (!shard_op_is(all.items[i], &K_func_call)) continue;
+    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
+    if (callee) {
+      callee->num_calls++;
+      num_calls++;
+    }
+  }
+  free(s->calls);
+  s->calls = shard_xcalloc(num_calls ? num_calls : 1, sizeof *s->calls);
+  uint32_t next = 0;
+  for (uint32_t i = 0; i < all.len; i++) {
+    s->ops[i].first_call = next;
+    next += s->ops[i].num_calls;
+    s->ops[i].num_calls = 0;
+  }
+  for (uint32_t i = 0; i < all.len; i++) {
+    if (!shard_op_is(all.items[i], &K_func_call)) continue;
+    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
+    if (callee) s->calls[callee->first_call + callee->num_calls++] = all.items[i];
+  }
+  SHARD_VEC_FREE(all);
+}
+
+shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, shard_diag_engine *de) {
+  shape_check c = {de, true};
+  shard_walk(m->top, S_check_shapes, &c);
+  if (!c.ok) return NULL;
+  shard_propagation *s = shard_xcalloc(1, sizeof *s);
+  s->m = m;
+  s->a = m->arena;
+  s->de = de;
+  s->conservative = conservative;
+  s->notify = true;
+  s->observer = S_default_observer;
+  s->memo = shard_arena_new();
+  s->scratch = shard_arena_new();
+  s->rules = shard_rule_cache_new();
+  op_vec groups = {0};
+  shard_walk(m->top, S_collect_groups, &groups);
+  S_sync_groups(s, &groups);
+  SHARD_VEC_FREE(groups);
+  S_build_index(s);
+  return s;
+}
+
+void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
+                           shard_op_direction_fn direction, void *ctx) {
+  s->strategy = strategy;
+  s->direction = direction;
+  s->direction_ctx = ctx;
+  S_propagate_func_results(s);
+  /* Pre-order, reversed so popping from the back visits in pre-order. */
+  s->worklist.len = 0;
+  for (uint32_t i = s->num_ops; i-- > 0;) {
+    if (s->ops[i].op == s->m->top) continue;
+    s->ops[i].queued = true;
+    SHARD_VEC_PUSH(s->worklist, s->ops[i].op);
+  }
+  while (s->worklist.len) {
+    shard_op *op = s->worklist.items[--s->worklist.len];
+    op_info *info = S_info(s, op);
+    if (info) info->queued = false;
+    S_visit(s, op);
+  }
+  S_propagate_func_results(s);
+}
+
+void shard_propagation_end(shard_propagation *s, bool keep_rules) {
+  for (uint32_t i = 0; i < s->num_ops; i++) {
+    op_info *info = &s->ops[i];
+    if (keep_rules) {
+      if (info->rule_created) {
+        shard_attr *r = shard_attr_new(s->a, SHARD_ATTR_SDY_RULE);
+        r->u.rule = info->rule;
+        shard_op_set_attr(s->a, info->op, "sdy.sharding_rule", r, false);
+      }
+      continue;
+    }
+    shard_attr *r = shard_op_attr(info->op, "sdy.sharding_rule");
+    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
+      shard_op_remove_attr(info->op, "sdy.sharding_rule");
+  }
+  SHARD_VEC_FREE(s->worklist);
+  SHARD_VEC_FREE(s->notified);
+  free(s->ops);
+  shard_ptrmap_release(&s->index);
+  free(s->members);
+  free(s->calls);
+  shard_arena_free(s->memo);
+  shard_rule_cache_free(s->rules);
+  shard_arena_free(s->scratch);
+  free(s);
+}

@@ -1,0 +1,93 @@
+/* Private to rule_registry*.c: the per-op rule constructors and the small
+ * readers for the op attributes they need (StableHLO attributes that shard
+ * keeps as raw text, such as #stablehlo.gather<...>, are decoded here). */
+#ifndef SHARD_RULE_REGISTRY_INTERNAL_H
+#define SHARD_RULE_REGISTRY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ir/ir.h"
+#include "rules/rule_builder.h"
+#include "sdy/sharding.h"
+
+/* A rule constructor: NULL when the op has no rule (or its attributes or
+ * types are not what the op requires; the verifier reports those). */
+typedef shard_op_sharding_rule *(*rr_create_fn)(shard_arena *a, const shard_op *op, bool conservative);
+
+/* ---- attribute readers (rule_registry_attr.c) ---------------------------- */
+
+#define RR_MAX_INTS 256
+
+/* An integer list small enough to live on the stack. */
+typedef struct rr_ints {
+  int64_t v[RR_MAX_INTS];
+  uint32_t n;
+} rr_ints;
+
+bool shard_rr_ints_contains(const rr_ints *l, int64_t x);
+/* Index of x in l, or -1. */
+int shard_rr_ints_find(const rr_ints *l, int64_t x);
+
+bool shard_rr_attr_int(const shard_op *op, const char *name, int64_t *out);
+bool shard_rr_attr_bool(const shard_op *op, const char *name, bool *out);
+/* array<i64: ...>, dense<...> of integers, or [1, 2] of integers. */
+bool shard_rr_attr_ints(const shard_op *op, const char *name, rr_ints *out);
+/* Is the attribute present? */
+bool shard_rr_attr_has(const shard_op *op, const char *name);
+/* The case of an enum attribute (#stablehlo<transpose TRANSPOSE> or
+ * #stablehlo.transpose<TRANSPOSE>) copied into out[cap]. */
+bool shard_rr_attr_enum(const shard_op *op, const char *name, char *out, size_t cap);
+/* Does the string attribute `name` equal s? */
+bool shard_rr_attr_str_eq(const shard_op *op, const char *name, const char *s);
+/* The text of a raw attribute (#stablehlo.gather<...>), or NULL. */
+const char *shard_rr_attr_raw(const shard_op *op, const char *name);
+
+/* `key = [1, 2]` inside a raw attribute's text; an absent key is an empty
+ * list. False when the key is there but malformed. */
+bool shard_rr_raw_ints(const char *raw, const char *key, rr_ints *out);
+/* `key = 3`; false when absent or malformed. */
+bool shard_rr_raw_int(const char *raw, const char *key, int64_t *out);
+/* The same, for a key whose absence means dflt (index_vector_dim = 0 is left
+ * out by StableHLO's printer); false only when the key's value is not an int. */
+bool shard_rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out);
+
+/* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> (or the long
+ * form with input_batch_dimension = ...). */
+typedef struct rr_conv_dims {
+  int64_t in_batch, in_feature, k_in_feature, k_out_feature, out_batch, out_feature;
+  rr_ints in_spatial, k_spatial, out_spatial;
+} rr_conv_dims;
+bool shard_rr_conv_dims_decode(const char *raw, rr_conv_dims *out);
+
+/* ---- helpers shared by the constructors (rule_registry.c) ---------------- */
+
+/* Shape of a value: rank and dims (NULL and 0 for non-tensors). */
+uint32_t shard_rr_rank(const shard_value *v);
+const int64_t *shard_rr_shape(const shard_value *v);
+bool shard_rr_is_ranked(const shard_value *v);
+/* Every op gets the builder, builds and frees it. */
+shard_op_sharding_rule *shard_rr_finish(shard_rule_builder *b, shard_arena *a);
+/* Shardy's buildPointwise: the first result's dims, one factor each, mapped
+ * onto the same dim of every operand and result. */
+shard_op_sharding_rule *shard_rr_pointwise(shard_arena *a, const shard_op *op, bool conservative);
+
+/* ---- constructors by family ---------------------------------------------- */
+
+/* rule_registry_shape.c */
+shard_op_sharding_rule *shard_rr_reshape(shard_arena *a, const shard_op *op, bool conservative);
+shard_op_sharding_rule *shard_rr_convolution(shard_arena *a, const shard_op *op, bool conservative);
+shard_op_sharding_rule *shard_rr_gather(shard_arena *a, const shard_op *op, bool conservative);
+shard_op_sharding_rule *shard_rr_scatter(shard_arena *a, const shard_op *op, bool conservative);
+
+/* rule_registry_custom.c: NULL with *unknown set when the target is not in
+ * Shardy's registry. */
+shard_op_sharding_rule *shard_rr_custom_call(shard_arena *a, const shard_op *op, bool conservative, bool *unknown);
+
+/* rule_registry.c: is the op's constructor one whose rule depends only on
+ * the op's name, operand and result types and attributes (not on defining
+ * ops, regions or uses), so that equal ops may share one rule? */
+bool shard_rr_shared_by_equal_ops(const shard_op *op);
+
+#endif

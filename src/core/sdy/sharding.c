@@ -1,0 +1,143 @@
+/* Tensor shardings: per-dimension axis lists plus replicated and unreduced
+ * axes, bound to a mesh by symbol or inlined.
+ *
+ * Printing follows Shardy's printers byte for byte: `{"a", ?}` but never
+ * `{, ?}`, the priority glued to the brace (`{"a"}p1`), replicated before
+ * unreduced whatever the input order, and the reduction keyword only when it
+ * is not sum (`unreduced=max{"b"}`). */
+#include <string.h>
+
+#include "sdy/sharding.h"
+#include "support/limits.h"
+
+const char *shard_reduction_name(shard_reduction r) {
+  switch (r) {
+  case SHARD_RED_SUM: return "sum";
+  case SHARD_RED_MAX: return "max";
+  case SHARD_RED_MIN: return "min";
+  }
+  return "sum";
+}
+
+/* MLIR prints a symbol bare when it is a valid identifier, else quoted. */
+static bool is_bare_identifier(const char *s) {
+  if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
+  for (s++; *s; s++) {
+    char c = *s;
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '$' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+static void print_symbol(shard_buf *b, const char *name) {
+  shard_buf_putc(b, '@');
+  if (is_bare_identifier(name))
+    shard_buf_puts(b, name);
+  else
+    shard_buf_put_escaped(b, name, strlen(name));
+}
+
+static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
+  shard_buf_putc(b, '{');
+  for (uint32_t i = 0; i < d->num_axes; i++) {
+    if (i) shard_buf_puts(b, ", ");
+    shard_axis_print(b, &d->axes[i]);
+  }
+  if (d->is_open) shard_buf_puts(b, d->num_axes ? ", ?" : "?");
+  shard_buf_putc(b, '}');
+  if (d->priority != SHARD_NO_PRIORITY) shard_buf_printf(b, "p%lld", (long long)d->priority);
+}
+
+void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s) {
+  shard_buf_putc(b, '<');
+  if (s->inline_mesh) {
+    shard_buf_puts(b, "mesh");
+    shard_mesh_print(b, s->inline_mesh);
+  } else {
+    print_symbol(b, s->mesh_name ? s->mesh_name : "");
+  }
+  shard_buf_puts(b, ", [");
+  for (uint32_t i = 0; i < s->rank; i++) {
+    if (i) shard_buf_puts(b, ", ");
+    print_dim(b, &s->dims[i]);
+  }
+  shard_buf_putc(b, ']');
+  if (s->num_replicated) {
+    shard_buf_puts(b, ", replicated=");
+    shard_axis_list_print(b, s->replicated, s->num_replicated);
+  }
+  if (s->num_unreduced) {
+    shard_buf_puts(b, ", unreduced=");
+    if (s->reduction != SHARD_RED_SUM) shard_buf_puts(b, shard_reduction_name(s->reduction));
+    shard_axis_list_print(b, s->unreduced, s->num_unreduced);
+  }
+  shard_buf_putc(b, '>');
+}
+
+void shard_sharding_list_print(shard_buf *b, const shard_tensor_sharding *s, uint32_t n) {
+  shard_buf_putc(b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) shard_buf_puts(b, ", ");
+    shard_sharding_print(b, &s[i]);
+  }
+  shard_buf_putc(b, ']');
+}
+
+static bool axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb) {
+  if (na != nb) return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!shard_axis_equal(&a[i], &b[i])) return false;
+  return true;
+}
+
+static bool dims_equal(const shard_dim_sharding *a, const shard_dim_sharding *b) {
+  return a->is_open == b->is_open && a->priority == b->priority &&
+         axes_equal(a->axes, a->num_axes, b->axes, b->num_axes);
+}
+
+bool shard_sharding_equal(const shard_tensor_sharding *a, const shard_tensor_sharding *b) {
+  if (!a->inline_mesh != !b->inline_mesh) return false;
+  if (a->inline_mesh) {
+    if (!shard_mesh_equal(a->inline_mesh, b->inline_mesh)) return false;
+  } else if (strcmp(a->mesh_name ? a->mesh_name : "", b->mesh_name ? b->mesh_name : "") != 0) {
+    return false;
+  }
+  if (a->rank != b->rank) return false;
+  for (uint32_t i = 0; i < a->rank; i++)
+    if (!dims_equal(&a->dims[i], &b->dims[i])) return false;
+  return axes_equal(a->replicated, a->num_replicated, b->replicated, b->num_replicated) &&
+         axes_equal(a->unreduced, a->num_unreduced, b->unreduced, b->num_unreduced) &&
+         a->reduction == b->reduction;
+}
+
+/* As TensorShardingAttr::isFullyReplicated: no dim is sharded (open or
+ * closed); replicated and unreduced axes don't matter. */
+bool shard_sharding_fully_replicated(const shard_tensor_sharding *s) {
+  for (uint32_t i = 0; i < s->rank; i++)
+    if (s->dims[i].num_axes) return false;
+  return true;
+}
+
+int64_t shard_sharding_dim_size(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *m) {
+  if (d >= s->rank) return 1;
+  return shard_axes_product(s->dims[d].axes, s->dims[d].num_axes, m);
+}
+
+void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m,
+                                const int64_t *global, int64_t *local) {
+  for (uint32_t d = 0; d < s->rank; d++) {
+    int64_t g = global[d];
+    int64_t n = shard_sharding_dim_size(s, d, m);
+    /* Dynamic dims, and sizes we can't compute (unknown axis, overflow, bad
+     * sizes the verifier will report), keep the global extent. */
+    if (g == SHARD_DYNAMIC_DIM || g < 0 || n <= 0) {
+      local[d] = g;
+      continue;
+    }
+    /* Non-divisible dims are legal: the last shard is padded, so every
+     * device holds ceil(g / n) elements. */
+    local[d] = g / n + (g % n != 0);
+  }
+}

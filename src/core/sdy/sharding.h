@@ -1,0 +1,169 @@
+/* The Shardy sharding model: meshes, axis references (with the sub-axis
+ * algebra), dimension shardings, tensor shardings and op sharding rules.
+ *
+ * Structures are plain data allocated in a module's arena. Functions named
+ * shard_axis_* live in axis.c, shard_mesh_* in mesh.c, shard_sharding_* in
+ * sharding.c and shard_rule_* in rule.c. */
+#ifndef SHARD_SHARDING_H
+#define SHARD_SHARDING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "support/arena.h"
+#include "support/buf.h"
+#include "support/diag.h"
+
+/* ---- meshes ---------------------------------------------------------- */
+
+typedef struct shard_mesh_axis {
+  const char *name;
+  int64_t size;
+} shard_mesh_axis;
+
+/* <["x"=2, "y"=4], device_ids=[...]>. Without explicit ids the devices are
+ * iota(product of sizes). <[]> is the empty mesh; <[], device_ids=[3]> is a
+ * maximal mesh. */
+typedef struct shard_mesh {
+  shard_mesh_axis *axes;
+  uint32_t num_axes;
+  int64_t *device_ids; /* NULL when implicit (iota) */
+  uint32_t num_device_ids;
+  shard_span span;
+} shard_mesh;
+
+int64_t shard_mesh_axis_size(const shard_mesh *m, const char *name); /* -1 if absent */
+int shard_mesh_axis_index(const shard_mesh *m, const char *name);    /* -1 if absent */
+/* Product of axis sizes (1 for no axes); -1 on overflow. */
+int64_t shard_mesh_num_devices(const shard_mesh *m);
+bool shard_mesh_is_maximal(const shard_mesh *m); /* no axes, exactly one device id */
+bool shard_mesh_is_empty(const shard_mesh *m);   /* no axes, no device ids */
+/* Drops explicit device ids equal to iota (as Shardy's MeshAttr builder does). */
+void shard_mesh_canonicalize(shard_mesh *m);
+bool shard_mesh_equal(const shard_mesh *a, const shard_mesh *b);
+bool shard_mesh_same_axes(const shard_mesh *a, const shard_mesh *b);
+/* Prints the body: <["x"=2], device_ids=[1, 0]> */
+void shard_mesh_print(shard_buf *b, const shard_mesh *m);
+
+/* ---- axis references -------------------------------------------------- */
+
+/* "x" (full axis) or "x":(pre_size)size (sub-axis). Parsed values may be
+ * invalid (negative, zero); the verifier reports them. */
+typedef struct shard_axis_ref {
+  const char *name;
+  bool is_sub;
+  int64_t pre_size; /* only when is_sub */
+  int64_t size;     /* only when is_sub */
+} shard_axis_ref;
+
+/* Size of the ref: the sub-axis size, or the full axis size from the mesh (-1 if unknown). */
+int64_t shard_axis_size(const shard_axis_ref *r, const shard_mesh *m);
+/* Pre-size and size of a ref as a sub-range of its axis: full axis is (1, size). */
+void shard_axis_range(const shard_axis_ref *r, const shard_mesh *m, int64_t *pre, int64_t *size);
+bool shard_axis_equal(const shard_axis_ref *a, const shard_axis_ref *b);
+/* Do the two refs cover some common part of the same axis? */
+bool shard_axis_overlaps(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Does a contain b? */
+bool shard_axis_contains(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Can b directly follow a as the next minor sub-axis ("x":(1)2, "x":(2)2 -> "x":(1)4)? */
+bool shard_axis_can_merge(const shard_axis_ref *a, const shard_axis_ref *b);
+/* Merges two mergeable refs; the result is the full axis when it covers it. */
+shard_axis_ref shard_axis_merge(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Is a a prefix (major part) of b, i.e. same axis, same pre-size, a no larger? */
+bool shard_axis_is_prefix_of(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Ordering of Shardy's AxisRefAttr::operator<: by mesh axis order, then
+ * sub-axes by (pre_size, size) with the full axis after "x":(1)k. Returns <0, 0, >0. */
+int shard_axis_compare(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Prints "x" or "x":(2)4 */
+void shard_axis_print(shard_buf *b, const shard_axis_ref *r);
+/* Prints {"x", "y"} */
+void shard_axis_list_print(shard_buf *b, const shard_axis_ref *axes, uint32_t n);
+/* Product of sizes of the refs, -1 on overflow or unknown axis. */
+int64_t shard_axes_product(const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+
+/* ---- tensor shardings --------------------------------------------------- */
+
+typedef enum shard_reduction { SHARD_RED_SUM, SHARD_RED_MAX, SHARD_RED_MIN } shard_reduction;
+const char *shard_reduction_name(shard_reduction r); /* "sum", "max", "min" */
+
+#define SHARD_NO_PRIORITY (-1)
+
+/* {"x", "y", ?}p1 — axes major to minor; open dims may be sharded further. */
+typedef struct shard_dim_sharding {
+  shard_axis_ref *axes;
+  uint32_t num_axes;
+  bool is_open;
+  int64_t priority; /* SHARD_NO_PRIORITY when absent */
+} shard_dim_sharding;
+
+typedef struct shard_tensor_sharding {
+  const char *mesh_name;   /* symbol without '@'; NULL when the mesh is inlined */
+  shard_mesh *inline_mesh; /* mesh<...> */
+  shard_dim_sharding *dims;
+  uint32_t rank;
+  shard_axis_ref *replicated;
+  uint32_t num_replicated;
+  shard_axis_ref *unreduced;
+  uint32_t num_unreduced;
+  shard_reduction reduction; /* of the unreduced axes */
+  shard_span span;
+} shard_tensor_sharding;
+
+typedef struct shard_sharding_per_value {
+  shard_tensor_sharding *shardings;
+  uint32_t num;
+  shard_span span;
+} shard_sharding_per_value;
+
+/* Prints the stripped body <@mesh, [{"x"}, {}], replicated={"y"}> */
+void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s);
+/* Prints [<...>, <...>] */
+void shard_sharding_list_print(shard_buf *b, const shard_tensor_sharding *s, uint32_t n);
+bool shard_sharding_equal(const shard_tensor_sharding *a, const shard_tensor_sharding *b);
+bool shard_sharding_fully_replicated(const shard_tensor_sharding *s);
+/* Product of the sizes of the axes sharding dim d (1 when unsharded). */
+int64_t shard_sharding_dim_size(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *m);
+
+/* Local (per-device) shape: ceil(dim / sharded size) per dim. Writes rank
+ * entries to `local`. Dynamic dims stay dynamic. */
+void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m,
+                                const int64_t *global, int64_t *local);
+
+/* ---- op sharding rules -------------------------------------------------- */
+
+typedef struct shard_dim_mapping {
+  int64_t *factors; /* factor indices, major to minor */
+  uint32_t num_factors;
+} shard_dim_mapping;
+
+typedef struct shard_tensor_mapping {
+  shard_dim_mapping *dims;
+  uint32_t rank;
+} shard_tensor_mapping;
+
+/* #sdy.op_sharding_rule<([i, j], [j, k])->([i, k]) {i=8, j=4, k=16} reduction={j}> */
+typedef struct shard_op_sharding_rule {
+  shard_tensor_mapping *operands;
+  uint32_t num_operands;
+  shard_tensor_mapping *results;
+  uint32_t num_results;
+  int64_t *factor_sizes;
+  uint32_t num_factors;
+  int64_t *reduction;
+  uint32_t num_reduction;
+  int64_t *need_replication;
+  uint32_t num_need_replication;
+  int64_t *permutation;
+  uint32_t num_permutation;
+  int64_t *blocked_propagation;
+  uint32_t num_blocked_propagation;
+  bool is_custom;
+  shard_span span;
+} shard_op_sharding_rule;
+
+/* Factor index -> symbol: 0..17 are i..z, then z_1, z_2, ... */
+void shard_rule_factor_symbol(shard_buf *b, int64_t factor);
+/* Prints the body <(...)->(...) {...} ...> */
+void shard_rule_print(shard_buf *b, const shard_op_sharding_rule *r);
+
+#endif

@@ -1,0 +1,149 @@
+/* Bump allocation in chunks. Allocations are zeroed and 16-byte aligned;
+ * large requests get a chunk of their own so small ones keep packing. */
+#include "support/arena.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ARENA_CHUNK (64 * 1024)
+#define ARENA_ALIGN 16
+
+typedef struct arena_chunk {
+  struct arena_chunk *next;
+  size_t used, cap;
+  _Alignas(ARENA_ALIGN) unsigned char mem[];
+} arena_chunk;
+
+struct shard_arena {
+  arena_chunk *head;
+  size_t total;
+};
+
+static void S_oom(void) {
+  fputs("shard: out of memory\n", stderr);
+  abort();
+}
+
+void *shard_xmalloc(size_t size) {
+  void *p = malloc(size ? size : 1);
+  if (!p) S_oom();
+  return p;
+}
+
+void *shard_xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) S_oom();
+  return p;
+}
+
+void *shard_xrealloc(void *p, size_t size) {
+  void *q = realloc(p, size ? size : 1);
+  if (!q) S_oom();
+  return q;
+}
+
+char *shard_xstrndup(const char *s, size_t n) {
+  char *p = shard_xmalloc(n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *shard_xstrdup(const char *s) { return shard_xstrndup(s, strlen(s)); }
+
+shard_arena *shard_arena_new(void) { return shard_xcalloc(1, sizeof(shard_arena)); }
+
+void shard_arena_free(shard_arena *a) {
+  if (!a) return;
+  for (arena_chunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    free(c);
+  }
+  free(a);
+}
+
+void shard_arena_reset(shard_arena *a) {
+  arena_chunk *keep = a->head && a->head->cap == ARENA_CHUNK ? a->head : NULL;
+  for (arena_chunk *c = a->head, *next; c; c = next) {
+    next = c->next;
+    if (c != keep) free(c);
+  }
+  a->head = keep;
+  if (keep) {
+    keep->next = NULL;
+    keep->used = 0;
+  }
+  a->total = 0;
+}
+
+static arena_chunk *S_chunk_new(size_t cap) {
+  arena_chunk *c = shard_xmalloc(sizeof(arena_chunk) + cap);
+  c->next = NULL;
+  c->used = 0;
+  c->cap = cap;
+  return c;
+}
+
+void *shard_arena_alloc(shard_arena *a, size_t size) {
+  size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+  if (size == 0) size = ARENA_ALIGN;
+  arena_chunk *c = a->head;
+  if (!c || c->cap - c->used < size) {
+    if (size > ARENA_CHUNK / 4) {
+      /* A chunk of its own, linked behind the current one. */
+      arena_chunk *big = S_chunk_new(size);
+      if (c) {
+        big->next = c->next;
+        c->next = big;
+      } else {
+        a->head = big;
+      }
+      big->used = size;
+      a->total += size;
+      memset(big->mem, 0, size);
+      return big->mem;
+    }
+    c = S_chunk_new(ARENA_CHUNK);
+    c->next = a->head;
+    a->head = c;
+  }
+  void *p = c->mem + c->used;
+  c->used += size;
+  a->total += size;
+  memset(p, 0, size);
+  return p;
+}
+
+void *shard_arena_dup(shard_arena *a, const void *p, size_t size) {
+  void *q = shard_arena_alloc(a, size);
+  if (size) memcpy(q, p, size);
+  return q;
+}
+
+char *shard_arena_strndup(shard_arena *a, const char *s, size_t n) {
+  char *p = shard_arena_alloc(a, n + 1);
+  memcpy(p, s, n);
+  p[n] = 0;
+  return p;
+}
+
+char *shard_arena_strdup(shard_arena *a, const char *s) {
+  return shard_arena_strndup(a, s, strlen(s));
+}
+
+char *shard_arena_printf(shard_arena *a, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (n < 0) n = 0;
+  char *p = shard_arena_alloc(a, (size_t)n + 1);
+  va_start(ap, fmt);
+  vsnprintf(p, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  return p;
+}
+
+size_t shard_arena_used(const shard_arena *a) { return a->total; }

@@ -1,0 +1,122 @@
+/* A growable byte buffer: the printers, the diagnostics engine and the CLI
+ * output all build text here before it goes anywhere.
+ *
+ * The buffer keeps a NUL after the last byte once anything was written, so
+ * `data` can be handed to C string functions; `len` never counts that NUL.
+ * Growth doubles the capacity, so appending n bytes costs O(n) amortised. */
+#include "support/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/arena.h"
+
+void shard_buf_init(shard_buf *b) {
+  b->data = NULL;
+  b->len = b->cap = 0;
+}
+
+void shard_buf_free(shard_buf *b) {
+  free(b->data);
+  shard_buf_init(b);
+}
+
+void shard_buf_clear(shard_buf *b) {
+  b->len = 0;
+  if (b->data)
+    b->data[0] = '\0';
+}
+
+/* Makes room for `extra` more bytes plus the terminating NUL. */
+static void reserve(shard_buf *b, size_t extra) {
+  size_t need = b->len + extra + 1;
+  if (need <= b->cap)
+    return;
+  size_t cap = b->cap ? b->cap : 64;
+  while (cap < need)
+    cap *= 2;
+  b->data = shard_xrealloc(b->data, cap);
+  b->cap = cap;
+}
+
+void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
+  reserve(b, n);
+  if (n)
+    memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+
+void shard_buf_putc(shard_buf *b, char c) { shard_buf_putn(b, &c, 1); }
+
+void shard_buf_puts(shard_buf *b, const char *s) { shard_buf_putn(b, s, strlen(s)); }
+
+void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap) {
+  va_list again;
+  va_copy(again, ap);
+  /* Try to format into the space we already have; retry once with the exact size. */
+  reserve(b, 0);
+  size_t room = b->cap - b->len;
+  int n = vsnprintf(b->data + b->len, room, fmt, ap);
+  if (n < 0) {
+    /* An encoding error: leave the buffer as it was. */
+    b->data[b->len] = '\0';
+    va_end(again);
+    return;
+  }
+  if ((size_t)n >= room) {
+    reserve(b, (size_t)n);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, again);
+  }
+  b->len += (size_t)n;
+  va_end(again);
+}
+
+void shard_buf_put_i64(shard_buf *b, int64_t v) {
+  char digits[24];
+  int n = 0;
+  uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  do digits[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  if (v < 0) digits[n++] = '-';
+  char out[24];
+  for (int i = 0; i < n; i++) out[i] = digits[n - 1 - i];
+  shard_buf_putn(b, out, (size_t)n);
+}
+
+void shard_buf_printf(shard_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  shard_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+/* MLIR's printEscapedString: printable ASCII other than '"' and '\\' goes
+ * through as is; everything else becomes a two-digit uppercase hex escape.
+ * That is why a quote prints as \22 and a newline as \0A. */
+void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n) {
+  static const char hex[] = "0123456789ABCDEF";
+  shard_buf_putc(b, '"');
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c == '\\') {
+      shard_buf_puts(b, "\\\\");
+    } else if (c >= 0x20 && c < 0x7f && c != '"') {
+      shard_buf_putc(b, (char)c);
+    } else {
+      char esc[3] = {'\\', hex[c >> 4], hex[c & 15]};
+      shard_buf_putn(b, esc, 3);
+    }
+  }
+  shard_buf_putc(b, '"');
+}
+
+char *shard_buf_take(shard_buf *b) {
+  char *s = b->data;
+  if (!s)
+    s = shard_xstrdup("");
+  shard_buf_init(b);
+  return s;
+}
+
+const char *shard_buf_str(shard_buf *b) { return b->data ? b->data : ""; }

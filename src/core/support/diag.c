@@ -1,0 +1,187 @@
+/* Diagnostics: formatting, counting, delivery, and the clang-style printer.
+ *
+ * shard_diag_emit formats the message once, applies --Werror (a warning is
+ * delivered as an error), counts it, and hands it to the engine's callback.
+ * An engine without a callback only counts, which is what a caller wants
+ * when it just needs to know whether something failed.
+ *
+ * Positions are computed on demand from byte offsets: diagnostics are rare,
+ * so scanning the text for newlines costs nothing that matters and keeps the
+ * IR free of line tables. Lines include the source's line_base, so a chunk
+ * of a -split-input-file buffer reports the line of the whole file. */
+#include "support/diag.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/buf.h"
+
+const shard_span shard_no_span = {NULL, 0, 0};
+
+void shard_diag_init(shard_diag_engine *de, shard_diag_fn fn, void *ctx) {
+  de->fn = fn;
+  de->ctx = ctx;
+  de->errors = de->warnings = 0;
+  de->warnings_as_errors = false;
+}
+
+void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
+                     const char *fmt, ...) {
+  shard_buf msg;
+  shard_buf_init(&msg);
+  va_list ap;
+  va_start(ap, fmt);
+  shard_buf_vprintf(&msg, fmt, ap);
+  va_end(ap);
+
+  if (sev == SHARD_WARNING && de->warnings_as_errors)
+    sev = SHARD_ERROR;
+  if (sev == SHARD_ERROR)
+    de->errors++;
+  else if (sev == SHARD_WARNING)
+    de->warnings++;
+
+  if (de->fn) {
+    shard_diag d = {sev, span, shard_buf_str(&msg)};
+    de->fn(de->ctx, &d);
+  }
+  shard_buf_free(&msg);
+}
+
+/* Clamps an offset into the source so a stale or hostile span can never make
+ * us read outside the text. */
+static uint32_t clamp_off(const shard_source *src, uint32_t off) {
+  return off > src->len ? (uint32_t)src->len : off;
+}
+
+void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
+  if (!span.src) {
+    *line = *col = 0;
+    return;
+  }
+  const char *text = span.src->text;
+  uint32_t off = clamp_off(span.src, span.off);
+  uint32_t l = 1, line_start = 0;
+  for (uint32_t i = 0; i < off; i++) {
+    if (text[i] == '\n') {
+      l++;
+      line_start = i + 1;
+    }
+  }
+  *line = l + span.src->line_base;
+  *col = off - line_start + 1;
+}
+
+const char *shard_span_line_text(shard_span span, size_t *len) {
+  if (!span.src) {
+    *len = 0;
+    return "";
+  }
+  const char *text = span.src->text;
+  uint32_t off = clamp_off(span.src, span.off);
+  uint32_t start = off, end = off;
+  while (start > 0 && text[start - 1] != '\n')
+    start--;
+  while (end < span.src->len && text[end] != '\n')
+    end++;
+  /* Keep a CRLF file's carriage return out of the printed line. */
+  if (end > start && text[end - 1] == '\r')
+    end--;
+  *len = end - start;
+  return text + start;
+}
+
+shard_span shard_span_join(shard_span a, shard_span b) {
+  if (!a.src)
+    return b;
+  if (!b.src || a.src != b.src)
+    return a;
+  uint32_t start = a.off < b.off ? a.off : b.off;
+  uint32_t end_a = a.off + a.len, end_b = b.off + b.len;
+  uint32_t end = end_a > end_b ? end_a : end_b;
+  shard_span s = {a.src, start, end - start};
+  return s;
+}
+
+const char *shard_severity_name(shard_severity s) {
+  switch (s) {
+  case SHARD_ERROR:
+    return "error";
+  case SHARD_WARNING:
+    return "warning";
+  case SHARD_NOTE:
+    return "note";
+  case SHARD_REMARK:
+    return "remark";
+  }
+  return "error";
+}
+
+/* clang's palette: bold location and message, red errors, magenta warnings,
+ * cyan notes, green caret. */
+#define ANSI_BOLD "\033[1m"
+#define ANSI_RESET "\033[0m"
+static const char *severity_color(shard_severity s) {
+  switch (s) {
+  case SHARD_ERROR:
+    return "\033[1;31m";
+  case SHARD_WARNING:
+    return "\033[1;35m";
+  case SHARD_NOTE:
+    return "\033[1;36m";
+  case SHARD_REMARK:
+    return "\033[1;34m";
+  }
+  return "";
+}
+
+/* Writes FILE:LINE:COL: error: MSG, then (when asked and known) the source
+ * line and a caret under the column. Tabs in the source line are repeated in
+ * the caret line so the caret lands under the right character in a terminal.
+ * The whole diagnostic is assembled first and written with one fwrite so two
+ * processes sharing a stderr cannot interleave halves of it. */
+void shard_diag_print_text(void *printer, const shard_diag *d) {
+  const shard_diag_printer *pr = printer;
+  FILE *f = pr->file ? (FILE *)pr->file : stderr;
+  shard_buf out;
+  shard_buf_init(&out);
+
+  if (pr->color)
+    shard_buf_puts(&out, ANSI_BOLD);
+  if (d->span.src) {
+    uint32_t line, col;
+    shard_span_linecol(d->span, &line, &col);
+    shard_buf_printf(&out, "%s:%u:%u: ", d->span.src->name ? d->span.src->name : "<input>",
+                     line, col);
+  }
+  /* Without a location MLIR prints just "error: MSG"; so do we. */
+  if (pr->color)
+    shard_buf_printf(&out, "%s", severity_color(d->severity));
+  shard_buf_printf(&out, "%s: ", shard_severity_name(d->severity));
+  if (pr->color)
+    shard_buf_puts(&out, ANSI_RESET ANSI_BOLD);
+  shard_buf_puts(&out, d->message);
+  if (pr->color)
+    shard_buf_puts(&out, ANSI_RESET);
+  shard_buf_putc(&out, '\n');
+
+  if (pr->show_source && d->span.src) {
+    size_t n;
+    const char *text = shard_span_line_text(d->span, &n);
+    uint32_t line, col;
+    shard_span_linecol(d->span, &line, &col);
+    shard_buf_putn(&out, text, n);
+    shard_buf_putc(&out, '\n');
+    if (pr->color)
+      shard_buf_puts(&out, "\033[1;32m");
+    for (uint32_t i = 0; i + 1 < col && i < n; i++)
+      shard_buf_putc(&out, text[i] == '\t' ? '\t' : ' ');
+    shard_buf_putc(&out, '^');
+    if (pr->color)
+      shard_buf_puts(&out, ANSI_RESET);
+    shard_buf_putc(&out, '\n');
+  }
+  fwrite(out.data, 1, out.len, f);
+  shard_buf_free(&out);
+}

@@ -1,0 +1,903 @@
+/* The verifier driver: Shardy's dialect verifier plus the generic MLIR checks
+ * its lit tests rely on, with MLIR's message texts and prefixes.
+ *
+ * It runs in two phases, mirroring where MLIR reports things:
+ *
+ *  1. Attribute checks MLIR makes while *parsing* (MeshAttr/MeshAxisAttr and
+ *     PropagationEdgesAttr verification), over every sdy.mesh op and every
+ *     attribute of the module. If any fails, MLIR would not have produced a
+ *     module at all, so phase 2 is skipped.
+ *  2. One pre-order walk over the ops. Per op, in MLIR's order: the sdy.*
+ *     discardable attributes (verifyOperationAttribute), the op's own
+ *     verifier and traits (func arg/result shardings, manual_computation,
+ *     named_computation, propagation_barrier, collectives' interface), region
+ *     isolation of its operands, then the checks MLIR runs from the symbol
+ *     table (verifySymbolUses). Within one op the first failure wins, like
+ *     MLIR; across ops we keep going and report everything, like jq.
+ *
+ * Everything is linear in the size of the module: meshes and axis names are
+ * looked up through hash tables, the enclosing manual computations and
+ * isolation scopes are carried down the walk instead of searched upwards.
+ *
+ * verify_sharding.c holds tensor shardings, rules and edges; verify_ops.c the
+ * sdy ops and func attributes; verify_collectives.c the collectives. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ir/opdef.h"
+#include "verify/verify_internal.h"
+
+static bool vf_ax_equal(const shard_axis_ref *a, const shard_axis_ref *b);
+
+/* ---- hash tables -------------------------------------------------------- */
+
+static uint32_t S_hash_str(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static uint32_t S_hash_axis(const shard_axis_ref *r) {
+  uint32_t h = S_hash_str(r->name);
+  /* unsigned: sizes are any int64 the input wrote, and must not overflow */
+  if (r->is_sub) h ^= shard_ptrmap_hash((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
+  return h;
+}
+
+void shard_verify_axis_set_reset(vf_axis_set *s) {
+  s->cur++;
+  s->len = 0;
+}
+
+static int64_t S_find_axis_slot(const vf_axis_set *s, const shard_axis_ref *r) {
+  if (!s->cap) return -1;
+  for (uint32_t i = S_hash_axis(r) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+    if (s->stamp[i] != s->cur) return -1 - (int64_t)i;
+    if (vf_ax_equal(s->keys[i], r)) return i;
+  }
+}
+
+bool shard_verify_axis_set_contains(const vf_axis_set *s, const shard_axis_ref *r) {
+  return S_find_axis_slot(s, r) >= 0;
+}
+
+bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r) {
+  if ((s->len + 1) * 2 > s->cap) {
+    vf_axis_set old = *s;
+    s->cap = old.cap ? old.cap * 2 : 64;
+    s->keys = shard_xcalloc(s->cap, sizeof *s->keys);
+    s->stamp = shard_xcalloc(s->cap, sizeof *s->stamp);
+    s->cur = 1;
+    s->len = 0;
+    for (uint32_t i = 0; i < old.cap; i++)
+      if (old.stamp[i] == old.cur) shard_verify_axis_set_insert(s, old.keys[i]);
+    free(old.keys);
+    free(old.stamp);
+  }
+  int64_t slot = S_find_axis_slot(s, r);
+  if (slot >= 0) return false;
+  uint32_t i = (uint32_t)(-1 - slot);
+  s->keys[i] = r;
+  s->stamp[i] = s->cur;
+  s->len++;
+  return true;
+}
+
+static void vf_axis_set_free(vf_axis_set *s) {
+  free(s->keys);
+  free(s->stamp);
+  memset(s, 0, sizeof *s);
+}
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+vf_emit shard_verify_emit_op(vf_ctx *cx, const shard_op *op, const char *prefix) {
+  vf_emit e = {cx, op, op ? op->span : shard_no_span, prefix ? prefix : ""};
+  return e;
+}
+
+static void S_emit(const vf_emit *e, shard_severity sev, const char *fmt, va_list ap) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_vprintf(&b, fmt, ap);
+  if (e->op)
+    shard_diag_emit(e->cx->de, sev, e->span, "'%s' op %s%s", e->op->name, e->prefix,
+                    shard_buf_str(&b));
+  else
+    shard_diag_emit(e->cx->de, sev, e->span, "%s%s", e->prefix, shard_buf_str(&b));
+  shard_buf_free(&b);
+}
+
+bool shard_verify_fail(const vf_emit *e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  S_emit(e, SHARD_ERROR, fmt, ap);
+  va_end(ap);
+  e->cx->ok = false;
+  return false;
+}
+
+void shard_verify_warn(const vf_emit *e, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  S_emit(e, SHARD_WARNING, fmt, ap);
+  va_end(ap);
+}
+
+void shard_verify_note(vf_ctx *cx, shard_span span, const char *fmt, ...) {
+  shard_buf b;
+  shard_buf_init(&b);
+  va_list ap;
+  va_start(ap, fmt);
+  shard_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  shard_diag_emit(cx->de, SHARD_NOTE, span, "%s", shard_buf_str(&b));
+  shard_buf_free(&b);
+}
+
+vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index) {
+  vf_emit v = *e;
+  v.prefix = num_values == 1 ? shard_arena_printf(e->cx->scratch, "%s- ", e->prefix)
+                             : shard_arena_printf(e->cx->scratch, "%s%u - ", e->prefix, index);
+  return v;
+}
+
+static const char *S_take(vf_ctx *cx, shard_buf *b) {
+  const char *s = shard_arena_strdup(cx->scratch, shard_buf_str(b));
+  shard_buf_free(b);
+  return s;
+}
+
+const char *shard_verify_axis_str(vf_ctx *cx, const shard_axis_ref *r) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_axis_print(&b, r);
+  return S_take(cx, &b);
+}
+
+const char *shard_verify_axes_str(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_putc(&b, '[');
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) shard_buf_puts(&b, ", ");
+    shard_axis_print(&b, &axes[i]);
+  }
+  shard_buf_putc(&b, ']');
+  return S_take(cx, &b);
+}
+
+const char *shard_verify_mesh_str(vf_ctx *cx, const shard_mesh *m) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_puts(&b, "#sdy.mesh");
+  shard_mesh_print(&b, m);
+  return S_take(cx, &b);
+}
+
+const char *shard_verify_sharding_str(vf_ctx *cx, const shard_tensor_sharding *s) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_buf_puts(&b, "#sdy.sharding");
+  shard_sharding_print(&b, s);
+  return S_take(cx, &b);
+}
+
+const char *shard_verify_type_str(const shard_type *t) { return t && t->text ? t->text : "<<NULL TYPE>>"; }
+
+const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n) {
+  shard_buf b;
+  shard_buf_init(&b);
+  for (uint32_t i = 0; i < n; i++) shard_buf_printf(&b, "%s'%s'", i ? ", " : "", shard_verify_type_str(ts[i]));
+  return S_take(cx, &b);
+}
+
+/* ---- small IR helpers --------------------------------------------------- */
+
+const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    if (strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
+  return NULL;
+}
+
+bool shard_verify_op_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
+
+bool shard_verify_is_sdy_op(const shard_op *op) { return op && strncmp(op->name, "sdy.", 4) == 0; }
+
+uint32_t shard_verify_type_rank(const shard_type *t) {
+  return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
+}
+
+bool shard_verify_type_static(const shard_type *t) {
+  if (!t || t->kind != SHARD_TYPE_TENSOR) return false;
+  for (uint32_t i = 0; i < t->rank; i++)
+    if (t->dims[i] == SHARD_DYNAMIC_DIM) return false;
+  return true;
+}
+
+/* ---- symbols and meshes ------------------------------------------------- */
+
+static const char *S_sym_name(const shard_op *op) {
+  const shard_attr *a = shard_verify_attr(op, "sym_name");
+  return a && a->kind == SHARD_ATTR_STRING ? a->u.str.data : NULL;
+}
+
+static const shard_mesh *S_mesh_of_op(const shard_op *op) {
+  const shard_attr *a = shard_verify_attr(op, "mesh");
+  return a && a->kind == SHARD_ATTR_SDY_MESH ? a->u.mesh : NULL;
+}
+
+/* Indexes the sdy.mesh ops directly inside the top module (where MLIR's
+ * symbol table looks) and reports redefined symbols like MLIR does. */
+static void S_build_symbols(vf_ctx *cx) {
+  const shard_op *top = cx->m->top;
+  uint32_t n = 0;
+  if (!top || !top->num_regions) return;
+  for (const shard_block *b = top->regions[0].first; b; b = b->next)
+    for (const shard_op *op = b->first; op; op = op->next) n++;
+  cx->sym_cap = 16;
+  while (cx->sym_cap < n * 2) cx->sym_cap *= 2;
+  cx->sym_ops = shard_xcalloc(cx->sym_cap, sizeof *cx->sym_ops);
+  for (const shard_block *b = top->regions[0].first; b; b = b->next)
+    for (const shard_op *op = b->first; op; op = op->next) {
+      const char *name = S_sym_name(op);
+      if (!name) continue;
+      uint32_t i = S_hash_str(name) & (cx->sym_cap - 1);
+      while (cx->sym_ops[i] && strcmp(S_sym_name(cx->sym_ops[i]), name) != 0)
+        i = (i + 1) & (cx->sym_cap - 1);
+      if (cx->sym_ops[i]) {
+        vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
+        e.span = op->span;
+        shard_verify_fail(&e, "redefinition of symbol named '%s'", name);
+        shard_verify_note(cx, cx->sym_ops[i]->span, "see existing symbol definition here");
+        continue;
+      }
+      cx->sym_ops[i] = op;
+    }
+}
+
+const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name) {
+  if (!name || !cx->sym_cap) return NULL;
+  for (uint32_t i = S_hash_str(name) & (cx->sym_cap - 1); cx->sym_ops[i]; i = (i + 1) & (cx->sym_cap - 1))
+    if (strcmp(S_sym_name(cx->sym_ops[i]), name) == 0) return cx->sym_ops[i];
+  return NULL;
+}
+
+static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
+  const shard_op *op = shard_verify_lookup_symbol(cx, name);
+  return shard_verify_op_is(op, "sdy.mesh") ? S_mesh_of_op(op) : NULL;
+}
+
+const shard_mesh *shard_verify_sharding_mesh(vf_ctx *cx, const shard_tensor_sharding *s) {
+  if (!s) return NULL;
+  if (s->inline_mesh) return s->inline_mesh;
+  return vf_lookup_mesh(cx, s->mesh_name);
+}
+
+/* Meshes with few axes are scanned; bigger ones get a name index once. */
+typedef struct S_axis_index {
+  uint32_t cap;
+  int32_t *slots; /* axis index + 1, 0 = empty */
+} S_axis_index;
+
+int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
+  if (!m || !name) return -1;
+  if (m->num_axes <= 8) {
+    for (uint32_t i = 0; i < m->num_axes; i++)
+      if (strcmp(m->axes[i].name, name) == 0) return (int)i;
+    return -1;
+  }
+  S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
+  if (!ix) {
+    ix = SHARD_NEW(cx->scratch, S_axis_index);
+    ix->cap = 16;
+    while (ix->cap < m->num_axes * 2) ix->cap *= 2;
+    ix->slots = SHARD_NEW_ARRAY(cx->scratch, int32_t, ix->cap);
+    for (uint32_t a = 0; a < m->num_axes; a++) {
+      uint32_t i = S_hash_str(m->axes[a].name) & (ix->cap - 1);
+      while (ix->slots[i] && strcmp(m->axes[ix->slots[i] - 1].name, m->axes[a].name) != 0)
+        i = (i + 1) & (ix->cap - 1);
+      if (!ix->slots[i]) ix->slots[i] = (int32_t)a + 1; /* first of duplicates wins */
+    }
+    shard_ptrmap_put_ptr(&cx->axis_index, m, ix);
+  }
+  for (uint32_t i = S_hash_str(name) & (ix->cap - 1); ix->slots[i]; i = (i + 1) & (ix->cap - 1))
+    if (strcmp(m->axes[ix->slots[i] - 1].name, name) == 0) return ix->slots[i] - 1;
+  return -1;
+}
+
+int64_t shard_verify_axis_full_size(vf_ctx *cx, const shard_mesh *m, const char *name) {
+  int i = shard_verify_axis_index(cx, m, name);
+  return i < 0 ? -1 : m->axes[i].size;
+}
+
+bool shard_verify_same_mesh_ref(const shard_tensor_sharding *a, const shard_tensor_sharding *b) {
+  if (a->inline_mesh || b->inline_mesh)
+    return a->inline_mesh && b->inline_mesh && shard_mesh_equal(a->inline_mesh, b->inline_mesh);
+  return a->mesh_name && b->mesh_name && strcmp(a->mesh_name, b->mesh_name) == 0;
+}
+
+shard_tensor_sharding *shard_verify_replicated_like(vf_ctx *cx, const shard_tensor_sharding *like, uint32_t rank) {
+  shard_tensor_sharding *s = SHARD_NEW(cx->scratch, shard_tensor_sharding);
+  s->mesh_name = like->mesh_name;
+  s->inline_mesh = like->inline_mesh;
+  s->rank = rank;
+  s->dims = SHARD_NEW_ARRAY(cx->scratch, shard_dim_sharding, rank ? rank : 1);
+  for (uint32_t d = 0; d < rank; d++) s->dims[d].priority = SHARD_NO_PRIORITY;
+  s->reduction = SHARD_RED_SUM;
+  s->span = like->span;
+  return s;
+}
+
+/* ---- value shardings (Shardy's getSharding) ----------------------------- */
+
+static const shard_tensor_sharding *S_per_value_at(const shard_attr *a, uint32_t i) {
+  if (!a || a->kind != SHARD_ATTR_SDY_PER_VALUE || i >= a->u.per_value->num) return NULL;
+  return &a->u.per_value->shardings[i];
+}
+
+static bool S_is_manual_axis(const shard_attr *manual, const char *name) {
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
+  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
+    if (strcmp(manual->u.manual_axes.names[i], name) == 0) return true;
+  return false;
+}
+
+/* The sharding of a manual_computation body argument: the in_sharding
+ * without its manual axes (eraseManualAxes). */
+static const shard_tensor_sharding *S_erase_manual(vf_ctx *cx, const shard_tensor_sharding *s,
+                                                   const shard_attr *manual) {
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num) return s;
+  shard_tensor_sharding *r = SHARD_NEW(cx->scratch, shard_tensor_sharding);
+  *r = *s;
+  r->dims = SHARD_NEW_ARRAY(cx->scratch, shard_dim_sharding, s->rank ? s->rank : 1);
+  for (uint32_t d = 0; d < s->rank; d++) {
+    uint32_t k = 0;
+    r->dims[d] = s->dims[d];
+    while (k < s->dims[d].num_axes && S_is_manual_axis(manual, s->dims[d].axes[k].name)) k++;
+    /* A dim without axes may have a NULL array; NULL + 0 is still undefined in C. */
+    r->dims[d].axes = k ? s->dims[d].axes + k : s->dims[d].axes;
+    r->dims[d].num_axes = s->dims[d].num_axes - k;
+  }
+  shard_axis_ref *rep = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, s->num_replicated + 1);
+  shard_axis_ref *unr = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, s->num_unreduced + 1);
+  r->num_replicated = r->num_unreduced = 0;
+  for (uint32_t i = 0; i < s->num_replicated; i++)
+    if (!S_is_manual_axis(manual, s->replicated[i].name)) rep[r->num_replicated++] = s->replicated[i];
+  for (uint32_t i = 0; i < s->num_unreduced; i++)
+    if (!S_is_manual_axis(manual, s->unreduced[i].name)) unr[r->num_unreduced++] = s->unreduced[i];
+  r->replicated = rep;
+  r->unreduced = unr;
+  return r;
+}
+
+static const shard_tensor_sharding *S_single_sharding(const shard_attr *a) {
+  return a && a->kind == SHARD_ATTR_SDY_SHARDING ? a->u.sharding : NULL;
+}
+
+static const shard_tensor_sharding *S_func_arg_sharding(const shard_op *func, const shard_value *v) {
+  (void)func;
+  return S_single_sharding(shard_value_attr(v, "sdy.sharding"));
+}
+
+const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard_value *v) {
+  if (!v) return NULL;
+  /* A value owned by a data-flow op that has a data_flow_edge as its single
+   * user takes the edge's sharding (DataFlowEdgeOp::lookup). */
+  const shard_op *owner = v->def ? v->def : (v->block && v->block->parent ? v->block->parent->parent : NULL);
+  if (owner && owner->num_regions && !shard_verify_op_is(owner, "func.func") && v->first_use && !v->first_use->next_use &&
+      shard_verify_op_is(v->first_use->owner, "sdy.data_flow_edge"))
+    return S_single_sharding(shard_verify_attr(v->first_use->owner, "sharding"));
+  if (!owner) return NULL;
+  if (!v->def) {
+    if (shard_verify_op_is(owner, "func.func")) return S_func_arg_sharding(owner, v);
+    if (shard_verify_op_is(owner, "sdy.manual_computation")) {
+      const shard_tensor_sharding *s = S_per_value_at(shard_verify_attr(owner, "in_shardings"), v->index);
+      return s ? S_erase_manual(cx, s, shard_verify_attr(owner, "manual_axes")) : NULL;
+    }
+    if (shard_verify_op_is(owner, "sdy.named_computation"))
+      return S_per_value_at(shard_verify_attr(owner, "in_shardings"), v->index);
+    /* a while block argument has the sharding of the matching while result,
+     * as in Shardy's getSharding */
+    if (shard_verify_op_is(owner, "stablehlo.while"))
+      return S_per_value_at(shard_verify_attr(owner, "sdy.sharding"), v->index);
+    return NULL;
+  }
+  if (shard_verify_op_is(owner, "sdy.data_flow_edge") || shard_verify_op_is(owner, "sdy.sharding_constraint") ||
+      shard_verify_op_is(owner, "sdy.reshard"))
+    return S_single_sharding(shard_verify_attr(owner, "sharding"));
+  if (shard_verify_is_collective(owner)) return S_single_sharding(shard_verify_attr(owner, "out_sharding"));
+  if (shard_verify_op_is(owner, "sdy.manual_computation") || shard_verify_op_is(owner, "sdy.named_computation"))
+    return S_per_value_at(shard_verify_attr(owner, "out_shardings"), v->index);
+  return S_per_value_at(shard_verify_attr(owner, "sdy.sharding"), v->index);
+}
+
+const shard_tensor_sharding *shard_verify_value_sharding_bypassing_barriers(vf_ctx *cx, const shard_value *v) {
+  while (v && v->def && shard_verify_op_is(v->def, "sdy.propagation_barrier") && v->def->num_operands)
+    v = v->def->operands[0].value;
+  return shard_verify_value_sharding(cx, v);
+}
+
+/* ---- axis-ref algebra --------------------------------------------------- */
+
+int64_t shard_verify_ax_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
+
+int64_t shard_verify_ax_next(vf_ctx *cx, const shard_axis_ref *r, const shard_mesh *m) {
+  return r->is_sub ? r->pre_size * r->size : shard_verify_axis_full_size(cx, m, r->name);
+}
+
+static bool vf_ax_equal(const shard_axis_ref *a, const shard_axis_ref *b) {
+  if (strcmp(a->name, b->name) != 0 || a->is_sub != b->is_sub) return false;
+  return !a->is_sub || (a->pre_size == b->pre_size && a->size == b->size);
+}
+
+bool shard_verify_ax_overlaps(const shard_axis_ref *a, const shard_axis_ref *b) {
+  if (strcmp(a->name, b->name) != 0) return false;
+  if (!a->is_sub || !b->is_sub) return true;
+  return a->pre_size < b->pre_size * b->size && b->pre_size < a->pre_size * a->size;
+}
+
+bool shard_verify_ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b) {
+  return strcmp(a->name, b->name) == 0 && a->is_sub && b->is_sub &&
+         a->pre_size * a->size == b->pre_size;
+}
+
+shard_axis_ref shard_verify_ax_merge(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
+                                     const shard_mesh *m) {
+  shard_axis_ref r = *a;
+  r.size = a->size * b->size;
+  if (shard_verify_axis_full_size(cx, m, a->name) == r.size) r.is_sub = false, r.pre_size = 0, r.size = 0;
+  return r;
+}
+
+static bool S_ax_contains(const shard_axis_ref *a, const shard_axis_ref *b) {
+  if (strcmp(a->name, b->name) != 0) return false;
+  if (!a->is_sub) return true;
+  if (!b->is_sub) return false;
+  return a->pre_size <= b->pre_size && a->pre_size * a->size >= b->pre_size * b->size;
+}
+
+bool shard_verify_ax_suffix_of(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *of, const shard_mesh *m) {
+  return S_ax_contains(of, a) && shard_verify_ax_next(cx, a, m) == shard_verify_ax_next(cx, of, m);
+}
+
+/* AxisRefAttr::canCoexist for two sub-axes of one axis. */
+static bool S_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b) {
+  if (strcmp(a->name, b->name) != 0 || !a->is_sub || !b->is_sub) return true;
+  int64_t an = a->pre_size * a->size, bn = b->pre_size * b->size;
+  int64_t min_pre = a->pre_size < b->pre_size ? a->pre_size : b->pre_size;
+  int64_t max_pre = a->pre_size < b->pre_size ? b->pre_size : a->pre_size;
+  int64_t min_next = an < bn ? an : bn, max_next = an < bn ? bn : an;
+  if (min_pre <= 0 || min_next <= 0) return false;
+  if (min_next > max_pre)
+    return min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0;
+  return max_pre % min_next == 0;
+}
+
+bool shard_verify_ax_prefix_without_overlap(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
+                                            const shard_mesh *m, shard_axis_ref *out) {
+  (void)cx;
+  (void)m;
+  if (!S_can_coexist(a, b)) return false;
+  if (!shard_verify_ax_overlaps(a, b)) {
+    *out = *a;
+    return true;
+  }
+  int64_t ap = shard_verify_ax_pre(a), bp = shard_verify_ax_pre(b);
+  if (ap >= bp) return false;
+  *out = *a;
+  out->is_sub = true;
+  out->pre_size = ap;
+  out->size = bp / ap;
+  return true;
+}
+
+/* Sort key of Shardy's mesh comparator: mesh axis index, then (pre, size)
+ * with the full axis as (1, +inf). */
+typedef struct S_axis_key {
+  int64_t index, pre, size;
+  const char *name;
+} S_axis_key;
+
+static S_axis_key S_key(vf_ctx *cx, const shard_axis_ref *r, const shard_mesh *m) {
+  S_axis_key k;
+  int i = shard_verify_axis_index(cx, m, r->name);
+  k.index = i < 0 ? INT64_MAX : i;
+  k.pre = r->is_sub ? r->pre_size : 1;
+  k.size = r->is_sub ? r->size : INT64_MAX;
+  k.name = r->name;
+  return k;
+}
+
+static int S_key_cmp(const S_axis_key *a, const S_axis_key *b) {
+  if (a->index != b->index) return a->index < b->index ? -1 : 1;
+  if (a->index == INT64_MAX) {
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+  }
+  if (a->pre != b->pre) return a->pre < b->pre ? -1 : 1;
+  if (a->size != b->size) return a->size < b->size ? -1 : 1;
+  return 0;
+}
+
+int shard_verify_ax_compare(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m) {
+  S_axis_key ka = S_key(cx, a, m), kb = S_key(cx, b, m);
+  return S_key_cmp(&ka, &kb);
+}
+
+bool shard_verify_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb) {
+  if (na != nb) return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!vf_ax_equal(&a[i], &b[i])) return false;
+  return true;
+}
+
+typedef struct S_keyed_axis {
+  S_axis_key key;
+  shard_axis_ref ref;
+} S_keyed_axis;
+
+static int S_keyed_cmp(const void *a, const void *b) {
+  return S_key_cmp(&((const S_keyed_axis *)a)->key, &((const S_keyed_axis *)b)->key);
+}
+
+uint32_t shard_verify_sort_and_merge(vf_ctx *cx, shard_axis_ref *axes, uint32_t n, const shard_mesh *m) {
+  if (n < 2) return n;
+  S_keyed_axis *k = shard_xmalloc(sizeof *k * n);
+  for (uint32_t i = 0; i < n; i++) k[i].key = S_key(cx, &axes[i], m), k[i].ref = axes[i];
+  qsort(k, n, sizeof *k, S_keyed_cmp);
+  uint32_t out = 0;
+  axes[out] = k[0].ref;
+  for (uint32_t i = 1; i < n; i++) {
+    if (shard_verify_ax_can_merge(&axes[out], &k[i].ref))
+      axes[out] = shard_verify_ax_merge(cx, &axes[out], &k[i].ref, m);
+    else
+      axes[++out] = k[i].ref;
+  }
+  free(k);
+  return out + 1;
+}
+
+int64_t shard_verify_axes_size(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m) {
+  int64_t p = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t s = axes[i].is_sub ? axes[i].size : shard_verify_axis_full_size(cx, m, axes[i].name);
+    if (s <= 0) return -1;
+    if (p > INT64_MAX / s) return -1;
+    p *= s;
+  }
+  return p;
+}
+
+/* ---- phase 1: attribute checks made at parse time ------------------------ */
+
+static int S_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* MeshAxisAttr::verify and MeshAttr::verify. `e` carries the prefix MLIR's
+ * custom-op parser adds ("custom op 'sdy.mesh' "). */
+static bool S_check_mesh(vf_ctx *cx, const vf_emit *e, const shard_mesh *m, bool mesh_op) {
+  for (uint32_t i = 0; i < m->num_axes; i++)
+    if (m->axes[i].size <= 0) {
+      shard_verify_fail(e, "axis size must be at least 1, got: %" PRId64, m->axes[i].size);
+      if (mesh_op) /* the custom parser's follow-up error */
+        return shard_verify_fail(e, "failed to parse Sdy_Mesh parameter 'axes' which is to be a "
+                          "`::llvm::ArrayRef<MeshAxisAttr>`");
+      return false;
+    }
+  for (uint32_t i = 0; i < m->num_device_ids; i++)
+    if (m->device_ids[i] < 0)
+      return shard_verify_fail(e, "device id must be non-negative, got: %" PRId64, m->device_ids[i]);
+  if (!m->num_axes) {
+    if (m->num_device_ids > 1) return shard_verify_fail(e, "axes is empty and device_ids has more than one element");
+    return true;
+  }
+  shard_verify_axis_set_reset(&cx->seen);
+  shard_axis_ref *refs = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, m->num_axes);
+  for (uint32_t i = 0; i < m->num_axes; i++) {
+    refs[i].name = m->axes[i].name;
+    if (!shard_verify_axis_set_insert(&cx->seen, &refs[i]))
+      return shard_verify_fail(e, "duplicate axis name: \"%s\"", m->axes[i].name);
+  }
+  if (!m->num_device_ids) return true;
+  int64_t product = 1;
+  for (uint32_t i = 0; i < m->num_axes; i++) product *= m->axes[i].size; /* wraps like Shardy's */
+  if (product != (int64_t)m->num_device_ids)
+    return shard_verify_fail(e, "total product of axis sizes must match total number of device ids, got: %" PRId64
+                      " != %u", product, m->num_device_ids);
+  int64_t *sorted = shard_xmalloc(sizeof *sorted * m->num_device_ids);
+  memcpy(sorted, m->device_ids, sizeof *sorted * m->num_device_ids);
+  qsort(sorted, m->num_device_ids, sizeof *sorted, S_cmp_i64);
+  bool iota = true, ordered = true;
+  for (uint32_t i = 0; i < m->num_device_ids; i++) {
+    if (sorted[i] != (int64_t)i) iota = false;
+    if (i && m->device_ids[i - 1] > m->device_ids[i]) ordered = false;
+  }
+  if (!iota) {
+    shard_buf b;
+    shard_buf_init(&b);
+    for (uint32_t i = 0; i < m->num_device_ids; i++)
+      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", sorted[i]);
+    free(sorted);
+    shard_verify_fail(e, "sorted device ids must be iota(product(axes)), got: %s", shard_buf_str(&b));
+    shard_buf_free(&b);
+    return false;
+  }
+  free(sorted);
+  /* Shardy's MeshAttr builder drops iota ids before verifying, so from text
+   * an explicit iota is accepted (A7 never fires). */
+  (void)ordered;
+  return true;
+}
+
+static shard_span S_span_or(shard_span s, shard_span fallback) { return s.src ? s : fallback; }
+
+static bool S_check_inline_mesh(vf_ctx *cx, const shard_mesh *m, shard_span at) {
+  vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
+  e.span = S_span_or(m->span, at);
+  return S_check_mesh(cx, &e, m, false);
+}
+
+/* Visits every attribute nested in `a` for the parse-time checks. */
+static bool S_check_attr_syntax(vf_ctx *cx, const shard_attr *a, shard_span at) {
+  if (!a) return true;
+  at = S_span_or(a->span, at);
+  switch (a->kind) {
+  case SHARD_ATTR_SDY_MESH:
+    return S_check_inline_mesh(cx, a->u.mesh, at);
+  case SHARD_ATTR_SDY_SHARDING:
+    return !a->u.sharding->inline_mesh || S_check_inline_mesh(cx, a->u.sharding->inline_mesh, at);
+  case SHARD_ATTR_SDY_PER_VALUE: {
+    bool ok = true;
+    for (uint32_t i = 0; i < a->u.per_value->num && ok; i++)
+      if (a->u.per_value->shardings[i].inline_mesh)
+        ok = S_check_inline_mesh(cx, a->u.per_value->shardings[i].inline_mesh, at);
+    return ok;
+  }
+  case SHARD_ATTR_SDY_EDGES:
+    return shard_verify_check_edges_syntax(cx, a, at);
+  case SHARD_ATTR_ARRAY: {
+    bool ok = true;
+    for (uint32_t i = 0; i < a->u.array.num && ok; i++) ok = S_check_attr_syntax(cx, a->u.array.elems[i], at);
+    return ok;
+  }
+  case SHARD_ATTR_DICT: {
+    bool ok = true;
+    for (uint32_t i = 0; i < a->u.dict.num && ok; i++) ok = S_check_attr_syntax(cx, a->u.dict.entries[i].value, at);
+    return ok;
+  }
+  default:
+    return true;
+  }
+}
+
+static bool S_check_named_syntax(vf_ctx *cx, const shard_named_attr *list, uint32_t n, shard_span at) {
+  bool ok = true;
+  for (uint32_t i = 0; i < n; i++) ok &= S_check_attr_syntax(cx, list[i].value, at);
+  return ok;
+}
+
+static bool S_phase1_op(shard_op *op, void *ctxp) {
+  vf_ctx *cx = ctxp;
+  if (shard_verify_op_is(op, "sdy.mesh")) {
+    const shard_mesh *m = S_mesh_of_op(op);
+    vf_emit e = shard_verify_emit_op(cx, NULL, "custom op 'sdy.mesh' ");
+    e.span = op->span;
+    if (m) S_check_mesh(cx, &e, m, true);
+    for (uint32_t i = 0; i < op->num_attrs; i++)
+      if (strcmp(op->attrs[i].name, "mesh") != 0) S_check_attr_syntax(cx, op->attrs[i].value, op->span);
+  } else {
+    S_check_named_syntax(cx, op->attrs, op->num_attrs, op->span);
+  }
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (const shard_block *b = op->regions[r].first; b; b = b->next)
+      for (uint32_t i = 0; i < b->num_args; i++)
+        S_check_named_syntax(cx, b->args[i].attrs, b->args[i].num_attrs, op->span);
+  return true;
+}
+
+/* ---- shard's own warnings ------------------------------------------------ */
+
+static void S_warn_device_counts(vf_ctx *cx) {
+  const shard_op *top = cx->m->top, *first = NULL;
+  int64_t first_count = 0;
+  if (!top || !top->num_regions) return;
+  for (const shard_block *b = top->regions[0].first; b; b = b->next)
+    for (const shard_op *op = b->first; op; op = op->next) {
+      const shard_mesh *m = shard_verify_op_is(op, "sdy.mesh") ? S_mesh_of_op(op) : NULL;
+      if (!m || !m->num_axes) continue; /* empty and maximal meshes are exempt */
+      int64_t n = shard_mesh_num_devices(m);
+      if (!first) {
+        first = op, first_count = n;
+        continue;
+      }
+      if (n != first_count) {
+        vf_emit e = shard_verify_emit_op(cx, op, NULL);
+        shard_verify_warn(&e, "mesh @%s has %" PRId64 " devices but mesh @%s has %" PRId64
+                    "; all meshes of a module should have the same number of devices",
+                S_sym_name(op), n, S_sym_name(first), first_count);
+        shard_verify_note(cx, first->span, "mesh @%s defined here", S_sym_name(first));
+      }
+    }
+}
+
+/* ---- phase 2: the walk -------------------------------------------------- */
+
+static bool S_is_isolated(const shard_op *op) {
+  if (op->def && (op->def->traits & SHARD_TRAIT_ISOLATED)) return true;
+  return shard_verify_op_is(op, "func.func") || shard_verify_op_is(op, "sdy.manual_computation") ||
+         shard_verify_op_is(op, "sdy.named_computation") || shard_verify_op_is(op, "builtin.module");
+}
+
+/* The chain of IsolatedFromAbove ops enclosing the op being visited. */
+typedef struct S_scope {
+  const shard_op *op;
+  bool reported; /* MLIR stops an isolated op's check at its first offender */
+  struct S_scope *parent;
+} S_scope;
+
+static bool S_scope_is_ancestor(const S_scope *s, const shard_op *op) {
+  for (; s; s = s->parent)
+    if (s->op == op) return true;
+  return false;
+}
+
+/* verifyIsIsolatedFromAbove: operands must be defined inside the nearest
+ * isolated ancestor. Values of enclosing isolated scopes are reported. */
+static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
+  if (!scope || scope->reported) return;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const shard_value *v = op->operands[i].value;
+    if (!v) continue;
+    const shard_block *b = v->def ? v->def->parent : v->block;
+    const shard_op *owner_scope = b ? shard_ptrmap_get_ptr(&cx->block_scope, b) : NULL;
+    if (!owner_scope || owner_scope == scope->op) continue;
+    if (!S_scope_is_ancestor(scope->parent, owner_scope)) continue;
+    vf_emit e = shard_verify_emit_op(cx, op, NULL);
+    shard_verify_fail(&e, "using value defined outside the region");
+    shard_verify_note(cx, scope->op->span, "required by region isolation constraints");
+    scope->reported = true;
+    return;
+  }
+}
+
+/* The op or ancestor of op that sits directly in block b, or NULL. */
+static const shard_op *S_ancestor_in(const shard_op *op, const shard_block *b) {
+  for (; op; op = op->parent && op->parent->parent ? op->parent->parent->parent : NULL)
+    if (op->parent == b) return op;
+  return NULL;
+}
+
+/* A region whose ops may use values defined after them (MLIR's graph
+ * regions): the module body. */
+static bool S_graph_block(const shard_block *b) {
+  const shard_op *owner = b && b->parent ? b->parent->parent : NULL;
+  return owner && strcmp(owner->name, "builtin.module") == 0;
+}
+
+/* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
+ * in the block of the use or of an enclosing op, or an argument of such a
+ * block (values of other blocks of those regions are accepted: their
+ * control-flow dominance is not checked). A value of a sibling region, or an
+ * op's own result used inside its regions, does not dominate the use. */
+static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const shard_value *v = op->operands[i].value;
+    if (!v) continue;
+    const shard_block *b = v->def ? v->def->parent : v->block;
+    if (!b) continue;
+    const shard_op *at = S_ancestor_in(op, b);
+    bool ok;
+    if (!at) {
+      /* another block of a region enclosing the use: CFG, not checked */
+      ok = false;
+      for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
+        ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
+    } else {
+      ok = !v->def || S_graph_block(b) || shard_ptrmap_get(&cx->walked, v->def) != 0;
+    }
+    if (!ok) {
+      vf_emit e = shard_verify_emit_op(cx, op, NULL);
+      shard_verify_fail(&e, "operand #%u does not dominate this use", i);
+      return;
+    }
+  }
+}
+
+/* MLIR's block check: each block of a known op's regions ends with a
+ * terminator unless the op has NoTerminator (a module); an unknown op might
+ * need none, and an unknown last op might be one. A function body without
+ * its return printed, and did not read back (fuzz_mlir). */
+static bool S_check_terminators(vf_ctx *cx, const shard_op *op) {
+  if (!op->def || (op->def->traits & SHARD_TRAIT_NO_TERMINATOR)) return true;
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (const shard_block *b = op->regions[r].first; b; b = b->next) {
+      /* `{}` reads as one empty block; in MLIR it is a region without
+       * blocks (a function declaration), which needs no terminator */
+      if (!b->first && b == op->regions[r].first && !b->next && !b->num_args) continue;
+      if (!b->first) {
+        vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+        plain.span = op->span;
+        return shard_verify_fail(&plain, "empty block: expect at least a terminator");
+      }
+      if (b->last->def && !(b->last->def->traits & SHARD_TRAIT_TERMINATOR)) {
+        vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+        plain.span = b->last->span;
+        return shard_verify_fail(&plain, "block with no terminator, has '%s' op", b->last->name);
+      }
+    }
+  return true;
+}
+
+static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
+  S_check_isolation(cx, op, scope);
+  S_check_dominance(cx, op);
+  bool ok = true;
+  if (op->next && op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR)) {
+    vf_emit e = shard_verify_emit_op(cx, op, NULL);
+    ok = shard_verify_fail(&e, "must be the last operation in the parent block");
+  }
+  for (uint32_t i = 0; ok && i < op->num_successors; i++) {
+    const shard_block *succ = op->successors[i];
+    const shard_region *r = succ ? succ->parent : NULL;
+    if (r && r->first == succ) {
+      /* MLIR reports it on the op that owns the region, without the op prefix */
+      vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+      plain.span = r->parent ? r->parent->span : op->span;
+      ok = shard_verify_fail(&plain, "entry block of region may not have predecessors");
+    }
+  }
+  if (ok) ok = S_check_terminators(cx, op);
+  if (ok) ok = shard_verify_check_op_attrs(cx, op, manual);
+  if (ok) ok = shard_verify_check_arity(cx, op);
+  if (ok) ok = shard_verify_check_required_attrs(cx, op);
+  if (ok) ok = shard_verify_check_op_entry(cx, op, manual);
+
+  if (op->num_regions) {
+    S_scope inner = {op, false, scope};
+    S_scope *child_scope = S_is_isolated(op) ? &inner : scope;
+    vf_manual mc = {op, shard_verify_attr(op, "manual_axes"), manual};
+    const vf_manual *child_manual = shard_verify_op_is(op, "sdy.manual_computation") ? &mc : manual;
+    for (uint32_t r = 0; r < op->num_regions; r++)
+      for (const shard_block *b = op->regions[r].first; b; b = b->next) {
+        shard_ptrmap_put_ptr(&cx->block_scope, b, child_scope ? child_scope->op : NULL);
+        for (const shard_op *child = b->first; child; child = child->next)
+          S_walk(cx, child, child_scope, child_manual);
+      }
+  }
+
+  if (ok) shard_verify_check_op_symbol_uses(cx, op, manual);
+  shard_ptrmap_add(&cx->walked, op);
+}
+
+bool shard_verify_module(const shard_module *m, const shard_verify_options *opts,
+                         shard_diag_engine *de) {
+  shard_verify_options defaults = {0};
+  vf_ctx cx;
+  memset(&cx, 0, sizeof cx);
+  cx.m = m;
+  cx.opts = opts ? opts : &defaults;
+  cx.de = de;
+  cx.scratch = shard_arena_new();
+  cx.ok = true;
+  if (m && m->top) {
+    S_build_symbols(&cx);
+    shard_walk(m->top, S_phase1_op, &cx);
+    if (cx.ok) {
+      if (cx.opts->extra_warnings) S_warn_device_counts(&cx);
+      S_walk(&cx, m->top, NULL, NULL);
+    }
+  }
+  free(cx.sym_ops);
+  shard_ptrmap_release(&cx.axis_index);
+  shard_ptrmap_release(&cx.block_scope);
+  shard_ptrmap_release(&cx.walked);
+  vf_axis_set_free(&cx.seen);
+  shard_arena_free(cx.scratch);
+  return cx.ok;
+}

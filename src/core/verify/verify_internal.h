@@ -1,0 +1,147 @@
+/* Private to the verifier (verify*.c): the verification context, the error
+ * emitter that reproduces MLIR's message prefixes, and the helpers the
+ * sharding, op and collective checks share. */
+#ifndef SHARD_VERIFY_INTERNAL_H
+#define SHARD_VERIFY_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "support/ptrmap.h"
+#include "verify/verify.h"
+
+/* A set of axis refs compared by value, reset in O(1) between uses. */
+typedef struct vf_axis_set {
+  const shard_axis_ref **keys;
+  uint32_t *stamp;
+  uint32_t cap, len, cur;
+} vf_axis_set;
+
+void shard_verify_axis_set_reset(vf_axis_set *s);
+/* False when an equal ref is already in the set. */
+bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r);
+bool shard_verify_axis_set_contains(const vf_axis_set *s, const shard_axis_ref *r);
+
+/* The enclosing sdy.manual_computation ops of the op being verified,
+ * innermost first. */
+typedef struct vf_manual {
+  const shard_op *op;
+  const shard_attr *axes; /* SHARD_ATTR_SDY_MANUAL_AXES or NULL */
+  const struct vf_manual *parent;
+} vf_manual;
+
+typedef struct vf_ctx {
+  const shard_module *m;
+  const shard_verify_options *opts;
+  shard_diag_engine *de;
+  shard_arena *scratch;   /* temporary shardings and message strings */
+  /* sdy.mesh symbols of the top module: open addressing by name */
+  const shard_op **sym_ops;
+  uint32_t sym_cap;
+  shard_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
+  shard_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
+  shard_ptrmap walked;       /* ops whose walk (regions included) has finished */
+  vf_axis_set seen;       /* axis refs of the sharding being verified */
+  bool ok;
+} vf_ctx;
+
+/* Where an error goes and how it is prefixed: "'<op>' op <prefix><msg>", or
+ * just "<msg>" when op is NULL (MLIR's emitError). */
+typedef struct vf_emit {
+  vf_ctx *cx;
+  const shard_op *op;
+  shard_span span;
+  const char *prefix;
+} vf_emit;
+
+vf_emit shard_verify_emit_op(vf_ctx *cx, const shard_op *op, const char *prefix);
+/* Reports an error; returns false so checks can `return shard_verify_fail(...)`. */
+bool shard_verify_fail(const vf_emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shard_verify_warn(const vf_emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void shard_verify_note(vf_ctx *cx, shard_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* e's prefix followed by "- " (one value) or "<i> - ", in scratch memory. */
+vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index);
+
+/* Printed forms for messages (scratch memory). */
+const char *shard_verify_axis_str(vf_ctx *cx, const shard_axis_ref *r);
+const char *shard_verify_axes_str(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n); /* ["x", "y"] */
+const char *shard_verify_mesh_str(vf_ctx *cx, const shard_mesh *m);                    /* #sdy.mesh<...> */
+const char *shard_verify_sharding_str(vf_ctx *cx, const shard_tensor_sharding *s);     /* #sdy.sharding<...> */
+const char *shard_verify_type_str(const shard_type *t);                                /* text or <<NULL TYPE>> */
+const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n);     /* 'a', 'b' */
+
+/* Meshes and values. */
+/* The op defining symbol `name` in the top module, or NULL. */
+const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name);
+const shard_mesh *shard_verify_sharding_mesh(vf_ctx *cx, const shard_tensor_sharding *s);
+int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name); /* -1 if absent */
+int64_t shard_verify_axis_full_size(vf_ctx *cx, const shard_mesh *m, const char *name);
+/* Shardy's getSharding(value): the sharding a value carries, or NULL. */
+const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard_value *v);
+const shard_tensor_sharding *shard_verify_value_sharding_bypassing_barriers(vf_ctx *cx, const shard_value *v);
+/* A fully replicated closed sharding of `rank` on the mesh of `like`. */
+shard_tensor_sharding *shard_verify_replicated_like(vf_ctx *cx, const shard_tensor_sharding *like, uint32_t rank);
+bool shard_verify_same_mesh_ref(const shard_tensor_sharding *a, const shard_tensor_sharding *b);
+const shard_attr *shard_verify_attr(const shard_op *op, const char *name);
+bool shard_verify_is_sdy_op(const shard_op *op);
+bool shard_verify_op_is(const shard_op *op, const char *name);
+uint32_t shard_verify_type_rank(const shard_type *t); /* rank of a ranked tensor, else 0 */
+bool shard_verify_type_static(const shard_type *t);
+
+/* Axis-ref algebra with Shardy's semantics (sizes from the mesh). */
+int64_t shard_verify_ax_pre(const shard_axis_ref *r);
+int64_t shard_verify_ax_next(vf_ctx *cx, const shard_axis_ref *r, const shard_mesh *m);
+bool shard_verify_ax_overlaps(const shard_axis_ref *a, const shard_axis_ref *b);
+bool shard_verify_ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b);
+shard_axis_ref shard_verify_ax_merge(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+bool shard_verify_ax_suffix_of(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *of, const shard_mesh *m);
+/* Prefix of `a` not overlapping `b`; false when there is none. */
+bool shard_verify_ax_prefix_without_overlap(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
+                                            const shard_mesh *m, shard_axis_ref *out);
+/* Shardy's mesh comparator: <0, 0, >0. Unknown axes sort last, by name. */
+int shard_verify_ax_compare(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+bool shard_verify_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb);
+/* Sorts refs by the mesh comparator and merges mergeable neighbours; returns the new count. */
+uint32_t shard_verify_sort_and_merge(vf_ctx *cx, shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+int64_t shard_verify_axes_size(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+
+/* verify_sharding.c */
+/* Unknown names, duplicates (in cx->seen) and mergeable neighbours. */
+bool shard_verify_check_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+bool shard_verify_check_sorted_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n,
+                                         const shard_mesh *m, const char *what);
+/* verifyTensorShardingAttr with checkDivisibility=false; `type` NULL for "no type". */
+bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
+                                 const shard_mesh *mesh, const vf_manual *manual);
+/* Looks up the mesh, then shard_verify_check_sharding. */
+bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s,
+                                        const shard_type *type, const vf_manual *manual);
+/* verifyTensorShardingPerValueAttr: `e` carries the kind prefix ("result "). */
+bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv,
+                                  shard_type *const *types, uint32_t ntypes, const vf_manual *manual);
+/* PropagationEdgesAttr::verify (parse time). */
+bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_span span);
+/* The discardable sdy.* attributes of an op (SdyDialect::verifyOperationAttribute). */
+bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+/* Operand/result counts and type equalities of ops with a custom syntax
+ * (verify_arity.c). */
+bool shard_verify_check_arity(vf_ctx *cx, const shard_op *op);
+/* Required attributes of func, sdy and stablehlo ops (verify_required.c). */
+bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op);
+
+/* verify_ops.c */
+/* Checks run when the op is entered (op verify(), traits, func arg attrs). */
+bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+/* Checks of verifySymbolUses. */
+bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tensor_sharding *in,
+                                             const shard_tensor_sharding *out, bool can_introduce,
+                                             shard_reduction introduce_op, bool can_remove,
+                                             shard_reduction remove_op);
+
+/* verify_collectives.c */
+bool shard_verify_is_collective(const shard_op *op);
+bool shard_verify_check_collective_entry(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+bool shard_verify_check_collective_symbol_uses(vf_ctx *cx, const shard_op *op);
+
+#endif
