@@ -42,7 +42,6 @@
 #include "ir/ir.h"
 #include "ir/parse.h"
 #include "pass/pass.h"
-#include "passes.h"
 #include "ir/print.h"
 #include "topology_file.h"
 #include "verify/verify.h"

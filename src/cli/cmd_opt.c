@@ -20,13 +20,13 @@
 #include "ir/expect.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
-#include "passes.h"
 #include "ir/print.h"
+#include "pipeline/pass_registry.h"
 #include "ir/split.h"
 #include "verify/verify.h"
 
 typedef struct requested_pass {
-  const cli_pass *pass;
+  const shard_pass_def *pass;
   const char *options; /* NULL when none */
 } requested_pass;
 
@@ -57,11 +57,20 @@ void cmd_opt_usage(FILE *f) {
           "  --                          end of options\n"
           "  -h, --help                  show this help\n"
           "\n"
-          "Passes (-NAME or -NAME='OPTIONS'):\n");
-  if (cli_num_passes == 0)
-    fprintf(f, "  (none yet)\n");
-  for (unsigned i = 0; i < cli_num_passes; i++)
-    fprintf(f, "  -%-26s %s\n", cli_passes[i].name, cli_passes[i].summary);
+          "Passes (-NAME or -NAME='KEY=VALUE ...'); each pass's options are listed below it:\n");
+  unsigned n;
+  const shard_pass_def *passes = shard_pass_registry(&n);
+  for (unsigned i = 0; i < n; i++) {
+    fprintf(f, "  -%-26s %s\n", passes[i].name, passes[i].summary);
+    for (const shard_pass_option_def *o = passes[i].options; o && o->name; o++) {
+      fprintf(f, "      %s=%s (default %s): %s\n", o->name,
+              o->kind == SHARD_PASS_OPTION_BOOL     ? "true|false"
+              : o->kind == SHARD_PASS_OPTION_INT    ? "N"
+              : o->kind == SHARD_PASS_OPTION_ENUM   ? o->choices
+                                                    : "TEXT",
+              o->fallback && *o->fallback ? o->fallback : "none", o->help);
+    }
+  }
   fprintf(f,
           "\n"
           "Exit status: 0 success, 1 invalid input or unmatched expectations, 2 usage\n"
@@ -129,11 +138,19 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
     } else if (IS("mlir-print-debuginfo")) {
       cfg->print.debug_info = true;
     } else {
-      const cli_pass *p = cli_pass_lookup(name, len);
+      const shard_pass_def *p = shard_pass_find(name, len);
       if (!p)
         return cli_usage_error("opt", looks_like_pass(name, len) ? "unknown pass '%s'"
                                                                  : "unknown option '%s'",
                                arg);
+      shard_buf why;
+      shard_buf_init(&why);
+      if (!shard_pass_options_validate(p, value, &why)) {
+        int code = cli_usage_error("opt", "%s", shard_buf_str(&why));
+        shard_buf_free(&why);
+        return code;
+      }
+      shard_buf_free(&why);
       requested_pass rp = {p, value};
       SHARD_VEC_PUSH(cfg->passes, rp);
     }

@@ -322,18 +322,6 @@ Test(explicit_reshards_pass, single_device_op_goes_through_the_global_mesh) {
   free(out);
 }
 
-Test(explicit_reshards_pass, rejects_bad_options) {
-  const char *text = MESH "func.func @f() {\n  return\n}\n";
-  diags d;
-  bool ok;
-  char *out = run(text, "enable-full-version=maybe", &d, &ok);
-  cr_expect_not(ok);
-  free(out);
-  out = run(text, "no-such-option=true", &d, &ok);
-  cr_expect_not(ok);
-  free(out);
-}
-
 Test(explicit_reshards_pass, dot_result_takes_the_operand_sharding_without_full_version) {
   /* The result conflicts with lhs only on its non-contracting dim and is
    * sharded like the contracting dim: shard it like lhs and reshard after. */

@@ -366,12 +366,6 @@ Test(reshard_pass, keep_redundant_reshards_option) {
   free(kept);
 }
 
-Test(reshard_pass, unknown_option_is_an_error) {
-  char *got = S_run(MESH_DECL "func.func @f() {\n  return\n}\n", "keep-reshards=true");
-  cr_expect_null(got);
-  cr_expect(strstr(S_messages, "keep-reshards") != NULL, "%s", S_messages);
-}
-
 Test(reshard_pass, input_without_sharding_counts_as_replicated) {
   char *got = S_run(MESH_DECL
                     "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"

@@ -621,10 +621,6 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_en
   /* MLIR's -canonicalize options; max-iterations, region-simplify,
    * top-down, enable-patterns and disable-patterns change what shard does,
    * the others are accepted and ignored. */
-  static const char *const known[] = {"max-iterations",  "region-simplify", "top-down",
-                                      "max-num-rewrites", "test-convergence", "disable-patterns",
-                                      "enable-patterns",  NULL};
-  if (!shard_pass_options_check("canonicalize", options, known, de)) return false;
   long long max_iterations = 10;
   shard_pass_option_int(options, "max-iterations", &max_iterations);
   bool region_dce = true;

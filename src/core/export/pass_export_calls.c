@@ -166,7 +166,6 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
 
 bool shard_pass_export_named_computations(shard_module *m, const char *options,
                                           shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-export-named-computations", options, NULL, de)) return false;
   op_vec ncs = {0}, calls = {0};
   S_collect_post(m->top, "sdy.named_computation", &ncs);
   shard_symbol_table t;
@@ -283,8 +282,6 @@ static bool S_collect_call(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"dedup-functions-fully", NULL};
-  if (!shard_pass_options_check("sdy-unflatten-call-graph", options, known, de)) return false;
   bool fully = false;
   shard_pass_option_bool(options, "dedup-functions-fully", &fully);
 
@@ -336,7 +333,6 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard
 
 bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
                                           shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-propagate-to-func-results", options, NULL, de)) return false;
   shard_op *main_func = shard_module_main_func(m);
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
@@ -391,7 +387,6 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
 
 bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options,
                                           shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-insert-func-call-reshards", options, NULL, de)) return false;
   op_vec calls = {0};
   shard_walk(m->top, S_collect_call, &calls);
   for (uint32_t i = 0; i < calls.len; i++) S_insert_call_reshards(m, calls.items[i]);

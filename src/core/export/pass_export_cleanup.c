@@ -42,7 +42,6 @@ static collect S_ops_named(shard_module *m, const char *name) {
 /* ---- -sdy-remove-sharding-groups ----------------------------------------------- */
 
 bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-remove-sharding-groups", options, NULL, de)) return false;
   collect c = S_ops_named(m, "sdy.sharding_group");
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
   SHARD_VEC_FREE(c.ops);
@@ -69,7 +68,6 @@ static bool S_remove_debug(shard_op *op, void *ctx) {
 
 bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options,
                                               shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-remove-propagation-debug-info", options, NULL, de)) return false;
   shard_walk(m->top, S_remove_debug, m);
   return true;
 }
@@ -84,7 +82,6 @@ static bool S_drop_sharding(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-drop-sharding-and-mesh", options, NULL, de)) return false;
   shard_walk(m->top, S_drop_sharding, m);
   collect c = S_ops_named(m, "sdy.mesh");
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
@@ -96,7 +93,6 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, sha
 
 bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options,
                                                shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-sharding-constraint-to-reshard", options, NULL, de)) return false;
   collect c = S_ops_named(m, "sdy.sharding_constraint");
   for (uint32_t i = 0; i < c.ops.len; i++) {
     /* Same operand, result, inherent `sharding` and discardable attributes:
@@ -126,7 +122,6 @@ static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
 }
 
 bool shard_pass_close_shardings(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-close-shardings", options, NULL, de)) return false;
   shard_pass_map_shardings(m, S_close, m->arena);
   return true;
 }

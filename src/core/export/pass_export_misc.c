@@ -64,7 +64,6 @@ static bool S_collect_all(shard_op *op, void *ctx) {
 /* ---- -sdy-drop-sharding-rules ----------------------------------------------- */
 
 bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-drop-sharding-rules", options, NULL, de)) return false;
   op_vec ops = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -118,7 +117,6 @@ static shard_op *S_cached(const op_vec *seen, const shard_op *op) {
 }
 
 bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-constant-or-scalar-merger", options, NULL, de)) return false;
   op_vec ops = {0}, seen = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -155,8 +153,6 @@ static shard_op *S_only_user(const shard_op *op) {
 
 bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const char *options,
                                                           shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-remove-all-gather-reduce-scatter-for-cmv1", options, NULL, de))
-    return false;
   op_vec ops = {0}, doomed = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -548,7 +544,6 @@ static bool S_walk_unreduced(unreduced_check *c, shard_op *op) {
 }
 
 bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-verify-unreduced-axes", options, NULL, de)) return false;
   unreduced_check c = {m, de};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
@@ -735,8 +730,6 @@ static void S_collect_single_device(single_device_scan *sc, shard_op *op) {
 }
 
 bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"replica-count", "partition-count", NULL};
-  if (!shard_pass_options_check("sdy-resolve-single-device-sharding", options, known, de)) return false;
   long long replicas = 1, partitions = 1;
   shard_pass_option_int(options, "replica-count", &replicas);
   shard_pass_option_int(options, "partition-count", &partitions);

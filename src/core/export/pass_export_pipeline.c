@@ -57,22 +57,6 @@ static export_options S_defaults(void) {
 }
 
 static bool S_parse_options(const char *options, export_options *o, shard_diag_engine *de) {
-  static const char *const known[] = {"replica-count",
-                                      "partition-count",
-                                      "dump-directory",
-                                      "avoid-export-for-partitioning",
-                                      "enable-insert-explicit-collectives",
-                                      "remove-all-gather-reduce-scatter-for-cmv1",
-                                      "enable-per-instruction-partitioning",
-                                      "per-instruction-partitioning-filter",
-                                      "keep-sharding-rules",
-                                      "dump-sharding-origins",
-                                      "dump-propagation-edges",
-                                      "avoid-reshards-on-calls",
-                                      "update-non-divisible-input-output-shardings",
-                                      "inline-meshes",
-                                      NULL};
-  if (!shard_pass_options_check("sdy-export-pipeline", options, known, de)) return false;
   *o = S_defaults();
   shard_pass_option_int(options, "replica-count", &o->replica_count);
   shard_pass_option_int(options, "partition-count", &o->partition_count);

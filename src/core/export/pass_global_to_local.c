@@ -1809,9 +1809,6 @@ static bool S_max_channel(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_convert_global_to_local(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"per-dim-all-gather", "combine-multi-dimension-reduce-scatter", "enable-rgv3",
-                                      "replica-count", "partition-count", NULL};
-  if (!shard_pass_options_check("sdy-convert-global-to-local", options, known, de)) return false;
   g2l c = {.m = m, .a = m->arena, .de = de, .replicas = 1, .partitions = 1};
   if (options) {
     shard_pass_option_bool(options, "per-dim-all-gather", &c.per_dim);

@@ -108,36 +108,6 @@ static bool S_matches(const shard_op *op, long long id, const pi_filter *f) {
   return false;
 }
 
-/* Splits `options` into the filter text (heap, "" when absent) and the
- * remaining key=value words (heap). The filter value may contain commas
- * and spaces when quoted, so the generic option reader can't take it. */
-static char *S_split_options(const char *options, char **rest) {
-  *rest = shard_xmalloc(options ? strlen(options) + 1 : 1);
-  (*rest)[0] = 0;
-  char *filter = NULL;
-  const char *p = options ? options : "";
-  size_t out = 0;
-  while (*p) {
-    if (!strncmp(p, "filter=", 7)) {
-      p += 7;
-      const char *start = p;
-      if (*p == '\'' || *p == '"') {
-        char q = *p++;
-        while (*p && *p != q) p++;
-        if (*p) p++;
-      } else {
-        while (*p && *p != ' ') p++;
-      }
-      free(filter);
-      filter = S_trimmed(start, (size_t)(p - start));
-      continue;
-    }
-    (*rest)[out++] = *p++;
-  }
-  (*rest)[out] = 0;
-  return filter ? filter : S_trimmed("", 0);
-}
-
 /* ---- shardings ---------------------------------------------------------------- */
 
 static shard_tensor_sharding *S_value_sharding(const shard_value *v) {
@@ -434,17 +404,14 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
 }
 
 bool shard_pass_per_instruction_partitioning(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"enable-halo-exchange", "replica-count", "partition-count", NULL};
-  char *rest;
-  char *filter_text = S_split_options(options, &rest);
-  bool ok = shard_pass_options_check("sdy-per-instruction-partitioning", rest, known, de);
+  bool ok = true;
   pi_ctx c = {.m = m, .a = m->arena, .de = de, .halo = true, .replicas = 1, .partitions = 1};
-  shard_pass_option_bool(rest, "enable-halo-exchange", &c.halo);
-  shard_pass_option_int(rest, "replica-count", &c.replicas);
-  shard_pass_option_int(rest, "partition-count", &c.partitions);
-  free(rest);
+  shard_pass_option_bool(options, "enable-halo-exchange", &c.halo);
+  shard_pass_option_int(options, "replica-count", &c.replicas);
+  shard_pass_option_int(options, "partition-count", &c.partitions);
+  char *filter_text = shard_pass_option_string(options, "filter");
   pi_filter f = {0};
-  S_parse_filter(filter_text, &f);
+  S_parse_filter(filter_text ? filter_text : "", &f);
   free(filter_text);
 
   op_vec chosen = {0};

@@ -384,8 +384,6 @@ static int64_t S_next_channel(shard_module *m) {
 }
 
 bool shard_pass_resolve_permutation_factors(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"enable-halo-exchange", "replica-count", "partition-count", NULL};
-  if (!shard_pass_options_check("sdy-resolve-permutation-factors", options, known, de)) return false;
   perm_ctx c = {.m = m, .de = de, .replicas = 1, .partitions = 1};
   long long v;
   if (options) {

@@ -218,8 +218,6 @@ static bool S_collect(shard_op *op, void *ctx) {
 
 bool shard_pass_reshard_to_collectives(shard_module *m, const char *options,
                                        shard_diag_engine *de) {
-  static const char *const known[] = {"keep-redundant-reshards", NULL};
-  if (!shard_pass_options_check("sdy-reshard-to-collectives", options, known, de)) return false;
   bool keep = false;
   shard_pass_option_bool(options, "keep-redundant-reshards", &keep);
 

@@ -243,9 +243,6 @@ static void S_post_order(shard_op *op, op_vec *out) {
 
 bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options,
                                            shard_diag_engine *de) {
-  static const char *const known[] = {"debug-sharding-origins", "debug-propagation-edge-sharding",
-                                      NULL};
-  if (!shard_pass_options_check("sdy-apply-sharding-constraints", options, known, de)) return false;
   bool debug_origins = false, debug_edges = false;
   shard_pass_option_bool(options, "debug-sharding-origins", &debug_origins);
   shard_pass_option_bool(options, "debug-propagation-edge-sharding", &debug_edges);

@@ -123,7 +123,6 @@ static bool S_collect_data_flow_ops(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-add-data-flow-edges", options, NULL, de)) return false;
   op_vec ops = {0};
   shard_walk(m->top, S_collect_data_flow_ops, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -213,9 +212,6 @@ static bool S_collect_edges(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_sink_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"sink-debug-sharding-origins",
-                                      "sink-debug-propagation-edge-sharding", NULL};
-  if (!shard_pass_options_check("sdy-sink-data-flow-edges", options, known, de)) return false;
   sink_options o = {false, false};
   shard_pass_option_bool(options, "sink-debug-sharding-origins", &o.origins);
   shard_pass_option_bool(options, "sink-debug-propagation-edge-sharding", &o.edges);

@@ -235,7 +235,6 @@ static bool S_collect(shard_op *op, void *ctx) {
 
 bool shard_pass_explicit_gather_scatter_batching(shard_module *m, const char *options,
                                                  shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-explicit-gather-scatter-batching", options, NULL, de)) return false;
   op_vec ops = {0};
   shard_walk(m->top, S_collect, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {

@@ -49,8 +49,6 @@ static bool S_propagate_to_call(shard_op *op, void *ctx) {
 
 bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options,
                                                       shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-propagate-sharding-from-func-to-call", options, NULL, de))
-    return false;
   call_state st = {m};
   shard_walk(m->top, S_propagate_to_call, &st);
   return true;
@@ -250,8 +248,6 @@ static bool S_collect_named_computation(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"add-data-flow-edges-on-named-computations", NULL};
-  if (!shard_pass_options_check("sdy-import-func-calls", options, known, de)) return false;
   bool add_edges = true;
   shard_pass_option_bool(options, "add-data-flow-edges-on-named-computations", &add_edges);
   import_state st = {.m = m, .de = de};
@@ -286,7 +282,6 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_di
  * the result is a tree. */
 
 bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-flatten-call-graph", options, NULL, de)) return false;
   shard_symbol_table symbols;
   shard_symbol_table_init(&symbols, m);
   SHARD_VEC(const shard_op *) called = {0};
@@ -335,7 +330,6 @@ static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_ten
 }
 
 bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-add-func-data-flow-edges", options, NULL, de)) return false;
   shard_arena *a = m->arena;
   shard_op *main_func = shard_module_main_func(m);
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
@@ -378,7 +372,6 @@ bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, s
  * before callees), the order propagation wants to visit them in. */
 
 bool shard_pass_pre_order_funcs(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-pre-order-funcs", options, NULL, de)) return false;
   shard_op **funcs;
   uint32_t n = shard_call_graph_funcs(m, true, &funcs);
   for (uint32_t i = 0; i < n; i++) {
@@ -409,7 +402,6 @@ static bool S_collect_func_edge(shard_op *op, void *ctx) {
 
 bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options,
                                           shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-sink-func-data-flow-edges", options, NULL, de)) return false;
   op_vec edges = {0};
   shard_walk(m->top, S_collect_func_edge, &edges);
   for (uint32_t i = 0; i < edges.len; i++) {

@@ -84,7 +84,6 @@ static bool S_is_private(const shard_op *op) {
 }
 
 bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("symbol-dce", options, NULL, de)) return false;
   if (!m->top || !m->top->num_regions) return true;
   dce_state st = {m, {0}, {0}};
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
@@ -107,8 +106,6 @@ bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engi
 /* ---- -sdy-import-pipeline ------------------------------------------------------ */
 
 bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"dedup-functions-fully", NULL};
-  if (!shard_pass_options_check("sdy-import-pipeline", options, known, de)) return false;
   bool dedup = false;
   shard_pass_option_bool(options, "dedup-functions-fully", &dedup);
   static const shard_pass_fn steps[] = {

@@ -195,7 +195,6 @@ static bool S_cleanup_op(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_manual_axes_cleanup(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-manual-axes-cleanup", options, NULL, de)) return false;
   cleanup c = {m, true, de};
   shard_walk(m->top, S_cleanup_op, &c);
   return c.ok;

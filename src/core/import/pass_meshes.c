@@ -267,7 +267,6 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
 }
 
 bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-lift-inlined-meshes", options, NULL, de)) return false;
   lift_state st = {.m = m};
   shard_block *b = S_module_block(m);
   for (shard_op *op = b->first, *next; op; op = next) {
@@ -352,7 +351,6 @@ static bool S_inline_replica_groups(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_inline_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-inline-meshes", options, NULL, de)) return false;
   shard_pass_map_shardings(m, S_inline_sharding, m);
   shard_walk(m->top, S_inline_replica_groups, m);
   shard_block *b = S_module_block(m);
@@ -400,7 +398,6 @@ static shard_tensor_sharding *S_remove_size_one(shard_tensor_sharding *s, void *
 }
 
 bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-remove-size-one-axes", options, NULL, de)) return false;
   bool any = false;
   for (shard_op *op = S_module_block(m)->first; op; op = op->next) {
     shard_mesh *mesh = S_is_mesh_op(op) ? S_mesh_op_mesh(op) : NULL;

@@ -12,7 +12,6 @@
 #include "pass/pass.h"
 #include "rules/rule_registry.h"
 
-#define PASS_NAME "sdy-populate-op-sharding-rules"
 
 typedef struct populate_ctx {
   shard_arena *arena;
@@ -48,14 +47,8 @@ static void walk_post_order(populate_ctx *c, shard_op *op) {
 }
 
 bool shard_pass_populate_op_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de) {
-  static const char *const known[] = {"conservative-propagation", NULL};
-  if (!shard_pass_options_check(PASS_NAME, options, known, de)) return false;
   populate_ctx c = {.arena = m->arena, .de = de};
-  if (options && strstr(options, "conservative-propagation") &&
-      !shard_pass_option_bool(options, "conservative-propagation", &c.conservative)) {
-    shard_error(de, shard_no_span, "invalid value for option 'conservative-propagation' of pass '%s'", PASS_NAME);
-    return false;
-  }
+  shard_pass_option_bool(options, "conservative-propagation", &c.conservative);
   if (m->top) walk_post_order(&c, m->top);
   return true;
 }

@@ -90,7 +90,6 @@ static bool S_validate(const op_vec *ops, shard_diag_engine *de) {
 }
 
 bool shard_pass_sharding_group_import(shard_module *m, const char *options, shard_diag_engine *de) {
-  if (!shard_pass_options_check("sdy-sharding-group-import", options, NULL, de)) return false;
   op_vec ops = {0};
   shard_walk(m->top, S_collect_groups, &ops);
   if (!S_validate(&ops, de)) {

@@ -4,30 +4,71 @@
  * after reporting an error through `de`.
  *
  * Declarations are grouped by the file that implements them; add yours to
- * your group (append only). The CLI's table (src/cli/passes.c) maps flags to
- * these functions. */
+ * your group (append only). The registry (pipeline/pass_registry.c) names
+ * each pass, its summary and its options for `shard opt`, its help and the
+ * shell completion. */
 #ifndef SHARD_PASS_H
 #define SHARD_PASS_H
 
 #include <stdbool.h>
 
+#include <stddef.h>
+
+#include "support/buf.h"
 #include "support/diag.h"
 #include "ir/ir.h"
 
 typedef bool (*shard_pass_fn)(shard_module *m, const char *options, shard_diag_engine *de);
 
-/* Pass options: `key=value` words separated by spaces or commas, values
- * optionally quoted. Returns true and sets *out when `key` is present and
- * well-formed; leaves *out untouched when absent. Unknown keys are the
- * caller's business (shard_pass_options_check). */
+/* ---- options ------------------------------------------------------------
+ *
+ * Pass options are MLIR's: `key=value` words separated by white space, a
+ * value quoted with '...' or "..." or braced {...} when it holds spaces; a
+ * boolean option given without a value is true. Every pass declares its
+ * options (pipeline/pass_registry.c), and shard_pass_options_validate checks
+ * a user's text against that schema before the pass runs, so a pass reads
+ * only well-formed values of options it knows. */
+
+typedef enum shard_pass_option_kind {
+  SHARD_PASS_OPTION_BOOL,   /* true, false, 1, 0 */
+  SHARD_PASS_OPTION_INT,    /* a decimal integer */
+  SHARD_PASS_OPTION_ENUM,   /* one of `choices` ("a|b|c") */
+  SHARD_PASS_OPTION_STRING, /* any text (lists, filters, paths) */
+} shard_pass_option_kind;
+
+typedef struct shard_pass_option_def {
+  const char *name;
+  shard_pass_option_kind kind;
+  const char *fallback; /* the value when the option is not given, as text */
+  const char *choices;  /* SHARD_PASS_OPTION_ENUM: "a|b|c" */
+  const char *help;
+} shard_pass_option_def;
+
+/* One pass of `shard opt`: its flag name without the dash, what it does, its
+ * options (terminated by an entry with a NULL name) and its function. */
+typedef struct shard_pass_def {
+  const char *name;
+  const char *summary;
+  const shard_pass_option_def *options;
+  shard_pass_fn run;
+} shard_pass_def;
+
+/* The accepted values of an option in words: "true or false", "an
+ * integer", "one of a, b, c" or "any text". */
+const char *shard_pass_option_accepts(const shard_pass_option_def *o, char *buf, size_t cap);
+
+/* Checks `options` (NULL: none) against the pass's schema: every key one of
+ * its options, every value of its kind. On failure writes what is wrong to
+ * err, naming the option and the accepted values, and returns false. */
+bool shard_pass_options_validate(const shard_pass_def *p, const char *options, shard_buf *err);
+
+/* Reading one option of validated text. Each returns true and sets *out when
+ * `key` is present and well-formed, and leaves *out untouched otherwise. */
 bool shard_pass_option_bool(const char *options, const char *key, bool *out);
 bool shard_pass_option_int(const char *options, const char *key, long long *out);
-/* Returns a heap copy of the value (caller frees) or NULL when absent. */
+/* Returns a heap copy of the value, unquoted (caller frees), or NULL when
+ * absent. */
 char *shard_pass_option_string(const char *options, const char *key);
-/* Reports an error naming the first key of `options` not in `known`
- * (NULL-terminated). Returns false when one was found. */
-bool shard_pass_options_check(const char *pass, const char *options, const char *const *known,
-                              shard_diag_engine *de);
 
 /* canonicalize.c (and canonicalize_*.c): -canonicalize for sdy ops */
 bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_engine *de);

@@ -22,8 +22,6 @@ static bool S_run_steps(shard_module *m, const shard_pass_fn *steps, size_t n, s
  * data-flow edges sunk, shardings onto func results, unflattened), the
  * func-call reshards and the export pipeline without inlining meshes. */
 static bool S_propagation_pipeline(shard_module *m, const char *options, bool with_export, shard_diag_engine *de) {
-  static const char *const known[] = {"dedup-functions-fully", NULL};
-  if (!shard_pass_options_check("sdy-propagation-pipeline", options, known, de)) return false;
   bool dedup = false;
   shard_pass_option_bool(options, "dedup-functions-fully", &dedup);
   if (!shard_pass_import_pipeline(m, dedup ? "dedup-functions-fully=true" : NULL, de)) return false;

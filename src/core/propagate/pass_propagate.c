@@ -333,19 +333,6 @@ static void S_run_user_priority(shard_propagation *s, const prop_options *o) {
 
 static bool S_parse_options(const char *pass, const char *options, prop_level level, prop_options *o,
                             shard_diag_engine *de) {
-  static const char *const basic[] = {"keep-sharding-rules", "module-dump-directory",
-                                      "conservative-propagation", "debug-sharding-origins",
-                                      "debug-propagation-edge-sharding", NULL};
-  static const char *const aggressive[] = {"keep-sharding-rules", "module-dump-directory",
-                                           "conservative-propagation", "debug-sharding-origins",
-                                           "debug-propagation-edge-sharding", "propagation-strategy",
-                                           NULL};
-  static const char *const priority[] = {"keep-sharding-rules", "module-dump-directory",
-                                         "conservative-propagation", "debug-sharding-origins",
-                                         "debug-propagation-edge-sharding", "propagation-strategy",
-                                         "run-op-priority-propagation", NULL};
-  const char *const *known = level == LEVEL_BASIC ? basic : level == LEVEL_AGGRESSIVE ? aggressive : priority;
-  if (!shard_pass_options_check(pass, options, known, de)) return false;
   o->keep_rules = false;
   o->conservative = false;
   o->strategy = level == LEVEL_BASIC ? CHOICE_BASIC : CHOICE_AGGRESSIVE;
