@@ -424,52 +424,16 @@ static void S_filter_patterns(const char *options, bool *allowed) {
 
 /* ---- constants (MLIR's OperationFolder) ---------------------------------- */
 
-/* A uniqued constant: the region constants of that value and type are
- * hoisted into, the printed value and type, and the op. */
-struct canon_constant {
-  const shard_region *region;
-  char *key;
-  shard_op *op;
-};
-
 static bool S_is_constant(const shard_op *op) {
   return S_is(op, "stablehlo.constant") && op->num_results == 1 && shard_op_attr(op, "value");
 }
 
-static uint32_t S_hash_key(const shard_region *region, const char *key) {
-  uint32_t h = shard_ptrmap_hash(region);
-  for (const unsigned char *c = (const unsigned char *)key; *c; c++) h = (h ^ *c) * 16777619u;
-  return h;
-}
-
-/* The table entry for (region, key): an empty one (op NULL) if absent. */
-static canon_constant *S_constant_slot(canon_rewriter *rw, const shard_region *region, const char *key) {
-  if ((rw->constants_len + 1) * 2 > rw->constants_cap) {
-    uint32_t ncap = rw->constants_cap ? rw->constants_cap * 2 : 64;
-    canon_constant *n = shard_xcalloc(ncap, sizeof *n);
-    for (uint32_t i = 0; i < rw->constants_cap; i++) {
-      canon_constant *e = &rw->constants[i];
-      if (!e->key) continue;
-      uint32_t h = S_hash_key(e->region, e->key) & (ncap - 1);
-      while (n[h].key) h = (h + 1) & (ncap - 1);
-      n[h] = *e;
-    }
-    free(rw->constants);
-    rw->constants = n;
-    rw->constants_cap = ncap;
-  }
-  uint32_t h = S_hash_key(region, key) & (rw->constants_cap - 1);
-  for (;; h = (h + 1) & (rw->constants_cap - 1)) {
-    canon_constant *e = &rw->constants[h];
-    if (!e->key) return e;
-    if (e->region == region && strcmp(e->key, key) == 0) return e;
-  }
-}
-
+/* Uniqued constants are keyed by their insertion region and their printed
+ * value and type: the region pointer's bytes, then the text. */
 static void S_constants_clear(canon_rewriter *rw) {
-  for (uint32_t i = 0; i < rw->constants_cap; i++) free(rw->constants[i].key);
-  if (rw->constants) memset(rw->constants, 0, sizeof *rw->constants * rw->constants_cap);
-  rw->constants_len = 0;
+  for (uint32_t i = 0; i < rw->constant_keys.len; i++) free(rw->constant_keys.items[i]);
+  rw->constant_keys.len = 0;
+  shard_strmap_clear(&rw->constants);
   shard_ptrmap_clear(&rw->owned_constants);
 }
 
@@ -508,23 +472,23 @@ static bool S_insert_constant(canon_rewriter *rw, shard_op *op) {
   shard_region *region = S_insertion_region(block);
   shard_buf key;
   shard_buf_init(&key);
+  shard_buf_putn(&key, (const char *)&region, sizeof region);
   shard_attr_print(&key, shard_op_attr(op, "value"));
   shard_buf_puts(&key, " : ");
   shard_type_print(&key, op->results[0].type);
+  size_t len = key.len;
   char *text = shard_buf_take(&key);
-  canon_constant *e = S_constant_slot(rw, region, text);
-  if (e->op) {
+  void **slot = shard_strmap_slot(&rw->constants, text, len);
+  if (*slot) {
     free(text);
-    shard_value *v = &e->op->results[0];
+    shard_value *v = &((shard_op *)*slot)->results[0];
     shard_canon_replace_op(rw, op, &v);
     return false;
   }
   shard_block *entry = region->first;
   if (block != entry || (entry->first != op && !S_owned(rw, op->prev))) S_move_to_front(rw, op, entry);
-  e->region = region;
-  e->key = text;
-  e->op = op;
-  rw->constants_len++;
+  *slot = op;
+  SHARD_VEC_PUSH(rw->constant_keys, text);
   *shard_ptrmap_slot(&rw->owned_constants, op) = 1;
   return true;
 }
@@ -649,7 +613,8 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_en
     if (!changed) break;
   }
   S_constants_clear(&rw);
-  free(rw.constants);
+  shard_strmap_release(&rw.constants);
+  SHARD_VEC_FREE(rw.constant_keys);
   free(rw.items);
   shard_ptrmap_release(&rw.slots);
   shard_ptrmap_release(&rw.order);

@@ -11,13 +11,13 @@
 
 #include "ir/ir.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 
 typedef struct canon_mesh_entry {
   const char *name;
   const shard_mesh *mesh;
 } canon_mesh_entry;
 
-typedef struct canon_constant canon_constant;
 
 typedef struct canon_rewriter {
   shard_module *m;
@@ -32,8 +32,8 @@ typedef struct canon_rewriter {
   shard_ptrmap order;
   /* MLIR's OperationFolder for one iteration: uniqued constants by
    * (insertion region, value, type), and the set of ops it owns. */
-  canon_constant *constants;
-  uint32_t constants_cap, constants_len;
+  shard_strmap constants;          /* region bytes + "value : type" -> op */
+  SHARD_VEC(char *) constant_keys; /* the keys, owned */
   shard_ptrmap owned_constants;
   /* Per entry of canonicalize.c's pattern table: does it run? (MLIR's
    * enable-patterns/disable-patterns filter.) */

@@ -6,9 +6,16 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "support/strmap.h"
+
+/* The symbol index (see "symbols" below). */
+struct shard_symbol_index {
+  shard_strmap ops;
+};
 
 void shard_module_free(shard_module *m) {
   if (!m) return;
+  if (m->symbols) shard_strmap_release(&m->symbols->ops);
   shard_arena_free(m->arena);
   free(m);
 }
@@ -290,18 +297,12 @@ bool shard_op_is_slow(const shard_op *op, shard_op_name *k) {
 
 /* ---- symbols ---------------------------------------------------------- */
 
-/* Open addressing from symbol name to op. Passes add, erase and rename
- * top-level ops directly, so the index cannot be kept exact: an entry is a
- * hint, used only after checking that its op is still a top-level op of that
- * name; anything else falls back to the scan, whose answer then updates the
- * entry. Names are unique in a valid module, so the hint and the scan agree. */
-struct shard_symbol_index {
-  const char **names;
-  shard_op **ops;
-  uint32_t cap; /* power of two */
-  uint32_t count;
-};
-
+/* Symbol name -> op. Passes add, erase and rename top-level ops directly,
+ * so the index cannot be kept exact: an entry is a hint, used only after
+ * checking that its op is still a top-level op of that name; anything else
+ * falls back to the scan, whose answer then updates the entry. Names are
+ * unique in a valid module, so the hint and the scan agree. Keys are the
+ * ops' sym_name strings, which live in the module arena. */
 /* The op's sym_name. The scan below runs this on every top-level op for a
  * name the index does not have, so the few attribute names are scanned in
  * place (first byte, then the rest) rather than binary searched with strcmp;
@@ -320,55 +321,17 @@ static bool S_is_top_level(const shard_module *m, const shard_op *op) {
   return op->parent && op->parent->parent == &m->top->regions[0];
 }
 
-static uint32_t S_name_hash(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
-
-/* The slot of `name`: its entry, or the empty slot where it would go. */
-static uint32_t S_slot(const struct shard_symbol_index *ix, const char *name) {
-  uint32_t h = S_name_hash(name) & (ix->cap - 1);
-  while (ix->names[h] && strcmp(ix->names[h], name) != 0) h = (h + 1) & (ix->cap - 1);
-  return h;
-}
-
-/* A fresh index holding the first op of each name, with room for `more`. */
-static void S_index_build(shard_module *m, uint32_t more) {
-  uint32_t n = more;
-  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
-    for (shard_op *op = b->first; op; op = op->next) n++;
+/* A fresh index holding the first op of each name. */
+static void S_index_build(shard_module *m) {
   struct shard_symbol_index *ix = SHARD_NEW(m->arena, struct shard_symbol_index);
-  ix->cap = 16;
-  while (ix->cap < 2 * n) ix->cap *= 2;
-  ix->names = SHARD_NEW_ARRAY(m->arena, const char *, ix->cap);
-  ix->ops = SHARD_NEW_ARRAY(m->arena, shard_op *, ix->cap);
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next) {
       const char *name = S_symbol_name(op);
       if (!name) continue;
-      uint32_t h = S_slot(ix, name);
-      if (ix->names[h]) continue;
-      ix->names[h] = name;
-      ix->ops[h] = op;
-      ix->count++;
+      void **slot = shard_strmap_slot(&ix->ops, name, strlen(name));
+      if (!*slot) *slot = op;
     }
   m->symbols = ix;
-}
-
-static void S_index_put(shard_module *m, const char *name, shard_op *op) {
-  struct shard_symbol_index *ix = m->symbols;
-  uint32_t h = S_slot(ix, name);
-  if (!ix->names[h]) {
-    if (2 * (ix->count + 1) > ix->cap) {
-      /* Full: rebuilt from the module, which has op (the scan found it). */
-      S_index_build(m, ix->count);
-      return;
-    }
-    ix->names[h] = name;
-    ix->count++;
-  }
-  ix->ops[h] = op;
 }
 
 static shard_op *S_scan_symbol(const shard_module *m, const char *name) {
@@ -385,16 +348,14 @@ shard_op *shard_module_lookup_symbol(const shard_module *cm, const char *name) {
   if (!cm->arena) return S_scan_symbol(cm, name);
   /* The index is a cache: building or updating it changes no answer. */
   shard_module *m = (shard_module *)cm;
-  if (!m->symbols) S_index_build(m, 8);
-  struct shard_symbol_index *ix = m->symbols;
-  uint32_t h = S_slot(ix, name);
-  shard_op *hint = ix->names[h] ? ix->ops[h] : NULL;
+  if (!m->symbols) S_index_build(m);
+  shard_op *hint = shard_strmap_get_cstr(&m->symbols->ops, name);
   if (hint && S_is_top_level(m, hint)) {
     const char *sym = S_symbol_name(hint);
     if (sym && strcmp(sym, name) == 0) return hint;
   }
   shard_op *op = S_scan_symbol(m, name);
-  if (op) S_index_put(m, S_symbol_name(op), op);
+  if (op) shard_strmap_put_cstr(&m->symbols->ops, S_symbol_name(op), op);
   return op;
 }
 

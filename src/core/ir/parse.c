@@ -18,7 +18,6 @@
 #include "ir/parse_internal.h"
 
 bool shard_parser_alias_def(shard_parser *p);
-void shard_parser_free_type_cache(shard_parser *p);
 
 struct ssa_entry {
   const char *name;
@@ -243,36 +242,8 @@ bool shard_parser_symbol(shard_parser *p, const char **out) {
 
 /* ---- SSA names ------------------------------------------------------------ */
 
-static uint32_t S_hash(const char *s, uint32_t n) {
-  uint32_t h = 2166136261u;
-  for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
-static ssa_entry **S_slot(shard_parser *p, const char *name, uint32_t len) {
-  uint32_t mask = p->table_cap - 1;
-  for (uint32_t i = S_hash(name, len) & mask;; i = (i + 1) & mask) {
-    ssa_entry **slot = &p->table[i];
-    if (!*slot || ((*slot)->len == len && memcmp((*slot)->name, name, len) == 0)) return slot;
-  }
-}
-
-/* Slots hold the innermost entry of a name; tombstones are never needed
- * because a popped name keeps its slot (possibly pointing at NULL entry via
- * a shadow chain that ended: we store an empty marker entry instead). */
-static void S_grow(shard_parser *p) {
-  uint32_t old_cap = p->table_cap;
-  ssa_entry **old = p->table;
-  p->table_cap = old_cap ? old_cap * 2 : 256;
-  p->table = shard_xcalloc(p->table_cap, sizeof(ssa_entry *));
-  for (uint32_t i = 0; i < old_cap; i++)
-    if (old[i]) *S_slot(p, old[i]->name, old[i]->len) = old[i];
-  free(old);
-}
-
 static ssa_entry *S_lookup(shard_parser *p, const char *name, uint32_t len) {
-  if (!p->table_cap) return NULL;
-  ssa_entry *e = *S_slot(p, name, len);
+  ssa_entry *e = shard_strmap_get(&p->names, name, len);
   return e && e->values ? e : NULL;
 }
 
@@ -287,11 +258,10 @@ static void S_pop_scope(shard_parser *p) {
   uint32_t mark = p->scope_marks.items[--p->scope_marks.len];
   while (p->defined.len > mark) {
     ssa_entry *e = p->defined.items[--p->defined.len];
-    ssa_entry **slot = S_slot(p, e->name, e->len);
     if (e->shadowed) {
-      *slot = e->shadowed;
+      shard_strmap_put(&p->names, e->name, e->len, e->shadowed);
     } else {
-      /* keep the slot occupied by an empty marker so probing stays valid */
+      /* the name stays in the map as an empty marker */
       e->values = NULL;
       e->count = 0;
     }
@@ -310,8 +280,7 @@ static void S_replace_placeholder(shard_parser *p, fwd_ref *f, shard_value *v) {
 
 static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values,
                      uint32_t count, shard_span span) {
-  if (p->table_len * 2 >= p->table_cap) S_grow(p);
-  ssa_entry **slot = S_slot(p, name, len);
+  void **slot = shard_strmap_slot(&p->names, name, len);
   ssa_entry *cur = *slot;
   /* A name defined again in the same scope is an error. */
   if (cur && cur->values) {
@@ -327,7 +296,6 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
   e->count = count;
   e->span = span;
   e->shadowed = cur && cur->values ? cur : NULL;
-  if (!cur) p->table_len++;
   *slot = e;
   SHARD_VEC_PUSH(p->defined, e);
   for (uint32_t i = 0; i < count; i++) values[i].name = name;
@@ -855,7 +823,6 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   p.module = m;
   p.opts = opts;
   p.max_depth = opts->max_depth ? opts->max_depth : 512;
-  S_grow(&p);
 
   /* Everything at top level goes into an implicit module block; if that
    * block ends up holding a single builtin.module, that op is the module. */
@@ -902,8 +869,8 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
       }
     }
   }
-  free(p.table);
-  shard_parser_free_type_cache(&p);
+  shard_strmap_release(&p.names);
+  shard_strmap_release(&p.type_cache);
   free(p.block_refs);
   for (uint32_t i = 0; i < p.state_pool.len; i++) {
     S_state_free(p.state_pool.items[i]);

@@ -336,46 +336,6 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
   return ok;
 }
 
-/* ---- the tensor type cache --------------------------------------------- */
-
-static uint32_t S_text_hash(const char *s, uint32_t n) {
-  uint32_t h = 2166136261u;
-  for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
-  return h;
-}
-
-static struct type_cache_slot *S_type_slot(shard_parser *p, const char *text, uint32_t len) {
-  uint32_t mask = p->type_cache_cap - 1;
-  for (uint32_t i = S_text_hash(text, len) & mask;; i = (i + 1) & mask) {
-    struct type_cache_slot *s = &p->type_cache[i];
-    if (!s->text || (s->len == len && memcmp(s->text, text, len) == 0)) return s;
-  }
-}
-
-static void S_type_cache_put(shard_parser *p, const char *text, uint32_t len, shard_type *t) {
-  if ((p->type_cache_len + 1) * 2 > p->type_cache_cap) {
-    struct type_cache_slot *old = p->type_cache;
-    uint32_t old_cap = p->type_cache_cap;
-    p->type_cache_cap = old_cap ? old_cap * 2 : 64;
-    p->type_cache = shard_xcalloc(p->type_cache_cap, sizeof *p->type_cache);
-    for (uint32_t i = 0; i < old_cap; i++)
-      if (old[i].text) *S_type_slot(p, old[i].text, old[i].len) = old[i];
-    free(old);
-  }
-  struct type_cache_slot *s = S_type_slot(p, text, len);
-  if (!s->text) p->type_cache_len++;
-  s->text = text;
-  s->len = len;
-  s->type = t;
-}
-
-void shard_parser_free_type_cache(shard_parser *p);
-void shard_parser_free_type_cache(shard_parser *p) {
-  free(p->type_cache);
-  p->type_cache = NULL;
-  p->type_cache_cap = p->type_cache_len = 0;
-}
-
 // tensor-type ::= 'tensor' '<' ('*' 'x' | (dim 'x')*) elem-type (',' encoding)? '>'
 static bool S_tensor_body_uncached(shard_parser *p, shard_type **out);
 
@@ -387,16 +347,16 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
   uint32_t end = S_balanced_end(p, lt);
   const char *text = p->lx.src->text + lt;
   uint32_t len = end ? end - lt : 0;
-  if (len && p->type_cache_cap) {
-    struct type_cache_slot *s = S_type_slot(p, text, len);
-    if (s->text) {
-      *out = s->type;
+  if (len) {
+    shard_type *cached = shard_strmap_get(&p->type_cache, text, len);
+    if (cached) {
+      *out = cached;
       p->lx.pos = end;
       return true;
     }
   }
   if (!S_tensor_body_uncached(p, out)) return false;
-  if (len && p->lx.pos == end) S_type_cache_put(p, text, len, *out);
+  if (len && p->lx.pos == end && *out) shard_strmap_put(&p->type_cache, text, len, *out);
   return true;
 }
 

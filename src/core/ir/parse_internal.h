@@ -4,6 +4,7 @@
 #define SHARD_PARSE_INTERNAL_H
 
 #include "ir/parse.h"
+#include "support/strmap.h"
 
 typedef struct ssa_entry ssa_entry;
 typedef struct fwd_ref fwd_ref;
@@ -24,9 +25,8 @@ struct shard_parser {
   const shard_parse_options *opts;
   bool failed;
   uint32_t depth, max_depth;
-  /* SSA names: an open-addressing table of chains; shadowed names kept behind */
-  ssa_entry **table;
-  uint32_t table_cap, table_len;
+  /* SSA names -> their innermost ssa_entry (shadowed ones chained behind) */
+  shard_strmap names;
   SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
   SHARD_VEC(uint32_t) scope_marks;
   SHARD_VEC(fwd_ref *) fwd;       /* unresolved forward references */
@@ -36,8 +36,7 @@ struct shard_parser {
   shard_region *cur_region; /* region being parsed, for successor names */
   /* tensor types by their source text: most modules repeat a few types many
    * times, and building a type (and its canonical text) is not free */
-  struct type_cache_slot { const char *text; uint32_t len; shard_type *type; } *type_cache;
-  uint32_t type_cache_cap, type_cache_len;
+  shard_strmap type_cache; /* source text -> shard_type */
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;

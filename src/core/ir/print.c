@@ -14,21 +14,21 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "support/ptrmap.h"
 
-typedef struct name_slot {
-  const shard_value *key;
+typedef struct value_name {
   const char *name; /* "arg0", "cst_1", or NULL for a number */
   uint32_t number;
-} name_slot;
+} value_name;
 
 struct shard_printer {
   shard_buf *out;
   const shard_print_options *opts;
   unsigned indent;
   const char *default_dialect; /* "func" inside a func.func body */
-  /* value -> name */
-  name_slot *slots;
-  uint32_t cap, len;
+  /* value -> 1 + its index in names */
+  shard_ptrmap named;
+  SHARD_VEC(value_name) names;
   /* used names, as a stack so sibling regions can forget each other's */
   SHARD_VEC(const char *) used;
   shard_arena *scratch;
@@ -36,35 +36,20 @@ struct shard_printer {
 
 /* ---- value names ----------------------------------------------------------- */
 
-static uint32_t S_ptr_hash(const void *p) {
-  uintptr_t x = (uintptr_t)p;
-  x ^= x >> 17;
-  x *= 0xed5ad4bbu;
-  x ^= x >> 11;
-  return (uint32_t)x;
-}
-
-static name_slot *S_slot(shard_printer *pr, const shard_value *v) {
-  uint32_t mask = pr->cap - 1;
-  for (uint32_t i = S_ptr_hash(v) & mask;; i = (i + 1) & mask)
-    if (!pr->slots[i].key || pr->slots[i].key == v) return &pr->slots[i];
-}
-
-static void S_grow(shard_printer *pr) {
-  name_slot *old = pr->slots;
-  uint32_t old_cap = pr->cap;
-  pr->cap = old_cap ? old_cap * 2 : 1024;
-  pr->slots = shard_xcalloc(pr->cap, sizeof(name_slot));
-  for (uint32_t i = 0; i < old_cap; i++)
-    if (old[i].key) *S_slot(pr, old[i].key) = old[i];
-  free(old);
+/* The name given to `v`, NULL when it has none. */
+static value_name *S_name_of(shard_printer *pr, const shard_value *v) {
+  uint64_t i = shard_ptrmap_get(&pr->named, v);
+  return i ? &pr->names.items[i - 1] : NULL;
 }
 
 static void S_set_name(shard_printer *pr, const shard_value *v, const char *name, uint32_t number) {
-  if ((pr->len + 1) * 2 > pr->cap) S_grow(pr);
-  name_slot *s = S_slot(pr, v);
-  if (!s->key) pr->len++;
-  s->key = v;
+  value_name *s = S_name_of(pr, v);
+  if (!s) {
+    value_name fresh = {0};
+    SHARD_VEC_PUSH(pr->names, fresh);
+    shard_ptrmap_put(&pr->named, v, pr->names.len);
+    s = &pr->names.items[pr->names.len - 1];
+  }
   s->name = name;
   s->number = number;
 }
@@ -190,8 +175,8 @@ void shard_printer_value(shard_printer *pr, const shard_value *v) {
     key = &v->def->results[0];
     result_no = v->index;
   }
-  name_slot *s = pr->cap ? S_slot(pr, key) : NULL;
-  if (!s || !s->key) {
+  value_name *s = S_name_of(pr, key);
+  if (!s) {
     shard_buf_puts(pr->out, "<<UNKNOWN SSA VALUE>>");
     return;
   }
@@ -459,8 +444,9 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
     return;
   }
   const shard_value *v = &op->results[0];
-  name_slot *s = S_slot(pr, v);
-  if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
+  value_name *s = S_name_of(pr, v);
+  if (!s) shard_buf_puts(pr->out, "<<UNKNOWN SSA VALUE>>");
+  else if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
   else shard_buf_printf(pr->out, "%%%u", s->number);
   if (op->num_results > 1) shard_buf_printf(pr->out, ":%u", op->num_results);
   shard_buf_puts(pr->out, " = ");
@@ -488,7 +474,6 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   pr.out = b;
   pr.opts = opts ? opts : &defaults;
   pr.scratch = shard_arena_new();
-  S_grow(&pr);
   /* the module op itself is the root of numbering */
   S_number_all(&pr, m->top);
   if (pr.opts->debug_info)
@@ -499,7 +484,8 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
     }
   S_print_op(&pr, m->top);
   shard_buf_putc(b, '\n');
-  free(pr.slots);
+  shard_ptrmap_release(&pr.named);
+  SHARD_VEC_FREE(pr.names);
   SHARD_VEC_FREE(pr.used);
   shard_arena_free(pr.scratch);
 }

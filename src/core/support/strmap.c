@@ -1,0 +1,79 @@
+/* String-keyed hash map (strmap.h): open addressing with linear probing,
+ * at most half full, each slot keeping its key's hash so that probes and
+ * rehashes compare bytes only on a hash match. */
+#include "support/strmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "support/arena.h"
+
+uint32_t shard_str_hash(const char *s, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+  return h;
+}
+
+/* The slot of `key`, or the empty slot where it would go. */
+static shard_strmap_entry *S_probe(shard_strmap_entry *slots, uint32_t cap, const char *key, size_t len,
+                                  uint32_t hash) {
+  for (uint32_t i = hash & (cap - 1);; i = (i + 1) & (cap - 1)) {
+    shard_strmap_entry *s = &slots[i];
+    if (!s->key || (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)) return s;
+  }
+}
+
+static void S_rehash(shard_strmap *m, uint32_t cap) {
+  shard_strmap_entry *slots = shard_xcalloc(cap, sizeof *slots);
+  for (uint32_t i = 0; i < m->cap; i++) {
+    shard_strmap_entry *s = &m->slots[i];
+    if (s->key) *S_probe(slots, cap, s->key, s->len, s->hash) = *s;
+  }
+  free(m->slots);
+  m->slots = slots;
+  m->cap = cap;
+}
+
+void *shard_strmap_get(const shard_strmap *m, const char *key, size_t len) {
+  if (!m->cap) return NULL;
+  return S_probe(m->slots, m->cap, key, len, shard_str_hash(key, len))->val;
+}
+
+void **shard_strmap_slot(shard_strmap *m, const char *key, size_t len) {
+  if ((m->len + 1) * 2 > m->cap) S_rehash(m, m->cap ? m->cap * 2 : 64);
+  uint32_t hash = shard_str_hash(key, len);
+  shard_strmap_entry *s = S_probe(m->slots, m->cap, key, len, hash);
+  if (!s->key) {
+    *s = (shard_strmap_entry){key, len, hash, NULL};
+    m->len++;
+  }
+  return &s->val;
+}
+
+void shard_strmap_put(shard_strmap *m, const char *key, size_t len, void *val) {
+  *shard_strmap_slot(m, key, len) = val;
+}
+
+void *shard_strmap_get_cstr(const shard_strmap *m, const char *key) {
+  return shard_strmap_get(m, key, strlen(key));
+}
+
+void shard_strmap_put_cstr(shard_strmap *m, const char *key, void *val) {
+  shard_strmap_put(m, key, strlen(key), val);
+}
+
+void shard_strmap_each(const shard_strmap *m, bool (*fn)(void *ctx, const char *key, size_t len, void *val),
+                       void *ctx) {
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->slots[i].key && !fn(ctx, m->slots[i].key, m->slots[i].len, m->slots[i].val)) return;
+}
+
+void shard_strmap_clear(shard_strmap *m) {
+  if (m->cap) memset(m->slots, 0, m->cap * sizeof *m->slots);
+  m->len = 0;
+}
+
+void shard_strmap_release(shard_strmap *m) {
+  free(m->slots);
+  *m = (shard_strmap){0};
+}
