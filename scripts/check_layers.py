@@ -5,7 +5,9 @@ The layer table between `<!-- layers` and `<!-- /layers -->` lists the
 folders of src/core lowest first. A file may include headers of its own
 folder and of lower ones; src/core/*.c (the public API) may include any.
 Nothing in src/core may include src/cli or src/viz, every folder of
-src/core must be in the table, and every listed folder must exist.
+src/core must be in the table, and every listed folder must exist. src/cli
+and src/viz include only the core headers the `<!-- cli-headers` list
+names.
 Exit 0 when all holds, 1 with one line per violation otherwise."""
 import os
 import re
@@ -22,8 +24,17 @@ def layers():
     return re.findall(r"^\|\s*`([a-z_]+)`\s*\|", m.group(1), re.M)
 
 
+def cli_headers():
+    text = open(os.path.join(ROOT, "docs", "ARCHITECTURE.md"), encoding="utf-8").read()
+    m = re.search(r"<!-- cli-headers.*?-->(.*?)<!-- /cli-headers -->", text, re.S)
+    if not m:
+        sys.exit("check_layers: no cli-headers list in docs/ARCHITECTURE.md")
+    return set(re.findall(r"`([a-z_]+/[a-z_]+\.h)`", m.group(1)))
+
+
 def main():
     order = layers()
+    allowed = cli_headers()
     rank = {name: i for i, name in enumerate(order)}
     core = os.path.join(ROOT, "src", "core")
     problems = []
@@ -61,6 +72,19 @@ def main():
                 elif me is not None and rank[head] > rank[me]:
                     problems.append('%s: #include "%s": layer %s may not include the higher layer %s'
                                     % (where, inc, me, head))
+    for client in ("cli", "viz"):
+        base = os.path.join(ROOT, "src", client)
+        for f in sorted(os.listdir(base)):
+            if not f.endswith((".c", ".h")):
+                continue
+            for n, line in enumerate(open(os.path.join(base, f), encoding="utf-8"), 1):
+                m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                if not m or "/" not in m.group(1):
+                    continue
+                inc = m.group(1)
+                if inc.split("/")[0] in rank and inc not in allowed:
+                    problems.append('src/%s/%s:%d: #include "%s" is not one of the headers src/cli and src/viz '
+                                    'may use (docs/ARCHITECTURE.md)' % (client, f, n, inc))
     for p in problems:
         print(p)
     print("check_layers: %d files in %d layers, %d violations" % (nfiles, len(order), len(problems)))

@@ -41,7 +41,6 @@
 #include "lower_verify.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
-#include "pass/pass.h"
 #include "ir/print.h"
 #include "topology_file.h"
 #include "verify/verify.h"
@@ -223,7 +222,6 @@ static void free_parsed(shard_module *m) {
  * --local it replaces `module_text`. With --verify both programs run. */
 static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf *module_text,
                        const char *input_text, size_t input_len, shard_diag_engine *de) {
-  shard_verify_options vopts = {.extra_warnings = false};
   char *local_text = NULL, *given = NULL;
   size_t given_len = 0;
   shard_module *local = NULL, *given_m = NULL, *ref = NULL;
@@ -231,21 +229,7 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   local_text = shard_xmalloc(module_text->len + 1);
   memcpy(local_text, shard_buf_str(module_text), module_text->len + 1);
   local = parse_text("<lowered module>", local_text, module_text->len, de);
-  /* Shardy's partitioner stages: sharded permutation factors (pads,
-   * slices, reverses, windows) and reshapes that move data between shards
-   * get reshards around them, lowered to collectives; values whose sharding
-   * does not divide their shape are padded (convert-global-to-local splits
-   * every dimension evenly: an all_gather of a padded dimension must be
-   * sliced back, an all_slice must not clamp its offsets); ops pinned to
-   * one device (maximal shardings) run under `partition_id == d` and are
-   * all-reduced back to the mesh; then the module becomes per-device. */
-  if (!local || !shard_pass_resolve_permutation_factors(local, NULL, de) || de->errors ||
-      !shard_pass_reshard_to_collectives(local, NULL, de) || de->errors ||
-      !shard_pass_canonicalize(local, "enable-patterns=sdy-collective", de) || de->errors ||
-      !shard_pass_pad_for_divisibility(local, NULL, de) || de->errors ||
-      !shard_pass_resolve_single_device_sharding(local, NULL, de) || de->errors ||
-      !shard_pass_convert_global_to_local(local, NULL, de) || de->errors ||
-      !shard_verify_module(local, &vopts, de) || de->errors)
+  if (!local || !shard_lower_to_local(local, de))
     goto out;
   if (cfg->local) {
     shard_buf_clear(module_text);

@@ -24,7 +24,7 @@
 #include "propagate/explain.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
-#include "pass/pass.h"
+#include "pipeline/pass_registry.h"
 #include "pass/pass_shardings.h"
 #include "ir/print.h"
 #include "propagate/propagate.h"
@@ -191,11 +191,11 @@ static bool S_run_user_order(shard_module *m, const char *list, shard_diag_engin
 static bool S_run_strategy(const propagate_config *cfg, shard_module *m, shard_diag_engine *de) {
   if (cfg->op_priority) return S_run_user_order(m, cfg->op_priority, de);
   switch (cfg->strategy) {
-  case STRAT_PIPELINE: return shard_pass_propagation_pipeline(m, NULL, de);
-  case STRAT_BASIC: return shard_pass_basic_propagate(m, NULL, de);
-  case STRAT_AGGRESSIVE: return shard_pass_aggressive_propagate(m, NULL, de);
-  case STRAT_OP_PRIORITY: return shard_pass_op_priority_propagate(m, NULL, de);
-  case STRAT_USER_PRIORITY: return shard_pass_user_priority_propagate(m, NULL, de);
+  case STRAT_PIPELINE: return shard_pass_run("sdy-propagation-pipeline", m, NULL, de);
+  case STRAT_BASIC: return shard_pass_run("sdy-basic-propagate", m, NULL, de);
+  case STRAT_AGGRESSIVE: return shard_pass_run("sdy-aggressive-propagate", m, NULL, de);
+  case STRAT_OP_PRIORITY: return shard_pass_run("sdy-op-priority-propagate", m, NULL, de);
+  case STRAT_USER_PRIORITY: return shard_pass_run("sdy-user-priority-propagate", m, NULL, de);
   }
   return false;
 }

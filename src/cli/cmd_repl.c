@@ -29,7 +29,7 @@
 #include "cmd_pictures.h"
 #include "cost/comm_plan.h"
 #include "propagate/explain.h"
-#include "pass/pass.h"
+#include "pipeline/pass_registry.h"
 #include "pass/pass_shardings.h"
 #include "propagate/projection.h"
 #include "propagate/propagate.h"
@@ -956,7 +956,7 @@ static bool ensure_propagated(session *s, const char *at) {
   shard_propagation_observer mine = {on_step, s};
   shard_propagation_set_default_observer(&mine);
   unsigned before = s->de.errors;
-  bool ok = shard_pass_propagation_pipeline(m, NULL, &s->de) && s->de.errors == before;
+  bool ok = shard_pass_run("sdy-propagation-pipeline", m, NULL, &s->de) && s->de.errors == before;
   shard_propagation_set_default_observer(NULL);
   memset(&explain_observer, 0, sizeof explain_observer);
   shard_verify_options vopts = {.extra_warnings = false};

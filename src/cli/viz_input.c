@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "pipeline/lower_pipeline.h"
-#include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "ir/parse.h"
 #include "verify/verify.h"
@@ -304,27 +303,8 @@ void viz_mesh_uses_free(viz_mesh_use *uses, uint32_t n) {
 const char *const viz_stage_names[] = {"propagated", "reshards", "lowered"};
 
 bool viz_lower_module(shard_module *m, viz_stage stage, bool propagate, shard_diag_engine *de) {
-  if (stage == VIZ_STAGE_LOWERED) return shard_lower_pipeline_run(m, propagate, de);
-  typedef struct step {
-    shard_pass_fn run;
-    const char *options;
-  } step;
-  step steps[4];
-  uint32_t n = 0;
-  if (propagate) {
-    steps[n++] = (step){shard_pass_propagation_pipeline, NULL};
-  } else {
-    steps[n++] = (step){shard_pass_sharding_constraint_to_reshard, NULL};
-    steps[n++] = (step){shard_pass_close_shardings, NULL};
-  }
-  if (stage == VIZ_STAGE_RESHARDS) steps[n++] = (step){shard_pass_insert_explicit_reshards, NULL};
-  shard_verify_options vopts = {.extra_warnings = false};
-  unsigned before = de->errors;
-  for (uint32_t i = 0; i < n; i++) {
-    if (!steps[i].run(m, steps[i].options, de) || de->errors != before)
-      return false;
-    if (!shard_verify_module(m, &vopts, de) || de->errors != before)
-      return false;
-  }
-  return true;
+  shard_lower_stage to = stage == VIZ_STAGE_LOWERED    ? SHARD_STAGE_LOWERED
+                         : stage == VIZ_STAGE_RESHARDS ? SHARD_STAGE_RESHARDS
+                                                       : SHARD_STAGE_PROPAGATED;
+  return shard_lower_pipeline_run_to(m, to, propagate, de);
 }

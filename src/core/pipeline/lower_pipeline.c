@@ -10,6 +10,7 @@
 #include "pipeline/lower_pipeline.h"
 
 #include "export/export_pipeline.h"
+#include "pipeline/pass_registry.h"
 #include "verify/verify.h"
 
 static bool S_constraints_to_reshards(shard_module *m, shard_diag_engine *de) {
@@ -36,4 +37,29 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
     if (!as_written[i](m, de) || de->errors != before || !shard_verify_module(m, &vopts, de) || de->errors != before)
       return false;
   return true;
+}
+
+bool shard_lower_to_local(shard_module *m, shard_diag_engine *de) {
+  static const shard_pipeline_step steps[] = {
+      {"sdy-resolve-permutation-factors", NULL},
+      {"sdy-reshard-to-collectives", NULL},
+      {"canonicalize", "enable-patterns=sdy-collective"},
+      {"sdy-pad-for-divisibility", NULL},
+      {"sdy-resolve-single-device-sharding", NULL},
+      {"sdy-convert-global-to-local", NULL},
+  };
+  shard_verify_options vopts = {.extra_warnings = false};
+  unsigned before = de->errors;
+  return shard_pipeline_run(m, steps, sizeof steps / sizeof *steps, false, de) &&
+         shard_verify_module(m, &vopts, de) && de->errors == before;
+}
+
+bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool propagate, shard_diag_engine *de) {
+  if (stage == SHARD_STAGE_LOWERED) return shard_lower_pipeline_run(m, propagate, de);
+  static const shard_pipeline_step propagated[] = {{"sdy-propagation-pipeline", NULL}};
+  static const shard_pipeline_step as_written[] = {{"sdy-sharding-constraint-to-reshard", NULL},
+                                                   {"sdy-close-shardings", NULL}};
+  static const shard_pipeline_step reshards[] = {{"sdy-insert-explicit-reshards", NULL}};
+  bool ok = propagate ? shard_pipeline_run(m, propagated, 1, true, de) : shard_pipeline_run(m, as_written, 2, true, de);
+  return ok && (stage != SHARD_STAGE_RESHARDS || shard_pipeline_run(m, reshards, 1, true, de));
 }

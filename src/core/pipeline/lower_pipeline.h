@@ -21,4 +21,22 @@ bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *op
  * reporting through de. */
 bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de);
 
+/* The per-device conversion of `shard lower --local/--verify`, on a module
+ * shard_lower_pipeline_run made: Shardy's partitioner stages (sharded
+ * permutation factors and reshapes that move data between shards get
+ * reshards, lowered to collectives; values whose sharding does not divide
+ * their shape are padded; ops pinned to one device run under
+ * `partition_id == d` and are all-reduced back), then global-to-local. The
+ * result is verified. False after reporting through de. */
+bool shard_lower_to_local(shard_module *m, shard_diag_engine *de);
+
+/* How far `shard viz graph|plan --stage` takes a module: propagated (or the
+ * shardings as written, closed), with explicit reshards, or lowered. */
+typedef enum shard_lower_stage {
+  SHARD_STAGE_PROPAGATED,
+  SHARD_STAGE_RESHARDS,
+  SHARD_STAGE_LOWERED
+} shard_lower_stage;
+bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool propagate, shard_diag_engine *de);
+
 #endif
