@@ -27,15 +27,6 @@
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
-static int64_t S_gcd(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* ---- -sdy-update-non-divisible-input-output-shardings ------------------------- */
 
 /* Keeps axes[0..keep) (manual axes of a manual computation) and replaces the
@@ -52,7 +43,7 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
   for (uint32_t i = keep; i < d->num_axes; i++) {
     const shard_axis_ref *cur = &d->axes[i];
     int64_t size = shard_axis_size(cur, mesh);
-    int64_t g = S_gcd(size, remaining);
+    int64_t g = shard_gcd(size, remaining);
     if (g == 1) break;
     if (g == size) {
       axes[n++] = *cur;
@@ -60,7 +51,7 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
       continue;
     }
     /* Only part of this axis fits: take its major part and stop. */
-    shard_axis_ref part = {cur->name, true, cur->is_sub ? cur->pre_size : 1, g};
+    shard_axis_ref part = shard_axis_sub(cur->name, shard_axis_pre(cur), g);
     axes[n++] = part;
     break;
   }
