@@ -348,9 +348,37 @@ Test(sharding, drop_manual) {
   cr_expect_eq(r->dims[0].num_axes, 2);
   cr_expect_eq(shard_sharding_drop_manual(a, &s, manual, 0), &s, "no manual axes: the sharding itself");
   cr_expect_null(shard_sharding_drop_manual(a, NULL, manual, 1));
+  const char *manual_xy[] = {"y", "x"};
+  cr_expect_eq(shard_dim_manual_prefix(&dims[0], manual_xy, 2), 2);
+  cr_expect_eq(shard_dim_manual_prefix(&dims[0], manual_y, 1), 0, "only a leading run counts");
+  cr_expect_eq(shard_dim_manual_prefix(&dims[2], manual_xy, 2), 0);
   cr_expect(shard_axis_name_in("x", manual, 1));
   cr_expect_not(shard_axis_name_in("y", manual, 1));
   shard_arena_free(a);
+}
+
+Test(mesh, shard_index) {
+  /* [x=2, y=4]: device 5 sits at x=1, y=1 */
+  shard_mesh_axis xy[] = {{"x", 2}, {"y", 4}};
+  shard_mesh m = {xy, 2, NULL, 0, {0}};
+  shard_axis_ref x = full("x"), y = full("y"), y_lo = sub("y", 2, 2), y_hi = sub("y", 1, 2);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &x, 1), 1);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y, 1), 1);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y_lo, 1), 1, "the minor half of y=1");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y_hi, 1), 0, "the major half of y=1");
+  shard_axis_ref yx[] = {full("y"), full("x")};
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, yx, 2), 3, "major to minor: y*2 + x");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, NULL, 0), 0);
+  /* explicit ids: device 5 is the mesh's third device, x=0, y=2 */
+  int64_t ids[] = {7, 6, 5, 4, 3, 2, 1, 0};
+  shard_mesh p = {xy, 2, ids, 8, {0}};
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, &y, 1), 2);
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, &y_hi, 1), 1);
+  shard_axis_ref xy_refs[] = {full("x"), full("y")};
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, xy_refs, 2), 2);
+  shard_axis_ref bad = sub("y", 3, 2), zero = sub("y", 0, 2);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &bad, 1), 0, "a sub-axis that does not divide its axis");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &zero, 1), 0, "and one of pre-size 0 (no division by zero)");
 }
 
 Test(mesh, lookups_and_sizes) {

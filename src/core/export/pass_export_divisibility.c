@@ -72,14 +72,9 @@ static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tens
   t->dims = SHARD_NEW_ARRAY(m->arena, shard_dim_sharding, s->rank + 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     t->dims[d] = s->dims[d];
-    uint32_t keep = 0;
-    if (manual && manual->kind == SHARD_ATTR_SDY_MANUAL_AXES)
-      for (; keep < s->dims[d].num_axes; keep++) {
-        bool is_manual = false;
-        for (uint32_t k = 0; k < manual->u.manual_axes.num; k++)
-          if (strcmp(manual->u.manual_axes.names[k], s->dims[d].axes[keep].name) == 0) is_manual = true;
-        if (!is_manual) break;
-      }
+    uint32_t keep = manual && manual->kind == SHARD_ATTR_SDY_MANUAL_AXES
+                        ? shard_dim_manual_prefix(&s->dims[d], manual->u.manual_axes.names, manual->u.manual_axes.num)
+                        : 0;
     S_even_dim(m->arena, &t->dims[d], keep, type->dims[d], mesh);
   }
   return t;

@@ -198,24 +198,7 @@ static bool S_record_op(shard_op *op, void *ctx) {
 
 /* Which shard along `axes` (major to minor) device `dev` holds. */
 static int64_t S_shard_index(int64_t dev, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t n) {
-  int64_t logical = dev;
-  if (mesh->device_ids)
-    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
-      if (mesh->device_ids[i] == dev) logical = i;
-  int64_t index = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    int64_t size = shard_axis_size(&axes[k], mesh);
-    int64_t suffix = 1;
-    bool found = false;
-    for (uint32_t i = 0; i < mesh->num_axes; i++) {
-      if (found) suffix *= mesh->axes[i].size;
-      if (strcmp(mesh->axes[i].name, axes[k].name) == 0) found = true;
-    }
-    int64_t full = shard_mesh_axis_size(mesh, axes[k].name);
-    int64_t stride = full / (shard_axis_pre(&axes[k]) * size);
-    index = index * size + (logical / (suffix * stride)) % size;
-  }
-  return index;
+  return shard_mesh_shard_index(mesh, dev, axes, n);
 }
 
 /* The mesh's axes cut at every sub-axis boundary that `axes` use, in mesh

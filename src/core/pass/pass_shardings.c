@@ -55,9 +55,8 @@ bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis) {
 }
 
 static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
-  uint32_t k = 0;
-  while (k < d->num_axes && shard_pass_is_manual_axis(manual, d->axes[k].name)) k++;
-  return k;
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return 0;
+  return shard_dim_manual_prefix(d, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,

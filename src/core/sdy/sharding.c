@@ -154,6 +154,12 @@ bool shard_axis_name_in(const char *name, const char *const *names, uint32_t n) 
   return false;
 }
 
+uint32_t shard_dim_manual_prefix(const shard_dim_sharding *d, const char *const *manual, uint32_t n) {
+  uint32_t k = 0;
+  while (k < d->num_axes && shard_axis_name_in(d->axes[k].name, manual, n)) k++;
+  return k;
+}
+
 /* The refs of axes[0..n) whose axis is not manual, in a new array. */
 static uint32_t free_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n, const char *const *manual,
                           uint32_t nmanual, shard_axis_ref **out) {
@@ -173,8 +179,7 @@ shard_tensor_sharding *shard_sharding_drop_manual(shard_arena *a, const shard_te
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t d = 0; d < s->rank; d++) {
     const shard_dim_sharding *in = &s->dims[d];
-    uint32_t k = 0;
-    while (k < in->num_axes && shard_axis_name_in(in->axes[k].name, manual, n)) k++;
+    uint32_t k = shard_dim_manual_prefix(in, manual, n);
     c->dims[d] = *in;
     /* A dim without axes may have a NULL array, and NULL + 0 is undefined. */
     c->dims[d].axes = k ? in->axes + k : in->axes;

@@ -108,6 +108,11 @@ void shard_axis_list_print(shard_buf *b, const shard_axis_ref *axes, uint32_t n)
 /* Product of sizes of the refs, -1 on overflow or unknown axis. */
 int64_t shard_axes_product(const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
 bool shard_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb);
+/* Which shard along `axes` (major to minor) `device` holds: its coordinates
+ * in the mesh (its position among device_ids, or the id itself when they are
+ * implicit) read through the (sub-)axes. 0 for refs the verifier rejects.
+ * (In mesh.c.) */
+int64_t shard_mesh_shard_index(const shard_mesh *m, int64_t device, const shard_axis_ref *axes, uint32_t n);
 /* sortAndMergeAxes in place: shard_axis_compare order, consecutive sub-axes
  * merged (into the full axis when they cover it). Returns the new count. */
 uint32_t shard_axes_sort_and_merge(shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
@@ -188,6 +193,9 @@ bool shard_sharding_fully_replicated(const shard_tensor_sharding *s);
 void shard_sharding_add_cuts(shard_axis_cuts *c, const shard_tensor_sharding *s);
 /* Is `name` one of names[0..n)? */
 bool shard_axis_name_in(const char *name, const char *const *names, uint32_t n);
+/* How many axes lead dim `d` whose axis is one of manual[0..n) (a manual
+ * computation's shardings put its manual axes first). */
+uint32_t shard_dim_manual_prefix(const shard_dim_sharding *d, const char *const *manual, uint32_t n);
 /* Shardy's eraseManualAxes: what a manual computation's body sees of a
  * sharding. Drops the leading manual axes of each dim (in and out shardings
  * put them first) and the manual replicated and unreduced axes. Returns `s`
