@@ -316,33 +316,6 @@ void shard_viz_term_placement(shard_buf *out, const shard_placement *p, const sh
 
 /* ---- meshes ---------------------------------------------------------------- */
 
-/* The sub-axes of mesh axis `ax` named by the users, as the sorted cut
- * points 1 = c0 < c1 < ... < ck = size. Returns k+1. */
-static uint32_t axis_cuts(const shard_viz_mesh *vm, uint32_t ax, int64_t *cuts, uint32_t max) {
-  const shard_mesh_axis *a = &vm->mesh->axes[ax];
-  uint32_t n = 0;
-  cuts[n++] = 1;
-  cuts[n++] = a->size;
-  for (uint32_t i = 0; i < vm->num_sub_axes && n + 2 <= max; i++) {
-    const shard_axis_ref *r = &vm->sub_axes[i];
-    if (!r->is_sub || strcmp(r->name, a->name) != 0 || r->pre_size < 1 || r->size < 1)
-      continue;
-    cuts[n++] = r->pre_size;
-    cuts[n++] = r->pre_size * r->size;
-  }
-  for (uint32_t i = 1; i < n; i++)
-    for (uint32_t j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
-      int64_t t = cuts[j];
-      cuts[j] = cuts[j - 1];
-      cuts[j - 1] = t;
-    }
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (k == 0 || cuts[k - 1] != cuts[i])
-      cuts[k++] = cuts[i];
-  return k;
-}
-
 static void one_mesh(shard_buf *out, const shard_viz_mesh *vm, const shard_viz_options *o) {
   const shard_mesh *m = vm->mesh;
   shard_buf b;
@@ -359,17 +332,21 @@ static void one_mesh(shard_buf *out, const shard_viz_mesh *vm, const shard_viz_o
   heading(out, shard_buf_str(&b), o->color);
   shard_buf_clear(&b);
   for (uint32_t ax = 0; ax < m->num_axes; ax++) {
-    int64_t cuts[66];
-    uint32_t k = axis_cuts(vm, ax, cuts, 66);
-    if (k <= 2)
-      continue;
-    shard_buf_printf(out, "  \"%s\" is used as", m->axes[ax].name);
-    for (uint32_t i = 0; i + 1 < k; i++) {
-      shard_axis_ref r = {m->axes[ax].name, true, cuts[i], cuts[i + 1] / cuts[i]};
-      shard_buf_puts(out, i ? " x " : " ");
-      shard_axis_print(out, &r);
+    /* the pieces the users' sub-axes cut the axis into */
+    shard_axis_cuts cuts;
+    shard_axis_cuts_init(&cuts, m->axes[ax].name, m->axes[ax].size);
+    shard_axis_cuts_add(&cuts, vm->sub_axes, vm->num_sub_axes);
+    uint32_t pieces = shard_axis_cuts_finish(&cuts);
+    if (pieces > 1) {
+      shard_buf_printf(out, "  \"%s\" is used as", m->axes[ax].name);
+      for (uint32_t i = 0; i < pieces; i++) {
+        shard_axis_ref r = shard_axis_cuts_piece(&cuts, i);
+        shard_buf_puts(out, i ? " x " : " ");
+        shard_axis_print(out, &r);
+      }
+      shard_buf_puts(out, " (major to minor)\n");
     }
-    shard_buf_puts(out, " (major to minor)\n");
+    shard_axis_cuts_free(&cuts);
   }
   if (n < 1 || n > SHARD_PLACEMENT_MAX_DEVICES) {
     shard_buf_free(&b);

@@ -160,6 +160,227 @@ Test(axis, products) {
   cr_expect_eq(shard_axes_product(huge, 2, &mesh_xyz), -1, "overflow is reported, not wrapped");
 }
 
+Test(axis, pre_and_end) {
+  shard_axis_ref x = full("x"), x24 = sub("x", 2, 4), w = full("w"), big = sub("x", INT64_MAX / 2, 3);
+  cr_expect_eq(shard_axis_pre(&x), 1);
+  cr_expect_eq(shard_axis_pre(&x24), 2);
+  cr_expect_eq(shard_axis_end(&x, &mesh_xyz), 8, "the full axis ends at its size");
+  cr_expect_eq(shard_axis_end(&x24, &mesh_xyz), 8);
+  cr_expect_eq(shard_axis_end(&w, &mesh_xyz), -1, "unknown axis");
+  cr_expect_eq(shard_axis_end(&big, NULL), INT64_MAX, "an overflowing end saturates");
+}
+
+Test(axis, gcd) {
+  cr_expect_eq(shard_gcd(12, 18), 6);
+  cr_expect_eq(shard_gcd(18, 12), 6);
+  cr_expect_eq(shard_gcd(7, 0), 7);
+  cr_expect_eq(shard_gcd(0, 0), 0);
+  cr_expect_eq(shard_gcd(-4, 6), 2, "the sign of the inputs does not reach the result");
+  cr_expect_eq(shard_gcd(INT64_MIN, 0), INT64_MAX, "|INT64_MIN| saturates instead of overflowing");
+  cr_expect_eq(shard_gcd(INT64_MIN, 6), 2);
+}
+
+Test(axis, suffix) {
+  shard_axis_ref x = full("x"), x42 = sub("x", 4, 2), x24 = sub("x", 2, 4), x12 = sub("x", 1, 2);
+  cr_expect(shard_axis_is_suffix_of(&x42, &x, &mesh_xyz), "\"x\":(4)2 ends where \"x\" (size 8) ends");
+  cr_expect(shard_axis_is_suffix_of(&x42, &x24, &mesh_xyz));
+  cr_expect_not(shard_axis_is_suffix_of(&x12, &x24, &mesh_xyz));
+  cr_expect_not(shard_axis_is_suffix_of(&x12, &x, &mesh_xyz), "a prefix is not a suffix");
+}
+
+Test(axis, coexist) {
+  shard_axis_ref x12 = sub("x", 1, 2), x24 = sub("x", 2, 4), x14 = sub("x", 1, 4), x32 = sub("x", 3, 2),
+                 x02 = sub("x", 0, 2), y = full("y");
+  cr_expect(shard_axis_can_coexist(&x12, &x24));
+  cr_expect(shard_axis_can_coexist(&x14, &x24), "[1,4) and [2,8) cut the axis at 1, 2, 4, 8");
+  cr_expect_not(shard_axis_can_coexist(&x14, &x32), "3 does not divide 4");
+  cr_expect_not(shard_axis_can_coexist(&x12, &x02), "a zero pre-size is never valid (and never divides)");
+  cr_expect(shard_axis_can_coexist(&x12, &y));
+}
+
+Test(axis, without_overlap) {
+  shard_axis_ref x = full("x"), x14 = sub("x", 1, 4), x24 = sub("x", 2, 4), x22 = sub("x", 2, 2),
+                 y = full("y"), out;
+  cr_assert(shard_axis_prefix_without_overlap(&x14, &x24, &out));
+  cr_expect(shard_axis_equal(&out, &(shard_axis_ref){"x", true, 1, 2}), "[1,4) minus [2,8) keeps [1,2)");
+  cr_expect_not(shard_axis_prefix_without_overlap(&x24, &x14, &out), "[2,8) starts inside [1,4)");
+  cr_assert(shard_axis_prefix_without_overlap(&x14, &y, &out));
+  cr_expect(shard_axis_equal(&out, &x14), "no overlap: the whole ref");
+  cr_assert(shard_axis_suffix_without_overlap(&x, &x14, &mesh_xyz, &out));
+  cr_expect(shard_axis_equal(&out, &(shard_axis_ref){"x", true, 4, 2}), "\"x\" minus [1,4) keeps [4,8)");
+  cr_expect_not(shard_axis_suffix_without_overlap(&x22, &x, &mesh_xyz, &out));
+  shard_axis_ref others[] = {x22, y};
+  cr_assert(shard_axis_prefix_without_overlap_list(&x, others, 2, &out));
+  cr_expect(shard_axis_equal(&out, &(shard_axis_ref){"x", true, 1, 2}));
+  cr_assert(shard_axis_common_prefix(&x14, &(shard_axis_ref){"x", true, 1, 2}, &out));
+  cr_expect(shard_axis_equal(&out, &(shard_axis_ref){"x", true, 1, 2}), "the shorter of the two");
+  cr_expect_not(shard_axis_common_prefix(&x14, &x24, &out));
+}
+
+Test(axis, sort_and_merge) {
+  /* mesh order x, y, z; "x":(1)2 and "x":(2)4 merge into "x"; unknown "w" goes last */
+  shard_axis_ref v[] = {full("w"), full("z"), sub("x", 2, 4), sub("y", 2, 2), sub("x", 1, 2)};
+  uint32_t n = shard_axes_sort_and_merge(v, 5, &mesh_xyz);
+  cr_assert_eq(n, 4);
+  cr_expect(shard_axis_equal(&v[0], &(shard_axis_ref){"x", false, 0, 0}), "merged sub-axes that cover the axis");
+  cr_expect(shard_axis_equal(&v[1], &(shard_axis_ref){"y", true, 2, 2}));
+  cr_expect(shard_axis_equal(&v[2], &(shard_axis_ref){"z", false, 0, 0}));
+  cr_expect_str_eq(v[3].name, "w");
+  shard_axis_ref a[] = {full("x"), sub("y", 1, 2)}, b[] = {full("x"), sub("y", 1, 2)}, c[] = {full("x")};
+  cr_expect(shard_axes_equal(a, 2, b, 2));
+  cr_expect_not(shard_axes_equal(a, 2, c, 1));
+}
+
+/* The cut points of `name` (size `size`) for `refs`, as text "1 2 4 8". */
+static char *cuts_str(const char *name, int64_t size, const shard_axis_ref *refs, uint32_t n, uint32_t *pieces) {
+  shard_axis_cuts c;
+  shard_axis_cuts_init(&c, name, size);
+  shard_axis_cuts_add(&c, refs, n);
+  *pieces = shard_axis_cuts_finish(&c);
+  shard_buf b;
+  shard_buf_init(&b);
+  for (uint32_t i = 0; i < c.n; i++) shard_buf_printf(&b, "%s%lld", i ? " " : "", (long long)c.at[i]);
+  shard_axis_cuts_free(&c);
+  return shard_buf_take(&b);
+}
+
+Test(axis_cuts, boundaries_sorted_and_unique) {
+  shard_axis_ref refs[] = {sub("x", 2, 2), full("x"), sub("y", 1, 2), sub("x", 1, 2), sub("x", 2, 4)};
+  uint32_t pieces;
+  char *t = cuts_str("x", 8, refs, 5, &pieces);
+  cr_expect_str_eq(t, "1 2 4 8", "other axes and the full axis add nothing");
+  cr_expect_eq(pieces, 3);
+  free(t);
+  t = cuts_str("z", 2, refs, 5, &pieces);
+  cr_expect_str_eq(t, "1 2");
+  cr_expect_eq(pieces, 1);
+  free(t);
+}
+
+Test(axis_cuts, invalid_sub_axes_add_nothing) {
+  shard_axis_ref refs[] = {sub("x", 0, 2), sub("x", 2, -1), sub("x", INT64_MAX / 2, 4), sub("x", 4, 2)};
+  uint32_t pieces;
+  char *t = cuts_str("x", 8, refs, 4, &pieces);
+  cr_expect_str_eq(t, "1 4 8", "zero, negative and overflowing refs are the verifier's to report");
+  cr_expect_eq(pieces, 2);
+  free(t);
+}
+
+Test(axis_cuts, pieces) {
+  shard_axis_cuts c;
+  shard_axis_ref refs[] = {sub("x", 2, 2)};
+  shard_axis_cuts_init(&c, "x", 8);
+  shard_axis_cuts_add(&c, refs, 1);
+  cr_assert_eq(shard_axis_cuts_finish(&c), 3);
+  shard_axis_ref p0 = shard_axis_cuts_piece(&c, 0), p2 = shard_axis_cuts_piece(&c, 2);
+  cr_expect(shard_axis_equal(&p0, &(shard_axis_ref){"x", true, 1, 2}));
+  cr_expect(shard_axis_equal(&p2, &(shard_axis_ref){"x", true, 4, 2}));
+  shard_axis_ref x = full("x"), x14 = sub("x", 1, 4), y = full("y");
+  cr_expect(shard_axis_cuts_piece_in(&c, 2, &x), "the full axis covers every piece");
+  cr_expect(shard_axis_cuts_piece_in(&c, 1, &x14));
+  cr_expect_not(shard_axis_cuts_piece_in(&c, 2, &x14));
+  cr_expect_not(shard_axis_cuts_piece_in(&c, 0, &y));
+  cr_expect_eq(shard_axis_cuts_misfit(&c), -1);
+  shard_axis_cuts_free(&c);
+
+  shard_axis_cuts_init(&c, "z", 2);
+  cr_assert_eq(shard_axis_cuts_finish(&c), 1);
+  shard_axis_ref whole = shard_axis_cuts_piece(&c, 0);
+  cr_expect(shard_axis_equal(&whole, &(shard_axis_ref){"z", false, 0, 0}), "one piece is the full axis");
+  shard_axis_cuts_free(&c);
+}
+
+Test(axis_cuts, misfit) {
+  /* "x":(1)2 and "x":(1)3 on an axis of 6 cut it at 1, 2, 3, 6: 2 does not divide 3 */
+  shard_axis_cuts c;
+  shard_axis_ref refs[] = {sub("x", 1, 2), sub("x", 1, 3)};
+  shard_axis_cuts_init(&c, "x", 6);
+  shard_axis_cuts_add(&c, refs, 2);
+  shard_axis_cuts_finish(&c);
+  cr_expect_eq(shard_axis_cuts_misfit(&c), 1);
+  shard_axis_cuts_free(&c);
+}
+
+Test(axis_cuts, of_a_sharding) {
+  shard_axis_ref d0[] = {sub("x", 1, 2)}, rep[] = {sub("x", 4, 2)}, unr[] = {sub("y", 2, 2)};
+  shard_dim_sharding dims[] = {{d0, 1, false, SHARD_NO_PRIORITY}};
+  shard_tensor_sharding s = {"mesh", NULL, dims, 1, rep, 1, unr, 1, SHARD_RED_SUM, {0}};
+  shard_axis_cuts c;
+  shard_axis_cuts_init(&c, "x", 8);
+  shard_sharding_add_cuts(&c, &s);
+  cr_expect_eq(shard_axis_cuts_finish(&c), 3, "dims and replicated axes cut \"x\" at 2 and 4");
+  shard_axis_cuts_free(&c);
+  shard_axis_cuts_init(&c, "y", 4);
+  shard_sharding_add_cuts(&c, &s);
+  cr_expect_eq(shard_axis_cuts_finish(&c), 2, "unreduced axes cut too");
+  shard_axis_cuts_free(&c);
+}
+
+/* eraseManualAxes: Shardy's utils.cc drops the manual prefix of every dim and
+ * the manual replicated and unreduced axes. (pass_export_misc.c's private copy
+ * dropped only the unreduced ones while saying it mirrored eraseManualAxes.) */
+Test(sharding, drop_manual) {
+  shard_arena *a = shard_arena_new();
+  shard_axis_ref d0[] = {full("x"), full("y")}, d1[] = {full("z")}, rep[] = {full("x"), sub("z", 1, 1)},
+                 unr[] = {full("y"), full("x")};
+  shard_dim_sharding dims[] = {{d0, 2, false, SHARD_NO_PRIORITY}, {d1, 1, true, 3}, {NULL, 0, false, SHARD_NO_PRIORITY}};
+  shard_tensor_sharding s = {"mesh", NULL, dims, 3, rep, 2, unr, 2, SHARD_RED_MAX, {0}};
+  const char *manual[] = {"x"};
+  shard_tensor_sharding *r = shard_sharding_drop_manual(a, &s, manual, 1);
+  cr_assert(r && r != &s);
+  cr_expect_eq(r->dims[0].num_axes, 1);
+  cr_expect_str_eq(r->dims[0].axes[0].name, "y", "the leading manual axis goes");
+  cr_expect_eq(r->dims[1].num_axes, 1);
+  cr_expect(r->dims[1].is_open && r->dims[1].priority == 3, "open/closed and priority stay");
+  cr_expect_eq(r->dims[2].num_axes, 0);
+  cr_expect_eq(r->num_replicated, 1);
+  cr_expect_str_eq(r->replicated[0].name, "z", "manual replicated axes go");
+  cr_expect_eq(r->num_unreduced, 1);
+  cr_expect_str_eq(r->unreduced[0].name, "y", "manual unreduced axes go");
+  cr_expect_eq(r->reduction, SHARD_RED_MAX);
+  cr_expect_eq(s.dims[0].num_axes, 2, "the input is not touched");
+  cr_expect_eq(s.num_replicated, 2);
+
+  /* Only a leading run is manual: "x" after a free axis stays (the verifier
+   * rejects that order; the body view keeps what follows the prefix). */
+  const char *manual_y[] = {"y"};
+  r = shard_sharding_drop_manual(a, &s, manual_y, 1);
+  cr_expect_eq(r->dims[0].num_axes, 2);
+  cr_expect_eq(shard_sharding_drop_manual(a, &s, manual, 0), &s, "no manual axes: the sharding itself");
+  cr_expect_null(shard_sharding_drop_manual(a, NULL, manual, 1));
+  const char *manual_xy[] = {"y", "x"};
+  cr_expect_eq(shard_dim_manual_prefix(&dims[0], manual_xy, 2), 2);
+  cr_expect_eq(shard_dim_manual_prefix(&dims[0], manual_y, 1), 0, "only a leading run counts");
+  cr_expect_eq(shard_dim_manual_prefix(&dims[2], manual_xy, 2), 0);
+  cr_expect(shard_axis_name_in("x", manual, 1));
+  cr_expect_not(shard_axis_name_in("y", manual, 1));
+  shard_arena_free(a);
+}
+
+Test(mesh, shard_index) {
+  /* [x=2, y=4]: device 5 sits at x=1, y=1 */
+  shard_mesh_axis xy[] = {{"x", 2}, {"y", 4}};
+  shard_mesh m = {xy, 2, NULL, 0, {0}};
+  shard_axis_ref x = full("x"), y = full("y"), y_lo = sub("y", 2, 2), y_hi = sub("y", 1, 2);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &x, 1), 1);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y, 1), 1);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y_lo, 1), 1, "the minor half of y=1");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &y_hi, 1), 0, "the major half of y=1");
+  shard_axis_ref yx[] = {full("y"), full("x")};
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, yx, 2), 3, "major to minor: y*2 + x");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, NULL, 0), 0);
+  /* explicit ids: device 5 is the mesh's third device, x=0, y=2 */
+  int64_t ids[] = {7, 6, 5, 4, 3, 2, 1, 0};
+  shard_mesh p = {xy, 2, ids, 8, {0}};
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, &y, 1), 2);
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, &y_hi, 1), 1);
+  shard_axis_ref xy_refs[] = {full("x"), full("y")};
+  cr_expect_eq(shard_mesh_shard_index(&p, 5, xy_refs, 2), 2);
+  shard_axis_ref bad = sub("y", 3, 2), zero = sub("y", 0, 2);
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &bad, 1), 0, "a sub-axis that does not divide its axis");
+  cr_expect_eq(shard_mesh_shard_index(&m, 5, &zero, 1), 0, "and one of pre-size 0 (no division by zero)");
+}
+
 Test(mesh, lookups_and_sizes) {
   cr_expect_eq(shard_mesh_axis_index(&mesh_xyz, "y"), 1);
   cr_expect_eq(shard_mesh_axis_index(&mesh_xyz, "w"), -1);

@@ -658,60 +658,18 @@ bool shard_conv_validate(shard_conv_ctx *cx, const shard_conv *c) {
 
 /* ---- splitting sub-axes into axes ----------------------------------------------------------- */
 
-/* The boundaries ("pre-sizes") at which some ref cuts axis `name` of size n:
- * always 1 and n, plus pre and pre*size of each sub-axis. Sorted, unique. */
-typedef SHARD_VEC(int64_t) cut_vec;
-
-static void add_cut(cut_vec *v, int64_t x) {
-  for (uint32_t i = 0; i < v->len; i++)
-    if (v->items[i] == x) return;
-  SHARD_VEC_PUSH(*v, x);
-}
-
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static void cuts_from_refs(cut_vec *v, const char *name, const shard_axis_ref *r, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    if (r[i].is_sub && strcmp(r[i].name, name) == 0) {
-      add_cut(v, r[i].pre_size);
-      add_cut(v, r[i].pre_size * r[i].size);
-    }
-}
-
-static void axis_cuts(const shard_conv *c, const shard_mesh_axis *ax, cut_vec *v) {
-  add_cut(v, 1);
-  add_cut(v, ax->size);
-  const shard_tensor_sharding *s = c->sharding;
-  for (uint32_t d = 0; d < s->rank; d++) cuts_from_refs(v, ax->name, s->dims[d].axes, s->dims[d].num_axes);
-  cuts_from_refs(v, ax->name, s->replicated, s->num_replicated);
-  cuts_from_refs(v, ax->name, s->unreduced, s->num_unreduced);
-  cuts_from_refs(v, ax->name, c->manual, c->num_manual);
-  qsort(v->items, v->len, sizeof(int64_t), cmp_i64);
-}
-
-typedef struct split_axis {
-  const char *name;
-  cut_vec cuts;          /* pieces are [cuts[i], cuts[i+1]) */
-  uint32_t first_new;    /* index of the first piece in the new mesh */
-} split_axis;
-
-/* Replaces every ref by the full new axes of its pieces. */
-static void split_refs(shard_conv_ctx *cx, const shard_mesh *nm, split_axis *sa, uint32_t num_sa,
-                       const shard_mesh *old, const shard_axis_ref *in, uint32_t n,
-                       shard_axis_ref **out, uint32_t *out_n) {
+/* Replaces every ref by the full new axes of its pieces; `first_new[a]` is
+ * the new index of axis a's first piece. */
+static void split_refs(shard_conv_ctx *cx, const shard_mesh *nm, const shard_axis_cuts *cuts,
+                       const uint32_t *first_new, const shard_mesh *old, const shard_axis_ref *in,
+                       uint32_t n, shard_axis_ref **out, uint32_t *out_n) {
   SHARD_VEC(shard_axis_ref) v = {0};
   for (uint32_t i = 0; i < n; i++) {
     int a = shard_mesh_axis_index(old, in[i].name);
-    if (a < 0 || (uint32_t)a >= num_sa) continue;
-    split_axis *s = &sa[a];
-    int64_t lo = in[i].is_sub ? in[i].pre_size : 1;
-    int64_t hi = in[i].is_sub ? in[i].pre_size * in[i].size : old->axes[a].size;
-    for (uint32_t k = 0; k + 1 < s->cuts.len; k++)
-      if (s->cuts.items[k] >= lo && s->cuts.items[k + 1] <= hi) {
-        shard_axis_ref r = {nm->axes[s->first_new + k].name, false, 0, 0};
+    if (a < 0 || (uint32_t)a >= old->num_axes) continue;
+    for (uint32_t k = 0; k + 1 < cuts[a].n; k++)
+      if (shard_axis_cuts_piece_in(&cuts[a], k, &in[i])) {
+        shard_axis_ref r = {nm->axes[first_new[a] + k].name, false, 0, 0};
         SHARD_VEC_PUSH(v, r);
       }
   }
@@ -719,45 +677,55 @@ static void split_refs(shard_conv_ctx *cx, const shard_mesh *nm, split_axis *sa,
   SHARD_VEC_FREEZE(cx->arena, v, *out);
 }
 
+static void free_cuts(shard_axis_cuts *cuts, uint32_t *first_new, uint32_t n) {
+  for (uint32_t a = 0; a < n; a++) shard_axis_cuts_free(&cuts[a]);
+  free(cuts);
+  free(first_new);
+}
+
 shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, bool *changed) {
   *changed = false;
   if (c->kind != SHARD_CONV_NAMED) return (shard_conv *)c;
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
   if (!m) return (shard_conv *)c;
-  split_axis *sa = shard_xcalloc(m->num_axes ? m->num_axes : 1, sizeof *sa);
+  /* The boundaries at which some ref cuts each axis: the pieces between
+   * them become the axes of the new mesh. */
+  shard_axis_cuts *cuts = shard_xcalloc(m->num_axes ? m->num_axes : 1, sizeof *cuts);
+  uint32_t *first_new = shard_xcalloc(m->num_axes ? m->num_axes : 1, sizeof *first_new);
   uint32_t total = 0;
   for (uint32_t a = 0; a < m->num_axes; a++) {
-    sa[a].name = m->axes[a].name;
-    axis_cuts(c, &m->axes[a], &sa[a].cuts);
-    sa[a].first_new = total;
-    total += sa[a].cuts.len - 1;
-    if (sa[a].cuts.len > 2) *changed = true;
+    shard_axis_cuts_init(&cuts[a], m->axes[a].name, m->axes[a].size);
+    shard_sharding_add_cuts(&cuts[a], c->sharding);
+    shard_axis_cuts_add(&cuts[a], c->manual, c->num_manual);
+    uint32_t pieces = shard_axis_cuts_finish(&cuts[a]);
+    first_new[a] = total;
+    total += pieces;
+    if (pieces > 1) *changed = true;
   }
   if (!*changed) {
-    for (uint32_t a = 0; a < m->num_axes; a++) SHARD_VEC_FREE(sa[a].cuts);
-    free(sa);
+    free_cuts(cuts, first_new, m->num_axes);
     return (shard_conv *)c;
   }
   shard_mesh *nm = SHARD_NEW(cx->arena, shard_mesh);
   nm->num_axes = total;
   nm->axes = SHARD_NEW_ARRAY(cx->arena, shard_mesh_axis, total);
   for (uint32_t a = 0; a < m->num_axes; a++) {
-    uint32_t pieces = sa[a].cuts.len - 1;
+    uint32_t pieces = cuts[a].n - 1;
     for (uint32_t k = 0; k < pieces; k++) {
-      shard_mesh_axis *ax = &nm->axes[sa[a].first_new + k];
+      shard_mesh_axis *ax = &nm->axes[first_new[a] + k];
       ax->name = pieces == 1 ? m->axes[a].name
                              : shard_arena_printf(cx->arena, "%s_%u", m->axes[a].name, k);
-      ax->size = sa[a].cuts.items[k + 1] / sa[a].cuts.items[k];
+      ax->size = pieces == 1 ? m->axes[a].size : shard_axis_cuts_piece(&cuts[a], k).size;
     }
   }
   /* a made-up name may be taken ("y" split beside an axis "y_0"): it grows
    * a '_' until no other axis has it */
   for (uint32_t a = 0; a < m->num_axes; a++) {
-    if (sa[a].cuts.len - 1 == 1) continue;
-    for (uint32_t k = 0; k < sa[a].cuts.len - 1; k++) {
-      shard_mesh_axis *ax = &nm->axes[sa[a].first_new + k];
+    if (cuts[a].n - 1 == 1) continue;
+    for (uint32_t k = 0; k < cuts[a].n - 1; k++) {
+      shard_mesh_axis *ax = &nm->axes[first_new[a] + k];
       for (uint32_t o = 0; o < total; o++)
-        if (o != sa[a].first_new + k && strcmp(nm->axes[o].name, ax->name) == 0) {
+        if (o != first_new[a] + k && strcmp(nm->axes[o].name, ax->name) == 0) {
           ax->name = shard_arena_printf(cx->arena, "%s_", ax->name);
           o = (uint32_t)-1; /* check every axis again */
         }
@@ -770,19 +738,18 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
   out->sharding->dims = SHARD_NEW_ARRAY(cx->arena, shard_dim_sharding, c->sharding->rank + 1);
   for (uint32_t d = 0; d < c->sharding->rank; d++) {
     out->sharding->dims[d] = c->sharding->dims[d];
-    split_refs(cx, nm, sa, m->num_axes, m, c->sharding->dims[d].axes, c->sharding->dims[d].num_axes,
+    split_refs(cx, nm, cuts, first_new, m, c->sharding->dims[d].axes, c->sharding->dims[d].num_axes,
                &out->sharding->dims[d].axes, &out->sharding->dims[d].num_axes);
   }
-  split_refs(cx, nm, sa, m->num_axes, m, c->sharding->replicated, c->sharding->num_replicated,
+  split_refs(cx, nm, cuts, first_new, m, c->sharding->replicated, c->sharding->num_replicated,
              &out->sharding->replicated, &out->sharding->num_replicated);
-  split_refs(cx, nm, sa, m->num_axes, m, c->sharding->unreduced, c->sharding->num_unreduced,
+  split_refs(cx, nm, cuts, first_new, m, c->sharding->unreduced, c->sharding->num_unreduced,
              &out->sharding->unreduced, &out->sharding->num_unreduced);
-  split_refs(cx, nm, sa, m->num_axes, m, c->manual, c->num_manual, &out->manual, &out->num_manual);
+  split_refs(cx, nm, cuts, first_new, m, c->manual, c->num_manual, &out->manual, &out->num_manual);
   out->names_invented = c->names_invented;
   out->partial_op = c->partial_op;
   out->mesh_name = c->mesh_name;
-  for (uint32_t a = 0; a < m->num_axes; a++) SHARD_VEC_FREE(sa[a].cuts);
-  free(sa);
+  free_cuts(cuts, first_new, m->num_axes);
   return out;
 }
 

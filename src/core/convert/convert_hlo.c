@@ -1290,28 +1290,12 @@ typedef struct mesh_piece {
   int64_t pos; /* position in the tile assignment's transposed order, -1 while unused */
 } mesh_piece;
 
-typedef SHARD_VEC(int64_t) i64_vec;
-
-static void add_cut(i64_vec *v, int64_t x) {
-  for (uint32_t i = 0; i < v->len; i++)
-    if (v->items[i] == x) return;
-  SHARD_VEC_PUSH(*v, x);
-}
-
-static void refs_cuts(i64_vec *v, const char *name, const shard_axis_ref *r, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    if (r[i].is_sub && strcmp(r[i].name, name) == 0) {
-      add_cut(v, r[i].pre_size);
-      add_cut(v, r[i].pre_size * r[i].size);
-    }
-}
-
 /* Gives the pieces covered by `r` the next positions, major first. */
 static void place_ref(const shard_mesh *m, mesh_piece *ps, uint32_t np, const shard_axis_ref *r,
                       int64_t *next_pos) {
   int a = shard_mesh_axis_index(m, r->name);
-  int64_t lo = r->is_sub ? r->pre_size : 1;
-  int64_t hi = r->is_sub ? r->pre_size * r->size : m->axes[a].size;
+  int64_t lo = shard_axis_pre(r);
+  int64_t hi = r->is_sub ? shard_axis_end(r, m) : m->axes[a].size;
   for (uint32_t i = 0; i < np; i++)
     if (ps[i].axis == (uint32_t)a && ps[i].pre >= lo && ps[i].pre * ps[i].size <= hi && ps[i].pos < 0)
       ps[i].pos = (*next_pos)++;
@@ -1351,20 +1335,16 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
   /* Cut every axis into the pieces the refs need (GetOrderedAxisRefs). */
   SHARD_VEC(mesh_piece) pieces = {0};
   for (uint32_t a = 0; a < m->num_axes; a++) {
-    i64_vec cuts = {0};
-    const char *name = m->axes[a].name;
-    add_cut(&cuts, 1);
-    add_cut(&cuts, m->axes[a].size);
-    for (uint32_t d = 0; d < s->rank; d++) refs_cuts(&cuts, name, s->dims[d].axes, s->dims[d].num_axes);
-    refs_cuts(&cuts, name, s->replicated, s->num_replicated);
-    refs_cuts(&cuts, name, s->unreduced, s->num_unreduced);
-    refs_cuts(&cuts, name, c->manual, c->num_manual);
-    qsort(cuts.items, cuts.len, sizeof(int64_t), cmp_i64);
-    for (uint32_t k = 0; k + 1 < cuts.len; k++) {
-      mesh_piece pc = {a, cuts.items[k], cuts.items[k + 1] / cuts.items[k], -1};
+    shard_axis_cuts cuts;
+    shard_axis_cuts_init(&cuts, m->axes[a].name, m->axes[a].size);
+    shard_sharding_add_cuts(&cuts, s);
+    shard_axis_cuts_add(&cuts, c->manual, c->num_manual);
+    uint32_t n = shard_axis_cuts_finish(&cuts);
+    for (uint32_t k = 0; k < n; k++) {
+      mesh_piece pc = {a, cuts.at[k], cuts.at[k + 1] / cuts.at[k], -1};
       if (pc.size > 1) SHARD_VEC_PUSH(pieces, pc);
     }
-    SHARD_VEC_FREE(cuts);
+    shard_axis_cuts_free(&cuts);
   }
   int64_t next_pos = 0;
   uint32_t np = pieces.len;

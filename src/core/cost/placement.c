@@ -80,56 +80,39 @@ typedef SHARD_VEC(shard_placement_axis) axis_vec;
 static bool cut_axis(const shard_mesh *m, uint32_t ax, const role_ref *refs,
                      uint32_t nrefs, axis_vec *out,
                      shard_diag_engine *de, shard_span where) {
-  int64_t full = m->axes[ax].size;
-  SHARD_VEC(int64_t) cuts = {0};
-  SHARD_VEC_PUSH(cuts, (int64_t)1);
-  SHARD_VEC_PUSH(cuts, full);
-  for (uint32_t i = 0; i < nrefs; i++) {
-    if (refs[i].ref.mesh_axis != ax)
-      continue;
-    SHARD_VEC_PUSH(cuts, refs[i].ref.pre);
-    SHARD_VEC_PUSH(cuts, refs[i].ref.pre * refs[i].ref.size);
+  shard_axis_cuts cuts;
+  shard_axis_cuts_init(&cuts, m->axes[ax].name, m->axes[ax].size);
+  for (uint32_t i = 0; i < nrefs; i++)
+    if (refs[i].ref.mesh_axis == ax) {
+      shard_axis_ref r = shard_axis_sub(m->axes[ax].name, refs[i].ref.pre, refs[i].ref.size);
+      shard_axis_cuts_add(&cuts, &r, 1);
+    }
+  uint32_t n = shard_axis_cuts_finish(&cuts);
+  int64_t bad = shard_axis_cuts_misfit(&cuts);
+  if (bad >= 0) {
+    shard_error(de, where, "the sub-axes of \"%s\" do not fit together (%lld does not divide %lld)",
+                m->axes[ax].name, (long long)cuts.at[bad], (long long)cuts.at[bad + 1]);
+    shard_axis_cuts_free(&cuts);
+    return false;
   }
-  /* Sort and dedupe (tiny lists: insertion sort). */
-  for (uint32_t i = 1; i < cuts.len; i++)
-    for (uint32_t j = i; j > 0 && cuts.items[j - 1] > cuts.items[j]; j--) {
-      int64_t t = cuts.items[j];
-      cuts.items[j] = cuts.items[j - 1];
-      cuts.items[j - 1] = t;
-    }
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < cuts.len; i++)
-    if (n == 0 || cuts.items[n - 1] != cuts.items[i])
-      cuts.items[n++] = cuts.items[i];
-  bool ok = true;
-  for (uint32_t i = 0; i + 1 < n && ok; i++) {
-    int64_t lo = cuts.items[i], hi = cuts.items[i + 1];
-    if (hi % lo != 0) {
-      shard_error(de, where, "the sub-axes of \"%s\" do not fit together (%lld does not divide %lld)",
-                  m->axes[ax].name, (long long)lo, (long long)hi);
-      ok = false;
-      break;
-    }
+  for (uint32_t k = 0; k < n; k++) {
     shard_placement_axis part = {0};
+    part.ref = shard_axis_cuts_piece(&cuts, k);
     part.mesh_axis = ax;
-    part.pre_size = lo;
-    part.size = hi / lo;
+    part.pre_size = cuts.at[k];
+    part.size = cuts.at[k + 1] / cuts.at[k];
     part.role = SHARD_ROLE_IMPLICIT;
-    part.ref.name = m->axes[ax].name;
-    part.ref.is_sub = !(lo == 1 && hi == full);
-    part.ref.pre_size = lo;
-    part.ref.size = hi / lo;
-    for (uint32_t k = 0; k < nrefs; k++) {
-      const resolved_ref *r = &refs[k].ref;
-      if (r->mesh_axis == ax && r->pre <= lo && hi <= r->pre * r->size) {
-        part.role = refs[k].role;
-        part.dim = refs[k].dim;
+    for (uint32_t i = 0; i < nrefs; i++) {
+      const resolved_ref *r = &refs[i].ref;
+      if (r->mesh_axis == ax && r->pre <= cuts.at[k] && cuts.at[k + 1] <= r->pre * r->size) {
+        part.role = refs[i].role;
+        part.dim = refs[i].dim;
       }
     }
     SHARD_VEC_PUSH(*out, part);
   }
-  SHARD_VEC_FREE(cuts);
-  return ok;
+  shard_axis_cuts_free(&cuts);
+  return true;
 }
 
 static int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }

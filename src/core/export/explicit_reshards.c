@@ -32,35 +32,13 @@
 
 /* ---- axis algebra (Shardy's AxisRefAttr semantics) -------------------------- */
 
-static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
-static int64_t S_size(const shard_axis_ref *r, const shard_mesh *m) { return shard_axis_size(r, m); }
-
-/* The pre-size where the ref ends: next pre-size, or the axis size. */
-static int64_t S_end(const shard_axis_ref *r, const shard_mesh *m) {
-  return r->is_sub ? r->pre_size * r->size : shard_axis_size(r, m);
-}
-
-static bool S_axes_equal(shard_axes a, shard_axes b) {
-  if (a.n != b.n) return false;
-  for (uint32_t i = 0; i < a.n; i++)
-    if (!shard_axis_equal(&a.v[i], &b.v[i])) return false;
-  return true;
-}
-
-/* AxisRefAttr::operator<: by name, then the sub-axis order. */
-static int S_axis_cmp(const shard_axis_ref *a, const shard_axis_ref *b) {
-  int c = strcmp(a->name, b->name);
-  if (c) return c < 0 ? -1 : 1;
-  if (shard_axis_equal(a, b)) return 0;
-  return shard_axis_compare(a, b, NULL);
-}
+static bool S_axes_equal(shard_axes a, shard_axes b) { return shard_axes_equal(a.v, a.n, b.v, b.n); }
 
 /* AxisListRef::operator<: shorter first, then element-wise. */
 static int S_axes_cmp(shard_axes a, shard_axes b) {
   if (a.n != b.n) return a.n < b.n ? -1 : 1;
   for (uint32_t i = 0; i < a.n; i++) {
-    int c = S_axis_cmp(&a.v[i], &b.v[i]);
+    int c = shard_axis_compare(&a.v[i], &b.v[i], NULL); /* AxisRefAttr::operator< */
     if (c) return c;
   }
   return 0;
@@ -81,11 +59,7 @@ static bool S_axes_strict_prefix(shard_axes a, shard_axes b) {
   return shard_axis_is_prefix_of(tail, &b.v[a.n - 1], NULL);
 }
 
-static int64_t S_axes_size(shard_axes a, const shard_mesh *m) {
-  int64_t s = 1;
-  for (uint32_t i = 0; i < a.n; i++) s *= S_size(&a.v[i], m);
-  return s;
-}
+static int64_t S_axes_size(shard_axes a, const shard_mesh *m) { return shard_axes_product(a.v, a.n, m); }
 
 static bool S_lists_overlap(shard_axes a, shard_axes b) {
   for (uint32_t i = 0; i < a.n; i++)
@@ -123,20 +97,6 @@ static bool S_truncate_without_overlap(shard_arena *a, shard_axes *axes, shard_a
   return false;
 }
 
-/* AxisRefAttr::getSuffixWithoutOverlap. */
-static bool S_suffix_without_overlap(const shard_axis_ref *x, const shard_axis_ref *o,
-                                     const shard_mesh *m, shard_axis_ref *out) {
-  if (!shard_axis_can_coexist(x, o)) return false;
-  if (!shard_axis_overlaps(x, o, m)) {
-    *out = *x;
-    return true;
-  }
-  int64_t xe = S_end(x, m), oe = S_end(o, m);
-  if (xe <= oe) return false;
-  *out = shard_axis_sub(x->name, oe, xe / oe);
-  return true;
-}
-
 /* getAxisSetDiff: the parts of the axes in `a` not covered by `b`. */
 static shard_axes S_set_diff(shard_arena *ar, shard_axes a, shard_axes b, const shard_mesh *m) {
   if (a.n == 0 || S_axes_equal(a, b)) return (shard_axes){NULL, 0};
@@ -155,7 +115,7 @@ static shard_axes S_set_diff(shard_arena *ar, shard_axes a, shard_axes b, const 
       }
       shard_axis_ref p;
       if (shard_axis_prefix_without_overlap(&x, hit, &p)) SHARD_VEC_PUSH(out, p);
-      live = S_suffix_without_overlap(&x, hit, m, &x);
+      live = shard_axis_suffix_without_overlap(&x, hit, m, &x);
     }
   }
   shard_axes r = {NULL, out.len};
@@ -163,22 +123,11 @@ static shard_axes S_set_diff(shard_arena *ar, shard_axes a, shard_axes b, const 
   return r;
 }
 
-/* sortAndMergeAxes: mesh order, merging consecutive sub-axes. */
+/* sortAndMergeAxes, into a copy. */
 static shard_axes S_sort_and_merge(shard_arena *a, shard_axes x, const shard_mesh *m) {
   if (x.n == 0) return x;
   shard_axes r = S_dup(a, x.v, x.n);
-  for (uint32_t i = 1; i < r.n; i++)
-    for (uint32_t j = i; j > 0 && shard_axis_compare(&r.v[j], &r.v[j - 1], m) < 0; j--) {
-      shard_axis_ref t = r.v[j];
-      r.v[j] = r.v[j - 1];
-      r.v[j - 1] = t;
-    }
-  uint32_t k = 0;
-  for (uint32_t i = 1; i < r.n; i++) {
-    if (shard_axis_can_merge(&r.v[k], &r.v[i])) r.v[k] = shard_axis_merge(&r.v[k], &r.v[i], m);
-    else r.v[++k] = r.v[i];
-  }
-  r.n = k + 1;
+  r.n = shard_axes_sort_and_merge(r.v, r.n, m);
   return r;
 }
 
@@ -464,7 +413,7 @@ static void S_distribute_to_batching(const shard_projection *p, const shard_op_s
       int64_t capacity = size / sharded;
       shard_axes grown = S_dup_room(p->arena, out[f], todo.n);
       while (todo.n) {
-        int64_t s = S_size(&todo.v[0], m);
+        int64_t s = shard_axis_size(&todo.v[0], m);
         if (capacity % s != 0) break;
         S_add_or_merge(&grown, &todo.v[0], m);
         capacity /= s;
@@ -711,7 +660,7 @@ static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, sh
       uint32_t on = od->num_axes;
       if (on && !shard_axis_equal(&od->axes[on - 1], &id->axes[on - 1])) {
         shard_axis_ref suffix;
-        if (S_suffix_without_overlap(&id->axes[on - 1], &od->axes[on - 1], mesh, &suffix))
+        if (shard_axis_suffix_without_overlap(&id->axes[on - 1], &od->axes[on - 1], mesh, &suffix))
           SHARD_VEC_PUSH(diff, suffix);
       }
       for (uint32_t i = on; i < id->num_axes; i++) SHARD_VEC_PUSH(diff, id->axes[i]);
@@ -834,35 +783,6 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
   return &pv->u.per_value->shardings[i];
 }
 
-static bool S_is_manual_axis(const shard_attr *manual, const char *name) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], name) == 0) return true;
-  return false;
-}
-
-/* eraseManualAxes: the body's view of a manual_computation out_sharding. */
-static shard_tensor_sharding *S_erase_manual(xr *x, const shard_tensor_sharding *s, const shard_attr *manual) {
-  if (!s) return NULL;
-  shard_tensor_sharding *r = shard_pass_sharding_clone(x->a, s);
-  r->dims = SHARD_NEW_ARRAY(x->a, shard_dim_sharding, s->rank + 1);
-  for (uint32_t d = 0; d < s->rank; d++) {
-    uint32_t k = 0;
-    r->dims[d] = s->dims[d];
-    while (k < s->dims[d].num_axes && S_is_manual_axis(manual, s->dims[d].axes[k].name)) k++;
-    r->dims[d].axes = s->dims[d].axes + k;
-    r->dims[d].num_axes -= k;
-  }
-  r->replicated = SHARD_NEW_ARRAY(x->a, shard_axis_ref, s->num_replicated + 1);
-  r->unreduced = SHARD_NEW_ARRAY(x->a, shard_axis_ref, s->num_unreduced + 1);
-  r->num_replicated = r->num_unreduced = 0;
-  for (uint32_t i = 0; i < s->num_replicated; i++)
-    if (!S_is_manual_axis(manual, s->replicated[i].name)) r->replicated[r->num_replicated++] = s->replicated[i];
-  for (uint32_t i = 0; i < s->num_unreduced; i++)
-    if (!S_is_manual_axis(manual, s->unreduced[i].name)) r->unreduced[r->num_unreduced++] = s->unreduced[i];
-  return r;
-}
-
 static bool S_is_data_flow_op(const shard_op *op) {
   return shard_op_is(op, &K_stablehlo_while) || shard_op_is(op, &K_stablehlo_case) ||
          shard_op_is(op, &K_stablehlo_optimization_barrier) || shard_op_is(op, &K_sdy_named_computation) ||
@@ -883,7 +803,8 @@ static void S_data_flow_op(xr *x, shard_op *op, bool full) {
     shard_tensor_sharding *owner;
     if (named) owner = S_per_value_at(op, "out_shardings", i);
     else if (manual)
-      owner = S_erase_manual(x, S_per_value_at(op, "out_shardings", i), shard_op_attr(op, "manual_axes"));
+      owner = shard_pass_sharding_erase_manual(x->a, S_per_value_at(op, "out_shardings", i),
+                                               shard_op_attr(op, "manual_axes"));
     else owner = S_per_value_at(op, "sdy.sharding", i);
     shard_operand *sources[64];
     uint32_t n = 0;
@@ -1173,15 +1094,6 @@ static void S_process_dot(xr *x, op_view *v) {
   SHARD_VEC_FREE(seen);
 }
 
-static int64_t S_gcd(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* distributeAxesAcrossFactors: hands `all` out to the factors in order,
  * each axis (or the part of it that fits) to the first factor with room,
  * the rest to the last factor's overflow when nothing fits. */
@@ -1197,14 +1109,14 @@ static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const 
   int64_t pre = 1, size = 0;
   if (ai < all.n) {
     has_pre = all.v[0].is_sub;
-    pre = S_pre(&all.v[0]);
-    size = S_size(&all.v[0], m);
+    pre = shard_axis_pre(&all.v[0]);
+    size = shard_axis_size(&all.v[0], m);
   }
   while (ai < all.n) {
     bool used = false;
     for (uint32_t i = 0; i < n; i++) {
       if (rem[i] <= 1) continue;
-      int64_t g = S_gcd(rem[i], size);
+      int64_t g = shard_gcd(rem[i], size);
       if (g == 1 && size != 1) continue;
       used = true;
       const char *name = all.v[ai].name;
@@ -1221,8 +1133,8 @@ static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const 
         rem[i] /= size;
         if (++ai < all.n) {
           has_pre = all.v[ai].is_sub;
-          pre = S_pre(&all.v[ai]);
-          size = S_size(&all.v[ai], m);
+          pre = shard_axis_pre(&all.v[ai]);
+          size = shard_axis_size(&all.v[ai], m);
         }
         break;
       }
@@ -1235,8 +1147,8 @@ static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const 
         S_add_or_merge(&over, &r, m);
         if (++ai < all.n) {
           has_pre = all.v[ai].is_sub;
-          pre = S_pre(&all.v[ai]);
-          size = S_size(&all.v[ai], m);
+          pre = shard_axis_pre(&all.v[ai]);
+          size = shard_axis_size(&all.v[ai], m);
         }
       }
       fs[n - 1]->overflow = over;

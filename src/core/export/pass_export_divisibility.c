@@ -27,15 +27,6 @@
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
-static int64_t S_gcd(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* ---- -sdy-update-non-divisible-input-output-shardings ------------------------- */
 
 /* Keeps axes[0..keep) (manual axes of a manual computation) and replaces the
@@ -52,7 +43,7 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
   for (uint32_t i = keep; i < d->num_axes; i++) {
     const shard_axis_ref *cur = &d->axes[i];
     int64_t size = shard_axis_size(cur, mesh);
-    int64_t g = S_gcd(size, remaining);
+    int64_t g = shard_gcd(size, remaining);
     if (g == 1) break;
     if (g == size) {
       axes[n++] = *cur;
@@ -60,7 +51,7 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
       continue;
     }
     /* Only part of this axis fits: take its major part and stop. */
-    shard_axis_ref part = {cur->name, true, cur->is_sub ? cur->pre_size : 1, g};
+    shard_axis_ref part = shard_axis_sub(cur->name, shard_axis_pre(cur), g);
     axes[n++] = part;
     break;
   }
@@ -81,14 +72,9 @@ static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tens
   t->dims = SHARD_NEW_ARRAY(m->arena, shard_dim_sharding, s->rank + 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     t->dims[d] = s->dims[d];
-    uint32_t keep = 0;
-    if (manual && manual->kind == SHARD_ATTR_SDY_MANUAL_AXES)
-      for (; keep < s->dims[d].num_axes; keep++) {
-        bool is_manual = false;
-        for (uint32_t k = 0; k < manual->u.manual_axes.num; k++)
-          if (strcmp(manual->u.manual_axes.names[k], s->dims[d].axes[keep].name) == 0) is_manual = true;
-        if (!is_manual) break;
-      }
+    uint32_t keep = manual && manual->kind == SHARD_ATTR_SDY_MANUAL_AXES
+                        ? shard_dim_manual_prefix(&s->dims[d], manual->u.manual_axes.names, manual->u.manual_axes.num)
+                        : 0;
     S_even_dim(m->arena, &t->dims[d], keep, type->dims[d], mesh);
   }
   return t;

@@ -427,25 +427,6 @@ static bool S_check_return_pair(unreduced_check *c, shard_op *op, shard_value *v
                        "transition from unreduced to reduced.");
 }
 
-/* `s` without the manual axes of a manual computation (Shardy's eraseManualAxes). */
-static shard_tensor_sharding *S_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
-                                             const shard_op *mc) {
-  shard_attr *manual = shard_op_attr(mc, "manual_axes");
-  if (!s || !manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
-    return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *t = shard_pass_sharding_clone(a, s);
-  shard_axis_ref *unr = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_unreduced + 1);
-  t->num_unreduced = 0;
-  for (uint32_t i = 0; i < s->num_unreduced; i++) {
-    bool is_manual = false;
-    for (uint32_t k = 0; k < manual->u.manual_axes.num; k++)
-      if (strcmp(manual->u.manual_axes.names[k], s->unreduced[i].name) == 0) is_manual = true;
-    if (!is_manual) unr[t->num_unreduced++] = s->unreduced[i];
-  }
-  t->unreduced = unr;
-  return t;
-}
-
 static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   shard_op *parent = shard_op_parent_op(op);
   if (!parent) return true;
@@ -457,7 +438,8 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   }
   for (uint32_t i = 0; i < op->num_operands && i < parent->num_results; i++) {
     shard_tensor_sharding *s = S_sharding_past_barriers(c->m, &parent->results[i]);
-    if (shard_op_is(parent, &K_sdy_manual_computation)) s = S_erase_manual(c->m->arena, s, parent);
+    if (shard_op_is(parent, &K_sdy_manual_computation))
+      s = shard_pass_sharding_erase_manual(c->m->arena, s, shard_op_attr(parent, "manual_axes"));
     if (!S_check_return_pair(c, op, op->operands[i].value, s, i)) return false;
   }
   return true;

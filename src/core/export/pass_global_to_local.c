@@ -198,25 +198,7 @@ static bool S_record_op(shard_op *op, void *ctx) {
 
 /* Which shard along `axes` (major to minor) device `dev` holds. */
 static int64_t S_shard_index(int64_t dev, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t n) {
-  int64_t logical = dev;
-  if (mesh->device_ids)
-    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
-      if (mesh->device_ids[i] == dev) logical = i;
-  int64_t index = 0;
-  for (uint32_t k = 0; k < n; k++) {
-    int64_t size = shard_axis_size(&axes[k], mesh);
-    int64_t suffix = 1;
-    bool found = false;
-    for (uint32_t i = 0; i < mesh->num_axes; i++) {
-      if (found) suffix *= mesh->axes[i].size;
-      if (strcmp(mesh->axes[i].name, axes[k].name) == 0) found = true;
-    }
-    int64_t full = shard_mesh_axis_size(mesh, axes[k].name);
-    int64_t pre = axes[k].is_sub ? axes[k].pre_size : 1;
-    int64_t stride = full / (pre * size);
-    index = index * size + (logical / (suffix * stride)) % size;
-  }
-  return index;
+  return shard_mesh_shard_index(mesh, dev, axes, n);
 }
 
 /* The mesh's axes cut at every sub-axis boundary that `axes` use, in mesh
@@ -225,29 +207,12 @@ static uint32_t S_atomic_axes(g2l *c, const shard_mesh *mesh, const shard_axis_r
                               shard_axis_ref *out, uint32_t max) {
   uint32_t count = 0;
   for (uint32_t i = 0; i < mesh->num_axes; i++) {
-    int64_t full = mesh->axes[i].size, cuts[2 * G2L_MAX_RANK + 2];
-    uint32_t nc = 0;
-    cuts[nc++] = 1;
-    cuts[nc++] = full;
-    for (uint32_t k = 0; k < n && nc + 2 <= 2 * G2L_MAX_RANK + 2; k++)
-      if (axes[k].is_sub && strcmp(axes[k].name, mesh->axes[i].name) == 0) {
-        cuts[nc++] = axes[k].pre_size;
-        cuts[nc++] = axes[k].pre_size * axes[k].size;
-      }
-    /* sort and dedup */
-    for (uint32_t x = 1; x < nc; x++)
-      for (uint32_t y = x; y > 0 && cuts[y - 1] > cuts[y]; y--) {
-        int64_t t = cuts[y];
-        cuts[y] = cuts[y - 1];
-        cuts[y - 1] = t;
-      }
-    uint32_t u = 0;
-    for (uint32_t x = 0; x < nc; x++)
-      if (!u || cuts[u - 1] != cuts[x]) cuts[u++] = cuts[x];
-    for (uint32_t x = 0; x + 1 < u && count < max; x++) {
-      shard_axis_ref r = {mesh->axes[i].name, u > 2, cuts[x], cuts[x + 1] / cuts[x]};
-      out[count++] = r;
-    }
+    shard_axis_cuts cuts;
+    shard_axis_cuts_init(&cuts, mesh->axes[i].name, mesh->axes[i].size);
+    shard_axis_cuts_add(&cuts, axes, n);
+    uint32_t pieces = shard_axis_cuts_finish(&cuts);
+    for (uint32_t k = 0; k < pieces && count < max; k++) out[count++] = shard_axis_cuts_piece(&cuts, k);
+    shard_axis_cuts_free(&cuts);
   }
   (void)c;
   return count;

@@ -171,8 +171,6 @@ static void S_set_add(name_set *s, const char *name) {
   if (!S_set_has(s, name) && s->n < MAX_RANK * 2) s->names[s->n++] = name;
 }
 
-static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
 /* Mesh coordinates of logical index i (major axis first) and back. */
 static void S_coords(const shard_mesh *m, int64_t i, int64_t *coords) {
   for (uint32_t j = m->num_axes; j-- > 0;) {
@@ -208,7 +206,7 @@ static uint32_t S_shift_pairs(const shard_mesh *m, const shard_axis_ref *axes, u
     int64_t carry = offset;
     for (uint32_t k = naxes; k-- > 0 && carry != 0;) {
       int idx = shard_mesh_axis_index(m, axes[k].name);
-      int64_t full = m->axes[idx].size, size = shard_axis_size(&axes[k], m), pre = S_pre(&axes[k]);
+      int64_t full = m->axes[idx].size, size = shard_axis_size(&axes[k], m), pre = shard_axis_pre(&axes[k]);
       int64_t post = full / (pre * size);
       int64_t sub = (coords[idx] / post) % size;
       int64_t moved = sub + carry;
@@ -237,7 +235,7 @@ static shard_mesh *S_reversed_mesh(perm_ctx *c, const shard_mesh *m, const shard
     memcpy(flipped, coords, sizeof(int64_t) * m->num_axes);
     for (uint32_t k = 0; k < naxes; k++) {
       int idx = shard_mesh_axis_index(m, axes[k].name);
-      int64_t full = m->axes[idx].size, size = shard_axis_size(&axes[k], m), pre = S_pre(&axes[k]);
+      int64_t full = m->axes[idx].size, size = shard_axis_size(&axes[k], m), pre = shard_axis_pre(&axes[k]);
       int64_t post = full / (pre * size);
       int64_t sub = (coords[idx] / post) % size;
       flipped[idx] += (size - 1 - 2 * sub) * post;
@@ -566,7 +564,7 @@ static shard_value *S_id_in_dim(perm_ctx *c, const cursor *at, const shard_mesh 
       for (uint32_t j = 0; j < dim->num_axes; j++) {
         const shard_axis_ref *r = &dim->axes[j];
         int ai = shard_mesh_axis_index(mesh, r->name);
-        int64_t size = shard_axis_size(r, mesh), post = mesh->axes[ai].size / (S_pre(r) * size);
+        int64_t size = shard_axis_size(r, mesh), post = mesh->axes[ai].size / (shard_axis_pre(r) * size);
         idx = idx * size + (coords[ai] / post) % size;
       }
       shard_buf_printf(&b, "%s%lld", dev ? ", " : "", (long long)idx);
@@ -588,7 +586,7 @@ static shard_value *S_id_in_dim(perm_ctx *c, const cursor *at, const shard_mesh 
     int ai = shard_mesh_axis_index(mesh, r->name);
     int64_t size = shard_axis_size(r, mesh), suffix = 1;
     for (uint32_t k = (uint32_t)ai + 1; k < mesh->num_axes; k++) suffix *= mesh->axes[k].size;
-    int64_t divisor = suffix * (mesh->axes[ai].size / (S_pre(r) * size));
+    int64_t divisor = suffix * (mesh->axes[ai].size / (shard_axis_pre(r) * size));
     shard_value *coord = id;
     if (divisor > 1) coord = S_binary(c, at, "stablehlo.divide", coord, S_i64(c, at, divisor, near), near);
     if (size < total) coord = S_binary(c, at, "stablehlo.remainder", coord, S_i64(c, at, size, near), near);

@@ -24,39 +24,6 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
   return &pv->u.per_value->shardings[i];
 }
 
-static bool S_is_manual_axis(const shard_attr *manual, const char *name) {
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], name) == 0) return true;
-  return false;
-}
-
-/* eraseManualAxes: what a manual_computation's body sees of an in_sharding
- * (manual axes lead each dim; they and manual replicated/unreduced axes go). */
-static shard_tensor_sharding *S_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
-                                             const shard_attr *manual) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
-    return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *r = shard_pass_sharding_clone(a, s);
-  r->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank ? s->rank : 1);
-  for (uint32_t d = 0; d < s->rank; d++) {
-    uint32_t k = 0;
-    r->dims[d] = s->dims[d];
-    while (k < s->dims[d].num_axes && S_is_manual_axis(manual, s->dims[d].axes[k].name)) k++;
-    r->dims[d].axes = s->dims[d].axes + k;
-    r->dims[d].num_axes -= k;
-  }
-  r->replicated = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_replicated + 1);
-  r->unreduced = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_unreduced + 1);
-  r->num_replicated = r->num_unreduced = 0;
-  for (uint32_t i = 0; i < s->num_replicated; i++)
-    if (!S_is_manual_axis(manual, s->replicated[i].name))
-      r->replicated[r->num_replicated++] = s->replicated[i];
-  for (uint32_t i = 0; i < s->num_unreduced; i++)
-    if (!S_is_manual_axis(manual, s->unreduced[i].name))
-      r->unreduced[r->num_unreduced++] = s->unreduced[i];
-  return r;
-}
-
 /* Shardy's getSharding(Value) for the values a reshard can read: results of
  * collectives (out_sharding), edge owners of data-flow ops (stablehlo.while
  * block arguments take the matching result's sharding; manual and named
@@ -78,7 +45,7 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
     return S_per_value_at(owner, "in_shardings", v->index);
   if (owner && S_is(owner, "sdy.manual_computation")) {
     shard_tensor_sharding *s = S_per_value_at(owner, "in_shardings", v->index);
-    return s ? S_erase_manual(a, s, shard_op_attr(owner, "manual_axes")) : NULL;
+    return shard_pass_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
   }
   return shard_pass_value_sharding(v);
 }

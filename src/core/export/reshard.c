@@ -28,7 +28,6 @@
 static int64_t ax_size(const shard_axis_ref *r, const shard_mesh *m) {
   return r->is_sub ? r->size : shard_mesh_axis_size(m, r->name);
 }
-static int64_t ax_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
 /* Pre-size of the next sub-axis, or the full axis size. */
 static int64_t ax_next(const shard_axis_ref *r, const shard_mesh *m) {
   return r->is_sub ? r->pre_size * r->size : shard_mesh_axis_size(m, r->name);
@@ -46,7 +45,7 @@ static bool ax_same_name(const shard_axis_ref *a, const shard_axis_ref *b) {
 static bool ax_less(const shard_axis_ref *a, const shard_axis_ref *b) {
   int c = strcmp(a->name, b->name);
   if (c != 0) return c < 0;
-  if (!a->is_sub) return ax_pre(b) > 1;
+  if (!a->is_sub) return shard_axis_pre(b) > 1;
   if (!b->is_sub) return a->pre_size == 1;
   if (a->pre_size != b->pre_size) return a->pre_size < b->pre_size;
   return a->size < b->size;
@@ -102,8 +101,8 @@ static bool ax_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_
                                       shard_axis_ref *out) {
   if (!ax_can_coexist(a, b)) return false;
   if (!ax_overlaps(a, b)) return *out = *a, true;
-  if (ax_pre(a) >= ax_pre(b)) return false;
-  *out = ax_sub(a->name, ax_pre(a), ax_pre(b) / ax_pre(a));
+  if (shard_axis_pre(a) >= shard_axis_pre(b)) return false;
+  *out = ax_sub(a->name, shard_axis_pre(a), shard_axis_pre(b) / shard_axis_pre(a));
   return true;
 }
 
@@ -133,15 +132,6 @@ static shard_axis_ref ax_merge(const shard_axis_ref *a, const shard_axis_ref *b,
 }
 
 static bool divisible_either_way(int64_t a, int64_t b) { return a % b == 0 || b % a == 0; }
-
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
 
 /* ---- axis lists ----------------------------------------------------------- */
 
@@ -388,8 +378,8 @@ static bool within_capacity(const inserter *s, const shard_axis_ref *r, int64_t 
     *within = *r;
     return true;
   }
-  *within = ax_sub(r->name, ax_pre(r), *capacity);
-  *rest = ax_sub(r->name, ax_pre(r) * *capacity, size / *capacity);
+  *within = ax_sub(r->name, shard_axis_pre(r), *capacity);
+  *rest = ax_sub(r->name, shard_axis_pre(r) * *capacity, size / *capacity);
   *has_rest = true;
   *capacity = 1;
   return true;
@@ -532,7 +522,7 @@ static void try_all_slice(inserter *s) {
   slice_ctx c = {shard_xcalloc(s->rank ? s->rank : 1, sizeof(axis_vec)), false};
   for (uint32_t d = 0; d < s->rank; d++) {
     int64_t in_size = av_product(&s->in[d], s->mesh), out_size = av_product(&s->out[d], s->mesh);
-    s->capacity[d] = out_size / gcd64(in_size, out_size);
+    s->capacity[d] = out_size / shard_gcd(in_size, out_size);
   }
 
   /* 1. Slices for later all_to_alls. */
@@ -778,7 +768,7 @@ static bool sizes_known(const shard_tensor_sharding *t, const shard_mesh *m) {
   for (uint32_t d = 0; d < t->rank; d++)
     for (uint32_t k = 0; k < t->dims[d].num_axes; k++) {
       const shard_axis_ref *r = &t->dims[d].axes[k];
-      if (ax_size(r, m) <= 0 || ax_pre(r) <= 0 || ax_next(r, m) <= 0) return false;
+      if (ax_size(r, m) <= 0 || shard_axis_pre(r) <= 0 || ax_next(r, m) <= 0) return false;
     }
   return true;
 }

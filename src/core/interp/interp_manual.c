@@ -18,31 +18,7 @@
 
 int64_t shard_interp_piece_index(int64_t device, const shard_mesh *mesh, const shard_axis_ref *axes,
                                  uint32_t num_axes) {
-  int64_t logical = device;
-  for (uint32_t i = 0; mesh->device_ids && i < mesh->num_device_ids; i++)
-    if (mesh->device_ids[i] == device) logical = i;
-  int64_t index = 0;
-  for (uint32_t k = 0; k < num_axes; k++) {
-    /* the coordinate of the device along the axis, then the part of it the
-     * (sub-)axis covers */
-    int64_t minor = 1, full = 1;
-    bool seen = false;
-    for (uint32_t i = 0; i < mesh->num_axes; i++) {
-      if (seen) minor *= mesh->axes[i].size;
-      if (!strcmp(mesh->axes[i].name, axes[k].name)) seen = true, full = mesh->axes[i].size;
-    }
-    int64_t size = shard_axis_size(&axes[k], mesh);
-    int64_t pre = axes[k].is_sub ? axes[k].pre_size : 1;
-    int64_t coord = (logical / minor) % full;
-    index = index * size + (coord / (full / (pre * size))) % size;
-  }
-  return index;
-}
-
-static bool S_is_manual(const shard_attr *manual, const char *axis) {
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (!strcmp(manual->u.manual_axes.names[i], axis)) return true;
-  return false;
+  return shard_mesh_shard_index(mesh, device, axes, num_axes);
 }
 
 /* Where device k's piece of a value starts, per dim, counting only the
@@ -52,8 +28,7 @@ static void S_origin(int64_t k, const shard_mesh *mesh, const shard_tensor_shard
   for (uint32_t d = 0; d < local->rank; d++) {
     origin[d] = 0;
     if (!s || d >= s->rank) continue;
-    uint32_t n = 0;
-    while (n < s->dims[d].num_axes && S_is_manual(manual, s->dims[d].axes[n].name)) n++;
+    uint32_t n = shard_dim_manual_prefix(&s->dims[d], manual->u.manual_axes.names, manual->u.manual_axes.num);
     if (n) origin[d] = shard_interp_piece_index(k, mesh, s->dims[d].axes, n) * local->dims[d];
   }
 }

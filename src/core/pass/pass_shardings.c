@@ -51,42 +51,18 @@ shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_ten
 
 bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis) {
   if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], axis) == 0) return true;
-  return false;
+  return shard_axis_name_in(axis, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
-  uint32_t k = 0;
-  while (k < d->num_axes && shard_pass_is_manual_axis(manual, d->axes[k].name)) k++;
-  return k;
-}
-
-static uint32_t S_free_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n, const shard_attr *manual,
-                            shard_axis_ref **out) {
-  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
-  uint32_t k = 0;
-  for (uint32_t i = 0; i < n; i++)
-    if (!shard_pass_is_manual_axis(manual, axes[i].name)) kept[k++] = axes[i];
-  *out = kept;
-  return k;
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return 0;
+  return shard_dim_manual_prefix(d, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
                                                         const shard_attr *manual) {
-  if (!s || !manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num)
-    return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
-  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
-  for (uint32_t d = 0; d < s->rank; d++) {
-    uint32_t k = S_manual_prefix(&s->dims[d], manual);
-    c->dims[d] = s->dims[d];
-    c->dims[d].axes = s->dims[d].axes + k;
-    c->dims[d].num_axes = s->dims[d].num_axes - k;
-  }
-  c->num_replicated = S_free_axes(a, s->replicated, s->num_replicated, manual, &c->replicated);
-  c->num_unreduced = S_free_axes(a, s->unreduced, s->num_unreduced, manual, &c->unreduced);
-  return c;
+  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return (shard_tensor_sharding *)s;
+  return shard_sharding_drop_manual(a, s, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,

@@ -24,7 +24,8 @@ shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_ten
  * view of an outer sharding drops the manual axes (NULL stays NULL); the
  * outer view of a body sharding keeps the outer's manual prefix in front of
  * the body's axes, the rest (open/closed, priorities) from the body; with no
- * outer sharding it is the body's. `manual` is the op's manual_axes. */
+ * outer sharding it is the body's. `manual` is the op's manual_axes; the
+ * dropping itself is shard_sharding_drop_manual's (sdy). */
 bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis);
 shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
                                                         const shard_attr *manual);

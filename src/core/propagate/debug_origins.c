@@ -656,15 +656,7 @@ static void S_save_origins(shard_debug_origins *d) {
 
 /* Shardy's AxisRefAttr order: by name, then a full axis sorts like the
  * sub-axis (1)inf, sub-axes by (pre-size, size). */
-static int S_cmp_axis(const shard_axis_ref *a, const shard_axis_ref *b) {
-  int c = strcmp(a->name, b->name);
-  if (c) return c;
-  int64_t apre = a->is_sub ? a->pre_size : 1, bpre = b->is_sub ? b->pre_size : 1;
-  if (apre != bpre) return apre < bpre ? -1 : 1;
-  if (a->is_sub != b->is_sub) return a->is_sub ? -1 : 1;
-  if (!a->is_sub || a->size == b->size) return 0;
-  return a->size < b->size ? -1 : 1;
-}
+static int S_cmp_axis(const shard_axis_ref *a, const shard_axis_ref *b) { return shard_axis_compare(a, b, NULL); }
 
 static int S_cmp_ref(const shard_value_ref *a, const shard_value_ref *b) {
   if (a->is_result != b->is_result) return a->is_result ? 1 : -1;

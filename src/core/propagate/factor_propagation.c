@@ -116,15 +116,6 @@ uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t f
 
 /* ---- conflicts -------------------------------------------------------------------- */
 
-static int64_t S_gcd(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a < 0 ? -a : a;
-}
-
 /* The largest prefix of `axis` not overlapping the axes or overflow axes of
  * any other factor of tensor t. */
 static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t factor,
@@ -163,13 +154,13 @@ static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t
     int64_t factor_size = p->factor_sizes[factor];
     if (prev_sharded > 0 && factor_size % prev_sharded == 0) {
       int64_t axis_size = shard_projection_axis_size(&r, p->mesh);
-      int64_t g = S_gcd(factor_size / prev_sharded, axis_size);
+      int64_t g = shard_gcd(factor_size / prev_sharded, axis_size);
       if (g == axis_size) {
         *out = r;
         return true;
       }
       if (g != 1) {
-        *out = shard_axis_sub(r.name, r.is_sub ? r.pre_size : 1, g);
+        *out = shard_axis_sub(r.name, shard_axis_pre(&r), g);
         return true;
       }
     }

@@ -35,13 +35,6 @@ int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m)
   return -1;
 }
 
-static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
-shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size) {
-  shard_axis_ref r = {name, true, pre, size};
-  return r;
-}
-
 shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst,
                                              const shard_axis_ref *second, uint32_t nsecond) {
   if (nfirst == 0) return nsecond == 0 ? SHARD_PREFIX_EQUAL : SHARD_PREFIX_STRICT;
@@ -53,48 +46,6 @@ shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32
   /* Containment and equal pre-size need no axis sizes. */
   if (shard_axis_is_prefix_of(last, other, NULL)) return SHARD_PREFIX_STRICT;
   return SHARD_PREFIX_NOT;
-}
-
-bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b) {
-  if (strcmp(a->name, b->name) != 0 || !a->is_sub || !b->is_sub) return true;
-  int64_t a_next = a->pre_size * a->size, b_next = b->pre_size * b->size;
-  int64_t min_pre = a->pre_size < b->pre_size ? a->pre_size : b->pre_size;
-  int64_t max_pre = a->pre_size < b->pre_size ? b->pre_size : a->pre_size;
-  int64_t min_next = a_next < b_next ? a_next : b_next;
-  int64_t max_next = a_next < b_next ? b_next : a_next;
-  if (min_next > max_pre)
-    return min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0;
-  return max_pre % min_next == 0;
-}
-
-bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       shard_axis_ref *out) {
-  if (!shard_axis_can_coexist(a, b)) return false;
-  if (!shard_axis_overlaps(a, b, NULL)) {
-    *out = *a;
-    return true;
-  }
-  int64_t a_pre = S_pre(a), b_pre = S_pre(b);
-  if (a_pre >= b_pre) return false;
-  *out = shard_axis_sub(a->name, a_pre, b_pre / a_pre);
-  return true;
-}
-
-bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
-                                            uint32_t n, shard_axis_ref *out) {
-  shard_axis_ref r = *a;
-  for (uint32_t i = 0; i < n; i++)
-    if (!shard_axis_prefix_without_overlap(&r, &others[i], &r)) return false;
-  *out = r;
-  return true;
-}
-
-bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out) {
-  if (!shard_axis_can_coexist(a, b)) return false;
-  if (shard_axis_is_prefix_of(a, b, NULL)) *out = *a;
-  else if (shard_axis_is_prefix_of(b, a, NULL)) *out = *b;
-  else return false;
-  return true;
 }
 
 /* ---- building ------------------------------------------------------------------ */
@@ -142,7 +93,7 @@ static axis_rest S_rest_at(const shard_dim_sharding *d, uint32_t i, const shard_
   r.name = ax->name;
   r.size = shard_projection_axis_size(ax, m);
   r.has_pre = ax->is_sub;
-  r.pre = ax->is_sub ? ax->pre_size : 1;
+  r.pre = shard_axis_pre(ax);
   return r;
 }
 
@@ -173,17 +124,6 @@ static bool S_shareable_tail(const shard_dim_sharding *d, uint32_t ai) {
     if (i + 1 < d->num_axes && shard_axis_can_merge(r, &d->axes[i + 1])) return false;
   }
   return true;
-}
-
-static int64_t S_gcd(int64_t a, int64_t b) {
-  if (a < 0) a = -a;
-  if (b < 0) b = -b;
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
 }
 
 static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
@@ -227,7 +167,7 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
         break;
       }
       int64_t g = 1;
-      while (rest.valid && (rest.size == 1 || (g = S_gcd(remaining, rest.size)) > 1)) {
+      while (rest.valid && (rest.size == 1 || (g = shard_gcd(remaining, rest.size)) > 1)) {
         const char *name = rest.name;
         shard_axis_ref piece;
         if (rest.size > g) {

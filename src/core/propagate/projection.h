@@ -61,20 +61,6 @@ typedef enum shard_prefix_status {
 
 shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst,
                                              const shard_axis_ref *second, uint32_t nsecond);
-/* Can two refs of the same axis both shard one tensor (AxisRefAttr::canCoexist)? */
-bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b);
-/* The largest prefix of a that does not overlap b; false when there is none. */
-bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       shard_axis_ref *out);
-/* The largest prefix of a overlapping none of `others`; false when none. */
-bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
-                                            uint32_t n, shard_axis_ref *out);
-/* The longer of two refs when one is a prefix of the other; false otherwise. */
-bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out);
-/* The sub-axis "x":(pre)size (never normalised to the full axis, as Shardy's
- * AxisRefAttr::get does not). */
-shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size);
-
 /* shard_axis_size, faster for the hot loops of projecting and propagating. */
 int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m);
 

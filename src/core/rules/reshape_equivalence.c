@@ -20,8 +20,6 @@ typedef struct axis_position {
 
 typedef SHARD_VEC(axis_position) axis_position_vec;
 
-static int64_t S_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
 static bool S_near(double a, double b) { return (a > b ? a - b : b - a) < 1e-6; }
 
 /* The axes of s on t by position (ascending, stable), sub-axes merged;
@@ -64,11 +62,11 @@ static bool S_positions(const shard_tensor_sharding *s, const shard_type *t, con
       axis_position *back = &out->items[n - 1];
       const shard_axis_ref *prev = &back->axis, *cur = &e.axis;
       int64_t psize = shard_axis_size(prev, mesh), csize = shard_axis_size(cur, mesh);
-      bool adjacent = strcmp(prev->name, cur->name) == 0 && S_pre(cur) * csize == S_pre(prev);
+      bool adjacent = strcmp(prev->name, cur->name) == 0 && shard_axis_pre(cur) * csize == shard_axis_pre(prev);
       bool lined_up = non_divisible ? back->prefix == e.prefix || (back->prefix == e.prefix * e.dim && csize == e.dim)
                                     : S_near(e.stride, back->stride * (double)psize);
       if (adjacent && lined_up) {
-        int64_t min_pre = S_pre(prev) < S_pre(cur) ? S_pre(prev) : S_pre(cur);
+        int64_t min_pre = shard_axis_pre(prev) < shard_axis_pre(cur) ? shard_axis_pre(prev) : shard_axis_pre(cur);
         int64_t size = psize * csize;
         shard_axis_ref combined = {prev->name, true, min_pre, size};
         if (min_pre == 1 && size == shard_mesh_axis_size(mesh, prev->name))

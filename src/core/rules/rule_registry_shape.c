@@ -25,15 +25,6 @@
 
 #define MAX_OPERANDS 64
 
-static int64_t gcd64(int64_t a, int64_t b) {
-  while (b) {
-    int64_t t = a % b;
-    a = b;
-    b = t;
-  }
-  return a;
-}
-
 /* The factor for the side whose product `smaller` lags behind `larger`. */
 static int64_t diverged_factor(int64_t next, int64_t smaller, int64_t larger, int64_t next_gcd) {
   if (larger % smaller == 0 && next % (larger / smaller) == 0) return larger / smaller;
@@ -66,7 +57,7 @@ shard_op_sharding_rule *shard_rr_reshape(shard_arena *a, const shard_op *op, boo
     if (id < ir && dims_in == fac_in) dims_in *= in[id];
     if (od < orank && dims_out == fac_out) dims_out *= out[od];
     int64_t next_in = dims_in / fac_in, next_out = dims_out / fac_out;
-    int64_t g = gcd64(next_in, next_out);
+    int64_t g = shard_gcd(next_in, next_out);
     if (fac_in == fac_out) {
       if (g > 1) {
         shard_rule_builder_add_io(b, id, od, g, PASS, false);

@@ -7,6 +7,7 @@
  * refs of the same axis, where a full axis is the range [1, n). Functions
  * take the values as parsed: they never validate sizes (the verifier does),
  * and they never touch the mesh when the answer doesn't depend on it. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "sdy/sharding.h"
@@ -16,9 +17,6 @@ static bool same_name(const shard_axis_ref *a, const shard_axis_ref *b) {
   return a->name == b->name || strcmp(a->name, b->name) == 0;
 }
 
-/* Pre-size of a ref: 1 for the full axis. */
-static int64_t pre_size(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
-
 /* End of a sub-axis range, pre*size, saturated: parsed values are not yet
  * verified, and an overflow must not turn into undefined behaviour. */
 static int64_t range_end(const shard_axis_ref *r) {
@@ -27,13 +25,22 @@ static int64_t range_end(const shard_axis_ref *r) {
   return end;
 }
 
+int64_t shard_axis_end(const shard_axis_ref *r, const shard_mesh *m) {
+  return r->is_sub ? range_end(r) : shard_axis_size(r, m);
+}
+
+shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size) {
+  shard_axis_ref r = {name, true, pre, size};
+  return r;
+}
+
 int64_t shard_axis_size(const shard_axis_ref *r, const shard_mesh *m) {
   if (r->is_sub) return r->size;
   return m ? shard_mesh_axis_size(m, r->name) : -1;
 }
 
 void shard_axis_range(const shard_axis_ref *r, const shard_mesh *m, int64_t *pre, int64_t *size) {
-  *pre = pre_size(r);
+  *pre = shard_axis_pre(r);
   *size = shard_axis_size(r, m);
 }
 
@@ -75,7 +82,65 @@ shard_axis_ref shard_axis_merge(const shard_axis_ref *a, const shard_axis_ref *b
 }
 
 bool shard_axis_is_prefix_of(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m) {
-  return shard_axis_contains(b, a, m) && pre_size(a) == pre_size(b);
+  return shard_axis_contains(b, a, m) && shard_axis_pre(a) == shard_axis_pre(b);
+}
+
+bool shard_axis_is_suffix_of(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m) {
+  return shard_axis_contains(b, a, m) && shard_axis_end(a, m) == shard_axis_end(b, m);
+}
+
+bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b) {
+  if (!same_name(a, b) || !a->is_sub || !b->is_sub) return true;
+  int64_t a_end = range_end(a), b_end = range_end(b);
+  int64_t min_pre = a->pre_size < b->pre_size ? a->pre_size : b->pre_size;
+  int64_t max_pre = a->pre_size < b->pre_size ? b->pre_size : a->pre_size;
+  int64_t min_end = a_end < b_end ? a_end : b_end, max_end = a_end < b_end ? b_end : a_end;
+  if (min_pre <= 0 || min_end <= 0) return false;
+  if (min_end > max_pre) return min_end % max_pre == 0 && max_pre % min_pre == 0 && max_end % min_end == 0;
+  return max_pre % min_end == 0;
+}
+
+bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
+                                       shard_axis_ref *out) {
+  if (!shard_axis_can_coexist(a, b)) return false;
+  if (!shard_axis_overlaps(a, b, NULL)) {
+    *out = *a;
+    return true;
+  }
+  int64_t a_pre = shard_axis_pre(a), b_pre = shard_axis_pre(b);
+  if (a_pre >= b_pre) return false;
+  *out = shard_axis_sub(a->name, a_pre, b_pre / a_pre);
+  return true;
+}
+
+bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
+                                            uint32_t n, shard_axis_ref *out) {
+  shard_axis_ref r = *a;
+  for (uint32_t i = 0; i < n; i++)
+    if (!shard_axis_prefix_without_overlap(&r, &others[i], &r)) return false;
+  *out = r;
+  return true;
+}
+
+bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
+                                       const shard_mesh *m, shard_axis_ref *out) {
+  if (!shard_axis_can_coexist(a, b)) return false;
+  if (!shard_axis_overlaps(a, b, m)) {
+    *out = *a;
+    return true;
+  }
+  int64_t a_end = shard_axis_end(a, m), b_end = shard_axis_end(b, m);
+  if (a_end <= b_end || b_end <= 0) return false;
+  *out = shard_axis_sub(a->name, b_end, a_end / b_end);
+  return true;
+}
+
+bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out) {
+  if (!shard_axis_can_coexist(a, b)) return false;
+  if (shard_axis_is_prefix_of(a, b, NULL)) *out = *a;
+  else if (shard_axis_is_prefix_of(b, a, NULL)) *out = *b;
+  else return false;
+  return true;
 }
 
 /* AxisRefAttr::operator< for two refs of the same axis: sub-axes by
@@ -128,4 +193,132 @@ int64_t shard_axes_product(const shard_axis_ref *axes, uint32_t n, const shard_m
     prod *= s;
   }
   return prod;
+}
+
+bool shard_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb) {
+  if (na != nb) return false;
+  for (uint32_t i = 0; i < na; i++)
+    if (!shard_axis_equal(&a[i], &b[i])) return false;
+  return true;
+}
+
+/* shard_axis_compare as a key, so that sorting is one qsort without the mesh:
+ * mesh axis index (names the mesh lacks last, by name), then (pre, size) with
+ * the full axis as (1, +inf). */
+typedef struct keyed_ref {
+  int64_t index, pre, size;
+  shard_axis_ref ref;
+} keyed_ref;
+
+static int keyed_cmp(const void *pa, const void *pb) {
+  const keyed_ref *a = pa, *b = pb;
+  if (a->index != b->index) return a->index < b->index ? -1 : 1;
+  if (a->index == INT64_MAX) {
+    int c = strcmp(a->ref.name, b->ref.name);
+    if (c) return c;
+  }
+  if (a->pre != b->pre) return a->pre < b->pre ? -1 : 1;
+  if (a->size != b->size) return a->size < b->size ? -1 : 1;
+  return 0;
+}
+
+uint32_t shard_axes_sort_and_merge(shard_axis_ref *axes, uint32_t n, const shard_mesh *m) {
+  if (n < 2) return n;
+  keyed_ref *k = shard_xmalloc(sizeof *k * n);
+  for (uint32_t i = 0; i < n; i++) {
+    int index = m ? shard_mesh_axis_index(m, axes[i].name) : -1;
+    k[i].index = index < 0 ? INT64_MAX : index;
+    k[i].pre = shard_axis_pre(&axes[i]);
+    k[i].size = axes[i].is_sub ? axes[i].size : INT64_MAX;
+    k[i].ref = axes[i];
+  }
+  qsort(k, n, sizeof *k, keyed_cmp);
+  uint32_t out = 0;
+  axes[0] = k[0].ref;
+  for (uint32_t i = 1; i < n; i++) {
+    if (shard_axis_can_merge(&axes[out], &k[i].ref))
+      axes[out] = shard_axis_merge(&axes[out], &k[i].ref, m);
+    else
+      axes[++out] = k[i].ref;
+  }
+  free(k);
+  return out + 1;
+}
+
+int64_t shard_gcd(int64_t a, int64_t b) {
+  /* In uint64_t: |INT64_MIN| does not fit in an int64_t. */
+  uint64_t x = a < 0 ? 0 - (uint64_t)a : (uint64_t)a, y = b < 0 ? 0 - (uint64_t)b : (uint64_t)b;
+  while (y) {
+    uint64_t t = x % y;
+    x = y;
+    y = t;
+  }
+  return x > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x;
+}
+
+/* ---- cuts ------------------------------------------------------------------ */
+
+static void cuts_push(shard_axis_cuts *c, int64_t x) {
+  if (c->n == c->cap) {
+    c->cap = c->cap ? c->cap * 2 : 8;
+    c->at = shard_xrealloc(c->at, sizeof *c->at * c->cap);
+  }
+  c->at[c->n++] = x;
+}
+
+void shard_axis_cuts_init(shard_axis_cuts *c, const char *name, int64_t size) {
+  memset(c, 0, sizeof *c);
+  c->name = name;
+  c->size = size;
+  cuts_push(c, 1);
+  cuts_push(c, size);
+}
+
+void shard_axis_cuts_add(shard_axis_cuts *c, const shard_axis_ref *refs, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_axis_ref *r = &refs[i];
+    int64_t end;
+    if (!r->is_sub || strcmp(r->name, c->name) != 0 || r->pre_size < 1 || r->size < 1 ||
+        __builtin_mul_overflow(r->pre_size, r->size, &end))
+      continue;
+    cuts_push(c, r->pre_size);
+    cuts_push(c, end);
+  }
+}
+
+static int cmp_i64(const void *pa, const void *pb) {
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  return a < b ? -1 : a > b;
+}
+
+uint32_t shard_axis_cuts_finish(shard_axis_cuts *c) {
+  qsort(c->at, c->n, sizeof *c->at, cmp_i64);
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < c->n; i++)
+    if (k == 0 || c->at[k - 1] != c->at[i]) c->at[k++] = c->at[i];
+  c->n = k;
+  return k ? k - 1 : 0;
+}
+
+shard_axis_ref shard_axis_cuts_piece(const shard_axis_cuts *c, uint32_t k) {
+  if (c->n <= 2) return (shard_axis_ref){c->name, false, 0, 0};
+  return shard_axis_sub(c->name, c->at[k], c->at[k] ? c->at[k + 1] / c->at[k] : 0);
+}
+
+bool shard_axis_cuts_piece_in(const shard_axis_cuts *c, uint32_t k, const shard_axis_ref *r) {
+  if (strcmp(r->name, c->name) != 0) return false;
+  int64_t lo = shard_axis_pre(r), hi = r->is_sub ? range_end(r) : c->size;
+  return c->at[k] >= lo && c->at[k + 1] <= hi;
+}
+
+int64_t shard_axis_cuts_misfit(const shard_axis_cuts *c) {
+  for (uint32_t k = 0; k + 1 < c->n; k++)
+    if (c->at[k] <= 0 || c->at[k + 1] % c->at[k] != 0) return k;
+  return -1;
+}
+
+void shard_axis_cuts_free(shard_axis_cuts *c) {
+  free(c->at);
+  c->at = NULL;
+  c->n = c->cap = 0;
 }

@@ -20,6 +20,28 @@ int64_t shard_mesh_axis_size(const shard_mesh *m, const char *name) {
   return i < 0 ? -1 : m->axes[i].size;
 }
 
+int64_t shard_mesh_shard_index(const shard_mesh *m, int64_t device, const shard_axis_ref *axes, uint32_t n) {
+  int64_t logical = device; /* the device's position in the mesh */
+  for (uint32_t i = 0; m->device_ids && i < m->num_device_ids; i++)
+    if (m->device_ids[i] == device) logical = i;
+  int64_t index = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    /* the device's coordinate along the axis, then the part of it the
+     * (sub-)axis covers: the axis is the reshape [pre, size, stride] */
+    int a = shard_mesh_axis_index(m, axes[k].name);
+    if (a < 0) return 0;
+    int64_t minor = 1, full = m->axes[a].size;
+    for (uint32_t i = (uint32_t)a + 1; i < m->num_axes; i++) minor *= m->axes[i].size;
+    int64_t size = shard_axis_size(&axes[k], m), span;
+    if (size < 1 || full < 1 || minor < 1 || __builtin_mul_overflow(shard_axis_pre(&axes[k]), size, &span) ||
+        span < 1 || full % span != 0)
+      return 0; /* a ref the verifier rejects */
+    int64_t coord = (logical / minor) % full;
+    index = index * size + (coord / (full / span)) % size;
+  }
+  return index;
+}
+
 int64_t shard_mesh_num_devices(const shard_mesh *m) {
   int64_t prod = 1;
   for (uint32_t i = 0; i < m->num_axes; i++) {

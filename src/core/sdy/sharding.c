@@ -141,3 +141,51 @@ void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh
     local[d] = g / n + (g % n != 0);
   }
 }
+
+void shard_sharding_add_cuts(shard_axis_cuts *c, const shard_tensor_sharding *s) {
+  for (uint32_t d = 0; d < s->rank; d++) shard_axis_cuts_add(c, s->dims[d].axes, s->dims[d].num_axes);
+  shard_axis_cuts_add(c, s->replicated, s->num_replicated);
+  shard_axis_cuts_add(c, s->unreduced, s->num_unreduced);
+}
+
+bool shard_axis_name_in(const char *name, const char *const *names, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if (strcmp(names[i], name) == 0) return true;
+  return false;
+}
+
+uint32_t shard_dim_manual_prefix(const shard_dim_sharding *d, const char *const *manual, uint32_t n) {
+  uint32_t k = 0;
+  while (k < d->num_axes && shard_axis_name_in(d->axes[k].name, manual, n)) k++;
+  return k;
+}
+
+/* The refs of axes[0..n) whose axis is not manual, in a new array. */
+static uint32_t free_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n, const char *const *manual,
+                          uint32_t nmanual, shard_axis_ref **out) {
+  shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!shard_axis_name_in(axes[i].name, manual, nmanual)) kept[k++] = axes[i];
+  *out = kept;
+  return k;
+}
+
+shard_tensor_sharding *shard_sharding_drop_manual(shard_arena *a, const shard_tensor_sharding *s,
+                                                  const char *const *manual, uint32_t n) {
+  if (!s || !n) return (shard_tensor_sharding *)s;
+  shard_tensor_sharding *c = SHARD_NEW(a, shard_tensor_sharding);
+  *c = *s;
+  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
+  for (uint32_t d = 0; d < s->rank; d++) {
+    const shard_dim_sharding *in = &s->dims[d];
+    uint32_t k = shard_dim_manual_prefix(in, manual, n);
+    c->dims[d] = *in;
+    /* A dim without axes may have a NULL array, and NULL + 0 is undefined. */
+    c->dims[d].axes = k ? in->axes + k : in->axes;
+    c->dims[d].num_axes = in->num_axes - k;
+  }
+  c->num_replicated = free_axes(a, s->replicated, s->num_replicated, manual, n, &c->replicated);
+  c->num_unreduced = free_axes(a, s->unreduced, s->num_unreduced, manual, n, &c->unreduced);
+  return c;
+}

@@ -56,6 +56,14 @@ typedef struct shard_axis_ref {
   int64_t size;     /* only when is_sub */
 } shard_axis_ref;
 
+/* Where the ref starts on its axis: the pre-size, 1 for the full axis. */
+static inline int64_t shard_axis_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
+/* Where the ref ends on its axis: pre*size (INT64_MAX when that overflows),
+ * the axis size for the full axis (-1 if the mesh lacks it). */
+int64_t shard_axis_end(const shard_axis_ref *r, const shard_mesh *m);
+/* The sub-axis "x":(pre)size (never normalised to the full axis, as Shardy's
+ * AxisRefAttr::get does not). */
+shard_axis_ref shard_axis_sub(const char *name, int64_t pre, int64_t size);
 /* Size of the ref: the sub-axis size, or the full axis size from the mesh (-1 if unknown). */
 int64_t shard_axis_size(const shard_axis_ref *r, const shard_mesh *m);
 /* Pre-size and size of a ref as a sub-range of its axis: full axis is (1, size). */
@@ -71,6 +79,25 @@ bool shard_axis_can_merge(const shard_axis_ref *a, const shard_axis_ref *b);
 shard_axis_ref shard_axis_merge(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
 /* Is a a prefix (major part) of b, i.e. same axis, same pre-size, a no larger? */
 bool shard_axis_is_prefix_of(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Is a a suffix (minor part) of b: b contains a and both end at the same place? */
+bool shard_axis_is_suffix_of(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
+/* Can two refs of the same axis both shard one tensor (AxisRefAttr::canCoexist)?
+ * Refs of different axes, or a full axis, always can; invalid sizes cannot. */
+bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b);
+/* The largest prefix of a that does not overlap b (getPrefixWithoutOverlap);
+ * false when there is none. */
+bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
+                                       shard_axis_ref *out);
+/* The largest prefix of a overlapping none of `others`; false when none. */
+bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
+                                            uint32_t n, shard_axis_ref *out);
+/* The largest suffix of a that does not overlap b (getSuffixWithoutOverlap);
+ * false when there is none. */
+bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
+                                       const shard_mesh *m, shard_axis_ref *out);
+/* The shorter of two refs when one is a prefix of the other
+ * (AxisRefAttr::getGreatestCommonPrefix); false otherwise. */
+bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out);
 /* Ordering of Shardy's AxisRefAttr::operator<: by mesh axis order, then
  * sub-axes by (pre_size, size) with the full axis after "x":(1)k. Returns <0, 0, >0. */
 int shard_axis_compare(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m);
@@ -80,6 +107,46 @@ void shard_axis_print(shard_buf *b, const shard_axis_ref *r);
 void shard_axis_list_print(shard_buf *b, const shard_axis_ref *axes, uint32_t n);
 /* Product of sizes of the refs, -1 on overflow or unknown axis. */
 int64_t shard_axes_product(const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+bool shard_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb);
+/* Which shard along `axes` (major to minor) `device` holds: its coordinates
+ * in the mesh (its position among device_ids, or the id itself when they are
+ * implicit) read through the (sub-)axes. 0 for refs the verifier rejects.
+ * (In mesh.c.) */
+int64_t shard_mesh_shard_index(const shard_mesh *m, int64_t device, const shard_axis_ref *axes, uint32_t n);
+/* sortAndMergeAxes in place: shard_axis_compare order, consecutive sub-axes
+ * merged (into the full axis when they cover it). Returns the new count. */
+uint32_t shard_axes_sort_and_merge(shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
+/* Greatest common divisor of |a| and |b|; gcd(0, 0) = 0. */
+int64_t shard_gcd(int64_t a, int64_t b);
+
+/* ---- one mesh axis cut at every sub-axis boundary ------------------------ */
+
+/* The points 1 = at[0] < at[1] < ... < at[n-1] = size where some sub-axis of
+ * mesh axis `name` starts or ends (Shardy's GetOrderedAxisRefs, XLA's
+ * V3ToV2Sharding): piece k is "name":(at[k])(at[k+1]/at[k]). Build with
+ * init, add (any number of times), finish; free with shard_axis_cuts_free. */
+typedef struct shard_axis_cuts {
+  const char *name;
+  int64_t size; /* of the mesh axis */
+  int64_t *at;
+  uint32_t n, cap;
+} shard_axis_cuts;
+
+void shard_axis_cuts_init(shard_axis_cuts *c, const char *name, int64_t size);
+/* Adds the two ends of each sub-axis of c->name among `refs`. Full axes and
+ * other axes add nothing; so does a sub-axis whose pre-size or size is not
+ * positive or whose end overflows (the verifier reports those). */
+void shard_axis_cuts_add(shard_axis_cuts *c, const shard_axis_ref *refs, uint32_t n);
+/* Sorts the points and drops repeats; returns the number of pieces. */
+uint32_t shard_axis_cuts_finish(shard_axis_cuts *c);
+/* Piece k as a ref: a sub-axis, or the full axis when it is the only piece. */
+shard_axis_ref shard_axis_cuts_piece(const shard_axis_cuts *c, uint32_t k);
+/* Does `r` (a ref of the same axis) cover piece k? */
+bool shard_axis_cuts_piece_in(const shard_axis_cuts *c, uint32_t k, const shard_axis_ref *r);
+/* The first piece whose ends do not divide (at[k] does not divide at[k+1]:
+ * the sub-axes do not fit together), or -1. */
+int64_t shard_axis_cuts_misfit(const shard_axis_cuts *c);
+void shard_axis_cuts_free(shard_axis_cuts *c);
 
 /* ---- tensor shardings --------------------------------------------------- */
 
@@ -121,6 +188,20 @@ void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s);
 void shard_sharding_list_print(shard_buf *b, const shard_tensor_sharding *s, uint32_t n);
 bool shard_sharding_equal(const shard_tensor_sharding *a, const shard_tensor_sharding *b);
 bool shard_sharding_fully_replicated(const shard_tensor_sharding *s);
+/* Adds the sub-axis boundaries of every ref of `s` (dims, replicated,
+ * unreduced) to cuts of one mesh axis. */
+void shard_sharding_add_cuts(shard_axis_cuts *c, const shard_tensor_sharding *s);
+/* Is `name` one of names[0..n)? */
+bool shard_axis_name_in(const char *name, const char *const *names, uint32_t n);
+/* How many axes lead dim `d` whose axis is one of manual[0..n) (a manual
+ * computation's shardings put its manual axes first). */
+uint32_t shard_dim_manual_prefix(const shard_dim_sharding *d, const char *const *manual, uint32_t n);
+/* Shardy's eraseManualAxes: what a manual computation's body sees of a
+ * sharding. Drops the leading manual axes of each dim (in and out shardings
+ * put them first) and the manual replicated and unreduced axes. Returns `s`
+ * itself when there is nothing to drop (no names, or `s` NULL). */
+shard_tensor_sharding *shard_sharding_drop_manual(shard_arena *a, const shard_tensor_sharding *s,
+                                                  const char *const *manual, uint32_t n);
 /* Product of the sizes of the axes sharding dim d (1 when unsharded). */
 int64_t shard_sharding_dim_size(const shard_tensor_sharding *s, uint32_t d, const shard_mesh *m);
 

@@ -30,8 +30,6 @@
 #include "ir/opdef.h"
 #include "verify/verify_internal.h"
 
-static bool vf_ax_equal(const shard_axis_ref *a, const shard_axis_ref *b);
-
 /* ---- hash tables -------------------------------------------------------- */
 
 static uint32_t S_hash_str(const char *s) {
@@ -56,7 +54,7 @@ static int64_t S_find_axis_slot(const vf_axis_set *s, const shard_axis_ref *r) {
   if (!s->cap) return -1;
   for (uint32_t i = S_hash_axis(r) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
     if (s->stamp[i] != s->cur) return -1 - (int64_t)i;
-    if (vf_ax_equal(s->keys[i], r)) return i;
+    if (shard_axis_equal(s->keys[i], r)) return i;
   }
 }
 
@@ -339,41 +337,6 @@ static const shard_tensor_sharding *S_per_value_at(const shard_attr *a, uint32_t
   return &a->u.per_value->shardings[i];
 }
 
-static bool S_is_manual_axis(const shard_attr *manual, const char *name) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], name) == 0) return true;
-  return false;
-}
-
-/* The sharding of a manual_computation body argument: the in_sharding
- * without its manual axes (eraseManualAxes). */
-static const shard_tensor_sharding *S_erase_manual(vf_ctx *cx, const shard_tensor_sharding *s,
-                                                   const shard_attr *manual) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !manual->u.manual_axes.num) return s;
-  shard_tensor_sharding *r = SHARD_NEW(cx->scratch, shard_tensor_sharding);
-  *r = *s;
-  r->dims = SHARD_NEW_ARRAY(cx->scratch, shard_dim_sharding, s->rank ? s->rank : 1);
-  for (uint32_t d = 0; d < s->rank; d++) {
-    uint32_t k = 0;
-    r->dims[d] = s->dims[d];
-    while (k < s->dims[d].num_axes && S_is_manual_axis(manual, s->dims[d].axes[k].name)) k++;
-    /* A dim without axes may have a NULL array; NULL + 0 is still undefined in C. */
-    r->dims[d].axes = k ? s->dims[d].axes + k : s->dims[d].axes;
-    r->dims[d].num_axes = s->dims[d].num_axes - k;
-  }
-  shard_axis_ref *rep = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, s->num_replicated + 1);
-  shard_axis_ref *unr = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, s->num_unreduced + 1);
-  r->num_replicated = r->num_unreduced = 0;
-  for (uint32_t i = 0; i < s->num_replicated; i++)
-    if (!S_is_manual_axis(manual, s->replicated[i].name)) rep[r->num_replicated++] = s->replicated[i];
-  for (uint32_t i = 0; i < s->num_unreduced; i++)
-    if (!S_is_manual_axis(manual, s->unreduced[i].name)) unr[r->num_unreduced++] = s->unreduced[i];
-  r->replicated = rep;
-  r->unreduced = unr;
-  return r;
-}
-
 static const shard_tensor_sharding *S_single_sharding(const shard_attr *a) {
   return a && a->kind == SHARD_ATTR_SDY_SHARDING ? a->u.sharding : NULL;
 }
@@ -396,7 +359,10 @@ const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard
     if (shard_verify_op_is(owner, "func.func")) return S_func_arg_sharding(owner, v);
     if (shard_verify_op_is(owner, "sdy.manual_computation")) {
       const shard_tensor_sharding *s = S_per_value_at(shard_verify_attr(owner, "in_shardings"), v->index);
-      return s ? S_erase_manual(cx, s, shard_verify_attr(owner, "manual_axes")) : NULL;
+      const shard_attr *manual = shard_verify_attr(owner, "manual_axes");
+      if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return s;
+      /* eraseManualAxes */
+      return shard_sharding_drop_manual(cx->scratch, s, manual->u.manual_axes.names, manual->u.manual_axes.num);
     }
     if (shard_verify_op_is(owner, "sdy.named_computation"))
       return S_per_value_at(shard_verify_attr(owner, "in_shardings"), v->index);
@@ -421,144 +387,52 @@ const shard_tensor_sharding *shard_verify_value_sharding_bypassing_barriers(vf_c
   return shard_verify_value_sharding(cx, v);
 }
 
-/* ---- axis-ref algebra --------------------------------------------------- */
+/* ---- axis refs: the algebra is sdy/axis.c's; these name it for the checks -- */
 
-int64_t shard_verify_ax_pre(const shard_axis_ref *r) { return r->is_sub ? r->pre_size : 1; }
+int64_t shard_verify_ax_pre(const shard_axis_ref *r) { return shard_axis_pre(r); }
 
 int64_t shard_verify_ax_next(vf_ctx *cx, const shard_axis_ref *r, const shard_mesh *m) {
-  return r->is_sub ? r->pre_size * r->size : shard_verify_axis_full_size(cx, m, r->name);
-}
-
-static bool vf_ax_equal(const shard_axis_ref *a, const shard_axis_ref *b) {
-  if (strcmp(a->name, b->name) != 0 || a->is_sub != b->is_sub) return false;
-  return !a->is_sub || (a->pre_size == b->pre_size && a->size == b->size);
+  return r->is_sub ? shard_axis_end(r, m) : shard_verify_axis_full_size(cx, m, r->name);
 }
 
 bool shard_verify_ax_overlaps(const shard_axis_ref *a, const shard_axis_ref *b) {
-  if (strcmp(a->name, b->name) != 0) return false;
-  if (!a->is_sub || !b->is_sub) return true;
-  return a->pre_size < b->pre_size * b->size && b->pre_size < a->pre_size * a->size;
+  return shard_axis_overlaps(a, b, NULL);
 }
 
 bool shard_verify_ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b) {
-  return strcmp(a->name, b->name) == 0 && a->is_sub && b->is_sub &&
-         a->pre_size * a->size == b->pre_size;
+  return shard_axis_can_merge(a, b);
 }
 
 shard_axis_ref shard_verify_ax_merge(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
                                      const shard_mesh *m) {
-  shard_axis_ref r = *a;
-  r.size = a->size * b->size;
-  if (shard_verify_axis_full_size(cx, m, a->name) == r.size) r.is_sub = false, r.pre_size = 0, r.size = 0;
-  return r;
-}
-
-static bool S_ax_contains(const shard_axis_ref *a, const shard_axis_ref *b) {
-  if (strcmp(a->name, b->name) != 0) return false;
-  if (!a->is_sub) return true;
-  if (!b->is_sub) return false;
-  return a->pre_size <= b->pre_size && a->pre_size * a->size >= b->pre_size * b->size;
+  (void)cx;
+  return shard_axis_merge(a, b, m);
 }
 
 bool shard_verify_ax_suffix_of(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *of, const shard_mesh *m) {
-  return S_ax_contains(of, a) && shard_verify_ax_next(cx, a, m) == shard_verify_ax_next(cx, of, m);
-}
-
-/* AxisRefAttr::canCoexist for two sub-axes of one axis. */
-static bool S_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b) {
-  if (strcmp(a->name, b->name) != 0 || !a->is_sub || !b->is_sub) return true;
-  int64_t an = a->pre_size * a->size, bn = b->pre_size * b->size;
-  int64_t min_pre = a->pre_size < b->pre_size ? a->pre_size : b->pre_size;
-  int64_t max_pre = a->pre_size < b->pre_size ? b->pre_size : a->pre_size;
-  int64_t min_next = an < bn ? an : bn, max_next = an < bn ? bn : an;
-  if (min_pre <= 0 || min_next <= 0) return false;
-  if (min_next > max_pre)
-    return min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0;
-  return max_pre % min_next == 0;
+  (void)cx;
+  return shard_axis_is_suffix_of(a, of, m);
 }
 
 bool shard_verify_ax_prefix_without_overlap(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
                                             const shard_mesh *m, shard_axis_ref *out) {
   (void)cx;
   (void)m;
-  if (!S_can_coexist(a, b)) return false;
-  if (!shard_verify_ax_overlaps(a, b)) {
-    *out = *a;
-    return true;
-  }
-  int64_t ap = shard_verify_ax_pre(a), bp = shard_verify_ax_pre(b);
-  if (ap >= bp) return false;
-  *out = *a;
-  out->is_sub = true;
-  out->pre_size = ap;
-  out->size = bp / ap;
-  return true;
-}
-
-/* Sort key of Shardy's mesh comparator: mesh axis index, then (pre, size)
- * with the full axis as (1, +inf). */
-typedef struct S_axis_key {
-  int64_t index, pre, size;
-  const char *name;
-} S_axis_key;
-
-static S_axis_key S_key(vf_ctx *cx, const shard_axis_ref *r, const shard_mesh *m) {
-  S_axis_key k;
-  int i = shard_verify_axis_index(cx, m, r->name);
-  k.index = i < 0 ? INT64_MAX : i;
-  k.pre = r->is_sub ? r->pre_size : 1;
-  k.size = r->is_sub ? r->size : INT64_MAX;
-  k.name = r->name;
-  return k;
-}
-
-static int S_key_cmp(const S_axis_key *a, const S_axis_key *b) {
-  if (a->index != b->index) return a->index < b->index ? -1 : 1;
-  if (a->index == INT64_MAX) {
-    int c = strcmp(a->name, b->name);
-    if (c) return c;
-  }
-  if (a->pre != b->pre) return a->pre < b->pre ? -1 : 1;
-  if (a->size != b->size) return a->size < b->size ? -1 : 1;
-  return 0;
+  return shard_axis_prefix_without_overlap(a, b, out);
 }
 
 int shard_verify_ax_compare(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m) {
-  S_axis_key ka = S_key(cx, a, m), kb = S_key(cx, b, m);
-  return S_key_cmp(&ka, &kb);
+  (void)cx;
+  return shard_axis_compare(a, b, m);
 }
 
 bool shard_verify_axes_equal(const shard_axis_ref *a, uint32_t na, const shard_axis_ref *b, uint32_t nb) {
-  if (na != nb) return false;
-  for (uint32_t i = 0; i < na; i++)
-    if (!vf_ax_equal(&a[i], &b[i])) return false;
-  return true;
-}
-
-typedef struct S_keyed_axis {
-  S_axis_key key;
-  shard_axis_ref ref;
-} S_keyed_axis;
-
-static int S_keyed_cmp(const void *a, const void *b) {
-  return S_key_cmp(&((const S_keyed_axis *)a)->key, &((const S_keyed_axis *)b)->key);
+  return shard_axes_equal(a, na, b, nb);
 }
 
 uint32_t shard_verify_sort_and_merge(vf_ctx *cx, shard_axis_ref *axes, uint32_t n, const shard_mesh *m) {
-  if (n < 2) return n;
-  S_keyed_axis *k = shard_xmalloc(sizeof *k * n);
-  for (uint32_t i = 0; i < n; i++) k[i].key = S_key(cx, &axes[i], m), k[i].ref = axes[i];
-  qsort(k, n, sizeof *k, S_keyed_cmp);
-  uint32_t out = 0;
-  axes[out] = k[0].ref;
-  for (uint32_t i = 1; i < n; i++) {
-    if (shard_verify_ax_can_merge(&axes[out], &k[i].ref))
-      axes[out] = shard_verify_ax_merge(cx, &axes[out], &k[i].ref, m);
-    else
-      axes[++out] = k[i].ref;
-  }
-  free(k);
-  return out + 1;
+  (void)cx;
+  return shard_axes_sort_and_merge(axes, n, m);
 }
 
 int64_t shard_verify_axes_size(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m) {

@@ -141,9 +141,7 @@ static const shard_attr *S_manual_axes(const shard_op *op) {
 }
 
 static bool S_is_manual(const shard_attr *manual, const char *name) {
-  for (uint32_t i = 0; manual && i < manual->u.manual_axes.num; i++)
-    if (strcmp(manual->u.manual_axes.names[i], name) == 0) return true;
-  return false;
+  return manual && shard_axis_name_in(name, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 /* ManualComputationOp::verify: no axis made manual twice by nesting. */
