@@ -1,5 +1,6 @@
 /* Line input for `shard repl`: libedit on a terminal (editing, history
- * kept in a file, tab completion), plain getline otherwise, so the REPL
+ * kept in a file, tab completion; libedit is a build dependency), plain
+ * getline otherwise, so the REPL
  * can be scripted through a pipe with no prompts or escape codes in its
  * output. Following Lua's lua.c, the rest of the REPL sees only
  * repl_line_read / repl_line_remember / repl_line_close. */
@@ -8,9 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifdef SHARD_HAVE_LIBEDIT
 #include <editline/readline.h>
-#endif
 
 #include "support/arena.h"
 #include "repl.h"
@@ -25,7 +24,6 @@ static struct {
   uint32_t num_cands, next;
 } S_line;
 
-#ifdef SHARD_HAVE_LIBEDIT
 static void free_cands(void) {
   for (uint32_t i = 0; i < S_line.num_cands; i++)
     free(S_line.cands[i]);
@@ -56,14 +54,12 @@ static char **attempt(const char *text, int start, int end) {
   rl_attempted_completion_over = 1;
   return rl_completion_matches(text, generate);
 }
-#endif
 
 void repl_line_open(const char *history, repl_complete_fn complete, void *ctx) {
   S_line.interactive = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
   S_line.history = history;
   S_line.complete = complete;
   S_line.ctx = ctx;
-#ifdef SHARD_HAVE_LIBEDIT
   if (S_line.interactive) {
     rl_readline_name = "shard";
     /* '@', '%' and ':' start words (mesh names, values, commands). */
@@ -74,13 +70,11 @@ void repl_line_open(const char *history, repl_complete_fn complete, void *ctx) {
     if (history)
       read_history(history);
   }
-#endif
 }
 
 bool repl_line_interactive(void) { return S_line.interactive; }
 
 char *repl_line_read(const char *prompt) {
-#ifdef SHARD_HAVE_LIBEDIT
   if (S_line.interactive) {
     char *line = readline(prompt);
     if (!line)
@@ -89,11 +83,6 @@ char *repl_line_read(const char *prompt) {
     char *copy = shard_xstrdup(line);
     free(line);
     return copy;
-  }
-#endif
-  if (S_line.interactive) {
-    fputs(prompt, stdout);
-    fflush(stdout);
   }
   char *line = NULL;
   size_t cap = 0;
@@ -108,22 +97,16 @@ char *repl_line_read(const char *prompt) {
 }
 
 void repl_line_remember(const char *line) {
-#ifdef SHARD_HAVE_LIBEDIT
   if (S_line.interactive && line[0]) {
     add_history(line);
     /* Written at once, so a crash or a killed terminal loses nothing. */
     if (S_line.history)
       write_history(S_line.history);
   }
-#else
-  (void)line;
-#endif
 }
 
 void repl_line_close(void) {
-#ifdef SHARD_HAVE_LIBEDIT
   free_cands();
   if (S_line.interactive)
     clear_history();
-#endif
 }

@@ -1,11 +1,11 @@
 /* Collective costs: ring byte counts and the scaling-book time model.
  *
- * Bytes per device (collective_costs.md section 2), V as in cost.h:
+ * Bytes per device (nccl-tests' ring counts), V as in cost.h:
  *   all_gather, reduce_scatter  V(N-1)/N      all_reduce  2V(N-1)/N
  *   all_to_all                  V(N-1)/N^2    collective_permute  local shard
  *   all_slice                   0 (each device drops part of its shard)
  *
- * Time on a torus (section 1). A group spans some physical dims, N_j devices
+ * Time on a torus (scaling-book sharding.md). A group spans some physical dims, N_j devices
  * on dim j; with wraparound a dim carries W_ici (bidirectional) and a
  * gather takes V/W_ici whatever N_j is; without wraparound the ring is a
  * line and "(N-1) * shard_bytes / W_uni" (Pop Quiz 2) makes the dim's
@@ -18,15 +18,15 @@
  *   collective_permute          local shard over one link, one direction
  * with hops_j = N_j/2 on a ring and N_j-1 on a line.
  *
- * Time on NVLink nodes joined by InfiniBand (section 3):
+ * Time on NVLink nodes joined by InfiniBand (scaling-book gpus.md):
  *   inside one node   all_gather/reduce_scatter V(N-1)/(N W_gpu),
  *                     all_to_all V(N-1)/(N^2 W_gpu)
  *   across nodes      V(N-1)/N * max(1/W_gpu, s/W_node), all_to_all
  *                     V(M-1)/(M^2) * s/W_node over M nodes, where s is the
  *                     number of groups sharing one node's network links
  *   all_reduce        twice all_gather (no in-network reduction)
- * and latency (N-1) steps of alpha. The [derived] parts (no-wraparound
- * dims combined, s) are ours; the worked examples of section 6 are
+ * and latency (N-1) steps of alpha. The parts no source states
+ * (no-wraparound dims combined, s) are ours; hand-worked examples are
  * reproduced by tests/unit/test_cost.c. */
 #include "cost/cost.h"
 

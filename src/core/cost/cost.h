@@ -1,10 +1,10 @@
 /* What one collective costs: bytes each device sends and receives, and an
  * estimate of the time it takes on a topology (topology.h).
  *
- * Formulas: /work/shared/reference/collective_costs.md. Bytes are the ring
- * algorithm's (NCCL's optimal counts, section 2); times are scaling-book's
- * throughput/latency model for TPU tori (section 1) and NVLink/InfiniBand
- * nodes (section 3), the larger of the latency and the bandwidth term.
+ * Bytes are the ring algorithm's (the optimal counts of NVIDIA's
+ * nccl-tests doc/PERFORMANCE.md); times are jax-ml/scaling-book's
+ * throughput/latency model for TPU tori (sharding.md) and NVLink/InfiniBand
+ * nodes (gpus.md), the larger of the latency and the bandwidth term.
  *
  * A collective runs over mesh axes; the devices that differ only in those
  * axes form one group and all groups run at once. Mesh devices are taken to

@@ -1,8 +1,7 @@
 /* Built-in hardware topologies and their constants.
  *
- * Every number below comes from /work/shared/reference/collective_costs.md
- * section 5 (scaling-book tpus.md, Feb-2025 ICI table; gpus.md) unless a
- * comment says otherwise. Wraparound follows scaling-book tpus.md: training
+ * Every number below comes from jax-ml/scaling-book (tpus.md, its Feb-2025
+ * ICI table; gpus.md) unless a comment says otherwise. Wraparound follows scaling-book tpus.md: training
  * chips (v*p) get wraparound links when the slice is made of full 4-chip
  * axes ("a 2x2x4 won't have any wraparounds"), inference chips (v5e, v6e)
  * only on a full 16-chip axis. */
@@ -52,11 +51,6 @@ static const builtin_model *find_model(const char *name, size_t len) {
     if (strlen(models[i].name) == len && memcmp(models[i].name, name, len) == 0)
       return &models[i];
   return NULL;
-}
-
-const char *shard_topology_builtin_summary(const char *name) {
-  const builtin_model *m = find_model(name, strlen(name));
-  return m ? m->summary : NULL;
 }
 
 int64_t shard_topology_num_devices(const shard_topology *t) {

@@ -10,8 +10,8 @@
  * Devices are numbered row-major over the physical dims (torus) or node by
  * node (switched); mesh device i (with implicit device ids) is device i.
  *
- * Constants and their sources: /work/shared/reference/collective_costs.md,
- * section 5 (scaling-book tpus.md and gpus.md). A JSON file can describe any
+ * Constants and their sources: the "How to Scale Your Model" book
+ * (jax-ml/scaling-book, tpus.md for ICI and gpus.md for NVLink/InfiniBand). A JSON file can describe any
  * other machine; the CLI reads it (src/cli/topology_file.c) so that the
  * library stays free of a JSON dependency. */
 #ifndef SHARD_TOPOLOGY_H
@@ -59,9 +59,8 @@ int64_t shard_topology_num_devices(const shard_topology *t);
 bool shard_topology_builtin(const char *spec, int64_t num_devices, shard_topology *out,
                             shard_buf *err);
 
-/* The built-in names, NULL-terminated, and a one-line description of each. */
+/* The built-in names, NULL-terminated. */
 extern const char *const shard_topology_builtin_names[];
-const char *shard_topology_builtin_summary(const char *name);
 
 /* Checks a topology (dims positive, bandwidths positive) and that it has at
  * least `num_devices` devices. False with a message in err. */

@@ -19,8 +19,10 @@
  *   inline meshes (inline-meshes, default true) unless
  *     avoid-export-for-partitioning.
  *
- * enable-per-instruction-partitioning is refused (shard has no
- * -sdy-per-instruction-partitioning yet); dump-directory is accepted, but shard writes no intermediate modules.
+ * With enable-per-instruction-partitioning, -sdy-per-instruction-partitioning
+ * runs after the explicit reshards with per-instruction-partitioning-filter
+ * as its filter and the replica and partition counts. dump-directory is
+ * accepted, but shard writes no intermediate modules.
  * The canonicalizer runs with enable-patterns=<label> as Shardy's does, so
  * the reshard patterns stay off in the collective clean-up.
  *
@@ -80,11 +82,13 @@ static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_e
                    : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
     return false;
   if (o->per_instruction) {
-    /* Shardy runs -sdy-per-instruction-partitioning here, which shard lacks
-     * (it needs the global-to-local conversion). */
-    shard_error(de, shard_no_span,
-                "sdy-export-pipeline: enable-per-instruction-partitioning is not supported yet");
-    return false;
+    shard_buf opts;
+    shard_buf_init(&opts);
+    shard_buf_printf(&opts, "replica-count=%lld partition-count=%lld", o->replica_count, o->partition_count);
+    if (o->per_instruction_filter) shard_buf_printf(&opts, " filter='%s'", o->per_instruction_filter);
+    bool ok = shard_pass_per_instruction_partitioning(m, shard_buf_str(&opts), de);
+    shard_buf_free(&opts);
+    if (!ok) return false;
   } else if (o->explicit_collectives) {
     if (!shard_pass_canonicalize(m, "enable-patterns=sdy-reshard", de) ||
         !shard_pass_reshard_to_collectives(m, NULL, de))

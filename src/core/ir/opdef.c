@@ -41,9 +41,3 @@ bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name) {
   return false;
 }
 
-bool shard_dialect_known(const char *name, size_t len) {
-  static const char *const known[] = {"builtin", "check", "func", "interpreter", "sdy", "stablehlo"};
-  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-    if (strlen(known[i]) == len && memcmp(known[i], name, len) == 0) return true;
-  return false;
-}

@@ -83,8 +83,6 @@ struct shard_op_def {
 /* NULL when shard does not know the op. */
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
-/* Does a dialect of this name have ops known to shard (func, sdy, stablehlo, ...)? */
-bool shard_dialect_known(const char *name, size_t len);
 
 /* The tables, each sorted by name. */
 extern const shard_op_def shard_builtin_ops[];

@@ -49,11 +49,6 @@ shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_ten
   return c;
 }
 
-bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis) {
-  if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return false;
-  return shard_axis_name_in(axis, manual->u.manual_axes.names, manual->u.manual_axes.num);
-}
-
 static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *manual) {
   if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return 0;
   return shard_dim_manual_prefix(d, manual->u.manual_axes.names, manual->u.manual_axes.num);

@@ -26,7 +26,6 @@ shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_ten
  * the body's axes, the rest (open/closed, priorities) from the body; with no
  * outer sharding it is the body's. `manual` is the op's manual_axes; the
  * dropping itself is shard_sharding_drop_manual's (sdy). */
-bool shard_pass_is_manual_axis(const shard_attr *manual, const char *axis);
 shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
                                                         const shard_attr *manual);
 shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,

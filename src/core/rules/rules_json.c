@@ -319,8 +319,6 @@ shard_rules_file *shard_rules_json_parse(const shard_source *src, shard_diag_eng
   return rf;
 }
 
-unsigned shard_rules_json_count(const shard_rules_file *rf) { return rf ? rf->num : 0; }
-
 void shard_rules_json_free(shard_rules_file *rf) {
   if (!rf) return;
   for (uint32_t i = 0; i < rf->num; i++) S_spec_free(&rf->rules[i]);

@@ -30,9 +30,6 @@ shard_rules_file *shard_rules_json_parse(const shard_source *src, shard_diag_eng
  * error through `de` and stays without a rule. */
 void shard_rules_json_install(shard_rules_file *rf, shard_diag_engine *de);
 
-/* Number of op names the file declares. */
-unsigned shard_rules_json_count(const shard_rules_file *rf);
-
 void shard_rules_json_free(shard_rules_file *rf);
 
 #endif
