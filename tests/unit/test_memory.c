@@ -75,6 +75,9 @@ Test(memory, straight_line_ranges_and_first_peak) {
   cr_assert_eq(k->peak_point, 2, "the first of two equal maxima");
   cr_assert(live_at_peak(f, k, "%a") && live_at_peak(f, k, "%b") && live_at_peak(f, k, "%c"));
   cr_assert_not(live_at_peak(f, k, "%d"));
+  int64_t curve[] = {4096, 8192, 12288, 12288, 8192};
+  for (int p = 0; p < 5; p++)
+    cr_assert_eq(k->curve[p], curve[p], "live bytes at point %d", p);
   cr_assert_eq(rep.peak_bytes, 3 * 4096);
 }
 

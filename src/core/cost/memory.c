@@ -778,6 +778,15 @@ static void finish_function(analysis *an, shard_memory_function *f, const class_
       mc->live_bytes[k] = le[k].bytes;
     }
     free(le);
+    mc->curve = SHARD_NEW_ARRAY(an->r->arena, int64_t, f->num_points + 1);
+    memset(mc->curve, 0, sizeof(int64_t) * (f->num_points + 1));
+    for (uint32_t b = 0; b < f->num_buffers; b++) {
+      int64_t bytes = buffer_bytes(an, fd, f, b, first);
+      mc->curve[f->buffers[b].def] += bytes;
+      mc->curve[f->buffers[b].end + 1] -= bytes;
+    }
+    for (uint32_t p = 1; p < f->num_points; p++)
+      mc->curve[p] += mc->curve[p - 1];
     if (mc->peak_bytes > f->classes[f->worst].peak_bytes)
       f->worst = g;
   }
@@ -1123,9 +1132,11 @@ void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_
     const shard_memory_function *f = &r->functions[i];
     shard_buf_printf(b, "%s\n    {\"name\": ", i ? "," : "");
     json_string(b, f->name);
-    shard_buf_printf(b, ", \"unsized_values\": %u, ", f->num_unsized);
-    if (f->num_classes)
+    shard_buf_printf(b, ", \"unsized_values\": %u", f->num_unsized);
+    if (f->num_classes) {
+      shard_buf_puts(b, ", ");
       json_class(b, f, &f->classes[f->worst], top, "     ");
+    }
     shard_buf_puts(b, ",\n     \"device_classes\": [");
     for (uint32_t k = 0; k < f->num_classes; k++) {
       shard_buf_printf(b, "%s\n       {", k ? "," : "");

@@ -49,7 +49,7 @@
 /* Meshes (distinct device sets) the device classes are built from, and
  * devices in one module; more is a located error. */
 #define SHARD_MEMORY_MAX_DEVICE_SETS 64
-#define SHARD_MEMORY_MAX_DEVICES (INT64_C(1) << 22)
+#define SHARD_MEMORY_MAX_DEVICES (INT64_C(1) << 20)
 
 /* A buffer: one value, several values sharing one buffer, or scratch
  * (value NULL) live at one point: a collective's padded buffer or a
@@ -85,6 +85,7 @@ typedef struct shard_memory_class {
   int64_t *live_bytes;           /* their bytes on these devices */
   uint32_t num_live;
   int64_t peak_padding;          /* padding bytes of the live buffers */
+  int64_t *curve;                /* live bytes at every program point (the chart) */
 } shard_memory_class;
 
 typedef struct shard_memory_function {
