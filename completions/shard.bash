@@ -26,14 +26,14 @@ _shard_options_convert="--from --from= --to --to= --mesh --shape --format --form
 _shard_options_interpret="--interpret -q --quiet --max-steps --max-steps= --color= -h --help"
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format
   --format= -h --help"
-_shard_options_lower="-o --plan --plan= --top --topology --topology= --no-propagate --local
-  --verify --verify-local --max-steps --max-steps= -h --help"
+_shard_options_lower="-o --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
+  --topology --topology= --no-propagate --local --verify --verify-local --max-steps --max-steps= -h --help"
 _shard_options_help=""
 _shard_options_version=""
 _shard_options_global="--version --help"
 
 _shard_notations="hlo hlo-v3 shardy pspec dtensor tf"
-_shard_topologies="tpu-v4p tpu-v5p tpu-v5e tpu-v6e h100 b200"
+_shard_topologies="tpu-v4p tpu-v5p tpu-v5e tpu-v6e h100 h200 b200"
 
 # The words an option's value may be, "@file" for a file name, "@mlir" for an
 # MLIR file, or nothing when the value is free text. $1 command, $2 option.
@@ -47,7 +47,7 @@ _shard_values() {
   propagate:--strategy) echo "pipeline basic aggressive op-priority user-priority" ;;
   propagate:--emit) echo "mlir generic json" ;;
   propagate:--mode) echo "auto explicit" ;;
-  propagate:--explain | lower:--plan) echo "text json" ;;
+  propagate:--explain | lower:--plan | lower:--memory) echo "text json" ;;
   convert:--from | convert:--to | plan:--notation) echo "$_shard_notations" ;;
   plan:--topology | lower:--topology) echo "$_shard_topologies @file" ;;
   *:-o | repl:--history | propagate:--rules) echo "@file" ;;
@@ -62,7 +62,7 @@ _shard_takes_value() {
     viz:--layout | propagate:--strategy | propagate:--emit | propagate:--mode | \
     propagate:--rules | propagate:--op-priority | convert:--from | convert:--to | \
     convert:--mesh | convert:--shape | plan:--shape | plan:--mesh | plan:--notation | \
-    *:--topology | lower:--top | lower:--verify-local | *:--max-steps)
+    *:--topology | lower:--top | lower:--verify-local | lower:--memory-limit | *:--max-steps)
     return 0 ;;
   esac
   return 1

@@ -37,6 +37,7 @@
 
 #include "cli.h"
 #include "cost/comm_plan.h"
+#include "cost/memory.h"
 #include "pipeline/lower_pipeline.h"
 #include "lower_verify.h"
 #include "ir/ir.h"
@@ -54,6 +55,8 @@ typedef struct lower_config {
   const char *input, *output, *topology, *verify_local;
   bool local, verify, no_propagate;
   plan_mode plan;
+  plan_mode memory;     /* --memory[=text|json] */
+  int64_t memory_limit; /* --memory-limit; 0: none */
   long top;
   int64_t max_steps; /* --max-steps; 0: the interpreter's default */
 } lower_config;
@@ -74,10 +77,20 @@ void cmd_lower_usage(FILE *f) {
           "                      totals and the top offenders. text: '//' lines after the\n"
           "                      module; json: one JSON document on stdout (the module goes\n"
           "                      to -o only)\n"
-          "  --top N             how many top offenders to list (default 5)\n"
-          "  --topology T        tpu-v4p, tpu-v5p (default), tpu-v5e, tpu-v6e, h100, b200,\n"
-          "                      optionally :DIMS (tpu-v5e:8x4, h100:16) and ,wrap/,nowrap;\n"
-          "                      or a JSON file\n"
+          "  --memory[=text|json]\n"
+          "                      print the static memory of each function per device:\n"
+          "                      arguments and results at their local shapes, the peak of\n"
+          "                      the values live at once, where it is and the largest\n"
+          "                      values live there; then the device memory of the topology\n"
+          "                      and whether the peak fits. text: '//' lines after the\n"
+          "                      module; json: one JSON document on stdout (module to -o)\n"
+          "  --memory-limit B    fail (exit 1, error at the peak op) when the peak needs\n"
+          "                      more than B bytes per device: 17179869184, 16GiB, 80GB\n"
+          "  --top N             how many top offenders (--plan) or largest live values\n"
+          "                      (--memory) to list (default 5)\n"
+          "  --topology T        tpu-v4p, tpu-v5p (default), tpu-v5e, tpu-v6e, h100, h200,\n"
+          "                      b200, optionally :DIMS (tpu-v5e:8x4, h100:16) and\n"
+          "                      ,wrap/,nowrap; or a JSON file\n"
           "  --no-propagate      use the shardings as written (no propagation)\n"
           "  --local             print the per-device program (local shapes, StableHLO\n"
           "                      collectives) instead of the lowered global one\n"
@@ -120,6 +133,17 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       cfg->plan = PLAN_JSON;
     } else if (strncmp(arg, "--plan=", 7) == 0) {
       return usage_error("--plan takes text or json (got '%s')", arg + 7);
+    } else if (strcmp(arg, "--memory") == 0 || strcmp(arg, "--memory=text") == 0) {
+      cfg->memory = PLAN_TEXT;
+    } else if (strcmp(arg, "--memory=json") == 0) {
+      cfg->memory = PLAN_JSON;
+    } else if (strcmp(arg, "--memory-limit") == 0 || strncmp(arg, "--memory-limit=", 15) == 0) {
+      const char *v = arg[14] == '=' ? arg + 15 : (i + 1 < argc ? argv[++i] : NULL);
+      if (!v || !shard_memory_parse_bytes(v, &cfg->memory_limit))
+        return usage_error("--memory-limit needs a byte count such as 17179869184, 16GiB or 80GB "
+                           "(got '%s')", v ? v : "");
+    } else if (strncmp(arg, "--memory=", 9) == 0) {
+      return usage_error("--memory takes text or json (got '%s')", arg + 9);
     } else if (strcmp(arg, "--topology") == 0 || strncmp(arg, "--topology=", 11) == 0) {
       const char *v = arg[10] == '=' ? arg + 11 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || !*v)
@@ -162,6 +186,10 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
   }
   if (!cfg->input)
     return usage_error("%s", "no input file given");
+  if (cfg->plan != PLAN_NONE && cfg->memory != PLAN_NONE &&
+      (cfg->plan == PLAN_JSON || cfg->memory == PLAN_JSON))
+    return usage_error("%s", "--plan and --memory print one JSON document each: give one of them, "
+                             "or both as text");
   return -1;
 }
 
@@ -280,6 +308,66 @@ out:
   return ok;
 }
 
+/* --memory and --memory-limit: the static memory report of the lowered
+ * module (memory.h), appended to `out` as '//' lines or as JSON; exit 1
+ * with an error at the peak op when the peak exceeds --memory-limit. */
+static int lower_memory(const lower_config *cfg, const shard_module *m, shard_diag_engine *de,
+                        shard_buf *out) {
+  shard_memory_report rep;
+  shard_memory_options mopts = {.types_are_local = false};
+  if (!shard_memory_analyze(&rep, m->arena, m, &mopts, de))
+    return CLI_EXIT_INVALID;
+  int64_t device_memory = cfg->memory_limit;
+  char source[128] = "--memory-limit";
+  if (cfg->memory != PLAN_NONE || cfg->topology) {
+    shard_topology topo;
+    shard_buf err;
+    shard_buf_init(&err);
+    if (!cli_topology_resolve(cfg->topology, module_num_devices(m), &topo, &err)) {
+      fprintf(stderr, "shard lower: %s\n", shard_buf_str(&err));
+      shard_buf_free(&err);
+      return CLI_EXIT_USAGE;
+    }
+    shard_buf_free(&err);
+    if (!device_memory) {
+      device_memory = topo.memory_bytes >= 1 ? (int64_t)topo.memory_bytes : 0;
+      snprintf(source, sizeof source, "%s%s", topo.name,
+               device_memory ? " device memory" : ": no \"memory_bytes\"");
+    }
+  }
+  uint32_t top = (uint32_t)cfg->top;
+  if (cfg->memory == PLAN_JSON) {
+    shard_memory_print_json(out, &rep, top, device_memory, source);
+  } else if (cfg->memory == PLAN_TEXT) {
+    shard_buf table;
+    shard_buf_init(&table);
+    shard_memory_print_text(&table, &rep, top, device_memory, source);
+    append_comment_lines(out, shard_buf_str(&table));
+    shard_buf_free(&table);
+  }
+  if (!cfg->memory_limit || rep.peak_bytes <= cfg->memory_limit || !rep.num_functions)
+    return CLI_EXIT_OK;
+  const shard_memory_function *f = &rep.functions[rep.worst_function];
+  const shard_memory_class *c = &f->classes[f->worst];
+  shard_buf devs;
+  shard_buf_init(&devs);
+  shard_memory_print_devices(&devs, c->devices, c->num_devices);
+  shard_error(de, shard_memory_point_span(f, c->peak_point),
+              "'%s' needs %lld bytes per device at the memory peak of @%s, more than --memory-limit "
+              "%lld bytes (device%s %s)",
+              f->points[c->peak_point].op->name, (long long)c->peak_bytes, f->name,
+              (long long)cfg->memory_limit, c->num_devices == 1 ? "" : "s", shard_buf_str(&devs));
+  shard_buf_free(&devs);
+  uint32_t n = c->num_live < top ? c->num_live : top;
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_memory_buffer *b = &f->buffers[c->live[i]];
+    shard_note(de, b->value ? b->at : shard_memory_point_span(f, b->def),
+               "%lld bytes live there: %s%s%s", (long long)c->live_bytes[i], b->name,
+               *b->shape ? " of type " : "", b->shape);
+  }
+  return CLI_EXIT_INVALID;
+}
+
 int cmd_lower(int argc, char **argv) {
   lower_config cfg = {0};
   cfg.top = 5;
@@ -348,14 +436,20 @@ int cmd_lower(int argc, char **argv) {
     shard_comm_plan_free(&plan);
   }
 
-  /* Where things go: the module to -o or stdout; the plan to stdout after
-   * it (text) or alone (json). */
+  if (cfg.memory != PLAN_NONE || cfg.memory_limit) {
+    code = lower_memory(&cfg, m, &de, &plan_text);
+    if (code != CLI_EXIT_OK)
+      goto done;
+  }
+
+  /* Where things go: the module to -o or stdout; the plan and the memory
+   * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
   shard_buf to_stdout;
   shard_buf_init(&to_stdout);
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
     code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
-  } else if (cfg.plan != PLAN_JSON) {
+  } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
     shard_buf_putn(&to_stdout, shard_buf_str(&module_text), module_text.len);
   }
   if (code == CLI_EXIT_OK) {

@@ -28,6 +28,9 @@
 #include "cli.h"
 #include "cmd_pictures.h"
 #include "cost/comm_plan.h"
+#include "cost/memory.h"
+#include "ir/parse.h"
+#include "pipeline/lower_pipeline.h"
 #include "propagate/explain.h"
 #include "pipeline/pass_registry.h"
 #include "pass/pass_shardings.h"
@@ -124,7 +127,7 @@ static void show_as_typed(session *s, const char *text, size_t col) {
 static const char *const commands[] = {":help",   ":quit",     ":local",    ":map",  ":viz",
                                        ":compare", ":load",     ":show",     ":why",  ":values",
                                        ":meshes",  ":list",     ":reshard",  ":topology",
-                                       ":propagate", ":step"};
+                                       ":propagate", ":step",   ":memory"};
 #define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
 void cmd_repl_usage(FILE *f) {
@@ -164,6 +167,8 @@ static void help(void) {
          "  :load FILE        load a module (its meshes and values become available)\n"
          "  :propagate        propagate the loaded module's shardings (Shardy's pipeline)\n"
          "  :step [N]         walk propagation one step (or N steps) at a time\n"
+         "  :memory [N]       the loaded module's memory per device once lowered, as\n"
+         "                    'shard lower --memory' (N largest live values, default 5)\n"
          "  :show %%v          a module value's sharding (as of the current step) and,\n"
          "                    after propagation, where it came from\n"
          "  :why %%v           where a value's sharding came from\n"
@@ -741,6 +746,50 @@ static void set_topology(session *s, const char *arg) {
          s->topology ? "" : " (default, sized for each mesh)");
 }
 
+/* :memory [N]: the loaded module lowered again from its text (so that
+ * locations stay in its file) and its static memory (memory.h) on the
+ * session's topology. */
+static void memory(session *s, const char *arg) {
+  size_t len = word_len(arg);
+  if (!loaded_module(s)) {
+    error_at(s, arg, len, "%s", "no module loaded (use ':load FILE')");
+    return;
+  }
+  long top = 5;
+  if (len) {
+    char *end;
+    top = strtol(arg, &end, 10);
+    if (end != arg + len || top < 0 || top > 1000) {
+      error_at(s, arg, len, "%s", "usage: ':memory [N]' (N from 0 to 1000)");
+      return;
+    }
+  }
+  shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0};
+  unsigned errors = s->de.errors;
+  shard_module *m = shard_parse_module(&s->module->src, &popts, &s->de);
+  shard_memory_report rep;
+  shard_topology topo;
+  shard_buf err, out;
+  shard_buf_init(&err);
+  shard_buf_init(&out);
+  if (m && s->de.errors == errors && shard_lower_pipeline_run(m, true, &s->de) &&
+      shard_memory_analyze(&rep, m->arena, m, NULL, &s->de)) {
+    if (!cli_topology_resolve(s->topology, rep.num_devices, &topo, &err)) {
+      error_at(s, arg, len, "%s", shard_buf_str(&err));
+    } else {
+      char source[128];
+      snprintf(source, sizeof source, "%s device memory", topo.name);
+      shard_memory_print_text(&out, &rep, (uint32_t)top, (int64_t)topo.memory_bytes,
+                              topo.memory_bytes >= 1 ? source : topo.name);
+      fputs(shard_buf_str(&out), stdout);
+    }
+  }
+  shard_buf_free(&err);
+  shard_buf_free(&out);
+  if (m)
+    shard_module_free(m);
+}
+
 static const char *no_plan_reason(shard_reshard_outcome o) {
   switch (o) {
   case SHARD_RESHARD_INCOMPATIBLE_MESHES: return "the meshes differ in more than device order";
@@ -1141,6 +1190,8 @@ static bool run_line(session *s, const char *line) {
     propagate_module(s, arg);
   else if (strcmp(cmd, ":step") == 0)
     step(s, arg);
+  else if (strcmp(cmd, ":memory") == 0)
+    memory(s, arg);
   else if (strcmp(cmd, ":values") == 0)
     list_values(s);
   else if (strcmp(cmd, ":meshes") == 0)

@@ -4,6 +4,7 @@
  *   shard viz mesh        the device meshes, their axes, sub-axes and order
  *   shard viz graph       the dataflow graph after propagation and lowering
  *   shard viz plan        the communication plan's collectives on their meshes
+ *   shard viz memory      live bytes per device over program order, the peak marked
  *
  * The input is a design-doc snippet (-e, as `shard check -e` reads it) or a
  * module file with a value picked by --value/--arg/--result. It is parsed
@@ -52,7 +53,8 @@ typedef struct viz_config {
 } viz_config;
 
 static bool is_program_picture(const viz_config *cfg) {
-  return strcmp(cfg->what, "graph") == 0 || strcmp(cfg->what, "plan") == 0;
+  return strcmp(cfg->what, "graph") == 0 || strcmp(cfg->what, "plan") == 0 ||
+         strcmp(cfg->what, "memory") == 0;
 }
 
 void cmd_viz_usage(FILE *f) {
@@ -62,13 +64,16 @@ void cmd_viz_usage(FILE *f) {
           "       shard viz mesh (-e SNIPPET | FILE) [options]\n"
           "       shard viz graph FILE [--focus %%VALUE [--depth N]] [--stage STAGE] [options]\n"
           "       shard viz plan FILE [--topology T] [--stage STAGE] [options]\n"
+          "       shard viz memory FILE [--func NAME] [--stage STAGE] [options]\n"
           "\n"
           "Draws which devices hold which block of a sharded tensor (placement), the\n"
           "device meshes of a snippet or module (mesh), the dataflow graph of a module\n"
           "after propagation with every value's sharding and local shape and the\n"
           "reshards and collectives it needs with their bytes (graph), or each\n"
           "collective of the communication plan on its mesh: groups, direction, bytes\n"
-          "(plan). A snippet uses the design-doc\n"
+          "(plan), or the bytes live per device over program order with the peak marked\n"
+          "(memory, as 'shard lower --memory' counts them: the worst devices of the\n"
+          "function with the largest peak, or of --func). A snippet uses the design-doc\n"
           "notation of 'shard check -e': '@mesh = <[\"x\"=2, \"y\"=4]>' lines and\n"
           "'sharding<@mesh, [{\"x\"}, {\"y\"}]> : tensor<8x16xf32>' lines (or ';' between them).\n"
           "\n"
@@ -85,14 +90,15 @@ void cmd_viz_usage(FILE *f) {
           "                      always, never\n"
           "  -h, --help          show this help\n"
           "\n"
-          "graph and plan:\n"
+          "graph, plan and memory:\n"
           "  --stage STAGE       how far to take the module: propagated (propagation only),\n"
           "                      reshards (plus explicit sdy.reshard and sdy.all_reduce ops)\n"
           "                      or lowered (default; reshards lowered to collectives, as\n"
           "                      'shard lower' does)\n"
           "  --no-propagate      use the shardings as written\n"
           "  --topology T        for times: tpu-v4p, tpu-v5p (default), tpu-v5e, tpu-v6e,\n"
-          "                      h100, b200, optionally :DIMS and ,wrap/,nowrap; or a JSON file\n"
+          "                      h100, h200, b200, optionally :DIMS and ,wrap/,nowrap; or a JSON\n"
+          "                      file\n"
           "  --focus %%VALUE      graph: only the ops around the op producing VALUE\n"
           "  --depth N           graph: how many edges away from it (default 2)\n"
           "  --func NAME         graph: the function of --focus's value\n"
@@ -131,7 +137,7 @@ static bool parse_count(const char *s, long *out) {
 
 static int parse_args(int argc, char **argv, viz_config *cfg) {
   if (argc < 2)
-    return cli_usage_error("viz", "%s", "missing what to draw: placement, mesh, graph or plan");
+    return cli_usage_error("viz", "%s", "missing what to draw: placement, mesh, graph, plan or memory");
   if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
     cmd_viz_usage(stdout);
     return CLI_EXIT_OK;
@@ -139,7 +145,7 @@ static int parse_args(int argc, char **argv, viz_config *cfg) {
   cfg->what = argv[1];
   if (strcmp(cfg->what, "placement") != 0 && strcmp(cfg->what, "mesh") != 0 &&
       !is_program_picture(cfg))
-    return cli_usage_error("viz", "unknown picture '%s' (placement, mesh, graph or plan)", cfg->what);
+    return cli_usage_error("viz", "unknown picture '%s' (placement, mesh, graph, plan or memory)", cfg->what);
   bool depth_given = false;
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i];
@@ -228,6 +234,8 @@ static int parse_args(int argc, char **argv, viz_config *cfg) {
       return cli_usage_error("viz", "'viz %s' needs a module FILE ('-' for standard input)", cfg->what);
     if (cfg->value || cfg->arg >= 0 || cfg->result >= 0 || cfg->fold)
       return cli_usage_error("viz", "'viz %s' takes no --value, --arg, --result or --layout", cfg->what);
+    if (strcmp(cfg->what, "memory") == 0 && (cfg->focus || depth_given))
+      return cli_usage_error("viz", "%s", "--focus and --depth cut down 'viz graph', not 'viz memory'");
     if (strcmp(cfg->what, "plan") == 0 && (cfg->focus || depth_given || cfg->func))
       return cli_usage_error("viz", "%s", "--focus, --depth and --func cut down 'viz graph', not 'viz plan'");
     if (depth_given && !cfg->focus)
@@ -445,6 +453,33 @@ static int draw_program(const viz_config *cfg, viz_input *in, shard_diag_engine 
         shard_viz_json_graph(&out, g, shard_buf_str(&title));
       else
         shard_viz_dot_graph(&out, g, shard_buf_str(&title));
+    }
+  } else if (strcmp(cfg->what, "memory") == 0) {
+    shard_memory_report rep;
+    const shard_memory_function *f = NULL;
+    if (!shard_memory_analyze(&rep, a, in->module, NULL, de)) {
+      code = CLI_EXIT_INVALID;
+    } else {
+      for (uint32_t i = 0; i < rep.num_functions && cfg->func; i++)
+        if (strcmp(rep.functions[i].name, cfg->func[0] == '@' ? cfg->func + 1 : cfg->func) == 0)
+          f = &rep.functions[i];
+      if (!cfg->func && rep.num_functions)
+        f = &rep.functions[rep.worst_function];
+      if (!f || !f->num_classes) {
+        shard_error(de, shard_no_span, "no function %s%s in '%s'", cfg->func ? "@" : "",
+                    cfg->func ? cfg->func : "", in->src.name);
+        code = CLI_EXIT_INVALID;
+      }
+    }
+    if (code == CLI_EXIT_OK) {
+      shard_buf_printf(&title, "memory per device of %s %s", in->src.name, stage_text(cfg));
+      shard_viz_memory vm = {shard_buf_str(&title), &rep, f, f->worst};
+      if (cfg->format == FMT_TXT)
+        shard_viz_term_memory(&out, &vm, &o);
+      else if (cfg->format == FMT_JSON)
+        shard_viz_json_memory(&out, &vm);
+      else
+        shard_viz_dot_memory(&out, &vm);
     }
   } else {
     shard_comm_plan plan;

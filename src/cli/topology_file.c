@@ -8,7 +8,8 @@
  *    "intra_node_latency": 6e-7, "inter_node_latency": 2.7e-6}
  * Bandwidths are bytes per second (link_bandwidth bidirectional per link
  * axis), latencies seconds. "wraparound" may be one boolean for every dim;
- * latencies default to the built-in models' values. Unknown keys are errors
+ * latencies default to the built-in models' values; "memory_bytes" (either
+ * kind, optional) is one device's memory for `lower --memory`. Unknown keys are errors
  * so that a misspelt key is not silently ignored. */
 #include "topology_file.h"
 
@@ -27,7 +28,8 @@ const char cli_topology_json_help[] =
     "    {\"name\": \"cluster\", \"kind\": \"switched\", \"devices\": 32, \"devices_per_node\": 8,\n"
     "     \"device_bandwidth\": 4.5e11, \"node_bandwidth\": 4e11,\n"
     "     \"intra_node_latency\": 6e-7, \"inter_node_latency\": 2.7e-6}\n"
-    "  (bytes per second, bidirectional per link axis for a torus; seconds).\n";
+    "  (bytes per second, bidirectional per link axis for a torus; seconds), and\n"
+    "  optionally \"memory_bytes\": the memory of one device (for --memory).\n";
 
 static bool is_file_spec(const char *spec) {
   size_t n = strlen(spec);
@@ -66,7 +68,7 @@ static bool check_keys(const cJSON *o, const char *const *known, const char *pat
 
 static bool read_torus(const cJSON *o, shard_topology *t, const char *path, shard_buf *err) {
   static const char *const known[] = {"name", "kind", "dims", "wraparound", "link_bandwidth",
-                                      "hop_latency", NULL};
+                                      "hop_latency", "memory_bytes", NULL};
   if (!check_keys(o, known, path, err))
     return false;
   const cJSON *dims = cJSON_GetObjectItemCaseSensitive(o, "dims");
@@ -108,7 +110,8 @@ static bool read_torus(const cJSON *o, shard_topology *t, const char *path, shar
 static bool read_switched(const cJSON *o, shard_topology *t, const char *path, shard_buf *err) {
   static const char *const known[] = {"name", "kind", "devices", "devices_per_node",
                                       "device_bandwidth", "node_bandwidth",
-                                      "intra_node_latency", "inter_node_latency", NULL};
+                                      "intra_node_latency", "inter_node_latency", "memory_bytes",
+                                      NULL};
   if (!check_keys(o, known, path, err))
     return false;
   double devices = 0, per_node = 0;
@@ -154,6 +157,13 @@ static bool load_file(const char *path, shard_topology *t, shard_buf *err) {
     ok = read_switched(root, t, path, err);
   } else {
     shard_buf_printf(err, "%s: \"kind\" must be \"torus\" or \"switched\"", path);
+  }
+  /* optional: memory of one device, bytes (shard lower --memory) */
+  if (ok && !get_number(root, "memory_bytes", false, &t->memory_bytes, path, err))
+    ok = false;
+  if (ok && (!(t->memory_bytes >= 0) || t->memory_bytes > 1e18)) {
+    shard_buf_printf(err, "%s: \"memory_bytes\" must be a byte count from 0 to 1e18", path);
+    ok = false;
   }
 done:
   cJSON_Delete(root);

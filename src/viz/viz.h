@@ -8,7 +8,8 @@
  *   render.c  DOT text to svg/png/pdf with libgvc
  *
  * The dataflow graph (flow_graph.h) and the communication plan's device
- * groups (comm_groups.h) are drawn by graph.c and plan.c, each holding its
+ * groups (comm_groups.h) are drawn by graph.c and plan.c, and the memory
+ * over program order (memory.h) by memory.c, each holding its
  * text, DOT and JSON forms: those pictures share nothing with placements
  * but the helpers below, and keeping each in one file keeps its three
  * forms in step.
@@ -25,6 +26,7 @@
 #include "support/buf.h"
 #include "cost/comm_groups.h"
 #include "cost/flow_graph.h"
+#include "cost/memory.h"
 #include "cost/placement.h"
 #include "sdy/sharding.h"
 
@@ -135,6 +137,21 @@ typedef struct shard_viz_plan {
 void shard_viz_term_plan(shard_buf *out, const shard_viz_plan *p, const shard_viz_options *o);
 void shard_viz_dot_plan(shard_buf *out, const shard_viz_plan *p);
 void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *p);
+
+/* ---- memory.c --------------------------------------------------------------- */
+
+/* Live bytes over program order of one function on one class of its
+ * devices (memory.h), the peak marked. */
+typedef struct shard_viz_memory {
+  const char *title;
+  const shard_memory_report *report;
+  const shard_memory_function *function;
+  uint32_t cls; /* index into function->classes */
+} shard_viz_memory;
+
+void shard_viz_term_memory(shard_buf *out, const shard_viz_memory *m, const shard_viz_options *o);
+void shard_viz_dot_memory(shard_buf *out, const shard_viz_memory *m);
+void shard_viz_json_memory(shard_buf *out, const shard_viz_memory *m);
 
 /* ---- render.c -------------------------------------------------------------- */
 

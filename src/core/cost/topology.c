@@ -18,25 +18,33 @@ typedef struct builtin_model {
   bool training;     /* torus: v*p wraparound rule */
   double bw;         /* torus: bidirectional per link axis; switched: GPU egress */
   double node_bw;    /* switched */
+  double memory;     /* HBM per device, bytes */
 } builtin_model;
+
+/* HBM per device. TPUs: Cloud TPU documentation (v4 32 GiB, v5p 95 GiB,
+ * v5e 16 GiB, v6e 32 GiB per chip). GPUs: NVIDIA's data sheets (H100 SXM
+ * 80 GB, H200 141 GB, B200 192 GB; GB as the vendor writes it, 1e9). */
+#define GIB (1024.0 * 1024.0 * 1024.0)
 
 static const builtin_model models[] = {
     {"tpu-v4p", "TPU v4p, 3D torus, 9e10 B/s bidirectional ICI per axis", SHARD_TOPO_TORUS, 3,
-     true, 9.0e10, 0},
+     true, 9.0e10, 0, 32 * GIB},
     {"tpu-v5p", "TPU v5p, 3D torus, 1.8e11 B/s bidirectional ICI per axis", SHARD_TOPO_TORUS, 3,
-     true, 1.8e11, 0},
+     true, 1.8e11, 0, 95 * GIB},
     {"tpu-v5e", "TPU v5e, 2D torus, 9e10 B/s bidirectional ICI per axis", SHARD_TOPO_TORUS, 2,
-     false, 9.0e10, 0},
+     false, 9.0e10, 0, 16 * GIB},
     {"tpu-v6e", "TPU v6e, 2D torus, 1.8e11 B/s bidirectional ICI per axis", SHARD_TOPO_TORUS, 2,
-     false, 1.8e11, 0},
+     false, 1.8e11, 0, 32 * GIB},
     {"h100", "8x H100 per node (NVLink 450e9 B/s per GPU), InfiniBand 400e9 B/s per node",
-     SHARD_TOPO_SWITCHED, 0, false, 450e9, 400e9},
+     SHARD_TOPO_SWITCHED, 0, false, 450e9, 400e9, 80e9},
+    {"h200", "8x H200 per node (NVLink 450e9 B/s per GPU), InfiniBand 400e9 B/s per node",
+     SHARD_TOPO_SWITCHED, 0, false, 450e9, 400e9, 141e9},
     {"b200", "8x B200 per node (NVLink 900e9 B/s per GPU), InfiniBand 400e9 B/s per node",
-     SHARD_TOPO_SWITCHED, 0, false, 900e9, 400e9},
+     SHARD_TOPO_SWITCHED, 0, false, 900e9, 400e9, 192e9},
 };
 
 const char *const shard_topology_builtin_names[] = {"tpu-v4p", "tpu-v5p", "tpu-v5e", "tpu-v6e",
-                                                    "h100",    "b200",    NULL};
+                                                    "h100",    "h200",    "b200",    NULL};
 
 /* T_min: "typically around 1us" (scaling-book sharding.md). */
 #define TPU_HOP_LATENCY 1e-6
@@ -134,6 +142,7 @@ bool shard_topology_builtin(const char *spec, int64_t num_devices, shard_topolog
   }
   snprintf(out->name, sizeof out->name, "%s", m->name);
   out->kind = m->kind;
+  out->memory_bytes = m->memory;
   int64_t dims[SHARD_TOPO_MAX_DIMS];
   uint32_t num = 0;
   if (colon && !parse_dims(colon + 1, (size_t)(end - colon - 1), dims, &num, err))

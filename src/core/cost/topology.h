@@ -42,6 +42,8 @@ typedef struct shard_topology {
   double node_bw;       /* per-node egress to other nodes, bytes/s */
   double intra_latency; /* seconds per ring step inside a node */
   double inter_latency; /* seconds per ring step across nodes */
+  /* Both: memory of one device (HBM) in bytes; 0 when unknown. */
+  double memory_bytes;
 } shard_topology;
 
 /* Number of devices the topology has. */
@@ -50,7 +52,7 @@ int64_t shard_topology_num_devices(const shard_topology *t);
 /* A built-in model from a spec NAME[:DIMS][,wrap|,nowrap]:
  *   tpu-v4p, tpu-v5p  3D torus; wraparound when every dim is a multiple of 4
  *   tpu-v5e, tpu-v6e  2D torus; wraparound on dims of 16 (a full axis)
- *   h100, b200        8 GPUs per NVLink node, 400 GB/s InfiniBand per node
+ *   h100, h200, b200  8 GPUs per NVLink node, 400 GB/s InfiniBand per node
  * DIMS is AxBxC for a torus, the GPU count for a switched topology. Without
  * DIMS the topology is sized for `num_devices` (the mesh's device count):
  * the most even power-of-two split for a torus, that many GPUs otherwise.
