@@ -446,10 +446,11 @@ static bool S_all_gather(interp_proc *p, interp_frame *f, shard_op *op, shard_te
   for (uint32_t i = 0; i < op->num_results; i++) {
     res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
     if (!res[i]) return false;
-    int64_t off[INTERP_MAX_RANK] = {0};
+    int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
     for (int64_t k = 0; k < count; k++) {
       const shard_tensor *part = S_peer(p, members[k], i);
-      if (dim < 0 || (uint32_t)dim >= part->type->rank || part->type->dims[dim] * count != res[i]->type->dims[dim])
+      if (dim < 0 || (uint32_t)dim >= part->type->rank || part->type->rank != res[i]->type->rank ||
+          part->type->dims[dim] * count != res[i]->type->dims[dim])
         return shard_interp_error(p, op, "all_gather result shape does not match %lld gathered operands", (long long)count);
       shard_interp_insert(res[i], off, part);
       off[dim] += part->type->dims[dim];
@@ -489,7 +490,7 @@ static bool S_reduce_scatter(interp_proc *p, interp_frame *f, shard_op *op, shar
   uint32_t rank = sum->type->rank;
   if (dim < 0 || (uint32_t)dim >= rank || sum->type->dims[dim] % count)
     return shard_interp_error(p, op, "reduce_scatter dimension is not divisible by the group size");
-  int64_t start[INTERP_MAX_RANK] = {0}, sizes[INTERP_MAX_RANK];
+  int64_t *start = INTERP_ARRAY(p, int64_t, rank), *sizes = INTERP_ARRAY(p, int64_t, rank);
   memcpy(sizes, sum->type->dims, sizeof(int64_t) * rank);
   sizes[dim] /= count;
   start[dim] = sizes[dim] * pos;
@@ -509,14 +510,14 @@ static bool S_all_to_all(interp_proc *p, interp_frame *f, shard_op *op, shard_te
   for (uint32_t i = 0; i < op->num_results; i++) {
     res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
     if (!res[i]) return false;
-    int64_t off[INTERP_MAX_RANK] = {0};
+    int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
     for (int64_t k = 0; k < count; k++) {
       const shard_tensor *src = S_peer(p, members[k], i);
       uint32_t rank = src->type->rank;
       if (split_dim < 0 || (uint32_t)split_dim >= rank || concat_dim < 0 || (uint32_t)concat_dim >= rank ||
           src->type->dims[split_dim] % count)
         return shard_interp_error(p, op, "all_to_all dimensions do not fit the operand");
-      int64_t start[INTERP_MAX_RANK] = {0}, sizes[INTERP_MAX_RANK];
+      int64_t *start = INTERP_ARRAY(p, int64_t, rank), *sizes = INTERP_ARRAY(p, int64_t, rank);
       memcpy(sizes, src->type->dims, sizeof(int64_t) * rank);
       sizes[split_dim] /= count;
       start[split_dim] = sizes[split_dim] * pos;
