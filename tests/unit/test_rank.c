@@ -261,3 +261,51 @@ Test(rank, placement_numbers_every_block) {
     shard_arena_free(a);
   }
 }
+
+/* ---- mesh axes of collectives ------------------------------------------------------ */
+
+static bool S_run_main(const char *text) {
+  shard_diag_engine de;
+  shard_diag_init(&de, S_capture, NULL);
+  shard_module *m = S_parse(text, &de);
+  bool ok = shard_interp_run_main(m, NULL, &de, NULL);
+  shard_module_free(m);
+  return ok;
+}
+
+Test(rank, mesh_axes_replica_groups_on_a_mesh_of_18_axes) {
+  /* "x"=2, sixteen axes of size 1, then an axis of size 2 whose name shares
+   * its first 70 characters with the first axis': gathering over it pairs
+   * devices {0, 1} and {2, 3} */
+  char a[72], b[72];
+  memset(a, 'a', 70);
+  memcpy(b, a, 70);
+  a[70] = 'x', b[70] = 'y';
+  a[71] = b[71] = 0;
+  shard_buf text;
+  shard_buf_init(&text);
+  shard_buf_printf(&text, "sdy.mesh @m = <[\"%s\"=2", a);
+  for (int i = 0; i < 16; i++) shard_buf_printf(&text, ", \"one%d\"=1", i);
+  shard_buf_printf(&text,
+                   ", \"%s\"=2]>\n"
+                   "func.func @g(%%a: tensor<1xi32>) -> tensor<2xi32> {\n"
+                   "  %%0 = \"stablehlo.all_gather\"(%%a) <{all_gather_dim = 0 : i64, channel_handle = "
+                   "#stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = "
+                   "#stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name = \"%s\">]>,"
+                   " use_global_device_ids}> : (tensor<1xi32>) -> tensor<2xi32>\n"
+                   "  return %%0 : tensor<2xi32>\n}\n"
+                   "func.func @main() {\n"
+                   "  %%c0 = stablehlo.constant dense<[10]> : tensor<1xi32>\n"
+                   "  %%c1 = stablehlo.constant dense<[11]> : tensor<1xi32>\n"
+                   "  %%c2 = stablehlo.constant dense<[12]> : tensor<1xi32>\n"
+                   "  %%c3 = stablehlo.constant dense<[13]> : tensor<1xi32>\n"
+                   "  %%r:4 = \"interpreter.run_parallel\"(%%c0, %%c1, %%c2, %%c3) {programs = [[@g, @g, @g, @g]]}"
+                   " : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<2xi32>, "
+                   "tensor<2xi32>, tensor<2xi32>)\n"
+                   "  check.expect_eq_const %%r#0, dense<[10, 11]> : tensor<2xi32>\n"
+                   "  check.expect_eq_const %%r#3, dense<[12, 13]> : tensor<2xi32>\n"
+                   "  return\n}\n",
+                   b, b);
+  cr_assert(S_run_main(shard_buf_str(&text)), "%s", S_last);
+  shard_buf_free(&text);
+}
