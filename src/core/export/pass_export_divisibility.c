@@ -536,7 +536,8 @@ static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dim
     int64_t *start = PAD_ARRAY(a, int64_t, rank), *limit = PAD_ARRAY(a, int64_t, rank),
             *stride = PAD_ARRAY(a, int64_t, rank);
     if (S_i64_array(op, "start_indices", start, rank + 1) != rank ||
-        S_i64_array(op, "limit_indices", limit, rank + 1) != rank || S_i64_array(op, "strides", stride, rank + 1) != rank)
+        S_i64_array(op, "limit_indices", limit, rank + 1) != rank ||
+        S_i64_array(op, "strides", stride, rank + 1) != rank)
       return false;
     for (uint32_t d = 0; d < rt->rank; d++) dims[d] = stride[d] > 0 ? (limit[d] - start[d] + stride[d] - 1) / stride[d] : 0;
     return true;
@@ -727,7 +728,8 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
       v->type->kind != SHARD_TYPE_TENSOR)
     return S_pad_generic(c, op);
   shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;
-  int64_t *ldims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1), *rdims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1);
+  int64_t *ldims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1),
+          *rdims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1);
   uint32_t nl = 0, nr = 0;
   ldims[nl++] = dn.in_feature;
   rdims[nr++] = dn.k_in_feature;

@@ -1074,7 +1074,8 @@ static void S_pad(g2l *c, shard_op *op) {
   }
   (void)gin;
   shard_type *local = S_local_type(c, gout, out, NULL, 0);
-  int64_t *klow = G2L_ARRAY(c, int64_t, rank), *khigh = G2L_ARRAY(c, int64_t, rank), *shape = G2L_ARRAY(c, int64_t, rank);
+  int64_t *klow = G2L_ARRAY(c, int64_t, rank), *khigh = G2L_ARRAY(c, int64_t, rank),
+          *shape = G2L_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) {
     int64_t lo = offsets[d * ndev], hi = lo;
     for (int64_t dev = 0; dev < ndev; dev++) {
@@ -1559,7 +1560,8 @@ static void S_gather(g2l *c, shard_op *op) {
       shard_buf_putc(&b, '[');
       for (uint32_t k = 0; k < sim.n; k++) {
         int64_t d = sim.v[k];
-        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)((d >= 0 && d < (int64_t)n && indexed[d] ? x->type->dims[d] : gx->dims[d]) - 1));
+        bool local = d >= 0 && d < (int64_t)n && indexed[d];
+        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)((local ? x->type->dims[d] : gx->dims[d]) - 1));
       }
       shard_buf_putc(&b, ']');
       shard_value *limv = S_binary(c, op, "stablehlo.add", offv, S_splat(c, op, vec_t, shard_buf_str(&b)), vec_t);

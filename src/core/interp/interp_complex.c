@@ -158,7 +158,8 @@ static bool S_compare_eq(interp_proc *p, interp_frame *f, shard_op *op) {
  * a truncation keeps the first n_out). */
 static shard_tensor *S_dft(interp_proc *p, const shard_tensor *x, uint32_t dim, int64_t n_out) {
   uint32_t rank = x->type->rank;
-  int64_t *dims = INTERP_ARRAY(p, int64_t, rank), *xs = INTERP_ARRAY(p, int64_t, rank), *idx = INTERP_ARRAY(p, int64_t, rank);
+  int64_t *dims = INTERP_ARRAY(p, int64_t, rank), *xs = INTERP_ARRAY(p, int64_t, rank),
+          *idx = INTERP_ARRAY(p, int64_t, rank);
   memcpy(dims, x->type->dims, sizeof(int64_t) * rank);
   int64_t n_in = dims[dim];
   dims[dim] = n_out;

@@ -380,7 +380,8 @@ static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
-  int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t), *stride = INTERP_RANK_ARRAY(p, op, int64_t), *lim = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t), *stride = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lim = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
   if (!r || !shard_interp_attr_i64s(p, op, "start_indices", start, &n1, shard_interp_op_rank(op)) ||
       !shard_interp_attr_i64s(p, op, "strides", stride, &n2, shard_interp_op_rank(op)) ||
@@ -456,7 +457,8 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *v = x ? S_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
-  int64_t *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t), *in = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t),
+          *in = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
   if (!r || !shard_interp_attr_i64s(p, op, "edge_padding_low", lo, &n1, shard_interp_op_rank(op)) ||
       !shard_interp_attr_i64s(p, op, "edge_padding_high", hi, &n2, shard_interp_op_rank(op)) ||
@@ -489,7 +491,8 @@ static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t rank = x->type->rank;
   bool *rev = INTERP_RANK_ARRAY(p, op, bool);
   for (uint32_t k = 0; k < n; k++)
-    if (dims[k] < 0 || dims[k] >= (int64_t)rank) return shard_interp_error(p, op, "reverse dimension %lld is out of range", (long long)dims[k]);
+    if (dims[k] < 0 || dims[k] >= (int64_t)rank)
+      return shard_interp_error(p, op, "reverse dimension %lld is out of range", (long long)dims[k]);
     else rev[dims[k]] = true;
   int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
@@ -554,9 +557,11 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t rank = in[0]->type->rank;
   bool *reduced = INTERP_RANK_ARRAY(p, op, bool);
   for (uint32_t k = 0; k < nd; k++)
-    if (dims[k] < 0 || dims[k] >= (int64_t)rank) return shard_interp_error(p, op, "reduce dimension %lld is out of range", (long long)dims[k]);
+    if (dims[k] < 0 || dims[k] >= (int64_t)rank)
+      return shard_interp_error(p, op, "reduce dimension %lld is out of range", (long long)dims[k]);
     else reduced[dims[k]] = true;
-  int64_t *rdims = INTERP_RANK_ARRAY(p, op, int64_t), *rs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *rdims = INTERP_RANK_ARRAY(p, op, int64_t), *rs = INTERP_RANK_ARRAY(p, op, int64_t),
+          *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t rr = 0;
   for (uint32_t d = 0; d < rank; d++)
     if (!reduced[d]) rdims[rr++] = in[0]->type->dims[d];
@@ -612,7 +617,8 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
 static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
-  int64_t *lb = INTERP_RANK_ARRAY(p, op, int64_t), *rb = INTERP_RANK_ARRAY(p, op, int64_t), *lc = INTERP_RANK_ARRAY(p, op, int64_t), *rc = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *lb = INTERP_RANK_ARRAY(p, op, int64_t), *rb = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lc = INTERP_RANK_ARRAY(p, op, int64_t), *rc = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlb = 0, nrb = 0, nlc = 0, nrc = 0;
   uint32_t ra = a->type->rank, rbk = b->type->rank;
   if (strcmp(op->name, "stablehlo.dot") == 0) {
@@ -644,7 +650,8 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     if (!used) rfree[nrf++] = d;
   }
   if (nlb + nlf + nrf != r->type->rank) return shard_interp_error(p, op, "dot_general result rank does not match");
-  int64_t *as = INTERP_RANK_ARRAY(p, op, int64_t), *bs = INTERP_RANK_ARRAY(p, op, int64_t), *cdims = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *as = INTERP_RANK_ARRAY(p, op, int64_t), *bs = INTERP_RANK_ARRAY(p, op, int64_t),
+          *cdims = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(ra, a->type->dims, as);
   shard_interp_strides(rbk, b->type->dims, bs);
   for (uint32_t k = 0; k < nlc; k++) cdims[k] = a->type->dims[lc[k]];
@@ -754,12 +761,14 @@ static bool S_sort(interp_proc *p, interp_frame *f, shard_op *op) {
   }
   uint32_t rank = in[0]->type->rank;
   if (dim < 0) dim += rank;
-  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *outer = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *outer = INTERP_RANK_ARRAY(p, op, int64_t),
+          *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, in[0]->type->dims, strides);
   memcpy(outer, in[0]->type->dims, sizeof(int64_t) * rank);
   int64_t len = outer[dim];
   outer[dim] = 1;
-  int64_t *perm = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1)), *tmp = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1));
+  int64_t *perm = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1)),
+          *tmp = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1));
   sort_ctx c = {p, f, op, in, n, 0, strides[dim], args, false};
   bool more = in[0]->num > 0;
   while (more && !c.failed) {

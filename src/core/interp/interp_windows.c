@@ -59,9 +59,9 @@ static bool S_opt_i64s(interp_proc *p, const shard_op *op, const char *name, int
 
 /* `padding` as N x 2 (low, high) pairs; zeros when absent. */
 static bool S_padding(interp_proc *p, const shard_op *op, uint32_t rank, int64_t *lo, int64_t *hi) {
-  int64_t *pairs = INTERP_ARRAY(p, int64_t, 2 * shard_interp_op_rank(op));
-  uint32_t n = 0;
-  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, 2 * shard_interp_op_rank(op)))
+  uint32_t n = 0, max = 2 * shard_interp_op_rank(op);
+  int64_t *pairs = INTERP_ARRAY(p, int64_t, max);
+  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, max))
     return false;
   if (n && n != 2 * rank) return shard_interp_error(p, op, "'padding' needs %u (low, high) pairs", rank);
   for (uint32_t d = 0; d < rank; d++) {
@@ -156,7 +156,9 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r) return false;
   static const char *const dn = "dimension_numbers";
   int64_t ivd_v[1];
-  int64_t *offset_dims = INTERP_RANK_ARRAY(p, op, int64_t), *collapsed = INTERP_RANK_ARRAY(p, op, int64_t), *obatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t), *start_map = INTERP_RANK_ARRAY(p, op, int64_t), *sizes = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *offset_dims = INTERP_RANK_ARRAY(p, op, int64_t), *collapsed = INTERP_RANK_ARRAY(p, op, int64_t),
+          *obatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t),
+          *start_map = INTERP_RANK_ARRAY(p, op, int64_t), *sizes = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n_off, n_col, n_ob, n_sb, n_map, n_ivd, n_sizes;
   if (!S_raw_dims(p, op, dn, "offset_dims", offset_dims, &n_off) ||
       !S_raw_dims(p, op, dn, "collapsed_slice_dims", collapsed, &n_col) ||
@@ -221,7 +223,9 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
   }
   static const char *const dn = "scatter_dimension_numbers";
   int64_t ivd_v[1];
-  int64_t *window_dims = INTERP_RANK_ARRAY(p, op, int64_t), *inserted = INTERP_RANK_ARRAY(p, op, int64_t), *ibatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t), *to_operand = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *window_dims = INTERP_RANK_ARRAY(p, op, int64_t), *inserted = INTERP_RANK_ARRAY(p, op, int64_t),
+          *ibatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t),
+          *to_operand = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n_win, n_ins, n_ib, n_sb, n_map, n_ivd;
   if (!S_raw_dims(p, op, dn, "update_window_dims", window_dims, &n_win) ||
       !S_raw_dims(p, op, dn, "inserted_window_dims", inserted, &n_ins) ||
@@ -296,7 +300,9 @@ static bool S_reduce_window(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t k = 0; k < n; k++)
     if (!(res[k] = shard_interp_tensor_like(p, op->results[k].type, op))) return false;
   uint32_t rank = in[0]->type->rank;
-  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t), *bdil = INTERP_RANK_ARRAY(p, op, int64_t), *wdil = INTERP_RANK_ARRAY(p, op, int64_t), *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t),
+          *bdil = INTERP_RANK_ARRAY(p, op, int64_t), *wdil = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nw;
   if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, shard_interp_op_rank(op))) return false;
   if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
@@ -336,7 +342,8 @@ static bool S_select_and_scatter(interp_proc *p, interp_frame *f, shard_op *op) 
   if (!r) return false;
   if (op->num_regions != 2) return shard_interp_error(p, op, "select_and_scatter needs select and scatter regions");
   uint32_t rank = x->type->rank;
-  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t), *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nw;
   if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, shard_interp_op_rank(op))) return false;
   if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
@@ -475,7 +482,9 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t ns = c.nspatial, rank = lhs->type->rank;
   if (rank != ns + 2 || rhs->type->rank != rank || r->type->rank != rank)
     return shard_interp_error(p, op, "convolution operands do not have rank %u", ns + 2);
-  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t), *ldil = INTERP_RANK_ARRAY(p, op, int64_t), *rdil = INTERP_RANK_ARRAY(p, op, int64_t), *rev = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *lo = INTERP_RANK_ARRAY(p, op, int64_t),
+          *hi = INTERP_RANK_ARRAY(p, op, int64_t), *ldil = INTERP_RANK_ARRAY(p, op, int64_t),
+          *rdil = INTERP_RANK_ARRAY(p, op, int64_t), *rev = INTERP_RANK_ARRAY(p, op, int64_t);
   int64_t fgc = 1, bgc = 1;
   if (!S_opt_i64s(p, op, "window_strides", 1, ns, strides) || !S_opt_i64s(p, op, "lhs_dilation", 1, ns, ldil) ||
       !S_opt_i64s(p, op, "rhs_dilation", 1, ns, rdil) || !S_opt_i64s(p, op, "window_reversal", 0, ns, rev) ||
