@@ -47,8 +47,6 @@
 #include "pass/pass_shardings.h"
 #include "ir/print.h"
 
-#define VERIFY_MAX_RANK 16
-
 /* ---- the reference program ---------------------------------------------------------- */
 
 typedef SHARD_VEC(shard_op *) op_vec;
@@ -197,18 +195,19 @@ static shard_tensor *slice_for(shard_arena *a, const shard_tensor *g, shard_type
 }
 
 static bool static_tensor(const shard_type *t) {
-  if (!t || t->kind != SHARD_TYPE_TENSOR || t->rank > VERIFY_MAX_RANK) return false;
+  if (!t || t->kind != SHARD_TYPE_TENSOR) return false;
   for (uint32_t d = 0; d < t->rank; d++)
     if (t->dims[d] < 0) return false;
   return true;
 }
 
 static void print_index(shard_buf *b, int64_t flat, const shard_type *t) {
-  int64_t idx[VERIFY_MAX_RANK];
+  int64_t *idx = shard_xcalloc(t->rank + 1, sizeof *idx);
   for (uint32_t d = t->rank; d-- > 0;) idx[d] = flat % t->dims[d], flat /= t->dims[d];
   shard_buf_putc(b, '[');
   for (uint32_t d = 0; d < t->rank; d++) shard_buf_printf(b, "%s%lld", d ? ", " : "", (long long)idx[d]);
   shard_buf_putc(b, ']');
+  free(idx);
 }
 
 static void print_elem(shard_buf *b, const shard_tensor *t, int64_t i) {
@@ -398,7 +397,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     const shard_tensor_sharding *s = shard_pass_func_arg_sharding(sfn, i);
     const shard_mesh *mesh = s ? shard_module_sharding_mesh(sharded, s) : NULL;
     for (int64_t k = 0; k < ndev; k++) {
-      int64_t origin[VERIFY_MAX_RANK];
+      int64_t *origin = SHARD_NEW_ARRAY(a, int64_t, lt->inputs[i]->rank);
       piece_origin(k, mesh, s, lt->inputs[i], origin);
       lin[k * lt->num_inputs + i] = slice_for(a, gin[i], lt->inputs[i], origin);
       if (s && s->num_unreduced && mesh && shard_interp_piece_index(k, mesh, s->unreduced, s->num_unreduced) != 0)
@@ -440,7 +439,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         if (shard_interp_piece_index(k, mesh, s->unreduced, s->num_unreduced) != 0) continue;
         l = sum_unreduced(a, lout, lt->num_results, r, k, ndev, mesh, s);
       }
-      int64_t origin[VERIFY_MAX_RANK];
+      int64_t *origin = SHARD_NEW_ARRAY(a, int64_t, lt->results[r]->rank);
       piece_origin(k, mesh, s, lt->results[r], origin);
       for (int64_t i = 0; i < l->num; i++) {
         int64_t gi = global_index(i, lt->results[r], rt->results[r], origin);

@@ -267,6 +267,7 @@ void shard_viz_dot_placements(shard_buf *out, shard_placement *const *ps, uint32
         invisible_edge(c, prev, node);
       prev = node;
     }
+    shard_viz_grid_free(&grid);
     snprintf(name, sizeof name, "p%u_mesh", i);
     Agnode_t *mesh = mesh_table(c, name, p->mesh, p);
     invisible_edge(c, prev, mesh);

@@ -7,6 +7,7 @@
  * one grid per shard of the leading dims (a "page"); FOLD folds every dim
  * but the last into the rows. A mesh folds every axis but the last into its
  * rows, so "x"=2, "y"=4 draws as 2 rows of 4. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "viz.h"
@@ -14,6 +15,11 @@
 void shard_viz_grid_init(shard_viz_grid *g, const shard_placement *p, shard_viz_layout layout) {
   memset(g, 0, sizeof *g);
   uint32_t r = p->rank;
+  /* the three lists partition the dims: each gets room for all of them */
+  g->page_dims = shard_xcalloc(3 * (size_t)r + 1, sizeof(uint32_t));
+  g->row_dims = g->page_dims + r;
+  g->col_dims = g->row_dims + r;
+  g->tile = shard_xcalloc((size_t)r + 1, sizeof(int64_t));
   /* Columns: the last sharded dim; rows: the sharded dim before it. Falling
    * back to the last dims keeps rank-2 pictures as rows x columns and puts
    * unsharded dims, which add nothing, out of the way. */
@@ -51,6 +57,12 @@ void shard_viz_grid_init(shard_viz_grid *g, const shard_placement *p, shard_viz_
     g->num_cols *= (uint32_t)p->shards[g->col_dims[i]];
 }
 
+void shard_viz_grid_free(shard_viz_grid *g) {
+  free(g->page_dims);
+  free(g->tile);
+  memset(g, 0, sizeof *g);
+}
+
 /* Writes the tile indices of the dims in `dims` for the row-major index `idx`. */
 static void split_index(const shard_placement *p, const uint32_t *dims, uint32_t n, uint32_t idx,
                         int64_t *tile) {
@@ -62,7 +74,8 @@ static void split_index(const shard_placement *p, const uint32_t *dims, uint32_t
 
 uint32_t shard_viz_grid_block(const shard_viz_grid *g, const shard_placement *p, uint32_t page,
                               uint32_t row, uint32_t col) {
-  int64_t tile[SHARD_PLACEMENT_MAX_RANK + 1] = {0};
+  int64_t *tile = g->tile;
+  memset(tile, 0, sizeof(int64_t) * p->rank);
   split_index(p, g->page_dims, g->num_page_dims, page, tile);
   split_index(p, g->row_dims, g->num_row_dims, row, tile);
   split_index(p, g->col_dims, g->num_col_dims, col, tile);
@@ -84,7 +97,8 @@ void shard_viz_grid_label(shard_buf *b, const shard_viz_grid *g, const shard_pla
                           char which, uint32_t index) {
   const uint32_t *dims = which == 'p' ? g->page_dims : which == 'r' ? g->row_dims : g->col_dims;
   uint32_t n = which == 'p' ? g->num_page_dims : which == 'r' ? g->num_row_dims : g->num_col_dims;
-  int64_t tile[SHARD_PLACEMENT_MAX_RANK + 1] = {0};
+  int64_t *tile = g->tile;
+  memset(tile, 0, sizeof(int64_t) * p->rank);
   split_index(p, dims, n, index, tile);
   bool first = true;
   for (uint32_t i = 0; i < n; i++) {
@@ -121,7 +135,7 @@ void shard_viz_grid_describe(shard_buf *b, const shard_viz_grid *g, const shard_
     shard_buf_puts(b, " (folded, row-major)");
   shard_buf_puts(b, ", columns ");
   dim_list(b, g->col_dims, g->num_col_dims);
-  uint32_t sharded[SHARD_PLACEMENT_MAX_RANK], n = 0;
+  uint32_t *sharded = shard_xcalloc((size_t)g->num_page_dims + 1, sizeof(uint32_t)), n = 0;
   for (uint32_t i = 0; i < g->num_page_dims; i++)
     if (p->shards[g->page_dims[i]] > 1)
       sharded[n++] = g->page_dims[i];
@@ -129,6 +143,7 @@ void shard_viz_grid_describe(shard_buf *b, const shard_viz_grid *g, const shard_
     shard_buf_puts(b, "; one picture per shard of ");
     dim_list(b, sharded, n);
   }
+  free(sharded);
   if (n < g->num_page_dims)
     shard_buf_puts(b, "; unsharded dims not shown are whole in every block");
 }
@@ -153,16 +168,14 @@ void shard_viz_mesh_label(shard_buf *b, const shard_mesh *m, char which, uint32_
     return;
   }
   /* Rows: every axis but the last, row-major. */
-  int64_t coords[SHARD_PLACEMENT_MAX_RANK + 1];
   uint32_t n = m->num_axes - 1;
-  if (n > SHARD_PLACEMENT_MAX_RANK)
-    n = SHARD_PLACEMENT_MAX_RANK;
-  for (uint32_t i = n; i-- > 0;) {
-    coords[i] = index % m->axes[i].size;
-    index /= (uint32_t)m->axes[i].size;
+  for (uint32_t i = 0; i < n; i++) {
+    int64_t below = 1; /* rows per step of axis i */
+    for (uint32_t j = i + 1; j < n; j++)
+      below *= m->axes[j].size;
+    shard_buf_printf(b, "%s%s=%lld", i ? ", " : "", m->axes[i].name,
+                     (long long)(index / below % m->axes[i].size));
   }
-  for (uint32_t i = 0; i < n; i++)
-    shard_buf_printf(b, "%s%s=%lld", i ? ", " : "", m->axes[i].name, (long long)coords[i]);
 }
 
 /* The parts of the mesh with a role, as {"x", "y":(1)2}. */

@@ -231,6 +231,7 @@ static void tensor_grids(shard_buf *out, const shard_placement *p, const shard_v
     table_free(&t);
   }
   shard_buf_free(&b);
+  shard_viz_grid_free(&g);
 }
 
 /* Mesh grid of a placement: each device with the block it holds. */

@@ -52,14 +52,17 @@ typedef struct shard_viz_mesh {
 /* ---- layout.c ------------------------------------------------------------ */
 
 /* Tensor dims split into page, row and column dims. Tiles along a group of
- * dims are numbered row-major. */
+ * dims are numbered row-major. The lists (and `tile`, scratch of one entry
+ * per dim) are sized by the rank: shard_viz_grid_free releases them. */
 typedef struct shard_viz_grid {
-  uint32_t page_dims[64], row_dims[64], col_dims[64];
+  uint32_t *page_dims, *row_dims, *col_dims;
   uint32_t num_page_dims, num_row_dims, num_col_dims;
   uint32_t num_pages, num_rows, num_cols;
+  int64_t *tile;
 } shard_viz_grid;
 
 void shard_viz_grid_init(shard_viz_grid *g, const shard_placement *p, shard_viz_layout layout);
+void shard_viz_grid_free(shard_viz_grid *g);
 /* The block drawn at (page, row, col). */
 uint32_t shard_viz_grid_block(const shard_viz_grid *g, const shard_placement *p, uint32_t page,
                               uint32_t row, uint32_t col);

@@ -79,7 +79,6 @@ static bool axis_stride_range(const shard_mesh *mesh, const shard_axis_ref *r, i
   return true;
 }
 
-#define SHARD_PLACE_MAX_AXES 64
 /* Measuring groups costs O(devices); beyond this many the row-major model
  * stands in. */
 #define SHARD_PLACE_MAX_MEASURED 65536
@@ -215,14 +214,15 @@ void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const sh
     return;
   int64_t total = shard_mesh_num_devices(mesh);
   if (S_has_usable_ids(t, mesh, total)) {
-    int64_t lo[SHARD_PLACE_MAX_AXES], hi[SHARD_PLACE_MAX_AXES];
+    int64_t *lo = shard_xcalloc(2 * (size_t)num_axes + 1, sizeof(int64_t)), *hi = lo + num_axes;
     uint32_t n = 0;
-    for (uint32_t k = 0; k < num_axes && n < SHARD_PLACE_MAX_AXES; k++)
+    for (uint32_t k = 0; k < num_axes; k++)
       if (axis_stride_range(mesh, &axes[k], &lo[n], &hi[n]))
         n++;
     out->per_node = 1;
     out->nodes = 1;
     place_by_ids(t, mesh, lo, hi, n, total, out);
+    free(lo);
   } else if (t->kind == SHARD_TOPO_TORUS) {
     for (uint32_t j = 0; j < t->num_dims; j++)
       if (dim_factor[j] > 1) {

@@ -134,11 +134,6 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
                 type ? type->text : "nothing");
     return NULL;
   }
-  if (type->rank > SHARD_PLACEMENT_MAX_RANK) {
-    shard_error(de, where, "placement pictures handle tensors of rank up to %d",
-                SHARD_PLACEMENT_MAX_RANK);
-    return NULL;
-  }
   for (uint32_t d = 0; d < type->rank; d++)
     if (type->dims[d] == SHARD_DYNAMIC_DIM || type->dims[d] < 0) {
       shard_error(de, where, "placement needs a static shape; dimension %u of '%s' is dynamic", d,

@@ -21,7 +21,6 @@
  * limit keeps the model's size bounded for hostile input. */
 #define SHARD_PLACEMENT_MAX_DEVICES 4096
 #define SHARD_PLACEMENT_MAX_BLOCKS 4096
-#define SHARD_PLACEMENT_MAX_RANK 64
 
 /* What a mesh axis (or a part of it) does for the tensor. */
 typedef enum shard_axis_role {

@@ -215,7 +215,9 @@ bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const
  * inherent attributes change; new ops go right before it (pads, masks) or
  * right after it (trimming slices). */
 
-#define PAD_MAX_RANK 16
+/* Per-dim arrays are sized by the ranks at hand, in the module arena: no
+ * rank limit. */
+#define PAD_ARRAY(a, T, n) SHARD_NEW_ARRAY((a), T, (size_t)(n) + 1)
 
 typedef enum pad_kind { PAD_UNKNOWN = 0, PAD_ZERO = 1, PAD_ONE = 2 } pad_kind;
 
@@ -260,11 +262,11 @@ static void S_set_kind(pad_ctx *c, const shard_value *v, pad_kind k) {
 /* Shardy's getDivisiblePaddedType: `type` with every dimension that its
  * sharding does not divide rounded up; `type` itself when nothing changes. */
 static shard_type *S_padded_type(const pad_ctx *c, shard_type *type, const shard_tensor_sharding *s) {
-  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank || type->rank > PAD_MAX_RANK)
+  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
     return type;
   const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
   if (!mesh) return type;
-  int64_t dims[PAD_MAX_RANK];
+  int64_t *dims = PAD_ARRAY(c->a, int64_t, type->rank);
   bool changed = false;
   for (uint32_t d = 0; d < type->rank; d++) {
     dims[d] = type->dims[d];
@@ -358,7 +360,7 @@ static void S_copy_sharding(pad_ctx *c, shard_value *to, const shard_value *from
 static shard_value *S_pad_high(pad_ctx *c, shard_op *pos, shard_value *v, shard_value *pad, shard_type *type) {
   shard_value *ops[2] = {v, pad};
   shard_op *op = S_new_before(c, pos, "stablehlo.pad", 2, ops, type);
-  int64_t zero[PAD_MAX_RANK] = {0}, high[PAD_MAX_RANK];
+  int64_t *zero = PAD_ARRAY(c->a, int64_t, type->rank), *high = PAD_ARRAY(c->a, int64_t, type->rank);
   for (uint32_t d = 0; d < type->rank; d++) high[d] = type->dims[d] - v->type->dims[d];
   shard_op_set_attr(c->a, op, "edge_padding_low", shard_attr_dense_i64(c->a, zero, type->rank), true);
   shard_op_set_attr(c->a, op, "edge_padding_high", shard_attr_dense_i64(c->a, high, type->rank), true);
@@ -447,7 +449,8 @@ static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const
                            const bool *trim, const shard_tensor_sharding *s, pad_kind k) {
   shard_type *t = res->type;
   if (t->kind != SHARD_TYPE_TENSOR || t->rank != orig->rank) return res;
-  int64_t limit[PAD_MAX_RANK], zero[PAD_MAX_RANK] = {0}, one[PAD_MAX_RANK];
+  int64_t *limit = PAD_ARRAY(c->a, int64_t, t->rank), *zero = PAD_ARRAY(c->a, int64_t, t->rank),
+          *one = PAD_ARRAY(c->a, int64_t, t->rank);
   bool needed = false;
   for (uint32_t d = 0; d < t->rank; d++) {
     one[d] = 1;
@@ -507,14 +510,16 @@ static uint32_t S_i64_array(const shard_op *op, const char *name, int64_t *out, 
 
 /* The result shape an op implies for its (padded) operands, when shard
  * knows it (Shardy asks the op's InferTypeOpInterface). */
-static bool S_infer(const shard_op *op, uint32_t r, int64_t *dims) {
+static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dims) {
   const shard_type *rt = op->results[r].type;
-  if (rt->kind != SHARD_TYPE_TENSOR || rt->rank > PAD_MAX_RANK) return false;
+  if (rt->kind != SHARD_TYPE_TENSOR) return false;
+  uint32_t rank = rt->rank;
   if (S_is(op, "stablehlo.slice") && op->num_operands == 1) {
-    int64_t start[PAD_MAX_RANK], limit[PAD_MAX_RANK], stride[PAD_MAX_RANK];
-    if (S_i64_array(op, "start_indices", start, PAD_MAX_RANK) != rt->rank ||
-        S_i64_array(op, "limit_indices", limit, PAD_MAX_RANK) != rt->rank ||
-        S_i64_array(op, "strides", stride, PAD_MAX_RANK) != rt->rank)
+    int64_t *start = PAD_ARRAY(a, int64_t, rank), *limit = PAD_ARRAY(a, int64_t, rank),
+            *stride = PAD_ARRAY(a, int64_t, rank);
+    if (S_i64_array(op, "start_indices", start, rank + 1) != rank ||
+        S_i64_array(op, "limit_indices", limit, rank + 1) != rank ||
+        S_i64_array(op, "strides", stride, rank + 1) != rank)
       return false;
     for (uint32_t d = 0; d < rt->rank; d++) dims[d] = stride[d] > 0 ? (limit[d] - start[d] + stride[d] - 1) / stride[d] : 0;
     return true;
@@ -522,23 +527,34 @@ static bool S_infer(const shard_op *op, uint32_t r, int64_t *dims) {
   if (S_is(op, "stablehlo.dot_general") && op->num_operands == 2) {
     const shard_attr *dd = shard_op_attr(op, "dot_dimension_numbers");
     if (!dd || dd->kind != SHARD_ATTR_RAW) return false;
-    int64_t lb[PAD_MAX_RANK], rb[PAD_MAX_RANK], lc[PAD_MAX_RANK], rc[PAD_MAX_RANK];
-    uint32_t nlb = S_raw_list(dd->u.raw, "lhs_batching_dimensions", lb, PAD_MAX_RANK);
-    uint32_t nrb = S_raw_list(dd->u.raw, "rhs_batching_dimensions", rb, PAD_MAX_RANK);
-    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, PAD_MAX_RANK);
-    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, PAD_MAX_RANK);
     const shard_type *l = op->operands[0].value->type, *rr = op->operands[1].value->type;
+    if (l->kind != SHARD_TYPE_TENSOR || rr->kind != SHARD_TYPE_TENSOR) return false;
+    int64_t *lb = PAD_ARRAY(a, int64_t, l->rank), *rb = PAD_ARRAY(a, int64_t, rr->rank),
+            *lc = PAD_ARRAY(a, int64_t, l->rank), *rc = PAD_ARRAY(a, int64_t, rr->rank);
+    uint32_t nlb = S_raw_list(dd->u.raw, "lhs_batching_dimensions", lb, l->rank);
+    uint32_t nrb = S_raw_list(dd->u.raw, "rhs_batching_dimensions", rb, rr->rank);
+    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, l->rank);
+    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, rr->rank);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < nlb; i++) dims[n++] = l->dims[lb[i]];
+    for (uint32_t i = 0; i < nlb; i++) {
+      if (n == rank || lb[i] < 0 || lb[i] >= (int64_t)l->rank) return false;
+      dims[n++] = l->dims[lb[i]];
+    }
     for (uint32_t d = 0; d < l->rank; d++)
-      if (!S_contains(lb, nlb, d) && !S_contains(lc, nlc, d)) dims[n++] = l->dims[d];
+      if (!S_contains(lb, nlb, d) && !S_contains(lc, nlc, d)) {
+        if (n == rank) return false;
+        dims[n++] = l->dims[d];
+      }
     for (uint32_t d = 0; d < rr->rank; d++)
-      if (!S_contains(rb, nrb, d) && !S_contains(rc, nrc, d)) dims[n++] = rr->dims[d];
-    return n == rt->rank;
+      if (!S_contains(rb, nrb, d) && !S_contains(rc, nrc, d)) {
+        if (n == rank) return false;
+        dims[n++] = rr->dims[d];
+      }
+    return n == rank;
   }
   if (S_is(op, "stablehlo.transpose") && op->num_operands == 1) {
-    int64_t perm[PAD_MAX_RANK];
-    if (S_i64_array(op, "permutation", perm, PAD_MAX_RANK) != rt->rank) return false;
+    int64_t *perm = PAD_ARRAY(a, int64_t, rank);
+    if (S_i64_array(op, "permutation", perm, rank + 1) != rank) return false;
     for (uint32_t d = 0; d < rt->rank; d++) dims[d] = op->operands[0].value->type->dims[perm[d]];
     return true;
   }
@@ -564,8 +580,9 @@ static void S_pad_generic(pad_ctx *c, shard_op *op) {
     shard_value *v = &op->results[r];
     shard_type *orig = S_orig_type(c, v);
     shard_type *padded = S_padded_type(c, orig, S_value_sharding(v));
-    int64_t dims[PAD_MAX_RANK];
-    if (padded->kind == SHARD_TYPE_TENSOR && S_infer(op, r, dims)) {
+    int64_t *dims = PAD_ARRAY(c->a, int64_t, padded->kind == SHARD_TYPE_TENSOR ? padded->rank : 0);
+    if (padded->kind == SHARD_TYPE_TENSOR && op->results[r].type->kind == SHARD_TYPE_TENSOR &&
+        op->results[r].type->rank == padded->rank && S_infer(c->a, op, r, dims)) {
       bool grow = false;
       for (uint32_t d = 0; d < padded->rank; d++) {
         if (padded->dims[d] > dims[d]) dims[d] = padded->dims[d];
@@ -584,8 +601,8 @@ static void S_pad_slice(pad_ctx *c, shard_op *op) {
   shard_type *orig = S_orig_type(c, v);
   shard_type *padded = S_padded_type(c, orig, S_value_sharding(v));
   if (padded == orig) return S_pad_generic(c, op);
-  int64_t start[PAD_MAX_RANK], limit[PAD_MAX_RANK];
-  uint32_t n = S_i64_array(op, "start_indices", start, PAD_MAX_RANK);
+  int64_t *start = PAD_ARRAY(c->a, int64_t, padded->rank), *limit = PAD_ARRAY(c->a, int64_t, padded->rank);
+  uint32_t n = S_i64_array(op, "start_indices", start, padded->rank + 1);
   if (n != padded->rank) return S_pad_generic(c, op);
   for (uint32_t d = 0; d < n; d++) limit[d] = start[d] + padded->dims[d];
   shard_op_set_attr(c->a, op, "limit_indices", shard_attr_dense_i64(c->a, limit, n), true);
@@ -596,12 +613,13 @@ static void S_pad_pad(pad_ctx *c, shard_op *op) {
   if (op->num_operands != 2) return S_pad_generic(c, op);
   shard_value *in = op->operands[0].value, *v = &op->results[0];
   shard_type *padded = S_padded_type(c, S_orig_type(c, v), S_value_sharding(v));
-  int64_t low[PAD_MAX_RANK], high[PAD_MAX_RANK], interior[PAD_MAX_RANK], nh[PAD_MAX_RANK];
   uint32_t rank = in->type->rank;
+  int64_t *low = PAD_ARRAY(c->a, int64_t, rank), *high = PAD_ARRAY(c->a, int64_t, rank),
+          *interior = PAD_ARRAY(c->a, int64_t, rank), *nh = PAD_ARRAY(c->a, int64_t, rank);
   if (padded->kind != SHARD_TYPE_TENSOR || padded->rank != rank ||
-      S_i64_array(op, "edge_padding_low", low, PAD_MAX_RANK) != rank ||
-      S_i64_array(op, "edge_padding_high", high, PAD_MAX_RANK) != rank ||
-      S_i64_array(op, "interior_padding", interior, PAD_MAX_RANK) != rank)
+      S_i64_array(op, "edge_padding_low", low, rank + 1) != rank ||
+      S_i64_array(op, "edge_padding_high", high, rank + 1) != rank ||
+      S_i64_array(op, "interior_padding", interior, rank + 1) != rank)
     return S_pad_generic(c, op);
   bool reduced = false;
   for (uint32_t d = 0; d < rank; d++) {
@@ -623,10 +641,10 @@ static void S_pad_pad(pad_ctx *c, shard_op *op) {
 static void S_pad_dot_general(pad_ctx *c, shard_op *op) {
   const shard_attr *dd = shard_op_attr(op, "dot_dimension_numbers");
   if (op->num_operands == 2 && dd && dd->kind == SHARD_ATTR_RAW) {
-    int64_t lc[PAD_MAX_RANK], rc[PAD_MAX_RANK];
-    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, PAD_MAX_RANK);
-    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, PAD_MAX_RANK);
     shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;
+    int64_t *lc = PAD_ARRAY(c->a, int64_t, lhs->type->rank), *rc = PAD_ARRAY(c->a, int64_t, rhs->type->rank);
+    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, lhs->type->rank);
+    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, rhs->type->rank);
     shard_value *pl = S_ensure_kind(c, op, lhs, S_orig_type(c, lhs), PAD_ZERO, lc, nlc);
     shard_value *pr = S_ensure_kind(c, op, rhs, S_orig_type(c, rhs), PAD_ZERO, rc, nrc);
     if (pl != lhs) shard_operand_set(&op->operands[0], pl);
@@ -654,7 +672,16 @@ static bool S_conv_result_dims(const shard_op *op, const rr_conv_dims *dn, const
     return false;
   int64_t bgc = 1;
   shard_rr_attr_int(op, "batch_group_count", &bgc);
-  if (bgc < 1 || rt->rank != lhs->rank || rt->rank > PAD_MAX_RANK) return false;
+  if (bgc < 1 || rt->rank != lhs->rank || rt->rank != rhs->rank) return false;
+  int64_t r = rt->rank;
+  if (dn->out_batch < 0 || dn->out_batch >= r || dn->out_feature < 0 || dn->out_feature >= r || dn->in_batch < 0 ||
+      dn->in_batch >= r || dn->k_out_feature < 0 || dn->k_out_feature >= r || dn->out_spatial.n != ns ||
+      dn->k_spatial.n != ns)
+    return false;
+  for (uint32_t i = 0; i < ns; i++)
+    if (dn->in_spatial.v[i] < 0 || dn->in_spatial.v[i] >= r || dn->k_spatial.v[i] < 0 || dn->k_spatial.v[i] >= r ||
+        dn->out_spatial.v[i] < 0 || dn->out_spatial.v[i] >= r)
+      return false;
   for (uint32_t d = 0; d < rt->rank; d++) dims[d] = rt->dims[d];
   dims[dn->out_batch] = lhs->dims[dn->in_batch] / bgc;
   dims[dn->out_feature] = rhs->dims[dn->k_out_feature];
@@ -680,10 +707,11 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   const shard_attr *dna = shard_op_attr(op, "dimension_numbers");
   shard_value *v = op->num_results == 1 ? &op->results[0] : NULL;
   if (op->num_operands != 2 || !v || !dna || dna->kind != SHARD_ATTR_RAW || !shard_rr_conv_dims_decode(dna->u.raw, &dn) ||
-      dn.in_spatial.n + 2 > PAD_MAX_RANK || v->type->kind != SHARD_TYPE_TENSOR)
+      v->type->kind != SHARD_TYPE_TENSOR)
     return S_pad_generic(c, op);
   shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;
-  int64_t ldims[PAD_MAX_RANK], rdims[PAD_MAX_RANK];
+  int64_t *ldims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1),
+          *rdims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1);
   uint32_t nl = 0, nr = 0;
   ldims[nl++] = dn.in_feature;
   rdims[nr++] = dn.k_in_feature;
@@ -695,7 +723,7 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   shard_value *pr = S_ensure_kind(c, op, rhs, S_orig_type(c, rhs), PAD_ZERO, rdims, nr);
   if (pl != lhs) shard_operand_set(&op->operands[0], pl);
   if (pr != rhs) shard_operand_set(&op->operands[1], pr);
-  int64_t dims[PAD_MAX_RANK];
+  int64_t *dims = PAD_ARRAY(c->a, int64_t, v->type->rank);
   if (!S_conv_result_dims(op, &dn, pl->type, pr->type, dims)) return S_pad_generic(c, op);
   const shard_tensor_sharding *s = S_value_sharding(v);
   shard_type *target = S_padded_type(c, S_orig_type(c, v), s);
@@ -709,7 +737,7 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   }
   shard_type *inferred = shard_type_with_dims(c->a, v->type, dims);
   if (!shard_type_equal(inferred, v->type)) S_set_type(c, v, inferred);
-  bool trim[PAD_MAX_RANK] = {false};
+  bool *trim = PAD_ARRAY(c->a, bool, v->type->rank);
   for (uint32_t i = 0; i < dn.out_spatial.n; i++) trim[dn.out_spatial.v[i]] = true;
   shard_op *after = op;
   S_trim(c, &after, v, target, trim, s, PAD_ZERO);
@@ -741,11 +769,12 @@ static void S_pad_all_to_all(pad_ctx *c, shard_op *op) {
   pad_kind k = S_kind(c, op->operands[0].value);
   S_pad_collective(c, op);
   const shard_attr *params = shard_op_attr(op, "params");
-  bool trim[PAD_MAX_RANK] = {false};
+  uint32_t rank = in_orig->kind == SHARD_TYPE_TENSOR ? in_orig->rank : 0;
+  bool *trim = PAD_ARRAY(c->a, bool, rank);
   if (params && params->kind == SHARD_ATTR_SDY_ALL_TO_ALL)
     for (uint32_t i = 0; i < params->u.all_to_all.num; i++) {
       int64_t d = params->u.all_to_all.params[i].src_dim;
-      if (d >= 0 && d < PAD_MAX_RANK) trim[d] = true;
+      if (d >= 0 && d < (int64_t)rank) trim[d] = true;
     }
   shard_op *after = op;
   S_trim(c, &after, &op->results[0], in_orig, trim, S_out_sharding(op), k);
@@ -756,7 +785,7 @@ static void S_pad_all_gather(pad_ctx *c, shard_op *op) {
   shard_type *orig = S_orig_type(c, v);
   shard_type *t = S_padded_type(c, orig, S_out_sharding(op));
   if (t->kind == SHARD_TYPE_TENSOR && in->type->kind == SHARD_TYPE_TENSOR && in->type->rank == t->rank) {
-    int64_t dims[PAD_MAX_RANK];
+    int64_t *dims = PAD_ARRAY(c->a, int64_t, t->rank);
     for (uint32_t d = 0; d < t->rank; d++) dims[d] = in->type->dims[d] > t->dims[d] ? in->type->dims[d] : t->dims[d];
     t = shard_type_with_dims(c->a, t, dims);
   }
@@ -764,9 +793,10 @@ static void S_pad_all_gather(pad_ctx *c, shard_op *op) {
   pad_kind k = S_kind(c, in);
   if (k != PAD_UNKNOWN) S_set_kind(c, v, k);
   const shard_attr *g = shard_op_attr(op, "gathering_axes");
-  bool trim[PAD_MAX_RANK] = {false};
+  uint32_t rank = orig->kind == SHARD_TYPE_TENSOR ? orig->rank : 0;
+  bool *trim = PAD_ARRAY(c->a, bool, rank);
   if (g && g->kind == SHARD_ATTR_SDY_AXIS_LISTS)
-    for (uint32_t d = 0; d < g->u.axis_lists.num && d < PAD_MAX_RANK; d++) trim[d] = g->u.axis_lists.dims[d].num > 0;
+    for (uint32_t d = 0; d < g->u.axis_lists.num && d < rank; d++) trim[d] = g->u.axis_lists.dims[d].num > 0;
   shard_op *after = op;
   S_trim(c, &after, v, orig, trim, S_out_sharding(op), k);
 }

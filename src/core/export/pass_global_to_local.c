@@ -89,7 +89,9 @@ typedef struct g2l {
   SHARD_VEC(shard_op *) manual;
 } g2l;
 
-#define G2L_MAX_RANK 16
+/* Per-dim and per-axis scratch arrays are sized by the tensor's rank or the
+ * number of axes at hand (in the module arena): no rank limit. */
+#define G2L_ARRAY(c, T, n) SHARD_NEW_ARRAY((c)->a, T, (size_t)(n) + 1)
 
 /* ---- types and shardings ------------------------------------------------------- */
 
@@ -113,8 +115,8 @@ static shard_type *S_local_type(g2l *c, shard_type *t, const shard_tensor_shardi
   if (!s || !t || t->kind != SHARD_TYPE_TENSOR || s->rank != t->rank) return t;
   const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
   if (!mesh) return t;
-  int64_t local[G2L_MAX_RANK];
-  for (uint32_t d = 0; d < t->rank && d < G2L_MAX_RANK; d++) {
+  int64_t *local = G2L_ARRAY(c, int64_t, t->rank);
+  for (uint32_t d = 0; d < t->rank; d++) {
     int64_t size = 1;
     for (uint32_t k = 0; k < s->dims[d].num_axes; k++) {
       const shard_axis_ref *ax = &s->dims[d].axes[k];
@@ -214,9 +216,12 @@ static uint32_t S_atomic_axes(g2l *c, const shard_mesh *mesh, const shard_axis_r
     for (uint32_t k = 0; k < pieces && count < max; k++) out[count++] = shard_axis_cuts_piece(&cuts, k);
     shard_axis_cuts_free(&cuts);
   }
-  (void)c;
   return count;
 }
+
+/* How many atomic axes S_atomic_axes can give for n axes: each sub-axis
+ * cuts its mesh axis at most twice. */
+static uint32_t S_atomic_max(const shard_mesh *mesh, uint32_t n) { return mesh->num_axes + 2 * n; }
 
 static bool S_has_sub_axis(const shard_axis_ref *axes, uint32_t n) {
   for (uint32_t i = 0; i < n; i++)
@@ -245,9 +250,10 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
     shard_buf_free(&b);
     return r;
   }
-  shard_axis_ref atoms[4 * G2L_MAX_RANK];
-  uint32_t na = S_atomic_axes(c, mesh, axes, n, atoms, 4 * G2L_MAX_RANK);
-  int64_t dims[4 * G2L_MAX_RANK], perm[4 * G2L_MAX_RANK];
+  uint32_t max = S_atomic_max(mesh, n);
+  shard_axis_ref *atoms = G2L_ARRAY(c, shard_axis_ref, max);
+  uint32_t na = S_atomic_axes(c, mesh, axes, n, atoms, max);
+  int64_t *dims = G2L_ARRAY(c, int64_t, na), *perm = G2L_ARRAY(c, int64_t, na + n);
   uint32_t np = 0;
   for (uint32_t i = 0; i < na; i++) {
     dims[i] = shard_axis_size(&atoms[i], mesh);
@@ -262,7 +268,7 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
           (!axes[k].is_sub && !atoms[i].is_sub && !strcmp(axes[k].name, atoms[i].name)))
         perm[np++] = i;
   int64_t total = shard_mesh_num_devices(mesh);
-  int64_t strides[4 * G2L_MAX_RANK], idx[4 * G2L_MAX_RANK] = {0}, tdims[4 * G2L_MAX_RANK];
+  int64_t *strides = G2L_ARRAY(c, int64_t, na), *idx = G2L_ARRAY(c, int64_t, na), *tdims = G2L_ARRAY(c, int64_t, na);
   int64_t st = 1;
   for (uint32_t i = na; i-- > 0;) strides[i] = st, st *= dims[i];
   for (uint32_t i = 0; i < na; i++) tdims[i] = dims[perm[i]];
@@ -305,7 +311,7 @@ static shard_value *S_reshape(g2l *c, shard_op *before, shard_value *v, uint32_t
 
 static shard_value *S_transpose(g2l *c, shard_op *before, shard_value *v, const int64_t *perm) {
   uint32_t rank = v->type->rank;
-  int64_t dims[G2L_MAX_RANK * 2];
+  int64_t *dims = G2L_ARRAY(c, int64_t, rank);
   for (uint32_t i = 0; i < rank; i++) dims[i] = v->type->dims[perm[i]];
   shard_op *op = S_new(c, before, "stablehlo.transpose", 1, &v, S_tensor(c, rank, dims, v->type->elem), 0);
   shard_op_set_attr(c->a, op, "permutation", shard_attr_dense_i64(c->a, perm, rank), true);
@@ -430,7 +436,7 @@ static void S_all_gather(g2l *c, shard_op *op) {
       if (!l->num) continue;
       int64_t gsize;
       shard_attr *rg = S_replica_groups(c, s, mesh, l->axes, l->num, &gsize);
-      int64_t dims[G2L_MAX_RANK];
+      int64_t *dims = G2L_ARRAY(c, int64_t, rank);
       memcpy(dims, cur->type->dims, sizeof(int64_t) * rank);
       dims[d] *= gsize;
       shard_op *ag = S_new(c, op, "stablehlo.all_gather", 1, &cur, S_tensor(c, rank, dims, cur->type->elem), 0);
@@ -444,9 +450,11 @@ static void S_all_gather(g2l *c, shard_op *op) {
     return;
   }
   /* one all_gather over a new leading dim, then factors back into place */
-  shard_axis_ref all[4 * G2L_MAX_RANK];
+  uint32_t maxall = 0;
+  for (uint32_t d = 0; d < g->u.axis_lists.num; d++) maxall += g->u.axis_lists.dims[d].num;
+  shard_axis_ref *all = G2L_ARRAY(c, shard_axis_ref, maxall);
   uint32_t nall = 0;
-  int64_t gdims[G2L_MAX_RANK], factors[G2L_MAX_RANK];
+  int64_t *gdims = G2L_ARRAY(c, int64_t, g->u.axis_lists.num), *factors = G2L_ARRAY(c, int64_t, g->u.axis_lists.num);
   uint32_t ng = 0;
   for (uint32_t d = 0; d < g->u.axis_lists.num; d++) {
     const shard_axis_list *l = &g->u.axis_lists.dims[d];
@@ -457,7 +465,7 @@ static void S_all_gather(g2l *c, shard_op *op) {
     factors[ng++] = f;
   }
   const int64_t *local = cur->type->dims;
-  int64_t tmp[2 * G2L_MAX_RANK];
+  int64_t *tmp = G2L_ARRAY(c, int64_t, rank + 1);
   tmp[0] = 1;
   memcpy(tmp + 1, local, sizeof(int64_t) * rank);
   cur = S_reshape(c, op, cur, rank + 1, tmp);
@@ -470,11 +478,11 @@ static void S_all_gather(g2l *c, shard_op *op) {
   shard_op_set_attr(c->a, ag, "replica_groups", rg, true);
   shard_op_set_attr(c->a, ag, "use_global_device_ids", shard_attr_new(c->a, SHARD_ATTR_UNIT), true);
   cur = &ag->results[0];
-  int64_t split[2 * G2L_MAX_RANK];
+  int64_t *split = G2L_ARRAY(c, int64_t, ng + rank);
   memcpy(split, factors, sizeof(int64_t) * ng);
   memcpy(split + ng, local, sizeof(int64_t) * rank);
   cur = S_reshape(c, op, cur, ng + rank, split);
-  int64_t perm[2 * G2L_MAX_RANK];
+  int64_t *perm = G2L_ARRAY(c, int64_t, ng + rank);
   uint32_t np = 0, next = 0;
   for (uint32_t i = 0; i < rank; i++) {
     bool gathered = false;
@@ -483,7 +491,7 @@ static void S_all_gather(g2l *c, shard_op *op) {
     perm[np++] = i + ng;
   }
   cur = S_transpose(c, op, cur, perm);
-  int64_t fin[G2L_MAX_RANK];
+  int64_t *fin = G2L_ARRAY(c, int64_t, rank);
   memcpy(fin, local, sizeof(int64_t) * rank);
   for (uint32_t k = 0; k < ng; k++) fin[gdims[k]] *= factors[k];
   cur = S_reshape(c, op, cur, rank, fin);
@@ -539,7 +547,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
   if (np == 1) {
     int64_t gsize;
     shard_attr *rg = S_replica_groups(c, s, mesh, params[0].axes.axes, params[0].axes.num, &gsize);
-    int64_t dims[G2L_MAX_RANK];
+    int64_t *dims = G2L_ARRAY(c, int64_t, rank);
     memcpy(dims, in->type->dims, sizeof(int64_t) * rank);
     dims[params[0].src_dim] *= gsize;
     dims[params[0].tgt_dim] /= gsize;
@@ -553,7 +561,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
     return;
   }
   /* sort params by target dim */
-  uint32_t order[G2L_MAX_RANK];
+  uint32_t *order = G2L_ARRAY(c, uint32_t, np);
   for (uint32_t i = 0; i < np; i++) order[i] = i;
   for (uint32_t i = 1; i < np; i++)
     for (uint32_t j = i; j > 0 && params[order[j - 1]].tgt_dim > params[order[j]].tgt_dim; j--) {
@@ -561,15 +569,17 @@ static void S_all_to_all(g2l *c, shard_op *op) {
       order[j] = order[j - 1];
       order[j - 1] = t;
     }
-  int64_t per[G2L_MAX_RANK];
-  shard_axis_ref all[4 * G2L_MAX_RANK];
+  int64_t *per = G2L_ARRAY(c, int64_t, np);
+  uint32_t maxall = 0;
+  for (uint32_t i = 0; i < np; i++) maxall += params[i].axes.num;
+  shard_axis_ref *all = G2L_ARRAY(c, shard_axis_ref, maxall);
   uint32_t nall = 0;
   for (uint32_t i = 0; i < np; i++) {
     const shard_all_to_all_param *q = &params[order[i]];
     per[i] = shard_axes_product(q->axes.axes, q->axes.num, mesh);
     for (uint32_t k = 0; k < q->axes.num; k++) all[nall++] = q->axes.axes[k];
   }
-  int64_t shape0[2 * G2L_MAX_RANK], perm0[2 * G2L_MAX_RANK];
+  int64_t *shape0 = G2L_ARRAY(c, int64_t, rank + np), *perm0 = G2L_ARRAY(c, int64_t, rank + np);
   uint32_t n0 = 0, npm = 0;
   for (uint32_t d = 0; d < rank; d++) {
     int at = -1;
@@ -592,7 +602,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
   shard_value *t0 = S_transpose(c, op, r0, perm0);
   int64_t gsize;
   shard_attr *rg = S_replica_groups(c, s, mesh, all, nall, &gsize);
-  int64_t shape1[2 * G2L_MAX_RANK];
+  int64_t *shape1 = G2L_ARRAY(c, int64_t, rank + np);
   shape1[0] = gsize;
   memcpy(shape1 + 1, t0->type->dims + np, sizeof(int64_t) * (n0 - np));
   shard_value *r1 = S_reshape(c, op, t0, n0 - np + 1, shape1);
@@ -603,7 +613,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
   shard_op_set_attr(c->a, a2a, "replica_groups", rg, true);
   S_channel(c, a2a);
   shard_value *r2 = S_reshape(c, op, &a2a->results[0], t0->type->rank, t0->type->dims);
-  int64_t perm1[2 * G2L_MAX_RANK];
+  int64_t *perm1 = G2L_ARRAY(c, int64_t, rank + np);
   uint32_t n1 = 0;
   for (uint32_t d = 0; d < rank; d++) perm1[n1++] = d + np;
   for (uint32_t i = 0; i < np; i++) {
@@ -615,7 +625,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
     n1++;
   }
   shard_value *t1 = S_transpose(c, op, r2, perm1);
-  int64_t fin[G2L_MAX_RANK];
+  int64_t *fin = G2L_ARRAY(c, int64_t, rank + np);
   uint32_t nf = 0;
   for (uint32_t i = 0; i < n1; i++) {
     if (perm1[i] < np) {
@@ -633,7 +643,7 @@ static void S_all_to_all(g2l *c, shard_op *op) {
 static uint32_t S_permute_axes(const shard_tensor_sharding *s, const shard_mesh *mesh, const shard_axis_ref *atoms,
                                uint32_t na, shard_axis_ref *out) {
   uint32_t n = 0;
-  bool used[4 * G2L_MAX_RANK] = {false};
+  bool *used = shard_xcalloc((size_t)na + 1, sizeof(bool));
   for (uint32_t d = 0; d < s->rank; d++)
     for (uint32_t k = 0; k < s->dims[d].num_axes; k++)
       for (uint32_t i = 0; i < na; i++)
@@ -642,7 +652,15 @@ static uint32_t S_permute_axes(const shard_tensor_sharding *s, const shard_mesh 
           used[i] = true, out[n++] = atoms[i];
   for (uint32_t i = 0; i < na; i++)
     if (!used[i]) out[n++] = atoms[i];
+  free(used);
   return n;
+}
+
+/* How many axes S_collect_axes writes for s. */
+static uint32_t S_num_axes(const shard_tensor_sharding *s) {
+  uint32_t n = 0;
+  for (uint32_t d = 0; s && d < s->rank; d++) n += s->dims[d].num_axes;
+  return s ? n + s->num_replicated + s->num_unreduced : 0;
 }
 
 static void S_collect_axes(const shard_tensor_sharding *s, shard_axis_ref *out, uint32_t *n, uint32_t max) {
@@ -660,11 +678,13 @@ static void S_collective_permute(g2l *c, shard_op *op) {
   const shard_mesh *in_mesh = in ? shard_pass_sharding_mesh(c->m, in) : NULL;
   if (!out_mesh) return;
   if (!in_mesh) in_mesh = out_mesh;
-  shard_axis_ref all[8 * G2L_MAX_RANK] = {{0}}, atoms[8 * G2L_MAX_RANK], oax[8 * G2L_MAX_RANK], iax[8 * G2L_MAX_RANK];
+  uint32_t maxall = S_num_axes(in) + S_num_axes(out), max = S_atomic_max(out_mesh, maxall);
+  shard_axis_ref *all = G2L_ARRAY(c, shard_axis_ref, maxall), *atoms = G2L_ARRAY(c, shard_axis_ref, max),
+                 *oax = G2L_ARRAY(c, shard_axis_ref, max), *iax = G2L_ARRAY(c, shard_axis_ref, max);
   uint32_t nall = 0;
-  S_collect_axes(in, all, &nall, 4 * G2L_MAX_RANK);
-  S_collect_axes(out, all, &nall, 8 * G2L_MAX_RANK);
-  uint32_t na = S_atomic_axes(c, out_mesh, all, nall, atoms, 8 * G2L_MAX_RANK);
+  S_collect_axes(in, all, &nall, maxall);
+  S_collect_axes(out, all, &nall, maxall);
+  uint32_t na = S_atomic_axes(c, out_mesh, all, nall, atoms, max);
   uint32_t no = S_permute_axes(out, out_mesh, atoms, na, oax);
   static const shard_tensor_sharding none = {0};
   uint32_t ni = S_permute_axes(in ? in : &none, in_mesh, atoms, na, iax);
@@ -706,7 +726,9 @@ static void S_reduce_scatter(g2l *c, shard_op *op) {
   shard_tensor_sharding *ins = S_value_sharding(c, op->operands[0].value);
   shard_value *in = op->operands[0].value;
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
-  shard_axis_ref all[4 * G2L_MAX_RANK];
+  uint32_t maxall = 0;
+  for (uint32_t d = 0; d < rs->u.axis_lists.num; d++) maxall += rs->u.axis_lists.dims[d].num;
+  shard_axis_ref *all = G2L_ARRAY(c, shard_axis_ref, maxall);
   uint32_t nall = 0, ndims = 0, last = 0;
   for (uint32_t d = 0; d < rs->u.axis_lists.num; d++) {
     const shard_axis_list *l = &rs->u.axis_lists.dims[d];
@@ -735,7 +757,7 @@ static void S_reduce_scatter(g2l *c, shard_op *op) {
   }
   uint32_t rank = in->type->rank;
   if (c->combine_rs) {
-    int64_t split[2 * G2L_MAX_RANK], fidx[G2L_MAX_RANK], total = 1;
+    int64_t *split = G2L_ARRAY(c, int64_t, 2 * rank), *fidx = G2L_ARRAY(c, int64_t, rank), total = 1;
     uint32_t ns = 0, nf = 0;
     for (uint32_t d = 0; d < rank; d++) {
       const shard_axis_list *l = &rs->u.axis_lists.dims[d];
@@ -750,7 +772,7 @@ static void S_reduce_scatter(g2l *c, shard_op *op) {
       split[ns++] = in->type->dims[d] / f;
     }
     shard_value *cur = S_reshape(c, op, in, ns, split);
-    int64_t perm[2 * G2L_MAX_RANK];
+    int64_t *perm = G2L_ARRAY(c, int64_t, 2 * rank);
     uint32_t np = 0;
     for (uint32_t k = 0; k < nf; k++) perm[np++] = fidx[k];
     for (uint32_t i = 0; i < ns; i++) {
@@ -759,7 +781,7 @@ static void S_reduce_scatter(g2l *c, shard_op *op) {
       if (!f) perm[np++] = i;
     }
     cur = S_transpose(c, op, cur, perm);
-    int64_t comb[G2L_MAX_RANK + 1];
+    int64_t *comb = G2L_ARRAY(c, int64_t, rank + 1);
     comb[0] = total;
     memcpy(comb + 1, local->dims, sizeof(int64_t) * rank);
     cur = S_reshape(c, op, cur, rank + 1, comb);
@@ -793,8 +815,8 @@ static void S_constant(g2l *c, shard_op *op) {
   shard_value *v = &cst->results[0];
   if (!splat && !shard_type_equal(local, global)) {
     const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
-    shard_axis_list per[G2L_MAX_RANK];
-    for (uint32_t d = 0; d < s->rank && d < G2L_MAX_RANK; d++) per[d] = (shard_axis_list){s->dims[d].axes, s->dims[d].num_axes};
+    shard_axis_list *per = G2L_ARRAY(c, shard_axis_list, s->rank);
+    for (uint32_t d = 0; d < s->rank; d++) per[d] = (shard_axis_list){s->dims[d].axes, s->dims[d].num_axes};
     v = S_dynamic_slice_for_axes(c, op, v, mesh, per, local);
   }
   S_replace(c, op, v);
@@ -982,12 +1004,12 @@ static void S_pad(g2l *c, shard_op *op) {
   }
   shard_type *gin = op->operands[0].value->type, *gout = op->results[0].type;
   uint32_t rank = gout->rank;
-  int64_t low[G2L_MAX_RANK] = {0}, interior[G2L_MAX_RANK] = {0};
-  S_i64_array(op, "edge_padding_low", low, G2L_MAX_RANK);
-  S_i64_array(op, "interior_padding", interior, G2L_MAX_RANK);
+  int64_t *low = G2L_ARRAY(c, int64_t, rank), *interior = G2L_ARRAY(c, int64_t, rank);
+  S_i64_array(op, "edge_padding_low", low, rank);
+  S_i64_array(op, "interior_padding", interior, rank);
   int64_t ndev = shard_mesh_num_devices(mesh);
   int64_t *offsets = shard_xcalloc((size_t)(rank * ndev) + 1, sizeof(int64_t));
-  bool uniform[G2L_MAX_RANK], all_uniform = true;
+  bool *uniform = G2L_ARRAY(c, bool, rank), all_uniform = true;
   /* the operand was converted already: its global shape is gone, so derive it */
   for (uint32_t d = 0; d < rank; d++) {
     const shard_dim_sharding *ia = S_dim(in, d), *oa = S_dim(out, d);
@@ -1017,7 +1039,8 @@ static void S_pad(g2l *c, shard_op *op) {
   }
   (void)gin;
   shard_type *local = S_local_type(c, gout, out, NULL, 0);
-  int64_t klow[G2L_MAX_RANK], khigh[G2L_MAX_RANK], shape[G2L_MAX_RANK];
+  int64_t *klow = G2L_ARRAY(c, int64_t, rank), *khigh = G2L_ARRAY(c, int64_t, rank),
+          *shape = G2L_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) {
     int64_t lo = offsets[d * ndev], hi = lo;
     for (int64_t dev = 0; dev < ndev; dev++) {
@@ -1097,8 +1120,8 @@ static void S_dynamic_slice(g2l *c, shard_op *op) {
   S_localize_results(c, op);
   shard_type *local = op->results[0].type;
   if (!gin || !local || local == gout || local->rank != gout->rank || gin->rank != gout->rank) return;
-  int64_t sizes[G2L_MAX_RANK];
-  uint32_t n = S_i64_array(op, "slice_sizes", sizes, G2L_MAX_RANK);
+  int64_t *sizes = G2L_ARRAY(c, int64_t, gout->rank);
+  uint32_t n = S_i64_array(op, "slice_sizes", sizes, gout->rank);
   if (n != gout->rank) return;
   bool changed = false;
   for (uint32_t d = 0; d < n; d++) {
@@ -1126,11 +1149,12 @@ static void S_slice(g2l *c, shard_op *op) {
   shard_type *gin = S_global_type(c, x), *gout = op->results[0].type;
   shard_type *local = S_local_type(c, gout, out, NULL, 0);
   uint32_t rank = gout->rank;
-  int64_t start[G2L_MAX_RANK] = {0}, limit[G2L_MAX_RANK] = {0}, strides[G2L_MAX_RANK];
-  for (uint32_t d = 0; d < G2L_MAX_RANK; d++) strides[d] = 1;
-  S_i64_array(op, "start_indices", start, G2L_MAX_RANK);
-  S_i64_array(op, "limit_indices", limit, G2L_MAX_RANK);
-  S_i64_array(op, "strides", strides, G2L_MAX_RANK);
+  int64_t *start = G2L_ARRAY(c, int64_t, rank), *limit = G2L_ARRAY(c, int64_t, rank),
+          *strides = G2L_ARRAY(c, int64_t, rank);
+  for (uint32_t d = 0; d < rank; d++) strides[d] = 1;
+  S_i64_array(op, "start_indices", start, rank);
+  S_i64_array(op, "limit_indices", limit, rank);
+  S_i64_array(op, "strides", strides, rank);
   const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, in_rep ? out : in);
   for (uint32_t d = 0; d < rank; d++) {
     const shard_dim_sharding *ia = S_dim(in, d), *oa = S_dim(out, d);
@@ -1305,10 +1329,10 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
   const shard_mesh *mesh = out ? shard_pass_sharding_mesh(c->m, out) : NULL;
   S_localize_results(c, op);
   shard_type *local = op->results[0].type;
-  if (!rank || rank > G2L_MAX_RANK || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh ||
+  if (!rank || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh ||
       local == gout || !x->type || !u->type || u->type->rank != rank)
     return;
-  bool split[G2L_MAX_RANK] = {false}, any = false;
+  bool *split = G2L_ARRAY(c, bool, rank), any = false;
   for (uint32_t d = 0; d < rank; d++) {
     if (local->dims[d] == gout->dims[d] || gupd->dims[d] == gout->dims[d]) continue;
     if (!S_same_axes(S_dim(in, d), S_dim(out, d)) || u->type->dims[d] != gupd->dims[d]) {
@@ -1322,9 +1346,10 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
   }
   if (!any) return;
   shard_type *i64 = S_i64_scalar(c);
-  int64_t low[G2L_MAX_RANK], high[G2L_MAX_RANK], interior[G2L_MAX_RANK], padded[G2L_MAX_RANK];
+  int64_t *low = G2L_ARRAY(c, int64_t, rank), *high = G2L_ARRAY(c, int64_t, rank),
+          *interior = G2L_ARRAY(c, int64_t, rank), *padded = G2L_ARRAY(c, int64_t, rank);
   shard_value **starts = SHARD_NEW_ARRAY(c->a, shard_value *, rank + 2);
-  shard_value *rel[G2L_MAX_RANK] = {NULL};
+  shard_value **rel = G2L_ARRAY(c, shard_value *, rank);
   starts[0] = NULL;
   for (uint32_t d = 0; d < rank; d++) {
     interior[d] = 0;
@@ -1353,7 +1378,7 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
   shard_op_set_attr(c->a, pad, "edge_padding_high", shard_attr_dense_i64(c->a, high, rank), true);
   shard_op_set_attr(c->a, pad, "interior_padding", shard_attr_dense_i64(c->a, interior, rank), true);
   starts[0] = &pad->results[0];
-  int64_t window[G2L_MAX_RANK];
+  int64_t *window = G2L_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) window[d] = split[d] ? local->dims[d] : u->type->dims[d];
   shard_op *cut = S_new(c, op, "stablehlo.dynamic_slice", rank + 1, starts, S_tensor(c, rank, window, local->elem), 0);
   shard_op_set_attr(c->a, cut, "slice_sizes", shard_attr_dense_i64(c->a, window, rank), true);
@@ -1403,8 +1428,10 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
  * nothing. */
 static void S_gather(g2l *c, shard_op *op) {
   S_localize_results(c, op);
-  int64_t sizes[G2L_MAX_RANK];
-  uint32_t n = S_i64_array(op, "slice_sizes", sizes, G2L_MAX_RANK);
+  const shard_attr *sizes_attr = shard_op_attr(op, "slice_sizes");
+  uint32_t max = sizes_attr && sizes_attr->kind == SHARD_ATTR_DENSE_ARRAY ? sizes_attr->u.dense_array.num : 0;
+  int64_t *sizes = G2L_ARRAY(c, int64_t, max);
+  uint32_t n = S_i64_array(op, "slice_sizes", sizes, max);
   if (op->num_operands != 2 || !n) return;
   shard_value *x = op->operands[0].value, *idx = op->operands[1].value;
   const shard_type *gx = S_global_type(c, x);
@@ -1417,8 +1444,8 @@ static void S_gather(g2l *c, shard_op *op) {
     return;
   if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
   bool changed = false;
-  int64_t comp_of[G2L_MAX_RANK]; /* index component addressing operand dim d, or -1 */
-  bool indexed[G2L_MAX_RANK] = {0}, unindexed[G2L_MAX_RANK] = {0};
+  int64_t *comp_of = G2L_ARRAY(c, int64_t, n); /* index component addressing operand dim d, or -1 */
+  bool *indexed = G2L_ARRAY(c, bool, n), *unindexed = G2L_ARRAY(c, bool, n);
   uint32_t nindexed = 0, nunindexed = 0;
   for (uint32_t d = 0; d < n; d++) {
     comp_of[d] = -1;
@@ -1441,7 +1468,7 @@ static void S_gather(g2l *c, shard_op *op) {
   if (!nindexed && !nunindexed) return;
   const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : NULL;
   shard_type *it = idx->type, *out = op->results[0].type;
-  if (!mesh || it->rank > G2L_MAX_RANK || out->rank > G2L_MAX_RANK || sim.n > G2L_MAX_RANK) return;
+  if (!mesh) return;
   bool implicit = ivd >= (int64_t)it->rank;
   if (!implicit && it->dims[ivd] != (int64_t)sim.n) return;
   shard_type *i64 = S_i64_scalar(c), *mask_t = S_tensor(c, it->rank, it->dims, "i1");
@@ -1498,7 +1525,8 @@ static void S_gather(g2l *c, shard_op *op) {
       shard_buf_putc(&b, '[');
       for (uint32_t k = 0; k < sim.n; k++) {
         int64_t d = sim.v[k];
-        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)((indexed[d] ? x->type->dims[d] : gx->dims[d]) - 1));
+        bool local = d >= 0 && d < (int64_t)n && indexed[d];
+        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)((local ? x->type->dims[d] : gx->dims[d]) - 1));
       }
       shard_buf_putc(&b, ']');
       shard_value *limv = S_binary(c, op, "stablehlo.add", offv, S_splat(c, op, vec_t, shard_buf_str(&b)), vec_t);
@@ -1523,12 +1551,12 @@ static void S_gather(g2l *c, shard_op *op) {
   shard_op *g = S_new(c, op, "stablehlo.gather", 2, ops2, out, 0);
   for (uint32_t i = 0; i < op->num_attrs; i++) shard_op_set_attr(c->a, g, op->attrs[i].name, op->attrs[i].value, op->attrs[i].inherent);
   /* the batch dims of the result are the index dims without the index vector dim */
-  int64_t bdims[G2L_MAX_RANK];
+  int64_t *bdims = G2L_ARRAY(c, int64_t, out->rank);
   uint32_t nb = 0;
   for (uint32_t d = 0; d < out->rank; d++)
     if (!shard_rr_ints_contains(&offs, d)) bdims[nb++] = d;
   if (mask->type->rank && !implicit) {
-    int64_t rdims[G2L_MAX_RANK];
+    int64_t *rdims = G2L_ARRAY(c, int64_t, it->rank);
     uint32_t nr = 0;
     for (uint32_t d = 0; d < it->rank; d++)
       if ((int64_t)d != ivd) rdims[nr++] = it->dims[d];
@@ -1578,7 +1606,7 @@ static void S_scatter(g2l *c, shard_op *op) {
   rr_ints sdo = {0}, ibatch = {0};
   int64_t ivd = 0;
   if (!raw || !shard_rr_raw_ints(raw, "scatter_dims_to_operand_dims", &sdo) ||
-      !shard_rr_raw_ints(raw, "input_batching_dims", &ibatch) || sdo.n > G2L_MAX_RANK)
+      !shard_rr_raw_ints(raw, "input_batching_dims", &ibatch))
     return S_localize_results(c, op);
   if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
   shard_value *x = op->operands[0].value;
@@ -1591,7 +1619,7 @@ static void S_scatter(g2l *c, shard_op *op) {
     if (S_operand_shards(c, x, sdo.v[k]) > 1 && !shard_rr_ints_contains(&ibatch, sdo.v[k])) any = true;
   const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (any && mesh && (implicit ? sdo.n == 1 : it->dims[ivd] == (int64_t)sdo.n)) {
-    shard_value *comp[G2L_MAX_RANK] = {0};
+    shard_value **comp = G2L_ARRAY(c, shard_value *, sdo.n);
     for (uint32_t k = 0; k < sdo.n; k++)
       if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_rr_ints_contains(&ibatch, sdo.v[k])) comp[k] = S_splat(c, op, i64, "0");
     for (uint32_t k = 0; k < sdo.n; k++) {
@@ -1613,10 +1641,12 @@ static void S_scatter(g2l *c, shard_op *op) {
     shard_operand_set(&op->operands[nin], S_binary(c, op, "stablehlo.subtract", idx, offv, it));
   }
   /* axes of the indices the operand is not sharded on */
-  shard_axis_ref iaxes[G2L_MAX_RANK * 4], xaxes[G2L_MAX_RANK * 4], lead[G2L_MAX_RANK * 4];
+  uint32_t maxi = S_num_axes(is), maxx = S_num_axes(xs);
+  shard_axis_ref *iaxes = G2L_ARRAY(c, shard_axis_ref, maxi), *xaxes = G2L_ARRAY(c, shard_axis_ref, maxx),
+                 *lead = G2L_ARRAY(c, shard_axis_ref, maxi);
   uint32_t ni = 0, nx = 0, nl = 0;
-  S_collect_axes(is, iaxes, &ni, G2L_MAX_RANK * 4);
-  S_collect_axes(xs, xaxes, &nx, G2L_MAX_RANK * 4);
+  S_collect_axes(is, iaxes, &ni, maxi);
+  S_collect_axes(xs, xaxes, &nx, maxx);
   for (uint32_t i = 0; i < ni; i++) {
     bool shared = false;
     for (uint32_t j = 0; j < nx; j++)
@@ -1625,10 +1655,10 @@ static void S_scatter(g2l *c, shard_op *op) {
   }
   const shard_mesh *imesh = is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (nl && imesh && S_sum_body(op)) {
-    shard_value *zeros[G2L_MAX_RANK];
-    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++) zeros[i] = S_zero(c, op, op->operands[i].value->type->elem);
+    shard_value **zeros = G2L_ARRAY(c, shard_value *, nin);
+    for (uint32_t i = 0; i < nin; i++) zeros[i] = S_zero(c, op, op->operands[i].value->type->elem);
     shard_value *first = S_first_along(c, op, imesh, lead, nl);
-    for (uint32_t i = 0; i < nin && i < G2L_MAX_RANK; i++)
+    for (uint32_t i = 0; i < nin; i++)
       shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, zeros[i]));
   }
   S_localize_results(c, op);

@@ -34,7 +34,8 @@
 #include "pass/pass_shardings.h"
 #include "sdy/sharding.h"
 
-#define PI_MAX_RANK 16
+/* Per-dim arrays are sized by the rank (arena): no rank limit. */
+#define PI_DIMS(a, n) SHARD_NEW_ARRAY((a), int64_t, (size_t)(n) + 1)
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
@@ -184,11 +185,11 @@ static void S_collect_axes(const shard_tensor_sharding *s, const char ***names, 
 
 /* `type` with every dim its sharding does not divide rounded up. */
 static shard_type *S_padded_type(shard_module *m, shard_type *type, const shard_tensor_sharding *s) {
-  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank || type->rank > PI_MAX_RANK)
+  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
     return type;
   const shard_mesh *mesh = shard_pass_sharding_mesh(m, s);
   if (!mesh) return type;
-  int64_t dims[PI_MAX_RANK];
+  int64_t *dims = PI_DIMS(m->arena, type->rank);
   bool changed = false;
   for (uint32_t d = 0; d < type->rank; d++) {
     dims[d] = type->dims[d];
@@ -203,8 +204,8 @@ static shard_type *S_padded_type(shard_module *m, shard_type *type, const shard_
 
 static shard_type *S_max_type(shard_arena *a, shard_type *x, shard_type *y) {
   if (x == y || x->kind != SHARD_TYPE_TENSOR || y->kind != SHARD_TYPE_TENSOR || x->rank != y->rank) return x;
-  int64_t dims[PI_MAX_RANK];
-  for (uint32_t d = 0; d < x->rank && d < PI_MAX_RANK; d++) dims[d] = x->dims[d] > y->dims[d] ? x->dims[d] : y->dims[d];
+  int64_t *dims = PI_DIMS(a, x->rank);
+  for (uint32_t d = 0; d < x->rank; d++) dims[d] = x->dims[d] > y->dims[d] ? x->dims[d] : y->dims[d];
   return shard_type_with_dims(a, x, dims);
 }
 
@@ -232,7 +233,7 @@ static shard_value *S_pad_zero(shard_arena *a, shard_op *pos, shard_value *v, sh
   shard_op_insert_before(pos, cst);
   shard_value *ops[2] = {v, &cst->results[0]};
   shard_op *pad = shard_pass_op_new(a, "stablehlo.pad", 2, ops, 1, &type, 0);
-  int64_t zero[PI_MAX_RANK] = {0}, high[PI_MAX_RANK];
+  int64_t *zero = PI_DIMS(a, type->rank), *high = PI_DIMS(a, type->rank);
   for (uint32_t d = 0; d < type->rank; d++) high[d] = type->dims[d] - v->type->dims[d];
   S_set_i64s(a, pad, "edge_padding_low", zero, type->rank);
   S_set_i64s(a, pad, "edge_padding_high", high, type->rank);
@@ -248,8 +249,8 @@ static void S_grow_shape_attrs(shard_arena *a, shard_op *op, const shard_type *o
   const char *name = S_is(op, "stablehlo.slice") ? "limit_indices" : S_is(op, "stablehlo.pad") ? "edge_padding_high" : NULL;
   const shard_attr *at = name ? shard_op_attr(op, name) : NULL;
   if (!at || at->kind != SHARD_ATTR_DENSE_ARRAY || at->u.dense_array.num != padded->rank) return;
-  int64_t v[PI_MAX_RANK];
-  for (uint32_t d = 0; d < padded->rank && d < PI_MAX_RANK; d++)
+  int64_t *v = PI_DIMS(a, padded->rank);
+  for (uint32_t d = 0; d < padded->rank; d++)
     v[d] = at->u.dense_array.vals[d] + padded->dims[d] - orig->dims[d];
   S_set_i64s(a, op, name, v, padded->rank);
 }
@@ -387,7 +388,7 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
     shard_value *r = &mc->results[i];
     shard_type *orig = op->results[i].type;
     if (!shard_type_equal(orig, r->type)) {
-      int64_t zero[PI_MAX_RANK] = {0}, one[PI_MAX_RANK];
+      int64_t *zero = PI_DIMS(a, orig->rank), *one = PI_DIMS(a, orig->rank);
       for (uint32_t d = 0; d < orig->rank; d++) one[d] = 1;
       shard_op *slice = shard_pass_op_new(a, "stablehlo.slice", 1, &r, 1, &orig, 0);
       S_set_i64s(a, slice, "start_indices", zero, orig->rank);

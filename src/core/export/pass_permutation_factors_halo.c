@@ -26,7 +26,9 @@
 #include "pass/pass_shardings.h"
 #include "propagate/propagate.h"
 
-#define MAX_RANK 16
+/* Per-dim and per-mesh-axis arrays are sized by the rank or the mesh at
+ * hand, in the module arena: no rank limit. */
+#define HALO_ARRAY(c, T, n) SHARD_NEW_ARRAY((c)->m->arena, T, (size_t)(n) + 1)
 
 /* Where new ops go: before `before`, or at the end of `block`. */
 typedef struct cursor {
@@ -88,7 +90,7 @@ static shard_value *S_pad(perm_ctx *c, const cursor *at, shard_value *in, shard_
                           const int64_t *low, const int64_t *high, const int64_t *interior,
                           shard_tensor_sharding *s, const shard_op *near) {
   const shard_type *t = in->type;
-  int64_t dims[MAX_RANK];
+  int64_t *dims = HALO_ARRAY(c, int64_t, t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
     int64_t dilated = t->dims[d] > 0 ? (t->dims[d] - 1) * (interior[d] + 1) + 1 : 0;
     dims[d] = dilated + low[d] + high[d];
@@ -105,7 +107,7 @@ static shard_value *S_pad(perm_ctx *c, const cursor *at, shard_value *in, shard_
 static shard_value *S_slice(perm_ctx *c, const cursor *at, shard_value *in, const int64_t *start,
                             const int64_t *limit, shard_tensor_sharding *s, const shard_op *near) {
   const shard_type *t = in->type;
-  int64_t dims[MAX_RANK], ones[MAX_RANK];
+  int64_t *dims = HALO_ARRAY(c, int64_t, t->rank), *ones = HALO_ARRAY(c, int64_t, t->rank);
   for (uint32_t d = 0; d < t->rank; d++) dims[d] = limit[d] - start[d], ones[d] = 1;
   shard_op *op = S_emit(c, at, "stablehlo.slice", 1, &in, S_tensor(c, t->rank, dims, t->elem), near);
   S_ints(c, op, "start_indices", start, t->rank);
@@ -118,7 +120,7 @@ static shard_value *S_slice(perm_ctx *c, const cursor *at, shard_value *in, cons
 static shard_value *S_concat(perm_ctx *c, const cursor *at, shard_value **in, uint32_t n, uint32_t dim,
                              shard_tensor_sharding *s, const shard_op *near) {
   const shard_type *t = in[0]->type;
-  int64_t dims[MAX_RANK];
+  int64_t *dims = HALO_ARRAY(c, int64_t, t->rank);
   memcpy(dims, t->dims, sizeof(int64_t) * t->rank);
   dims[dim] = 0;
   for (uint32_t i = 0; i < n; i++) dims[dim] += in[i]->type->dims[dim];
@@ -156,10 +158,15 @@ static shard_value *S_collective_permute(perm_ctx *c, const cursor *at, shard_va
 
 /* ---- mesh arithmetic -------------------------------------------------------- */
 
+/* Names of axes of one mesh: at most its number of axes. */
 typedef struct name_set {
-  const char *names[MAX_RANK * 2];
-  uint32_t n;
+  const char **names;
+  uint32_t n, cap;
 } name_set;
+
+static name_set S_set_new(perm_ctx *c, const shard_mesh *mesh) {
+  return (name_set){HALO_ARRAY(c, const char *, mesh->num_axes), 0, mesh->num_axes};
+}
 
 static bool S_set_has(const name_set *s, const char *name) {
   for (uint32_t i = 0; i < s->n; i++)
@@ -168,7 +175,7 @@ static bool S_set_has(const name_set *s, const char *name) {
 }
 
 static void S_set_add(name_set *s, const char *name) {
-  if (!S_set_has(s, name) && s->n < MAX_RANK * 2) s->names[s->n++] = name;
+  if (!S_set_has(s, name) && s->n < s->cap) s->names[s->n++] = name; /* a mesh's axes have distinct names */
 }
 
 /* Mesh coordinates of logical index i (major axis first) and back. */
@@ -199,7 +206,7 @@ static uint32_t S_shift_pairs(const shard_mesh *m, const shard_axis_ref *axes, u
                               int64_t *pairs) {
   int64_t total = shard_mesh_num_devices(m);
   uint32_t n = 0;
-  int64_t coords[MAX_RANK], next[MAX_RANK];
+  int64_t *coords = shard_xcalloc(2 * (size_t)m->num_axes + 1, sizeof(int64_t)), *next = coords + m->num_axes;
   for (int64_t i = 0; i < total; i++) {
     S_coords(m, i, coords);
     memcpy(next, coords, sizeof(int64_t) * m->num_axes);
@@ -218,6 +225,7 @@ static uint32_t S_shift_pairs(const shard_mesh *m, const shard_axis_ref *axes, u
     pairs[2 * n + 1] = S_device(m, S_linear(m, next));
     n++;
   }
+  free(coords);
   return n;
 }
 
@@ -229,7 +237,7 @@ static shard_mesh *S_reversed_mesh(perm_ctx *c, const shard_mesh *m, const shard
   *r = *m;
   r->device_ids = SHARD_NEW_ARRAY(a, int64_t, total);
   r->num_device_ids = (uint32_t)total;
-  int64_t coords[MAX_RANK], flipped[MAX_RANK];
+  int64_t *coords = HALO_ARRAY(c, int64_t, m->num_axes), *flipped = HALO_ARRAY(c, int64_t, m->num_axes);
   for (int64_t i = 0; i < total; i++) {
     S_coords(m, i, coords);
     memcpy(flipped, coords, sizeof(int64_t) * m->num_axes);
@@ -339,7 +347,7 @@ static shard_value *S_right_shift(perm_ctx *c, const cursor *at, shard_value *in
                                   const shard_tensor_sharding *s, const shard_mesh *mesh, const name_set *manual,
                                   const shard_op *near) {
   shard_tensor_sharding *local_s = S_without_manual(c, s, manual);
-  shard_axis_ref axes[MAX_RANK * 2];
+  shard_axis_ref *axes = HALO_ARRAY(c, shard_axis_ref, s->dims[d].num_axes);
   uint32_t naxes = 0;
   for (uint32_t j = 0; j < s->dims[d].num_axes; j++)
     if (S_set_has(manual, s->dims[d].axes[j].name)) axes[naxes++] = s->dims[d].axes[j];
@@ -367,7 +375,7 @@ static shard_value *S_right_shift(perm_ctx *c, const cursor *at, shard_value *in
     piece[k] = S_collective_permute(c, at, in, pairs, n, local_s, near);
   }
   free(pairs);
-  int64_t start[MAX_RANK] = {0}, limit[MAX_RANK];
+  int64_t *start = HALO_ARRAY(c, int64_t, t->rank), *limit = HALO_ARRAY(c, int64_t, t->rank);
   memcpy(limit, t->dims, sizeof(int64_t) * t->rank);
   start[d] = size - fraction;
   shard_value *tail = S_slice(c, at, piece[1], start, limit, local_s, near);
@@ -394,21 +402,23 @@ bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op) {
   shard_tensor_sharding *out_s = shard_perm_value_sharding(c, &op->results[0]);
   const shard_type *t = operand->type;
   if (!in_s || shard_sharding_fully_replicated(in_s)) return true;
-  if (!t || t->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(t) || t->rank > MAX_RANK ||
-      in_s->rank != t->rank || !in_s->mesh_name)
+  if (!t || t->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(t) || in_s->rank != t->rank ||
+      !in_s->mesh_name)
     return false;
   const shard_mesh *mesh = shard_module_sharding_mesh(c->m, in_s);
   if (!mesh || shard_mesh_is_maximal(mesh)) return true;
 
-  shard_axis_ref to_reverse[MAX_RANK * 4];
+  uint32_t maxrev = 0;
+  for (uint32_t d = 0; d < t->rank; d++) maxrev += in_s->dims[d].num_axes;
+  shard_axis_ref *to_reverse = HALO_ARRAY(c, shard_axis_ref, maxrev);
   uint32_t nrev = 0;
-  name_set manual = {0};
-  int64_t padded[MAX_RANK];
+  name_set manual = S_set_new(c, mesh);
+  int64_t *padded = HALO_ARRAY(c, int64_t, t->rank);
   memcpy(padded, t->dims, sizeof(int64_t) * t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
     int64_t n = shard_perm_dim_shards(in_s, d, mesh);
     if (!S_in_dims(op, d) || n <= 1) continue;
-    for (uint32_t j = 0; j < in_s->dims[d].num_axes && nrev < MAX_RANK * 4; j++) to_reverse[nrev++] = in_s->dims[d].axes[j];
+    for (uint32_t j = 0; j < in_s->dims[d].num_axes; j++) to_reverse[nrev++] = in_s->dims[d].axes[j];
     if (t->dims[d] % n != 0) {
       for (uint32_t j = 0; j < in_s->dims[d].num_axes; j++) S_set_add(&manual, in_s->dims[d].axes[j].name);
       padded[d] = S_ceil_div(t->dims[d], n) * n;
@@ -419,12 +429,13 @@ bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op) {
   cursor before = {op->parent, op};
   shard_value *input = operand;
   if (manual.n) {
-    int64_t low[MAX_RANK] = {0}, high[MAX_RANK], interior[MAX_RANK] = {0};
+    int64_t *low = HALO_ARRAY(c, int64_t, t->rank), *high = HALO_ARRAY(c, int64_t, t->rank),
+            *interior = HALO_ARRAY(c, int64_t, t->rank);
     for (uint32_t d = 0; d < t->rank; d++) high[d] = padded[d] - t->dims[d];
     shard_value *zero = S_zero_scalar(c, &before, t->elem, op);
     input = S_pad(c, &before, operand, zero, low, high, interior, in_s, op);
     /* haloRightShiftData: the shifts run per dim inside one manual computation. */
-    int64_t local[MAX_RANK];
+    int64_t *local = HALO_ARRAY(c, int64_t, t->rank);
     for (uint32_t d = 0; d < t->rank; d++) local[d] = padded[d] / S_manual_shards(in_s, d, mesh, &manual);
     shard_type *local_t = S_tensor(c, t->rank, local, t->elem);
     shard_op *mc = S_manual_computation(c, &before, &input, 1, &in_s, &local_t, input->type, in_s, mesh, &manual, op);
@@ -456,7 +467,7 @@ bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op) {
   shard_value *result = &rs->results[0];
   if (manual.n) {
     cursor after_rs = {op->parent, rs->next};
-    int64_t start[MAX_RANK] = {0};
+    int64_t *start = HALO_ARRAY(c, int64_t, t->rank);
     result = S_slice(c, &after_rs, result, start, t->dims, in_s, op);
   }
   shard_perm_replace_uses_except(res, result, rs);
@@ -488,11 +499,11 @@ typedef struct dim_exchange {
   int64_t num_offsets;
 } dim_exchange;
 
-typedef struct exchange_info {
-  int64_t divisible[MAX_RANK];
+typedef struct exchange_info { /* the arrays have one entry per tensor dim */
+  int64_t *divisible;
   name_set manual;
-  dim_exchange dims[MAX_RANK]; /* per tensor dim; used for sharded dims only */
-  bool sharded[MAX_RANK];
+  dim_exchange *dims; /* used for sharded dims only */
+  bool *sharded;
 } exchange_info;
 
 /* getDimExchangeInfo: which source shards each target shard t reads. */
@@ -515,9 +526,10 @@ static dim_exchange S_dim_exchange(int64_t shards, int64_t s_in, int64_t s_out, 
 
 /* Fills info for an op reading `t` sharded by s; returns false when no dim
  * needs communication or halo exchange can't serve it (then *usable says which). */
-static void S_exchange_info(const shard_op *op, bool is_pad, const shard_type *t, const shard_type *out,
+static void S_exchange_info(perm_ctx *c, const shard_op *op, bool is_pad, const shard_type *t, const shard_type *out,
                             const shard_tensor_sharding *s, const shard_mesh *mesh, exchange_info *info) {
-  memset(info, 0, sizeof *info);
+  *info = (exchange_info){HALO_ARRAY(c, int64_t, t->rank), S_set_new(c, mesh), HALO_ARRAY(c, dim_exchange, t->rank),
+                          HALO_ARRAY(c, bool, t->rank)};
   memcpy(info->divisible, t->dims, sizeof(int64_t) * t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
     int64_t n = shard_perm_dim_shards(s, d, mesh);
@@ -553,13 +565,14 @@ static shard_value *S_id_in_dim(perm_ctx *c, const cursor *at, const shard_mesh 
   id = &S_emit(c, at, "stablehlo.convert", 1, &id, S_tensor(c, 0, NULL, "i64"), near)->results[0];
   int64_t total = shard_mesh_num_devices(mesh);
   if (mesh->device_ids && mesh->num_device_ids) {
+    int64_t *coords = HALO_ARRAY(c, int64_t, mesh->num_axes);
     shard_buf b;
     shard_buf_init(&b);
     shard_buf_putc(&b, '[');
     for (int64_t dev = 0; dev < total; dev++) {
       int64_t logical = 0;
       while (logical < total && mesh->device_ids[logical] != dev) logical++;
-      int64_t idx = 0, coords[MAX_RANK];
+      int64_t idx = 0;
       S_coords(mesh, logical, coords);
       for (uint32_t j = 0; j < dim->num_axes; j++) {
         const shard_axis_ref *r = &dim->axes[j];
@@ -606,9 +619,9 @@ static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *i
                                    int64_t pad_low, int64_t dilation, const shard_op *near) {
   const shard_type *t = in->type;
   const shard_dim_sharding *active = e->target ? e->target : &s->dims[d];
-  shard_axis_ref axes[MAX_RANK * 2];
+  shard_axis_ref *axes = HALO_ARRAY(c, shard_axis_ref, active->num_axes);
   uint32_t naxes = 0;
-  for (uint32_t j = 0; j < active->num_axes && naxes < MAX_RANK * 2; j++)
+  for (uint32_t j = 0; j < active->num_axes; j++)
     if (S_set_has(manual, active->axes[j].name)) axes[naxes++] = active->axes[j];
   int64_t total = shard_mesh_num_devices(mesh);
   int64_t *pairs = shard_xmalloc(sizeof(int64_t) * 2 * (size_t)(total > 0 ? total : 1));
@@ -635,7 +648,8 @@ static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *i
   shard_value *concat = S_concat(c, at, segs, nseg, d, local_s, near);
   free(segs);
   int64_t edge = e->s_footprint * dilation;
-  int64_t low[MAX_RANK] = {0}, high[MAX_RANK] = {0}, interior[MAX_RANK] = {0};
+  int64_t *low = HALO_ARRAY(c, int64_t, t->rank), *high = HALO_ARRAY(c, int64_t, t->rank),
+          *interior = HALO_ARRAY(c, int64_t, t->rank);
   low[d] = high[d] = edge;
   interior[d] = dilation - 1;
   shard_value *buffer = S_pad(c, at, concat, pad_value, low, high, interior, local_s, near);
@@ -675,7 +689,7 @@ static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *i
   shard_value **ops = shard_xmalloc(sizeof *ops * (rank + 1));
   ops[0] = buffer;
   for (uint32_t k = 0; k < rank; k++) ops[k + 1] = k == d ? offset : zero;
-  int64_t sizes[MAX_RANK];
+  int64_t *sizes = HALO_ARRAY(c, int64_t, rank);
   memcpy(sizes, buffer->type->dims, sizeof(int64_t) * rank);
   sizes[d] = e->s_footprint;
   shard_op *ds = S_emit(c, at, "stablehlo.dynamic_slice", rank + 1, ops, S_tensor(c, rank, sizes, t->elem), near);
@@ -693,7 +707,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   const shard_type *t = operand->type, *out = op->results[0].type;
   if (!in_s || shard_sharding_fully_replicated(in_s)) return true;
   if (!t || t->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(t) || !shard_type_is_static_tensor(out) ||
-      t->rank > MAX_RANK || in_s->rank != t->rank || !in_s->mesh_name)
+      in_s->rank != t->rank || !in_s->mesh_name)
     return false;
   const shard_mesh *mesh = shard_module_sharding_mesh(c->m, in_s);
   if (!mesh || shard_mesh_is_maximal(mesh)) return true;
@@ -701,7 +715,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
     for (uint32_t d = 0; d < t->rank; d++)
       if (shard_perm_attr_int(op, "strides", d, 1) != 1) return false;
   exchange_info info;
-  S_exchange_info(op, is_pad, t, out, in_s, mesh, &info);
+  S_exchange_info(c, op, is_pad, t, out, in_s, mesh, &info);
   bool needs_comm = false, usable = true;
   for (uint32_t d = 0; d < t->rank; d++)
     if (info.sharded[d]) needs_comm |= info.dims[d].needs_comm, usable &= info.dims[d].can_use_halo;
@@ -710,7 +724,8 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
 
   uint32_t rank = t->rank;
   cursor before = {op->parent, op};
-  int64_t low[MAX_RANK], high[MAX_RANK], interior[MAX_RANK], zeros[MAX_RANK] = {0};
+  int64_t *low = HALO_ARRAY(c, int64_t, rank), *high = HALO_ARRAY(c, int64_t, rank),
+          *interior = HALO_ARRAY(c, int64_t, rank), *zeros = HALO_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) {
     if (is_pad) {
       low[d] = shard_perm_attr_int(op, "edge_padding_low", d, 0);
@@ -725,7 +740,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   /* padHighSideToShape */
   shard_value *input = operand;
   bool need_high = false;
-  int64_t hi_pad[MAX_RANK];
+  int64_t *hi_pad = HALO_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) hi_pad[d] = info.divisible[d] - t->dims[d], need_high |= hi_pad[d] != 0;
   if (need_high) {
     shard_value *pv = is_pad ? op->operands[1].value : S_zero_scalar(c, &before, t->elem, op);
@@ -734,7 +749,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   shard_value *pad_value = is_pad ? op->operands[1].value : S_zero_scalar(c, &before, t->elem, op);
 
   /* haloDataExchange */
-  int64_t local[MAX_RANK], padded_out[MAX_RANK];
+  int64_t *local = HALO_ARRAY(c, int64_t, rank), *padded_out = HALO_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) {
     local[d] = info.divisible[d] / S_manual_shards(in_s, d, mesh, &info.manual);
     int64_t n = shard_perm_dim_shards(in_s, d, mesh);
@@ -758,7 +773,9 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   }
   /* The unsharded dims: handleReplicatedPadDims / handleReplicatedSliceDims. */
   bool local_op = false;
-  int64_t l_low[MAX_RANK] = {0}, l_high[MAX_RANK] = {0}, l_int[MAX_RANK] = {0}, start[MAX_RANK] = {0}, limit[MAX_RANK];
+  int64_t *l_low = HALO_ARRAY(c, int64_t, rank), *l_high = HALO_ARRAY(c, int64_t, rank),
+          *l_int = HALO_ARRAY(c, int64_t, rank), *start = HALO_ARRAY(c, int64_t, rank),
+          *limit = HALO_ARRAY(c, int64_t, rank);
   memcpy(limit, v->type->dims, sizeof(int64_t) * rank);
   for (uint32_t d = 0; d < rank; d++) {
     if (info.sharded[d]) continue;
@@ -777,7 +794,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
 
   shard_value *result = &mc->results[0];
   if (!shard_type_equal(result->type, out)) {
-    int64_t st0[MAX_RANK] = {0};
+    int64_t *st0 = HALO_ARRAY(c, int64_t, out->rank);
     result = S_slice(c, &before, result, st0, out->dims, in_s, op);
   }
   shard_value_replace_all_uses(&op->results[0], result);
@@ -882,14 +899,14 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
   shard_arena *a = c->m->arena;
   shard_value *operand = op->operands[0].value;
   const shard_type *in = operand->type, *out = op->results[0].type;
-  if (in->rank > MAX_RANK || out->rank > MAX_RANK || !in_s->mesh_name || shard_mesh_is_maximal(mesh)) return false;
+  if (!in_s->mesh_name || shard_mesh_is_maximal(mesh)) return false;
 
   /* ReshapeShardingAnalysis: pad every non-divisible dim to a multiple of
    * its shard count; the axes of groups with such a dim become manual. */
-  int64_t pin[MAX_RANK], pout[MAX_RANK];
+  int64_t *pin = HALO_ARRAY(c, int64_t, in->rank), *pout = HALO_ARRAY(c, int64_t, out->rank);
   memcpy(pin, in->dims, sizeof(int64_t) * in->rank);
   memcpy(pout, out->dims, sizeof(int64_t) * out->rank);
-  name_set manual = {0};
+  name_set manual = S_set_new(c, mesh);
   for (uint32_t k = 0; k < groups->len; k++) {
     const perm_reshape_group *g = &groups->items[k];
     bool indivisible = false;
@@ -910,7 +927,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
 
   /* getReshapeHaloInfo: the padded groups must all be plain splits of one
    * dim whose padded volumes still match. */
-  uint32_t active[MAX_RANK * 2], nactive = 0;
+  uint32_t *active = HALO_ARRAY(c, uint32_t, groups->len), nactive = 0;
   for (uint32_t k = 0; k < groups->len; k++) {
     const perm_reshape_group *g = &groups->items[k];
     if (shard_perm_group_passthrough(g) || !S_group_padded(g, in, pin, out, pout)) continue;
@@ -922,15 +939,15 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
     int64_t vin = 1, vout = 1;
     for (uint32_t d = g->in_start; d < g->in_end; d++) vin *= pin[d];
     for (uint32_t d = g->out_start; d < g->out_end; d++) vout *= pout[d];
-    if (vin != vout || nactive >= MAX_RANK * 2) return false;
+    if (vin != vout) return false;
     active[nactive++] = k;
   }
   if (!nactive) return false;
 
   /* getReshapeDataExchangeInfo: one exchange per sharded input dim */
-  dim_exchange ex[MAX_RANK];
-  bool sharded[MAX_RANK] = {false};
-  int64_t local_in[MAX_RANK];
+  dim_exchange *ex = HALO_ARRAY(c, dim_exchange, in->rank);
+  bool *sharded = HALO_ARRAY(c, bool, in->rank);
+  int64_t *local_in = HALO_ARRAY(c, int64_t, in->rank);
   for (uint32_t d = 0; d < in->rank; d++) local_in[d] = pin[d] / S_manual_shards(in_s, d, mesh, &manual);
   uint32_t next = 0;
   for (uint32_t d = 0; d < in->rank; d++) {
@@ -952,7 +969,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
   shard_value *pad_value = S_zero_scalar(c, &before, out->elem, op);
   /* padHighSideToShape, with a zero of its own like Shardy's */
   shard_value *input = operand;
-  int64_t zeros[MAX_RANK] = {0}, hi_pad[MAX_RANK];
+  int64_t *zeros = HALO_ARRAY(c, int64_t, rank), *hi_pad = HALO_ARRAY(c, int64_t, rank);
   bool need_high = false;
   for (uint32_t d = 0; d < rank; d++) hi_pad[d] = pin[d] - in->dims[d], need_high |= hi_pad[d] != 0;
   if (need_high) {
@@ -961,7 +978,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
   }
 
   /* haloDataExchange */
-  int64_t padded_result[MAX_RANK], local_out[MAX_RANK];
+  int64_t *padded_result = HALO_ARRAY(c, int64_t, out->rank), *local_out = HALO_ARRAY(c, int64_t, out->rank);
   for (uint32_t d = 0; d < out->rank; d++) {
     int64_t n = shard_perm_dim_shards(out_s, d, mesh);
     padded_result[d] = S_ceil_div(out->dims[d], n) * n;
@@ -988,7 +1005,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
 
   shard_value *result = &mc->results[0];
   if (!shard_type_equal(result->type, out)) {
-    int64_t st0[MAX_RANK] = {0};
+    int64_t *st0 = HALO_ARRAY(c, int64_t, out->rank);
     result = S_slice(c, &before, result, st0, out->dims, out_s, op);
   }
   shard_value_replace_all_uses(&op->results[0], result);

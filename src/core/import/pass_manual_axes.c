@@ -62,9 +62,9 @@ static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *m
   int64_t size = shard_mesh_axis_size(mesh, name);
   if (size < 1) return;
   /* the used ranges of this axis as (pre, size), sorted by pre */
-  int64_t pres[64], sizes[64];
+  int64_t *pres = SHARD_NEW_ARRAY(a, int64_t, n_used + 1), *sizes = SHARD_NEW_ARRAY(a, int64_t, n_used + 1);
   uint32_t k = 0;
-  for (uint32_t i = 0; i < n_used && k < 64; i++) {
+  for (uint32_t i = 0; i < n_used; i++) {
     if (strcmp(used[i].name, name) != 0) continue;
     shard_axis_range(&used[i], mesh, &pres[k], &sizes[k]);
     k++;

@@ -307,12 +307,12 @@ void shard_tensor_print(shard_buf *b, const shard_tensor *t) {
     S_print_elem(b, t, 0);
     return;
   }
-  int64_t idx[INTERP_MAX_RANK] = {0};
   const int64_t *dims = t->type->dims;
   if (t->num == 0) {
     shard_buf_puts(b, "[]");
     return;
   }
+  int64_t *idx = shard_xcalloc(rank, sizeof *idx);
   for (int64_t i = 0; i < t->num; i++) {
     /* open brackets for every trailing zero index */
     uint32_t open = 0;
@@ -325,9 +325,23 @@ void shard_tensor_print(shard_buf *b, const shard_tensor *t) {
     for (uint32_t k = 0; k < close; k++) shard_buf_putc(b, ']');
     shard_interp_next_index(rank, dims, idx);
   }
+  free(idx);
 }
 
 /* ---- index helpers and attributes ---------------------------------------- */
+
+uint32_t shard_interp_op_rank(const shard_op *op) {
+  uint32_t r = 0;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    const shard_type *t = op->operands[i].value ? op->operands[i].value->type : NULL;
+    if (t && t->kind == SHARD_TYPE_TENSOR && t->rank > r) r = t->rank;
+  }
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    const shard_type *t = op->results[i].type;
+    if (t && t->kind == SHARD_TYPE_TENSOR && t->rank > r) r = t->rank;
+  }
+  return r;
+}
 
 int64_t shard_interp_strides(uint32_t rank, const int64_t *dims, int64_t *strides) {
   int64_t n = 1;
@@ -678,7 +692,7 @@ static uint64_t S_ordered_bits(double x, unsigned bits) {
 
 static void S_index_text(shard_buf *b, const shard_tensor *t, int64_t flat) {
   uint32_t rank = t->type->rank;
-  int64_t strides[INTERP_MAX_RANK];
+  int64_t *strides = shard_xcalloc(rank + 1, sizeof *strides);
   shard_interp_strides(rank, t->type->dims, strides);
   shard_buf_putc(b, '[');
   for (uint32_t d = 0; d < rank; d++) {
@@ -686,6 +700,7 @@ static void S_index_text(shard_buf *b, const shard_tensor *t, int64_t flat) {
     flat %= strides[d];
   }
   shard_buf_putc(b, ']');
+  free(strides);
 }
 
 typedef enum { CHECK_EQ, CHECK_ALMOST, CHECK_CLOSE } check_mode;

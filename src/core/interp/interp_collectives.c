@@ -116,29 +116,30 @@ static group_mode S_mode(const shard_op *op, bool permute_like) {
 
 /* ---- mesh-axes replica groups ---------------------------------------------------- */
 
-#define INTERP_MAX_MESH_AXES 16
-
+/* The mesh's axes, any number of them (process arena). */
 typedef struct mesh_axes {
-  char names[INTERP_MAX_MESH_AXES][64];
-  int64_t sizes[INTERP_MAX_MESH_AXES];
+  const char **names;
+  int64_t *sizes;
   uint32_t num;
   int64_t *device_ids; /* NULL: iota */
   int64_t num_device_ids;
 } mesh_axes;
 
-/* The quoted string after `key = ` at or after s, into out; the position
- * after it, or NULL. */
-static const char *S_quoted_after(const char *s, const char *key, char *out, size_t cap) {
+/* The quoted string after `key = ` at or after s, unescaped into *out (in
+ * arena a); the position after it, or NULL. */
+static const char *S_quoted_after(shard_arena *a, const char *s, const char *key, const char **out) {
   const char *k = strstr(s, key);
   if (!k) return NULL;
   const char *q = strchr(k, '"');
   if (!q) return NULL;
+  char *buf = shard_arena_alloc(a, strlen(q) + 1);
   size_t n = 0;
   for (q++; *q && *q != '"'; q++) {
     if (*q == '\\' && q[1]) q++;
-    if (n + 1 < cap) out[n++] = *q;
+    buf[n++] = *q;
   }
-  out[n] = 0;
+  buf[n] = 0;
+  *out = buf;
   return *q ? q + 1 : NULL;
 }
 
@@ -148,9 +149,12 @@ static const char *S_quoted_after(const char *s, const char *key, char *out, siz
 static bool S_parse_stablehlo_mesh(interp_proc *p, const char *text, mesh_axes *m) {
   m->num = 0;
   const char *s = text;
+  uint32_t max = 0;
+  for (const char *a = strstr(s, "mesh_axis<"); a; a = strstr(a + 1, "mesh_axis<")) max++;
+  m->names = SHARD_NEW_ARRAY(p->arena, const char *, max + 1);
+  m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, max + 1);
   for (const char *a = strstr(s, "mesh_axis<"); a; a = strstr(a + 1, "mesh_axis<")) {
-    if (m->num == INTERP_MAX_MESH_AXES) return false;
-    const char *after = S_quoted_after(a, "name", m->names[m->num], sizeof m->names[0]);
+    const char *after = S_quoted_after(p->arena, a, "name", &m->names[m->num]);
     int64_t size[1];
     uint32_t n;
     if (!after || !shard_interp_raw_list(after, "size", size, &n, 1) || n != 1) return false;
@@ -209,10 +213,11 @@ static bool S_find_mesh(interp_proc *p, const shard_op *op, const char *text, me
   if (!ma) ma = shard_op_attr(sym, "stablehlo.mesh");
   if (ma && ma->kind == SHARD_ATTR_SDY_MESH && ma->u.mesh) {
     const shard_mesh *sm = ma->u.mesh;
-    if (sm->num_axes > INTERP_MAX_MESH_AXES) return shard_interp_error(p, op, "mesh @%s has too many axes", name);
     m->num = sm->num_axes;
+    m->names = SHARD_NEW_ARRAY(p->arena, const char *, m->num + 1);
+    m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, m->num + 1);
     for (uint32_t i = 0; i < sm->num_axes; i++) {
-      snprintf(m->names[i], sizeof m->names[i], "%s", sm->axes[i].name);
+      m->names[i] = sm->axes[i].name;
       m->sizes[i] = sm->axes[i].size;
     }
     m->device_ids = sm->device_ids;
@@ -243,13 +248,13 @@ static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const char *t
     axes = *q ? strstr(q, "axes") : NULL;
   }
   if (!axes) return shard_interp_error(p, op, "replica_group_mesh_axes needs axes");
-  int order[INTERP_MAX_MESH_AXES]; /* transposed position -> mesh axis */
-  bool named[INTERP_MAX_MESH_AXES] = {false};
+  int *order = INTERP_ARRAY(p, int, m.num); /* transposed position -> mesh axis */
+  bool *named = INTERP_ARRAY(p, bool, m.num);
   uint32_t nnamed = 0;
-  int named_order[INTERP_MAX_MESH_AXES];
+  int *named_order = INTERP_ARRAY(p, int, m.num);
   for (const char *a = strstr(axes, "axis_ref<"); a; a = strstr(a + 1, "axis_ref<")) {
-    char nm[64];
-    const char *after = S_quoted_after(a, "name", nm, sizeof nm);
+    const char *nm;
+    const char *after = S_quoted_after(p->arena, a, "name", &nm);
     const char *close = strchr(a, '>');
     if (!after || !close) return shard_interp_error(p, op, "replica_group_mesh_axes: malformed axis_ref");
     if (strstr(after, "sub_axis") && strstr(after, "sub_axis") < close)
@@ -257,7 +262,7 @@ static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const char *t
     int found = -1;
     for (uint32_t i = 0; i < m.num; i++)
       if (!strcmp(m.names[i], nm)) found = (int)i;
-    if (found < 0 || named[found] || nnamed == INTERP_MAX_MESH_AXES)
+    if (found < 0 || named[found])
       return shard_interp_error(p, op, "replica_group_mesh_axes: axis \"%s\" is not a distinct axis of the mesh", nm);
     named[found] = true;
     named_order[nnamed++] = found;
@@ -266,8 +271,9 @@ static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const char *t
   for (uint32_t i = 0; i < m.num; i++)
     if (!named[i]) order[k++] = (int)i;
   for (uint32_t i = 0; i < nnamed; i++) order[k++] = named_order[i];
-  int64_t total = 1, gsize = 1, orig_strides[INTERP_MAX_MESH_AXES], tsizes[INTERP_MAX_MESH_AXES],
-          tstrides[INTERP_MAX_MESH_AXES];
+  int64_t total = 1, gsize = 1;
+  int64_t *orig_strides = INTERP_ARRAY(p, int64_t, m.num), *tsizes = INTERP_ARRAY(p, int64_t, m.num),
+          *tstrides = INTERP_ARRAY(p, int64_t, m.num);
   for (uint32_t i = 0; i < m.num; i++) total *= m.sizes[i];
   for (uint32_t i = 0; i < nnamed; i++) gsize *= m.sizes[named_order[i]];
   if (m.device_ids && m.num_device_ids != total)
@@ -446,10 +452,11 @@ static bool S_all_gather(interp_proc *p, interp_frame *f, shard_op *op, shard_te
   for (uint32_t i = 0; i < op->num_results; i++) {
     res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
     if (!res[i]) return false;
-    int64_t off[INTERP_MAX_RANK] = {0};
+    int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
     for (int64_t k = 0; k < count; k++) {
       const shard_tensor *part = S_peer(p, members[k], i);
-      if (dim < 0 || (uint32_t)dim >= part->type->rank || part->type->dims[dim] * count != res[i]->type->dims[dim])
+      if (dim < 0 || (uint32_t)dim >= part->type->rank || part->type->rank != res[i]->type->rank ||
+          part->type->dims[dim] * count != res[i]->type->dims[dim])
         return shard_interp_error(p, op, "all_gather result shape does not match %lld gathered operands", (long long)count);
       shard_interp_insert(res[i], off, part);
       off[dim] += part->type->dims[dim];
@@ -489,7 +496,7 @@ static bool S_reduce_scatter(interp_proc *p, interp_frame *f, shard_op *op, shar
   uint32_t rank = sum->type->rank;
   if (dim < 0 || (uint32_t)dim >= rank || sum->type->dims[dim] % count)
     return shard_interp_error(p, op, "reduce_scatter dimension is not divisible by the group size");
-  int64_t start[INTERP_MAX_RANK] = {0}, sizes[INTERP_MAX_RANK];
+  int64_t *start = INTERP_ARRAY(p, int64_t, rank), *sizes = INTERP_ARRAY(p, int64_t, rank);
   memcpy(sizes, sum->type->dims, sizeof(int64_t) * rank);
   sizes[dim] /= count;
   start[dim] = sizes[dim] * pos;
@@ -509,14 +516,14 @@ static bool S_all_to_all(interp_proc *p, interp_frame *f, shard_op *op, shard_te
   for (uint32_t i = 0; i < op->num_results; i++) {
     res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
     if (!res[i]) return false;
-    int64_t off[INTERP_MAX_RANK] = {0};
+    int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
     for (int64_t k = 0; k < count; k++) {
       const shard_tensor *src = S_peer(p, members[k], i);
       uint32_t rank = src->type->rank;
       if (split_dim < 0 || (uint32_t)split_dim >= rank || concat_dim < 0 || (uint32_t)concat_dim >= rank ||
           src->type->dims[split_dim] % count)
         return shard_interp_error(p, op, "all_to_all dimensions do not fit the operand");
-      int64_t start[INTERP_MAX_RANK] = {0}, sizes[INTERP_MAX_RANK];
+      int64_t *start = INTERP_ARRAY(p, int64_t, rank), *sizes = INTERP_ARRAY(p, int64_t, rank);
       memcpy(sizes, src->type->dims, sizeof(int64_t) * rank);
       sizes[split_dim] /= count;
       start[split_dim] = sizes[split_dim] * pos;

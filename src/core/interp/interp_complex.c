@@ -158,7 +158,8 @@ static bool S_compare_eq(interp_proc *p, interp_frame *f, shard_op *op) {
  * a truncation keeps the first n_out). */
 static shard_tensor *S_dft(interp_proc *p, const shard_tensor *x, uint32_t dim, int64_t n_out) {
   uint32_t rank = x->type->rank;
-  int64_t dims[INTERP_MAX_RANK], xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *dims = INTERP_ARRAY(p, int64_t, rank), *xs = INTERP_ARRAY(p, int64_t, rank),
+          *idx = INTERP_ARRAY(p, int64_t, rank);
   memcpy(dims, x->type->dims, sizeof(int64_t) * rank);
   int64_t n_in = dims[dim];
   dims[dim] = n_out;
@@ -193,10 +194,10 @@ static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *kind = strstr(text, "IRFFT") ? "IRFFT" : strstr(text, "RFFT") ? "RFFT" : strstr(text, "IFFT") ? "IFFT"
                      : strstr(text, "FFT")  ? "FFT"
                                             : NULL;
-  int64_t len[INTERP_MAX_RANK];
+  int64_t *len = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlen;
   if (!kind) return shard_interp_error(p, op, "fft needs an fft_type");
-  if (!shard_interp_attr_i64s(p, op, "fft_length", len, &nlen, INTERP_MAX_RANK)) return false;
+  if (!shard_interp_attr_i64s(p, op, "fft_length", len, &nlen, shard_interp_op_rank(op))) return false;
   uint32_t rank = r->type->rank;
   if (nlen == 0 || nlen > rank) return shard_interp_error(p, op, "fft_length does not fit the result rank");
   uint32_t first = rank - nlen;
@@ -229,7 +230,9 @@ static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
      * conjugate mirror (entry j >= n/2+1 is conj(entry L - j)), then keep
      * the real part of the conjugated transform */
     uint32_t last = rank - 1;
-    int64_t half = cur->type->dims[last], dims[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0}, cs[INTERP_MAX_RANK];
+    int64_t half = cur->type->dims[last];
+    int64_t *dims = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+            *cs = INTERP_RANK_ARRAY(p, op, int64_t);
     memcpy(dims, cur->type->dims, sizeof(int64_t) * rank);
     dims[last] = r->type->dims[last];
     shard_interp_strides(rank, cur->type->dims, cs);
@@ -244,7 +247,7 @@ static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
     }
     S_conjugate(full);
     cur = S_dft(p, full, last, full->type->dims[last]);
-    int64_t ridx[INTERP_MAX_RANK] = {0}, fs[INTERP_MAX_RANK];
+    int64_t *ridx = INTERP_RANK_ARRAY(p, op, int64_t), *fs = INTERP_RANK_ARRAY(p, op, int64_t);
     shard_interp_strides(rank, cur->type->dims, fs);
     for (int64_t i = 0; i < r->num; i++) {
       int64_t src = 0;

@@ -10,7 +10,12 @@
 #include "interp/interp.h"
 #include "support/ptrmap.h"
 
-#define INTERP_MAX_RANK 16
+/* Per-dim scratch of an op's executor, zeroed, in the process's arena (which
+ * holds its tensors, so it lives as long as they do): sized by the ranks at
+ * hand, the interpreter has no rank limit. INTERP_RANK_ARRAY has one entry per
+ * dim of the op's largest operand or result. */
+#define INTERP_ARRAY(p, T, n) SHARD_NEW_ARRAY((p)->arena, T, (size_t)(n) + 1)
+#define INTERP_RANK_ARRAY(p, op, T) INTERP_ARRAY(p, T, shard_interp_op_rank(op))
 
 /* The devices of one run_parallel (or the single device running @main). */
 typedef struct interp_world {
@@ -94,6 +99,8 @@ static inline void interp_copy_elem(shard_tensor *d, int64_t di, const shard_ten
   }
 }
 
+/* The largest rank among an op's operands and results (0 for scalars). */
+uint32_t shard_interp_op_rank(const shard_op *op);
 /* Row-major strides of a shape; returns the element count. */
 int64_t shard_interp_strides(uint32_t rank, const int64_t *dims, int64_t *strides);
 /* Advances a multi-index over dims; false after the last one. */

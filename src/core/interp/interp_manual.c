@@ -72,10 +72,10 @@ bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op) {
     shard_tensor *g = shard_interp_lookup(f, op->operands[i].value);
     if (!g) return shard_interp_error(p, op, "operand #%u has no value", i);
     shard_type *local = body->args[i].type;
-    if (!local || local->kind != SHARD_TYPE_TENSOR || local->rank != g->type->rank || local->rank > INTERP_MAX_RANK)
+    if (!local || local->kind != SHARD_TYPE_TENSOR || local->rank != g->type->rank)
       return shard_interp_error(p, op, "body argument #%u is not a piece of operand #%u", i, i);
     for (int64_t k = 0; k < n; k++) {
-      int64_t origin[INTERP_MAX_RANK];
+      int64_t *origin = INTERP_ARRAY(p, int64_t, local->rank);
       S_origin(k, mesh, &in->shardings[i], manual, local, origin);
       for (uint32_t d = 0; d < local->rank; d++)
         if (origin[d] + local->dims[d] > g->type->dims[d])
@@ -95,11 +95,11 @@ bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op) {
     shard_tensor *g = shard_interp_tensor_like(p, op->results[r].type, op);
     if (!g) return false;
     bool *written = SHARD_NEW_ARRAY(p->arena, bool, (size_t)g->num + 1);
-    int64_t gs[INTERP_MAX_RANK];
+    int64_t *gs = INTERP_RANK_ARRAY(p, op, int64_t);
     shard_interp_strides(g->type->rank, g->type->dims, gs);
     for (int64_t k = 0; k < n; k++) {
       const shard_tensor *l = res[k][r];
-      int64_t origin[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+      int64_t *origin = INTERP_ARRAY(p, int64_t, l->type->rank), *idx = INTERP_ARRAY(p, int64_t, l->type->rank);
       S_origin(k, mesh, &out->shardings[r], manual, l->type, origin);
       if (l->type->rank != g->type->rank)
         return shard_interp_error(p, op, "result #%u of the body has rank %u, the op's %u", r, l->type->rank,

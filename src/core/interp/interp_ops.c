@@ -19,21 +19,22 @@
 
 void shard_interp_insert(shard_tensor *dst, const int64_t *offsets, const shard_tensor *src) {
   uint32_t rank = src->type->rank;
-  int64_t dstr[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
-  shard_interp_strides(rank, dst->type->dims, dstr);
   if (src->num == 0) return;
+  int64_t *dstr = shard_xcalloc(2 * (size_t)rank + 1, sizeof(int64_t)), *idx = dstr + rank;
+  shard_interp_strides(rank, dst->type->dims, dstr);
   for (int64_t i = 0; i < src->num; i++) {
     int64_t di = 0;
     for (uint32_t d = 0; d < rank; d++) di += (idx[d] + offsets[d]) * dstr[d];
     interp_copy_elem(dst, di, src, i);
     shard_interp_next_index(rank, src->type->dims, idx);
   }
+  free(dstr);
 }
 
 shard_tensor *shard_interp_extract(interp_proc *p, const shard_tensor *src, const int64_t *start, const int64_t *sizes) {
   uint32_t rank = src->type->rank;
   shard_tensor *out = shard_interp_tensor_shape(p, src, rank, sizes);
-  int64_t sstr[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *sstr = INTERP_ARRAY(p, int64_t, rank), *idx = INTERP_ARRAY(p, int64_t, rank);
   shard_interp_strides(rank, src->type->dims, sstr);
   for (int64_t i = 0; i < out->num; i++) {
     int64_t si = 0;
@@ -342,12 +343,12 @@ static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
-  int64_t perm[INTERP_MAX_RANK];
+  int64_t *perm = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
-  if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, INTERP_MAX_RANK)) return false;
+  if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, shard_interp_op_rank(op))) return false;
   uint32_t rank = r->type->rank;
   if (n != rank) return shard_interp_error(p, op, "permutation has the wrong length");
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
   for (int64_t i = 0; i < r->num; i++) {
     int64_t si = 0;
@@ -361,11 +362,11 @@ static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
-  int64_t bd[INTERP_MAX_RANK];
+  int64_t *bd = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
-  if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, INTERP_MAX_RANK)) return false;
+  if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, shard_interp_op_rank(op))) return false;
   if (n != x->type->rank) return shard_interp_error(p, op, "broadcast_dimensions has the wrong length");
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(n, x->type->dims, xs);
   for (int64_t i = 0; i < r->num; i++) {
     int64_t si = 0;
@@ -379,15 +380,16 @@ static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
-  int64_t start[INTERP_MAX_RANK], stride[INTERP_MAX_RANK], lim[INTERP_MAX_RANK];
+  int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t), *stride = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lim = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
-  if (!r || !shard_interp_attr_i64s(p, op, "start_indices", start, &n1, INTERP_MAX_RANK) ||
-      !shard_interp_attr_i64s(p, op, "strides", stride, &n2, INTERP_MAX_RANK) ||
-      !shard_interp_attr_i64s(p, op, "limit_indices", lim, &n3, INTERP_MAX_RANK))
+  if (!r || !shard_interp_attr_i64s(p, op, "start_indices", start, &n1, shard_interp_op_rank(op)) ||
+      !shard_interp_attr_i64s(p, op, "strides", stride, &n2, shard_interp_op_rank(op)) ||
+      !shard_interp_attr_i64s(p, op, "limit_indices", lim, &n3, shard_interp_op_rank(op)))
     return false;
   uint32_t rank = x->type->rank;
   if (n1 != rank || n2 != rank) return shard_interp_error(p, op, "slice attributes have the wrong length");
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
   for (int64_t i = 0; i < r->num; i++) {
     int64_t si = 0;
@@ -417,9 +419,9 @@ static bool S_dynamic_starts(interp_proc *p, interp_frame *f, shard_op *op, uint
 
 static bool S_dynamic_slice(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0);
-  int64_t sizes[INTERP_MAX_RANK], start[INTERP_MAX_RANK];
+  int64_t *sizes = INTERP_RANK_ARRAY(p, op, int64_t), *start = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
-  if (!x || !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n, INTERP_MAX_RANK)) return false;
+  if (!x || !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n, shard_interp_op_rank(op))) return false;
   if (n != x->type->rank) return shard_interp_error(p, op, "slice_sizes has the wrong length");
   if (!S_dynamic_starts(p, f, op, 1, x, sizes, start)) return false;
   shard_tensor *r = shard_interp_extract(p, x, start, sizes);
@@ -430,7 +432,7 @@ static bool S_dynamic_slice(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_dynamic_update_slice(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *u = x ? S_operand(p, f, op, 1) : NULL;
-  int64_t start[INTERP_MAX_RANK];
+  int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t);
   if (!u || !S_dynamic_starts(p, f, op, 2, x, u->type->dims, start)) return false;
   shard_tensor *r = shard_interp_tensor_copy(p->arena, x);
   shard_interp_insert(r, start, u);
@@ -442,7 +444,7 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
   int64_t dim;
   shard_tensor *r = S_result(p, op, 0);
   if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
-  int64_t off[INTERP_MAX_RANK] = {0};
+  int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
   for (uint32_t i = 0; i < op->num_operands; i++) {
     shard_tensor *x = S_operand(p, f, op, i);
     if (!x) return false;
@@ -455,15 +457,16 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *v = x ? S_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
-  int64_t lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK], in[INTERP_MAX_RANK];
+  int64_t *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t),
+          *in = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
-  if (!r || !shard_interp_attr_i64s(p, op, "edge_padding_low", lo, &n1, INTERP_MAX_RANK) ||
-      !shard_interp_attr_i64s(p, op, "edge_padding_high", hi, &n2, INTERP_MAX_RANK) ||
-      !shard_interp_attr_i64s(p, op, "interior_padding", in, &n3, INTERP_MAX_RANK))
+  if (!r || !shard_interp_attr_i64s(p, op, "edge_padding_low", lo, &n1, shard_interp_op_rank(op)) ||
+      !shard_interp_attr_i64s(p, op, "edge_padding_high", hi, &n2, shard_interp_op_rank(op)) ||
+      !shard_interp_attr_i64s(p, op, "interior_padding", in, &n3, shard_interp_op_rank(op)))
     return false;
   uint32_t rank = x->type->rank;
   for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, v, 0);
-  int64_t rs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *rs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, r->type->dims, rs);
   for (int64_t i = 0; i < x->num; i++) {
     int64_t ri = 0;
@@ -482,13 +485,16 @@ static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
-  int64_t dims[INTERP_MAX_RANK];
+  int64_t *dims = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
-  if (!r || !shard_interp_attr_i64s(p, op, "dimensions", dims, &n, INTERP_MAX_RANK)) return false;
+  if (!r || !shard_interp_attr_i64s(p, op, "dimensions", dims, &n, shard_interp_op_rank(op))) return false;
   uint32_t rank = x->type->rank;
-  bool rev[INTERP_MAX_RANK] = {false};
-  for (uint32_t k = 0; k < n; k++) rev[dims[k]] = true;
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  bool *rev = INTERP_RANK_ARRAY(p, op, bool);
+  for (uint32_t k = 0; k < n; k++)
+    if (dims[k] < 0 || dims[k] >= (int64_t)rank)
+      return shard_interp_error(p, op, "reverse dimension %lld is out of range", (long long)dims[k]);
+    else rev[dims[k]] = true;
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
   for (int64_t i = 0; i < r->num; i++) {
     int64_t si = 0;
@@ -504,7 +510,7 @@ static bool S_iota(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *r = S_result(p, op, 0);
   int64_t dim;
   if (!r || !shard_interp_attr_int(p, op, "iota_dimension", &dim)) return false;
-  int64_t idx[INTERP_MAX_RANK] = {0};
+  int64_t *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   for (int64_t i = 0; i < r->num; i++) {
     shard_interp_set_i(r, i, idx[dim]);
     shard_interp_next_index(r->type->rank, r->type->dims, idx);
@@ -537,9 +543,9 @@ static bool S_device_id(interp_proc *p, interp_frame *f, shard_op *op, int64_t i
 // stablehlo.reduce(inputs..., inits...) across `dimensions`, body of 2N scalars.
 static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t n = op->num_operands / 2;
-  int64_t dims[INTERP_MAX_RANK];
+  int64_t *dims = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nd;
-  if (!shard_interp_attr_i64s(p, op, "dimensions", dims, &nd, INTERP_MAX_RANK)) return false;
+  if (!shard_interp_attr_i64s(p, op, "dimensions", dims, &nd, shard_interp_op_rank(op))) return false;
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   for (uint32_t i = 0; i < 2 * n; i++)
@@ -549,9 +555,13 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
     for (int64_t e = 0; e < res[i]->num; e++) interp_copy_elem(res[i], e, in[n + i], 0);
   }
   uint32_t rank = in[0]->type->rank;
-  bool reduced[INTERP_MAX_RANK] = {false};
-  for (uint32_t k = 0; k < nd; k++) reduced[dims[k]] = true;
-  int64_t rdims[INTERP_MAX_RANK], rs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  bool *reduced = INTERP_RANK_ARRAY(p, op, bool);
+  for (uint32_t k = 0; k < nd; k++)
+    if (dims[k] < 0 || dims[k] >= (int64_t)rank)
+      return shard_interp_error(p, op, "reduce dimension %lld is out of range", (long long)dims[k]);
+    else reduced[dims[k]] = true;
+  int64_t *rdims = INTERP_RANK_ARRAY(p, op, int64_t), *rs = INTERP_RANK_ARRAY(p, op, int64_t),
+          *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t rr = 0;
   for (uint32_t d = 0; d < rank; d++)
     if (!reduced[d]) rdims[rr++] = in[0]->type->dims[d];
@@ -607,7 +617,8 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
 static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
-  int64_t lb[INTERP_MAX_RANK], rb[INTERP_MAX_RANK], lc[INTERP_MAX_RANK], rc[INTERP_MAX_RANK];
+  int64_t *lb = INTERP_RANK_ARRAY(p, op, int64_t), *rb = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lc = INTERP_RANK_ARRAY(p, op, int64_t), *rc = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlb = 0, nrb = 0, nlc = 0, nrc = 0;
   uint32_t ra = a->type->rank, rbk = b->type->rank;
   if (strcmp(op->name, "stablehlo.dot") == 0) {
@@ -617,14 +628,14 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   } else {
     const shard_attr *dn = shard_op_attr(op, "dot_dimension_numbers");
     const char *text = dn && dn->kind == SHARD_ATTR_RAW ? dn->u.raw : NULL;
-    if (!text || !shard_interp_raw_list(text, "lhs_batching_dimensions", lb, &nlb, INTERP_MAX_RANK) ||
-        !shard_interp_raw_list(text, "rhs_batching_dimensions", rb, &nrb, INTERP_MAX_RANK) ||
-        !shard_interp_raw_list(text, "lhs_contracting_dimensions", lc, &nlc, INTERP_MAX_RANK) ||
-        !shard_interp_raw_list(text, "rhs_contracting_dimensions", rc, &nrc, INTERP_MAX_RANK))
+    if (!text || !shard_interp_raw_list(text, "lhs_batching_dimensions", lb, &nlb, shard_interp_op_rank(op)) ||
+        !shard_interp_raw_list(text, "rhs_batching_dimensions", rb, &nrb, shard_interp_op_rank(op)) ||
+        !shard_interp_raw_list(text, "lhs_contracting_dimensions", lc, &nlc, shard_interp_op_rank(op)) ||
+        !shard_interp_raw_list(text, "rhs_contracting_dimensions", rc, &nrc, shard_interp_op_rank(op)))
       return shard_interp_error(p, op, "dot_general needs dot_dimension_numbers");
   }
   /* role of each lhs/rhs dim: batch k, contracting k, or free */
-  int64_t lfree[INTERP_MAX_RANK], rfree[INTERP_MAX_RANK];
+  int64_t *lfree = INTERP_RANK_ARRAY(p, op, int64_t), *rfree = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlf = 0, nrf = 0;
   for (uint32_t d = 0; d < ra; d++) {
     bool used = false;
@@ -639,11 +650,12 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     if (!used) rfree[nrf++] = d;
   }
   if (nlb + nlf + nrf != r->type->rank) return shard_interp_error(p, op, "dot_general result rank does not match");
-  int64_t as[INTERP_MAX_RANK], bs[INTERP_MAX_RANK], cdims[INTERP_MAX_RANK];
+  int64_t *as = INTERP_RANK_ARRAY(p, op, int64_t), *bs = INTERP_RANK_ARRAY(p, op, int64_t),
+          *cdims = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(ra, a->type->dims, as);
   shard_interp_strides(rbk, b->type->dims, bs);
   for (uint32_t k = 0; k < nlc; k++) cdims[k] = a->type->dims[lc[k]];
-  int64_t idx[INTERP_MAX_RANK] = {0};
+  int64_t *idx = INTERP_RANK_ARRAY(p, op, int64_t), *cidx = INTERP_RANK_ARRAY(p, op, int64_t);
   bool fl = r->kind == SHARD_ELEM_FLOAT;
   /* floats: each product and each partial sum rounded to the result type,
    * inline (this loop is most of the time of a --verify run) */
@@ -665,7 +677,7 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     for (uint32_t k = 0; k < nrf; k++) bbase += idx[nlb + nlf + k] * bs[rfree[k]];
     double facc = 0, mag = 0;
     int64_t iacc = 0;
-    int64_t cidx[INTERP_MAX_RANK] = {0};
+    memset(cidx, 0, sizeof(int64_t) * nlc);
     do {
       int64_t ai = abase, bi = bbase;
       for (uint32_t k = 0; k < nlc; k++) ai += cidx[k] * as[lc[k]], bi += cidx[k] * bs[rc[k]];
@@ -749,12 +761,14 @@ static bool S_sort(interp_proc *p, interp_frame *f, shard_op *op) {
   }
   uint32_t rank = in[0]->type->rank;
   if (dim < 0) dim += rank;
-  int64_t strides[INTERP_MAX_RANK], outer[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *outer = INTERP_RANK_ARRAY(p, op, int64_t),
+          *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, in[0]->type->dims, strides);
   memcpy(outer, in[0]->type->dims, sizeof(int64_t) * rank);
   int64_t len = outer[dim];
   outer[dim] = 1;
-  int64_t *perm = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1)), *tmp = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1));
+  int64_t *perm = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1)),
+          *tmp = shard_xmalloc(sizeof(int64_t) * (size_t)(len + 1));
   sort_ctx c = {p, f, op, in, n, 0, strides[dim], args, false};
   bool more = in[0]->num > 0;
   while (more && !c.failed) {

@@ -38,7 +38,7 @@ static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, con
                        uint32_t *n) {
   const shard_attr *a = shard_op_attr(op, attr);
   if (!a || a->kind != SHARD_ATTR_RAW) return shard_interp_error(p, op, "'%s' needs a '%s' attribute", op->name, attr);
-  if (!shard_interp_raw_list(a->u.raw, key, out, n, INTERP_MAX_RANK))
+  if (!shard_interp_raw_list(a->u.raw, key, out, n, shard_interp_op_rank(op)))
     return shard_interp_error(p, op, "'%s': malformed '%s' in '%s'", op->name, key, attr);
   return true;
 }
@@ -52,16 +52,16 @@ static bool S_opt_i64s(interp_proc *p, const shard_op *op, const char *name, int
     return true;
   }
   uint32_t n;
-  if (!shard_interp_attr_i64s(p, op, name, out, &n, 2 * INTERP_MAX_RANK)) return false;
+  if (!shard_interp_attr_i64s(p, op, name, out, &n, shard_interp_op_rank(op))) return false;
   if (n != rank) return shard_interp_error(p, op, "'%s' has %u entries where %u are expected", name, n, rank);
   return true;
 }
 
 /* `padding` as N x 2 (low, high) pairs; zeros when absent. */
 static bool S_padding(interp_proc *p, const shard_op *op, uint32_t rank, int64_t *lo, int64_t *hi) {
-  int64_t pairs[2 * INTERP_MAX_RANK];
-  uint32_t n = 0;
-  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, 2 * INTERP_MAX_RANK))
+  uint32_t n = 0, max = 2 * shard_interp_op_rank(op);
+  int64_t *pairs = INTERP_ARRAY(p, int64_t, max);
+  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, max))
     return false;
   if (n && n != 2 * rank) return shard_interp_error(p, op, "'padding' needs %u (low, high) pairs", rank);
   for (uint32_t d = 0; d < rank; d++) {
@@ -126,21 +126,21 @@ static bool S_fold(fold *fo, shard_tensor *const *acc, int64_t ai, shard_tensor 
   return true;
 }
 
-/* The index vector of start_indices at batch position `batch` (the dims
- * other than index_vector_dim, in order) into `vec`; *len entries. Also
+/* The index vector of start_indices (row-major strides `strides`) at batch
+ * position `batch` (the dims other than index_vector_dim, in order) into
+ * `vec`; *len entries, at most max. Also
  * fills `full`, the start_indices index with the vector dim at 0. */
-static void S_index_vector(const shard_tensor *si, int64_t ivd, const int64_t *batch, int64_t *full, int64_t *vec,
-                           uint32_t *len) {
+static void S_index_vector(const shard_tensor *si, const int64_t *strides, int64_t ivd, const int64_t *batch,
+                           int64_t *full, int64_t *vec, uint32_t max, uint32_t *len) {
   uint32_t rank = si->type->rank;
-  int64_t strides[INTERP_MAX_RANK];
-  shard_interp_strides(rank, si->type->dims, strides);
   for (uint32_t d = 0, b = 0; d < rank; d++) full[d] = (int64_t)d == ivd ? 0 : batch[b++];
   if (ivd >= (int64_t)rank) {
     *len = 1;
     vec[0] = si->ints[S_flat(rank, strides, full)];
     return;
   }
-  *len = (uint32_t)si->type->dims[ivd];
+  /* only the first `max` components address the operand (start_index_map) */
+  *len = si->type->dims[ivd] < (int64_t)max ? (uint32_t)si->type->dims[ivd] : max;
   for (uint32_t k = 0; k < *len; k++) {
     full[ivd] = k;
     vec[k] = si->ints[S_flat(rank, strides, full)];
@@ -155,8 +155,10 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *r = si ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   static const char *const dn = "dimension_numbers";
-  int64_t offset_dims[INTERP_MAX_RANK], collapsed[INTERP_MAX_RANK], obatch[INTERP_MAX_RANK], sbatch[INTERP_MAX_RANK],
-      start_map[INTERP_MAX_RANK], ivd_v[1], sizes[INTERP_MAX_RANK];
+  int64_t ivd_v[1];
+  int64_t *offset_dims = INTERP_RANK_ARRAY(p, op, int64_t), *collapsed = INTERP_RANK_ARRAY(p, op, int64_t),
+          *obatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t),
+          *start_map = INTERP_RANK_ARRAY(p, op, int64_t), *sizes = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n_off, n_col, n_ob, n_sb, n_map, n_ivd, n_sizes;
   if (!S_raw_dims(p, op, dn, "offset_dims", offset_dims, &n_off) ||
       !S_raw_dims(p, op, dn, "collapsed_slice_dims", collapsed, &n_col) ||
@@ -164,24 +166,27 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
       !S_raw_dims(p, op, dn, "start_indices_batching_dims", sbatch, &n_sb) ||
       !S_raw_dims(p, op, dn, "start_index_map", start_map, &n_map) ||
       !S_raw_dims(p, op, dn, "index_vector_dim", ivd_v, &n_ivd) ||
-      !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n_sizes, INTERP_MAX_RANK))
+      !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n_sizes, shard_interp_op_rank(op)))
     return false;
   if (si->kind == SHARD_ELEM_FLOAT || si->kind == SHARD_ELEM_COMPLEX)
     return shard_interp_error(p, op, "gather start indices must be integers");
   uint32_t xr = x->type->rank, rr = r->type->rank;
   int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
   if (n_sizes != xr || n_sb != n_ob) return shard_interp_error(p, op, "gather dimension numbers do not fit the operand");
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *ss = INTERP_RANK_ARRAY(p, op, int64_t), *xi = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *batch = INTERP_RANK_ARRAY(p, op, int64_t), *offset = INTERP_RANK_ARRAY(p, op, int64_t),
+          *full = INTERP_ARRAY(p, int64_t, shard_interp_op_rank(op) + 1), *vec = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(xr, x->type->dims, xs);
+  shard_interp_strides(si->type->rank, si->type->dims, ss);
   for (int64_t i = 0; i < r->num; i++) {
-    int64_t batch[INTERP_MAX_RANK], offset[INTERP_MAX_RANK], full[INTERP_MAX_RANK + 1], vec[INTERP_MAX_RANK];
     uint32_t nb = 0, no = 0, len;
     for (uint32_t d = 0; d < rr; d++) {
       if (S_contains(offset_dims, n_off, d)) offset[no++] = idx[d];
       else batch[nb++] = idx[d];
     }
-    S_index_vector(si, ivd, batch, full, vec, &len);
-    int64_t xi[INTERP_MAX_RANK] = {0};
+    S_index_vector(si, ss, ivd, batch, full, vec, shard_interp_op_rank(op), &len);
+    memset(xi, 0, sizeof(int64_t) * xr);
     for (uint32_t k = 0; k < n_map && k < len; k++) {
       int64_t d = start_map[k], hi = x->type->dims[d] - sizes[d], s = vec[k];
       xi[d] += s < 0 ? 0 : s > hi ? hi : s;
@@ -217,8 +222,10 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
     res[k]->type = op->results[k].type;
   }
   static const char *const dn = "scatter_dimension_numbers";
-  int64_t window_dims[INTERP_MAX_RANK], inserted[INTERP_MAX_RANK], ibatch[INTERP_MAX_RANK], sbatch[INTERP_MAX_RANK],
-      to_operand[INTERP_MAX_RANK], ivd_v[1];
+  int64_t ivd_v[1];
+  int64_t *window_dims = INTERP_RANK_ARRAY(p, op, int64_t), *inserted = INTERP_RANK_ARRAY(p, op, int64_t),
+          *ibatch = INTERP_RANK_ARRAY(p, op, int64_t), *sbatch = INTERP_RANK_ARRAY(p, op, int64_t),
+          *to_operand = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n_win, n_ins, n_ib, n_sb, n_map, n_ivd;
   if (!S_raw_dims(p, op, dn, "update_window_dims", window_dims, &n_win) ||
       !S_raw_dims(p, op, dn, "inserted_window_dims", inserted, &n_ins) ||
@@ -233,19 +240,22 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
   if (op->num_regions != 1) return shard_interp_error(p, op, "scatter needs an update_computation region");
   int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
   uint32_t xr = in[0]->type->rank, ur = up[0]->type->rank;
-  int64_t xs[INTERP_MAX_RANK], idx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *ss = INTERP_RANK_ARRAY(p, op, int64_t), *xi = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *batch = INTERP_RANK_ARRAY(p, op, int64_t), *window = INTERP_RANK_ARRAY(p, op, int64_t),
+          *full = INTERP_ARRAY(p, int64_t, shard_interp_op_rank(op) + 1), *vec = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(xr, in[0]->type->dims, xs);
+  shard_interp_strides(si->type->rank, si->type->dims, ss);
   fold fo;
   S_fold_init(&fo, p, f, &op->regions[0], res, n);
   for (int64_t u = 0; u < up[0]->num; u++) {
-    int64_t batch[INTERP_MAX_RANK], window[INTERP_MAX_RANK], full[INTERP_MAX_RANK + 1], vec[INTERP_MAX_RANK];
     uint32_t nb = 0, nw = 0, len;
     for (uint32_t d = 0; d < ur; d++) {
       if (S_contains(window_dims, n_win, d)) window[nw++] = idx[d];
       else batch[nb++] = idx[d];
     }
-    S_index_vector(si, ivd, batch, full, vec, &len);
-    int64_t xi[INTERP_MAX_RANK] = {0};
+    S_index_vector(si, ss, ivd, batch, full, vec, shard_interp_op_rank(op), &len);
+    memset(xi, 0, sizeof(int64_t) * xr);
     for (uint32_t k = 0; k < n_map && k < len; k++) xi[to_operand[k]] += vec[k];
     for (uint32_t k = 0; k < n_ib; k++) xi[ibatch[k]] += full[sbatch[k]];
     for (uint32_t d = 0, w = 0; d < xr; d++) {
@@ -290,26 +300,27 @@ static bool S_reduce_window(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t k = 0; k < n; k++)
     if (!(res[k] = shard_interp_tensor_like(p, op->results[k].type, op))) return false;
   uint32_t rank = in[0]->type->rank;
-  int64_t wdims[INTERP_MAX_RANK], strides[INTERP_MAX_RANK], bdil[INTERP_MAX_RANK], wdil[INTERP_MAX_RANK],
-      lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK];
+  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t),
+          *bdil = INTERP_RANK_ARRAY(p, op, int64_t), *wdil = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nw;
-  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, INTERP_MAX_RANK)) return false;
+  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, shard_interp_op_rank(op))) return false;
   if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
   if (!S_opt_i64s(p, op, "window_strides", 1, rank, strides) || !S_opt_i64s(p, op, "base_dilations", 1, rank, bdil) ||
       !S_opt_i64s(p, op, "window_dilations", 1, rank, wdil) || !S_padding(p, op, rank, lo, hi))
     return false;
   if (op->num_regions != 1) return shard_interp_error(p, op, "reduce_window needs a body");
-  int64_t xs[INTERP_MAX_RANK], ridx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *ridx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *w = INTERP_RANK_ARRAY(p, op, int64_t), *q = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, in[0]->type->dims, xs);
   fold fo;
   S_fold_init(&fo, p, f, &op->regions[0], res, n);
   for (int64_t i = 0; i < res[0]->num; i++) {
     for (uint32_t k = 0; k < n; k++) interp_copy_elem(res[k], i, in[n + k], 0);
-    int64_t w[INTERP_MAX_RANK] = {0};
+    memset(w, 0, sizeof(int64_t) * rank);
     bool more = true;
     for (uint32_t d = 0; d < rank; d++) more &= wdims[d] > 0;
     while (more) {
-      int64_t q[INTERP_MAX_RANK];
       for (uint32_t d = 0; d < rank; d++) q[d] = ridx[d] * strides[d] + w[d] * wdil[d];
       int64_t src = S_dilated_source(in[0], xs, q, lo, bdil);
       bool ok = src >= 0 ? S_fold(&fo, res, i, in, src, res, i) : S_fold(&fo, res, i, in + n, 0, res, i);
@@ -331,23 +342,25 @@ static bool S_select_and_scatter(interp_proc *p, interp_frame *f, shard_op *op) 
   if (!r) return false;
   if (op->num_regions != 2) return shard_interp_error(p, op, "select_and_scatter needs select and scatter regions");
   uint32_t rank = x->type->rank;
-  int64_t wdims[INTERP_MAX_RANK], strides[INTERP_MAX_RANK], lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK];
+  int64_t *wdims = INTERP_RANK_ARRAY(p, op, int64_t), *strides = INTERP_RANK_ARRAY(p, op, int64_t),
+          *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nw;
-  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, INTERP_MAX_RANK)) return false;
+  if (!shard_interp_attr_i64s(p, op, "window_dimensions", wdims, &nw, shard_interp_op_rank(op))) return false;
   if (nw != rank) return shard_interp_error(p, op, "window_dimensions has %u entries for rank %u", nw, rank);
   if (!S_opt_i64s(p, op, "window_strides", 1, rank, strides) || !S_padding(p, op, rank, lo, hi)) return false;
   for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, init, 0);
   shard_type *st = shard_type_tensor(p->arena, 0, NULL, x->type->elem, NULL);
   shard_tensor *args[2] = {shard_tensor_new(p->arena, st), shard_tensor_new(p->arena, st)};
   shard_tensor *acc = shard_tensor_new(p->arena, st);
-  int64_t xs[INTERP_MAX_RANK], sidx[INTERP_MAX_RANK] = {0};
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *sidx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *w = INTERP_RANK_ARRAY(p, op, int64_t), *xi = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
   for (int64_t s = 0; s < src->num; s++) {
-    int64_t chosen = -1, w[INTERP_MAX_RANK] = {0};
+    int64_t chosen = -1;
+    memset(w, 0, sizeof(int64_t) * rank);
     bool more = true;
     for (uint32_t d = 0; d < rank; d++) more &= wdims[d] > 0;
     for (; more; more = shard_interp_next_index(rank, wdims, w)) {
-      int64_t xi[INTERP_MAX_RANK];
       for (uint32_t d = 0; d < rank; d++) xi[d] = sidx[d] * strides[d] + w[d] - lo[d];
       if (!S_in_bounds(rank, x->type->dims, xi)) continue;
       int64_t cur = S_flat(rank, xs, xi);
@@ -380,16 +393,16 @@ static bool S_select_and_scatter(interp_proc *p, interp_frame *f, shard_op *op) 
 /* ---- convolution ------------------------------------------------------------------- */
 
 typedef struct conv_dims {
-  int64_t in_batch, in_feature, in_spatial[INTERP_MAX_RANK];
-  int64_t k_in, k_out, k_spatial[INTERP_MAX_RANK];
-  int64_t out_batch, out_feature, out_spatial[INTERP_MAX_RANK];
-  uint32_t nspatial;
+  int64_t in_batch, in_feature, *in_spatial; /* the spatial lists have `max` entries */
+  int64_t k_in, k_out, *k_spatial;
+  int64_t out_batch, out_feature, *out_spatial;
+  uint32_t nspatial, max;
 } conv_dims;
 
 /* One list of the compact form: "[b, 0, 1, f]" -> positions of the letters
  * and of the spatial numbers. */
 static const char *S_conv_list(const char *s, char l0, char l1, int64_t *d0, int64_t *d1, int64_t *spatial,
-                               uint32_t *nspatial) {
+                               uint32_t max, uint32_t *nspatial) {
   while (*s == ' ') s++;
   if (*s != '[') return NULL;
   s++;
@@ -404,7 +417,7 @@ static const char *S_conv_list(const char *s, char l0, char l1, int64_t *d0, int
     else if (*s >= '0' && *s <= '9') {
       char *end;
       long v = strtol(s, &end, 10);
-      if (v < 0 || v >= INTERP_MAX_RANK) return NULL;
+      if (v < 0 || v >= (long)max) return NULL;
       spatial[v] = pos;
       if ((uint32_t)v + 1 > *nspatial) *nspatial = (uint32_t)v + 1;
       s = end;
@@ -424,10 +437,10 @@ static bool S_conv_dims(const char *text, conv_dims *c) {
   if (!s) return false;
   s++;
   if (strstr(s, "input_batch_dimension")) {
-    int64_t v[INTERP_MAX_RANK];
+    int64_t v[1];
     uint32_t n, ns[3];
 #define CONV_ONE(key, dst) \
-  if (!shard_interp_raw_list(s, key, v, &n, INTERP_MAX_RANK) || n != 1) return false; \
+  if (!shard_interp_raw_list(s, key, v, &n, 1) || n != 1) return false; \
   dst = v[0];
     CONV_ONE("input_batch_dimension", c->in_batch)
     CONV_ONE("input_feature_dimension", c->in_feature)
@@ -436,20 +449,20 @@ static bool S_conv_dims(const char *text, conv_dims *c) {
     CONV_ONE("output_batch_dimension", c->out_batch)
     CONV_ONE("output_feature_dimension", c->out_feature)
 #undef CONV_ONE
-    if (!shard_interp_raw_list(s, "input_spatial_dimensions", c->in_spatial, &ns[0], INTERP_MAX_RANK) ||
-        !shard_interp_raw_list(s, "kernel_spatial_dimensions", c->k_spatial, &ns[1], INTERP_MAX_RANK) ||
-        !shard_interp_raw_list(s, "output_spatial_dimensions", c->out_spatial, &ns[2], INTERP_MAX_RANK) || ns[0] != ns[1] ||
+    if (!shard_interp_raw_list(s, "input_spatial_dimensions", c->in_spatial, &ns[0], c->max) ||
+        !shard_interp_raw_list(s, "kernel_spatial_dimensions", c->k_spatial, &ns[1], c->max) ||
+        !shard_interp_raw_list(s, "output_spatial_dimensions", c->out_spatial, &ns[2], c->max) || ns[0] != ns[1] ||
         ns[1] != ns[2])
       return false;
     c->nspatial = ns[0];
     return true;
   }
   uint32_t n1, n2, n3;
-  s = S_conv_list(s, 'b', 'f', &c->in_batch, &c->in_feature, c->in_spatial, &n1);
+  s = S_conv_list(s, 'b', 'f', &c->in_batch, &c->in_feature, c->in_spatial, c->max, &n1);
   if (!s || *s != 'x') return false;
-  s = S_conv_list(s + 1, 'i', 'o', &c->k_in, &c->k_out, c->k_spatial, &n2);
+  s = S_conv_list(s + 1, 'i', 'o', &c->k_in, &c->k_out, c->k_spatial, c->max, &n2);
   if (!s || strncmp(s, "->", 2) != 0) return false;
-  s = S_conv_list(s + 2, 'b', 'f', &c->out_batch, &c->out_feature, c->out_spatial, &n3);
+  s = S_conv_list(s + 2, 'b', 'f', &c->out_batch, &c->out_feature, c->out_spatial, c->max, &n3);
   if (!s || n1 != n2 || n2 != n3) return false;
   c->nspatial = n1;
   return c->in_batch >= 0 && c->in_feature >= 0 && c->k_in >= 0 && c->k_out >= 0 && c->out_batch >= 0 &&
@@ -461,14 +474,17 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *r = rhs ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   const shard_attr *dn = shard_op_attr(op, "dimension_numbers");
-  conv_dims c;
+  uint32_t maxr = shard_interp_op_rank(op);
+  conv_dims c = {.in_spatial = INTERP_ARRAY(p, int64_t, maxr), .k_spatial = INTERP_ARRAY(p, int64_t, maxr),
+                 .out_spatial = INTERP_ARRAY(p, int64_t, maxr), .max = maxr};
   if (!dn || dn->kind != SHARD_ATTR_RAW || !S_conv_dims(dn->u.raw, &c))
     return shard_interp_error(p, op, "convolution needs readable dimension_numbers");
   uint32_t ns = c.nspatial, rank = lhs->type->rank;
   if (rank != ns + 2 || rhs->type->rank != rank || r->type->rank != rank)
     return shard_interp_error(p, op, "convolution operands do not have rank %u", ns + 2);
-  int64_t strides[INTERP_MAX_RANK], lo[INTERP_MAX_RANK], hi[INTERP_MAX_RANK], ldil[INTERP_MAX_RANK],
-      rdil[INTERP_MAX_RANK], rev[INTERP_MAX_RANK];
+  int64_t *strides = INTERP_RANK_ARRAY(p, op, int64_t), *lo = INTERP_RANK_ARRAY(p, op, int64_t),
+          *hi = INTERP_RANK_ARRAY(p, op, int64_t), *ldil = INTERP_RANK_ARRAY(p, op, int64_t),
+          *rdil = INTERP_RANK_ARRAY(p, op, int64_t), *rev = INTERP_RANK_ARRAY(p, op, int64_t);
   int64_t fgc = 1, bgc = 1;
   if (!S_opt_i64s(p, op, "window_strides", 1, ns, strides) || !S_opt_i64s(p, op, "lhs_dilation", 1, ns, ldil) ||
       !S_opt_i64s(p, op, "rhs_dilation", 1, ns, rdil) || !S_opt_i64s(p, op, "window_reversal", 0, ns, rev) ||
@@ -481,7 +497,9 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   if (fgc < 1 || bgc < 1 || out_features % fgc || out_features % bgc || ld[c.in_feature] != kin * fgc ||
       ld[c.in_batch] % bgc || od[c.out_batch] * bgc != ld[c.in_batch])
     return shard_interp_error(p, op, "convolution group counts do not fit the shapes");
-  int64_t ls[INTERP_MAX_RANK], ks[INTERP_MAX_RANK], oidx[INTERP_MAX_RANK] = {0}, kspatial[INTERP_MAX_RANK];
+  int64_t *ls = INTERP_RANK_ARRAY(p, op, int64_t), *ks = INTERP_RANK_ARRAY(p, op, int64_t),
+          *oidx = INTERP_RANK_ARRAY(p, op, int64_t), *kspatial = INTERP_RANK_ARRAY(p, op, int64_t),
+          *k = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, ld, ls);
   shard_interp_strides(rank, kd, ks);
   int64_t terms = kin;
@@ -502,7 +520,7 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
     int64_t batch = bgroup * od[c.out_batch] + oidx[c.out_batch];
     double facc = 0;
     int64_t iacc = 0;
-    int64_t k[INTERP_MAX_RANK] = {0};
+    memset(k, 0, sizeof(int64_t) * ns);
     bool more = true;
     for (uint32_t s = 0; s < ns; s++) more &= kspatial[s] > 0;
     for (; more; more = shard_interp_next_index(ns, kspatial, k)) {

@@ -707,8 +707,28 @@ bool shard_rr_shared_by_equal_ops(const shard_op *op) {
          f == shard_rr_reshape || f == rule_transpose;
 }
 
+/* A known op whose rule can't be built because a tensor has more dims than
+ * the rule constructors' index lists hold (RR_MAX_INTS): said, not silent. */
+static bool S_rank_beyond_rules(const shard_op *op, shard_buf *b) {
+  uint32_t rank = 0;
+  for (uint32_t i = 0; i < op->num_operands + op->num_results; i++) {
+    const shard_type *t = i < op->num_operands ? (op->operands[i].value ? op->operands[i].value->type : NULL)
+                                               : op->results[i - op->num_operands].type;
+    if (t && t->kind == SHARD_TYPE_TENSOR && t->rank > rank) rank = t->rank;
+  }
+  if (rank <= RR_MAX_INTS) return false;
+  shard_arena *tmp = shard_arena_new();
+  bool built = shard_rule_create(tmp, op, false) != NULL;
+  shard_arena_free(tmp);
+  if (built) return false;
+  shard_buf_printf(b, "op '%s' has a tensor of rank %u: SDY sharding rules handle at most %d dims, so the op has none",
+                   op->name, rank, RR_MAX_INTS);
+  return true;
+}
+
 bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
-  if (!op || !op->name || lookup(op->name)) return false;
+  if (!op || !op->name) return false;
+  if (lookup(op->name)) return S_rank_beyond_rules(op, b);
   if (strcmp(op->name, "stablehlo.custom_call") == 0) {
     bool unknown = false;
     shard_arena *tmp = shard_arena_new();

@@ -39,8 +39,10 @@ void shard_rule_set_provider(shard_rule_provider_fn fn, void *ctx);
 /* Added by rule_registry.c: when Shardy's registry does not know the op,
  * writes the warning Shardy emits for it to b ("op 'x' is unknown to SDY
  * sharding rule registry", "custom call @t is unknown to SDY sharding rule
- * registry") and returns true. False for known ops, with or without a rule
- * (terminators, constants and data-flow ops are known). */
+ * registry") and returns true; also for a known op that gets no rule because
+ * a tensor has more dims than rules handle (RR_MAX_INTS, 256). False for
+ * other known ops, with or without a rule (terminators, constants and
+ * data-flow ops are known). */
 bool shard_rule_unknown_message(const shard_op *op, shard_buf *b);
 
 #endif
