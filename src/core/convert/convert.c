@@ -235,20 +235,16 @@ bool shard_pylex_accept(shard_pylex *lx, const char *text) {
 bool shard_pylex_error(shard_pylex *lx, const shard_pytok *t, const char *fmt, ...) {
   if (lx->failed) return false;
   lx->failed = true;
-  shard_buf msg;
-  shard_buf_init(&msg);
-  va_list ap;
-  va_start(ap, fmt);
-  shard_buf_vprintf(&msg, fmt, ap);
-  va_end(ap);
   uint32_t off = t->off, len = t->len ? t->len : 1;
   if (t->kind == SHARD_PYTOK_STRING) {
     off--;
     len += 2;
   }
   shard_span sp = {lx->src, off, len};
-  shard_error(lx->cx->de, sp, "%s", shard_buf_str(&msg));
-  shard_buf_free(&msg);
+  va_list ap;
+  va_start(ap, fmt);
+  shard_diag_vemit(lx->cx->de, SHARD_ERROR, sp, fmt, ap);
+  va_end(ap);
   return false;
 }
 

@@ -148,15 +148,11 @@ static bool perror_at(hlo_parser *p, uint32_t off, uint32_t len, const char *fmt
 static bool perror_at(hlo_parser *p, uint32_t off, uint32_t len, const char *fmt, ...) {
   if (p->failed) return false;
   p->failed = true;
-  shard_buf msg;
-  shard_buf_init(&msg);
+  shard_span sp = {p->src, off, len};
   va_list ap;
   va_start(ap, fmt);
-  shard_buf_vprintf(&msg, fmt, ap);
+  shard_diag_vemit(p->cx->de, SHARD_ERROR, sp, fmt, ap);
   va_end(ap);
-  shard_span sp = {p->src, off, len};
-  shard_error(p->cx->de, sp, "%s", shard_buf_str(&msg));
-  shard_buf_free(&msg);
   return false;
 }
 

@@ -41,15 +41,11 @@ static void report_at(shard_expect *e, uint32_t off, bool located, const char *f
 
 /* Reports an error positioned at a designator (or nowhere, for @unknown). */
 static void report_at(shard_expect *e, uint32_t off, bool located, const char *fmt, ...) {
-  shard_buf msg;
-  shard_buf_init(&msg);
+  shard_span sp = located ? (shard_span){e->src, off, 0} : shard_no_span;
   va_list ap;
   va_start(ap, fmt);
-  shard_buf_vprintf(&msg, fmt, ap);
+  shard_diag_vemit(e->report, SHARD_ERROR, sp, fmt, ap);
   va_end(ap);
-  shard_span sp = located ? (shard_span){e->src, off, 0} : shard_no_span;
-  shard_error(e->report, sp, "%s", shard_buf_str(&msg));
-  shard_buf_free(&msg);
   e->ok = false;
 }
 

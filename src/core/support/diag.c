@@ -28,12 +28,16 @@ void shard_diag_init(shard_diag_engine *de, shard_diag_fn fn, void *ctx) {
 
 void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
                      const char *fmt, ...) {
-  shard_buf msg;
-  shard_buf_init(&msg);
   va_list ap;
   va_start(ap, fmt);
-  shard_buf_vprintf(&msg, fmt, ap);
+  shard_diag_vemit(de, sev, span, fmt, ap);
   va_end(ap);
+}
+
+void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, va_list ap) {
+  shard_buf msg;
+  shard_buf_init(&msg);
+  shard_buf_vprintf(&msg, fmt, ap);
 
   if (sev == SHARD_WARNING && de->warnings_as_errors)
     sev = SHARD_ERROR;

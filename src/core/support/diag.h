@@ -7,6 +7,7 @@
 #ifndef SHARD_DIAG_H
 #define SHARD_DIAG_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -51,6 +52,8 @@ typedef struct shard_diag_engine {
 void shard_diag_init(shard_diag_engine *de, shard_diag_fn fn, void *ctx);
 void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
                      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* shard_diag_emit with the arguments as a va_list. */
+void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, va_list ap);
 #define shard_error(de, span, ...) shard_diag_emit((de), SHARD_ERROR, (span), __VA_ARGS__)
 #define shard_warning(de, span, ...) shard_diag_emit((de), SHARD_WARNING, (span), __VA_ARGS__)
 #define shard_note(de, span, ...) shard_diag_emit((de), SHARD_NOTE, (span), __VA_ARGS__)
