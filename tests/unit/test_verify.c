@@ -369,11 +369,75 @@ Test(verify, call_to_a_defined_function_of_matching_type) {
   snprintf(in, sizeof in,
            "%sfunc.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
            "  %%0 = func.call @f(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
-           "  %%1 = func.call @main(%%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+           "  %%1 = func.call @f(%%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
            "  return %%1 : tensor<4xf32>\n"
            "}\n",
            S_callee);
   S_expect_clean(in);
+}
+
+/* shard's limit: no pass follows a cycle of calls. */
+Test(verify, a_function_calling_itself_is_rejected_at_the_call) {
+  S_expect_one_error("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n",
+                     "recursive call graph is not supported: @f calls itself", 2);
+}
+
+Test(verify, a_cycle_through_other_functions_names_them) {
+  S_expect_one_error("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n"
+                     "func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @h(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n"
+                     "func.func @h(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n",
+                     "recursive call graph is not supported: @f calls itself through @g, @h", 2);
+}
+
+Test(verify, a_diamond_of_calls_is_not_a_cycle) {
+  S_expect_clean("func.func @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  return %x : tensor<4xf32>\n"
+                 "}\n"
+                 "func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %0 = func.call @leaf(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  return %0 : tensor<4xf32>\n"
+                 "}\n"
+                 "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %0 = func.call @a(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  %1 = func.call @leaf(%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  return %1 : tensor<4xf32>\n"
+                 "}\n");
+}
+
+/* A very long chain of calls is walked without recursion. */
+Test(verify, a_long_call_chain_is_checked_iteratively) {
+  enum { N = 20000 };
+  shard_buf b;
+  shard_buf_init(&b);
+  for (int i = 0; i < N; i++) {
+    shard_buf_printf(&b, "func.func @f%d(%%x: tensor<4xf32>) -> tensor<4xf32> {\n", i);
+    if (i + 1 < N) {
+      shard_buf_printf(&b, "  %%0 = func.call @f%d(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n", i + 1);
+      shard_buf_puts(&b, "  return %0 : tensor<4xf32>\n}\n");
+    } else {
+      shard_buf_printf(&b, "  %%0 = func.call @f0(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n");
+      shard_buf_puts(&b, "  return %0 : tensor<4xf32>\n}\n");
+    }
+  }
+  captured c;
+  bool ok = S_verify(shard_buf_str(&b), false, &c);
+  shard_buf_free(&b);
+  cr_expect(!ok);
+  cr_assert_geq(c.count, 1);
+  cr_expect(strncmp(c.text[0], "recursive call graph is not supported: @f0 calls itself through @f1, @f2,", 72) == 0,
+            "%s", c.text[0]);
 }
 
 static void S_expect_call_error(const char *call, const char *msg) {

@@ -1775,7 +1775,7 @@ static void S_convert_block(g2l *c, shard_block *b) {
 }
 
 static void S_convert_func(g2l *c, shard_op *fn) {
-  shard_block *body = fn->regions[0].first;
+  shard_block *body = fn->num_regions ? fn->regions[0].first : NULL; /* none: a declaration */
   const shard_attr *ft = shard_op_attr(fn, "function_type");
   if (!ft || ft->kind != SHARD_ATTR_TYPE || ft->u.type->kind != SHARD_TYPE_FUNCTION) return;
   shard_type *type = ft->u.type;
