@@ -365,6 +365,42 @@ HAND = [
      '  %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>\n'
      '  return %0 : tensor<4xf32>\n}\n',
      "{f}:2:3: error: 'stablehlo.add' op requires the same shape for all operands and results"),
+    ("shlo_gather_start_index_map_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x4xf32> {\n'
+     '  %0 = "stablehlo.gather"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+     'collapsed_slice_dims = [0], start_index_map = [5], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : '
+     '(tensor<8x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>\n'
+     '  return %0 : tensor<2x4xf32>\n}\n',
+     "{f}:2:3: error: start_index_map[0]: 5 is out of bounds for operand rank 2"),
+    ("shlo_gather_slice_size_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x9xf32> {\n'
+     '  %0 = "stablehlo.gather"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+     'collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 9>}> : '
+     '(tensor<8x4xf32>, tensor<2x1xi32>) -> tensor<2x9xf32>\n'
+     '  return %0 : tensor<2x9xf32>\n}\n',
+     "{f}:2:3: error: slice size (9) is out of bounds for operand dimension (4) at index 1"),
+    ("shlo_scatter_inserted_dim_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<8x4xf32> {\n'
+     '  %0 = "stablehlo.scatter"(%a, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<'
+     'update_window_dims = [1], inserted_window_dims = [6], scatter_dims_to_operand_dims = [0], '
+     'index_vector_dim = 1>}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    stablehlo.return %y : tensor<f32>\n'
+     '  }) : (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>\n'
+     '  return %0 : tensor<8x4xf32>\n}\n',
+     "{f}:2:3: error: Expects each element of inserted_window_dims to be in range [0, rank-of('operand') i.e. "
+     "[0, 2). got: 6."),
+    ("shlo_reduce_window_dimensions_size.mlir",
+     'func.func @main(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {\n'
+     '  %z = stablehlo.constant dense<0.0> : tensor<f32>\n'
+     '  %0 = "stablehlo.reduce_window"(%a, %z) <{window_dimensions = array<i64: 2, 1, 5>}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    %s = stablehlo.add %x, %y : tensor<f32>\n'
+     '    stablehlo.return %s : tensor<f32>\n'
+     '  }) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>\n'
+     '  return %0 : tensor<8x4xf32>\n}\n',
+     "{f}:3:3: error: expects window-dimensions size == input rank, but got window-dimensions size: 3 and input: "
+     "'tensor<8x4xf32>' with rank = 2."),
     # -- functions -------------------------------------------------------------
     ("func_return_type_mismatch.mlir",
      'func.func @main(%a: tensor<3xf32>) -> tensor<4xf32> {\n  return %a : tensor<3xf32>\n}\n',

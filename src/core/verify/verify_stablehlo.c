@@ -911,6 +911,275 @@ static bool S_map(S_op *s) {
   return S_check_inferred1(s, S_tensor(s, shape->rank, shape->dims, rt->elem));
 }
 
+
+/* ---- gather, scatter, reduce_window --------------------------------------- */
+
+static bool S_sorted(const int64_t *v, uint32_t n) {
+  for (uint32_t i = 1; i < n; i++)
+    if (v[i - 1] > v[i]) return false;
+  return true;
+}
+
+static bool S_sorted_unique(S_op *s, const shlo_dims *d, const char *what) {
+  if (!S_sorted(d->vals, d->num))
+    return S_infer_fail(s, "expects %s to be sorted, got: [%s]", what, S_list(s->cx, d->vals, d->num));
+  if (S_has_duplicates(d->vals, d->num))
+    return S_infer_fail(s, "expects %s to not repeat, got: [%s]", what, S_list(s->cx, d->vals, d->num));
+  return true;
+}
+
+static bool S_each_below(S_op *s, const shlo_dims *d, int64_t bound, const char *what, const char *of) {
+  for (uint32_t i = 0; i < d->num; i++)
+    if (d->vals[i] < 0 || d->vals[i] >= bound)
+      return S_infer_fail(s, "%s[%u]: %" PRId64 " is out of bounds for %s %" PRId64, what, i, d->vals[i], of, bound);
+  return true;
+}
+
+static bool S_decode_dimnums(S_op *s, const char *attr, bool gather, shlo_dimnums *d) {
+  const shard_attr *a = shard_verify_attr(s->op, attr);
+  if (!a) return shard_verify_fail(&s->with, "requires attribute '%s'", attr);
+  if (a->kind != SHARD_ATTR_RAW || !shard_shlo_dimnums_decode(a->u.raw, d) || d->is_gather != gather) {
+    if (a->kind == SHARD_ATTR_RAW && d->lists[0].vals) shard_shlo_dimnums_free(d);
+    return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: Attribute that models the "
+                             "dimension information for %s.", attr, gather ? "gather" : "scatter");
+  }
+  return true;
+}
+
+static bool S_gather_checks(S_op *s, const shlo_dimnums *d, const shard_type *x, const shard_type *idx,
+                            const int64_t *sizes, uint32_t nsizes) {
+  const shlo_dims *offset = &d->lists[0], *collapsed = &d->lists[1], *obatch = &d->lists[2], *sbatch = &d->lists[3],
+                  *map = &d->lists[4];
+  int64_t ivd = d->index_vector_dim;
+  if (S_has_duplicates(map->vals, map->num))
+    return S_infer_fail(s, "expects start_index_map to not repeat, got: [%s]", S_list(s->cx, map->vals, map->num));
+  if (S_ranked(x) && !S_each_below(s, map, x->rank, "start_index_map", "operand rank")) return false;
+  if (S_ranked(idx)) {
+    if (ivd < 0 || ivd > (int64_t)idx->rank)
+      return S_infer_fail(s, "index_vector_dim %" PRId64 " is out of bounds for start indices with rank %u", ivd,
+                          idx->rank);
+    int64_t size = ivd == (int64_t)idx->rank ? 1 : idx->dims[ivd];
+    if (!S_dynamic(size) && size != (int64_t)map->num)
+      return S_infer_fail(s, "start_index_map size (%u) is not equal to size of index dimension (%" PRId64 ") of "
+                          "start_indices (%" PRId64 ")", map->num, ivd, size);
+  }
+  if (!S_sorted_unique(s, offset, "offset_dims") || !S_sorted_unique(s, collapsed, "collapsed_slice_dims") ||
+      !S_sorted_unique(s, obatch, "operand_batching_dims"))
+    return false;
+  uint64_t implied = (uint64_t)offset->num + collapsed->num + obatch->num;
+  if (S_ranked(x) && x->rank != implied)
+    return S_infer_fail(s, "offset_dims size (%u) plus collapse_slice_dims size (%u) plus operand_batching_dims size "
+                        "(%u) is not equal to operand rank (%u)", offset->num, collapsed->num, obatch->num, x->rank);
+  if (sizes) {
+    if (nsizes != implied)
+      return S_infer_fail(s, "slice_sizes size (%u) not equal to (implied) operand rank (%" PRIu64 ")", nsizes, implied);
+    for (uint32_t i = 0; i < collapsed->num; i++)
+      if (collapsed->vals[i] < 0 || collapsed->vals[i] >= (int64_t)nsizes)
+        return S_infer_fail(s, "collapsed dimension %" PRId64 " is out of bounds for slice_sizes.size (%u)",
+                            collapsed->vals[i], nsizes);
+    for (uint32_t i = 0; i < obatch->num; i++)
+      if (obatch->vals[i] < 0 || obatch->vals[i] >= (int64_t)nsizes)
+        return S_infer_fail(s, "operand batching dimension %" PRId64 " is out of bounds for slice_sizes.size (%u)",
+                            obatch->vals[i], nsizes);
+    for (uint32_t i = 0; i < collapsed->num; i++)
+      if (sizes[collapsed->vals[i]] > 1)
+        return S_infer_fail(s, "slice_sizes collapsed dimension %" PRId64 " should <= 1 but got %" PRId64,
+                            collapsed->vals[i], sizes[collapsed->vals[i]]);
+    for (uint32_t i = 0; S_ranked(x) && i < nsizes; i++)
+      if (!S_dynamic(x->dims[i]) && (sizes[i] < 0 || sizes[i] > x->dims[i]))
+        return S_infer_fail(s, "slice size (%" PRId64 ") is out of bounds for operand dimension (%" PRId64 ") at index %u",
+                            sizes[i], x->dims[i], i);
+  }
+  if (!S_ranked(idx)) return true;
+  uint32_t idx_rank = idx->rank + (ivd == (int64_t)idx->rank);
+  for (uint32_t i = 0; i < sbatch->num; i++)
+    if (sbatch->vals[i] < 0 || sbatch->vals[i] >= (int64_t)idx_rank || sbatch->vals[i] == ivd)
+      return S_infer_fail(s, "start_indices_batching_dims[%u]: %" PRId64 " is out of bounds for start indices with rank "
+                          "%u or is the index_vector_dim", i, sbatch->vals[i], idx_rank);
+  int64_t result_rank = (int64_t)offset->num + idx_rank - 1;
+  if (!S_each_below(s, offset, result_rank, "offset_dims", "implied result rank")) return false;
+  if (!sizes || !S_ranked(x)) return true;
+  /* the result: offset dims take the slice sizes left after collapsing and
+   * batching, the others the start indices' dims but index_vector_dim */
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, result_rank + 1);
+  uint32_t next_slice = 0, next_idx = 0;
+  for (int64_t r = 0; r < result_rank; r++) {
+    if (S_contains(offset->vals, offset->num, r)) {
+      while (next_slice < nsizes && (S_contains(collapsed->vals, collapsed->num, next_slice) ||
+                                     S_contains(obatch->vals, obatch->num, next_slice)))
+        next_slice++;
+      shape[r] = next_slice < nsizes ? sizes[next_slice++] : SHARD_DYNAMIC_DIM;
+    } else {
+      if ((int64_t)next_idx == ivd) next_idx++;
+      shape[r] = next_idx < idx->rank ? idx->dims[next_idx] : 1;
+      next_idx++;
+    }
+  }
+  return S_check_inferred1(s, S_tensor(s, (uint32_t)result_rank, shape, x->elem));
+}
+
+static bool S_gather(S_op *s) {
+  shlo_dimnums d;
+  if (!S_decode_dimnums(s, "dimension_numbers", true, &d)) return false;
+  uint32_t nsizes;
+  const int64_t *sizes = S_dims_attr(s->op, "slice_sizes", &nsizes);
+  bool ok = S_gather_checks(s, &d, S_operand_type(s->op, 0), S_operand_type(s->op, 1), sizes ? sizes : (int64_t[]){0},
+                            nsizes);
+  shard_shlo_dimnums_free(&d);
+  return ok;
+}
+
+static bool S_scatter_checks(S_op *s, const shlo_dimnums *d) {
+  const shard_op *op = s->op;
+  if (op->num_operands < 3 || op->num_operands % 2 == 0)
+    return shard_verify_fail(&s->with, "expects inputs, scatter_indices and as many updates as inputs");
+  uint32_t n = (op->num_operands - 1) / 2;
+  const shard_type *x = S_operand_type(op, 0), *idx = S_operand_type(op, n), *upd = S_operand_type(op, n + 1);
+  const shlo_dims *window = &d->lists[0], *inserted = &d->lists[1], *ibatch = &d->lists[2], *map = &d->lists[4];
+  int64_t ivd = d->index_vector_dim;
+  for (uint32_t i = 1; i < n; i++) {
+    if (!S_shapes_compatible(x, S_operand_type(op, i))) return S_infer_fail(s, "Not all inputs have compatible shapes.");
+    if (!S_shapes_compatible(upd, S_operand_type(op, n + 1 + i)))
+      return S_infer_fail(s, "Not all updates have compatible shapes.");
+  }
+  if (S_ranked(idx) && (ivd < 0 || ivd > (int64_t)idx->rank))
+    return S_infer_fail(s, "expects scatter index leaf dimension to be within [0, rank(scatter_indices) + 1. "
+                        "rank(scatter_indices) is %u and scatter index leaf dimension is %" PRId64 ".", idx->rank, ivd);
+  const shard_type **in = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
+  const shard_type **init = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
+  for (uint32_t i = 0; i < n; i++) in[i] = S_operand_type(op, i), init[i] = S_scalar_of(s, S_operand_type(op, n + 1 + i));
+  if (!S_check_reducer(s, S_block(op, 0), in, init, n, NULL, 0)) return false;
+  if (S_ranked(idx) && S_ranked(upd)) {
+    uint64_t want = (uint64_t)idx->rank + (ivd == (int64_t)idx->rank) - 1 + window->num;
+    if (upd->rank != want)
+      return S_infer_fail(s, "expects updates tensor must be of rank %" PRIu64 " ( == rank-of('scatter_indices') - 1 + "
+                          "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 dimension "
+                          "if 'index_vector_dim' == rank-of('scatter_indices')), but got %u.", want, upd->rank);
+  }
+  uint64_t implied = (uint64_t)window->num + inserted->num + ibatch->num;
+  if (S_ranked(x) && x->rank != implied)
+    return S_infer_fail(s, "Expects rank-of operand to match size-of('update_window_dims')  + "
+                        "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. %" PRIu64 " but got %u.",
+                        implied, x->rank);
+  if (!S_sorted(window->vals, window->num))
+    return S_infer_fail(s, "Expects update_window_dims to be sorted; got: [%s].", S_list(s->cx, window->vals, window->num));
+  if (S_has_duplicates(window->vals, window->num))
+    return S_infer_fail(s, "Expects update_window_dims to not repeat; got: [%s].",
+                        S_list(s->cx, window->vals, window->num));
+  for (uint32_t i = 0; S_ranked(upd) && i < window->num; i++)
+    if (window->vals[i] < 0 || window->vals[i] >= (int64_t)upd->rank)
+      return S_infer_fail(s, "Expects each element of update_window_dims to be in range [0, rank-of('updates') i.e. [0, "
+                          "%u). got: %" PRId64 ".", upd->rank, window->vals[i]);
+  if (!S_sorted(inserted->vals, inserted->num))
+    return S_infer_fail(s, "Expects inserted_window_dims to be sorted; got: [%s].",
+                        S_list(s->cx, inserted->vals, inserted->num));
+  if (S_has_duplicates(inserted->vals, inserted->num))
+    return S_infer_fail(s, "Expects inserted_window_dims to not repeat; got: [%s].",
+                        S_list(s->cx, inserted->vals, inserted->num));
+  for (uint32_t i = 0; S_ranked(x) && i < inserted->num; i++)
+    if (inserted->vals[i] < 0 || inserted->vals[i] >= (int64_t)x->rank)
+      return S_infer_fail(s, "Expects each element of inserted_window_dims to be in range [0, rank-of('operand') i.e. "
+                          "[0, %u). got: %" PRId64 ".", x->rank, inserted->vals[i]);
+  for (uint32_t i = 0; S_ranked(x) && i < ibatch->num; i++)
+    if (ibatch->vals[i] < 0 || ibatch->vals[i] >= (int64_t)x->rank)
+      return S_infer_fail(s, "Expects each element of input_batching_dims to be in range [0, rank-of('operand') i.e. "
+                          "[0, %u). got: %" PRId64 ".", x->rank, ibatch->vals[i]);
+  if (S_ranked(idx)) {
+    int64_t size = ivd == (int64_t)idx->rank ? 1 : idx->dims[ivd];
+    if (!S_dynamic(size) && size != (int64_t)map->num)
+      return S_infer_fail(s, "Scatter op has %u elements in scatter_dims_to_operand_dims and the bound of dimension "
+                          "index_vector_dim=%" PRId64 " of scatter_indices is %" PRId64 ". These two numbers must be "
+                          "equal.", map->num, ivd, size);
+  }
+  if (S_has_duplicates(map->vals, map->num))
+    return S_infer_fail(s, "Expects scatter_dims_to_operand_dims to not repeat; got: [%s].",
+                        S_list(s->cx, map->vals, map->num));
+  for (uint32_t i = 0; S_ranked(x) && i < map->num; i++)
+    if (map->vals[i] < 0 || map->vals[i] >= (int64_t)x->rank)
+      return S_infer_fail(s, "Invalid scatter_dims_to_operand_dims mapping; domain is [0, %u), got: %u->%" PRId64 ".",
+                          x->rank, i, map->vals[i]);
+  shard_type **inferred = SHARD_NEW_ARRAY(s->cx->scratch, shard_type *, n);
+  for (uint32_t i = 0; i < n; i++) inferred[i] = (shard_type *)S_operand_type(op, i);
+  return S_check_inferred(s, inferred, n);
+}
+
+static bool S_scatter(S_op *s) {
+  shlo_dimnums d;
+  if (!S_decode_dimnums(s, "scatter_dimension_numbers", false, &d)) return false;
+  bool ok = S_scatter_checks(s, &d);
+  shard_shlo_dimnums_free(&d);
+  return ok;
+}
+
+/* A window attribute's size and positive entries (reduce_window,
+ * select_and_scatter). */
+static bool S_window_attr(S_op *s, const char *attr, const char *what, uint32_t nwin, bool positive, const char *pos) {
+  uint32_t n;
+  const int64_t *v = S_dims_attr(s->op, attr, &n);
+  if (!v && !shard_verify_attr(s->op, attr)) return true;
+  if (!v) return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: i64 dense array attribute", attr);
+  if (n != 0 && n != nwin)
+    return S_infer_fail(s, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.", what,
+                        nwin, n);
+  for (uint32_t i = 0; positive && i < n; i++)
+    if (v[i] <= 0)
+      return S_infer_fail(s, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".", pos, i,
+                          v[i]);
+  return true;
+}
+
+static bool S_window_attrs(S_op *s, const shard_type *x, uint32_t *nwin_out) {
+  uint32_t nwin;
+  const int64_t *win = S_dims_attr(s->op, "window_dimensions", &nwin);
+  if (!win) return shard_verify_fail(&s->with, "requires attribute 'window_dimensions'");
+  if (S_ranked(x) && x->rank != nwin)
+    return S_infer_fail(s, "expects window-dimensions size == input rank, but got window-dimensions size: %u and input: "
+                        "%s with rank = %u.", nwin, S_ty(s, x), x->rank);
+  for (uint32_t i = 0; i < nwin; i++)
+    if (win[i] <= 0)
+      return S_infer_fail(s, "expects window to have positive value for %u-th window dimension, but got %" PRId64 ".", i,
+                          win[i]);
+  if (!S_window_attr(s, "window_strides", "window-strides", nwin, true, "stride") ||
+      !S_window_attr(s, "base_dilations", "base-dilation factors", nwin, true, "base dilation factor") ||
+      !S_window_attr(s, "window_dilations", "window-dilation factors", nwin, true, "window dilation factor"))
+    return false;
+  const shard_attr *pad = shard_verify_attr(s->op, "padding");
+  if (pad) {
+    const shard_type *pt = pad->kind == SHARD_ATTR_DENSE ? pad->u.dense.type : NULL;
+    if (!S_ranked(pt) || pt->rank != 2 || pt->dims[1] != 2)
+      return S_infer_fail(s, "expects the shape of padding-attribute to be {N, 2}, but got {%s}.",
+                          S_ranked(pt) ? S_shape(s->cx, pt->dims, pt->rank) : "");
+    if (pt->dims[0] != 0 && pt->dims[0] != (int64_t)nwin)
+      return S_infer_fail(s, "expects padding-entries to have same dimension-size as size of window dimensions (%u), but "
+                          "got: %" PRId64 ".", nwin, pt->dims[0]);
+  }
+  *nwin_out = nwin;
+  return true;
+}
+
+static bool S_reduce_window(S_op *s) {
+  const shard_op *op = s->op;
+  if (!op->num_operands || op->num_operands % 2) return S_infer_fail(s, "requires at least 1 input value");
+  uint32_t n = op->num_operands / 2, nwin;
+  const shard_type **in = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
+  const shard_type **init = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
+  for (uint32_t i = 0; i < n; i++) in[i] = S_operand_type(op, i), init[i] = S_operand_type(op, n + i);
+  for (uint32_t i = 1; i < n; i++)
+    if (!S_shapes_compatible(in[0], in[i]))
+      return S_infer_fail(s, "expects all inputs to have compatible shapes. Shape at input-index %u is not compatible "
+                          "with shape at input-index 0", i);
+  for (uint32_t i = 0; i < n; i++)
+    if (!S_window_attrs(s, in[i], &nwin)) return false;
+  uint32_t nd;
+  const int64_t *win = S_dims_attr(op, "window_dimensions", &nd);
+  return S_check_reducer(s, S_block(op, 0), in, init, n, win, nd);
+}
+
+static bool S_select_and_scatter(S_op *s) {
+  uint32_t nwin;
+  return S_window_attrs(s, S_operand_type(s->op, 0), &nwin);
+}
+
 /* ---- dense literals ------------------------------------------------------ */
 
 /* MLIR's TensorLiteralParser: an unsigned element type takes no negative
@@ -955,6 +1224,7 @@ static const S_check K_checks[] = {
     {"stablehlo.dynamic_iota", S_dynamic_iota},
     {"stablehlo.dynamic_slice", S_dynamic_slice},
     {"stablehlo.dynamic_update_slice", S_dynamic_update_slice},
+    {"stablehlo.gather", S_gather},
     {"stablehlo.get_dimension_size", S_get_dimension_size},
     {"stablehlo.get_tuple_element", S_get_tuple_element},
     {"stablehlo.if", S_conditional},
@@ -963,9 +1233,12 @@ static const S_check K_checks[] = {
     {"stablehlo.pad", S_pad},
     {"stablehlo.reduce", S_reduce},
     {"stablehlo.reduce_scatter", S_reduce_scatter},
+    {"stablehlo.reduce_window", S_reduce_window},
     {"stablehlo.reshape", S_reshape},
     {"stablehlo.reverse", S_reverse},
+    {"stablehlo.scatter", S_scatter},
     {"stablehlo.select", S_select},
+    {"stablehlo.select_and_scatter", S_select_and_scatter},
     {"stablehlo.set_dimension_size", S_set_dimension_size},
     {"stablehlo.slice", S_slice},
     {"stablehlo.sort", S_sort},
