@@ -401,6 +401,30 @@ HAND = [
      '  return %0 : tensor<8x4xf32>\n}\n',
      "{f}:3:3: error: expects window-dimensions size == input rank, but got window-dimensions size: 3 and input: "
      "'tensor<8x4xf32>' with rank = 2."),
+    ("shlo_all_gather_replica_id_repeated.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
+     '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [1, 2]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: replica id #1 seen more than once"),
+    ("shlo_all_gather_replica_id_missing.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
+     '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 5], [2, 1]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: replica id #3 not seen in replica groups"),
+    ("shlo_collective_permute_negative_id.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.collective_permute"(%a) <{source_target_pairs = dense<[[0, 1], [-3, 2]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: replica ids in source_target_pairs must be >= 0."),
+    ("shlo_collective_permute_duplicate_target.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.collective_permute"(%a) <{source_target_pairs = dense<[[0, 1], [2, 1]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: duplicate targets not allowed."),
     # -- functions -------------------------------------------------------------
     ("func_return_type_mismatch.mlir",
      'func.func @main(%a: tensor<3xf32>) -> tensor<4xf32> {\n  return %a : tensor<3xf32>\n}\n',

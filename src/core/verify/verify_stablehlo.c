@@ -245,6 +245,96 @@ static bool S_check_reducer(S_op *s, const shard_block *b, const shard_type *con
   return true;
 }
 
+
+/* ---- replica groups (verifyReplicaGroups) --------------------------------- */
+
+/* The integers of a dense<...> attribute and its 2-D shape; false (nothing
+ * to check) when the attribute is absent or not an integer literal. */
+static bool S_dense_matrix(S_op *s, const char *name, shlo_dims *vals, const shard_type **type) {
+  const shard_attr *a = shard_verify_attr(s->op, name);
+  if (!a || a->kind != SHARD_ATTR_DENSE || !S_ranked(a->u.dense.type)) return false;
+  *type = a->u.dense.type;
+  int64_t n = shard_type_num_elements(*type);
+  if (n < 0 || n > UINT32_MAX - 1) return false;
+  return shard_shlo_dense_ints(a->u.dense.payload, (uint32_t)n, vals) && vals->num == (uint32_t)n;
+}
+
+static int S_cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static bool S_replica_groups(S_op *s, bool all_same_size, int64_t expected_group_size) {
+  shlo_dims v = {0};
+  const shard_type *t;
+  if (!S_dense_matrix(s, "replica_groups", &v, &t)) return true;
+  bool ok = true;
+  bool global_ids = shard_verify_attr(s->op, "use_global_device_ids") != NULL;
+  int64_t *sorted = NULL;
+  if (t->rank != 2) {
+    ok = shard_verify_fail(&s->at, "replica groups should be a rank 2 tensor");
+    goto out;
+  }
+  if (global_ids && (t->dims[0] == 0 || t->dims[1] == 0)) {
+    ok = shard_verify_fail(&s->at, "if `use_global_device_ids` is set, the replica groups cannot be empty");
+    goto out;
+  }
+  sorted = shard_xmalloc(sizeof *sorted * (v.num + 1));
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < v.num; i++) {
+    if (v.vals[i] == -1) {
+      if (!all_same_size) continue;
+      ok = shard_verify_fail(&s->at, "Invalid replica id -1");
+      goto out;
+    }
+    sorted[n++] = v.vals[i];
+  }
+  qsort(sorted, n, sizeof *sorted, S_cmp_i64);
+  for (uint32_t i = 1; i < n; i++)
+    if (sorted[i] == sorted[i - 1]) {
+      ok = shard_verify_fail(&s->at, "replica id #%" PRId64 " seen more than once", sorted[i]);
+      goto out;
+    }
+  /* ids 0..n-1 must all be there: the k-th smallest is k */
+  for (uint32_t i = 0; i < n; i++)
+    if (sorted[i] != (int64_t)i) {
+      ok = shard_verify_fail(&s->at, "replica id #%u not seen in replica groups", i);
+      goto out;
+    }
+  if (all_same_size && expected_group_size >= 0 && t->dims[0] > 0 && (int64_t)v.num / t->dims[0] != expected_group_size)
+    ok = shard_verify_fail(&s->at, "group size of replica_groups must be %" PRId64, expected_group_size);
+out:
+  free(sorted);
+  shard_shlo_dims_free(&v);
+  return ok;
+}
+
+static bool S_collective_permute(S_op *s) {
+  shlo_dims v = {0};
+  const shard_type *t;
+  if (!S_dense_matrix(s, "source_target_pairs", &v, &t)) return true;
+  bool ok = true;
+  if (t->rank != 2)
+    ok = shard_verify_fail(&s->at, "expect source_target_pairs attribute to be of rank 2, but got rank %u", t->rank);
+  else if (t->dims[1] != 2)
+    ok = shard_verify_fail(&s->at, "expect source_target_pairs attribute of shape (N, 2), but got (%s)",
+                           S_shape(s->cx, t->dims, t->rank));
+  for (uint32_t i = 0; ok && i < v.num; i++) {
+    if (v.vals[i] < 0) {
+      ok = shard_verify_fail(&s->at, "replica ids in source_target_pairs must be >= 0.");
+      break;
+    }
+    for (uint32_t j = i % 2; j < i; j += 2)
+      if (v.vals[j] == v.vals[i]) {
+        ok = shard_verify_fail(&s->at, i % 2 ? "duplicate targets not allowed." : "duplicate sources not allowed.");
+        break;
+      }
+  }
+  shard_shlo_dims_free(&v);
+  return ok;
+}
+
+
 /* ---- ops ----------------------------------------------------------------- */
 
 static bool S_transpose(S_op *s) {
@@ -416,6 +506,8 @@ static bool S_collective_reducer(S_op *s) {
   const shard_type *scalar = S_scalar_of(s, t);
   return S_check_reducer(s, S_block(s->op, 0), &t, &scalar, 1, NULL, 0);
 }
+
+static bool S_all_reduce(S_op *s) { return S_replica_groups(s, false, -1) && S_collective_reducer(s); }
 
 static bool S_broadcast_in_dim(S_op *s) {
   const shard_type *t = S_operand_type(s->op, 0), *r = S_result_type(s->op, 0);
@@ -790,6 +882,7 @@ static bool S_conditional(S_op *s) {
 }
 
 static bool S_all_gather(S_op *s) {
+  if (!S_replica_groups(s, true, -1)) return false;
   int64_t dim = 0;
   S_int_attr(s->op, "all_gather_dim", &dim);
   if (dim < 0) return shard_verify_fail(&s->at, "all_gather_dim cannot be negative");
@@ -813,7 +906,7 @@ static bool S_all_gather(S_op *s) {
 }
 
 static bool S_reduce_scatter(S_op *s) {
-  if (!S_collective_reducer(s)) return false;
+  if (!S_replica_groups(s, true, -1) || !S_collective_reducer(s)) return false;
   const shard_type *t = S_operand_type(s->op, 0), *r = S_result_type(s->op, 0);
   int64_t dim = 0;
   S_int_attr(s->op, "scatter_dimension", &dim);
@@ -842,6 +935,7 @@ static bool S_all_to_all(S_op *s) {
   S_int_attr(s->op, "concat_dimension", &concat);
   S_int_attr(s->op, "split_count", &count);
   if (count <= 0) return S_infer_fail(s, "AllToAll split_count must be > 0");
+  if (!S_replica_groups(s, true, count)) return false;
   if (split < 0) return S_infer_fail(s, "AllToAll split_dimension cannot be negative");
   if (concat < 0) return S_infer_fail(s, "AllToAll concat_dimension cannot be negative");
   for (uint32_t i = 0; i < s->op->num_operands; i++) {
@@ -1211,12 +1305,13 @@ typedef struct S_check {
 /* Sorted by name (bsearch). */
 static const S_check K_checks[] = {
     {"stablehlo.all_gather", S_all_gather},
-    {"stablehlo.all_reduce", S_collective_reducer},
+    {"stablehlo.all_reduce", S_all_reduce},
     {"stablehlo.all_to_all", S_all_to_all},
     {"stablehlo.broadcast", S_broadcast},
     {"stablehlo.broadcast_in_dim", S_broadcast_in_dim},
     {"stablehlo.case", S_conditional},
     {"stablehlo.clamp", S_clamp},
+    {"stablehlo.collective_permute", S_collective_permute},
     {"stablehlo.concatenate", S_concatenate},
     {"stablehlo.dot", S_dot},
     {"stablehlo.dot_general", S_dot_general},
