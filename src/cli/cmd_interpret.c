@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "interp/interp.h"
+#include "verify/verify.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
 
@@ -116,6 +117,13 @@ int cmd_interpret(int argc, char **argv) {
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
   shard_module *m = shard_parse_module(&src, &popts, &de);
   int rc = CLI_EXIT_INVALID;
+  /* the interpreter indexes shapes with op attributes: only a module the
+   * verifier accepts runs */
+  shard_verify_options vopts = {.extra_warnings = false};
+  if (m && (!shard_verify_module(m, &vopts, &de) || de.errors)) {
+    shard_module_free(m);
+    m = NULL;
+  }
   if (m) {
     unsigned checks = 0;
     if (shard_interp_run_main(m, &iopts, &de, &checks)) {

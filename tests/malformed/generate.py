@@ -36,6 +36,16 @@ SAMPLES = ["attention", "mlp_dp_mp", "multi_mesh", "reshape_subaxes", "shard_map
 MESH = 'sdy.mesh @m = <["x"=2, "y"=4]>\n'
 
 
+# One op in @main: (argument type, result type, op text, returned type).
+FN1 = "func.func @main(%%a: %s) -> %s {\n  %%0 = %s\n  return %%0 : %s\n}\n"
+# A reduce over `dimensions = [%s]` of a 4x8 tensor.
+REDUCE = ("func.func @main(%%a: tensor<4x8xf32>) -> tensor<4xf32> {\n"
+          "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+          "  %%0 = stablehlo.reduce(%%a init: %%z) applies stablehlo.add across dimensions = [%s] : "
+          "(tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n"
+          "  return %%0 : tensor<4xf32>\n}\n")
+
+
 def func_arg(sharding, ty="tensor<8x16xf32>"):
     return MESH + "func.func @f(%%a: %s {sdy.sharding = %s}) {\n  return\n}\n" % (ty, sharding)
 
@@ -272,6 +282,175 @@ HAND = [
     ("generic_module_without_region.mlir",
      'func.func @f() {\n  "builtin.module"() : () -> ()\n  return\n}\n',
      "{f}:2:3: error: 'builtin.module' op requires one region"),
+    # -- StableHLO op constraints (TypeInference.cpp / StablehloOps.cpp) -------
+    # Each of these crashed `interpret` or `lower --verify` while `check`
+    # accepted it.
+    ("shlo_transpose_permutation_out_of_range.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<3x2xf32>",
+            "stablehlo.transpose %a, dims = [1, 5] : (tensor<2x3xf32>) -> tensor<3x2xf32>", "tensor<3x2xf32>"),
+     "{f}:2:3: error: attribute permutation must be a permutation of [0, 1] but got [1, 5]"),
+    ("shlo_transpose_permutation_size.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<3x2xf32>",
+            "stablehlo.transpose %a, dims = [1, 0, 2] : (tensor<2x3xf32>) -> tensor<3x2xf32>", "tensor<3x2xf32>"),
+     "{f}:2:3: error: TransposeOp operand rank 2 does not match permutation size 3"),
+    ("shlo_transpose_wrong_result.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<2x3xf32>", "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.transpose' op inferred type(s) 'tensor<3x2xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<2x3xf32>'"),
+    ("shlo_concatenate_dimension_out_of_range.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<4x3xf32>",
+            "stablehlo.concatenate %a, %a, dim = 7 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>",
+            "tensor<4x3xf32>"),
+     "{f}:2:3: error: dimension 7 is out-of-bounds for input rank 2"),
+    ("shlo_concatenate_dimension_negative.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<4x3xf32>",
+            "stablehlo.concatenate %a, %a, dim = -1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>",
+            "tensor<4x3xf32>"),
+     "{f}:2:3: error: dimension -1 is negative"),
+    ("shlo_iota_dimension_out_of_range.mlir",
+     FN1 % ("tensor<f32>", "tensor<4x3xi32>", "stablehlo.iota dim = 9 : tensor<4x3xi32>", "tensor<4x3xi32>"),
+     "{f}:2:3: error: iota dimension cannot go beyond the output rank or be negative."),
+    ("shlo_sort_dimension_out_of_range.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.sort"(%a) <{dimension = 3 : i64, is_stable = false}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    %c = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n'
+     '    stablehlo.return %c : tensor<i1>\n'
+     '  }) : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: dimension attribute value must be in range [-1, 1), but found 3"),
+    ("shlo_reduce_dimension_negative.mlir", REDUCE % "-1",
+     "{f}:3:3: error: Out-of-bounds dimension -1, expected to be less than the input-tensor rank 2"),
+    ("shlo_reduce_dimension_out_of_range.mlir", REDUCE % "5",
+     "{f}:3:3: error: Out-of-bounds dimension 5, expected to be less than the input-tensor rank 2"),
+    ("shlo_reduce_dimension_repeated.mlir", REDUCE.replace("tensor<4xf32>", "tensor<4x8xf32>") % "0, 0",
+     "{f}:3:3: error: Duplicate reduction dimension: 0"),
+    ("shlo_reducer_argument_count.mlir",
+     'func.func @main(%a: tensor<4x8xf32>) -> tensor<4xf32> {\n'
+     '  %z = stablehlo.constant dense<0.0> : tensor<f32>\n'
+     '  %0 = "stablehlo.reduce"(%a, %z) <{dimensions = array<i64: 1>}> ({\n'
+     '  ^bb0(%x: tensor<f32>):\n'
+     '    stablehlo.return %x : tensor<f32>\n'
+     '  }) : (tensor<4x8xf32>, tensor<f32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:3:3: error: Reduction-region must take 2 parameters, but takes 1 parameter(s)"),
+    ("shlo_broadcast_in_dim_out_of_range.mlir",
+     FN1 % ("tensor<3xf32>", "tensor<2x3xf32>",
+            "stablehlo.broadcast_in_dim %a, dims = [4] : (tensor<3xf32>) -> tensor<2x3xf32>", "tensor<2x3xf32>"),
+     "{f}:2:3: error: broadcast_dimensions contains invalid value 4 for result with rank 2"),
+    ("shlo_broadcast_in_dim_size.mlir",
+     FN1 % ("tensor<3xf32>", "tensor<2x4xf32>",
+            "stablehlo.broadcast_in_dim %a, dims = [1] : (tensor<3xf32>) -> tensor<2x4xf32>", "tensor<2x4xf32>"),
+     "{f}:2:3: error: size of operand dimension 0 (3) is not equal to 1 or size of result dimension 1 (4)"),
+    ("shlo_slice_limit_out_of_range.mlir",
+     FN1 % ("tensor<8xf32>", "tensor<4xf32>",
+            "stablehlo.slice %a [6:10] : (tensor<8xf32>) -> tensor<4xf32>", "tensor<4xf32>"),
+     "{f}:2:3: error: limit index 10 is larger than dimension size 8 in dimension 0"),
+    ("shlo_reverse_dimension_out_of_range.mlir",
+     FN1 % ("tensor<8xf32>", "tensor<8xf32>",
+            "stablehlo.reverse %a, dims = [1] : tensor<8xf32>", "tensor<8xf32>"),
+     "{f}:2:3: error: all dimensions should be between [0, 1). Got dimension: 1."),
+    ("shlo_dot_general_dimension_out_of_range.mlir",
+     FN1 % ("tensor<4x8xf32>", "tensor<4x4xf32>",
+            "stablehlo.dot_general %a, %a, contracting_dims = [2] x [1] : (tensor<4x8xf32>, tensor<4x8xf32>) "
+            "-> tensor<4x4xf32>", "tensor<4x4xf32>"),
+     "{f}:2:3: error: lhs_contracting_dimensions value: 2 is out of range: [0, 2)"),
+    ("shlo_get_dimension_size_out_of_range.mlir",
+     FN1 % ("tensor<8xf32>", "tensor<i32>",
+            "stablehlo.get_dimension_size %a, dim = 3 : (tensor<8xf32>) -> tensor<i32>", "tensor<i32>"),
+     "{f}:2:3: error: requires dimension attribute in range [0, 1); found (3)"),
+    ("shlo_elementwise_shape_mismatch.mlir",
+     'func.func @main(%a: tensor<4xf32>, %b: tensor<8xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.add"(%a, %b) : (tensor<4xf32>, tensor<8xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.add' op requires the same shape for all operands and results"),
+    ("shlo_gather_start_index_map_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x4xf32> {\n'
+     '  %0 = "stablehlo.gather"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+     'collapsed_slice_dims = [0], start_index_map = [5], index_vector_dim = 1>, slice_sizes = array<i64: 1, 4>}> : '
+     '(tensor<8x4xf32>, tensor<2x1xi32>) -> tensor<2x4xf32>\n'
+     '  return %0 : tensor<2x4xf32>\n}\n',
+     "{f}:2:3: error: start_index_map[0]: 5 is out of bounds for operand rank 2"),
+    ("shlo_gather_slice_size_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>) -> tensor<2x9xf32> {\n'
+     '  %0 = "stablehlo.gather"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], '
+     'collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 9>}> : '
+     '(tensor<8x4xf32>, tensor<2x1xi32>) -> tensor<2x9xf32>\n'
+     '  return %0 : tensor<2x9xf32>\n}\n',
+     "{f}:2:3: error: slice size (9) is out of bounds for operand dimension (4) at index 1"),
+    ("shlo_scatter_inserted_dim_out_of_range.mlir",
+     'func.func @main(%a: tensor<8x4xf32>, %i: tensor<2x1xi32>, %u: tensor<2x4xf32>) -> tensor<8x4xf32> {\n'
+     '  %0 = "stablehlo.scatter"(%a, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<'
+     'update_window_dims = [1], inserted_window_dims = [6], scatter_dims_to_operand_dims = [0], '
+     'index_vector_dim = 1>}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    stablehlo.return %y : tensor<f32>\n'
+     '  }) : (tensor<8x4xf32>, tensor<2x1xi32>, tensor<2x4xf32>) -> tensor<8x4xf32>\n'
+     '  return %0 : tensor<8x4xf32>\n}\n',
+     "{f}:2:3: error: Expects each element of inserted_window_dims to be in range [0, rank-of('operand') i.e. "
+     "[0, 2). got: 6."),
+    ("shlo_reduce_window_dimensions_size.mlir",
+     'func.func @main(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {\n'
+     '  %z = stablehlo.constant dense<0.0> : tensor<f32>\n'
+     '  %0 = "stablehlo.reduce_window"(%a, %z) <{window_dimensions = array<i64: 2, 1, 5>}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    %s = stablehlo.add %x, %y : tensor<f32>\n'
+     '    stablehlo.return %s : tensor<f32>\n'
+     '  }) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>\n'
+     '  return %0 : tensor<8x4xf32>\n}\n',
+     "{f}:3:3: error: expects window-dimensions size == input rank, but got window-dimensions size: 3 and input: "
+     "'tensor<8x4xf32>' with rank = 2."),
+    ("shlo_all_gather_replica_id_repeated.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
+     '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [1, 2]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: replica id #1 seen more than once"),
+    ("shlo_all_gather_replica_id_missing.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
+     '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 5], [2, 1]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: replica id #3 not seen in replica groups"),
+    ("shlo_collective_permute_negative_id.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.collective_permute"(%a) <{source_target_pairs = dense<[[0, 1], [-3, 2]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: replica ids in source_target_pairs must be >= 0."),
+    ("shlo_collective_permute_duplicate_target.mlir",
+     'func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {\n'
+     '  %0 = "stablehlo.collective_permute"(%a) <{source_target_pairs = dense<[[0, 1], [2, 1]]> : '
+     'tensor<2x2xi64>}> : (tensor<4xf32>) -> tensor<4xf32>\n'
+     '  return %0 : tensor<4xf32>\n}\n',
+     "{f}:2:3: error: duplicate targets not allowed."),
+    # -- functions -------------------------------------------------------------
+    ("func_return_type_mismatch.mlir",
+     'func.func @main(%a: tensor<3xf32>) -> tensor<4xf32> {\n  return %a : tensor<3xf32>\n}\n',
+     "{f}:2:3: error: type of return operand 0 ('tensor<3xf32>') doesn't match function result type "
+     "('tensor<4xf32>') in function @main"),
+    ("func_return_count_mismatch.mlir",
+     'func.func @main(%a: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {\n  return %a : tensor<3xf32>\n}\n',
+     "{f}:2:3: error: 'func.return' op has 1 operands, but enclosing function (@main) returns 2"),
+    ("func_public_declaration.mlir", 'func.func @ext(tensor<8xf32>) -> tensor<8xf32>\n',
+     "{f}:1:1: error: 'func.func' op symbol declaration cannot have public visibility"),
+    ("func_calls_itself.mlir",
+     'func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n'
+     '  %0 = call @main(%a) : (tensor<8xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: recursive call graph is not supported: @main calls itself"),
+    ("func_calls_itself_through_another.mlir",
+     'func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {\n'
+     '  %0 = call @g(%a) : (tensor<8xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n'
+     'func.func @g(%a: tensor<8xf32>) -> tensor<8xf32> {\n'
+     '  %0 = call @main(%a) : (tensor<8xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:3: error: recursive call graph is not supported: @main calls itself through @g"),
+    ("dense_unsigned_negative.mlir",
+     FN1 % ("tensor<f32>", "tensor<2xui32>", "stablehlo.constant dense<[1, -3]> : tensor<2xui32>", "tensor<2xui32>"),
+     "{f}:2:27: error: expected unsigned integer elements, but parsed negative value"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

@@ -369,11 +369,75 @@ Test(verify, call_to_a_defined_function_of_matching_type) {
   snprintf(in, sizeof in,
            "%sfunc.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n"
            "  %%0 = func.call @f(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
-           "  %%1 = func.call @main(%%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+           "  %%1 = func.call @f(%%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
            "  return %%1 : tensor<4xf32>\n"
            "}\n",
            S_callee);
   S_expect_clean(in);
+}
+
+/* shard's limit: no pass follows a cycle of calls. */
+Test(verify, a_function_calling_itself_is_rejected_at_the_call) {
+  S_expect_one_error("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n",
+                     "recursive call graph is not supported: @f calls itself", 2);
+}
+
+Test(verify, a_cycle_through_other_functions_names_them) {
+  S_expect_one_error("func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @g(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n"
+                     "func.func @g(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @h(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n"
+                     "func.func @h(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                     "  %0 = func.call @f(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                     "  return %0 : tensor<4xf32>\n"
+                     "}\n",
+                     "recursive call graph is not supported: @f calls itself through @g, @h", 2);
+}
+
+Test(verify, a_diamond_of_calls_is_not_a_cycle) {
+  S_expect_clean("func.func @leaf(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  return %x : tensor<4xf32>\n"
+                 "}\n"
+                 "func.func @a(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %0 = func.call @leaf(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  return %0 : tensor<4xf32>\n"
+                 "}\n"
+                 "func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %0 = func.call @a(%x) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  %1 = func.call @leaf(%0) : (tensor<4xf32>) -> tensor<4xf32>\n"
+                 "  return %1 : tensor<4xf32>\n"
+                 "}\n");
+}
+
+/* A very long chain of calls is walked without recursion. */
+Test(verify, a_long_call_chain_is_checked_iteratively) {
+  enum { N = 20000 };
+  shard_buf b;
+  shard_buf_init(&b);
+  for (int i = 0; i < N; i++) {
+    shard_buf_printf(&b, "func.func @f%d(%%x: tensor<4xf32>) -> tensor<4xf32> {\n", i);
+    if (i + 1 < N) {
+      shard_buf_printf(&b, "  %%0 = func.call @f%d(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n", i + 1);
+      shard_buf_puts(&b, "  return %0 : tensor<4xf32>\n}\n");
+    } else {
+      shard_buf_printf(&b, "  %%0 = func.call @f0(%%x) : (tensor<4xf32>) -> tensor<4xf32>\n");
+      shard_buf_puts(&b, "  return %0 : tensor<4xf32>\n}\n");
+    }
+  }
+  captured c;
+  bool ok = S_verify(shard_buf_str(&b), false, &c);
+  shard_buf_free(&b);
+  cr_expect(!ok);
+  cr_assert_geq(c.count, 1);
+  cr_expect(strncmp(c.text[0], "recursive call graph is not supported: @f0 calls itself through @f1, @f2,", 72) == 0,
+            "%s", c.text[0]);
 }
 
 static void S_expect_call_error(const char *call, const char *msg) {
@@ -403,4 +467,63 @@ Test(verify, a_call_to_a_mesh_is_no_call) {
                      "  return\n"
                      "}\n",
                      "'func.call' op 'm' does not reference a valid function", 3);
+}
+
+/* StableHLO's constraints accept well-formed ops: each op below is valid, and
+ * its inferred type is the declared one. */
+Test(verify, stablehlo_ops_that_satisfy_their_constraints_are_clean) {
+  S_expect_clean(
+      "func.func @main(%a: tensor<2x3xf32>, %i: tensor<2x1xi32>, %u: tensor<2x3xf32>, %g: tensor<4x2x3xf32>,\n"
+      "                %gi: tensor<4x1xi32>) -> tensor<3x2xf32> {\n"
+      "  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
+      "  %c = stablehlo.concatenate %a, %a, dim = 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>\n"
+      "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+      "  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+      "  %b = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<2xf32>) -> tensor<2x5xf32>\n"
+      "  %s = stablehlo.slice %a [0:2, 1:3:2] : (tensor<2x3xf32>) -> tensor<2x1xf32>\n"
+      "  %d = stablehlo.dot_general %a, %t, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>\n"
+      "  %io = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
+      "  %rv = stablehlo.reverse %a, dims = [0, 1] : tensor<2x3xf32>\n"
+      "  %p = stablehlo.pad %a, %z, low = [0, 1], high = [1, 0], interior = [1, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<4x4xf32>\n"
+      "  %ga = \"stablehlo.gather\"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>}> : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>\n"
+      "  %gb = \"stablehlo.gather\"(%g, %gi) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 3>}> : (tensor<4x2x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>\n"
+      "  %sc = \"stablehlo.scatter\"(%a, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+      "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+      "    stablehlo.return %y : tensor<f32>\n"
+      "  }) : (tensor<2x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+      "  %rw = \"stablehlo.reduce_window\"(%a, %z) <{window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 1, 1>, padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}> ({\n"
+      "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+      "    %m = stablehlo.maximum %x, %y : tensor<f32>\n"
+      "    stablehlo.return %m : tensor<f32>\n"
+      "  }) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>\n"
+      "  %so = \"stablehlo.sort\"(%a) <{dimension = -1 : i64, is_stable = true}> ({\n"
+      "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
+      "    %lt = stablehlo.compare LT, %x, %y : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+      "    stablehlo.return %lt : tensor<i1>\n"
+      "  }) : (tensor<2x3xf32>) -> tensor<2x3xf32>\n"
+      "  return %t : tensor<3x2xf32>\n"
+      "}\n");
+}
+
+/* Shape-function errors read as MLIR prints them: the message at the op
+ * without a prefix, then InferTypeOpInterface's own. */
+Test(verify, a_failed_shape_function_is_followed_by_failed_to_infer) {
+  captured c;
+  bool ok = S_verify("func.func @main(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {\n"
+                     "  %0 = stablehlo.concatenate %a, %a, dim = 2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>\n"
+                     "  return %0 : tensor<4x3xf32>\n"
+                     "}\n",
+                     false, &c);
+  cr_expect(!ok);
+  cr_assert_eq(c.count, 2);
+  cr_expect_str_eq(c.text[0], "dimension 2 is out-of-bounds for input rank 2");
+  cr_expect_str_eq(c.text[1], "'stablehlo.concatenate' op failed to infer returned types");
+}
+
+Test(verify, a_declared_type_other_than_the_inferred_one_is_reported) {
+  S_expect_one_error("func.func @main(%a: tensor<2x3xf32>) -> tensor<2x8xf32> {\n"
+                     "  %0 = stablehlo.broadcast_in_dim %a, dims = [0, 1] : (tensor<2x3xf32>) -> tensor<2x8xf32>\n"
+                     "  return %0 : tensor<2x8xf32>\n"
+                     "}\n",
+                     "size of operand dimension 1 (3) is not equal to 1 or size of result dimension 1 (8)", 2);
 }

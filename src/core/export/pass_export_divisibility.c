@@ -13,6 +13,7 @@
  *      divide its shape (function inputs and outputs must be divisible),
  *      see the overview above its section. */
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -273,7 +274,7 @@ static shard_type *S_padded_type(const pad_ctx *c, shard_type *type, const shard
     if (dims[d] == SHARD_DYNAMIC_DIM) continue;
     int64_t count = shard_sharding_dim_size(s, d, mesh);
     if (count > 1 && dims[d] % count != 0) {
-      dims[d] = (dims[d] + count - 1) / count * count;
+      dims[d] = (dims[d] / count + 1) * count; /* fits: S_check_padded_sizes */
       changed = true;
     }
   }
@@ -833,6 +834,30 @@ static bool S_collect_ops(shard_op *op, void *ctx) {
   return true;
 }
 
+/* A dimension near INT64_MAX that its sharding does not divide has no
+ * padded size: reported at the op before anything is rewritten ((d + n - 1)
+ * / n overflowed into a negative dimension). */
+static bool S_check_padded_sizes(pad_ctx *c, const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    const shard_value *v = &op->results[i];
+    const shard_type *t = v->type;
+    const shard_tensor_sharding *s = S_value_sharding(v);
+    const shard_mesh *mesh = s ? shard_pass_sharding_mesh(c->m, s) : NULL;
+    if (!mesh || !t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) continue;
+    for (uint32_t d = 0; d < t->rank; d++) {
+      int64_t size = t->dims[d], count = shard_sharding_dim_size(s, d, mesh), padded;
+      if (size == SHARD_DYNAMIC_DIM || count <= 1 || size % count == 0) continue;
+      if (__builtin_mul_overflow(size / count + 1, count, &padded)) {
+        shard_error(c->de, op->span, "'%s' op result %u dimension %u of size %" PRId64 " cannot be padded to a multiple "
+                    "of %" PRId64 ": the padded size does not fit in 64 bits", op->name, i, d, size, count);
+        c->failed = true;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 /* Function inputs and outputs must be divisible: padded values never leave
  * a function. */
 static bool S_check_func_io(const pad_ctx *c, shard_op *func, shard_diag_engine *de) {
@@ -875,6 +900,7 @@ bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, shard
     for (uint32_t r = 0; r < func->num_regions; r++)
       for (shard_block *b = func->regions[r].first; b; b = b->next)
         for (shard_op *op = b->first; op; op = op->next) shard_walk(op, S_collect_ops, &ops);
+    for (uint32_t i = 0; i < ops.len && !c.failed; i++) S_check_padded_sizes(&c, ops.items[i]);
     for (uint32_t i = 0; i < ops.len && !c.failed; i++) S_pad_op(&c, ops.items[i]);
     SHARD_VEC_FREE(ops);
     if (c.failed) ok = false;

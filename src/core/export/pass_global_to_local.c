@@ -53,6 +53,7 @@
  * sub-axes they are #stablehlo.replica_group_mesh_axes of the mesh symbol.
  * The device id is partition_id (replica_id when replica-count > 1). */
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,7 +124,7 @@ static shard_type *S_local_type(g2l *c, shard_type *t, const shard_tensor_shardi
       if (S_is_manual(ax->name, manual, nmanual)) continue;
       size *= shard_axis_size(ax, mesh);
     }
-    local[d] = t->dims[d] == SHARD_DYNAMIC_DIM || size <= 0 ? t->dims[d] : (t->dims[d] + size - 1) / size;
+    local[d] = t->dims[d] == SHARD_DYNAMIC_DIM || size <= 0 ? t->dims[d] : t->dims[d] / size + (t->dims[d] % size != 0);
   }
   return shard_type_with_dims(c->a, t, local);
 }
@@ -1101,7 +1102,7 @@ static void S_pad(g2l *c, shard_op *op) {
 static bool S_slice_dim_local(int64_t shards, int64_t start, int64_t stride, int64_t in, int64_t out) {
   if (shards <= 1) return true;
   if (start != 0 || stride != 1) return false;
-  return (in + shards - 1) / shards == (out + shards - 1) / shards;
+  return in / shards + (in % shards != 0) == out / shards + (out % shards != 0); /* ceil, without overflow */
 }
 
 /* Sharded dims of a slice must be kept whole (or communication-free): the
@@ -1770,7 +1771,7 @@ static void S_convert_block(g2l *c, shard_block *b) {
 }
 
 static void S_convert_func(g2l *c, shard_op *fn) {
-  shard_block *body = fn->regions[0].first;
+  shard_block *body = fn->num_regions ? fn->regions[0].first : NULL; /* none: a declaration */
   const shard_attr *ft = shard_op_attr(fn, "function_type");
   if (!ft || ft->kind != SHARD_ATTR_TYPE || ft->u.type->kind != SHARD_TYPE_FUNCTION) return;
   shard_type *type = ft->u.type;
@@ -1803,6 +1804,31 @@ static bool S_max_channel(shard_op *op, void *ctx) {
   return true;
 }
 
+/* SHARD_G2L_MAX_DEVICES (pass.h) */
+static bool S_check_device_limit(g2l *c) {
+  shard_block *top = c->m->top->num_regions ? c->m->top->regions[0].first : NULL;
+  for (shard_op *op = top ? top->first : NULL; op; op = op->next) {
+    const shard_attr *a = strcmp(op->name, "sdy.mesh") == 0 ? shard_op_attr(op, "mesh") : NULL;
+    if (!a || a->kind != SHARD_ATTR_SDY_MESH) continue;
+    int64_t n = shard_mesh_num_devices(a->u.mesh);
+    if (n < 0 || n > SHARD_G2L_MAX_DEVICES) {
+      const shard_attr *name = shard_op_attr(op, "sym_name");
+      shard_error(c->de, op->span, "mesh @%s has %s%" PRId64 " devices; -sdy-convert-global-to-local lists every device "
+                  "in its collectives and supports at most %d", name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?",
+                  n < 0 ? "more than " : "", n < 0 ? (int64_t)INT64_MAX : n, SHARD_G2L_MAX_DEVICES);
+      return false;
+    }
+  }
+  int64_t total;
+  if (c->replicas < 1 || c->partitions < 1 || __builtin_mul_overflow(c->replicas, c->partitions, &total) ||
+      total > SHARD_G2L_MAX_DEVICES) {
+    shard_error(c->de, c->m->top->span, "replica-count %" PRId64 " and partition-count %" PRId64 " must be positive and "
+                "their product at most %d", (int64_t)c->replicas, (int64_t)c->partitions, SHARD_G2L_MAX_DEVICES);
+    return false;
+  }
+  return true;
+}
+
 bool shard_pass_convert_global_to_local(shard_module *m, const char *options, shard_diag_engine *de) {
   g2l c = {.m = m, .a = m->arena, .de = de, .replicas = 1, .partitions = 1};
   if (options) {
@@ -1812,6 +1838,7 @@ bool shard_pass_convert_global_to_local(shard_module *m, const char *options, sh
     shard_pass_option_int(options, "replica-count", &c.replicas);
     shard_pass_option_int(options, "partition-count", &c.partitions);
   }
+  if (!S_check_device_limit(&c)) return false;
   size_t nvalues = 0;
   shard_walk(m->top, S_count_values, &nvalues);
   shard_ptrmap_reserve(&c.global_index, (uint32_t)nvalues);

@@ -72,6 +72,70 @@ uint32_t shard_func_calls(shard_op *func, shard_op ***out) {
   return calls.len;
 }
 
+/* ---- recursion ------------------------------------------------------------ */
+
+typedef struct S_frame {
+  shard_op *func;
+  shard_op **calls;
+  uint32_t ncalls, next;
+} S_frame;
+
+/* Depth-first search with an explicit stack; a func on the stack
+ * (state 1) reached again closes a cycle. */
+const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **message) {
+  *message = NULL;
+  if (!m || !m->top || !m->top->num_regions) return NULL;
+  shard_ptrmap state = {0}; /* func -> 1 on the stack, 2 done */
+  SHARD_VEC(S_frame) stack = {0};
+  const shard_op *found = NULL;
+  for (shard_block *b = m->top->regions[0].first; b && !found; b = b->next)
+    for (shard_op *root = b->first; root && !found; root = root->next) {
+      if (!S_is(root, "func.func") || shard_ptrmap_get(&state, root)) continue;
+      S_frame f0 = {root, NULL, 0, 0};
+      f0.ncalls = shard_func_calls(root, &f0.calls);
+      shard_ptrmap_put(&state, root, 1);
+      SHARD_VEC_PUSH(stack, f0);
+      while (stack.len && !found) {
+        S_frame *top = &stack.items[stack.len - 1];
+        if (top->next == top->ncalls) {
+          shard_ptrmap_put(&state, top->func, 2);
+          free(top->calls);
+          stack.len--;
+          continue;
+        }
+        shard_op *call = top->calls[top->next++];
+        shard_op *callee = shard_call_callee_func(m, call);
+        if (!callee) continue;
+        uint64_t st = shard_ptrmap_get(&state, callee);
+        if (st == 2) continue;
+        if (st == 1) {
+          uint32_t first = 0;
+          while (stack.items[first].func != callee) first++;
+          shard_buf msg;
+          shard_buf_init(&msg);
+          shard_buf_printf(&msg, "recursive call graph is not supported: @%s calls itself", shard_symbol_name(callee));
+          enum { LISTED = 8 }; /* a cycle through thousands of functions names a few */
+          for (uint32_t i = first + 1; i < stack.len && i <= first + LISTED; i++)
+            shard_buf_printf(&msg, "%s@%s", i == first + 1 ? " through " : ", ", shard_symbol_name(stack.items[i].func));
+          if (stack.len - first - 1 > LISTED)
+            shard_buf_printf(&msg, " and %u more", stack.len - first - 1 - LISTED);
+          *message = shard_xstrdup(shard_buf_str(&msg));
+          shard_buf_free(&msg);
+          found = stack.items[first].calls[stack.items[first].next - 1];
+          break;
+        }
+        S_frame f = {callee, NULL, 0, 0};
+        f.ncalls = shard_func_calls(callee, &f.calls);
+        shard_ptrmap_put(&state, callee, 1);
+        SHARD_VEC_PUSH(stack, f);
+      }
+    }
+  for (uint32_t i = 0; i < stack.len; i++) free(stack.items[i].calls);
+  SHARD_VEC_FREE(stack);
+  shard_ptrmap_release(&state);
+  return found;
+}
+
 /* ---- call graph order --------------------------------------------------- */
 
 typedef struct graph {

@@ -27,6 +27,14 @@ const char *shard_call_callee(const shard_op *call);
 shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call);
 void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name);
 
+/* A cycle of calls (a func.func that calls itself, directly or through
+ * others), which no pass, explanation or interpretation supports: NULL when
+ * there is none, else the call that starts the cycle and, in *message (heap,
+ * caller frees), "recursive call graph is not supported: @f calls itself"
+ * (or "... @f calls itself through @g, @h"). Iterative: the depth of the
+ * call graph is unbounded. */
+const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **message);
+
 /* Shardy's getMainFuncOrDie with useSingleFunc: the only func.func of the
  * module, else the one named @main; NULL when there is neither. */
 shard_op *shard_module_main_func(const shard_module *m);

@@ -161,6 +161,9 @@ static void S_func_print(shard_printer *pr, const shard_op *op) {
   }
   const shard_type *fty = ft && ft->kind == SHARD_ATTR_TYPE ? ft->u.type : NULL;
   const shard_block *entry = op->num_regions && op->regions[0].first ? op->regions[0].first : NULL;
+  /* `{}` (and the generic `({\n})`) reads as one empty block; in MLIR it is
+   * an empty region: a declaration, printed without a body */
+  if (entry && !entry->first && !entry->num_args && !entry->next) entry = NULL;
   shard_printer_puts(pr, "(");
   if (entry) {
     for (uint32_t i = 0; i < entry->num_args; i++) {

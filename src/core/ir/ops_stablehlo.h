@@ -38,6 +38,20 @@ void shard_shlo_dot_dims_free(shlo_dot_dims *d);
  * malformed text. Used by shard_attr_print for every raw attribute. */
 bool shard_shlo_dimnums_print(shard_buf *b, const char *raw);
 
+/* The fields of a #stablehlo.gather<...> / #stablehlo.scatter<...> raw
+ * attribute, in StableHLO's printing order: gather's offset_dims,
+ * collapsed_slice_dims, operand_batching_dims, start_indices_batching_dims,
+ * start_index_map; scatter's update_window_dims, inserted_window_dims,
+ * input_batching_dims, scatter_indices_batching_dims,
+ * scatter_dims_to_operand_dims. Absent lists are empty. */
+typedef struct shlo_dimnums {
+  bool is_gather;
+  shlo_dims lists[5];
+  int64_t index_vector_dim;
+} shlo_dimnums;
+bool shard_shlo_dimnums_decode(const char *raw, shlo_dimnums *out);
+void shard_shlo_dimnums_free(shlo_dimnums *d);
+
 /* The value of an enum attribute #stablehlo<kind VALUE> (also accepts the
  * #stablehlo.kind<VALUE> spelling), copied into out[cap]. False when `a` is
  * not an enum of that kind. */

@@ -174,21 +174,20 @@ enum { S_DIMNUM_FIELDS = 6 };
  * is accepted on input; a repeated field is an error there, so it is not
  * canonicalized here (the text then prints as written and the verifier
  * judges it). */
-bool shard_shlo_dimnums_print(shard_buf *b, const char *raw) {
+bool shard_shlo_dimnums_decode(const char *raw, shlo_dimnums *out) {
+  memset(out, 0, sizeof *out);
   const char *s = raw;
   const char *const *fields;
-  const char *kind;
   if (S_lit(&s, "#stablehlo.gather")) {
     fields = S_gather_fields;
-    kind = "#stablehlo.gather<";
+    out->is_gather = true;
   } else if (S_lit(&s, "#stablehlo.scatter")) {
     fields = S_scatter_fields;
-    kind = "#stablehlo.scatter<";
   } else {
     return false;
   }
   if (!S_lit(&s, "<")) return false;
-  shlo_dims lists[S_DIMNUM_FIELDS - 1] = {{0}};
+  shlo_dims *lists = out->lists;
   bool seen[S_DIMNUM_FIELDS] = {false};
   int64_t ivd = 0;
   bool ok = true;
@@ -217,20 +216,31 @@ bool shard_shlo_dimnums_print(shard_buf *b, const char *raw) {
   }
   S_ws(&s);
   ok = ok && *s == 0;
-  if (ok) {
-    shard_buf_puts(b, kind);
-    const char *sep = "";
-    for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) {
-      if (!lists[i].num) continue;
-      shard_buf_printf(b, "%s%s = ", sep, fields[i]);
-      shard_shlo_dims_print(b, &lists[i]);
-      sep = ", ";
-    }
-    if (ivd != 0) shard_buf_printf(b, "%sindex_vector_dim = %" PRId64, sep, ivd);
-    shard_buf_putc(b, '>');
-  }
-  for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) shard_shlo_dims_free(&lists[i]);
+  out->index_vector_dim = ivd;
+  if (!ok) shard_shlo_dimnums_free(out);
   return ok;
+}
+
+void shard_shlo_dimnums_free(shlo_dimnums *d) {
+  for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) shard_shlo_dims_free(&d->lists[i]);
+}
+
+bool shard_shlo_dimnums_print(shard_buf *b, const char *raw) {
+  shlo_dimnums d;
+  if (!shard_shlo_dimnums_decode(raw, &d)) return false;
+  const char *const *fields = d.is_gather ? S_gather_fields : S_scatter_fields;
+  shard_buf_puts(b, d.is_gather ? "#stablehlo.gather<" : "#stablehlo.scatter<");
+  const char *sep = "";
+  for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) {
+    if (!d.lists[i].num) continue;
+    shard_buf_printf(b, "%s%s = ", sep, fields[i]);
+    shard_shlo_dims_print(b, &d.lists[i]);
+    sep = ", ";
+  }
+  if (d.index_vector_dim != 0) shard_buf_printf(b, "%sindex_vector_dim = %" PRId64, sep, d.index_vector_dim);
+  shard_buf_putc(b, '>');
+  shard_shlo_dimnums_free(&d);
+  return true;
 }
 
 /* ---- enums --------------------------------------------------------------- */

@@ -384,7 +384,16 @@ static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, 
 
 /* " ({...}, {...})": regions in generic form, entry block headers included. */
 static void S_print_generic_regions(shard_printer *pr, const shard_op *op) {
-  if (!op->num_regions) return;
+  if (!op->num_regions) {
+    /* a function declaration: MLIR's func.func always has its region, empty
+     * here, and mlir-opt rejects the generic form without it */
+    if (strcmp(op->name, "func.func") == 0) {
+      shard_buf_puts(pr->out, " ({");
+      shard_printer_newline(pr);
+      shard_buf_puts(pr->out, "})");
+    }
+    return;
+  }
   shard_buf_puts(pr->out, " (");
   for (uint32_t i = 0; i < op->num_regions; i++) {
     if (i) shard_buf_puts(pr->out, ", ");

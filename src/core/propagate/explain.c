@@ -287,9 +287,12 @@ static void S_target_place(shard_buf *b, target t) {
 
 static void S_op_place(shard_buf *b, const shard_op *op) {
   if (S_is(op, "sdy.data_flow_edge") && op->num_operands == 1) {
+    /* NULL once the edge is gone (export erases edges; a case's branch
+     * results are one) */
     const shard_value *owner = op->operands[0].value;
-    const shard_op *df = owner->def ? owner->def
-                                    : (owner->block && owner->block->parent ? owner->block->parent->parent : NULL);
+    const shard_op *df = !owner     ? NULL
+                         : owner->def ? owner->def
+                                      : (owner->block && owner->block->parent ? owner->block->parent->parent : NULL);
     if (df) {
       shard_buf_printf(b, "%s (", df->name);
       S_loc(b, df->span);
@@ -548,11 +551,14 @@ static void S_conflicts_of(shard_explain *x, const op_view *v) {
         const shard_factor_sharding *fs = &v->p->tensors[t].factors[f];
         if (!fs->mapped || shard_axes_prefix_status(fs->axes.v, fs->axes.n, common, nc) != SHARD_PREFIX_STRICT)
           continue;
-        const shard_axis_ref *missing = &common[fs->axes.n];
+        /* a strict prefix is shorter, or as long with its last ref a
+         * sub-axis of the common one: then that ref is what was not taken */
+        const shard_axis_ref *missing = &common[fs->axes.n < nc ? fs->axes.n : nc - 1];
         uint32_t src = 0;
         for (uint32_t u = 0; u < v->n; u++) {
           const shard_factor_sharding *o = &v->p->tensors[u].factors[f];
-          if (u != t && o->mapped && o->axes.n > fs->axes.n) {
+          if (u != t && o->mapped &&
+              shard_axes_prefix_status(fs->axes.v, fs->axes.n, o->axes.v, o->axes.n) == SHARD_PREFIX_STRICT) {
             src = u;
             break;
           }

@@ -535,6 +535,8 @@ static bool S_check_attr_syntax(vf_ctx *cx, const shard_attr *a, shard_span at) 
   }
   case SHARD_ATTR_SDY_EDGES:
     return shard_verify_check_edges_syntax(cx, a, at);
+  case SHARD_ATTR_DENSE:
+    return shard_verify_check_dense(cx, a, at);
   case SHARD_ATTR_ARRAY: {
     bool ok = true;
     for (uint32_t i = 0; i < a->u.array.num && ok; i++) ok = S_check_attr_syntax(cx, a->u.array.elems[i], at);
@@ -730,6 +732,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   if (ok) ok = shard_verify_check_op_attrs(cx, op, manual);
   if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);
+  if (ok) ok = shard_verify_check_stablehlo(cx, op);
   if (ok) ok = shard_verify_check_op_entry(cx, op, manual);
 
   if (op->num_regions) {
@@ -765,6 +768,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
     if (cx.ok) {
       if (cx.opts->extra_warnings) S_warn_device_counts(&cx);
       S_walk(&cx, m->top, NULL, NULL);
+      if (cx.ok) shard_verify_check_recursion(&cx);
     }
   }
   free(cx.sym_ops);

@@ -132,12 +132,19 @@ bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op);
 /* verify_ops.c */
 /* Checks run when the op is entered (op verify(), traits, func arg attrs). */
 bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
+/* No func.func calls itself, directly or through others (shard's limit). */
+bool shard_verify_check_recursion(vf_ctx *cx);
 /* Checks of verifySymbolUses. */
 bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
 bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tensor_sharding *in,
                                              const shard_tensor_sharding *out, bool can_introduce,
                                              shard_reduction introduce_op, bool can_remove,
                                              shard_reduction remove_op);
+
+/* verify_stablehlo.c: StableHLO's shape functions and op verifiers. */
+bool shard_verify_check_stablehlo(vf_ctx *cx, const shard_op *op);
+/* The elements of a dense<...> literal against its type (parse time). */
+bool shard_verify_check_dense(vf_ctx *cx, const shard_attr *a, shard_span at);
 
 /* verify_collectives.c */
 bool shard_verify_is_collective(const shard_op *op);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/call_graph.h"
 #include "verify/verify_internal.h"
 
 /* ---- unreduced axes ----------------------------------------------------- */
@@ -107,8 +108,66 @@ static bool S_check_func_value(vf_ctx *cx, const shard_op *func, const shard_att
   return shard_verify_check_sharding_lookup(&e, sharding->u.sharding, type, manual);
 }
 
+static const char *S_func_name(const shard_op *func) {
+  const shard_attr *a = shard_verify_attr(func, "sym_name");
+  return a && a->kind == SHARD_ATTR_STRING ? a->u.str.data : "";
+}
+
+/* A function without a body: MLIR's SymbolOpInterface demands that such a
+ * declaration be private. */
+static bool S_is_declaration(const shard_op *func) {
+  const shard_block *b = func->num_regions ? func->regions[0].first : NULL;
+  return !b || (!b->first && !b->next && !b->num_args);
+}
+
+/* FunctionOpInterface's verifyBody: the entry block takes the signature's
+ * inputs. */
+static bool S_check_func_signature(vf_ctx *cx, const shard_op *func, const shard_type *ft) {
+  vf_emit e = shard_verify_emit_op(cx, func, NULL);
+  if (S_is_declaration(func)) {
+    const shard_attr *vis = shard_verify_attr(func, "sym_visibility");
+    bool is_public = !vis || (vis->kind == SHARD_ATTR_STRING && strcmp(vis->u.str.data, "public") == 0);
+    if (is_public) return shard_verify_fail(&e, "symbol declaration cannot have public visibility");
+    return true;
+  }
+  if (!ft) return true;
+  const shard_block *entry = func->regions[0].first;
+  if (entry->num_args != ft->num_inputs)
+    return shard_verify_fail(&e, "entry block must have %u arguments to match function signature", ft->num_inputs);
+  for (uint32_t i = 0; i < entry->num_args; i++)
+    if (!shard_type_equal(entry->args[i].type, ft->inputs[i]))
+      return shard_verify_fail(&e, "type of entry block argument #%u('%s') must match the type of the corresponding "
+                               "argument in function signature('%s')", i, shard_verify_type_str(entry->args[i].type),
+                               shard_verify_type_str(ft->inputs[i]));
+  return true;
+}
+
+/* func.return: the operands are the enclosing function's results. */
+static bool S_check_return(vf_ctx *cx, const shard_op *ret) {
+  const shard_op *func = shard_op_parent_op(ret);
+  if (!shard_verify_op_is(func, "func.func")) return true; /* reported as a parent-op error elsewhere */
+  const shard_type *ft = S_func_type(func);
+  if (!ft) return true;
+  vf_emit e = shard_verify_emit_op(cx, ret, NULL);
+  if (ret->num_operands != ft->num_results)
+    return shard_verify_fail(&e, "has %u operands, but enclosing function (@%s) returns %u", ret->num_operands,
+                             S_func_name(func), ft->num_results);
+  for (uint32_t i = 0; i < ft->num_results; i++) {
+    const shard_type *t = ret->operands[i].value ? ret->operands[i].value->type : NULL;
+    if (!t || !shard_type_equal(t, ft->results[i])) {
+      vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+      plain.span = ret->span;
+      return shard_verify_fail(&plain, "type of return operand %u ('%s') doesn't match function result type ('%s') in "
+                               "function @%s", i, shard_verify_type_str(t), shard_verify_type_str(ft->results[i]),
+                               S_func_name(func));
+    }
+  }
+  return true;
+}
+
 static bool S_check_func(vf_ctx *cx, const shard_op *func, const vf_manual *manual) {
   const shard_type *ft = S_func_type(func);
+  if (!S_check_func_signature(cx, func, ft)) return false;
   const shard_block *entry = func->num_regions ? func->regions[0].first : NULL;
   if (entry) {
     for (uint32_t i = 0; i < entry->num_args; i++) {
@@ -402,6 +461,7 @@ static bool S_check_constraint(vf_ctx *cx, const shard_op *op, const vf_manual *
 bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual *manual) {
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   if (shard_verify_op_is(op, "func.func")) return S_check_func(cx, op, manual);
+  if (shard_verify_op_is(op, "func.return")) return S_check_return(cx, op);
   if (shard_verify_op_is(op, "sdy.mesh")) {
     const shard_op *parent = shard_op_parent_op(op);
     if (parent && !shard_verify_op_is(parent, "builtin.module"))
@@ -475,4 +535,18 @@ bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_
   if (shard_verify_op_is(op, "sdy.func_data_flow_edge")) return S_check_func_data_flow_edge(cx, op);
   if (shard_verify_is_collective(op)) return shard_verify_check_collective_symbol_uses(cx, op);
   return true;
+}
+
+/* shard's own limit: no pass, explanation or interpretation follows a cycle
+ * of calls (inlining, flattening and the interpreter would recurse without
+ * end), so the verifier rejects one at the call that starts it. */
+bool shard_verify_check_recursion(vf_ctx *cx) {
+  char *msg;
+  const shard_op *call = shard_call_graph_find_recursion(cx->m, &msg);
+  if (!call) return true;
+  vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
+  e.span = call->span;
+  shard_verify_fail(&e, "%s", msg);
+  free(msg);
+  return false;
 }

@@ -136,12 +136,26 @@ static bool S_bound_by_parent(const vf_emit *e, const shard_axis_ref *axes, uint
 static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *t,
                              const shard_mesh *m) {
   vf_ctx *cx = e->cx;
-  for (uint32_t d = 0; d < s->rank; d++)
+  /* one warning per dim, however many size-1 axes it names (one per axis
+   * made a mesh of 10^5 such axes print 10^5 located warnings) */
+  enum { NAMED = 3 };
+  for (uint32_t d = 0; d < s->rank; d++) {
+    uint32_t count = 0;
+    const shard_axis_ref *named[NAMED];
     for (uint32_t k = 0; k < s->dims[d].num_axes; k++) {
       const shard_axis_ref *r = &s->dims[d].axes[k];
-      if (!r->is_sub && shard_verify_axis_full_size(cx, m, r->name) == 1)
-        shard_verify_warn(e, "dim %u is sharded along mesh axis \"%s\" of size 1, which has no effect", d, r->name);
+      if (!r->is_sub && shard_verify_axis_full_size(cx, m, r->name) == 1) {
+        if (count < NAMED) named[count] = r;
+        count++;
+      }
     }
+    if (count == 1)
+      shard_verify_warn(e, "dim %u is sharded along mesh axis \"%s\" of size 1, which has no effect", d, named[0]->name);
+    else if (count > 1)
+      shard_verify_warn(e, "dim %u is sharded along %u mesh axes of size 1 (\"%s\", \"%s\"%s%s%s%s), which have no "
+                        "effect", d, count, named[0]->name, named[1]->name, count > 2 ? ", \"" : "",
+                        count > 2 ? named[2]->name : "", count > 2 ? "\"" : "", count > NAMED ? ", ..." : "");
+  }
   if (!t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) return;
   bool pads = false;
   int64_t *local = SHARD_NEW_ARRAY(cx->scratch, int64_t, t->rank ? t->rank : 1);

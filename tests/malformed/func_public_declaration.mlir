@@ -1,0 +1,1 @@
+func.func @ext(tensor<8xf32>) -> tensor<8xf32>

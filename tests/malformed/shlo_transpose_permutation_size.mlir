@@ -1,0 +1,4 @@
+func.func @main(%a: tensor<2x3xf32>) -> tensor<3x2xf32> {
+  %0 = stablehlo.transpose %a, dims = [1, 0, 2] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
