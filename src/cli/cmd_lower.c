@@ -205,28 +205,6 @@ static void append_comment_lines(shard_buf *out, const char *text) {
   }
 }
 
-/* --local and --verify run global-to-local on the lowered module: its device
- * limit is checked here first, so that the error points at the input's mesh
- * rather than at the lowered text. */
-static bool g2l_device_limit(const shard_module *m, shard_diag_engine *de) {
-  for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op; op = op->next) {
-    shard_attr *mesh = strcmp(op->name, "sdy.mesh") == 0 ? shard_op_attr(op, "mesh") : NULL;
-    if (!mesh || mesh->kind != SHARD_ATTR_SDY_MESH)
-      continue;
-    int64_t n = shard_mesh_num_devices(mesh->u.mesh);
-    if (n >= 0 && n <= SHARD_G2L_MAX_DEVICES)
-      continue;
-    shard_attr *name = shard_op_attr(op, "sym_name");
-    shard_error(de, op->span,
-                "mesh @%s has %s%lld devices; -sdy-convert-global-to-local lists every device in its collectives and "
-                "supports at most %d",
-                name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?", n < 0 ? "more than " : "",
-                n < 0 ? (long long)INT64_MAX : (long long)n, SHARD_G2L_MAX_DEVICES);
-    return false;
-  }
-  return true;
-}
-
 static int64_t module_num_devices(const shard_module *m) {
   int64_t most = 1;
   for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op;
@@ -430,7 +408,7 @@ int cmd_lower(int argc, char **argv) {
   shard_print_module(&module_text, m, &print);
   if (module_text.len && module_text.data[module_text.len - 1] != '\n')
     shard_buf_putc(&module_text, '\n');
-  if ((cfg.local || cfg.verify) && !g2l_device_limit(m, &de))
+  if ((cfg.local || cfg.verify) && !shard_lower_to_local_device_limit(m, &de))
     goto done;
   if (cfg.local || cfg.verify) {
     if (!per_device(&cfg, m, &module_text, text, len, &de))

@@ -70,11 +70,11 @@ static uint32_t device_set_of(analysis *an, const shard_mesh *mesh, shard_span w
   if (!mesh || shard_mesh_is_empty(mesh))
     return 0;
   int64_t n = mesh->device_ids ? (int64_t)mesh->num_device_ids : shard_mesh_num_devices(mesh);
-  if (n < 0 || n > SHARD_MEMORY_MAX_DEVICES) {
+  if (n < 0 || n > SHARD_MAX_MESH_DEVICES) {
     if (!an->failed)
       shard_error(an->de, mesh->span.src ? mesh->span : where,
                   "the memory model handles meshes of at most %lld devices",
-                  (long long)SHARD_MEMORY_MAX_DEVICES);
+                  (long long)SHARD_MAX_MESH_DEVICES);
     an->failed = true;
     return 0;
   }
@@ -87,11 +87,11 @@ static uint32_t device_set_of(analysis *an, const shard_mesh *mesh, shard_span w
       free(ids);
       return s;
     }
-  if (n && (ids[0] < 0 || ids[n - 1] >= SHARD_MEMORY_MAX_DEVICES)) {
+  if (n && (ids[0] < 0 || ids[n - 1] >= SHARD_MAX_MESH_DEVICES)) {
     if (!an->failed)
       shard_error(an->de, mesh->span.src ? mesh->span : where,
                   "the memory model handles device ids from 0 to %lld",
-                  (long long)SHARD_MEMORY_MAX_DEVICES - 1);
+                  (long long)SHARD_MAX_MESH_DEVICES - 1);
     an->failed = true;
     free(ids);
     return 0;

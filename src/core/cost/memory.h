@@ -46,10 +46,10 @@
 #include "support/diag.h"
 #include "ir/ir.h"
 
-/* Meshes (distinct device sets) the device classes are built from, and
- * devices in one module; more is a located error. */
+/* Meshes (distinct device sets) the device classes are built from; more is
+ * a located error, as are meshes over SHARD_MAX_MESH_DEVICES
+ * (support/limits.h). */
 #define SHARD_MEMORY_MAX_DEVICE_SETS 64
-#define SHARD_MEMORY_MAX_DEVICES (INT64_C(1) << 20)
 
 /* A buffer: one value, several values sharing one buffer, or scratch
  * (value NULL) live at one point: a collective's padded buffer or a

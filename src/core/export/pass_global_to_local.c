@@ -1804,26 +1804,30 @@ static bool S_max_channel(shard_op *op, void *ctx) {
   return true;
 }
 
-/* SHARD_G2L_MAX_DEVICES (pass.h) */
-static bool S_check_device_limit(g2l *c) {
-  shard_block *top = c->m->top->num_regions ? c->m->top->regions[0].first : NULL;
+bool shard_global_to_local_device_limit(const shard_module *m, shard_diag_engine *de) {
+  shard_block *top = m->top && m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *op = top ? top->first : NULL; op; op = op->next) {
     const shard_attr *a = strcmp(op->name, "sdy.mesh") == 0 ? shard_op_attr(op, "mesh") : NULL;
     if (!a || a->kind != SHARD_ATTR_SDY_MESH) continue;
     int64_t n = shard_mesh_num_devices(a->u.mesh);
-    if (n < 0 || n > SHARD_G2L_MAX_DEVICES) {
+    if (n < 0 || n > SHARD_MAX_MESH_DEVICES) {
       const shard_attr *name = shard_op_attr(op, "sym_name");
-      shard_error(c->de, op->span, "mesh @%s has %s%" PRId64 " devices; -sdy-convert-global-to-local lists every device "
-                  "in its collectives and supports at most %d", name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?",
-                  n < 0 ? "more than " : "", n < 0 ? (int64_t)INT64_MAX : n, SHARD_G2L_MAX_DEVICES);
+      shard_error(de, op->span, "mesh @%s has %s%" PRId64 " devices; -sdy-convert-global-to-local lists every device "
+                  "in its collectives and supports at most %" PRId64, name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?",
+                  n < 0 ? "more than " : "", n < 0 ? (int64_t)INT64_MAX : n, SHARD_MAX_MESH_DEVICES);
       return false;
     }
   }
+  return true;
+}
+
+static bool S_check_device_limit(g2l *c) {
+  if (!shard_global_to_local_device_limit(c->m, c->de)) return false;
   int64_t total;
   if (c->replicas < 1 || c->partitions < 1 || __builtin_mul_overflow(c->replicas, c->partitions, &total) ||
-      total > SHARD_G2L_MAX_DEVICES) {
+      total > SHARD_MAX_MESH_DEVICES) {
     shard_error(c->de, c->m->top->span, "replica-count %" PRId64 " and partition-count %" PRId64 " must be positive and "
-                "their product at most %d", (int64_t)c->replicas, (int64_t)c->partitions, SHARD_G2L_MAX_DEVICES);
+                "their product at most %" PRId64, (int64_t)c->replicas, (int64_t)c->partitions, SHARD_MAX_MESH_DEVICES);
     return false;
   }
   return true;

@@ -159,10 +159,10 @@ bool shard_pass_insert_explicit_reshards(shard_module *m, const char *options, s
 bool shard_pass_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
 
 /* pass_global_to_local.c: -sdy-convert-global-to-local (local shapes, StableHLO collectives) */
-/* Every collective global-to-local writes lists the devices of its mesh in
- * its replica groups: a mesh of more devices than this is refused, at the
- * mesh, before any op is rewritten (2^32 devices ran out of memory). */
-#define SHARD_G2L_MAX_DEVICES (1 << 20)
+/* A mesh of more than SHARD_MAX_MESH_DEVICES (support/limits.h) devices is
+ * refused, at the mesh, before any op is rewritten: this check, which
+ * `shard lower --local/--verify` also runs on its input first. */
+bool shard_global_to_local_device_limit(const shard_module *m, shard_diag_engine *de);
 bool shard_pass_convert_global_to_local(shard_module *m, const char *options, shard_diag_engine *de);
 
 /* pass_export_divisibility.c: -sdy-pad-for-divisibility (partial: function IO

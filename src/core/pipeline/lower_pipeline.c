@@ -63,3 +63,7 @@ bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool 
   bool ok = propagate ? shard_pipeline_run(m, propagated, 1, true, de) : shard_pipeline_run(m, as_written, 2, true, de);
   return ok && (stage != SHARD_STAGE_RESHARDS || shard_pipeline_run(m, reshards, 1, true, de));
 }
+
+bool shard_lower_to_local_device_limit(const shard_module *m, shard_diag_engine *de) {
+  return shard_global_to_local_device_limit(m, de);
+}

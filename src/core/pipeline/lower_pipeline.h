@@ -30,6 +30,11 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
  * result is verified. False after reporting through de. */
 bool shard_lower_to_local(shard_module *m, shard_diag_engine *de);
 
+/* The device limit of the per-device conversion (SHARD_MAX_MESH_DEVICES),
+ * checked on a module before any work, so that the error points at the
+ * input's mesh. */
+bool shard_lower_to_local_device_limit(const shard_module *m, shard_diag_engine *de);
+
 /* How far `shard viz graph|plan --stage` takes a module: propagated (or the
  * shardings as written, closed), with explicit reshards, or lowered. */
 typedef enum shard_lower_stage {
