@@ -306,7 +306,9 @@ static void S_gather_print(shard_buf *b, const shard_attr *a) {
   for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) {
     shard_i64s l = *S_gather_field(a->u.gather, i);
     if (!l.n) continue;
-    shard_buf_printf(b, "%s%s = ", sep, fields[i]);
+    shard_buf_puts(b, sep);
+    shard_buf_puts(b, fields[i]);
+    shard_buf_puts(b, " = ");
     S_print_list(b, l);
     sep = ", ";
   }
@@ -635,8 +637,12 @@ void shard_shlo_attr_print(shard_buf *b, const shard_attr *a) {
   case SHARD_ATTR_SHLO_GATHER:
   case SHARD_ATTR_SHLO_SCATTER: S_gather_print(b, a); return;
   case SHARD_ATTR_SHLO_ENUM:
-    shard_buf_printf(b, "#stablehlo<%s %s>", S_enums[a->u.shlo_enum.kind].kind,
-                     S_enums[a->u.shlo_enum.kind].cases[a->u.shlo_enum.value]);
+    /* one per precision entry: no printf */
+    shard_buf_puts(b, "#stablehlo<");
+    shard_buf_puts(b, S_enums[a->u.shlo_enum.kind].kind);
+    shard_buf_putc(b, ' ');
+    shard_buf_puts(b, S_enums[a->u.shlo_enum.kind].cases[a->u.shlo_enum.value]);
+    shard_buf_putc(b, '>');
     return;
   case SHARD_ATTR_SHLO_CHANNEL: /* both fields, even when 0, as StableHLO prints them */
     shard_buf_printf(b, "#stablehlo.channel_handle<handle = %" PRId64 ", type = %" PRId64 ">", a->u.channel.handle,
