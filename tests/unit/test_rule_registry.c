@@ -385,40 +385,49 @@ Test(rule_registry, populate_pass_sets_rules_and_warns_once) {
   shard_module_free(p.module);
 }
 
-/* ---- raw attribute readers ------------------------------------------------------ */
+/* ---- typed attribute readers ------------------------------------------------------ */
 
-Test(rule_registry_attr, raw_fields_match_whole_keys) {
-  const char *raw = "#stablehlo.gather<offset_dims = [3], start_indices_batching_dims = [1, 0],\n"
-                    "  start_index_map = [1, 3], index_vector_dim = 3>";
-  rr_ints l;
-  cr_assert(shard_rr_raw_ints(raw, "start_index_map", &l));
-  cr_expect(l.n == 2 && l.v[0] == 1 && l.v[1] == 3);
-  cr_assert(shard_rr_raw_ints(raw, "start_indices_batching_dims", &l));
-  cr_expect(l.n == 2 && l.v[0] == 1 && l.v[1] == 0);
-  /* "dims" alone is not a key here, only a suffix of one. */
-  cr_assert(shard_rr_raw_ints(raw, "dims", &l));
-  cr_expect_eq(l.n, 0);
-  int64_t v = 0;
-  cr_expect(shard_rr_raw_int(raw, "index_vector_dim", &v) && v == 3);
-  cr_expect_not(shard_rr_raw_int(raw, "collapsed_slice_dims", &v));
-  cr_expect_not(shard_rr_raw_ints("#stablehlo.gather<offset_dims = [3, x]>", "offset_dims", &l));
+Test(rule_registry_attr, gather_fields_decoded_once) {
+  shard_arena *a = shard_arena_new();
+  shard_attr *at = shard_attr_shlo_decode(a, "#stablehlo.gather<offset_dims = [3], start_indices_batching_dims = [1, 0],\n"
+                                             "  start_index_map = [1, 3], index_vector_dim = 3>");
+  const shard_gather_dims *g = shard_attr_gather_dims(at);
+  cr_assert_not_null(g);
+  cr_expect(g->index_map.n == 2 && g->index_map.v[0] == 1 && g->index_map.v[1] == 3);
+  cr_expect(g->indices_batching.n == 2 && g->indices_batching.v[0] == 1 && g->indices_batching.v[1] == 0);
+  cr_expect_eq(g->collapsed.n, 0);
+  cr_expect_eq(g->index_vector_dim, 3);
+  cr_expect_null(shard_attr_scatter_dims(at));
+  cr_expect_null(shard_attr_shlo_decode(a, "#stablehlo.gather<offset_dims = [3, x]>"));
+  cr_expect_null(shard_attr_shlo_decode(a, "#stablehlo.gather<dims = [3]>"), "unknown field");
+  shard_arena_free(a);
 }
 
 Test(rule_registry_attr, conv_dims_compact_and_long_forms) {
-  rr_conv_dims c, l;
-  cr_assert(shard_rr_conv_dims_decode("#stablehlo.conv<[f, 1, b, 0]x[o, 0, 1, i]->[0, b, f, 1]>", &c));
-  cr_expect(c.in_batch == 2 && c.in_feature == 0 && c.in_spatial.n == 2 && c.in_spatial.v[0] == 3 &&
-            c.in_spatial.v[1] == 1);
-  cr_expect(c.k_in_feature == 3 && c.k_out_feature == 0 && c.k_spatial.v[0] == 1 && c.k_spatial.v[1] == 2);
-  cr_expect(c.out_batch == 1 && c.out_feature == 2 && c.out_spatial.v[0] == 0 && c.out_spatial.v[1] == 3);
-  cr_assert(shard_rr_conv_dims_decode(
-      "#stablehlo.conv<raw input_batch_dimension = 2, input_feature_dimension = 0, input_spatial_dimensions = [3, 1], "
-      "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [1, 2], "
-      "output_batch_dimension = 1, output_feature_dimension = 2, output_spatial_dimensions = [0, 3]>",
-      &l));
-  cr_expect(l.in_batch == c.in_batch && l.k_out_feature == c.k_out_feature && l.out_spatial.v[1] == 3);
-  cr_expect_not(shard_rr_conv_dims_decode("#stablehlo.conv<[b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f]>", &c),
-                "spatial dim 0 twice");
+  shard_arena *a = shard_arena_new();
+  const shard_conv_dims *c =
+      shard_attr_conv_dims(shard_attr_shlo_decode(a, "#stablehlo.conv<[f, 1, b, 0]x[o, 0, 1, i]->[0, b, f, 1]>"));
+  cr_assert_not_null(c);
+  cr_expect(c->in_batch == 2 && c->in_feature == 0 && c->in_spatial.n == 2 && c->in_spatial.v[0] == 3 &&
+            c->in_spatial.v[1] == 1);
+  cr_expect(c->k_in_feature == 3 && c->k_out_feature == 0 && c->k_spatial.v[0] == 1 && c->k_spatial.v[1] == 2);
+  cr_expect(c->out_batch == 1 && c->out_feature == 2 && c->out_spatial.v[0] == 0 && c->out_spatial.v[1] == 3);
+  shard_attr *la = shard_attr_shlo_decode(
+      a, "#stablehlo.conv<raw input_batch_dimension = 2, input_feature_dimension = 0, input_spatial_dimensions = [3, 1], "
+         "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [1, 2], "
+         "output_batch_dimension = 1, output_feature_dimension = 2, output_spatial_dimensions = [0, 3]>");
+  const shard_conv_dims *l = shard_attr_conv_dims(la);
+  cr_assert_not_null(l);
+  cr_expect(l->in_batch == c->in_batch && l->k_out_feature == c->k_out_feature && l->out_spatial.v[1] == 3);
+  /* the long form prints in StableHLO's compact spelling */
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_attr_print(&b, la);
+  cr_expect_str_eq(shard_buf_str(&b), "#stablehlo.conv<[f, 1, b, 0]x[o, 0, 1, i]->[0, b, f, 1]>");
+  shard_buf_free(&b);
+  cr_expect_null(shard_attr_shlo_decode(a, "#stablehlo.conv<[b, 0, 0, f]x[0, 1, i, o]->[b, 0, 1, f]>"),
+                 "spatial dim 0 twice");
+  shard_arena_free(a);
 }
 
 /* ---- the rule cache of a propagation session ----------------------------------- */

@@ -1,8 +1,9 @@
 /* #stablehlo.gather<...> / #stablehlo.scatter<...> print as MLIR prints them:
  * StableHLO's printer writes the fields in a fixed order, leaves out empty
- * lists and index_vector_dim = 0. shard keeps these attributes as raw text,
- * so whatever spelling came in (reordered, spaced, explicit empties) must
- * come out canonical, and that output must parse and print unchanged. */
+ * lists and index_vector_dim = 0. shard decodes these attributes into a
+ * struct when it parses them and prints the struct, so whatever spelling came
+ * in (reordered, spaced, explicit empties) must come out canonical, and that
+ * output must parse and print unchanged. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>

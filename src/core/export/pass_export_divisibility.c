@@ -23,7 +23,6 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "support/ptrmap.h"
-#include "rules/rule_registry_internal.h"
 #include "sdy/sharding.h"
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
@@ -410,7 +409,7 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
     if (s) shard_pass_set_value_sharding(c->a, &bcast->results[0], s);
     shard_value *cmp_ops[2] = {&iota->results[0], &bcast->results[0]};
     shard_op *cmp = S_new_before(c, pos, "stablehlo.compare", 2, cmp_ops, i1);
-    shard_op_set_attr(c->a, cmp, "comparison_direction", shard_attr_raw(c->a, "#stablehlo<comparison_direction LT>"),
+    shard_op_set_attr(c->a, cmp, "comparison_direction", shard_attr_shlo_enum(c->a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_LT),
                       true);
     if (s) shard_pass_set_value_sharding(c->a, &cmp->results[0], s);
     if (mask) {
@@ -481,32 +480,12 @@ static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const
 
 /* ---- shape inference for the rewritten ops ---- */
 
-/* Reads `key = [a, b]` out of attribute text such as #stablehlo.dot<...>. */
-static uint32_t S_raw_list(const char *text, const char *key, int64_t *out, uint32_t max) {
-  const char *p = text ? strstr(text, key) : NULL;
-  if (!p) return 0;
-  p = strchr(p, '[');
-  if (!p) return 0;
-  uint32_t n = 0;
-  for (p++; *p && *p != ']';) {
-    char *end;
-    long long v = strtoll(p, &end, 10);
-    if (end == p) {
-      p++;
-      continue;
-    }
-    if (n < max) out[n++] = v;
-    p = end;
-  }
-  return n;
-}
-
+/* The integer list `name` copied into out[max]; 0 when absent or longer. */
 static uint32_t S_i64_array(const shard_op *op, const char *name, int64_t *out, uint32_t max) {
-  const shard_attr *a = shard_op_attr(op, name);
-  if (!a || a->kind != SHARD_ATTR_DENSE_ARRAY) return 0;
-  uint32_t n = a->u.dense_array.num < max ? a->u.dense_array.num : max;
-  memcpy(out, a->u.dense_array.vals, sizeof(int64_t) * n);
-  return n;
+  shard_i64s l;
+  if (!shard_op_i64_list(op, name, &l) || l.n > max) return 0;
+  if (l.n) memcpy(out, l.v, sizeof(int64_t) * l.n);
+  return l.n;
 }
 
 /* The result shape an op implies for its (padded) operands, when shard
@@ -526,31 +505,26 @@ static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dim
     return true;
   }
   if (S_is(op, "stablehlo.dot_general") && op->num_operands == 2) {
-    const shard_attr *dd = shard_op_attr(op, "dot_dimension_numbers");
-    if (!dd || dd->kind != SHARD_ATTR_RAW) return false;
+    const shard_dot_dims *dd = shard_op_dot_dims(op);
+    if (!dd) return false;
+    shard_i64s lb = dd->lhs_batch, rb = dd->rhs_batch, lc = dd->lhs_contract, rc = dd->rhs_contract;
     const shard_type *l = op->operands[0].value->type, *rr = op->operands[1].value->type;
     if (l->kind != SHARD_TYPE_TENSOR || rr->kind != SHARD_TYPE_TENSOR) return false;
-    int64_t *lb = PAD_ARRAY(a, int64_t, l->rank), *rb = PAD_ARRAY(a, int64_t, rr->rank),
-            *lc = PAD_ARRAY(a, int64_t, l->rank), *rc = PAD_ARRAY(a, int64_t, rr->rank);
-    uint32_t nlb = S_raw_list(dd->u.raw, "lhs_batching_dimensions", lb, l->rank);
-    uint32_t nrb = S_raw_list(dd->u.raw, "rhs_batching_dimensions", rb, rr->rank);
-    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, l->rank);
-    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, rr->rank);
     uint32_t n = 0;
-    for (uint32_t i = 0; i < nlb; i++) {
-      if (n == rank || lb[i] < 0 || lb[i] >= (int64_t)l->rank) return false;
-      dims[n++] = l->dims[lb[i]];
+    for (uint32_t i = 0; i < lb.n; i++) {
+      if (lb.v[i] < 0 || lb.v[i] >= (int64_t)l->rank || n >= rank) return false;
+      dims[n++] = l->dims[lb.v[i]];
     }
-    for (uint32_t d = 0; d < l->rank; d++)
-      if (!S_contains(lb, nlb, d) && !S_contains(lc, nlc, d)) {
-        if (n == rank) return false;
-        dims[n++] = l->dims[d];
-      }
-    for (uint32_t d = 0; d < rr->rank; d++)
-      if (!S_contains(rb, nrb, d) && !S_contains(rc, nrc, d)) {
-        if (n == rank) return false;
-        dims[n++] = rr->dims[d];
-      }
+    for (uint32_t d = 0; d < l->rank; d++) {
+      if (S_contains(lb.v, lb.n, d) || S_contains(lc.v, lc.n, d)) continue;
+      if (n >= rank) return false;
+      dims[n++] = l->dims[d];
+    }
+    for (uint32_t d = 0; d < rr->rank; d++) {
+      if (S_contains(rb.v, rb.n, d) || S_contains(rc.v, rc.n, d)) continue;
+      if (n >= rank) return false;
+      dims[n++] = rr->dims[d];
+    }
     return n == rank;
   }
   if (S_is(op, "stablehlo.transpose") && op->num_operands == 1) {
@@ -640,12 +614,11 @@ static void S_pad_pad(pad_ctx *c, shard_op *op) {
 }
 
 static void S_pad_dot_general(pad_ctx *c, shard_op *op) {
-  const shard_attr *dd = shard_op_attr(op, "dot_dimension_numbers");
-  if (op->num_operands == 2 && dd && dd->kind == SHARD_ATTR_RAW) {
+  const shard_dot_dims *dd = shard_op_dot_dims(op);
+  if (op->num_operands == 2 && dd) {
+    const int64_t *lc = dd->lhs_contract.v, *rc = dd->rhs_contract.v;
+    uint32_t nlc = dd->lhs_contract.n, nrc = dd->rhs_contract.n;
     shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;
-    int64_t *lc = PAD_ARRAY(c->a, int64_t, lhs->type->rank), *rc = PAD_ARRAY(c->a, int64_t, rhs->type->rank);
-    uint32_t nlc = S_raw_list(dd->u.raw, "lhs_contracting_dimensions", lc, lhs->type->rank);
-    uint32_t nrc = S_raw_list(dd->u.raw, "rhs_contracting_dimensions", rc, rhs->type->rank);
     shard_value *pl = S_ensure_kind(c, op, lhs, S_orig_type(c, lhs), PAD_ZERO, lc, nlc);
     shard_value *pr = S_ensure_kind(c, op, rhs, S_orig_type(c, rhs), PAD_ZERO, rc, nrc);
     if (pl != lhs) shard_operand_set(&op->operands[0], pl);
@@ -657,22 +630,21 @@ static void S_pad_dot_general(pad_ctx *c, shard_op *op) {
 /* The result dims of a convolution of `lhs` by `rhs` (StableHLO's shape
  * inference: each output spatial dim counts the windows of the dilated
  * kernel over the dilated, padded input). */
-static bool S_conv_result_dims(const shard_op *op, const rr_conv_dims *dn, const shard_type *lhs,
+static bool S_conv_result_dims(const shard_op *op, const shard_conv_dims *dn, const shard_type *lhs,
                                const shard_type *rhs, int64_t *dims) {
   const shard_type *rt = op->results[0].type;
   uint32_t ns = dn->in_spatial.n;
-  rr_ints strides, ldil, rdil, pad;
-  bool has_strides = shard_rr_attr_ints(op, "window_strides", &strides);
-  bool has_ldil = shard_rr_attr_ints(op, "lhs_dilation", &ldil);
-  bool has_rdil = shard_rr_attr_ints(op, "rhs_dilation", &rdil);
-  bool has_pad = shard_rr_attr_ints(op, "padding", &pad);
-  if (has_pad && pad.n == 1) /* a splat dense<N> */
-    for (pad.n = 1; pad.n < 2 * ns && pad.n < RR_MAX_INTS; pad.n++) pad.v[pad.n] = pad.v[0];
+  shard_i64s strides, ldil, rdil, pad;
+  bool has_strides = shard_op_i64_list(op, "window_strides", &strides);
+  bool has_ldil = shard_op_i64_list(op, "lhs_dilation", &ldil);
+  bool has_rdil = shard_op_i64_list(op, "rhs_dilation", &rdil);
+  bool has_pad = shard_op_i64_list(op, "padding", &pad); /* a splat is expanded when parsed */
   if ((has_strides && strides.n != ns) || (has_ldil && ldil.n != ns) || (has_rdil && rdil.n != ns) ||
       (has_pad && pad.n != 2 * ns))
     return false;
   int64_t bgc = 1;
-  shard_rr_attr_int(op, "batch_group_count", &bgc);
+  const shard_attr *bgca = shard_op_attr(op, "batch_group_count");
+  if (bgca && bgca->kind == SHARD_ATTR_INT) bgc = bgca->u.integer.value;
   if (bgc < 1 || rt->rank != lhs->rank || rt->rank != rhs->rank) return false;
   int64_t r = rt->rank;
   if (dn->out_batch < 0 || dn->out_batch >= r || dn->out_feature < 0 || dn->out_feature >= r || dn->in_batch < 0 ||
@@ -704,12 +676,12 @@ static bool S_conv_result_dims(const shard_op *op, const rr_conv_dims *dn, const
  * padded operands cannot produce is left to resolve-permutation-factors
  * upstream: the op can't be legalized. */
 static void S_pad_convolution(pad_ctx *c, shard_op *op) {
-  rr_conv_dims dn;
-  const shard_attr *dna = shard_op_attr(op, "dimension_numbers");
+  const shard_conv_dims *dnp = shard_op_conv_dims(op);
   shard_value *v = op->num_results == 1 ? &op->results[0] : NULL;
-  if (op->num_operands != 2 || !v || !dna || dna->kind != SHARD_ATTR_RAW || !shard_rr_conv_dims_decode(dna->u.raw, &dn) ||
-      v->type->kind != SHARD_TYPE_TENSOR)
+  if (op->num_operands != 2 || !v || !dnp || dnp->k_spatial.n != dnp->in_spatial.n ||
+      dnp->out_spatial.n != dnp->in_spatial.n || v->type->kind != SHARD_TYPE_TENSOR)
     return S_pad_generic(c, op);
+  shard_conv_dims dn = *dnp;
   shard_value *lhs = op->operands[0].value, *rhs = op->operands[1].value;
   int64_t *ldims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1),
           *rdims = PAD_ARRAY(c->a, int64_t, dn.in_spatial.n + 1);

@@ -595,7 +595,7 @@ static shard_value *S_device_guard(shard_arena *a, shard_op *pos, int64_t device
   shard_value *cmp_in[2] = {&conv->results[0], &target->results[0]};
   shard_op *cmp = S_new_before(a, pos, "stablehlo.compare", 2, cmp_in,
                                shard_type_tensor(a, 0, NULL, "i1", NULL));
-  shard_op_set_attr(a, cmp, "comparison_direction", shard_attr_raw(a, "#stablehlo<comparison_direction EQ>"),
+  shard_op_set_attr(a, cmp, "comparison_direction", shard_attr_shlo_enum(a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_EQ),
                     true);
   return &cmp->results[0];
 }

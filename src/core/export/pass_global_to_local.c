@@ -62,7 +62,6 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "support/ptrmap.h"
-#include "rules/rule_registry_internal.h"
 
 /* A value as it was before the rewrite: its global type and, for values
  * that replace an op's result, the replaced result's sharding (MLIR's
@@ -293,6 +292,7 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
   r->u.dense.payload = shard_arena_strdup(c->a, shard_buf_str(&b));
   int64_t gdims[2] = {total / gsize, gsize};
   r->u.dense.type = S_tensor(c, 2, gdims, "i64");
+  shard_attr_dense_set_ints(c->a, r);
   shard_buf_free(&b);
   return r;
 }
@@ -330,9 +330,7 @@ static shard_value *S_constant_i64(g2l *c, shard_op *before, const char *payload
 }
 
 static void S_channel(g2l *c, shard_op *op) {
-  char text[96];
-  snprintf(text, sizeof text, "#stablehlo.channel_handle<handle = %lld, type = 1>", (long long)c->next_channel++);
-  shard_op_set_attr(c->a, op, "channel_handle", shard_attr_raw(c->a, shard_arena_strdup(c->a, text)), true);
+  shard_op_set_attr(c->a, op, "channel_handle", shard_attr_channel_handle(c->a, c->next_channel++, 1), true);
 }
 
 static void S_int_attr(g2l *c, shard_op *op, const char *name, int64_t v) {
@@ -711,6 +709,7 @@ static void S_collective_permute(g2l *c, shard_op *op) {
   pairs->u.dense.payload = shard_arena_strdup(c->a, shard_buf_str(&b));
   int64_t pd[2] = {total, 2};
   pairs->u.dense.type = S_tensor(c, 2, pd, "i64");
+  shard_attr_dense_set_ints(c->a, pairs);
   shard_buf_free(&b);
   shard_value *v = op->operands[0].value;
   shard_op *cp = S_new(c, op, "stablehlo.collective_permute", 1, &v, v->type, 0);
@@ -862,12 +861,12 @@ static shard_tensor_sharding *S_value_sharding(g2l *c, const shard_value *v) {
   return S_result_sharding(v);
 }
 
+/* The integer list `name` copied into out[max]; 0 when absent or longer. */
 static uint32_t S_i64_array(const shard_op *op, const char *name, int64_t *out, uint32_t max) {
-  const shard_attr *a = shard_op_attr(op, name);
-  if (!a || a->kind != SHARD_ATTR_DENSE_ARRAY) return 0;
-  uint32_t n = a->u.dense_array.num < max ? a->u.dense_array.num : max;
-  memcpy(out, a->u.dense_array.vals, sizeof(int64_t) * n);
-  return n;
+  shard_i64s l;
+  if (!shard_op_i64_list(op, name, &l) || l.n > max) return 0;
+  if (l.n) memcpy(out, l.v, sizeof(int64_t) * l.n);
+  return l.n;
 }
 
 static int64_t S_int(const shard_op *op, const char *name, int64_t dflt) {
@@ -1209,11 +1208,10 @@ static void S_local_group_count(g2l *c, shard_op *op, const char *name, int64_t 
  * dims. */
 static void S_convolution(g2l *c, shard_op *op) {
   S_localize_results(c, op);
-  const shard_attr *dna = shard_op_attr(op, "dimension_numbers");
-  rr_conv_dims dn;
-  if (op->num_operands == 2 && dna && dna->kind == SHARD_ATTR_RAW && shard_rr_conv_dims_decode(dna->u.raw, &dn)) {
-    S_local_group_count(c, op, "feature_group_count", S_operand_shards(c, op->operands[0].value, dn.in_feature));
-    S_local_group_count(c, op, "batch_group_count", S_operand_shards(c, op->operands[0].value, dn.in_batch));
+  const shard_conv_dims *dn = shard_op_conv_dims(op);
+  if (op->num_operands == 2 && dn) {
+    S_local_group_count(c, op, "feature_group_count", S_operand_shards(c, op->operands[0].value, dn->in_feature));
+    S_local_group_count(c, op, "batch_group_count", S_operand_shards(c, op->operands[0].value, dn->in_batch));
   }
   shard_op_remove_attr(op, "sdy.sharding");
 }
@@ -1242,9 +1240,9 @@ static shard_value *S_binary(g2l *c, shard_op *before, const char *name, shard_v
 
 static shard_value *S_compare(g2l *c, shard_op *before, const char *dir, shard_value *x, shard_value *y) {
   shard_value *r = S_binary(c, before, "stablehlo.compare", x, y, S_tensor(c, x->type->rank, x->type->dims, "i1"));
-  char text[64];
-  snprintf(text, sizeof text, "#stablehlo<comparison_direction %s>", dir);
-  shard_op_set_attr(c->a, r->def, "comparison_direction", shard_attr_raw(c->a, shard_arena_strdup(c->a, text)), true);
+  int d = shard_shlo_enum_case_named(SHARD_SHLO_COMPARISON_DIRECTION, dir);
+  shard_op_set_attr(c->a, r->def, "comparison_direction",
+                    shard_attr_shlo_enum(c->a, SHARD_SHLO_COMPARISON_DIRECTION, (uint32_t)d), true);
   return r;
 }
 
@@ -1437,13 +1435,10 @@ static void S_gather(g2l *c, shard_op *op) {
   shard_value *x = op->operands[0].value, *idx = op->operands[1].value;
   const shard_type *gx = S_global_type(c, x);
   const shard_tensor_sharding *xs = S_value_sharding(c, x);
-  const char *raw = shard_rr_attr_raw(op, "dimension_numbers");
-  rr_ints sim = {0}, offs = {0}, obatch = {0};
-  int64_t ivd = 0;
-  if (!raw || !shard_rr_raw_ints(raw, "start_index_map", &sim) || !shard_rr_raw_ints(raw, "offset_dims", &offs) ||
-      !shard_rr_raw_ints(raw, "operand_batching_dims", &obatch))
-    return;
-  if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
+  const shard_gather_dims *dn = shard_op_gather_dims(op);
+  if (!dn) return;
+  shard_i64s sim = dn->index_map, offs = dn->offset, obatch = dn->operand_batching;
+  int64_t ivd = dn->index_vector_dim;
   bool changed = false;
   int64_t *comp_of = G2L_ARRAY(c, int64_t, n); /* index component addressing operand dim d, or -1 */
   bool *indexed = G2L_ARRAY(c, bool, n), *unindexed = G2L_ARRAY(c, bool, n);
@@ -1453,7 +1448,7 @@ static void S_gather(g2l *c, shard_op *op) {
     for (uint32_t k = 0; k < sim.n; k++)
       if (sim.v[k] == (int64_t)d) comp_of[d] = k;
     int64_t shards = S_operand_shards(c, x, d);
-    if (shards <= 1 || shard_rr_ints_contains(&obatch, d)) continue;
+    if (shards <= 1 || shard_i64s_find(&obatch, d) >= 0) continue;
     if (sizes[d] % shards == 0 && sizes[d] >= shards) {
       sizes[d] /= shards;
       changed = true;
@@ -1555,7 +1550,7 @@ static void S_gather(g2l *c, shard_op *op) {
   int64_t *bdims = G2L_ARRAY(c, int64_t, out->rank);
   uint32_t nb = 0;
   for (uint32_t d = 0; d < out->rank; d++)
-    if (!shard_rr_ints_contains(&offs, d)) bdims[nb++] = d;
+    if (shard_i64s_find(&offs, d) < 0) bdims[nb++] = d;
   if (mask->type->rank && !implicit) {
     int64_t *rdims = G2L_ARRAY(c, int64_t, it->rank);
     uint32_t nr = 0;
@@ -1603,13 +1598,10 @@ static void S_scatter(g2l *c, shard_op *op) {
   if (op->num_operands < 3 || !(op->num_operands & 1)) return S_localize_results(c, op);
   uint32_t nin = (op->num_operands - 1) / 2;
   shard_value *idx = op->operands[nin].value;
-  const char *raw = shard_rr_attr_raw(op, "scatter_dimension_numbers");
-  rr_ints sdo = {0}, ibatch = {0};
-  int64_t ivd = 0;
-  if (!raw || !shard_rr_raw_ints(raw, "scatter_dims_to_operand_dims", &sdo) ||
-      !shard_rr_raw_ints(raw, "input_batching_dims", &ibatch))
-    return S_localize_results(c, op);
-  if (!shard_rr_raw_int(raw, "index_vector_dim", &ivd)) ivd = 0;
+  const shard_gather_dims *dn = shard_op_scatter_dims(op);
+  if (!dn) return S_localize_results(c, op);
+  shard_i64s sdo = dn->index_map, ibatch = dn->operand_batching;
+  int64_t ivd = dn->index_vector_dim;
   shard_value *x = op->operands[0].value;
   const shard_tensor_sharding *xs = S_value_sharding(c, x), *is = S_value_sharding(c, idx);
   shard_type *it = idx->type, *i64 = S_i64_scalar(c);
@@ -1617,12 +1609,12 @@ static void S_scatter(g2l *c, shard_op *op) {
   /* offsets of the sharded indexed operand dims */
   bool any = false;
   for (uint32_t k = 0; k < sdo.n; k++)
-    if (S_operand_shards(c, x, sdo.v[k]) > 1 && !shard_rr_ints_contains(&ibatch, sdo.v[k])) any = true;
+    if (S_operand_shards(c, x, sdo.v[k]) > 1 && shard_i64s_find(&ibatch, sdo.v[k]) < 0) any = true;
   const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (any && mesh && (implicit ? sdo.n == 1 : it->dims[ivd] == (int64_t)sdo.n)) {
     shard_value **comp = G2L_ARRAY(c, shard_value *, sdo.n);
     for (uint32_t k = 0; k < sdo.n; k++)
-      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_rr_ints_contains(&ibatch, sdo.v[k])) comp[k] = S_splat(c, op, i64, "0");
+      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_i64s_find(&ibatch, sdo.v[k]) >= 0) comp[k] = S_splat(c, op, i64, "0");
     for (uint32_t k = 0; k < sdo.n; k++) {
       if (comp[k]) continue;
       const shard_dim_sharding *ds = S_dim(xs, (uint32_t)sdo.v[k]);
@@ -1793,14 +1785,8 @@ static void S_convert_func(g2l *c, shard_op *fn) {
 
 static bool S_max_channel(shard_op *op, void *ctx) {
   int64_t *max = ctx;
-  const shard_attr *a = shard_op_attr(op, "channel_handle");
-  if (a && a->kind == SHARD_ATTR_RAW) {
-    const char *h = strstr(a->u.raw, "handle =");
-    if (h) {
-      long long v = strtoll(h + 8, NULL, 10);
-      if (v > *max) *max = v;
-    }
-  }
+  int64_t v;
+  if (shard_attr_channel(shard_op_attr(op, "channel_handle"), &v, NULL) && v > *max) *max = v;
   return true;
 }
 

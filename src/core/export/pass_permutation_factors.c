@@ -371,13 +371,8 @@ static int64_t S_next_channel(shard_module *m) {
   S_post_order(m->top, &ops);
   int64_t max = 0;
   for (uint32_t i = 0; i < ops.len; i++) {
-    shard_attr *ch = shard_op_attr(ops.items[i], "channel_handle");
-    if (!ch || ch->kind != SHARD_ATTR_RAW || !ch->u.raw) continue;
-    const char *h = strstr(ch->u.raw, "handle =");
-    if (h) {
-      long long v = strtoll(h + 8, NULL, 10);
-      if (v > max) max = v;
-    }
+    int64_t v;
+    if (shard_attr_channel(shard_op_attr(ops.items[i], "channel_handle"), &v, NULL) && v > max) max = v;
   }
   SHARD_VEC_FREE(ops);
   return max + 1;

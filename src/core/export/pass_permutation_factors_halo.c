@@ -137,9 +137,7 @@ static shard_value *S_collective_permute(perm_ctx *c, const cursor *at, shard_va
                                          uint32_t npairs, shard_tensor_sharding *s, const shard_op *near) {
   shard_arena *a = c->m->arena;
   shard_op *op = S_emit(c, at, "stablehlo.collective_permute", 1, &in, in->type, near);
-  char text[96];
-  snprintf(text, sizeof text, "#stablehlo.channel_handle<handle = %lld, type = 1>", (long long)c->next_channel++);
-  shard_op_set_attr(a, op, "channel_handle", shard_attr_raw(a, shard_arena_strdup(a, text)), true);
+  shard_op_set_attr(a, op, "channel_handle", shard_attr_channel_handle(a, c->next_channel++, 1), true);
   shard_buf b;
   shard_buf_init(&b);
   shard_buf_putc(&b, '[');
@@ -151,6 +149,7 @@ static shard_value *S_collective_permute(perm_ctx *c, const cursor *at, shard_va
   shard_buf_free(&b);
   int64_t pd[2] = {npairs, 2};
   pv->u.dense.type = S_tensor(c, 2, pd, "i64");
+  shard_attr_dense_set_ints(a, pv);
   shard_op_set_attr(a, op, "source_target_pairs", pv, true);
   S_set_sharding(c, &op->results[0], s);
   return &op->results[0];

@@ -19,7 +19,6 @@
 #include "support/buf.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
-#include "rules/rule_registry_internal.h"
 
 static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
 
@@ -27,15 +26,19 @@ static const shard_type *S_tensor(const shard_value *v) {
   return v && v->type && v->type->kind == SHARD_TYPE_TENSOR ? v->type : NULL;
 }
 
-static int S_find(const rr_ints *l, int64_t x) {
+static int S_find(const shard_i64s *l, int64_t x) {
   for (uint32_t i = 0; i < l->n; i++)
     if (l->v[i] == x) return (int)i;
   return -1;
 }
 
-static void S_remove_at(rr_ints *l, int i) {
-  memmove(&l->v[i], &l->v[i + 1], sizeof l->v[0] * (l->n - (uint32_t)i - 1));
-  l->n--;
+/* A copy of `l` without its element i (arena memory). */
+static shard_i64s S_without(shard_arena *a, shard_i64s l, int i) {
+  int64_t *v = l.n > 1 ? SHARD_NEW_ARRAY(a, int64_t, l.n - 1) : NULL;
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < l.n; k++)
+    if ((int)k != i) v[n++] = l.v[k];
+  return (shard_i64s){v, n};
 }
 
 /* ---- where the batch index comes from -------------------------------------- */
@@ -156,72 +159,39 @@ static void S_erase_dead(shard_value *v) {
 
 /* ---- dimension numbers ---------------------------------------------------------- */
 
-static void S_put_list(shard_buf *b, bool *first, const char *key, const rr_ints *l) {
-  if (!l->n) return;
-  shard_buf_printf(b, "%s%s = [", *first ? "" : ", ", key);
-  for (uint32_t i = 0; i < l->n; i++) shard_buf_printf(b, "%s%lld", i ? ", " : "", (long long)l->v[i]);
-  shard_buf_puts(b, "]");
-  *first = false;
-}
-
-/* #stablehlo.<kind><k0 = [..], k1 = [..], k2 = [0], k3 = [0], k4 = [..], index_vector_dim = n>,
- * empty lists left out as MLIR prints them. */
-static shard_attr *S_dims_attr(shard_arena *a, const char *kind, const char *const keys[5],
-                               const rr_ints lists[5], int64_t ivd) {
-  shard_buf b;
-  shard_buf_init(&b);
-  shard_buf_printf(&b, "#stablehlo.%s<", kind);
-  bool first = true;
-  for (int i = 0; i < 5; i++) S_put_list(&b, &first, keys[i], &lists[i]);
-  shard_buf_printf(&b, "%sindex_vector_dim = %lld>", first ? "" : ", ", (long long)ivd);
-  char *text = shard_buf_take(&b);
-  shard_attr *attr = shard_attr_raw(a, shard_arena_strdup(a, text));
-  free(text);
-  return attr;
-}
-
 typedef struct dims_format {
-  const char *kind, *attr;
-  /* window-ish dims, collapsed/inserted, operand batching, indices batching, index map */
-  const char *keys[5];
+  shard_attr_kind kind;
+  const char *attr;
 } dims_format;
 
-static const dims_format gather_format = {
-    "gather", "dimension_numbers",
-    {"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-     "start_index_map"}};
-static const dims_format scatter_format = {
-    "scatter", "scatter_dimension_numbers",
-    {"update_window_dims", "inserted_window_dims", "input_batching_dims",
-     "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"}};
+static const dims_format gather_format = {SHARD_ATTR_SHLO_GATHER, "dimension_numbers"};
+static const dims_format scatter_format = {SHARD_ATTR_SHLO_SCATTER, "scatter_dimension_numbers"};
 
 /* Rewrites one gather (operand 0, indices 1) or scatter (first input 0,
  * indices after the inputs). */
 static void S_make_batching_explicit(shard_arena *a, shard_op *op, const dims_format *f,
                                      uint32_t indices_at) {
-  const char *raw = shard_rr_attr_raw(op, f->attr);
-  if (!raw || indices_at >= op->num_operands) return;
-  rr_ints lists[5];
-  int64_t ivd;
-  for (int i = 0; i < 5; i++)
-    if (!shard_rr_raw_ints(raw, f->keys[i], &lists[i])) return;
-  if (!shard_rr_raw_int_or(raw, "index_vector_dim", 0, &ivd)) return;
-  if (lists[2].n) return; /* already explicit */
+  const shard_attr *dna = shard_op_attr(op, f->attr);
+  const shard_gather_dims *dn = dna && dna->kind == f->kind ? dna->u.gather : NULL;
+  if (!dn || indices_at >= op->num_operands) return;
+  int64_t ivd = dn->index_vector_dim;
+  if (dn->operand_batching.n) return; /* already explicit */
   shard_value *indices = op->operands[indices_at].value;
   const shard_type *operand_t = S_tensor(op->operands[0].value), *indices_t = S_tensor(indices);
   if (!operand_t || !indices_t || !operand_t->rank || !indices_t->rank) return;
   if (ivd < 0 || ivd >= (int64_t)indices_t->rank || indices_t->dims[ivd] <= 1) return;
   if (indices_t->dims[0] != operand_t->dims[0]) return;
-  int idx = S_find(&lists[4], 0);
+  int idx = S_find(&dn->index_map, 0);
   if (idx < 0 || !S_index_from_iota(indices, ivd, idx)) return;
-  int collapsed = S_find(&lists[1], 0);
+  int collapsed = S_find(&dn->collapsed, 0);
   if (collapsed < 0) return;
-  S_remove_at(&lists[4], idx);
-  S_remove_at(&lists[1], collapsed);
-  lists[2].n = lists[3].n = 1;
-  lists[2].v[0] = lists[3].v[0] = 0;
+  static const int64_t zero = 0;
+  shard_gather_dims nd = *dn;
+  nd.index_map = S_without(a, dn->index_map, idx);
+  nd.collapsed = S_without(a, dn->collapsed, collapsed);
+  nd.operand_batching = nd.indices_batching = (shard_i64s){&zero, 1};
   shard_value *new_indices = S_drop_component(a, indices, ivd, idx, op);
-  shard_op_set_attr(a, op, f->attr, S_dims_attr(a, f->kind, f->keys, lists, ivd), true);
+  shard_op_set_attr(a, op, f->attr, shard_attr_gather_dims_new(a, f->kind, &nd), true);
   shard_operand_set(&op->operands[indices_at], new_indices);
   S_erase_dead(indices);
 }

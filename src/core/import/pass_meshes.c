@@ -260,6 +260,7 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
     ids->u.dense.payload = shard_arena_strndup(a, b.data, b.len);
     int64_t n = mesh->num_device_ids;
     ids->u.dense.type = shard_type_tensor(a, 1, &n, "i64", NULL);
+    shard_attr_dense_set_ints(a, ids);
     shard_buf_free(&b);
     dict = shard_pass_dict_with(a, dict, "device_ids", ids);
   }

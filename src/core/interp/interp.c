@@ -407,11 +407,8 @@ bool shard_interp_attr_int(interp_proc *p, const shard_op *op, const char *name,
 bool shard_interp_attr_i64s(interp_proc *p, const shard_op *op, const char *name, int64_t *out, uint32_t *n,
                             uint32_t max) {
   const shard_attr *a = shard_op_attr(op, name);
-  if (a && a->kind == SHARD_ATTR_DENSE_ARRAY && a->u.dense_array.num <= max) {
-    *n = a->u.dense_array.num;
-    if (*n) memcpy(out, a->u.dense_array.vals, sizeof(int64_t) * *n); /* vals is NULL when empty */
-    return true;
-  }
+  shard_i64s l;
+  if (shard_attr_i64_list(a, &l) && shard_interp_list(&l, out, n, max)) return true;
   if (a && a->kind == SHARD_ATTR_DENSE && a->u.dense.type) {
     shard_arena *tmp = shard_arena_new();
     shard_tensor *t;
@@ -426,6 +423,13 @@ bool shard_interp_attr_i64s(interp_proc *p, const shard_op *op, const char *name
     if (ok) return true;
   }
   return shard_interp_error(p, op, "'%s' needs an integer array attribute '%s'", op->name, name);
+}
+
+bool shard_interp_list(const shard_i64s *l, int64_t *out, uint32_t *n, uint32_t max) {
+  if (l->n > max) return false;
+  if (l->n) memcpy(out, l->v, sizeof(int64_t) * l->n);
+  *n = l->n;
+  return true;
 }
 
 bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint32_t *n, uint32_t max) {

@@ -99,11 +99,8 @@ static int64_t S_channel(const shard_op *op) {
   if (!a) a = shard_op_attr(op, "channel_id");
   if (!a) return 0;
   if (a->kind == SHARD_ATTR_INT) return a->u.integer.value;
-  const char *text = a->kind == SHARD_ATTR_RAW ? a->u.raw : NULL;
-  int64_t v[1];
-  uint32_t n = 0;
-  if (text && shard_interp_raw_list(text, "handle", v, &n, 1) && n == 1) return v[0];
-  return 0;
+  int64_t handle;
+  return shard_attr_channel(a, &handle, NULL) ? handle : 0;
 }
 
 static group_mode S_mode(const shard_op *op, bool permute_like) {

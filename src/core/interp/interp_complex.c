@@ -138,10 +138,9 @@ static bool S_compare_eq(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL;
   shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
-  const shard_attr *dir = shard_op_attr(op, "comparison_direction");
-  const char *text = dir && dir->kind == SHARD_ATTR_RAW ? dir->u.raw : "";
-  bool ne = strstr(text, "NE") != NULL;
-  if (!ne && !strstr(text, "EQ")) return shard_interp_error(p, op, "complex numbers only compare EQ or NE");
+  int dir = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
+  bool ne = dir == SHARD_CMP_NE;
+  if (!ne && dir != SHARD_CMP_EQ) return shard_interp_error(p, op, "complex numbers only compare EQ or NE");
   for (int64_t i = 0; i < r->num; i++) {
     cplx x = S_get(a, i), y = S_get(b, i);
     bool eq = x.re == y.re && x.im == y.im;
@@ -190,10 +189,10 @@ static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   const shard_attr *ty = shard_op_attr(op, "fft_type");
-  const char *text = ty && ty->kind == SHARD_ATTR_RAW ? ty->u.raw : ty && ty->kind == SHARD_ATTR_STRING ? ty->u.str.data : "";
-  const char *kind = strstr(text, "IRFFT") ? "IRFFT" : strstr(text, "RFFT") ? "RFFT" : strstr(text, "IFFT") ? "IFFT"
-                     : strstr(text, "FFT")  ? "FFT"
-                                            : NULL;
+  int k = shard_attr_enum(ty, SHARD_SHLO_FFT_TYPE);
+  if (k < 0 && ty && ty->kind == SHARD_ATTR_STRING) /* fft_type = "RFFT" */
+    k = shard_shlo_enum_case_named(SHARD_SHLO_FFT_TYPE, ty->u.str.data);
+  const char *kind = k < 0 ? NULL : shard_shlo_enum_name(SHARD_SHLO_FFT_TYPE, (uint32_t)k);
   int64_t *len = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlen;
   if (!kind) return shard_interp_error(p, op, "fft needs an fft_type");

@@ -240,17 +240,9 @@ static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
 static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
-  const shard_attr *dir = shard_op_attr(op, "comparison_direction");
-  const char *text = dir && (dir->kind == SHARD_ATTR_RAW) ? dir->u.raw : "";
-  static const char *const dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT"};
-  int d = -1;
-  for (int k = 0; k < 6; k++) {
-    const char *s = strstr(text, dirs[k]);
-    if (s && (s[2] == '>' || s[2] == ' ' || s[2] == 0)) d = k;
-  }
+  int d = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
   if (d < 0) return shard_interp_error(p, op, "compare needs a comparison_direction");
-  const shard_attr *ct = shard_op_attr(op, "compare_type");
-  bool total = ct && ct->kind == SHARD_ATTR_RAW && strstr(ct->u.raw, "TOTALORDER");
+  bool total = shard_op_enum(op, "compare_type", SHARD_SHLO_COMPARISON_TYPE) == SHARD_CMP_TOTALORDER;
   for (int64_t i = 0; i < r->num; i++) {
     int c; /* -1, 0, 1, or 2 for unordered */
     if (a->kind == SHARD_ELEM_FLOAT) {
@@ -626,12 +618,10 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     lc[0] = ra - 1;
     rc[0] = 0;
   } else {
-    const shard_attr *dn = shard_op_attr(op, "dot_dimension_numbers");
-    const char *text = dn && dn->kind == SHARD_ATTR_RAW ? dn->u.raw : NULL;
-    if (!text || !shard_interp_raw_list(text, "lhs_batching_dimensions", lb, &nlb, shard_interp_op_rank(op)) ||
-        !shard_interp_raw_list(text, "rhs_batching_dimensions", rb, &nrb, shard_interp_op_rank(op)) ||
-        !shard_interp_raw_list(text, "lhs_contracting_dimensions", lc, &nlc, shard_interp_op_rank(op)) ||
-        !shard_interp_raw_list(text, "rhs_contracting_dimensions", rc, &nrc, shard_interp_op_rank(op)))
+    const shard_dot_dims *dn = shard_op_dot_dims(op);
+    uint32_t max = shard_interp_op_rank(op);
+    if (!dn || !shard_interp_list(&dn->lhs_batch, lb, &nlb, max) || !shard_interp_list(&dn->rhs_batch, rb, &nrb, max) ||
+        !shard_interp_list(&dn->lhs_contract, lc, &nlc, max) || !shard_interp_list(&dn->rhs_contract, rc, &nrc, max))
       return shard_interp_error(p, op, "dot_general needs dot_dimension_numbers");
   }
   /* role of each lhs/rhs dim: batch k, contracting k, or free */

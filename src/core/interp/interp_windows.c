@@ -33,14 +33,34 @@ static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *
   return t;
 }
 
-/* An index list from the raw text of a #stablehlo.xxx<...> attribute. */
+/* A field of the gather or scatter dimension numbers `attr`, by its name in
+ * StableHLO's syntax (index_vector_dim as a one-element list). */
 static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, const char *key, int64_t *out,
                        uint32_t *n) {
+  static const char *const keys[2][5] = {
+      {"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+       "start_index_map"},
+      {"update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
+       "scatter_dims_to_operand_dims"}};
   const shard_attr *a = shard_op_attr(op, attr);
-  if (!a || a->kind != SHARD_ATTR_RAW) return shard_interp_error(p, op, "'%s' needs a '%s' attribute", op->name, attr);
-  if (!shard_interp_raw_list(a->u.raw, key, out, n, shard_interp_op_rank(op)))
-    return shard_interp_error(p, op, "'%s': malformed '%s' in '%s'", op->name, key, attr);
-  return true;
+  const shard_gather_dims *g = shard_attr_gather_dims(a);
+  const shard_gather_dims *sc = shard_attr_scatter_dims(a);
+  if (!g && !sc) return shard_interp_error(p, op, "'%s' needs a '%s' attribute", op->name, attr);
+  const shard_gather_dims *d = g ? g : sc;
+  if (!strcmp(key, "index_vector_dim")) {
+    out[0] = d->index_vector_dim;
+    *n = 1;
+    return true;
+  }
+  const shard_i64s *fields[5] = {&d->offset, &d->collapsed, &d->operand_batching, &d->indices_batching,
+                                 &d->index_map};
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(keys[g ? 0 : 1][i], key)) {
+      if (!shard_interp_list(fields[i], out, n, shard_interp_op_rank(op)))
+        return shard_interp_error(p, op, "'%s': '%s' in '%s' is too long", op->name, key, attr);
+      return true;
+    }
+  return shard_interp_error(p, op, "'%s': no '%s' in '%s'", op->name, key, attr);
 }
 
 /* Optional integer array attribute: `dflt` for every one of `rank` entries
@@ -399,85 +419,31 @@ typedef struct conv_dims {
   uint32_t nspatial, max;
 } conv_dims;
 
-/* One list of the compact form: "[b, 0, 1, f]" -> positions of the letters
- * and of the spatial numbers. */
-static const char *S_conv_list(const char *s, char l0, char l1, int64_t *d0, int64_t *d1, int64_t *spatial,
-                               uint32_t max, uint32_t *nspatial) {
-  while (*s == ' ') s++;
-  if (*s != '[') return NULL;
-  s++;
-  int64_t pos = 0;
-  *nspatial = 0;
-  *d0 = *d1 = -1;
-  for (;;) {
-    while (*s == ' ') s++;
-    if (*s == ']') return s + 1;
-    if (*s == l0) *d0 = pos, s++;
-    else if (*s == l1) *d1 = pos, s++;
-    else if (*s >= '0' && *s <= '9') {
-      char *end;
-      long v = strtol(s, &end, 10);
-      if (v < 0 || v >= (long)max) return NULL;
-      spatial[v] = pos;
-      if ((uint32_t)v + 1 > *nspatial) *nspatial = (uint32_t)v + 1;
-      s = end;
-    } else {
-      return NULL;
-    }
-    pos++;
-    while (*s == ' ') s++;
-    if (*s == ',') s++;
-  }
-}
-
-// conv-dims ::= '#stablehlo.conv<' list 'x' list '->' list '>'
-//             | '#stablehlo.conv<raw' key '=' value (',' key '=' value)* '>'
-static bool S_conv_dims(const char *text, conv_dims *c) {
-  const char *s = strchr(text, '<');
-  if (!s) return false;
-  s++;
-  if (strstr(s, "input_batch_dimension")) {
-    int64_t v[1];
-    uint32_t n, ns[3];
-#define CONV_ONE(key, dst) \
-  if (!shard_interp_raw_list(s, key, v, &n, 1) || n != 1) return false; \
-  dst = v[0];
-    CONV_ONE("input_batch_dimension", c->in_batch)
-    CONV_ONE("input_feature_dimension", c->in_feature)
-    CONV_ONE("kernel_input_feature_dimension", c->k_in)
-    CONV_ONE("kernel_output_feature_dimension", c->k_out)
-    CONV_ONE("output_batch_dimension", c->out_batch)
-    CONV_ONE("output_feature_dimension", c->out_feature)
-#undef CONV_ONE
-    if (!shard_interp_raw_list(s, "input_spatial_dimensions", c->in_spatial, &ns[0], c->max) ||
-        !shard_interp_raw_list(s, "kernel_spatial_dimensions", c->k_spatial, &ns[1], c->max) ||
-        !shard_interp_raw_list(s, "output_spatial_dimensions", c->out_spatial, &ns[2], c->max) || ns[0] != ns[1] ||
-        ns[1] != ns[2])
-      return false;
-    c->nspatial = ns[0];
-    return true;
-  }
+/* The typed dimension numbers copied into the interpreter's arrays. */
+static bool S_conv_dims(const shard_conv_dims *d, conv_dims *c) {
   uint32_t n1, n2, n3;
-  s = S_conv_list(s, 'b', 'f', &c->in_batch, &c->in_feature, c->in_spatial, c->max, &n1);
-  if (!s || *s != 'x') return false;
-  s = S_conv_list(s + 1, 'i', 'o', &c->k_in, &c->k_out, c->k_spatial, c->max, &n2);
-  if (!s || strncmp(s, "->", 2) != 0) return false;
-  s = S_conv_list(s + 2, 'b', 'f', &c->out_batch, &c->out_feature, c->out_spatial, c->max, &n3);
-  if (!s || n1 != n2 || n2 != n3) return false;
+  if (!d || !shard_interp_list(&d->in_spatial, c->in_spatial, &n1, c->max) ||
+      !shard_interp_list(&d->k_spatial, c->k_spatial, &n2, c->max) ||
+      !shard_interp_list(&d->out_spatial, c->out_spatial, &n3, c->max) || n1 != n2 || n2 != n3)
+    return false;
+  c->in_batch = d->in_batch;
+  c->in_feature = d->in_feature;
+  c->k_in = d->k_in_feature;
+  c->k_out = d->k_out_feature;
+  c->out_batch = d->out_batch;
+  c->out_feature = d->out_feature;
   c->nspatial = n1;
-  return c->in_batch >= 0 && c->in_feature >= 0 && c->k_in >= 0 && c->k_out >= 0 && c->out_batch >= 0 &&
-         c->out_feature >= 0;
+  return true;
 }
 
 static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *lhs = S_operand(p, f, op, 0), *rhs = lhs ? S_operand(p, f, op, 1) : NULL;
   shard_tensor *r = rhs ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
-  const shard_attr *dn = shard_op_attr(op, "dimension_numbers");
   uint32_t maxr = shard_interp_op_rank(op);
   conv_dims c = {.in_spatial = INTERP_ARRAY(p, int64_t, maxr), .k_spatial = INTERP_ARRAY(p, int64_t, maxr),
                  .out_spatial = INTERP_ARRAY(p, int64_t, maxr), .max = maxr};
-  if (!dn || dn->kind != SHARD_ATTR_RAW || !S_conv_dims(dn->u.raw, &c))
+  if (!S_conv_dims(shard_op_conv_dims(op), &c))
     return shard_interp_error(p, op, "convolution needs readable dimension_numbers");
   uint32_t ns = c.nspatial, rank = lhs->type->rank;
   if (rank != ns + 2 || rhs->type->rank != rank || r->type->rank != rank)

@@ -1,7 +1,6 @@
 /* Attribute builders, printing and equality. sdy attributes are printed by
  * sdy_print.c; everything else here, the way MLIR prints it. */
 #include "ir/attr.h"
-#include "ir/ops_stablehlo.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -171,9 +170,15 @@ static void S_print_symbol(shard_buf *b, const char *name) {
 void shard_attr_print(shard_buf *b, const shard_attr *a) {
   switch (a->kind) {
   case SHARD_ATTR_RAW:
-    /* gather/scatter dimension numbers print in MLIR's canonical form */
-    if (!strncmp(a->u.raw, "#stablehlo.", 11) && shard_shlo_dimnums_print(b, a->u.raw)) return;
     shard_buf_puts(b, a->u.raw);
+    return;
+  case SHARD_ATTR_SHLO_DOT:
+  case SHARD_ATTR_SHLO_CONV:
+  case SHARD_ATTR_SHLO_GATHER:
+  case SHARD_ATTR_SHLO_SCATTER:
+  case SHARD_ATTR_SHLO_ENUM:
+  case SHARD_ATTR_SHLO_CHANNEL:
+    shard_shlo_attr_print(b, a);
     return;
   case SHARD_ATTR_LOC:
     shard_buf_puts(b, a->u.raw);
@@ -292,6 +297,7 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
 bool shard_attr_equal(const shard_attr *a, const shard_attr *b) {
   if (a == b) return true;
   if (!a || !b) return false;
+  if (a->kind >= SHARD_ATTR_SHLO_DOT || b->kind >= SHARD_ATTR_SHLO_DOT) return shard_shlo_attr_equal(a, b);
   /* Printing is canonical, so equal prints mean equal attributes. */
   shard_buf x, y;
   shard_buf_init(&x);

@@ -70,6 +70,25 @@ shard_attr *shard_op_attr(const shard_op *op, const char *name) {
   return shard_named_attr_get(op->attrs, op->num_attrs, name);
 }
 
+const shard_dot_dims *shard_op_dot_dims(const shard_op *op) {
+  return shard_attr_dot_dims(shard_op_attr(op, "dot_dimension_numbers"));
+}
+const shard_conv_dims *shard_op_conv_dims(const shard_op *op) {
+  return shard_attr_conv_dims(shard_op_attr(op, "dimension_numbers"));
+}
+const shard_gather_dims *shard_op_gather_dims(const shard_op *op) {
+  return shard_attr_gather_dims(shard_op_attr(op, "dimension_numbers"));
+}
+const shard_gather_dims *shard_op_scatter_dims(const shard_op *op) {
+  return shard_attr_scatter_dims(shard_op_attr(op, "scatter_dimension_numbers"));
+}
+bool shard_op_i64_list(const shard_op *op, const char *name, shard_i64s *out) {
+  return shard_attr_i64_list(shard_op_attr(op, name), out);
+}
+int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kind) {
+  return shard_attr_enum(shard_op_attr(op, name), kind);
+}
+
 void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value,
                        bool inherent) {
   S_set(a, &op->attrs, &op->num_attrs, name, value, inherent);

@@ -97,6 +97,17 @@ void shard_module_free(shard_module *m);
 
 /* Attributes. */
 shard_attr *shard_op_attr(const shard_op *op, const char *name);
+/* The typed StableHLO attributes of an op, decoded when it was parsed (see
+ * attr.h): NULL when absent or not of that kind (malformed text kept
+ * verbatim, which the verifier reports). */
+const shard_dot_dims *shard_op_dot_dims(const shard_op *op);       /* dot_dimension_numbers */
+const shard_conv_dims *shard_op_conv_dims(const shard_op *op);     /* dimension_numbers */
+const shard_gather_dims *shard_op_gather_dims(const shard_op *op);  /* dimension_numbers */
+const shard_gather_dims *shard_op_scatter_dims(const shard_op *op); /* scatter_dimension_numbers */
+/* The integers of the integer list attribute `name` (shard_attr_i64_list). */
+bool shard_op_i64_list(const shard_op *op, const char *name, shard_i64s *out);
+/* The case of the StableHLO enum attribute `name` of `kind`, or -1. */
+int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kind);
 /* Inserts or replaces, keeping the list sorted. */
 void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value, bool inherent);
 bool shard_op_remove_attr(shard_op *op, const char *name);

@@ -31,6 +31,7 @@ typedef enum shard_attr_need {
   SHARD_NEED_FUNCTION_TYPE, /* type attribute of function type */
   SHARD_NEED_DENSE,         /* constant vector/tensor */
   SHARD_NEED_SDY,           /* an sdy attribute of kind `sdy_kind` */
+  SHARD_NEED_SHLO,          /* a typed StableHLO attribute of kind `sdy_kind` (dimension numbers) */
 } shard_attr_need;
 
 /* A required attribute of an op (or an optional one, checked when present);
@@ -39,7 +40,7 @@ typedef struct shard_attr_req {
   const char *name;
   shard_attr_need need;
   const char *enum_kind;
-  shard_attr_kind sdy_kind;
+  shard_attr_kind sdy_kind; /* SHARD_NEED_SDY and SHARD_NEED_SHLO: the attribute's kind */
   bool optional;
 } shard_attr_req;
 

@@ -198,6 +198,13 @@ static void S_print_dims(shard_printer *pr, const shard_attr *a) {
   shard_printer_puts(pr, "]");
 }
 
+/* "[1, 2]" of an attribute's integer list */
+static void S_print_list(shard_printer *pr, shard_i64s l) {
+  shard_printer_puts(pr, "[");
+  for (uint32_t i = 0; i < l.n; i++) shard_printer_printf(pr, i ? ", %" PRId64 : "%" PRId64, l.v[i]);
+  shard_printer_puts(pr, "]");
+}
+
 /* An integer attribute without its type, as formats print I64Attr/I32Attr. */
 static void S_print_int(shard_printer *pr, const shard_attr *a) {
   if (!a) shard_printer_puts(pr, S_NULL_ATTR);
@@ -1036,16 +1043,18 @@ static bool S_parse_dot_general(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !shard_parser_operand(p, st) ||
       !shard_parser_expect(p, ","))
     return false;
-  shlo_dot_dims d;
-  memset(&d, 0, sizeof d);
+  shlo_dims l[4] = {{0}};
   shard_span at = shard_parser_here(p);
   bool ok = true;
   if (shard_parser_accept_keyword(p, "batching_dims"))
-    ok = shard_parser_expect(p, "=") && S_parse_lhs_rhs(p, &d.lhs_batch, &d.rhs_batch) && shard_parser_expect(p, ",");
+    ok = shard_parser_expect(p, "=") && S_parse_lhs_rhs(p, &l[0], &l[1]) && shard_parser_expect(p, ",");
   ok = ok && shard_parser_expect_keyword(p, "contracting_dims") && shard_parser_expect(p, "=") &&
-       S_parse_lhs_rhs(p, &d.lhs_contract, &d.rhs_contract);
-  if (ok) S_add(p, st, "dot_dimension_numbers", shard_shlo_dot_dims_encode(shard_parser_arena(p), &d), at);
-  shard_shlo_dot_dims_free(&d);
+       S_parse_lhs_rhs(p, &l[2], &l[3]);
+  if (ok) {
+    shard_dot_dims d = {{l[0].vals, l[0].num}, {l[1].vals, l[1].num}, {l[2].vals, l[2].num}, {l[3].vals, l[3].num}};
+    S_add(p, st, "dot_dimension_numbers", shard_attr_dot_dims_new(shard_parser_arena(p), &d), at);
+  }
+  for (int i = 0; i < 4; i++) shard_shlo_dims_free(&l[i]);
   if (!ok) return false;
   if (shard_parser_accept(p, ",")) {
     bool algorithm = shard_parser_accept_keyword(p, "algorithm");
@@ -1074,21 +1083,19 @@ static void S_print_dot_general(shard_printer *pr, const shard_op *op) {
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_printer_puts(pr, ", ");
   const shard_attr *dd = shard_op_attr(op, "dot_dimension_numbers");
-  shlo_dot_dims d;
-  if (shard_shlo_dot_dims_decode(dd, &d)) {
-    shard_buf *b = shard_printer_buf(pr);
-    if (d.lhs_batch.num || d.rhs_batch.num) {
-      shard_buf_puts(b, "batching_dims = ");
-      shard_shlo_dims_print(b, &d.lhs_batch);
-      shard_buf_puts(b, " x ");
-      shard_shlo_dims_print(b, &d.rhs_batch);
-      shard_buf_puts(b, ", ");
+  const shard_dot_dims *d = shard_attr_dot_dims(dd);
+  if (d) {
+    if (d->lhs_batch.n || d->rhs_batch.n) {
+      shard_printer_puts(pr, "batching_dims = ");
+      S_print_list(pr, d->lhs_batch);
+      shard_printer_puts(pr, " x ");
+      S_print_list(pr, d->rhs_batch);
+      shard_printer_puts(pr, ", ");
     }
-    shard_buf_puts(b, "contracting_dims = ");
-    shard_shlo_dims_print(b, &d.lhs_contract);
-    shard_buf_puts(b, " x ");
-    shard_shlo_dims_print(b, &d.rhs_contract);
-    shard_shlo_dot_dims_free(&d);
+    shard_printer_puts(pr, "contracting_dims = ");
+    S_print_list(pr, d->lhs_contract);
+    shard_printer_puts(pr, " x ");
+    S_print_list(pr, d->rhs_contract);
   } else if (dd) {
     shard_printer_attr(pr, dd);
   } else {
@@ -1237,9 +1244,11 @@ static bool S_parse_conv_dims(shard_parser *p, shard_op_state *st) {
             (shard_buf_putc(&b, 'x'), S_parse_conv_list(p, "io", &b)) && shard_parser_expect(p, "->") &&
             (shard_buf_puts(&b, "->"), S_parse_conv_list(p, "bf", &b));
   if (ok) {
+    /* the lists were checked above: the one decoder of the attribute makes the struct */
     shard_buf_putc(&b, '>');
     shard_arena *a = shard_parser_arena(p);
-    S_add(p, st, "dimension_numbers", shard_attr_raw(a, shard_arena_strdup(a, shard_buf_str(&b))), at);
+    shard_attr *dn = shard_attr_shlo_decode(a, shard_buf_str(&b));
+    S_add(p, st, "dimension_numbers", dn ? dn : shard_attr_raw(a, shard_arena_strdup(a, shard_buf_str(&b))), at);
   }
   shard_buf_free(&b);
   return ok;
@@ -1335,20 +1344,15 @@ static void S_print_window(shard_printer *pr, const shard_op *op) {
       S_print_dims(pr, a);
       continue;
     }
-    shlo_dims v = {0};
-    uint32_t n = a->kind == SHARD_ATTR_DENSE && a->u.dense.type && a->u.dense.type->kind == SHARD_TYPE_TENSOR &&
-                         a->u.dense.type->rank == 2
-                     ? (uint32_t)(a->u.dense.type->dims[0] * a->u.dense.type->dims[1])
-                     : UINT32_MAX;
-    if (a->kind == SHARD_ATTR_DENSE && shard_shlo_dense_ints(a->u.dense.payload, n, &v) && v.num % 2 == 0) {
+    shard_i64s v;
+    if (a->kind == SHARD_ATTR_DENSE && shard_attr_i64_list(a, &v) && v.n % 2 == 0) {
       shard_printer_puts(pr, "[");
-      for (uint32_t j = 0; j < v.num; j += 2)
-        shard_printer_printf(pr, "%s[%" PRId64 ", %" PRId64 "]", j ? ", " : "", v.vals[j], v.vals[j + 1]);
+      for (uint32_t j = 0; j < v.n; j += 2)
+        shard_printer_printf(pr, "%s[%" PRId64 ", %" PRId64 "]", j ? ", " : "", v.v[j], v.v[j + 1]);
       shard_printer_puts(pr, "]");
     } else {
       shard_printer_attr(pr, a);
     }
-    shard_shlo_dims_free(&v);
   }
 }
 
@@ -1368,11 +1372,11 @@ static void S_print_convolution(shard_printer *pr, const shard_op *op) {
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_printer_puts(pr, ") dim_numbers = ");
   const shard_attr *dn = shard_op_attr(op, "dimension_numbers");
-  char *body = shard_shlo_conv_dims_body(dn);
-  if (body) shard_printer_puts(pr, body);
-  else if (dn) shard_printer_attr(pr, dn);
-  else shard_printer_puts(pr, S_NULL_ATTR);
-  free(body);
+  const shard_conv_dims *cd = shard_attr_conv_dims(dn);
+  if (!(cd && shard_conv_dims_print_body(shard_printer_buf(pr), cd))) {
+    if (dn) shard_printer_attr(pr, dn);
+    else shard_printer_puts(pr, S_NULL_ATTR);
+  }
   shard_printer_puts(pr, ", window = {");
   S_print_window(pr, op);
   shard_printer_puts(pr, "}");
@@ -1693,7 +1697,7 @@ static const shard_attr_req S_required_stablehlo_constant[] = {
 };
 static const shard_op_signature S_signature_stablehlo_constant = {0, 1, SHARD_ARITY_ANY, 0};
 static const shard_attr_req S_required_stablehlo_convolution[] = {
-    {.name = "dimension_numbers", .need = SHARD_NEED_PRESENT},
+    {.name = "dimension_numbers", .need = SHARD_NEED_SHLO, .sdy_kind = SHARD_ATTR_SHLO_CONV},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_convolution = {2, 1, SHARD_ARITY_ANY, 0};
@@ -1704,7 +1708,7 @@ static const shard_attr_req S_required_stablehlo_custom_call[] = {
 };
 static const shard_op_signature S_signature_stablehlo_dot = {2, 1, SHARD_ARITY_ANY, 0};
 static const shard_attr_req S_required_stablehlo_dot_general[] = {
-    {.name = "dot_dimension_numbers", .need = SHARD_NEED_PRESENT},
+    {.name = "dot_dimension_numbers", .need = SHARD_NEED_SHLO, .sdy_kind = SHARD_ATTR_SHLO_DOT},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_dot_general = {2, 1, SHARD_ARITY_ANY, 0};

@@ -664,7 +664,9 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
   if (angle || memchr(name, '.', len)) {
     const char *text = shard_parser_intern(p, t.text, t.len);
     if (angle && !S_capture_group(p, t.off, &text)) return false;
-    *out = shard_attr_raw(p->arena, text);
+    /* StableHLO attributes shard models are decoded here, once */
+    *out = len >= 9 && memcmp(name, "stablehlo", 9) == 0 ? shard_attr_shlo_decode(p->arena, text) : NULL;
+    if (!*out) *out = shard_attr_raw(p->arena, text);
     (*out)->span = span;
     return true;
   }
@@ -735,6 +737,13 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
       if (ok) {
         *out = shard_attr_new(p->arena, SHARD_ATTR_ARRAY);
         (*out)->u.array.num = elems.len;
+        bool ints = elems.len > 0;
+        for (uint32_t i = 0; i < elems.len && ints; i++) ints = elems.items[i]->kind == SHARD_ATTR_INT;
+        if (ints) {
+          int64_t *v = shard_arena_alloc(p->arena, sizeof(int64_t) * elems.len);
+          for (uint32_t i = 0; i < elems.len; i++) v[i] = elems.items[i]->u.integer.value;
+          (*out)->u.array.ints = v;
+        }
         SHARD_VEC_FREEZE(p->arena, elems, (*out)->u.array.elems);
       } else {
         SHARD_VEC_FREE(elems);
@@ -782,6 +791,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
       size_t n = strlen(text);
       (*out)->u.dense.payload = shard_arena_strndup(p->arena, text + 1, n - 2);
       (*out)->u.dense.type = ty;
+      shard_attr_dense_set_ints(p->arena, *out);
     } else if (shard_tok_is(&t, "array") && angle) {
       shard_parser_next(p);
       ok = S_dense_array(p, t.off, out);

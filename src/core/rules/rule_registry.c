@@ -278,12 +278,10 @@ static bool dims_in_range(const rr_ints *l, uint32_t rank) {
  * contracting dims are reduction factors. */
 static shard_op_sharding_rule *rule_dot_general(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = shard_rr_attr_raw(op, "dot_dimension_numbers");
-  rr_ints lb, rb, lc, rc;
-  if (!all_ranked(op, 2, 1) || !raw || !shard_rr_raw_ints(raw, "lhs_batching_dimensions", &lb) ||
-      !shard_rr_raw_ints(raw, "rhs_batching_dimensions", &rb) || !shard_rr_raw_ints(raw, "lhs_contracting_dimensions", &lc) ||
-      !shard_rr_raw_ints(raw, "rhs_contracting_dimensions", &rc) || lb.n != rb.n || lc.n != rc.n)
+  const shard_dot_dims *dd = shard_op_dot_dims(op);
+  if (!all_ranked(op, 2, 1) || !dd || dd->lhs_batch.n != dd->rhs_batch.n || dd->lhs_contract.n != dd->rhs_contract.n)
     return NULL;
+  rr_ints lb = dd->lhs_batch, rb = dd->rhs_batch, lc = dd->lhs_contract, rc = dd->rhs_contract;
   const shard_value *lhs = OPERAND(op, 0), *rhs = OPERAND(op, 1);
   uint32_t lr = shard_rr_rank(lhs), rrk = shard_rr_rank(rhs);
   if (!dims_in_range(&lb, lr) || !dims_in_range(&lc, lr) || !dims_in_range(&rb, rrk) || !dims_in_range(&rc, rrk))
@@ -515,15 +513,14 @@ static shard_op_sharding_rule *rule_transpose(shard_arena *a, const shard_op *op
 static shard_op_sharding_rule *rule_triangular_solve(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   bool left = false;
-  char transpose[32] = "NO_TRANSPOSE";
   if (!all_ranked(op, 2, 1)) return NULL;
   shard_rr_attr_bool(op, "left_side", &left);
-  shard_rr_attr_enum(op, "transpose_a", transpose, sizeof transpose);
+  int transpose = shard_attr_enum(shard_op_attr(op, "transpose_a"), SHARD_SHLO_TRANSPOSE);
   const shard_value *av = OPERAND(op, 0), *bv = OPERAND(op, 1);
   uint32_t rank = shard_rr_rank(av);
   if (rank < 2 || shard_rr_rank(bv) != rank) return NULL;
   const int64_t *as = shard_rr_shape(av), *bs = shard_rr_shape(bv);
-  bool transposed = strcmp(transpose, "TRANSPOSE") == 0 || strcmp(transpose, "ADJOINT") == 0;
+  bool transposed = transpose == SHARD_TRANSPOSE_TRANSPOSE || transpose == SHARD_TRANSPOSE_ADJOINT;
   int64_t d1 = rank - 2, d2 = rank - 1;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   add_pointwise(b, as, rank - 2, PASS);

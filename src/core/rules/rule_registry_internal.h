@@ -18,13 +18,12 @@ typedef shard_op_sharding_rule *(*rr_create_fn)(shard_arena *a, const shard_op *
 
 /* ---- attribute readers (rule_registry_attr.c) ---------------------------- */
 
+/* The largest rank the rule constructors that keep per-dim arrays on the
+ * stack accept. */
 #define RR_MAX_INTS 256
 
-/* An integer list small enough to live on the stack. */
-typedef struct rr_ints {
-  int64_t v[RR_MAX_INTS];
-  uint32_t n;
-} rr_ints;
+/* An integer list of an attribute (read through ir/attr.h's accessors). */
+typedef shard_i64s rr_ints;
 
 bool shard_rr_ints_contains(const rr_ints *l, int64_t x);
 /* Index of x in l, or -1. */
@@ -36,30 +35,8 @@ bool shard_rr_attr_bool(const shard_op *op, const char *name, bool *out);
 bool shard_rr_attr_ints(const shard_op *op, const char *name, rr_ints *out);
 /* Is the attribute present? */
 bool shard_rr_attr_has(const shard_op *op, const char *name);
-/* The case of an enum attribute (#stablehlo<transpose TRANSPOSE> or
- * #stablehlo.transpose<TRANSPOSE>) copied into out[cap]. */
-bool shard_rr_attr_enum(const shard_op *op, const char *name, char *out, size_t cap);
 /* Does the string attribute `name` equal s? */
 bool shard_rr_attr_str_eq(const shard_op *op, const char *name, const char *s);
-/* The text of a raw attribute (#stablehlo.gather<...>), or NULL. */
-const char *shard_rr_attr_raw(const shard_op *op, const char *name);
-
-/* `key = [1, 2]` inside a raw attribute's text; an absent key is an empty
- * list. False when the key is there but malformed. */
-bool shard_rr_raw_ints(const char *raw, const char *key, rr_ints *out);
-/* `key = 3`; false when absent or malformed. */
-bool shard_rr_raw_int(const char *raw, const char *key, int64_t *out);
-/* The same, for a key whose absence means dflt (index_vector_dim = 0 is left
- * out by StableHLO's printer); false only when the key's value is not an int. */
-bool shard_rr_raw_int_or(const char *raw, const char *key, int64_t dflt, int64_t *out);
-
-/* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> (or the long
- * form with input_batch_dimension = ...). */
-typedef struct rr_conv_dims {
-  int64_t in_batch, in_feature, k_in_feature, k_out_feature, out_batch, out_feature;
-  rr_ints in_spatial, k_spatial, out_spatial;
-} rr_conv_dims;
-bool shard_rr_conv_dims_decode(const char *raw, rr_conv_dims *out);
 
 /* ---- helpers shared by the constructors (rule_registry.c) ---------------- */
 

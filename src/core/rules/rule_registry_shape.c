@@ -113,12 +113,13 @@ static void conv_spatial_factor(conv_ctx *c, int64_t size, bool contracting) {
 static bool dim_ok(int64_t d, const shard_value *v) { return d >= 0 && d < (int64_t)shard_rr_rank(v); }
 
 shard_op_sharding_rule *shard_rr_convolution(shard_arena *a, const shard_op *op, bool conservative) {
-  rr_conv_dims dn;
+  const shard_conv_dims *dnp = shard_op_conv_dims(op);
   int64_t bgc = 1, fgc = 1;
   if (op->num_operands != 2 || op->num_results < 1 || !shard_rr_is_ranked(OPERAND(op, 0)) ||
-      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) ||
-      !shard_rr_conv_dims_decode(shard_rr_attr_raw(op, "dimension_numbers"), &dn))
+      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) || !dnp ||
+      dnp->in_spatial.n != dnp->k_spatial.n || dnp->in_spatial.n != dnp->out_spatial.n)
     return NULL;
+  shard_conv_dims dn = *dnp;
   shard_rr_attr_int(op, "batch_group_count", &bgc);
   shard_rr_attr_int(op, "feature_group_count", &fgc);
   const shard_value *lhs = OPERAND(op, 0), *rhs = OPERAND(op, 1), *out = RESULT(op, 0);
@@ -191,13 +192,8 @@ static void gs_add(gs_ctx *c, int64_t input_dim, int64_t indices_dim, int64_t sl
   shard_rule_builder_add(c->b, ops, res, size, type, blocked);
 }
 
-typedef struct gs_dims {
-  rr_ints offset, collapsed, input_batching, indices_batching;
-  int64_t index_vector_dim;
-} gs_dims;
-
 static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *indices, const shard_value *slices,
-                       const gs_dims *dn) {
+                       const shard_gather_dims *dn) {
   const int64_t *is = shard_rr_shape(input), *xs = shard_rr_shape(indices), *ss = shard_rr_shape(slices);
   int64_t input_rank = shard_rr_rank(input), indices_rank = shard_rr_rank(indices);
   int64_t input_dim = 0, batch_pos = 0;
@@ -205,7 +201,7 @@ static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *i
     int64_t slice_size = ss[sd];
     if (shard_rr_ints_contains(&dn->offset, sd)) {
       /* An offset dim: the next input dim that is neither collapsed nor batching. */
-      while (shard_rr_ints_contains(&dn->collapsed, input_dim) || shard_rr_ints_contains(&dn->input_batching, input_dim))
+      while (shard_rr_ints_contains(&dn->collapsed, input_dim) || shard_rr_ints_contains(&dn->operand_batching, input_dim))
         input_dim++;
       if (input_dim >= input_rank) return false;
       int64_t input_size = is[input_dim];
@@ -228,7 +224,7 @@ static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *i
       int64_t indices_dim = batch_pos < dn->index_vector_dim ? batch_pos : batch_pos + 1;
       if (indices_dim >= indices_rank) return false;
       int at = shard_rr_ints_find(&dn->indices_batching, indices_dim);
-      int64_t input_batch_dim = at >= 0 && (uint32_t)at < dn->input_batching.n ? dn->input_batching.v[at] : NUL;
+      int64_t input_batch_dim = at >= 0 && (uint32_t)at < dn->operand_batching.n ? dn->operand_batching.v[at] : NUL;
       shard_factor_type type = PASS;
       /* Only in the indices and updates: scattered values meet in the result. */
       if (c->scatter && at < 0) type = c->scatter_has_reduction ? REDUCTION : NEED;
@@ -259,17 +255,12 @@ static shard_op_sharding_rule *gs_finish(gs_ctx *c, shard_arena *a, bool ok) {
 
 shard_op_sharding_rule *shard_rr_gather(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = shard_rr_attr_raw(op, "dimension_numbers");
-  gs_dims dn;
+  const shard_gather_dims *dn = shard_op_gather_dims(op);
   if (op->num_operands != 2 || op->num_results != 1 || !shard_rr_is_ranked(OPERAND(op, 0)) ||
-      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) || !raw ||
-      !shard_rr_raw_ints(raw, "offset_dims", &dn.offset) || !shard_rr_raw_ints(raw, "collapsed_slice_dims", &dn.collapsed) ||
-      !shard_rr_raw_ints(raw, "operand_batching_dims", &dn.input_batching) ||
-      !shard_rr_raw_ints(raw, "start_indices_batching_dims", &dn.indices_batching) ||
-      !shard_rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
+      !shard_rr_is_ranked(OPERAND(op, 1)) || !shard_rr_is_ranked(RESULT(op, 0)) || !dn)
     return NULL;
   gs_ctx c = {shard_rule_builder_for_op(op), false, 1, false};
-  return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, 1), RESULT(op, 0), &dn));
+  return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, 1), RESULT(op, 0), dn));
 }
 
 static bool is_block_arg(const shard_value *v, const shard_block *blk, uint32_t index) {
@@ -308,18 +299,11 @@ static bool scatter_has_reduction(const shard_op *op, uint32_t num_inputs) {
 
 shard_op_sharding_rule *shard_rr_scatter(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
-  const char *raw = shard_rr_attr_raw(op, "scatter_dimension_numbers");
-  gs_dims dn;
+  const shard_gather_dims *dn = shard_op_scatter_dims(op);
   uint32_t n = op->num_results;
-  if (n == 0 || n > MAX_OPERANDS || op->num_operands != 2 * n + 1 || !raw ||
-      !shard_rr_raw_ints(raw, "update_window_dims", &dn.offset) ||
-      !shard_rr_raw_ints(raw, "inserted_window_dims", &dn.collapsed) ||
-      !shard_rr_raw_ints(raw, "input_batching_dims", &dn.input_batching) ||
-      !shard_rr_raw_ints(raw, "scatter_indices_batching_dims", &dn.indices_batching) ||
-      !shard_rr_raw_int_or(raw, "index_vector_dim", 0, &dn.index_vector_dim))
-    return NULL;
+  if (n == 0 || n > MAX_OPERANDS || op->num_operands != 2 * n + 1 || !dn) return NULL;
   for (uint32_t i = 0; i < op->num_operands; i++)
     if (!shard_rr_is_ranked(OPERAND(op, i))) return NULL;
   gs_ctx c = {shard_rule_builder_for_op(op), true, n, scatter_has_reduction(op, n)};
-  return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, n), OPERAND(op, n + 1), &dn));
+  return gs_finish(&c, a, gs_factors(&c, OPERAND(op, 0), OPERAND(op, n), OPERAND(op, n + 1), dn));
 }

@@ -18,8 +18,8 @@
 static shard_op_name K_slice = {"stablehlo.slice", NULL};
 static shard_op_name K_pad = {"stablehlo.pad", NULL};
 
-static const char *S_constraint(shard_attr_need k) {
-  switch (k) {
+static const char *S_constraint(const shard_attr_req *r) {
+  switch (r->need) {
   case SHARD_NEED_DIMS: return "i64 dense array attribute";
   case SHARD_NEED_INT: return "64-bit signless integer attribute";
   case SHARD_NEED_STRING: return "string attribute";
@@ -28,6 +28,9 @@ static const char *S_constraint(shard_attr_need k) {
   case SHARD_NEED_DENSE: return "constant vector/tensor attribute";
   case SHARD_NEED_SDY: return "an attribute of the sdy dialect of the kind this op takes";
   case SHARD_NEED_ENUM: return "enum attribute";
+  case SHARD_NEED_SHLO: /* StableHLO's ODS descriptions */
+    return r->sdy_kind == SHARD_ATTR_SHLO_CONV ? "Structure of dimension information for conv op"
+                                               : "Attribute that models the dimension information for dot.";
   case SHARD_NEED_PRESENT: break;
   }
   return "attribute";
@@ -42,7 +45,8 @@ static bool S_kind_ok(const shard_attr *a, const shard_attr_req *r) {
   case SHARD_NEED_SYMREF: return a->kind == SHARD_ATTR_SYMREF;
   case SHARD_NEED_FUNCTION_TYPE: return a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION;
   case SHARD_NEED_DENSE: return a->kind == SHARD_ATTR_DENSE;
-  case SHARD_NEED_SDY: return a->kind == r->sdy_kind;
+  case SHARD_NEED_SDY:
+  case SHARD_NEED_SHLO: return a->kind == r->sdy_kind;
   case SHARD_NEED_ENUM: return shard_shlo_enum_decode(a, r->enum_kind, v, sizeof v) && shard_shlo_enum_valid(r->enum_kind, v);
   case SHARD_NEED_PRESENT: return true;
   }
@@ -76,7 +80,7 @@ bool shard_verify_check_required_attrs(vf_ctx *cx, const shard_op *op) {
     if (!a && r->optional) continue;
     if (!a) return shard_verify_fail(&e, "requires attribute '%s'", r->name);
     if (!S_kind_ok(a, r))
-      return shard_verify_fail(&e, "attribute '%s' failed to satisfy constraint: %s", r->name, S_constraint(r->need));
+      return shard_verify_fail(&e, "attribute '%s' failed to satisfy constraint: %s", r->name, S_constraint(r));
   }
   if (shard_op_is(op, &K_slice)) {
     static const char *const names[] = {"start_indices", "limit_indices", "strides"};

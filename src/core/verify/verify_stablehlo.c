@@ -248,6 +248,49 @@ static bool S_check_reducer(S_op *s, const shard_block *b, const shard_type *con
 
 /* ---- replica groups (verifyReplicaGroups) --------------------------------- */
 
+/* The checks below work on owned copies (shlo_dims) of the integer lists
+ * the parser decoded (ir/attr.h's typed attributes). */
+static void S_copy_list(const shard_i64s *in, shlo_dims *out) {
+  out->num = in->n;
+  out->vals = shard_xmalloc(((size_t)in->n + 1) * sizeof *out->vals);
+  if (in->n) memcpy(out->vals, in->v, in->n * sizeof *out->vals);
+}
+
+typedef struct shlo_dot_dims {
+  shlo_dims lhs_batch, rhs_batch, lhs_contract, rhs_contract;
+} shlo_dot_dims;
+
+static bool S_dot_dims_copy(const shard_attr *a, shlo_dot_dims *d) {
+  const shard_dot_dims *t = shard_attr_dot_dims(a);
+  if (!t) return false;
+  S_copy_list(&t->lhs_batch, &d->lhs_batch);
+  S_copy_list(&t->rhs_batch, &d->rhs_batch);
+  S_copy_list(&t->lhs_contract, &d->lhs_contract);
+  S_copy_list(&t->rhs_contract, &d->rhs_contract);
+  return true;
+}
+
+static void S_dot_dims_free(shlo_dot_dims *d) {
+  shard_shlo_dims_free(&d->lhs_batch);
+  shard_shlo_dims_free(&d->rhs_batch);
+  shard_shlo_dims_free(&d->lhs_contract);
+  shard_shlo_dims_free(&d->rhs_contract);
+}
+
+/* Gather's offset_dims, collapsed_slice_dims, operand_batching_dims,
+ * start_indices_batching_dims, start_index_map; scatter's
+ * update_window_dims, inserted_window_dims, input_batching_dims,
+ * scatter_indices_batching_dims, scatter_dims_to_operand_dims. */
+typedef struct shlo_dimnums {
+  bool is_gather;
+  shlo_dims lists[5];
+  int64_t index_vector_dim;
+} shlo_dimnums;
+
+static void S_dimnums_free(shlo_dimnums *d) {
+  for (int i = 0; i < 5; i++) shard_shlo_dims_free(&d->lists[i]);
+}
+
 /* The integers of a dense<...> attribute and its 2-D shape; false (nothing
  * to check) when the attribute is absent or not an integer literal. */
 static bool S_dense_matrix(S_op *s, const char *name, shlo_dims *vals, const shard_type **type) {
@@ -256,7 +299,10 @@ static bool S_dense_matrix(S_op *s, const char *name, shlo_dims *vals, const sha
   *type = a->u.dense.type;
   int64_t n = shard_type_num_elements(*type);
   if (n < 0 || n > UINT32_MAX - 1) return false;
-  return shard_shlo_dense_ints(a->u.dense.payload, (uint32_t)n, vals) && vals->num == (uint32_t)n;
+  shard_i64s l;
+  if (!shard_attr_i64_list(a, &l) || l.n != (uint32_t)n) return false;
+  S_copy_list(&l, vals);
+  return true;
 }
 
 static int S_cmp_i64(const void *a, const void *b) {
@@ -718,7 +764,7 @@ static bool S_dims_distinct(S_op *s, const shlo_dims *a, const shlo_dims *b, con
 
 static bool S_dot_general(S_op *s) {
   shlo_dot_dims d;
-  if (!shard_shlo_dot_dims_decode(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
+  if (!S_dot_dims_copy(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
     return shard_verify_fail(&s->with, "attribute 'dot_dimension_numbers' failed to satisfy constraint: "
                              "Attribute that models the dimension information for dot.");
   const shard_type *l = S_operand_type(s->op, 0), *r = S_operand_type(s->op, 1), *res = S_result_type(s->op, 0);
@@ -760,7 +806,7 @@ static bool S_dot_general(S_op *s) {
                                S_shape(s->cx, dims, n), S_ty(s, res));
     }
   }
-  shard_shlo_dot_dims_free(&d);
+  S_dot_dims_free(&d);
   return ok;
 }
 
@@ -1032,11 +1078,14 @@ static bool S_each_below(S_op *s, const shlo_dims *d, int64_t bound, const char 
 static bool S_decode_dimnums(S_op *s, const char *attr, bool gather, shlo_dimnums *d) {
   const shard_attr *a = shard_verify_attr(s->op, attr);
   if (!a) return shard_verify_fail(&s->with, "requires attribute '%s'", attr);
-  if (a->kind != SHARD_ATTR_RAW || !shard_shlo_dimnums_decode(a->u.raw, d) || d->is_gather != gather) {
-    if (a->kind == SHARD_ATTR_RAW && d->lists[0].vals) shard_shlo_dimnums_free(d);
+  const shard_gather_dims *t = gather ? shard_attr_gather_dims(a) : shard_attr_scatter_dims(a);
+  if (!t)
     return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: Attribute that models the "
                              "dimension information for %s.", attr, gather ? "gather" : "scatter");
-  }
+  d->is_gather = gather;
+  const shard_i64s *lists[5] = {&t->offset, &t->collapsed, &t->operand_batching, &t->indices_batching, &t->index_map};
+  for (int i = 0; i < 5; i++) S_copy_list(lists[i], &d->lists[i]);
+  d->index_vector_dim = t->index_vector_dim;
   return true;
 }
 
@@ -1119,7 +1168,7 @@ static bool S_gather(S_op *s) {
   const int64_t *sizes = S_dims_attr(s->op, "slice_sizes", &nsizes);
   bool ok = S_gather_checks(s, &d, S_operand_type(s->op, 0), S_operand_type(s->op, 1), sizes ? sizes : (int64_t[]){0},
                             nsizes);
-  shard_shlo_dimnums_free(&d);
+  S_dimnums_free(&d);
   return ok;
 }
 
@@ -1201,7 +1250,7 @@ static bool S_scatter(S_op *s) {
   shlo_dimnums d;
   if (!S_decode_dimnums(s, "scatter_dimension_numbers", false, &d)) return false;
   bool ok = S_scatter_checks(s, &d);
-  shard_shlo_dimnums_free(&d);
+  S_dimnums_free(&d);
   return ok;
 }
 
