@@ -82,7 +82,7 @@ asan: test-deps
 # samples and every golden case of tests/*/cases (scripts/valgrind.sh), the
 # malformed corpus, then the syntax/verify part of conformance (ir/test; the
 # pass tests are left to `make asan`, which runs all of them: under valgrind
-# they would take most of CI's half hour). Any invalid access, use of
+# they would take tens of minutes). Any invalid access, use of
 # uninitialised memory or leak fails. Unit tests are covered by `make asan`
 # (`ctest -T memcheck` works too but takes very long: Criterion re-executes
 # itself for every test).
@@ -99,6 +99,7 @@ memcheck: asan valgrind
 ci: test
 	$(MAKE) asan
 	$(MAKE) valgrind
+	$(MAKE) fresh-clone
 
 # Exit 77 from run.py: Shardy's lit tests are missing (it said how to get
 # them), which is not a failure of shard.
