@@ -19,7 +19,11 @@ test, NO_COLOR is set. Exit status is not compared (the examples of errors
 exit 1), but a command killed by a signal or exiting 3 fails.
 
 Every man page with an EXAMPLES section and README.md must give at least one
-command: prose examples that are not run would drift again.
+command: prose examples that are not run would drift again. And the pages
+must agree with the binary: shard(1) lists every command of `shard --help`
+and names every other page in SEE ALSO, every command but help and version
+has its page, and each page's .TH carries the version `shard version`
+prints.
 
   doc_examples.py SHARD [SOURCE_DIR] [-v]
 """
@@ -189,6 +193,41 @@ def run_doc(name, cmds, shard, src, verbose):
     return failures
 
 
+def section(text, name):
+    m = re.search(r"^\.SH %s\n(.*?)(?=^\.SH |\Z)" % re.escape(name), text, re.S | re.M)
+    return m.group(1) if m else ""
+
+
+def check_pages(shard, mandir):
+    """Problems of the man pages as a set, compared with the binary."""
+    problems = []
+    helptext = subprocess.run([shard, "--help"], capture_output=True, text=True).stdout
+    block = helptext.split("Commands:", 1)[-1].split("\n\n", 1)[0]
+    commands = [l.split()[0] for l in block.splitlines() if l.strip()]
+    if len(commands) < 5:
+        problems.append("cannot read the commands of `shard --help`: %r" % block[:200])
+    version = subprocess.run([shard, "version"], capture_output=True, text=True).stdout.strip()
+    pages = sorted(p for p in os.listdir(mandir) if p.endswith(".1"))
+    with open(os.path.join(mandir, "shard.1"), encoding="utf-8") as f:
+        top = f.read()
+    listed = set(re.findall(r"^\.BI? (\w+)", section(top, "COMMANDS"), re.M))
+    see_also = set(re.findall(r"shard\\-(\w+) \(1\)", section(top, "SEE ALSO")))
+    for c in commands:
+        if c not in listed:
+            problems.append("shard(1) COMMANDS does not list '%s'" % c)
+        if c not in ("help", "version") and "shard-%s.1" % c not in pages:
+            problems.append("command '%s' has no page man/shard-%s.1" % (c, c))
+    for p in pages:
+        name = p[:-2]
+        if name != "shard" and name[len("shard-"):] not in see_also:
+            problems.append("shard(1) SEE ALSO does not name %s(1)" % name)
+        with open(os.path.join(mandir, p), encoding="utf-8") as f:
+            th = f.readline()
+        if '"%s"' % version not in th:
+            problems.append("%s: .TH does not carry '%s': %s" % (p, version, th.strip()))
+    return problems
+
+
 def main(argv):
     verbose = "-v" in argv
     args = [a for a in argv[1:] if a != "-v"]
@@ -205,6 +244,9 @@ def main(argv):
             if blocks is not None:
                 docs.append((os.path.join("man", page), blocks))
     failures = total = 0
+    for problem in check_pages(shard, mandir):
+        print("FAIL man: " + problem)
+        failures += 1
     for name, blocks in docs:
         cmds = examples(blocks)
         if not cmds:
