@@ -30,7 +30,7 @@ SHARDY = {
     "env": "SHARD_CONFORMANCE_DIR",
     "marker": os.path.join("shardy", "dialect", "sdy"),
     "shared": os.path.join("conformance", "shardy"),
-    "tests": "conformance, roundtrip, plan/*_verify",
+    "tests": "conformance, roundtrip, plan/*_verify, unit/test_convert_roundtrip's conformance_shardings",
     "get": "git clone --depth 1 https://github.com/openxla/shardy and set SHARD_CONFORMANCE_DIR "
            "to it (or to its shardy/dialect/sdy, or to a directory laid out like ../shared)",
 }
