@@ -17,7 +17,8 @@ _shard_options_check="-e --split-input-file --format --format= --Werror --color=
 _shard_options_opt="-o -split-input-file -verify-diagnostics -allow-unregistered-dialect
   -mlir-print-op-generic -mlir-print-debuginfo -- -h --help"
 _shard_options_viz="-e --value --arg --result --func --format --format= -o --layout --layout=
-  --color= -h --help"
+  --color= --stage --stage= --no-propagate --topology --topology= --focus --depth -h --help"
+_shard_viz_subcommands="placement mesh graph plan"
 _shard_options_repl="--history --no-history --color= -h --help"
 _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
   --explain= --rules --op-priority --color= -h --help"
@@ -44,12 +45,13 @@ _shard_values() {
   viz:--format) echo "txt dot svg png pdf json" ;;
   convert:--format | plan:--format) echo "text json" ;;
   viz:--layout) echo "slices fold" ;;
+  viz:--stage) echo "propagated reshards lowered" ;;
   propagate:--strategy) echo "pipeline basic aggressive op-priority user-priority" ;;
   propagate:--emit) echo "mlir generic json" ;;
   propagate:--mode) echo "auto explicit" ;;
   propagate:--explain | lower:--plan | lower:--memory) echo "text json" ;;
   convert:--from | convert:--to | plan:--notation) echo "$_shard_notations" ;;
-  plan:--topology | lower:--topology) echo "$_shard_topologies @file" ;;
+  plan:--topology | lower:--topology | viz:--topology) echo "$_shard_topologies @file" ;;
   *:-o | repl:--history | propagate:--rules) echo "@file" ;;
   lower:--verify-local) echo "@mlir" ;;
   esac
@@ -59,7 +61,7 @@ _shard_values() {
 _shard_takes_value() {
   case "$1:$2" in
   *:-o | *:-e | *:--format | *:--history | viz:--value | viz:--arg | viz:--result | viz:--func | \
-    viz:--layout | propagate:--strategy | propagate:--emit | propagate:--mode | \
+    viz:--layout | viz:--stage | viz:--focus | viz:--depth | propagate:--strategy | propagate:--emit | propagate:--mode | \
     propagate:--rules | propagate:--op-priority | convert:--from | convert:--to | \
     convert:--mesh | convert:--shape | plan:--shape | plan:--mesh | plan:--notation | \
     *:--topology | lower:--top | lower:--verify-local | lower:--memory-limit | *:--max-steps)
@@ -174,7 +176,7 @@ _shard() {
     return 0 ;;
   viz)
     if ((cword == cmd_at + 1)); then
-      _shard_reply "placement mesh" "$cur"
+      _shard_reply "$_shard_viz_subcommands" "$cur"
       return 0
     fi ;;
   esac

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Run Shardy's own lit tests against `shard opt` and report a pass rate.
 
-The tree (default: ../shared/conformance/shardy next to the repository, i.e.
-/work/shared/conformance/shardy) holds Shardy's lit tests. For every *.mlir
+The tree (--root, else where tests/suites.py finds it: $SHARD_CONFORMANCE_DIR
+or ../shared/conformance/shardy next to the repository) holds Shardy's lit
+tests. For every *.mlir
 file with `// RUN:` lines the runner executes those lines the way lit would,
 with these substitutions:
 
@@ -68,7 +69,8 @@ Output: passed/total per category, then a last line `N passed, M failed`.
 (lines `category passed`); --update-floor raises the floor, never lowers it.
 --budget SECONDS stops starting new cases after that long (the rest count as
 failed), so a hanging `shard opt` cannot stall CI for hours.
-Exit 77 when the conformance tree is missing (ctest reports a skip).
+Exit 77 when the conformance tree is missing (ctest reports a skip), after one
+line saying how to get it.
 """
 
 import argparse
@@ -83,10 +85,8 @@ import tempfile
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DEFAULT_ROOTS = [
-    os.path.join(os.path.dirname(REPO), "shared", "conformance", "shardy"),
-    "/work/shared/conformance/shardy",
-]
+sys.path.insert(0, os.path.join(REPO, "tests"))
+import suites  # noqa: E402
 DEFAULT_FLOOR = os.path.join(REPO, "tests", "conformance", "floor.txt")
 LLVM_BIN = "/usr/lib/llvm-16/bin"
 CATEGORIES = ["syntax", "verify", "propagate", "import", "reshard", "export", "local"]
@@ -475,7 +475,8 @@ def find_translate(build):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", help="conformance tree (default: ../shared/conformance/shardy)")
+    ap.add_argument("--root", help="conformance tree (default: $SHARD_CONFORMANCE_DIR, "
+                    "else ../shared/conformance/shardy)")
     ap.add_argument("--build", default=os.path.join(REPO, "build"),
                     help="build directory holding the shard binary (default: build)")
     ap.add_argument("--check-floor", metavar="FILE", help="exit 1 if a category drops below FILE")
@@ -494,11 +495,13 @@ def main():
     args = ap.parse_args()
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `run.py --list-failures | head`
 
-    roots = [args.root] if args.root else DEFAULT_ROOTS
-    root = next((r for r in roots if os.path.isdir(r)), None)
-    if root is None:
-        print("conformance tree not found (tried %s); skipping" % ", ".join(roots))
-        return SKIP_EXIT
+    if args.root:
+        root = args.root
+        if not os.path.isdir(root):
+            print("run.py: error: --root %s: no such directory" % root, file=sys.stderr)
+            return 2
+    else:
+        root = suites.require("shardy", "conformance")
     shard = os.path.abspath(os.path.join(args.build, "shard"))
     if not os.access(shard, os.X_OK):
         print("no shard binary at %s (build first, or pass --build)" % shard, file=sys.stderr)

@@ -65,7 +65,11 @@ check "shard check --color=n" "never"
 check "shard check --W" "--Werror"
 check "shard help pro" "propagate"
 check "shard help check " ""
-check "shard viz " "mesh placement"
+check "shard viz " "graph mesh placement plan"
+check "shard viz graph --st" "--stage --stage="
+check "shard viz graph --stage " "lowered propagated reshards"
+check "shard viz graph --foc" "--focus"
+check "shard viz plan --topology=tpu-v6" "tpu-v6e"
 check "shard viz placement --lay" "--layout --layout="
 check "shard viz placement --format " "dot json pdf png svg txt"
 check "shard propagate --strategy " "aggressive basic op-priority pipeline user-priority"
@@ -96,11 +100,24 @@ done
 for c in $_shard_commands; do
   [[ $'\n'$commands$'\n' == *$'\n'$c$'\n'* ]] || fail "completed command '$c' is not in 'shard help'"
 done
+# Subcommands: the usage lines of a command ("shard viz graph FILE ...").
+for c in $commands; do
+  subs=$("$shard" help "$c" 2>&1 | sed -n "s/^\(usage:\)\{0,1\} *shard $c \([a-z][a-z-]*\) .*/\2/p" | sort -u)
+  for sub in $subs; do
+    var=_shard_${c}_subcommands
+    [[ " ${!var-} " == *" $sub "* ]] || fail "subcommand '$c $sub' is not completed"
+  done
+done
 for c in $commands; do
   var=_shard_options_$c
   [[ -n ${!var+set} ]] || continue
-  # Option lines: two blanks then '-'; the option column ends at two blanks.
-  opts=$("$shard" help "$c" 2>&1 | sed -n '/^Options:/,/^$/{/^  -/{s/^  //;s/  .*//;p}}' |
+  # Option lines: two blanks then '-', in every section of the help (the
+  # options of subcommands have sections of their own); the option column
+  # ends at two blanks. opt's passes (their options indented below them)
+  # come from the binary, so only its Options: section is compared.
+  range='/^[A-Za-z].*:$/,/^$/'
+  [[ $c == opt ]] && range='/^Options:/,/^$/'
+  opts=$("$shard" help "$c" 2>&1 | sed -n "$range{/^  -/{s/^  //;s/  .*//;p}}" |
     grep -oE -- '--?[A-Za-z][-A-Za-z0-9]*(\[?=)?' | sed 's/\[=$/=/')
   for o in $opts; do
     [[ " ${!var} " == *[[:space:]]"$o"[[:space:]]* ]] || fail "option '$o' of '$c' is not completed"

@@ -57,7 +57,7 @@ def run(shard, tmp, propagate, item):
         f.write(text)
     try:
         mode = [] if propagate else ["--no-propagate"]
-        r = subprocess.run([shard, "lower", "--verify"] + mode + ["--max-steps", "1000000", src, "-o", os.devnull],
+        r = subprocess.run([shard, "lower", "--verify"] + mode + ["--max-steps", "1000000", src, "-o", src + ".out"],
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return name, "CRASH", "timeout", 0
@@ -73,18 +73,24 @@ def run(shard, tmp, propagate, item):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", required=True)
-    ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
+    ap.add_argument("--root", help="Shardy's lit tests (default: $SHARD_CONFORMANCE_DIR, else "
+                    "../shared/conformance/shardy); exit 77 (skipped) when missing")
     ap.add_argument("--tests", action="append", help="a directory of lit tests under --root (repeatable; default "
                     + EXPORT + ")")
     ap.add_argument("--propagate", action="store_true", help="lower with propagation (default: --no-propagate)")
     ap.add_argument("--min-verified", type=int, default=570)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
+    if args.root is None:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        import suites
+        args.root = suites.require("shardy", "lit_verify")
     items = []
     for tests in args.tests or [EXPORT]:
         if not os.path.isdir(os.path.join(args.root, tests)):
-            print("conformance tree missing: %s" % os.path.join(args.root, tests))
-            return 77
+            print("%s: error: no directory %s" % (os.path.basename(__file__), os.path.join(args.root, tests)),
+                  file=sys.stderr)
+            return 1
         items += [(tests.split("/")[-2] + "/" + name, text) for name, text in chunks(args.root, tests)]
     bad, verified = [], 0
     with tempfile.TemporaryDirectory() as tmp:

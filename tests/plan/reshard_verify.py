@@ -62,14 +62,19 @@ def functions(text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", required=True)
-    ap.add_argument("--root", default=os.path.join(ROOT, "..", "shared", "conformance", "shardy"))
+    ap.add_argument("--root", help="Shardy's lit tests (default: $SHARD_CONFORMANCE_DIR, else "
+                    "../shared/conformance/shardy); exit 77 (skipped) when missing")
     ap.add_argument("--min-verified", type=int, default=75)
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    if args.root is None:
+        sys.path.insert(0, os.path.join(ROOT, "tests"))
+        import suites
+        args.root = suites.require("shardy", "reshard_verify")
     path = os.path.join(args.root, LIT)
     if not os.path.exists(path):
-        print("conformance tree missing: %s" % path)
-        return 77
+        print("reshard_verify.py: error: no file %s" % path, file=sys.stderr)
+        return 1
     with open(path, encoding="utf-8") as f:
         meshes, funcs = functions(f.read())
     verified, not_covered, failed = [], [], []
@@ -78,7 +83,7 @@ def main():
             src = os.path.join(tmp, name + ".mlir")
             with open(src, "w", encoding="utf-8") as f:
                 f.write("\n".join(meshes) + "\n\n" + body + "\n")
-            r = subprocess.run([args.shard, "lower", "--verify", "--no-propagate", "--max-steps", "1000000", src, "-o", os.devnull],
+            r = subprocess.run([args.shard, "lower", "--verify", "--no-propagate", "--max-steps", "1000000", src, "-o", src + ".out"],
                                capture_output=True, text=True, timeout=300)
             out = r.stdout + r.stderr
             if r.returncode == 0 and "gave the same results" in out:

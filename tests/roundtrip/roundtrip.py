@@ -29,12 +29,17 @@ def main():
     repo = os.path.dirname(os.path.dirname(here))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shard", default=os.path.join(repo, "build", "shard"))
-    ap.add_argument("--root", default=os.path.join(repo, "..", "shared", "conformance", "shardy"))
+    ap.add_argument("--root", help="Shardy's lit tests (default: $SHARD_CONFORMANCE_DIR, else "
+                    "../shared/conformance/shardy); exit 77 (skipped) when missing")
     ap.add_argument("--mlir-opt", default="mlir-opt-16")
     args = ap.parse_args()
-    if not os.path.isdir(args.root):
-        print(f"roundtrip: no conformance tree at {args.root}", file=sys.stderr)
-        return 1
+    if args.root is None:
+        sys.path.insert(0, os.path.dirname(here))
+        import suites
+        args.root = suites.require("shardy", "roundtrip")
+    elif not os.path.isdir(args.root):
+        print(f"roundtrip: error: --root {args.root}: no such directory", file=sys.stderr)
+        return 2
     files = sorted(os.path.join(d, f) for d, _, fs in os.walk(args.root) for f in fs if f.endswith(".mlir"))
     passed = failed = rejected = tolerated = 0
     with tempfile.TemporaryDirectory() as tmp:
