@@ -18,7 +18,7 @@ _shard_options_opt="-o -split-input-file -verify-diagnostics -allow-unregistered
   -mlir-print-op-generic -mlir-print-debuginfo -- -h --help"
 _shard_options_viz="-e --value --arg --result --func --format --format= -o --layout --layout=
   --color= --stage --stage= --no-propagate --topology --topology= --focus --depth -h --help"
-_shard_viz_subcommands="placement mesh graph plan"
+_shard_viz_subcommands="placement mesh graph plan memory"
 _shard_options_repl="--history --no-history --color= -h --help"
 _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
   --explain= --rules --op-priority --color= -h --help"
