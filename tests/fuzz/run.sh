@@ -4,9 +4,11 @@
 #
 #   run.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
-# TARGET is mlir, notation, hlo, pspec, dtensor, tf or rules_json (default:
-# all). Targets missing from BUILD_DIR are built first. Seeds: regressions/
-# and seeds/<target>/ (committed), plus per target:
+# TARGET is one of the parser harnesses mlir, notation, hlo, pspec,
+# dtensor, tf, rules_json or the pipeline harnesses propagate, export,
+# lower_verify, explain, interp, module_convert, plan (default: all). The
+# targets are built (incrementally) first. Seeds: regressions/ and
+# seeds/<target>/ (committed), plus per target:
 #   mlir       samples/*.mlir, the malformed corpus and every
 #              -split-input-file chunk of Shardy's lit tests
 #              (/work/shared/conformance or $SHARD_CONFORMANCE), each at most
@@ -15,6 +17,13 @@
 #              with 8 KB seeds, 521/s with 2 KB)
 #   notation   samples/notation.txt, its lines, tests/malformed/*.notation
 #   hlo        the shardings of tests/convert/cases/inputs/dump.{hlo,mlir}
+#   propagate, export, lower_verify, explain, interp, module_convert
+#              samples/*.mlir, the .mlir inputs of tests/*/cases, the
+#              conformance chunks (as for mlir) and the modules of
+#              /work/shared/realworld (or $SHARD_REALWORLD), each at most
+#              MAX_PIPELINE_SEED bytes (default 8192), copied at run time
+#              only; the structure-aware mutator (fuzz_mutator.h) edits them
+#   plan       the generator's byte seeds (seeds/plan)
 # The grown corpus stays in BUILD_DIR/fuzz-corpus/<target> between runs;
 # crashes go to BUILD_DIR/fuzz-artifacts/<target>/. Prints executions, speed
 # and findings per target and fails when any target found something: once
@@ -26,20 +35,20 @@ set -u
 build=$1
 seconds=$2
 shift 2
-targets=${*:-mlir notation hlo pspec dtensor tf rules_json}
+targets=${*:-mlir notation hlo pspec dtensor tf rules_json propagate export lower_verify explain interp module_convert plan}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/fuzz
 conformance=${SHARD_CONFORMANCE:-/work/shared/conformance}
+realworld=${SHARD_REALWORLD:-/work/shared/realworld}
 max_seed=${MAX_SEED:-2048}
+max_pipeline_seed=${MAX_PIPELINE_SEED:-8192}
 status=0
 
-missing=
+bins=
 for target in $targets; do
-  [ -x "$build/tests/fuzz/fuzz_$target" ] || missing="$missing fuzz_$target"
+  bins="$bins fuzz_$target"
 done
-if [ -n "$missing" ]; then
-  cmake --build "$build" -j"${JOBS:-2}" --target $missing || exit 2
-fi
+nice -n "${FUZZ_NICE:-10}" cmake --build "$build" -j"${JOBS:-2}" --target $bins || exit 2
 
 for target in $targets; do
   bin=$build/tests/fuzz/fuzz_$target
@@ -65,6 +74,22 @@ for target in $targets; do
     fi
     find "$seeds" -type f -size +"$max_seed"c -delete
     ;;
+  propagate | export | lower_verify | explain | interp | module_convert)
+    max_len=$max_pipeline_seed
+    dict=-dict=$here/mlir.dict
+    cp "$root"/samples/*.mlir "$seeds"/
+    find "$root"/tests -path "$root"/tests/malformed -prune -o -path "$root"/tests/fuzz -prune -o \
+      -name '*.mlir' -path '*/cases/*' -print | while read -r f; do
+      cp "$f" "$seeds/case_$(basename "$(dirname "$f")")_$(basename "$f")"
+    done
+    for dir in "$conformance" "$realworld"; do
+      [ -d "$dir" ] || continue
+      find "$dir" -name '*.mlir' | sort | while read -r f; do
+        awk -v out="$seeds/$(basename "$f" .mlir)" 'BEGIN{n=0} /^\/\/ -----/{n++; next} {print > (out "_" n ".mlir")}' "$f"
+      done
+    done
+    find "$seeds" -type f -size +"$max_pipeline_seed"c -delete
+    ;;
   notation)
     grep -v '^//' "$root"/samples/notation.txt > "$seeds"/notation.txt
     cp "$root"/tests/malformed/*.notation "$seeds"/
@@ -86,7 +111,7 @@ for target in $targets; do
     ;;
   esac
   log=$build/fuzz-$target.log
-  nice -n "${FUZZ_NICE:-0}" "$bin" $dict -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-60}" \
+  nice -n "${FUZZ_NICE:-10}" "$bin" $dict -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-60}" \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
     "$corpus" "$seeds" > "$log" 2>&1
   rc=$?

@@ -287,9 +287,11 @@ static void S_target_place(shard_buf *b, target t) {
 
 static void S_op_place(shard_buf *b, const shard_op *op) {
   if (S_is(op, "sdy.data_flow_edge") && op->num_operands == 1) {
+    /* the pipeline erases the edges when it sinks them: the operand is unset */
     const shard_value *owner = op->operands[0].value;
-    const shard_op *df = owner->def ? owner->def
-                                    : (owner->block && owner->block->parent ? owner->block->parent->parent : NULL);
+    const shard_op *df = !owner       ? NULL
+                         : owner->def ? owner->def
+                                      : (owner->block && owner->block->parent ? owner->block->parent->parent : NULL);
     if (df) {
       shard_buf_printf(b, "%s (", df->name);
       S_loc(b, df->span);
