@@ -550,7 +550,10 @@ static void S_conflicts_of(shard_explain *x, const op_view *v) {
         const shard_factor_sharding *fs = &v->p->tensors[t].factors[f];
         if (!fs->mapped || shard_axes_prefix_status(fs->axes.v, fs->axes.n, common, nc) != SHARD_PREFIX_STRICT)
           continue;
-        const shard_axis_ref *missing = &common[fs->axes.n];
+        /* a strict prefix may have as many axes as `common` when its last one
+         * is a sub-axis of common's last ("x":(1)2 against "x"): then the rest
+         * of that axis is what is missing, not an entry past the end */
+        const shard_axis_ref *missing = fs->axes.n < nc ? &common[fs->axes.n] : &common[nc - 1];
         uint32_t src = 0;
         for (uint32_t u = 0; u < v->n; u++) {
           const shard_factor_sharding *o = &v->p->tensors[u].factors[f];
