@@ -128,6 +128,8 @@ for target in $targets; do
     "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  # -fork=N prints no final stats: its last "#N: cov: ..." line counts them
+  [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -n 1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
   found=$(ls "$artifacts" | wc -l)
