@@ -114,14 +114,16 @@ FRESH_USER ?= nobody
 fresh-clone:
 	tests/install/fresh_clone.sh . $(FRESH_USER) $(JOBS)
 
-# libFuzzer over every parser (tests/fuzz), FUZZ_SECONDS each, in a clang
-# ASan+UBSan tree; findings land in $(FUZZ_BUILD)/fuzz-artifacts. The only
-# target that needs clang and libclang-rt (scripts/deps.sh --fuzz).
+# libFuzzer over every parser and pipeline harness (tests/fuzz), or the
+# FUZZ_TARGETS given (propagate export ...), FUZZ_SECONDS each at nice 10,
+# in a clang ASan+UBSan tree; run.sh builds them, findings land in
+# $(FUZZ_BUILD)/fuzz-artifacts. The only target that needs clang and
+# libclang-rt (scripts/deps.sh --fuzz).
+FUZZ_TARGETS ?=
 fuzz:
 	scripts/deps.sh --test --fuzz
 	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=Fuzz -DCMAKE_C_COMPILER=clang $(CMAKE_FLAGS)
-	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz_mlir fuzz_notation
-	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	JOBS=$(JOBS) tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 # Wall time and peak RSS of shard vs mlir-opt-16 on generated transformer
 # modules (bench/); BENCH_OPS sizes, Release tree.

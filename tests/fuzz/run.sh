@@ -4,9 +4,11 @@
 #
 #   run.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
-# TARGET is mlir, notation, hlo, pspec, dtensor, tf or rules_json (default:
-# all). Targets missing from BUILD_DIR are built first. Seeds: regressions/
-# and seeds/<target>/ (committed), plus per target:
+# TARGET is one of the parser harnesses mlir, notation, hlo, pspec,
+# dtensor, tf, rules_json or the pipeline harnesses propagate, export,
+# lower_verify, explain, interp, module_convert, plan (default: all). The
+# targets are built (incrementally) first. Seeds: regressions/ and
+# seeds/<target>/ (committed), plus per target:
 #   mlir       samples/*.mlir, the malformed corpus and every
 #              -split-input-file chunk of Shardy's lit tests
 #              (/work/shared/conformance or $SHARD_CONFORMANCE), each at most
@@ -15,6 +17,14 @@
 #              with 8 KB seeds, 521/s with 2 KB)
 #   notation   samples/notation.txt, its lines, tests/malformed/*.notation
 #   hlo        the shardings of tests/convert/cases/inputs/dump.{hlo,mlir}
+#   propagate, export, lower_verify, explain, interp, module_convert
+#              samples/*.mlir, the .mlir inputs of tests/*/cases, the
+#              conformance chunks (as for mlir) and the modules of
+#              /work/shared/realworld (or $SHARD_REALWORLD) of at most
+#              MAX_PIPELINE_SEED bytes (default 8192), PIPELINE_SEEDS of
+#              them (default 300, every k-th), copied at run time only;
+#              the structure-aware mutator (fuzz_mutator.h) edits them
+#   plan       the generator's byte seeds (seeds/plan)
 # The grown corpus stays in BUILD_DIR/fuzz-corpus/<target> between runs;
 # crashes go to BUILD_DIR/fuzz-artifacts/<target>/. Prints executions, speed
 # and findings per target and fails when any target found something: once
@@ -26,20 +36,20 @@ set -u
 build=$1
 seconds=$2
 shift 2
-targets=${*:-mlir notation hlo pspec dtensor tf rules_json}
+targets=${*:-mlir notation hlo pspec dtensor tf rules_json propagate export lower_verify explain interp module_convert plan}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/fuzz
 conformance=${SHARD_CONFORMANCE:-/work/shared/conformance}
+realworld=${SHARD_REALWORLD:-/work/shared/realworld}
 max_seed=${MAX_SEED:-2048}
+max_pipeline_seed=${MAX_PIPELINE_SEED:-8192}
 status=0
 
-missing=
+bins=
 for target in $targets; do
-  [ -x "$build/tests/fuzz/fuzz_$target" ] || missing="$missing fuzz_$target"
+  bins="$bins fuzz_$target"
 done
-if [ -n "$missing" ]; then
-  cmake --build "$build" -j"${JOBS:-2}" --target $missing || exit 2
-fi
+nice -n "${FUZZ_NICE:-10}" cmake --build "$build" -j"${JOBS:-2}" --target $bins || exit 2
 
 for target in $targets; do
   bin=$build/tests/fuzz/fuzz_$target
@@ -65,6 +75,33 @@ for target in $targets; do
     fi
     find "$seeds" -type f -size +"$max_seed"c -delete
     ;;
+  propagate | export | lower_verify | explain | interp | module_convert)
+    max_len=$max_pipeline_seed
+    dict=-dict=$here/mlir.dict
+    cp "$root"/samples/*.mlir "$seeds"/
+    find "$root"/tests -path "$root"/tests/malformed -prune -o -path "$root"/tests/fuzz -prune -o \
+      -name '*.mlir' -path '*/cases/*' -print | while read -r f; do
+      cp "$f" "$seeds/case_$(basename "$(dirname "$f")")_$(basename "$f")"
+    done
+    chunks=$build/fuzz-chunks
+    rm -rf "$chunks"
+    mkdir -p "$chunks"
+    for dir in "$conformance" "$realworld"; do
+      [ -d "$dir" ] || continue
+      find "$dir" -name '*.mlir' | sort | while read -r f; do
+        awk -v out="$chunks/$(basename "$f" .mlir)" 'BEGIN{n=0} /^\/\/ -----/{n++; next} {print > (out "_" n ".mlir")}' "$f"
+      done
+    done
+    find "$chunks" -type f -size +"$max_pipeline_seed"c -delete
+    # An ASan unit of these harnesses takes 20-50 ms on an idle core: the
+    # ~2,900 chunks alone would take a 90 s run's whole budget to load, so
+    # every k-th one is taken, PIPELINE_SEEDS (default 300) in all.
+    total=$(ls "$chunks" | wc -l)
+    step=$(( (total + ${PIPELINE_SEEDS:-300} - 1) / ${PIPELINE_SEEDS:-300} ))
+    [ "$step" -ge 1 ] || step=1
+    ls "$chunks" | sort | awk -v k="$step" 'NR % k == 0' | while read -r f; do cp "$chunks/$f" "$seeds/"; done
+    rm -rf "$chunks"
+    ;;
   notation)
     grep -v '^//' "$root"/samples/notation.txt > "$seeds"/notation.txt
     cp "$root"/tests/malformed/*.notation "$seeds"/
@@ -86,11 +123,13 @@ for target in $targets; do
     ;;
   esac
   log=$build/fuzz-$target.log
-  nice -n "${FUZZ_NICE:-0}" "$bin" $dict -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-60}" \
+  nice -n "${FUZZ_NICE:-10}" "$bin" $dict -max_total_time="$seconds" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-60}" \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$artifacts/" ${FUZZ_FLAGS:-} \
     "$corpus" "$seeds" > "$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  # -fork=N prints no final stats: its last "#N: cov: ..." line counts them
+  [ -n "$execs" ] || execs=$(sed -n 's/^#\([0-9]*\): cov:.*/\1/p' "$log" | tail -n 1)
   speed=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1)
   found=$(ls "$artifacts" | wc -l)

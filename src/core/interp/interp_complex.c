@@ -97,6 +97,8 @@ static bool S_part(interp_proc *p, interp_frame *f, shard_op *op, bool imag) {
 /* ---- elementwise ------------------------------------------------------------------- */
 
 static bool S_elementwise(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
+  if (op->num_results != 1 || op->num_operands == 0)
+    return shard_interp_error(p, op, "the interpreter has no '%s' on complex numbers", op->name);
   shard_tensor *r = shard_interp_tensor_like(p, op->results[0].type, op);
   if (!r) return false;
   shard_tensor *x[2] = {NULL, NULL};
@@ -284,7 +286,7 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
                                        "select", "optimization_barrier", "reduce", "gather", "scatter", "sort", "map",
                                        "reduce_window", "all_gather", "all_reduce", "all_to_all",
                                        "collective_permute", "reduce_scatter", "while", "if", "case", "return",
-                                       "get_tuple_element", "tuple"};
+                                       "get_tuple_element", "tuple", "custom_call"};
   for (size_t i = 0; i < sizeof movers / sizeof *movers; i++)
     if (!strcmp(n, movers[i])) return *handled = false, true;
   if (!strcmp(n, "compare")) return S_compare_eq(p, f, op);

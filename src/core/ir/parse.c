@@ -670,6 +670,28 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_
   return true;
 }
 
+/* A func.func with a body keeps its argument attributes on the entry block
+ * arguments (ops_builtin.c), where the passes and the verifier read them;
+ * the generic form writes them as the `arg_attrs` property. Moved there,
+ * a generic print reads back as the module it came from (without this the
+ * argument shardings of a generic input were invisible: a collective on an
+ * argument failed to verify, and propagation ignored them). An array of
+ * the wrong length stays for the verifier to reject. */
+static void S_func_arg_attrs_to_block(shard_parser *p, shard_op *op) {
+  if (strcmp(op->name, "func.func") != 0 || op->num_regions == 0 || !op->regions[0].first) return;
+  shard_block *entry = op->regions[0].first;
+  shard_attr *arr = shard_op_attr(op, "arg_attrs");
+  if (!arr || arr->kind != SHARD_ATTR_ARRAY || arr->u.array.num != entry->num_args) return;
+  for (uint32_t i = 0; i < arr->u.array.num; i++)
+    if (arr->u.array.elems[i]->kind != SHARD_ATTR_DICT) return;
+  for (uint32_t i = 0; i < arr->u.array.num; i++) {
+    const shard_attr *d = arr->u.array.elems[i];
+    for (uint32_t k = 0; k < d->u.dict.num; k++)
+      shard_value_set_attr(p->arena, &entry->args[i], d->u.dict.entries[k].name, d->u.dict.entries[k].value);
+  }
+  shard_op_remove_attr(op, "arg_attrs");
+}
+
 static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_def *def) {
   if (st->operand_types.len != st->operands.len) {
     shard_parser_error_at(p, st->span, "internal: '%s' parsed %u operands but %u types", st->name,
@@ -703,6 +725,7 @@ static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_
     op->num_successors = st->successors.len;
     op->successors = shard_arena_dup(p->arena, st->successors.items, sizeof(shard_block *) * st->successors.len);
   }
+  S_func_arg_attrs_to_block(p, op);
   return op;
 }
 
