@@ -53,6 +53,7 @@ enum {
   SHARD_SIG_TUPLE_OF_OPERANDS = 1u << 2,    /* the result is tuple<operand types> */
   SHARD_SIG_BLOCKS_TAKE_OPERANDS = 1u << 3, /* each region is one block whose arguments
                                                have the operand types */
+  SHARD_SIG_SAME_OPERANDS_AND_RESULTS = 1u << 4, /* SameOperandsAndResultType */
 };
 typedef struct shard_op_signature {
   int operands, results, regions; /* a count or SHARD_ARITY_ANY */

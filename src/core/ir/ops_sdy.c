@@ -900,6 +900,9 @@ static const shard_attr_req S_required_sdy_constant[] = {
     {0},
 };
 static const shard_op_signature S_signature_sdy_constant = {0, 1, SHARD_ARITY_ANY, 0};
+/* reshard, data_flow_edge and func_data_flow_edge: one operand, one result
+ * of its type (SameOperandsAndResultType in Shardy's ops.td). */
+static const shard_op_signature S_signature_same_type = {1, 1, 0, SHARD_SIG_SAME_OPERANDS_AND_RESULTS};
 static const shard_attr_req S_required_sdy_manual_computation[] = {
     {.name = "in_shardings", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_PER_VALUE},
     {.name = "manual_axes", .need = SHARD_NEED_SDY, .sdy_kind = SHARD_ATTR_SDY_MANUAL_AXES},
@@ -978,12 +981,14 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_data_flow_edge,
      .print = S_print_data_flow_edge,
      .inherent = sharding_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .signature = &S_signature_same_type},
     {.name = "sdy.func_data_flow_edge",
      .parse = S_parse_func_data_flow_edge,
      .print = S_print_func_data_flow_edge,
      .inherent = NULL,
-     .traits = SDY},
+     .traits = SDY,
+     .signature = &S_signature_same_type},
     {.name = "sdy.manual_computation",
      .parse = S_parse_manual_computation,
      .print = S_print_manual_computation,
@@ -1025,7 +1030,8 @@ const shard_op_def shard_sdy_ops[] = {
      .parse = S_parse_sharded_value,
      .print = S_print_sharded_value,
      .inherent = sharding_inherent,
-     .traits = SDY},
+     .traits = SDY,
+     .signature = &S_signature_same_type},
     {.name = "sdy.return",
      .parse = S_parse_return,
      .print = S_print_return,

@@ -54,6 +54,14 @@ bool shard_verify_check_arity(vf_ctx *cx, const shard_op *op) {
       if (!S_same(S_operand_type(op, 0), S_operand_type(op, i)))
         return shard_verify_fail(&e,
                                  "requires all operands to have the same type");
+  if (s->flags & SHARD_SIG_SAME_OPERANDS_AND_RESULTS) {
+    const shard_type *first = op->num_operands ? S_operand_type(op, 0) : op->num_results ? op->results[0].type : NULL;
+    for (uint32_t i = 0; i < op->num_operands + op->num_results; i++) {
+      const shard_type *t = i < op->num_operands ? S_operand_type(op, i) : op->results[i - op->num_operands].type;
+      if (!S_same(first, t))
+        return shard_verify_fail(&e, "requires the same type for all operands and results");
+    }
+  }
   if (s->flags & SHARD_SIG_OPERANDS_ARE_RESULTS) {
     if (op->num_operands != op->num_results)
       return shard_verify_fail(
