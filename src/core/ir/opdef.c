@@ -41,6 +41,10 @@ bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name) {
   return false;
 }
 
+bool shard_op_def_is_test_dialect(const shard_op_def *def) {
+  return def && def >= shard_check_ops && def < shard_check_ops + shard_num_check_ops;
+}
+
 bool shard_dialect_known(const char *name, size_t len) {
   static const char *const known[] = {"builtin", "check", "func", "interpreter", "sdy", "stablehlo"};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)

@@ -83,6 +83,9 @@ struct shard_op_def {
 /* NULL when shard does not know the op. */
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
+/* Is this one of StableHLO's test-dialect ops (check.*, interpreter.*)?
+ * stablehlo-opt registers those dialects; sdy_opt and mlir-opt do not. */
+bool shard_op_def_is_test_dialect(const shard_op_def *def);
 /* Does a dialect of this name have ops known to shard (func, sdy, stablehlo, ...)? */
 bool shard_dialect_known(const char *name, size_t len);
 
