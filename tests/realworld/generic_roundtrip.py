@@ -62,7 +62,9 @@ def first_error(stderr):
     for line in stderr.splitlines():
         m = re.search(r"error: (.*)", line)
         if m:
-            msg = re.sub(r"'[^']*'", "'…'", m.group(1))
+            msg = m.group(1)
+            if not msg.startswith("custom op"):  # keep the op's name: what is missing
+                msg = re.sub(r"'[^']*'", "'…'", msg)
             msg = re.sub(r"\d+", "N", msg)
             return msg[:110]
     return (stderr.strip().splitlines() or ["(no message)"])[0][:110]
