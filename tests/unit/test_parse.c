@@ -224,3 +224,38 @@ Test(parse, comments_inside_verbatim_attributes_are_dropped) {
   cr_expect(strstr(out, "d = #x.y<a = [1], b = 2>") != NULL, "%s", out);
   free(out);
 }
+
+/* check.* and interpreter.* print as the tool that reads them back would:
+ * generic by default (sdy_opt and mlir-opt do not register them), their
+ * custom syntax with test_dialects (stablehlo-opt registers them). */
+Test(parse, test_dialects_print_generic_unless_registered) {
+  const char *in =
+      "func.func @f(%a: tensor<2xf32>) {\n"
+      "  check.expect_eq %a, %a : tensor<2xf32>\n"
+      "  \"interpreter.print\"(%a) : (tensor<2xf32>) -> ()\n"
+      "  return\n"
+      "}\n";
+  shard_source src = {"test.mlir", in, strlen(in), 0};
+  shard_diag_engine de;
+  captured diag = {0};
+  shard_diag_init(&de, S_capture, &diag);
+  shard_module *m = shard_parse_module(&src, NULL, &de);
+  cr_assert_not_null(m, "%s", diag.text);
+  for (int registered = 0; registered < 2; registered++) {
+    shard_buf b;
+    shard_buf_init(&b);
+    shard_print_options o = {0};
+    o.test_dialects = registered;
+    shard_print_module(&b, m, &o);
+    char *out = shard_buf_take(&b);
+    if (registered) {
+      cr_expect(strstr(out, "    check.expect_eq %arg0, %arg0 : tensor<2xf32>\n"), "%s", out);
+      cr_expect(strstr(out, "    interpreter.print %arg0 : tensor<2xf32>\n"), "%s", out);
+    } else {
+      cr_expect(strstr(out, "    \"check.expect_eq\"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> ()\n"), "%s", out);
+      cr_expect(strstr(out, "    \"interpreter.print\"(%arg0) : (tensor<2xf32>) -> ()\n"), "%s", out);
+    }
+    free(out);
+  }
+  shard_module_free(m);
+}

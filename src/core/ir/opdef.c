@@ -41,3 +41,6 @@ bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name) {
   return false;
 }
 
+bool shard_op_def_is_test_dialect(const shard_op_def *def) {
+  return def && def >= shard_check_ops && def < shard_check_ops + shard_num_check_ops;
+}

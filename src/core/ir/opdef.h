@@ -85,6 +85,9 @@ struct shard_op_def {
 /* NULL when shard does not know the op. */
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
+/* Is this one of StableHLO's test-dialect ops (check.*, interpreter.*)?
+ * stablehlo-opt registers those dialects; sdy_opt and mlir-opt do not. */
+bool shard_op_def_is_test_dialect(const shard_op_def *def);
 
 /* The tables, each sorted by name. */
 extern const shard_op_def shard_builtin_ops[];

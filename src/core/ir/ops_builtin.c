@@ -186,7 +186,11 @@ static void S_func_print(shard_printer *pr, const shard_op *op) {
   shard_printer_puts(pr, ")");
   if (fty && fty->num_results) {
     bool attrs = res_attrs && res_attrs->kind == SHARD_ATTR_ARRAY;
-    bool paren = attrs || fty->num_results != 1 || fty->results[0]->kind == SHARD_TYPE_FUNCTION;
+    /* as MLIR's printFunctionResultList: an empty first dictionary (a
+     * generic `res_attrs = [{}]`) needs no parentheses */
+    bool first_attrs = attrs && res_attrs->u.array.num && res_attrs->u.array.elems[0]->kind == SHARD_ATTR_DICT &&
+                       res_attrs->u.array.elems[0]->u.dict.num;
+    bool paren = first_attrs || fty->num_results != 1 || fty->results[0]->kind == SHARD_TYPE_FUNCTION;
     shard_printer_puts(pr, paren ? " -> (" : " -> ");
     for (uint32_t i = 0; i < fty->num_results; i++) {
       if (i) shard_printer_puts(pr, ", ");

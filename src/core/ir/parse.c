@@ -729,6 +729,61 @@ static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_
   return op;
 }
 
+/* A generic func.func carries its argument attributes in the `arg_attrs`
+ * property (an array of dictionaries, one per argument); shard keeps them on
+ * the entry block's arguments, where the custom syntax puts them and where
+ * the printer looks for them (it writes `arg_attrs` back in generic form).
+ * A declaration has no block and keeps the property. `res_attrs` stays a
+ * property either way; both must have one dictionary per argument/result,
+ * as MLIR's function interface verifies. */
+static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
+  shard_attr *ft = shard_op_attr(op, "function_type");
+  const shard_type *fty = ft && ft->kind == SHARD_ATTR_TYPE && ft->u.type->kind == SHARD_TYPE_FUNCTION
+                              ? ft->u.type
+                              : NULL;
+  static const char *const which[] = {"arg_attrs", "res_attrs"};
+  for (int k = 0; k < 2; k++) {
+    shard_attr *arr = shard_op_attr(op, which[k]);
+    if (!arr) continue;
+    if (arr->kind != SHARD_ATTR_ARRAY)
+      return shard_parser_error_at(p, at,
+                                   "'func.func' op attribute '%s' failed to satisfy constraint: Array of dictionary "
+                                   "attributes",
+                                   which[k]);
+    const char *what = k ? "result" : "argument";
+    if (fty) {
+      uint32_t want = k ? fty->num_results : fty->num_inputs;
+      if (arr->u.array.num != want)
+        return shard_parser_error_at(p, at,
+                                     "'func.func' op expects %s attribute array to have the same number of elements "
+                                     "as the number of function %ss, got %u, but expected %u",
+                                     what, what, arr->u.array.num, want);
+    }
+    for (uint32_t i = 0; i < arr->u.array.num; i++)
+      if (arr->u.array.elems[i]->kind != SHARD_ATTR_DICT)
+        return shard_parser_error_at(p, at, "'func.func' op expects %s attribute dictionary to be a DictionaryAttr",
+                                     what);
+  }
+  /* a declaration's region is empty in generic form: shard has none */
+  const shard_region *r = op->num_regions == 1 ? &op->regions[0] : NULL;
+  if (r && (!r->first || (r->first == r->last && !r->first->num_args && !r->first->first))) op->num_regions = 0;
+  shard_attr *args = shard_op_attr(op, "arg_attrs");
+  shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
+  if (!args || !entry) return true;
+  if (args->u.array.num != entry->num_args)
+    return shard_parser_error_at(p, at,
+                                 "'func.func' op expects argument attribute array to have the same number of elements "
+                                 "as the number of function arguments, got %u, but expected %u",
+                                 args->u.array.num, entry->num_args);
+  for (uint32_t i = 0; i < entry->num_args; i++) {
+    const shard_attr *d = args->u.array.elems[i];
+    entry->args[i].attrs = d->u.dict.entries;
+    entry->args[i].num_attrs = d->u.dict.num;
+  }
+  shard_op_remove_attr(op, "arg_attrs");
+  return true;
+}
+
 // op ::= (result (',' result)* '=')? (generic-op | custom-op) loc?
 // result ::= ssa-id (':' integer)?
 static bool S_parse_op(shard_parser *p, shard_block *block) {
@@ -805,6 +860,8 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   op->loc = loc;
   if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
   shard_block_append(block, op);
+  if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span)))
+    goto done;
   uint32_t next = 0;
   for (uint32_t i = 0; i < results.len && ok; i++) {
     result_group *g = &results.items[i];

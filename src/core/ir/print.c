@@ -5,7 +5,9 @@
  *    each nested region continues from the counters at the end of its
  *    parent region; sibling regions start from the same counters.
  *  - Known ops use their custom syntax; ops directly in a func.func body drop
- *    the "func." prefix (the default dialect); unknown ops print generically.
+ *    the "func." prefix (the default dialect); unknown ops print generically,
+ *    and so do StableHLO's test dialects (check.*, interpreter.*) unless
+ *    asked for stablehlo-opt's custom syntax (test_dialects).
  *  - Attribute dictionaries are printed sorted; loc(...) only with debug info. */
 #include "ir/print.h"
 
@@ -428,8 +430,12 @@ void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
   shard_attr *arg_attrs = S_func_arg_attrs(pr, op);
   /* In custom-syntax output an op without custom syntax prints like sdy_opt
    * prints it (properties in <{...}>); a whole generic print defaults to the
-   * MLIR 16 spelling (all attributes in the dictionary). */
-  bool props = pr->opts->properties_syntax || !pr->opts->generic;
+   * MLIR 16 spelling (all attributes in the dictionary), which loses nothing
+   * for a known op, whose definition says which attributes are inherent.
+   * An unknown op's properties are known only by where they were written,
+   * so they stay in <{...}> (MLIR >= 17, as mlir-opt prints an unregistered
+   * op's properties), else they would come back as discardable attributes. */
+  bool props = pr->opts->properties_syntax || !pr->opts->generic || !op->def;
   if (!props) {
     S_print_generic_regions(pr, op);
     S_print_named_list(pr, op->attrs, op->num_attrs, false, true, " {", "}", arg_attrs);
@@ -463,7 +469,8 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
 
 static void S_print_op(shard_printer *pr, const shard_op *op) {
   S_print_results(pr, op);
-  bool custom = !pr->opts->generic && op->def && op->def->print;
+  bool custom = !pr->opts->generic && op->def && op->def->print &&
+                (pr->opts->test_dialects || !shard_op_def_is_test_dialect(op->def));
   if (!custom) {
     shard_printer_generic_op(pr, op);
   } else {

@@ -18,6 +18,11 @@ typedef struct shard_print_options {
    * version (mlir-opt-16 included) reads back as the same op. Ops without
    * custom syntax in a pretty print always use <{...}>, like sdy_opt. */
   bool properties_syntax;
+  /* Print check.* and interpreter.* (StableHLO's test dialects) in their
+   * custom syntax, as stablehlo-opt does, which registers them. Off by
+   * default: sdy_opt and mlir-opt do not register them, so these ops print
+   * in generic form, the only form those tools read back. */
+  bool test_dialects;
 } shard_print_options;
 
 /* Prints the whole module into b. */
