@@ -178,7 +178,7 @@ static void value_size(fn_builder *fb, const shard_value *v, vinfo *vi) {
   }
   analysis *an = fb->an;
   int64_t *local = shard_xmalloc(sizeof(int64_t) * (t->rank ? t->rank : 1));
-  memcpy(local, t->dims, sizeof(int64_t) * t->rank);
+  if (t->rank) memcpy(local, t->dims, sizeof(int64_t) * t->rank);
   const shard_tensor_sharding *s = shard_propagation_value_sharding(an->r->arena, v);
   const shard_mesh *mesh = s ? shard_module_sharding_mesh(an->m, s) : NULL;
   double shards = 1;

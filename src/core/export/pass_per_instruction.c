@@ -353,7 +353,9 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
   shard_block_append(fb, shard_pass_op_new(a, "func.return", nout, rets, 0, NULL, 0));
 
   shard_module tm = {.arena = a, .top = top, .implicit_top = true, .src = c->m->src};
-  if (!S_run_pipeline(c, &tm)) {
+  bool ran = S_run_pipeline(c, &tm);
+  shard_module_release_index(&tm);
+  if (!ran) {
     free((void *)axes);
     return false;
   }

@@ -13,9 +13,14 @@ struct shard_symbol_index {
   shard_strmap ops;
 };
 
+void shard_module_release_index(shard_module *m) {
+  if (m && m->symbols) shard_strmap_release(&m->symbols->ops);
+  if (m) m->symbols = NULL;
+}
+
 void shard_module_free(shard_module *m) {
   if (!m) return;
-  if (m->symbols) shard_strmap_release(&m->symbols->ops);
+  shard_module_release_index(m);
   shard_arena_free(m->arena);
   free(m);
 }

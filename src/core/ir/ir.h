@@ -94,6 +94,10 @@ typedef struct shard_module {
 } shard_module;
 
 void shard_module_free(shard_module *m);
+/* Frees what a module keeps beside its arena (the symbol index), for a
+ * shard_module built by hand around an arena its maker frees;
+ * shard_module_free does this itself. */
+void shard_module_release_index(shard_module *m);
 
 /* Attributes. */
 shard_attr *shard_op_attr(const shard_op *op, const char *name);
