@@ -259,18 +259,18 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
 
 static void json_str_or_null(shard_buf *b, const char *s) {
   if (s)
-    shard_viz_json_string(b, s);
+    shard_buf_put_json_string(b, s);
   else
     shard_buf_puts(b, "null");
 }
 
 void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char *title) {
   shard_buf_puts(out, "{\"title\": ");
-  shard_viz_json_string(out, title);
+  shard_buf_put_json_string(out, title);
   shard_buf_printf(out, ",\n \"cut\": %s,\n \"clusters\": [", g->cut ? "true" : "false");
   for (uint32_t c = 0; c < g->num_clusters; c++) {
     shard_buf_printf(out, "%s\n  {\"id\": %u, \"label\": ", c ? "," : "", c);
-    shard_viz_json_string(out, g->clusters[c].label);
+    shard_buf_put_json_string(out, g->clusters[c].label);
     if (g->clusters[c].parent >= 0)
       shard_buf_printf(out, ", \"parent\": %d", g->clusters[c].parent);
     else
@@ -282,7 +282,7 @@ void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char 
     const shard_flow_node *n = &g->nodes[i];
     shard_buf_printf(out, "%s\n  {\"id\": %u, \"kind\": \"%s\", \"name\": ", i ? "," : "", i,
                      kind_name(n->kind));
-    shard_viz_json_string(out, n->name);
+    shard_buf_put_json_string(out, n->name);
     shard_buf_puts(out, ", \"results\": ");
     json_str_or_null(out, n->kind == SHARD_FLOW_ARG ? NULL : n->results);
     if (n->line)
@@ -309,9 +309,9 @@ void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char 
     const shard_flow_edge *e = &g->edges[k];
     shard_buf_printf(out, "%s\n  {\"from\": %u, \"to\": %u, \"value\": ", k ? "," : "", e->from,
                      e->to);
-    shard_viz_json_string(out, e->value);
+    shard_buf_put_json_string(out, e->value);
     shard_buf_puts(out, ", \"type\": ");
-    shard_viz_json_string(out, e->type);
+    shard_buf_put_json_string(out, e->type);
     shard_buf_puts(out, ", \"sharding\": ");
     json_str_or_null(out, e->sharding);
     shard_buf_puts(out, ", \"local_type\": ");

@@ -17,25 +17,8 @@
 
 #include "viz.h"
 
-#define str shard_viz_json_string
+#define str shard_buf_put_json_string
 
-void shard_viz_json_string(shard_buf *b, const char *s) {
-  shard_buf_putc(b, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    switch (*p) {
-    case '"': shard_buf_puts(b, "\\\""); break;
-    case '\\': shard_buf_puts(b, "\\\\"); break;
-    case '\n': shard_buf_puts(b, "\\n"); break;
-    case '\t': shard_buf_puts(b, "\\t"); break;
-    default:
-      if (*p < 0x20)
-        shard_buf_printf(b, "\\u%04x", *p);
-      else
-        shard_buf_putc(b, (char)*p);
-    }
-  }
-  shard_buf_putc(b, '"');
-}
 
 static void ints(shard_buf *b, const int64_t *v, uint32_t n) {
   shard_buf_putc(b, '[');

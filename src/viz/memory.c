@@ -215,43 +215,29 @@ void shard_viz_dot_memory(shard_buf *out, const shard_viz_memory *m) {
   shard_viz_dot_write(out, g);
 }
 
-static void json_str(shard_buf *b, const char *s) {
-  shard_buf_putc(b, '"');
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      shard_buf_printf(b, "\\%c", ch);
-    else if (ch < 0x20)
-      shard_buf_printf(b, "\\u%04x", ch);
-    else
-      shard_buf_putc(b, (char)ch);
-  }
-  shard_buf_putc(b, '"');
-}
-
 void shard_viz_json_memory(shard_buf *out, const shard_viz_memory *m) {
   const shard_memory_function *f = m->function;
   const shard_memory_class *c = &f->classes[m->cls];
   shard_buf t;
   shard_buf_init(&t);
   shard_buf_puts(out, "{\"title\": ");
-  json_str(out, m->title);
+  shard_buf_put_json_string(out, m->title);
   shard_buf_puts(out, ", \"function\": ");
-  json_str(out, f->name);
+  shard_buf_put_json_string(out, f->name);
   shard_memory_print_devices(&t, c->devices, c->num_devices);
   shard_buf_puts(out, ", \"devices\": ");
-  json_str(out, shard_buf_str(&t));
+  shard_buf_put_json_string(out, shard_buf_str(&t));
   shard_buf_printf(out, ", \"peak_bytes\": %lld, \"peak_point\": %u, \"points\": [",
                    (long long)c->peak_bytes, c->peak_point);
   for (uint32_t p = 0; p < f->num_points; p++) {
     shard_buf_clear(&t);
     point_op(&t, f, p);
     shard_buf_printf(out, "%s\n  {\"op\": ", p ? "," : "");
-    json_str(out, shard_buf_str(&t));
+    shard_buf_put_json_string(out, shard_buf_str(&t));
     shard_buf_clear(&t);
     point_where(&t, f, p);
     shard_buf_puts(out, ", \"at\": ");
-    json_str(out, shard_buf_str(&t));
+    shard_buf_put_json_string(out, shard_buf_str(&t));
     shard_buf_printf(out, ", \"live_bytes\": %lld}", (long long)c->curve[p]);
   }
   shard_buf_puts(out, "\n]}\n");

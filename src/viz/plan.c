@@ -347,11 +347,11 @@ void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *vp) {
   shard_buf t;
   shard_buf_init(&t);
   shard_buf_puts(out, "{\"title\": ");
-  shard_viz_json_string(out, vp->title);
+  shard_buf_put_json_string(out, vp->title);
   shard_buf_puts(out, ",\n \"topology\": ");
   if (p->topology) {
     shard_topology_describe(&t, p->topology);
-    shard_viz_json_string(out, shard_buf_str(&t));
+    shard_buf_put_json_string(out, shard_buf_str(&t));
   } else {
     shard_buf_puts(out, "null");
   }
@@ -366,21 +366,21 @@ void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *vp) {
       shard_axis_print(&t, &r->axes[k]);
       if (k)
         shard_buf_puts(out, ", ");
-      shard_viz_json_string(out, shard_buf_str(&t));
+      shard_buf_put_json_string(out, shard_buf_str(&t));
     }
     shard_buf_puts(out, "], \"location\": ");
     if (r->where.src) {
       uint32_t line, col;
       shard_span_linecol(r->where, &line, &col);
       shard_buf_puts(out, "{\"file\": ");
-      shard_viz_json_string(out, r->where.src->name);
+      shard_buf_put_json_string(out, r->where.src->name);
       shard_buf_printf(out, ", \"line\": %u, \"column\": %u}", line, col);
     } else {
       shard_buf_puts(out, "null");
     }
     shard_buf_puts(out, ", \"reason\": ");
     if (r->reason)
-      shard_viz_json_string(out, r->reason);
+      shard_buf_put_json_string(out, r->reason);
     else
       shard_buf_puts(out, "null");
     shard_buf_printf(out,
@@ -397,7 +397,7 @@ void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *vp) {
     if (g->mesh_name)
       shard_buf_printf(&t, "@%s = ", g->mesh_name);
     shard_mesh_print(&t, g->mesh);
-    shard_viz_json_string(out, shard_buf_str(&t));
+    shard_buf_put_json_string(out, shard_buf_str(&t));
     shard_buf_printf(out, ", \"direction\": \"%s\",\n   \"groups\": [",
                      shard_comm_direction_name(g->direction));
     uint32_t *at = shard_xcalloc((size_t)g->num_groups * g->group_size + 1, sizeof *at);

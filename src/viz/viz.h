@@ -116,8 +116,6 @@ void shard_viz_table_init(shard_viz_table *t, uint32_t rows, uint32_t cols);
 void shard_viz_table_free(shard_viz_table *t);
 void shard_viz_table_draw(shard_buf *out, const shard_viz_table *t, bool color);
 
-/* A JSON string literal with escapes. */
-void shard_viz_json_string(shard_buf *b, const char *s);
 
 /* ---- graph.c --------------------------------------------------------------- */
 

@@ -482,22 +482,6 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
   free(idx);
 }
 
-static void json_string(shard_buf *b, const char *s) {
-  shard_buf_putc(b, '"');
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      shard_buf_printf(b, "\\%c", c);
-    else if (c == '\n')
-      shard_buf_puts(b, "\\n");
-    else if (c < 0x20)
-      shard_buf_printf(b, "\\u%04x", c);
-    else
-      shard_buf_putc(b, (char)c);
-  }
-  shard_buf_putc(b, '"');
-}
-
 static void json_number(shard_buf *b, double v) {
   if (!isfinite(v))
     shard_buf_puts(b, "null");
@@ -513,12 +497,12 @@ static void json_topology(shard_buf *b, const shard_topology *t) {
     return;
   }
   shard_buf_puts(b, "{\"name\": ");
-  json_string(b, t->name);
+  shard_buf_put_json_string(b, t->name);
   shard_buf b2;
   shard_buf_init(&b2);
   shard_topology_describe(&b2, t);
   shard_buf_puts(b, ", \"description\": ");
-  json_string(b, shard_buf_str(&b2));
+  shard_buf_put_json_string(b, shard_buf_str(&b2));
   shard_buf_free(&b2);
   shard_buf_printf(b, ", \"kind\": \"%s\", \"devices\": %lld}",
                    t->kind == SHARD_TOPO_TORUS ? "torus" : "switched",
@@ -545,7 +529,7 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
         if (*s != '"')
           shard_buf_putc(&name, *s);
       shard_buf_puts(b, k ? ", " : "");
-      json_string(b, shard_buf_str(&name));
+      shard_buf_put_json_string(b, shard_buf_str(&name));
       shard_buf_free(&name);
       shard_buf_free(&ax);
     }
@@ -554,22 +538,22 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
       uint32_t line, col;
       shard_span_linecol(r->where, &line, &col);
       shard_buf_puts(b, "{\"file\": ");
-      json_string(b, r->where.src->name);
+      shard_buf_put_json_string(b, r->where.src->name);
       shard_buf_printf(b, ", \"line\": %u, \"column\": %u}", line, col);
     } else {
       shard_buf_puts(b, "null");
     }
     shard_buf_puts(b, ", \"op\": ");
     if (r->op_name)
-      json_string(b, r->op_name);
+      shard_buf_put_json_string(b, r->op_name);
     else
       shard_buf_puts(b, "null");
     shard_buf_puts(b, ", \"reason\": ");
-    json_string(b, r->reason);
+    shard_buf_put_json_string(b, r->reason);
     shard_buf_puts(b, ", \"local_input\": ");
-    json_string(b, r->local_in);
+    shard_buf_put_json_string(b, r->local_in);
     shard_buf_puts(b, ", \"local_output\": ");
-    json_string(b, r->local_out);
+    shard_buf_put_json_string(b, r->local_out);
     shard_buf_printf(b, ", \"group_size\": %lld, \"num_groups\": %lld, \"volume_bytes\": ",
                      (long long)r->cost.group_size, (long long)r->cost.num_groups);
     json_number(b, r->cost.volume);

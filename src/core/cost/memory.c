@@ -1063,22 +1063,6 @@ void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_
   }
 }
 
-static void json_string(shard_buf *b, const char *s) {
-  shard_buf_putc(b, '"');
-  for (; s && *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      shard_buf_printf(b, "\\%c", c);
-    else if (c == '\n')
-      shard_buf_puts(b, "\\n");
-    else if (c < 0x20)
-      shard_buf_printf(b, "\\u%04x", c);
-    else
-      shard_buf_putc(b, (char)c);
-  }
-  shard_buf_putc(b, '"');
-}
-
 static void json_location(shard_buf *b, shard_span where) {
   if (!where.src) {
     shard_buf_puts(b, "null");
@@ -1087,7 +1071,7 @@ static void json_location(shard_buf *b, shard_span where) {
   shard_buf loc;
   shard_buf_init(&loc);
   print_location(&loc, where);
-  json_string(b, shard_buf_str(&loc));
+  shard_buf_put_json_string(b, shard_buf_str(&loc));
   shard_buf_free(&loc);
 }
 
@@ -1097,7 +1081,7 @@ static void json_class(shard_buf *b, const shard_memory_function *f, const shard
   shard_buf_init(&devs);
   shard_memory_print_devices(&devs, c->devices, c->num_devices);
   shard_buf_puts(b, "\"devices\": ");
-  json_string(b, shard_buf_str(&devs));
+  shard_buf_put_json_string(b, shard_buf_str(&devs));
   shard_buf_free(&devs);
   shard_buf_printf(b, ", \"num_devices\": %lld, \"argument_bytes\": %lld, \"result_bytes\": %lld, "
                       "\"aliased_result_bytes\": %lld, \"peak_bytes\": %lld, \"peak_at\": ",
@@ -1105,18 +1089,18 @@ static void json_class(shard_buf *b, const shard_memory_function *f, const shard
                    (long long)c->aliased_bytes, (long long)c->peak_bytes);
   json_location(b, shard_memory_point_span(f, c->peak_point));
   shard_buf_puts(b, ", \"peak_op\": ");
-  json_string(b, f->points[c->peak_point].op->name);
+  shard_buf_put_json_string(b, f->points[c->peak_point].op->name);
   shard_buf_printf(b, ", \"padding_at_peak\": %lld,\n%s\"live_at_peak\": [", (long long)c->peak_padding,
                    indent);
   uint32_t n = c->num_live < top ? c->num_live : top;
   for (uint32_t i = 0; i < n; i++) {
     const shard_memory_buffer *buf = &f->buffers[c->live[i]];
     shard_buf_printf(b, "%s\n%s  {\"value\": ", i ? "," : "", indent);
-    json_string(b, buf->name);
+    shard_buf_put_json_string(b, buf->name);
     shard_buf_puts(b, ", \"at\": ");
     json_location(b, buf->value ? buf->at : shard_memory_point_span(f, buf->def));
     shard_buf_puts(b, ", \"shape\": ");
-    json_string(b, buf->shape);
+    shard_buf_put_json_string(b, buf->shape);
     shard_buf_printf(b, ", \"bytes\": %lld, \"kind\": \"%s\"}", (long long)c->live_bytes[i],
                      buf->argument ? "argument" : buf->result ? "result" : buf->value ? "value" : "scratch");
   }
@@ -1131,7 +1115,7 @@ void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_
   for (uint32_t i = 0; i < r->num_functions; i++) {
     const shard_memory_function *f = &r->functions[i];
     shard_buf_printf(b, "%s\n    {\"name\": ", i ? "," : "");
-    json_string(b, f->name);
+    shard_buf_put_json_string(b, f->name);
     shard_buf_printf(b, ", \"unsized_values\": %u", f->num_unsized);
     if (f->num_classes) {
       shard_buf_puts(b, ", ");
@@ -1148,7 +1132,7 @@ void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_
   shard_buf_printf(b, "%s],\n  \"num_devices\": %lld,\n  \"peak_bytes\": %lld,\n  \"peak_function\": ",
                    r->num_functions ? "\n  " : "", (long long)r->num_devices, (long long)r->peak_bytes);
   if (r->num_functions)
-    json_string(b, r->functions[r->worst_function].name);
+    shard_buf_put_json_string(b, r->functions[r->worst_function].name);
   else
     shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"device_memory\": ");
@@ -1158,7 +1142,7 @@ void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_
     shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"device_memory_source\": ");
   if (memory_source)
-    json_string(b, memory_source);
+    shard_buf_put_json_string(b, memory_source);
   else
     shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"fits\": ");

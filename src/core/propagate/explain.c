@@ -751,24 +751,6 @@ void shard_explain_render_text(shard_explain *x, shard_buf *b) {
   free(list);
 }
 
-static void S_json_str(shard_buf *b, const char *s) {
-  shard_buf_putc(b, '"');
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\') {
-      shard_buf_putc(b, '\\');
-      shard_buf_putc(b, (char)ch);
-    } else if (ch == '\n') {
-      shard_buf_puts(b, "\\n");
-    } else if (ch < 0x20) {
-      shard_buf_printf(b, "\\u%04x", ch);
-    } else {
-      shard_buf_putc(b, (char)ch);
-    }
-  }
-  shard_buf_putc(b, '"');
-}
-
 /* Renders into a temporary buffer, then writes it as a JSON string. */
 #define JSON_FIELD(b, key, stmt)                                                                   \
   do {                                                                                            \
@@ -777,7 +759,7 @@ static void S_json_str(shard_buf *b, const char *s) {
     shard_buf *out_ = &tmp_;                                                                      \
     stmt;                                                                                         \
     shard_buf_printf((b), "\"%s\": ", (key));                                                     \
-    S_json_str((b), shard_buf_str(&tmp_));                                                        \
+    shard_buf_put_json_string((b), shard_buf_str(&tmp_));                                                        \
     shard_buf_free(&tmp_);                                                                        \
   } while (0)
 

@@ -120,3 +120,19 @@ char *shard_buf_take(shard_buf *b) {
 }
 
 const char *shard_buf_str(shard_buf *b) { return b->data ? b->data : ""; }
+
+void shard_buf_put_json_string(shard_buf *b, const char *s) {
+  shard_buf_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+    switch (*p) {
+    case '"': shard_buf_puts(b, "\\\""); break;
+    case '\\': shard_buf_puts(b, "\\\\"); break;
+    case '\n': shard_buf_puts(b, "\\n"); break;
+    case '\t': shard_buf_puts(b, "\\t"); break;
+    default:
+      if (*p < 0x20) shard_buf_printf(b, "\\u%04x", *p);
+      else shard_buf_putc(b, (char)*p);
+    }
+  }
+  shard_buf_putc(b, '"');
+}

@@ -23,6 +23,9 @@ void shard_buf_put_i64(shard_buf *b, int64_t v);
 void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap);
 /* Writes a string literal the way MLIR prints one: "..." with \22, \\ and \XX escapes. */
 void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n);
+/* `s` as a JSON string: quoted, with '"', '\\', newline and tab escaped and
+ * other control characters as \u00XX (NULL writes ""). */
+void shard_buf_put_json_string(shard_buf *b, const char *s);
 /* Returns data and hands ownership to the caller (free()); leaves b empty. */
 char *shard_buf_take(shard_buf *b);
 /* Returns a NUL-terminated view ("" when empty). */
