@@ -178,6 +178,19 @@ static shard_type *S_tensor(S_op *s, uint32_t rank, const int64_t *dims, const c
   return shard_type_tensor(s->cx->scratch, rank, dims, elem, NULL);
 }
 
+/* S_check_inferred1 of tensor<dims x elem> without building the type when
+ * the op's one result is compatible with it (every op of a module passes
+ * here; building a type and its text cost more than the rest of the check). */
+static bool S_check_inferred_tensor(S_op *s, uint32_t rank, const int64_t *dims, const char *elem) {
+  const shard_type *r = s->op->num_results == 1 ? s->op->results[0].type : NULL;
+  if (r && r->kind == SHARD_TYPE_TENSOR && r->rank == rank && elem && r->elem && strcmp(r->elem, elem) == 0) {
+    bool same = true;
+    for (uint32_t i = 0; same && i < rank; i++) same = S_dims_compatible(dims[i], r->dims[i]);
+    if (same) return true;
+  }
+  return S_check_inferred1(s, S_tensor(s, rank, dims, elem));
+}
+
 /* A region's single block and its terminator's operands. */
 static const shard_block *S_block(const shard_op *op, uint32_t r) {
   return r < op->num_regions ? op->regions[r].first : NULL;
@@ -256,25 +269,20 @@ static void S_copy_list(const shard_i64s *in, shlo_dims *out) {
   if (in->n) memcpy(out->vals, in->v, in->n * sizeof *out->vals);
 }
 
+/* The dot dimension numbers as the checks below read them: views of the
+ * parser's lists (nothing to free). */
 typedef struct shlo_dot_dims {
   shlo_dims lhs_batch, rhs_batch, lhs_contract, rhs_contract;
 } shlo_dot_dims;
 
-static bool S_dot_dims_copy(const shard_attr *a, shlo_dot_dims *d) {
+static shlo_dims S_view(const shard_i64s *l) { return (shlo_dims){(int64_t *)l->v, l->n}; }
+
+static bool S_dot_dims_view(const shard_attr *a, shlo_dot_dims *d) {
   const shard_dot_dims *t = shard_attr_dot_dims(a);
   if (!t) return false;
-  S_copy_list(&t->lhs_batch, &d->lhs_batch);
-  S_copy_list(&t->rhs_batch, &d->rhs_batch);
-  S_copy_list(&t->lhs_contract, &d->lhs_contract);
-  S_copy_list(&t->rhs_contract, &d->rhs_contract);
+  *d = (shlo_dot_dims){S_view(&t->lhs_batch), S_view(&t->rhs_batch), S_view(&t->lhs_contract),
+                       S_view(&t->rhs_contract)};
   return true;
-}
-
-static void S_dot_dims_free(shlo_dot_dims *d) {
-  shard_shlo_dims_free(&d->lhs_batch);
-  shard_shlo_dims_free(&d->rhs_batch);
-  shard_shlo_dims_free(&d->lhs_contract);
-  shard_shlo_dims_free(&d->rhs_contract);
 }
 
 /* Gather's offset_dims, collapsed_slice_dims, operand_batching_dims,
@@ -400,7 +408,7 @@ static bool S_transpose(S_op *s) {
   }
   int64_t *dims = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, n + 1);
   for (uint32_t i = 0; i < n; i++) dims[i] = t->dims[perm[i]];
-  return S_check_inferred1(s, S_tensor(s, n, dims, t->elem));
+  return S_check_inferred_tensor(s, n, dims, t->elem);
 }
 
 static bool S_concatenate(S_op *s) {
@@ -442,7 +450,7 @@ static bool S_concatenate(S_op *s) {
       }
     }
   }
-  return S_check_inferred1(s, S_tensor(s, first->rank, dims, first->elem));
+  return S_check_inferred_tensor(s, first->rank, dims, first->elem);
 }
 
 static bool S_iota(S_op *s) {
@@ -605,7 +613,7 @@ static bool S_broadcast(S_op *s) {
   int64_t *dims = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, n + t->rank + 1);
   memcpy(dims, sizes, sizeof *dims * n);
   if (t->rank) memcpy(dims + n, t->dims, sizeof *dims * t->rank);
-  return S_check_inferred1(s, S_tensor(s, n + t->rank, dims, t->elem));
+  return S_check_inferred_tensor(s, n + t->rank, dims, t->elem);
 }
 
 static bool S_reverse(S_op *s) {
@@ -644,7 +652,7 @@ static bool S_slice(S_op *s) {
     uint64_t span = (uint64_t)limit[i] - (uint64_t)start[i];
     dims[i] = (int64_t)(span / (uint64_t)stride[i] + (span % (uint64_t)stride[i] != 0));
   }
-  return S_check_inferred1(s, S_tensor(s, n, dims, t->elem));
+  return S_check_inferred_tensor(s, n, dims, t->elem);
 }
 
 static bool S_pad(S_op *s) {
@@ -670,7 +678,7 @@ static bool S_pad(S_op *s) {
     if (r < 0) return S_infer_fail(s, "Padding result in negative size for dimension %u", i);
     dims[i] = r;
   }
-  return S_check_inferred1(s, S_tensor(s, n, dims, t->elem));
+  return S_check_inferred_tensor(s, n, dims, t->elem);
 }
 
 static bool S_dynamic_slice(S_op *s) {
@@ -692,7 +700,7 @@ static bool S_dynamic_slice(S_op *s) {
       return S_infer_fail(s, "has slice size %" PRId64 " greater than dimension size %" PRId64 " in dimension %u of operand",
                           sizes[i], t->dims[i], i);
   }
-  return S_check_inferred1(s, S_tensor(s, n, sizes, t->elem));
+  return S_check_inferred_tensor(s, n, sizes, t->elem);
 }
 
 static bool S_dynamic_update_slice(S_op *s) {
@@ -764,7 +772,7 @@ static bool S_dims_distinct(S_op *s, const shlo_dims *a, const shlo_dims *b, con
 
 static bool S_dot_general(S_op *s) {
   shlo_dot_dims d;
-  if (!S_dot_dims_copy(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
+  if (!S_dot_dims_view(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
     return shard_verify_fail(&s->with, "attribute 'dot_dimension_numbers' failed to satisfy constraint: "
                              "Attribute that models the dimension information for dot.");
   const shard_type *l = S_operand_type(s->op, 0), *r = S_operand_type(s->op, 1), *res = S_result_type(s->op, 0);
@@ -806,7 +814,6 @@ static bool S_dot_general(S_op *s) {
                                S_shape(s->cx, dims, n), S_ty(s, res));
     }
   }
-  S_dot_dims_free(&d);
   return ok;
 }
 
@@ -1048,7 +1055,7 @@ static bool S_map(S_op *s) {
     shape = t;
   }
   if (!shape) return true;
-  return S_check_inferred1(s, S_tensor(s, shape->rank, shape->dims, rt->elem));
+  return S_check_inferred_tensor(s, shape->rank, shape->dims, rt->elem);
 }
 
 
@@ -1158,7 +1165,7 @@ static bool S_gather_checks(S_op *s, const shlo_dimnums *d, const shard_type *x,
       next_idx++;
     }
   }
-  return S_check_inferred1(s, S_tensor(s, (uint32_t)result_rank, shape, x->elem));
+  return S_check_inferred_tensor(s, (uint32_t)result_rank, shape, x->elem);
 }
 
 static bool S_gather(S_op *s) {
