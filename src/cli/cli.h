@@ -56,6 +56,11 @@ bool cli_match_value(int argc, char **argv, int *i, const char *name, const char
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The candidate a mistyped `word` (len bytes) most likely meant: within two
+ * edits (one for words under four letters), the closest first; NULL when
+ * none is that close. For "did you mean ...?" hints. */
+const char *cli_did_you_mean(const char *word, size_t len, const char *const *cands, unsigned n);
+
 /* ---- inputs and outputs (input.c, output.c) ----------------------------- */
 
 /* Reads a whole file ("-" is stdin) into a NUL-terminated heap buffer. On

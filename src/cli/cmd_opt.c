@@ -139,10 +139,19 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
       cfg->print.debug_info = true;
     } else {
       const shard_pass_def *p = shard_pass_find(name, len);
-      if (!p)
-        return cli_usage_error("opt", looks_like_pass(name, len) ? "unknown pass '%s'"
-                                                                 : "unknown option '%s'",
-                               arg);
+      if (!p) {
+        unsigned np;
+        const shard_pass_def *all = shard_pass_registry(&np);
+        const char **names = shard_xcalloc(np + 1, sizeof *names);
+        for (unsigned k = 0; k < np; k++) names[k] = all[k].name;
+        const char *guess = cli_did_you_mean(name, len, names, np);
+        int code = guess ? cli_usage_error("opt", "%s '%s'; did you mean '-%s'?",
+                                           looks_like_pass(name, len) ? "unknown pass" : "unknown option", arg, guess)
+                         : cli_usage_error("opt", looks_like_pass(name, len) ? "unknown pass '%s'" : "unknown option '%s'",
+                                           arg);
+        free(names);
+        return code;
+      }
       shard_buf why;
       shard_buf_init(&why);
       if (!shard_pass_options_validate(p, value, &why)) {

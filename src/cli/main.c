@@ -2,9 +2,11 @@
  * Everything else lives in the library (src/core) and in one file per
  * subcommand, each parsing its own options. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "support/arena.h"
 #include "cmd_pictures.h"
 
 /* shard convert (cmd_convert.c) */
@@ -58,7 +60,14 @@ int main(int argc, char **argv) {
     return cli_finish_stdout("version", cmd_version(1, argv + 1));
   const cli_command *cmd = cli_command_lookup(first);
   if (!cmd) {
-    fprintf(stderr, "shard: '%s' is not a shard command. See 'shard --help'.\n", first);
+    const char **names = shard_xcalloc(cli_num_commands + 1, sizeof *names);
+    for (unsigned i = 0; i < cli_num_commands; i++) names[i] = cli_commands[i].name;
+    const char *guess = cli_did_you_mean(first, strlen(first), names, cli_num_commands);
+    if (guess)
+      fprintf(stderr, "shard: '%s' is not a shard command; did you mean '%s'? See 'shard --help'.\n", first, guess);
+    else
+      fprintf(stderr, "shard: '%s' is not a shard command. See 'shard --help'.\n", first);
+    free(names);
     return CLI_EXIT_USAGE;
   }
   /* Each command sees its own name as argv[0], like git's builtins. */

@@ -28,6 +28,8 @@ static bool S_is_suffix_char(int c) { return c >= 0 && (S_class[c] & (C_ALPHA | 
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos) {
   lx->src = src;
   lx->pos = pos;
+  /* A UTF-8 byte order mark (editors on Windows write one) is not text. */
+  if (pos == 0 && src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) lx->pos = 3;
 }
 
 static int S_at(const shard_lexer *lx, uint32_t i) {
