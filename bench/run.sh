@@ -45,7 +45,7 @@ for ops in $sizes; do
     pt=- pm=- lt=- lm=-
     if has_cmd propagate; then set -- $(measure "$shard" propagate "$f"); pt=$1 pm=$2; fi
     if has_cmd lower; then set -- $(measure "$shard" lower "$f"); lt=$1 lm=$2; fi
-    set -- $(measure "$mlir_opt" --allow-unregistered-dialect --mlir-print-op-generic "$g" -o /dev/null); mt=$1 mm=$2
+    set -- $(measure "$mlir_opt" --allow-unregistered-dialect --mlir-print-op-generic "$g"); mt=$1 mm=$2
     ratio=$(echo "scale=1; $mt / ($ct + 0.001)" | bc)
     mem=$(echo "scale=2; $cm / $mm" | bc)
     printf '%-9s %-6s %10s | %7s / %-7s | %7s / %-7s | %7s / %-7s | %7s / %-7s | %sx faster, %s of the memory\n' \

@@ -28,15 +28,13 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "support/strmap.h"
 #include "verify/verify_internal.h"
 
 /* ---- hash tables -------------------------------------------------------- */
 
-static uint32_t S_hash_str(const char *s) {
-  uint32_t h = 2166136261u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
+/* The string hash of the one string map (support/strmap.h). */
+static uint32_t S_hash_str(const char *s) { return shard_str_hash(s, strlen(s)); }
 
 static uint32_t S_hash_axis(const shard_axis_ref *r) {
   uint32_t h = S_hash_str(r->name);
