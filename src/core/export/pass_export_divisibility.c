@@ -481,13 +481,6 @@ static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const
 /* ---- shape inference for the rewritten ops ---- */
 
 /* The integer list `name` copied into out[max]; 0 when absent or longer. */
-static uint32_t S_i64_array(const shard_op *op, const char *name, int64_t *out, uint32_t max) {
-  shard_i64s l;
-  if (!shard_op_i64_list(op, name, &l) || l.n > max) return 0;
-  if (l.n) memcpy(out, l.v, sizeof(int64_t) * l.n);
-  return l.n;
-}
-
 /* The result shape an op implies for its (padded) operands, when shard
  * knows it (Shardy asks the op's InferTypeOpInterface). */
 static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dims) {
@@ -497,9 +490,9 @@ static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dim
   if (S_is(op, "stablehlo.slice") && op->num_operands == 1) {
     int64_t *start = PAD_ARRAY(a, int64_t, rank), *limit = PAD_ARRAY(a, int64_t, rank),
             *stride = PAD_ARRAY(a, int64_t, rank);
-    if (S_i64_array(op, "start_indices", start, rank + 1) != rank ||
-        S_i64_array(op, "limit_indices", limit, rank + 1) != rank ||
-        S_i64_array(op, "strides", stride, rank + 1) != rank)
+    if (shard_op_i64_list_copy(op, "start_indices", start, rank + 1) != rank ||
+        shard_op_i64_list_copy(op, "limit_indices", limit, rank + 1) != rank ||
+        shard_op_i64_list_copy(op, "strides", stride, rank + 1) != rank)
       return false;
     for (uint32_t d = 0; d < rt->rank; d++) dims[d] = stride[d] > 0 ? (limit[d] - start[d] + stride[d] - 1) / stride[d] : 0;
     return true;
@@ -529,7 +522,7 @@ static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dim
   }
   if (S_is(op, "stablehlo.transpose") && op->num_operands == 1) {
     int64_t *perm = PAD_ARRAY(a, int64_t, rank);
-    if (S_i64_array(op, "permutation", perm, rank + 1) != rank) return false;
+    if (shard_op_i64_list_copy(op, "permutation", perm, rank + 1) != rank) return false;
     for (uint32_t d = 0; d < rt->rank; d++) dims[d] = op->operands[0].value->type->dims[perm[d]];
     return true;
   }
@@ -577,7 +570,7 @@ static void S_pad_slice(pad_ctx *c, shard_op *op) {
   shard_type *padded = S_padded_type(c, orig, S_value_sharding(v));
   if (padded == orig) return S_pad_generic(c, op);
   int64_t *start = PAD_ARRAY(c->a, int64_t, padded->rank), *limit = PAD_ARRAY(c->a, int64_t, padded->rank);
-  uint32_t n = S_i64_array(op, "start_indices", start, padded->rank + 1);
+  uint32_t n = shard_op_i64_list_copy(op, "start_indices", start, padded->rank + 1);
   if (n != padded->rank) return S_pad_generic(c, op);
   for (uint32_t d = 0; d < n; d++) limit[d] = start[d] + padded->dims[d];
   shard_op_set_attr(c->a, op, "limit_indices", shard_attr_dense_i64(c->a, limit, n), true);
@@ -592,9 +585,9 @@ static void S_pad_pad(pad_ctx *c, shard_op *op) {
   int64_t *low = PAD_ARRAY(c->a, int64_t, rank), *high = PAD_ARRAY(c->a, int64_t, rank),
           *interior = PAD_ARRAY(c->a, int64_t, rank), *nh = PAD_ARRAY(c->a, int64_t, rank);
   if (padded->kind != SHARD_TYPE_TENSOR || padded->rank != rank ||
-      S_i64_array(op, "edge_padding_low", low, rank + 1) != rank ||
-      S_i64_array(op, "edge_padding_high", high, rank + 1) != rank ||
-      S_i64_array(op, "interior_padding", interior, rank + 1) != rank)
+      shard_op_i64_list_copy(op, "edge_padding_low", low, rank + 1) != rank ||
+      shard_op_i64_list_copy(op, "edge_padding_high", high, rank + 1) != rank ||
+      shard_op_i64_list_copy(op, "interior_padding", interior, rank + 1) != rank)
     return S_pad_generic(c, op);
   bool reduced = false;
   for (uint32_t d = 0; d < rank; d++) {

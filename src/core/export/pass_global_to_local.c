@@ -862,13 +862,6 @@ static shard_tensor_sharding *S_value_sharding(g2l *c, const shard_value *v) {
 }
 
 /* The integer list `name` copied into out[max]; 0 when absent or longer. */
-static uint32_t S_i64_array(const shard_op *op, const char *name, int64_t *out, uint32_t max) {
-  shard_i64s l;
-  if (!shard_op_i64_list(op, name, &l) || l.n > max) return 0;
-  if (l.n) memcpy(out, l.v, sizeof(int64_t) * l.n);
-  return l.n;
-}
-
 static int64_t S_int(const shard_op *op, const char *name, int64_t dflt) {
   const shard_attr *a = shard_op_attr(op, name);
   return a && a->kind == SHARD_ATTR_INT ? a->u.integer.value : dflt;
@@ -1005,8 +998,8 @@ static void S_pad(g2l *c, shard_op *op) {
   shard_type *gin = op->operands[0].value->type, *gout = op->results[0].type;
   uint32_t rank = gout->rank;
   int64_t *low = G2L_ARRAY(c, int64_t, rank), *interior = G2L_ARRAY(c, int64_t, rank);
-  S_i64_array(op, "edge_padding_low", low, rank);
-  S_i64_array(op, "interior_padding", interior, rank);
+  shard_op_i64_list_copy(op, "edge_padding_low", low, rank);
+  shard_op_i64_list_copy(op, "interior_padding", interior, rank);
   int64_t ndev = shard_mesh_num_devices(mesh);
   int64_t *offsets = shard_xcalloc((size_t)(rank * ndev) + 1, sizeof(int64_t));
   bool *uniform = G2L_ARRAY(c, bool, rank), all_uniform = true;
@@ -1121,7 +1114,7 @@ static void S_dynamic_slice(g2l *c, shard_op *op) {
   shard_type *local = op->results[0].type;
   if (!gin || !local || local == gout || local->rank != gout->rank || gin->rank != gout->rank) return;
   int64_t *sizes = G2L_ARRAY(c, int64_t, gout->rank);
-  uint32_t n = S_i64_array(op, "slice_sizes", sizes, gout->rank);
+  uint32_t n = shard_op_i64_list_copy(op, "slice_sizes", sizes, gout->rank);
   if (n != gout->rank) return;
   bool changed = false;
   for (uint32_t d = 0; d < n; d++) {
@@ -1152,9 +1145,9 @@ static void S_slice(g2l *c, shard_op *op) {
   int64_t *start = G2L_ARRAY(c, int64_t, rank), *limit = G2L_ARRAY(c, int64_t, rank),
           *strides = G2L_ARRAY(c, int64_t, rank);
   for (uint32_t d = 0; d < rank; d++) strides[d] = 1;
-  S_i64_array(op, "start_indices", start, rank);
-  S_i64_array(op, "limit_indices", limit, rank);
-  S_i64_array(op, "strides", strides, rank);
+  shard_op_i64_list_copy(op, "start_indices", start, rank);
+  shard_op_i64_list_copy(op, "limit_indices", limit, rank);
+  shard_op_i64_list_copy(op, "strides", strides, rank);
   const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, in_rep ? out : in);
   for (uint32_t d = 0; d < rank; d++) {
     const shard_dim_sharding *ia = S_dim(in, d), *oa = S_dim(out, d);
@@ -1430,7 +1423,7 @@ static void S_gather(g2l *c, shard_op *op) {
   const shard_attr *sizes_attr = shard_op_attr(op, "slice_sizes");
   uint32_t max = sizes_attr && sizes_attr->kind == SHARD_ATTR_DENSE_ARRAY ? sizes_attr->u.dense_array.num : 0;
   int64_t *sizes = G2L_ARRAY(c, int64_t, max);
-  uint32_t n = S_i64_array(op, "slice_sizes", sizes, max);
+  uint32_t n = shard_op_i64_list_copy(op, "slice_sizes", sizes, max);
   if (op->num_operands != 2 || !n) return;
   shard_value *x = op->operands[0].value, *idx = op->operands[1].value;
   const shard_type *gx = S_global_type(c, x);

@@ -90,6 +90,12 @@ const shard_gather_dims *shard_op_scatter_dims(const shard_op *op) {
 bool shard_op_i64_list(const shard_op *op, const char *name, shard_i64s *out) {
   return shard_attr_i64_list(shard_op_attr(op, name), out);
 }
+uint32_t shard_op_i64_list_copy(const shard_op *op, const char *name, int64_t *out, uint32_t max) {
+  shard_i64s l;
+  if (!shard_op_i64_list(op, name, &l) || l.n > max) return 0;
+  if (l.n) memcpy(out, l.v, sizeof(int64_t) * l.n);
+  return l.n;
+}
 int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kind) {
   return shard_attr_enum(shard_op_attr(op, name), kind);
 }

@@ -110,6 +110,9 @@ const shard_gather_dims *shard_op_gather_dims(const shard_op *op);  /* dimension
 const shard_gather_dims *shard_op_scatter_dims(const shard_op *op); /* scatter_dimension_numbers */
 /* The integers of the integer list attribute `name` (shard_attr_i64_list). */
 bool shard_op_i64_list(const shard_op *op, const char *name, shard_i64s *out);
+/* The same list copied into out[max]: its length, or 0 when absent or
+ * longer than max. */
+uint32_t shard_op_i64_list_copy(const shard_op *op, const char *name, int64_t *out, uint32_t max);
 /* The case of the StableHLO enum attribute `name` of `kind`, or -1. */
 int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kind);
 /* Inserts or replaces, keeping the list sorted. */
