@@ -64,12 +64,16 @@ const char *cli_did_you_mean(const char *word, size_t len, const char *const *ca
 /* ---- inputs and outputs (input.c, output.c) ----------------------------- */
 
 /* Reads a whole file ("-" is stdin) into a NUL-terminated heap buffer. On
- * failure returns false and puts "cannot read 'X': reason" into err. */
+ * failure returns false and puts "cannot read: REASON" into err. */
 bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err);
+
+/* The one wording of a failed read, in every command: "FILE: error: cannot
+ * read: REASON" on stderr (err as cli_read_input filled it). */
+void cli_report_read_error(const char *path, shard_buf *err);
 
 /* The input of a command that rewrites a module into -o OUTPUT (opt,
  * propagate, lower): reads it like cli_read_input, reporting a failure as
- * "shard CMD: cannot read ...", and refuses up front an OUTPUT that is the
+ * cli_report_read_error does, and refuses up front an OUTPUT that is the
  * input file itself (cli_write_output would refuse it at the end). Returns -1 with *text set (the caller frees it), or
  * the exit code to return (nothing to free). */
 int cli_read_transform_input(const char *cmd, const char *input, const char *output, char **text, size_t *len);

@@ -155,7 +155,7 @@ int cmd_convert(int argc, char **argv) {
     shard_buf err;
     shard_buf_init(&err);
     if (!cli_read_input("-", &text, &len, &err)) {
-      fprintf(stderr, "shard convert: %s\n", shard_buf_str(&err));
+      cli_report_read_error("-", &err);
       shard_buf_free(&err);
       return CLI_EXIT_USAGE;
     }

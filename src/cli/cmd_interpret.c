@@ -103,7 +103,7 @@ int cmd_interpret(int argc, char **argv) {
   shard_buf err;
   shard_buf_init(&err);
   if (!cli_read_input(file, &text, &len, &err)) {
-    fprintf(stderr, "shard interpret: %s\n", shard_buf_str(&err));
+    cli_report_read_error(file, &err);
     shard_buf_free(&err);
     return CLI_EXIT_INVALID;
   }

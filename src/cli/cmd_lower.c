@@ -274,7 +274,7 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
     shard_buf err;
     shard_buf_init(&err);
     if (!cli_read_input(cfg->verify_local, &given, &given_len, &err)) {
-      fprintf(stderr, "shard lower: %s\n", shard_buf_str(&err));
+      cli_report_read_error(cfg->verify_local, &err);
       shard_buf_free(&err);
       goto out;
     }
@@ -380,7 +380,7 @@ int cmd_lower(int argc, char **argv) {
   char *text = NULL;
   size_t len = 0;
   if (!cli_read_input(cfg.input, &text, &len, &err)) {
-    fprintf(stderr, "shard lower: %s\n", shard_buf_str(&err));
+    cli_report_read_error(cfg.input, &err);
     shard_buf_free(&err);
     return CLI_EXIT_INVALID;
   }

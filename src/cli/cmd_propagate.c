@@ -265,7 +265,7 @@ static bool S_load_rules(const char *path, shard_diag_engine *de, char **text, s
   shard_buf_init(&err);
   size_t len = 0;
   if (!cli_read_input(path, text, &len, &err)) {
-    fprintf(stderr, "shard propagate: %s\n", shard_buf_str(&err));
+    cli_report_read_error(path, &err);
     shard_buf_free(&err);
     return false;
   }

@@ -21,13 +21,13 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) 
   bool is_stdin = strcmp(path, "-") == 0;
   FILE *f = is_stdin ? stdin : fopen(path, "rb");
   if (!f) {
-    shard_buf_printf(err, "cannot read '%s': %s", path, strerror(errno));
+    shard_buf_printf(err, "cannot read: %s", strerror(errno));
     return false;
   }
   cli_note_input(fileno(f));
   struct stat st;
   if (!is_stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    shard_buf_printf(err, "cannot read '%s': %s", path, strerror(EISDIR));
+    shard_buf_printf(err, "cannot read: %s", strerror(EISDIR));
     fclose(f);
     return false;
   }
@@ -48,7 +48,7 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) 
   if (!is_stdin)
     fclose(f);
   if (failed) {
-    shard_buf_printf(err, "cannot read '%s': %s", cli_input_name(path), strerror(saved));
+    shard_buf_printf(err, "cannot read: %s", strerror(saved));
     free(buf);
     return false;
   }
@@ -58,11 +58,15 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) 
   return true;
 }
 
+void cli_report_read_error(const char *path, shard_buf *err) {
+  fprintf(stderr, "%s: error: %s\n", cli_input_name(path), shard_buf_str(err));
+}
+
 int cli_read_transform_input(const char *cmd, const char *input, const char *output, char **text, size_t *len) {
   shard_buf err;
   shard_buf_init(&err);
   bool ok = cli_read_input(input, text, len, &err);
-  if (!ok) fprintf(stderr, "shard %s: %s\n", cmd, shard_buf_str(&err));
+  if (!ok) cli_report_read_error(input, &err);
   shard_buf_free(&err);
   if (!ok) return CLI_EXIT_INVALID;
   if (cli_output_is_input(output)) {

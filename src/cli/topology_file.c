@@ -136,8 +136,12 @@ static bool read_switched(const cJSON *o, shard_topology *t, const char *path, s
 static bool load_file(const char *path, shard_topology *t, shard_buf *err) {
   char *text;
   size_t len;
-  if (!cli_read_input(path, &text, &len, err))
-    return false;
+  shard_buf rd;
+  shard_buf_init(&rd);
+  bool read = cli_read_input(path, &text, &len, &rd);
+  if (!read) shard_buf_printf(err, "%s: %s", path, shard_buf_str(&rd));
+  shard_buf_free(&rd);
+  if (!read) return false;
   cJSON *root = cJSON_ParseWithLength(text, len);
   free(text);
   bool ok = false;

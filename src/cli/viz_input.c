@@ -72,7 +72,9 @@ bool viz_input_file(viz_input *in, const char *path, shard_diag_engine *de) {
   shard_buf_init(&err);
   size_t len;
   if (!cli_read_input(path, &in->text, &len, &err)) {
-    shard_error(de, shard_no_span, "%s", shard_buf_str(&err));
+    shard_source file_only = {cli_input_name(path), NULL, 0, 0};
+    shard_span at = {&file_only, 0, 0};
+    shard_error(de, at, "%s", shard_buf_str(&err));
     shard_buf_free(&err);
     return false;
   }

@@ -121,11 +121,19 @@ static void S_relay(void *ctx, const shard_diag *d) {
   r->fn(r->ctx, &out);
 }
 
-/* A diagnostic of our own, without a location (unreadable files). */
+/* An unreadable file: the CLI's one wording, "FILE: error: cannot read:
+ * REASON" — the file is named, but there is no line to point at. */
 static void S_report_unreadable(const relay *r, const char *path, const char *why) {
-  shard_diag_engine de;
-  shard_diag_init(&de, S_relay, (void *)r);
-  shard_error(&de, shard_no_span, "cannot read '%s': %s", path, why);
+  shard_buf msg;
+  shard_buf_init(&msg);
+  shard_buf_printf(&msg, "cannot read: %s", why);
+  if (r->fn) {
+    shard_diagnostic out = {SHARD_DIAGNOSTIC_ERROR, shard_buf_str(&msg), path, 0, 0, NULL, 0};
+    r->fn(r->ctx, &out);
+  } else {
+    fprintf(stderr, "%s: error: %s\n", path, shard_buf_str(&msg));
+  }
+  shard_buf_free(&msg);
 }
 
 /* ---- modules -------------------------------------------------------------- */

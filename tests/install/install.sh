@@ -125,7 +125,7 @@ expect 1 parse "$work/embed" "$work/bad.mlir"
 has parse "bad.mlir:2:"
 has parse "bad.mlir: parse failed"
 expect 1 missing "$work/embed" "$work/no-such-file.mlir"
-has missing "error: cannot read '$work/no-such-file.mlir'"
+has missing "no-such-file.mlir:0:0: error: cannot read: No such file"
 
 # The installed completion knows the installed binary.
 PATH=$p/bin:$PATH bash "$src/tests/install/completion.sh" "$p/share/bash-completion/completions/shard" \

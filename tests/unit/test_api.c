@@ -93,7 +93,7 @@ Test(api, parse_errors_return_null_with_a_located_diagnostic) {
 Test(api, unreadable_file_is_an_unlocated_error) {
   capture c = {0};
   cr_assert_null(shard_module_parse_file("/nonexistent/x.mlir", on_diag, &c));
-  cr_assert_str_eq(c.text, "-:0:0: error: cannot read '/nonexistent/x.mlir': No such file or directory []\n");
+  cr_assert_str_eq(c.text, "/nonexistent/x.mlir:0:0: error: cannot read: No such file or directory []\n");
 }
 
 Test(api, verify_flags_extra_warnings_and_werror) {

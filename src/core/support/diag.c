@@ -60,7 +60,7 @@ static uint32_t clamp_off(const shard_source *src, uint32_t off) {
 }
 
 void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
-  if (!span.src) {
+  if (!span.src || !span.src->text) {
     *line = *col = 0;
     return;
   }
@@ -78,7 +78,7 @@ void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
 }
 
 const char *shard_span_line_text(shard_span span, size_t *len) {
-  if (!span.src) {
+  if (!span.src || !span.src->text) {
     *len = 0;
     return "";
   }
@@ -145,6 +145,32 @@ static const char *severity_color(shard_severity s) {
  * the caret line so the caret lands under the right character in a terminal.
  * The whole diagnostic is assembled first and written with one fwrite so two
  * processes sharing a stderr cannot interleave halves of it. */
+/* The part of a long source line shown under a diagnostic, clang-style: a
+ * window of SHARD_DIAG_LINE_WINDOW bytes around the caret (column col), cut
+ * at character boundaries; the printer marks cut ends with "...". A line
+ * that fits is shown whole. */
+static void S_line_window(const char *text, size_t n, uint32_t col, size_t *from, size_t *to) {
+  *from = 0;
+  *to = n;
+  if (n <= SHARD_DIAG_LINE_WINDOW)
+    return;
+  size_t caret = col > 0 ? col - 1 : 0;
+  if (caret > n)
+    caret = n;
+  size_t before = SHARD_DIAG_LINE_WINDOW / 3;
+  size_t start = caret > before ? caret - before : 0;
+  if (start + SHARD_DIAG_LINE_WINDOW > n)
+    start = n - SHARD_DIAG_LINE_WINDOW;
+  size_t end = start + SHARD_DIAG_LINE_WINDOW;
+  /* never split a UTF-8 sequence: continuation bytes are 10xxxxxx */
+  while (start > 0 && start < n && ((unsigned char)text[start] & 0xC0) == 0x80)
+    start--;
+  while (end < n && ((unsigned char)text[end] & 0xC0) == 0x80)
+    end++;
+  *from = start;
+  *to = end;
+}
+
 void shard_diag_print_text(void *printer, const shard_diag *d) {
   const shard_diag_printer *pr = printer;
   FILE *f = pr->file ? (FILE *)pr->file : stderr;
@@ -153,11 +179,14 @@ void shard_diag_print_text(void *printer, const shard_diag *d) {
 
   if (pr->color)
     shard_buf_puts(&out, ANSI_BOLD);
-  if (d->span.src) {
+  bool has_line = d->span.src && d->span.src->text;
+  if (has_line) {
     uint32_t line, col;
     shard_span_linecol(d->span, &line, &col);
     shard_buf_printf(&out, "%s:%u:%u: ", d->span.src->name ? d->span.src->name : "<input>",
                      line, col);
+  } else if (d->span.src) {
+    shard_buf_printf(&out, "%s: ", d->span.src->name ? d->span.src->name : "<input>");
   }
   /* Without a location MLIR prints just "error: MSG"; so do we. */
   if (pr->color)
@@ -170,16 +199,24 @@ void shard_diag_print_text(void *printer, const shard_diag *d) {
     shard_buf_puts(&out, ANSI_RESET);
   shard_buf_putc(&out, '\n');
 
-  if (pr->show_source && d->span.src) {
+  if (pr->show_source && has_line) {
     size_t n;
     const char *text = shard_span_line_text(d->span, &n);
     uint32_t line, col;
     shard_span_linecol(d->span, &line, &col);
-    shard_buf_putn(&out, text, n);
+    size_t from = 0, to = n;
+    S_line_window(text, n, col, &from, &to);
+    if (from > 0)
+      shard_buf_puts(&out, "...");
+    shard_buf_putn(&out, text + from, to - from);
+    if (to < n)
+      shard_buf_puts(&out, "...");
     shard_buf_putc(&out, '\n');
     if (pr->color)
       shard_buf_puts(&out, "\033[1;32m");
-    for (uint32_t i = 0; i + 1 < col && i < n; i++)
+    if (from > 0)
+      shard_buf_puts(&out, "   ");
+    for (size_t i = from; i + 1 < col && i < n; i++)
       shard_buf_putc(&out, text[i] == '\t' ? '\t' : ' ');
     shard_buf_putc(&out, '^');
     if (pr->color)

@@ -15,6 +15,13 @@
 /* A buffer of source text. For -split-input-file chunks, `line_base` is the
  * number of lines before the chunk in the file, so reported lines are file
  * lines. The text is owned by whoever created the source. */
+/* A source line longer than this many bytes is shown under a diagnostic as a
+ * window of this width around the caret, "..." marking the cut ends (JAX
+ * writes lines of many hundred columns). */
+#define SHARD_DIAG_LINE_WINDOW 200
+
+/* A source whose text is NULL names a file without any line of it (a file
+ * that could not be read): diagnostics on it print "NAME: error: MSG". */
 typedef struct shard_source {
   const char *name;
   const char *text;
