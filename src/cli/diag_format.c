@@ -291,7 +291,10 @@ static cJSON *build_sarif(cli_sink *s) {
   cJSON *driver = cJSON_AddObjectToObject(tool, "driver");
   cJSON_AddStringToObject(driver, "name", "shard");
   cJSON_AddStringToObject(driver, "version", SHARD_VERSION);
-  cJSON_AddStringToObject(driver, "informationUri", "https://github.com/openxla/shardy");
+  /* the project's own page when the build names one (SHARD_HOMEPAGE_URL);
+   * never another project's */
+  if (SHARD_HOMEPAGE_URL[0])
+    cJSON_AddStringToObject(driver, "informationUri", SHARD_HOMEPAGE_URL);
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
   static const struct { const char *id, *text; shard_severity sev; } rule_defs[] = {
       {"shard.error", "Invalid Shardy IR or sharding", SHARD_ERROR},

@@ -63,6 +63,9 @@ export PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR PKG_CONFIG_LIBDIR
 pkgconfig=${PKG_CONFIG:-pkg-config}
 flags=$($pkgconfig --cflags --libs shard) || fail "pkg-config --cflags --libs shard"
 echo "pkg-config --cflags --libs shard: $flags"
+# shard.pc describes this project: no other project's URL (the URL line is
+# there only when the build was given SHARD_HOMEPAGE_URL).
+grep -q openxla "$p/$libdir/pkgconfig/shard.pc" && fail "shard.pc names another project's URL"
 version=$($pkgconfig --modversion shard)
 installed_version=$("$p/bin/shard" --version 2>&1)
 case $installed_version in
