@@ -304,6 +304,19 @@ static void S_op_place(shard_buf *b, const shard_op *op) {
     shard_buf_puts(b, "return of ");
     S_func_name(b, op);
     shard_buf_puts(b, " (");
+    /* the place of the return itself: the terminator of the function's
+     * first block that has one (a declaration has none: the function) */
+    shard_span at = op->span;
+    for (const shard_block *blk = op->num_regions ? op->regions[0].first : NULL; blk; blk = blk->next) {
+      const shard_op *term = shard_block_terminator(blk);
+      if (term && S_is(term, "func.return")) {
+        at = term->span;
+        break;
+      }
+    }
+    S_loc(b, at);
+    shard_buf_puts(b, ")");
+    return;
   } else {
     shard_buf_printf(b, "%s (", op->name);
   }
