@@ -273,7 +273,7 @@ static bool placement_of_text(session *s, shard_arena *a, subject *sub, const ch
                               size_t col) {
   sub->text = snippet_text(s, text, col);
   show_as_typed(s, sub->text, col);
-  if (!viz_input_snippet(&sub->in, sub->text, &s->de))
+  if (!viz_input_snippet(&sub->in, sub->text, true, &s->de))
     return false;
   shard_placement **ps = NULL;
   uint32_t n = viz_snippet_placements(&sub->in, a, &ps, &s->de);
@@ -351,7 +351,7 @@ static void define_mesh(session *s, const char *line) {
   char *text = shard_xstrdup(line);
   show_as_typed(s, text, 0);
   viz_input in;
-  if (viz_input_snippet(&in, text, &s->de)) {
+  if (viz_input_snippet(&in, text, false, &s->de)) {
     viz_mesh_use *uses;
     uint32_t k = viz_mesh_uses(&in, &uses);
     for (uint32_t i = 0; i < k; i++)
@@ -677,7 +677,7 @@ static void draw_meshes(session *s) {
   }
   char *text = snippet_text(s, "", 0);
   viz_input in;
-  if (viz_input_snippet(&in, text, &s->de)) {
+  if (viz_input_snippet(&in, text, false, &s->de)) {
 #ifdef SHARD_HAVE_VIZ
     viz_mesh_use *uses;
     uint32_t n = viz_mesh_uses(&in, &uses);

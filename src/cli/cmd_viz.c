@@ -521,7 +521,7 @@ int cmd_viz(int argc, char **argv) {
   shard_diag_engine de;
   shard_diag_init(&de, cli_sink_diag, &sink);
   viz_input in;
-  bool ok = cfg.snippet ? viz_input_snippet(&in, cfg.snippet, &de) : viz_input_file(&in, cfg.file, &de);
+  bool ok = cfg.snippet ? viz_input_snippet(&in, cfg.snippet, false, &de) : viz_input_file(&in, cfg.file, &de);
   if (!ok)
     code = CLI_EXIT_INVALID;
   else if (strcmp(cfg.what, "placement") == 0)

@@ -4,6 +4,8 @@
  * can be scripted through a pipe with no prompts or escape codes in its
  * output. Following Lua's lua.c, the rest of the REPL sees only
  * repl_line_read / repl_line_remember / repl_line_close. */
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,23 @@ static struct {
   char **cands;
   uint32_t num_cands, next;
 } S_line;
+
+/* Ctrl-C at the prompt cancels the line being typed, as in a shell. libedit
+ * goes on reading after an interrupted read, so the handler jumps out of
+ * readline (armed only while it runs) and repl_line_read prompts again;
+ * the next readline starts from an empty line. Elsewhere (a long :propagate)
+ * Ctrl-C ends the program as usual. */
+static sigjmp_buf S_prompt_again;
+static volatile sig_atomic_t S_in_readline;
+
+static void on_interrupt(int sig) {
+  if (S_in_readline) {
+    S_in_readline = 0;
+    siglongjmp(S_prompt_again, 1);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 static void free_cands(void) {
   for (uint32_t i = 0; i < S_line.num_cands; i++)
@@ -47,11 +66,23 @@ static char *generate(const char *text, int state) {
   return NULL;
 }
 
+/* Is the word being completed the FILE of ':load FILE'? */
+static bool completing_load_file(int start) {
+  const char *line = rl_line_buffer;
+  while (*line == ' ' || *line == '\t')
+    line++;
+  if (strncmp(line, ":load", 5) != 0 || (line[5] != ' ' && line[5] != '\t'))
+    return false;
+  return start >= (int)(line + 6 - rl_line_buffer);
+}
+
 static char **attempt(const char *text, int start, int end) {
-  (void)start;
   (void)end;
-  /* No fallback to file names: every word has a known meaning. */
+  /* No fallback to file names: every word has a known meaning — and the
+   * word after ':load' is one, a file name. */
   rl_attempted_completion_over = 1;
+  if (completing_load_file(start))
+    return rl_completion_matches(text, rl_filename_completion_function);
   return rl_completion_matches(text, generate);
 }
 
@@ -64,6 +95,11 @@ void repl_line_open(const char *history, repl_complete_fn complete, void *ctx) {
     rl_readline_name = "shard";
     /* '@', '%' and ':' start words (mesh names, values, commands). */
     rl_basic_word_break_characters = " \t\n,;()[]{}<>=";
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: the read must return */
     rl_attempted_completion_function = attempt;
     using_history();
     stifle_history(1000);
@@ -76,9 +112,21 @@ bool repl_line_interactive(void) { return S_line.interactive; }
 
 char *repl_line_read(const char *prompt) {
   if (S_line.interactive) {
-    char *line = readline(prompt);
-    if (!line)
+    char *line;
+    if (sigsetjmp(S_prompt_again, 1)) {
+      /* Ctrl-C: drop the line, prompt again on a fresh line */
+      fputs("^C\n", stdout);
+      fflush(stdout);
+    }
+    S_in_readline = 1;
+    line = readline(prompt);
+    S_in_readline = 0;
+    if (!line) {
+      /* Ctrl-D: end on a fresh line, so the shell's prompt is not glued to ours */
+      fputc('\n', stdout);
+      fflush(stdout);
       return NULL;
+    }
     /* Hand out our own allocation: libedit's may use another allocator. */
     char *copy = shard_xstrdup(line);
     free(line);

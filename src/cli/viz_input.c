@@ -43,26 +43,25 @@ void viz_relay_diag(void *relay, const shard_diag *d) {
   shard_buf_free(&b);
 }
 
-static bool parse_and_verify(viz_input *in, shard_source *src, shard_diag_engine *de) {
+static bool parse_and_verify(viz_input *in, shard_source *src, bool extra_warnings, shard_diag_engine *de) {
   shard_parse_options popts = {.allow_unregistered = !in->is_snippet, .max_depth = 0};
   unsigned before = de->errors;
   in->module = shard_parse_module(src, &popts, de);
   if (!in->module)
     return false;
-  /* No extra warnings: the pictures show uneven shards themselves. */
-  shard_verify_options vopts = {.extra_warnings = false};
+  shard_verify_options vopts = {.extra_warnings = extra_warnings};
   shard_verify_module(in->module, &vopts, de);
   return de->errors == before;
 }
 
-bool viz_input_snippet(viz_input *in, const char *text, shard_diag_engine *de) {
+bool viz_input_snippet(viz_input *in, const char *text, bool extra_warnings, shard_diag_engine *de) {
   memset(in, 0, sizeof *in);
   in->is_snippet = true;
   viz_relay relay = {&in->snippet, de};
   shard_diag_engine inner;
   shard_diag_init(&inner, viz_relay_diag, &relay);
   bool ok = cli_snippet_build(&in->snippet, text, &inner) &&
-            parse_and_verify(in, &in->snippet.module, &inner);
+            parse_and_verify(in, &in->snippet.module, extra_warnings, &inner);
   return ok && inner.errors == 0;
 }
 
@@ -82,7 +81,7 @@ bool viz_input_file(viz_input *in, const char *path, shard_diag_engine *de) {
   in->src.name = cli_input_name(path);
   in->src.text = in->text;
   in->src.len = len;
-  return parse_and_verify(in, &in->src, de);
+  return parse_and_verify(in, &in->src, false, de);
 }
 
 void viz_input_free(viz_input *in) {

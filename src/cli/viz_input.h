@@ -40,8 +40,11 @@ typedef struct viz_relay {
 void viz_relay_diag(void *relay, const shard_diag *d);
 
 /* Parse and verify. Diagnostics go to de; false when there were errors (the
- * input must still be freed). The snippet text and `name` must outlive in. */
-bool viz_input_snippet(viz_input *in, const char *text, shard_diag_engine *de);
+ * input must still be freed). The snippet text and `name` must outlive in.
+ * extra_warnings adds `shard check`'s own warnings (a dimension its sharding
+ * does not divide): the REPL shows them, the pictures show uneven shards
+ * themselves. */
+bool viz_input_snippet(viz_input *in, const char *text, bool extra_warnings, shard_diag_engine *de);
 bool viz_input_file(viz_input *in, const char *path, shard_diag_engine *de);
 void viz_input_free(viz_input *in);
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""`shard repl` on a pseudo-terminal: prompt, tab completion of commands and
-mesh names (libedit), history kept in a file and recalled with the up arrow
-in a new session; and `shard viz` colours on a terminal unless NO_COLOR.
+"""`shard repl` on a pseudo-terminal: prompt, tab completion of commands,
+mesh names and ':load' file names (libedit), Ctrl-C cancelling the line,
+Ctrl-D ending on a fresh line, history kept in a file and recalled with the
+up arrow in a new session; and `shard viz` colours on a terminal unless
+NO_COLOR.
 
 usage: pty_test.py SHARD_BINARY
 """
+import fcntl
 import os
 import select
 import subprocess
 import sys
 import tempfile
+import termios
 import time
 
 failures = []
@@ -21,11 +25,18 @@ def check(cond, what):
         print("FAIL:", what)
 
 
+def _controlling_terminal():
+    """In the child: a session of its own whose controlling terminal is the
+    pty, so that Ctrl-C typed there is a SIGINT, as in a real terminal."""
+    os.setsid()
+    fcntl.ioctl(0, termios.TIOCSCTTY, 0)
+
+
 class Term:
     def __init__(self, argv, env):
         self.master, slave = os.openpty()
         self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                     close_fds=True, start_new_session=True)
+                                     close_fds=True, preexec_fn=_controlling_terminal)
         os.close(slave)
         self.out = b""
 
@@ -84,6 +95,24 @@ def main():
         # libedit appends a space after a completed word; the parser takes it.
         t.send(', [{"x"}]> : tensor<4xf32>\r')
         check(t.read_until(b"local shape: tensor<2xf32>"), "completed line runs")
+        # Ctrl-C drops the line being typed and prompts again; the session
+        # goes on (the dropped line never runs: it would be a parse error).
+        mark4 = len(t.out)
+        t.send('@mesh_b = <["y"=')
+        t.read_until(b'"y"=', start=mark4)
+        t.send("\x03")
+        check(t.read_until(b"^C\r\nshard> ", start=mark4), "Ctrl-C gives a fresh prompt")
+        t.send('@mesh_c = <["z"=2]>\r')
+        check(t.read_until(b"mesh @mesh_c", start=mark4), "the session goes on after Ctrl-C")
+        check(b"expected" not in t.out[mark4:], "the cancelled line did not run")
+        # ':load ' completes file names.
+        with open(os.path.join(tmp, "model_for_load.mlir"), "w") as f:
+            f.write('sdy.mesh @mesh = <["x"=2]>\n')
+        mark5 = len(t.out)
+        t.send(":load " + os.path.join(tmp, "model_fo") + "\t")
+        check(t.read_until(b"r_load.mlir", start=mark5), "':load FILE<TAB>' completes the file name")
+        t.send("\r")
+        check(t.read_until(b"loaded ", start=mark5), "the completed file loads")
         # An error does not end the session.
         t.send(":bogus\r")
         check(t.read_until(b"unknown command ':bogus'"), "error shown")
@@ -103,6 +132,15 @@ def main():
         t.send("\r")
         code = t.finish()
         check(code == 0, f"recalled ':quit' ends the session with 0 (got {code})")
+
+        # Ctrl-D on an empty line ends the session on a fresh line.
+        t = Term([shard, "repl", "--no-history"], env)
+        check(t.read_until(b"shard> "), "prompt before Ctrl-D")
+        mark6 = len(t.out)
+        t.send("\x04")
+        code = t.finish()
+        check(code == 0, f"Ctrl-D ends the session with 0 (got {code})")
+        check(t.out[mark6:].endswith(b"\n"), "Ctrl-D leaves the terminal on a fresh line")
 
         # Pictures on a terminal are coloured, unless NO_COLOR or --color=never.
         snippet = '@m = <["x"=2]>; sharding<@m, [{"x"}]> : tensor<4xf32>'
