@@ -69,10 +69,10 @@ static bool starts(const char *s, const char *w) { return strncmp(s, w, strlen(w
 bool shard_notation_guess(const char *text, shard_notation *out) {
   const char *s = text;
   while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (*s == '{') *out = SHARD_NOTATION_HLO;
-  else if (starts(s, "sharding_specs:")) *out = SHARD_NOTATION_TF;
-  else if (starts(s, "mesh_shape") || starts(s, "{process_mesh") || starts(s, "dims_mapping"))
+  if (starts(s, "mesh_shape") || starts(s, "{process_mesh") || starts(s, "dims_mapping"))
     *out = SHARD_NOTATION_PADDLE;
+  else if (*s == '{') *out = SHARD_NOTATION_HLO;
+  else if (starts(s, "sharding_specs:")) *out = SHARD_NOTATION_TF;
   else if (strstr(s, "reduce_type=") || strstr(s, "Replicated()")) *out = SHARD_NOTATION_PADDLE_PLACEMENTS;
   else if (strstr(s, "sbp.") || starts(s, "(B") || starts(s, "(S(") || starts(s, "S(") || starts(s, "B,"))
     *out = SHARD_NOTATION_ONEFLOW;
