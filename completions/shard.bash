@@ -17,7 +17,8 @@ _shard_options_check="-e --split-input-file --format --format= --Werror --color=
 _shard_options_opt="-o -split-input-file -verify-diagnostics -allow-unregistered-dialect
   -mlir-print-op-generic -mlir-print-debuginfo -- -h --help"
 _shard_options_viz="-e --value --arg --result --func --format --format= -o --layout --layout=
-  --color= --stage --stage= --no-propagate --topology --topology= --focus --depth -h --help"
+  --color= --stage --stage= --no-propagate --topology --topology= --focus --depth --from --from= --mesh
+  --shape -h --help"
 _shard_viz_subcommands="placement mesh graph plan memory"
 _shard_options_repl="--history --no-history --color= -h --help"
 _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
@@ -33,7 +34,7 @@ _shard_options_help=""
 _shard_options_version=""
 _shard_options_global="--version --help"
 
-_shard_notations="hlo hlo-v3 shardy pspec dtensor tf"
+_shard_notations="hlo hlo-v3 shardy pspec dtensor tf paddle paddle-placements oneflow oneflow-python"
 _shard_topologies="tpu-v4p tpu-v5p tpu-v5e tpu-v6e h100 h200 b200"
 
 # The words an option's value may be, "@file" for a file name, "@mlir" for an
@@ -50,7 +51,7 @@ _shard_values() {
   propagate:--emit) echo "mlir generic json" ;;
   propagate:--mode) echo "auto explicit" ;;
   propagate:--explain | lower:--plan | lower:--memory) echo "text json" ;;
-  convert:--from | convert:--to | plan:--notation) echo "$_shard_notations" ;;
+  convert:--from | convert:--to | plan:--notation | viz:--from) echo "$_shard_notations" ;;
   plan:--topology | lower:--topology | viz:--topology) echo "$_shard_topologies @file" ;;
   *:-o | repl:--history | propagate:--rules) echo "@file" ;;
   lower:--verify-local) echo "@mlir" ;;
@@ -61,7 +62,7 @@ _shard_values() {
 _shard_takes_value() {
   case "$1:$2" in
   *:-o | *:-e | *:--format | *:--history | viz:--value | viz:--arg | viz:--result | viz:--func | \
-    viz:--layout | viz:--stage | viz:--focus | viz:--depth | propagate:--strategy | propagate:--emit | propagate:--mode | \
+    viz:--layout | viz:--stage | viz:--focus | viz:--depth | viz:--from | viz:--mesh | viz:--shape | propagate:--strategy | propagate:--emit | propagate:--mode | \
     propagate:--rules | propagate:--op-priority | convert:--from | convert:--to | \
     convert:--mesh | convert:--shape | plan:--shape | plan:--mesh | plan:--notation | \
     *:--topology | lower:--top | lower:--verify-local | lower:--memory-limit | *:--max-steps)

@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "cmd_pictures.h"
 #include "cost/comm_groups.h"
+#include "convert/convert.h"
 #include "cost/flow_graph.h"
 #include "topology_file.h"
 #include "viz_input.h"
@@ -50,6 +51,8 @@ typedef struct viz_config {
   long depth;
   viz_stage stage;
   bool no_propagate;
+  /* placement of one sharding in another notation (shard convert's) */
+  const char *from, *mesh, *shape;
 } viz_config;
 
 static bool is_program_picture(const viz_config *cfg) {
@@ -61,6 +64,7 @@ void cmd_viz_usage(FILE *f) {
   fprintf(f,
           "usage: shard viz placement -e SNIPPET [options]\n"
           "       shard viz placement FILE (--value %%NAME | --arg N | --result N) [--func NAME] [options]\n"
+          "       shard viz placement --from NOTATION --shape SHAPE [--mesh MESH] SHARDING [options]\n"
           "       shard viz mesh (-e SNIPPET | FILE) [options]\n"
           "       shard viz graph FILE [--focus %%VALUE [--depth N]] [--stage STAGE] [options]\n"
           "       shard viz plan FILE [--topology T] [--stage STAGE] [options]\n"
@@ -82,6 +86,9 @@ void cmd_viz_usage(FILE *f) {
           "  --value %%NAME       the value of FILE to draw ('%%3', '%%arg0', '%%0#1')\n"
           "  --arg N, --result N argument or result N of the function\n"
           "  --func NAME         the function for --arg/--result/--value (default: main, else the first)\n"
+          "  --from NOTATION     placement: SHARDING is written in NOTATION (any of 'shard convert':\n"
+          "                      hlo, shardy, pspec, dtensor, tf, paddle, oneflow, ...), with\n"
+          "                      --shape SHAPE (8x16) and --mesh MESH as 'shard convert' takes them\n"
           "  --format FORMAT     txt (default), dot, svg, png, pdf or json\n"
           "  -o FILE             write to FILE (atomically) instead of standard output\n"
           "  --layout LAYOUT     ranks above 2: slices (default; a grid of the last two dims per\n"
@@ -169,6 +176,18 @@ static int parse_args(int argc, char **argv, viz_config *cfg) {
       if (!value)
         return cli_usage_error("viz", "%s", "--value needs a value name such as %3");
       cfg->value = value;
+    } else if (opt_value(argc, argv, &i, "from", &value)) {
+      if (!value)
+        return cli_usage_error("viz", "%s", "--from needs a notation");
+      cfg->from = value;
+    } else if (opt_value(argc, argv, &i, "mesh", &value)) {
+      if (!value)
+        return cli_usage_error("viz", "%s", "--mesh needs a mesh");
+      cfg->mesh = value;
+    } else if (opt_value(argc, argv, &i, "shape", &value)) {
+      if (!value)
+        return cli_usage_error("viz", "%s", "--shape needs a shape");
+      cfg->shape = value;
     } else if (opt_value(argc, argv, &i, "func", &value)) {
       if (!value)
         return cli_usage_error("viz", "%s", "--func needs a function name");
@@ -245,6 +264,15 @@ static int parse_args(int argc, char **argv, viz_config *cfg) {
   if (cfg->focus || depth_given || cfg->topology || cfg->no_propagate || cfg->stage != VIZ_STAGE_LOWERED)
     return cli_usage_error("viz", "%s", "--focus, --depth, --topology, --stage and --no-propagate are for "
                                         "'viz graph' and 'viz plan'");
+  if (cfg->from || cfg->mesh || cfg->shape) {
+    if (strcmp(cfg->what, "placement") != 0 || !cfg->from || !cfg->shape)
+      return cli_usage_error("viz", "%s", "--from, --mesh and --shape go together: 'viz placement --from "
+                                          "NOTATION --shape SHAPE [--mesh MESH] SHARDING'");
+    if (cfg->snippet || !cfg->file || cfg->value || cfg->arg >= 0 || cfg->result >= 0 || cfg->func)
+      return cli_usage_error("viz", "%s", "with --from, give the SHARDING text only (no -e, --value, --arg, "
+                                          "--result or --func)");
+    return -1;
+  }
   if (cfg->snippet && cfg->file)
     return cli_usage_error("viz", "%s", "give either -e SNIPPET or a FILE, not both");
   if (!cfg->snippet && !cfg->file)
@@ -508,6 +536,62 @@ static int draw_program(const viz_config *cfg, viz_input *in, shard_diag_engine 
   return code;
 }
 
+/* A sharding in another notation as a design-doc snippet: its Shardy mesh
+ * and sharding, typed with --shape. Diagnostics on the sharding point into
+ * it. NULL after an error; heap text otherwise. */
+static char *foreign_snippet(const viz_config *cfg, shard_diag_engine *de) {
+  shard_notation from;
+  if (!shard_notation_from_name(cfg->from, &from)) {
+    shard_error(de, shard_no_span, "unknown notation '%s' for --from", cfg->from);
+    return NULL;
+  }
+  shard_arena *arena = shard_arena_new();
+  shard_conv_ctx cx;
+  shard_conv_ctx_init(&cx, arena, de);
+  shard_source src = {"<sharding>", cfg->file, strlen(cfg->file), 0};
+  shard_source mesh_src = {"<mesh>", cfg->mesh, cfg->mesh ? strlen(cfg->mesh) : 0, 0};
+  int64_t *shape = NULL;
+  shard_buf err, out, mesh_out, text;
+  shard_buf_init(&err);
+  shard_buf_init(&out);
+  shard_buf_init(&mesh_out);
+  shard_buf_init(&text);
+  bool ok = true;
+  if (cfg->mesh) {
+    cx.mesh = shard_conv_parse_mesh(&cx, &mesh_src);
+    ok = cx.mesh != NULL;
+  }
+  int32_t rank = shard_conv_parse_shape(cfg->shape, &shape, &err);
+  if (rank < 0) {
+    shard_error(de, shard_no_span, "%s", shard_buf_str(&err));
+    ok = false;
+  }
+  cx.shape = shape;
+  cx.rank = rank;
+  shard_conv *c = ok ? shard_conv_parse(&cx, from, &src) : NULL;
+  ok = c && !de->errors;
+  if (ok && c->kind != SHARD_CONV_NAMED) {
+    shard_error(de, c->span, "only a sharding over a mesh can be drawn (give --mesh for {replicated} and the like)");
+    ok = false;
+  }
+  ok = ok && shard_conv_print(&cx, SHARD_NOTATION_SHARDY, c, &out, &mesh_out) && !de->errors;
+  char *result = NULL;
+  if (ok) {
+    shard_buf_printf(&text, "%s\n%s : tensor<", shard_buf_str(&mesh_out), shard_buf_str(&out));
+    for (int32_t d = 0; d < rank; d++)
+      shard_buf_printf(&text, "%lldx", (long long)shape[d]);
+    shard_buf_puts(&text, "f32>");
+    result = shard_buf_take(&text);
+  }
+  shard_buf_free(&err);
+  shard_buf_free(&out);
+  shard_buf_free(&mesh_out);
+  shard_buf_free(&text);
+  free(shape);
+  shard_arena_free(arena);
+  return result;
+}
+
 int cmd_viz(int argc, char **argv) {
   viz_config cfg = {0};
   cfg.arg = cfg.result = cfg.depth = -1;
@@ -521,6 +605,15 @@ int cmd_viz(int argc, char **argv) {
   shard_diag_engine de;
   shard_diag_init(&de, cli_sink_diag, &sink);
   viz_input in;
+  char *foreign = NULL;
+  if (cfg.from) {
+    foreign = foreign_snippet(&cfg, &de);
+    if (!foreign) {
+      cli_sink_free(&sink);
+      return CLI_EXIT_INVALID;
+    }
+    cfg.snippet = foreign;
+  }
   bool ok = cfg.snippet ? viz_input_snippet(&in, cfg.snippet, false, &de) : viz_input_file(&in, cfg.file, &de);
   if (!ok)
     code = CLI_EXIT_INVALID;
@@ -533,6 +626,7 @@ int cmd_viz(int argc, char **argv) {
   if (code == CLI_EXIT_OK && de.errors)
     code = CLI_EXIT_INVALID;
   viz_input_free(&in);
+  free(foreign);
   cli_sink_free(&sink);
   return code;
 }

@@ -35,6 +35,8 @@ static const struct {
     {"dtensor", SHARD_NOTATION_DTENSOR}, {"torch", SHARD_NOTATION_DTENSOR},
     {"pytorch", SHARD_NOTATION_DTENSOR}, {"tf", SHARD_NOTATION_TF},
     {"tf-dtensor", SHARD_NOTATION_TF},   {"tensorflow", SHARD_NOTATION_TF},
+    {"paddle", SHARD_NOTATION_PADDLE},   {"paddle-placements", SHARD_NOTATION_PADDLE_PLACEMENTS},
+    {"oneflow", SHARD_NOTATION_ONEFLOW}, {"oneflow-python", SHARD_NOTATION_ONEFLOW_PYTHON},
 };
 
 bool shard_notation_from_name(const char *name, shard_notation *out) {
@@ -54,6 +56,10 @@ const char *shard_notation_name(shard_notation n) {
   case SHARD_NOTATION_PSPEC: return "pspec";
   case SHARD_NOTATION_DTENSOR: return "dtensor";
   case SHARD_NOTATION_TF: return "tf";
+  case SHARD_NOTATION_PADDLE: return "paddle";
+  case SHARD_NOTATION_PADDLE_PLACEMENTS: return "paddle-placements";
+  case SHARD_NOTATION_ONEFLOW: return "oneflow";
+  case SHARD_NOTATION_ONEFLOW_PYTHON: return "oneflow-python";
   }
   return "?";
 }
@@ -63,8 +69,13 @@ static bool starts(const char *s, const char *w) { return strncmp(s, w, strlen(w
 bool shard_notation_guess(const char *text, shard_notation *out) {
   const char *s = text;
   while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (*s == '{') *out = SHARD_NOTATION_HLO;
+  if (starts(s, "mesh_shape") || starts(s, "{process_mesh") || starts(s, "dims_mapping"))
+    *out = SHARD_NOTATION_PADDLE;
+  else if (*s == '{') *out = SHARD_NOTATION_HLO;
   else if (starts(s, "sharding_specs:")) *out = SHARD_NOTATION_TF;
+  else if (strstr(s, "reduce_type=") || strstr(s, "Replicated()")) *out = SHARD_NOTATION_PADDLE_PLACEMENTS;
+  else if (strstr(s, "sbp.") || starts(s, "(B") || starts(s, "(S(") || starts(s, "S(") || starts(s, "B,"))
+    *out = SHARD_NOTATION_ONEFLOW;
   else if (starts(s, "P(") || starts(s, "PartitionSpec(") || starts(s, "P ("))
     *out = SHARD_NOTATION_PSPEC;
   else if (*s == '[' || *s == '(') {
@@ -473,7 +484,9 @@ shard_mesh *shard_conv_parse_mesh(shard_conv_ctx *cx, const shard_source *src) {
   uint32_t i = 0, len = (uint32_t)src->len;
   while (i < len && is_space(t[i])) i++;
   shard_mesh *m = NULL;
-  if (i < len && (t[i] == '{' || (t[i] != '<' && t[i] != '@' && t[i] != '#' &&
+  if (shard_hierarchy_mesh_detect(t + i)) {
+    m = shard_hierarchy_mesh_parse(cx, src, i); /* Paddle ProcessMesh, OneFlow placement, 2x2 */
+  } else if (i < len && (t[i] == '{' || (t[i] != '<' && t[i] != '@' && t[i] != '#' &&
                                   strncmp(t + i, "mesh", 4) != 0 && strncmp(t + i, "sdy.", 4) != 0))) {
     m = parse_simple_mesh(cx, src, i);
   } else {
@@ -1520,6 +1533,10 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
   case SHARD_NOTATION_PSPEC: return shard_pspec_parse(cx, src);
   case SHARD_NOTATION_DTENSOR: return shard_dtensor_parse(cx, src);
   case SHARD_NOTATION_TF: return shard_tf_parse(cx, src);
+  case SHARD_NOTATION_PADDLE:
+  case SHARD_NOTATION_PADDLE_PLACEMENTS: return shard_paddle_parse(cx, src);
+  case SHARD_NOTATION_ONEFLOW:
+  case SHARD_NOTATION_ONEFLOW_PYTHON: return shard_oneflow_parse(cx, src);
   }
   return NULL;
 }
@@ -1539,6 +1556,10 @@ bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c
   case SHARD_NOTATION_PSPEC: return shard_pspec_print(cx, c, out, mesh_out);
   case SHARD_NOTATION_DTENSOR: return shard_dtensor_print(cx, c, out, mesh_out);
   case SHARD_NOTATION_TF: return shard_tf_print(cx, c, out);
+  case SHARD_NOTATION_PADDLE: return shard_paddle_print_dist_attr(cx, c, out);
+  case SHARD_NOTATION_PADDLE_PLACEMENTS: return shard_paddle_print_placements(cx, c, out, mesh_out);
+  case SHARD_NOTATION_ONEFLOW: return shard_oneflow_print(cx, c, out, mesh_out, false);
+  case SHARD_NOTATION_ONEFLOW_PYTHON: return shard_oneflow_print(cx, c, out, mesh_out, true);
   }
   return false;
 }

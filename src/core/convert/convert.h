@@ -39,10 +39,15 @@ typedef enum shard_notation {
   SHARD_NOTATION_SHARDY,  /* #sdy.sharding<@mesh, [...]> with its sdy.mesh */
   SHARD_NOTATION_PSPEC,   /* JAX P('x', ('y', 'z'), None) */
   SHARD_NOTATION_DTENSOR, /* PyTorch [Shard(0), Replicate(), Partial()] */
-  SHARD_NOTATION_TF       /* TF DTensor sharding_specs:..., mesh:... */
+  SHARD_NOTATION_TF,      /* TF DTensor sharding_specs:..., mesh:... */
+  SHARD_NOTATION_PADDLE,  /* Paddle dist attr mesh_shape:[2,2],...,dims_mappings:[-1,1] */
+  SHARD_NOTATION_PADDLE_PLACEMENTS, /* Paddle [Shard(dim=1), Replicate()] */
+  SHARD_NOTATION_ONEFLOW, /* OneFlow nd-SBP (S(1), B, P) */
+  SHARD_NOTATION_ONEFLOW_PYTHON /* (oneflow.sbp.split(dim=1), oneflow.sbp.broadcast) */
 } shard_notation;
 
-/* hlo, hlo-v3, shardy (sdy), pspec (jax), dtensor (torch), tf; false otherwise. */
+/* hlo, hlo-v3, shardy (sdy), pspec (jax), dtensor (torch), tf, paddle,
+ * paddle-placements, oneflow, oneflow-python; false otherwise. */
 bool shard_notation_from_name(const char *name, shard_notation *out);
 const char *shard_notation_name(shard_notation n);
 /* Guesses the notation of a sharding text from its first characters. */
@@ -321,6 +326,70 @@ bool shard_tf_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out);
 shard_conv *shard_sdy_conv_parse(shard_conv_ctx *cx, const shard_source *src);
 bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out,
                           shard_buf *mesh_out);
+
+/* ---- Paddle and OneFlow (convert_hierarchy.c, convert_paddle.c, convert_oneflow.c) ---- */
+
+/* The most dimensions a device hierarchy (ProcessMesh, placement) may have,
+ * and the highest rank read off Shard(d)/S(d) when no --shape is given. */
+#define SHARD_HIERARCHY_MAX_RANK 16
+#define SHARD_HIERARCHY_MAX_GUESSED_RANK 64
+
+/* Does the text look like a device hierarchy: 2x2, [[0, 1], [2, 3]],
+ * ProcessMesh(...), {shape: [...], process_ids: [...]}, mesh_shape:[...],
+ * oneflow.placement(...)? */
+bool shard_hierarchy_mesh_detect(const char *text);
+/* Reads one from src[off..]; dimensions named d0, d1, ... unless dim_names
+ * are given. Process ids that are not 0..N-1 are numbered in order (with a
+ * warning). NULL on error (located). */
+shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *src, uint32_t off);
+/* A mesh from a hierarchy's shape, ids (NULL: 0..N-1; num_ids their count)
+ * and names (NULL: d0, d1, ...), checked and numbered as above. */
+shard_mesh *shard_hierarchy_mesh_build(shard_conv_ctx *cx, const int64_t *shape, uint32_t rank, const int64_t *ids,
+                                       int64_t num_ids, const char *const *names, uint32_t num_names, shard_span sp);
+/* The device ids of m: [0,1,2,3] (C++ str_join) or, nested, [[0, 1], [2, 3]]. */
+void shard_hierarchy_print_ids(shard_buf *b, const shard_mesh *m, bool nested);
+
+/* One placement per mesh dimension (Paddle placements, OneFlow nd-SBP). */
+typedef enum shard_mesh_dim_kind {
+  SHARD_MESH_DIM_REPLICATE,
+  SHARD_MESH_DIM_SHARD,
+  SHARD_MESH_DIM_PARTIAL
+} shard_mesh_dim_kind;
+
+typedef struct shard_mesh_dim_placement {
+  shard_mesh_dim_kind kind;
+  int64_t dim;    /* SHARD: the tensor dimension */
+  const char *op; /* PARTIAL: sum, max, min, avg or product */
+  shard_span at;  /* for errors */
+} shard_mesh_dim_placement;
+
+/* "sum" etc. as the static string shard_conv_from_mesh_dims expects; NULL if unknown. */
+const char *shard_mesh_dim_op(const char *name);
+/* The hub of one placement per dimension of m (rank: --shape, else one past
+ * the highest split dim). Several mesh dims on one tensor dim split it in
+ * mesh order. NULL after a located error. */
+shard_conv *shard_conv_from_mesh_dims(shard_conv_ctx *cx, const shard_mesh *m, shard_mesh_dim_placement *pls,
+                                      uint32_t n, shard_span whole, const char *notation);
+/* The reverse: one placement per dimension of the returned mesh (sub-axes
+ * split into dimensions, with a warning), the tensor rank, and whether the
+ * mesh differs from the user's (so the caller prints it). The rank is -1
+ * when neither the sharding nor --shape gives it. Warns about what
+ * `notation` cannot say; NULL after an error. */
+const shard_mesh *shard_conv_to_mesh_dims(shard_conv_ctx *cx, const shard_conv *c, const char *notation,
+                                          shard_mesh_dim_placement **out, int32_t *rank, bool *mesh_changed);
+
+/* convert_paddle.c: the dist attr as Paddle's PIR prints it,
+ *   mesh_shape:[2,2],process_ids:[2,3,6,7],dims_mappings:[-1,1], partial(0,SUM)
+ * (TensorDistAttr::to_string's {process_mesh: {...}, dims_mappings: [...], ...} is read too),
+ * and Paddle placements [Partial(reduce_type=SUM), Shard(dim=1)] over --mesh. */
+shard_conv *shard_paddle_parse(shard_conv_ctx *cx, const shard_source *src);
+bool shard_paddle_print_dist_attr(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out);
+bool shard_paddle_print_placements(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out);
+
+/* convert_oneflow.c: nd-SBP (S(1), B, P) or (oneflow.sbp.split(dim=1), ...) over --mesh. */
+shard_conv *shard_oneflow_parse(shard_conv_ctx *cx, const shard_source *src);
+/* `python`: oneflow.sbp.split(dim=1) as tensor.sbp prints; else S(1) as NdSbpToString. */
+bool shard_oneflow_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out, bool python);
 
 /* ---- HLO text dumps (hlo_dump.c) ------------------------------------------------ */
 
