@@ -123,7 +123,7 @@ static bool S_reduce_scatter_fusion(canon_rewriter *rw, shard_op *op) {
     }
     scatter[d].axes = dim->axes;
     scatter[d].num = k;
-    residual[d].axes = dim->axes + k;
+    residual[d].axes = k < dim->num ? dim->axes + k : NULL; /* NULL + 0 is undefined */
     residual[d].num = dim->num - k;
     if (residual[d].num) has_residual = true;
   }

@@ -34,10 +34,12 @@ static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name,
  * getEvenlySharded, on one dimension). */
 static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int64_t dim,
                        const shard_mesh *mesh) {
-  int64_t sharded = shard_axes_product(d->axes + keep, d->num_axes - keep, mesh);
+  /* (no pointer arithmetic on a dimension without axes: NULL + 0 is undefined) */
+  const shard_axis_ref *rest = d->num_axes > keep ? d->axes + keep : NULL;
+  int64_t sharded = shard_axes_product(rest, d->num_axes - keep, mesh);
   if (sharded <= 0 || dim % sharded == 0) return;
   shard_axis_ref *axes = SHARD_NEW_ARRAY(a, shard_axis_ref, d->num_axes + 1);
-  memcpy(axes, d->axes, sizeof(shard_axis_ref) * keep);
+  if (keep) memcpy(axes, d->axes, sizeof(shard_axis_ref) * keep);
   uint32_t n = keep;
   int64_t remaining = dim;
   for (uint32_t i = keep; i < d->num_axes; i++) {
