@@ -116,6 +116,13 @@ bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint
 /* An attribute's integer list copied into out[max]; false when longer. */
 bool shard_interp_list(const shard_i64s *l, int64_t *out, uint32_t *n, uint32_t max);
 
+/* Prints element i of t as shard_tensor_print does. */
+void shard_interp_print_elem(shard_buf *b, const shard_tensor *t, int64_t i);
+
+/* interp_check.c: a `check.*` op (expect_eq, expect_almost_eq, expect_close
+ * and their *_const forms). False after reporting the first mismatch. */
+bool shard_interp_exec_check(interp_proc *p, interp_frame *f, shard_op *op);
+
 /* interp_ops.c: executes one non-control op. Returns false after an error.
  * *handled is false when the op is not one interp_ops knows. */
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
