@@ -886,6 +886,8 @@ static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
   if (handled) return true;
   if (!shard_interp_exec_collective(p, f, op, &handled)) return false;
   if (handled) return true;
+  if (!shard_interp_exec_chlo_op(p, f, op, &handled)) return false;
+  if (handled) return true;
   return shard_interp_error(p, op, "the interpreter does not support '%s'", name);
 }
 

@@ -147,6 +147,10 @@ bool shard_interp_exec_window_op(interp_proc *p, interp_frame *f, shard_op *op, 
  * elementwise arithmetic on complex tensors). *handled as for shard_interp_exec_op. */
 bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 
+/* interp_chlo.c: the chlo ops (special functions, top_k, the broadcasting
+ * binary ops, ...). *handled as for shard_interp_exec_op. */
+bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+
 /* interp_collectives.c */
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 /* Reports the held-back errors of procs[0..n) in device order through

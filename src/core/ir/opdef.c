@@ -28,6 +28,7 @@ const shard_op_def *shard_op_def_lookup(const char *name, size_t len) {
   if (len > 4 && memcmp(name, "sdy.", 4) == 0) return S_search(shard_sdy_ops, shard_num_sdy_ops, name, len);
   if (len > 10 && memcmp(name, "stablehlo.", 10) == 0)
     return S_search(shard_stablehlo_ops, shard_num_stablehlo_ops, name, len);
+  if (len > 5 && memcmp(name, "chlo.", 5) == 0) return S_search(shard_chlo_ops, shard_num_chlo_ops, name, len);
   if ((len > 6 && memcmp(name, "check.", 6) == 0) || (len > 12 && memcmp(name, "interpreter.", 12) == 0))
     return S_search(shard_check_ops, shard_num_check_ops, name, len);
   if (len == 6 && memcmp(name, "module", 6) == 0) name = "builtin.module", len = 14;

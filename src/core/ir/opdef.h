@@ -99,5 +99,8 @@ extern const unsigned shard_num_stablehlo_ops;
 /* check.* and interpreter.* (ops_check.c): StableHLO's interpreter test ops */
 extern const shard_op_def shard_check_ops[];
 extern const unsigned shard_num_check_ops;
+/* chlo.* (ops_chlo.c): the client HLO ops JAX and XLA emit */
+extern const shard_op_def shard_chlo_ops[];
+extern const unsigned shard_num_chlo_ops;
 
 #endif

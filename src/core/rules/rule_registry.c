@@ -70,9 +70,9 @@ static void add_pointwise(shard_rule_builder *b, const int64_t *shape, uint32_t 
 
 /* Shardy's addPointwiseWithDiffTypeForMismatch: equal dims pass through,
  * others get `mismatch` (blocked when asked). */
-static shard_op_sharding_rule *pointwise_with_mismatch(shard_arena *a, const shard_op *op, const shard_value *in,
-                                                       const shard_value *out, shard_factor_type mismatch,
-                                                       bool blocked) {
+shard_op_sharding_rule *shard_rr_pointwise_with_mismatch(shard_arena *a, const shard_op *op, const shard_value *in,
+                                                         const shard_value *out, shard_factor_type mismatch,
+                                                         bool blocked) {
   if (!shard_rr_is_ranked(in) || !shard_rr_is_ranked(out) || shard_rr_rank(in) != shard_rr_rank(out)) return NULL;
   const int64_t *is = shard_rr_shape(in), *os = shard_rr_shape(out);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
@@ -306,7 +306,7 @@ static shard_op_sharding_rule *rule_dot_general(shard_arena *a, const shard_op *
 static shard_op_sharding_rule *rule_dynamic_slice(shard_arena *a, const shard_op *op, bool conservative) {
   (void)conservative;
   if (!all_ranked(op, 1, 1)) return NULL;
-  return pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), NEED, true);
+  return shard_rr_pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), NEED, true);
 }
 
 static bool is_constant(const shard_value *v) {
@@ -363,7 +363,7 @@ static shard_op_sharding_rule *rule_fft(shard_arena *a, const shard_op *op, bool
 /* Padded dims are permutations (propagated unless conservative). */
 static shard_op_sharding_rule *rule_pad(shard_arena *a, const shard_op *op, bool conservative) {
   if (!all_ranked(op, 1, 1)) return NULL;
-  return pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), PERM, conservative);
+  return shard_rr_pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), PERM, conservative);
 }
 
 /* Inputs then init values; reduced dims are reduction factors of the inputs. */
@@ -475,7 +475,7 @@ static shard_op_sharding_rule *rule_select_and_scatter(shard_arena *a, const sha
  * by shifting data: a permutation, propagated unless conservative. */
 static shard_op_sharding_rule *rule_slice(shard_arena *a, const shard_op *op, bool conservative) {
   if (!all_ranked(op, 1, 1)) return NULL;
-  return pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), PERM, conservative);
+  return shard_rr_pointwise_with_mismatch(a, op, OPERAND(op, 0), RESULT(op, 0), PERM, conservative);
 }
 
 /* The sort dim needs replication; it is blocked when it is the only dim of
@@ -687,6 +687,7 @@ shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bo
     bool unknown = false;
     return shard_rr_custom_call(a, op, conservative, &unknown);
   }
+  if (strncmp(op->name, "chlo.", 5) == 0) return shard_rr_chlo(a, op, conservative, NULL);
   return NULL;
 }
 
@@ -739,6 +740,13 @@ bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
     return true;
   }
   if (op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR)) return false;
+  if (strncmp(op->name, "chlo.", 5) == 0) {
+    bool known = false;
+    shard_arena *tmp = shard_arena_new();
+    shard_rr_chlo(tmp, op, false, &known);
+    shard_arena_free(tmp);
+    if (known) return false;
+  }
   shard_buf_printf(b, "op '%s' is unknown to SDY sharding rule registry", op->name);
   return true;
 }

@@ -50,6 +50,13 @@ shard_op_sharding_rule *shard_rr_finish(shard_rule_builder *b, shard_arena *a);
  * onto the same dim of every operand and result. */
 shard_op_sharding_rule *shard_rr_pointwise(shard_arena *a, const shard_op *op, bool conservative);
 
+/* Shardy's addPointwiseWithDiffTypeForMismatch: dims of equal size in `in`
+ * and `out` pass through, the others get one `mismatch` factor (blocked when
+ * asked). */
+shard_op_sharding_rule *shard_rr_pointwise_with_mismatch(shard_arena *a, const shard_op *op, const shard_value *in,
+                                                         const shard_value *out, shard_factor_type mismatch,
+                                                         bool blocked);
+
 /* ---- constructors by family ---------------------------------------------- */
 
 /* rule_registry_shape.c */
@@ -61,6 +68,10 @@ shard_op_sharding_rule *shard_rr_scatter(shard_arena *a, const shard_op *op, boo
 /* rule_registry_custom.c: NULL with *unknown set when the target is not in
  * Shardy's registry. */
 shard_op_sharding_rule *shard_rr_custom_call(shard_arena *a, const shard_op *op, bool conservative, bool *unknown);
+
+/* rule_registry_chlo.c: the chlo ops. *known (when not NULL) says whether
+ * the op is one the chlo rules know (some known ops have no rule). */
+shard_op_sharding_rule *shard_rr_chlo(shard_arena *a, const shard_op *op, bool conservative, bool *known);
 
 /* rule_registry.c: is the op's constructor one whose rule depends only on
  * the op's name, operand and result types and attributes (not on defining

@@ -731,6 +731,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   if (ok) ok = shard_verify_check_arity(cx, op);
   if (ok) ok = shard_verify_check_required_attrs(cx, op);
   if (ok) ok = shard_verify_check_stablehlo(cx, op);
+  if (ok) ok = shard_verify_check_chlo(cx, op);
   if (ok) ok = shard_verify_check_op_entry(cx, op, manual);
 
   if (op->num_regions) {

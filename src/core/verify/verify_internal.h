@@ -143,6 +143,8 @@ bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tenso
 
 /* verify_stablehlo.c: StableHLO's shape functions and op verifiers. */
 bool shard_verify_check_stablehlo(vf_ctx *cx, const shard_op *op);
+/* verify_chlo.c: the shapes of chlo ops. */
+bool shard_verify_check_chlo(vf_ctx *cx, const shard_op *op);
 /* The elements of a dense<...> literal against its type (parse time). */
 bool shard_verify_check_dense(vf_ctx *cx, const shard_attr *a, shard_span at);
 
