@@ -1465,7 +1465,8 @@ static bool S_is_compact_reducer(const char *name) {
 /* Builds the body of `applies <op>`: ^bb0(%lhs: T, %rhs: T): %r = op %lhs, %rhs
  * : T; stablehlo.return %r, with T the 0-d tensor of the first input's element
  * type. */
-static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char *inner, shard_span at) {
+static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char *inner, unsigned alias,
+                                 shard_span at) {
   if (!st->operand_types.len) return shard_parser_error_at(p, at, "input types missing in reduce-op function type");
   const shard_type *in = st->operand_types.items[0];
   if (!in || (in->kind != SHARD_TYPE_TENSOR && in->kind != SHARD_TYPE_UNRANKED_TENSOR))
@@ -1482,11 +1483,13 @@ static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char
   shard_value *ins[2] = {lhs, rhs};
   shard_op *op = shard_op_create(a, inner, 2, ins, 1, &scalar, 0);
   op->def = shard_op_def_lookup(inner, strlen(inner));
+  op->flags |= alias;
   op->span = at;
   shard_block_append(b, op);
   shard_value *res = &op->results[0];
   shard_op *ret = shard_op_create(a, "stablehlo.return", 1, &res, 0, NULL, 0);
   ret->def = shard_op_def_lookup("stablehlo.return", strlen("stablehlo.return"));
+  ret->flags |= alias;
   ret->span = at;
   shard_block_append(b, ret);
   SHARD_VEC_PUSH(st->regions, r);
@@ -1513,10 +1516,14 @@ static bool S_parse_reduce(shard_parser *p, shard_op_state *st) {
   if (!ok) return false;
 
   const char *inner = NULL;
+  unsigned alias = 0;
   shard_span inner_at = shard_parser_here(p);
   if (shard_parser_accept_keyword(p, "applies")) {
     inner_at = shard_parser_here(p);
     if (!shard_parser_ident(p, &inner)) return false;
+    const shard_op_def *d = shard_op_def_lookup(inner, strlen(inner));
+    alias = shard_op_def_alias_flags(inner, strlen(inner), d); /* mhlo.reduce applies mhlo.add */
+    if (alias) inner = d->name;
     if (!S_is_compact_reducer(inner))
       return shard_parser_error_at(p, inner_at,
                                    "expected the inner-op to be a commutative binary-op from the stablehlo dialect, "
@@ -1525,7 +1532,7 @@ static bool S_parse_reduce(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_expect_keyword(p, "across") || !S_kw_dims(p, st, "dimensions", "dimensions") ||
       !S_attr_dict(p, st) || !S_colon_functional(p, st))
     return false;
-  if (inner) return S_build_compact_body(p, st, inner, inner_at);
+  if (inner) return S_build_compact_body(p, st, inner, alias, inner_at);
 
   if (!shard_parser_expect_keyword(p, "reducer")) return false;
   SHARD_VEC(shard_arg_decl) elems = {0}, accs = {0};
@@ -1591,7 +1598,7 @@ static void S_print_reduce(shard_printer *pr, const shard_op *op) {
     shard_printer_puts(pr, ")");
   }
   const shard_op *inner = S_compact_inner(op);
-  if (inner) shard_printer_printf(pr, " applies %s", inner->name);
+  if (inner) shard_printer_printf(pr, " applies %s%s", shard_op_written_prefix(inner), shard_op_written_rest(inner));
   shard_printer_puts(pr, " across dimensions = ");
   S_print_dims(pr, shard_op_attr(op, "dimensions"));
   S_print_one_elided(pr, op, "dimensions");
