@@ -151,6 +151,8 @@ static bool S_is_default(const shard_named_attr *na) {
   if (!strcmp(n, "api_version")) return a->kind == SHARD_ATTR_INT && a->u.integer.value == 1;
   if (!strcmp(n, "called_computations") || !strcmp(n, "output_operand_aliases"))
     return a->kind == SHARD_ATTR_ARRAY && a->u.array.num == 0;
+  if (!strcmp(n, "composite_attributes")) return a->kind == SHARD_ATTR_DICT && a->u.dict.num == 0;
+  if (!strcmp(n, "version")) return a->kind == SHARD_ATTR_INT && a->u.integer.value == 0;
   if (!strcmp(n, "result_accuracy") && a->kind == SHARD_ATTR_RAW) {
     /* #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>> */
     const char *want = "#stablehlo.result_accuracy<mode=#stablehlo.result_accuracy_mode<DEFAULT>>";
@@ -1115,6 +1117,31 @@ static void S_print_dot_general(shard_printer *pr, const shard_op *op) {
   S_print_colon_functional(pr, op);
 }
 
+/* ---- composite ------------------------------------------------------------ */
+
+// composite ::= string-literal (operand (',' operand)*)? attr-dict ':' function-type
+// (`$name $inputs attr-dict : functional-type`; decomposition, composite_attributes
+// and version are in the attr-dict, the last two elided at their defaults)
+static bool S_parse_composite(shard_parser *p, shard_op_state *st) {
+  shard_span at = shard_parser_here(p);
+  const char *name;
+  uint32_t len;
+  if (!shard_parser_string(p, &name, &len)) return false;
+  S_add(p, st, "name", shard_attr_string(shard_parser_arena(p), name, len), at);
+  return shard_parser_operand_list(p, st) && S_attr_dict(p, st) && S_colon_functional(p, st);
+}
+
+static void S_print_composite(shard_printer *pr, const shard_op *op) {
+  const shard_attr *n = shard_op_attr(op, "name");
+  shard_printer_puts(pr, " ");
+  if (n && n->kind == SHARD_ATTR_STRING) shard_buf_put_escaped(shard_printer_buf(pr), n->u.str.data, n->u.str.len);
+  else shard_printer_puts(pr, S_NULL_ATTR);
+  if (op->num_operands) shard_printer_puts(pr, " ");
+  shard_printer_operands(pr, op, 0, op->num_operands);
+  S_print_one_elided(pr, op, "name");
+  S_print_colon_functional(pr, op);
+}
+
 /* ---- custom_call, optimization_barrier ------------------------------------- */
 
 // custom_call ::= symbol-ref-id '(' (operand (',' operand)*)? ')' attr-dict ':' function-type
@@ -1709,6 +1736,11 @@ static const shard_attr_req S_required_stablehlo_convolution[] = {
 };
 static const shard_op_signature S_signature_stablehlo_convolution = {2, 1, SHARD_ARITY_ANY, 0};
 static const shard_op_signature S_signature_stablehlo_create_token = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_composite[] = {
+    {.name = "name", .need = SHARD_NEED_STRING},
+    {.name = "decomposition", .need = SHARD_NEED_SYMREF},
+    {0},
+};
 static const shard_attr_req S_required_stablehlo_custom_call[] = {
     {.name = "call_target_name", .need = SHARD_NEED_STRING},
     {0},
@@ -1838,7 +1870,8 @@ const shard_op_def shard_stablehlo_ops[] = {
      .required = S_required_stablehlo_compare},
     {.name = "stablehlo.complex", .parse = S_parse_complex, .print = S_print_complex, .traits = SHARD_TRAIT_ELEMENTWISE,
      .signature = &S_signature_stablehlo_complex},
-    {.name = "stablehlo.composite", .inherent = S_inh_composite},
+    {.name = "stablehlo.composite", .parse = S_parse_composite, .print = S_print_composite, .inherent = S_inh_composite,
+     .required = S_required_stablehlo_composite},
     {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
      .required = S_required_stablehlo_concatenate},
     {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,
