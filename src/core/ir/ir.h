@@ -179,5 +179,11 @@ shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name);
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
 
 #define SHARD_OP_GENERIC_INPUT 1u /* the op was written in generic form */
+#define SHARD_OP_MHLO 2u /* written `mhlo.X`: read as its StableHLO twin (name "stablehlo.X"), printed as written */
+
+/* The name as the op was written, in two parts ("mhlo." and "add" for an
+ * mhlo.add; "" and op->name otherwise): for the printer and for messages. */
+const char *shard_op_written_prefix(const shard_op *op);
+const char *shard_op_written_rest(const shard_op *op);
 
 #endif

@@ -24,7 +24,24 @@ static const shard_op_def *S_search(const shard_op_def *table, unsigned n, const
   return NULL;
 }
 
+/* mhlo, XLA's dialect StableHLO was forked from, spells most ops as StableHLO
+ * does: `mhlo.X` is read as `stablehlo.X` when StableHLO has X. */
+static const char S_mhlo[] = "mhlo.";
+enum { S_MHLO_LEN = sizeof S_mhlo - 1, S_STABLEHLO_LEN = 10 };
+
+static bool S_is_mhlo(const char *name, size_t len) {
+  return len > S_MHLO_LEN && memcmp(name, S_mhlo, S_MHLO_LEN) == 0;
+}
+
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len) {
+  if (S_is_mhlo(name, len)) {
+    char twin[SHARD_OP_DEF_MAX_NAME];
+    size_t rest = len - S_MHLO_LEN;
+    if (S_STABLEHLO_LEN + rest >= sizeof twin) return NULL;
+    memcpy(twin, "stablehlo.", S_STABLEHLO_LEN);
+    memcpy(twin + S_STABLEHLO_LEN, name + S_MHLO_LEN, rest);
+    return S_search(shard_stablehlo_ops, shard_num_stablehlo_ops, twin, S_STABLEHLO_LEN + rest);
+  }
   if (len > 4 && memcmp(name, "sdy.", 4) == 0) return S_search(shard_sdy_ops, shard_num_sdy_ops, name, len);
   if (len > 10 && memcmp(name, "stablehlo.", 10) == 0)
     return S_search(shard_stablehlo_ops, shard_num_stablehlo_ops, name, len);
@@ -44,4 +61,20 @@ bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name) {
 
 bool shard_op_def_is_test_dialect(const shard_op_def *def) {
   return def && def >= shard_check_ops && def < shard_check_ops + shard_num_check_ops;
+}
+
+unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def) {
+  return def && S_is_mhlo(name, len) ? SHARD_OP_MHLO : 0;
+}
+
+/* A pass that turns an op into another (stablehlo.constant into
+ * sdy.constant) keeps its flags: only a StableHLO name is spelled as mhlo. */
+static bool S_written_mhlo(const shard_op *op) {
+  return (op->flags & SHARD_OP_MHLO) && strncmp(op->name, "stablehlo.", S_STABLEHLO_LEN) == 0;
+}
+
+const char *shard_op_written_prefix(const shard_op *op) { return S_written_mhlo(op) ? S_mhlo : ""; }
+
+const char *shard_op_written_rest(const shard_op *op) {
+  return S_written_mhlo(op) ? op->name + S_STABLEHLO_LEN : op->name;
 }

@@ -82,8 +82,17 @@ struct shard_op_def {
   const shard_op_signature *signature;
 };
 
-/* NULL when shard does not know the op. */
+/* Longest op name an alias is looked up under. */
+enum { SHARD_OP_DEF_MAX_NAME = 128 };
+
+/* NULL when shard does not know the op. `mhlo.X` (XLA's dialect) finds the
+ * definition of its StableHLO twin `stablehlo.X`, when there is one: such an
+ * op is read with the twin's syntax, rules and verification. */
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
+/* The op flags (SHARD_OP_MHLO) an op written as `name` gets when it is built
+ * with definition `def`: its name is then def->name and the flag remembers
+ * the spelling, for the printer and for messages. */
+unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
 /* Is this one of StableHLO's test-dialect ops (check.*, interpreter.*)?
  * stablehlo-opt registers those dialects; sdy_opt and mlir-opt do not. */

@@ -151,6 +151,8 @@ static bool S_is_default(const shard_named_attr *na) {
   if (!strcmp(n, "api_version")) return a->kind == SHARD_ATTR_INT && a->u.integer.value == 1;
   if (!strcmp(n, "called_computations") || !strcmp(n, "output_operand_aliases"))
     return a->kind == SHARD_ATTR_ARRAY && a->u.array.num == 0;
+  if (!strcmp(n, "composite_attributes")) return a->kind == SHARD_ATTR_DICT && a->u.dict.num == 0;
+  if (!strcmp(n, "version")) return a->kind == SHARD_ATTR_INT && a->u.integer.value == 0;
   if (!strcmp(n, "result_accuracy") && a->kind == SHARD_ATTR_RAW) {
     /* #stablehlo.result_accuracy<mode = #stablehlo.result_accuracy_mode<DEFAULT>> */
     const char *want = "#stablehlo.result_accuracy<mode=#stablehlo.result_accuracy_mode<DEFAULT>>";
@@ -1115,6 +1117,31 @@ static void S_print_dot_general(shard_printer *pr, const shard_op *op) {
   S_print_colon_functional(pr, op);
 }
 
+/* ---- composite ------------------------------------------------------------ */
+
+// composite ::= string-literal (operand (',' operand)*)? attr-dict ':' function-type
+// (`$name $inputs attr-dict : functional-type`; decomposition, composite_attributes
+// and version are in the attr-dict, the last two elided at their defaults)
+static bool S_parse_composite(shard_parser *p, shard_op_state *st) {
+  shard_span at = shard_parser_here(p);
+  const char *name;
+  uint32_t len;
+  if (!shard_parser_string(p, &name, &len)) return false;
+  S_add(p, st, "name", shard_attr_string(shard_parser_arena(p), name, len), at);
+  return shard_parser_operand_list(p, st) && S_attr_dict(p, st) && S_colon_functional(p, st);
+}
+
+static void S_print_composite(shard_printer *pr, const shard_op *op) {
+  const shard_attr *n = shard_op_attr(op, "name");
+  shard_printer_puts(pr, " ");
+  if (n && n->kind == SHARD_ATTR_STRING) shard_buf_put_escaped(shard_printer_buf(pr), n->u.str.data, n->u.str.len);
+  else shard_printer_puts(pr, S_NULL_ATTR);
+  if (op->num_operands) shard_printer_puts(pr, " ");
+  shard_printer_operands(pr, op, 0, op->num_operands);
+  S_print_one_elided(pr, op, "name");
+  S_print_colon_functional(pr, op);
+}
+
 /* ---- custom_call, optimization_barrier ------------------------------------- */
 
 // custom_call ::= symbol-ref-id '(' (operand (',' operand)*)? ')' attr-dict ':' function-type
@@ -1465,7 +1492,8 @@ static bool S_is_compact_reducer(const char *name) {
 /* Builds the body of `applies <op>`: ^bb0(%lhs: T, %rhs: T): %r = op %lhs, %rhs
  * : T; stablehlo.return %r, with T the 0-d tensor of the first input's element
  * type. */
-static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char *inner, shard_span at) {
+static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char *inner, unsigned alias,
+                                 shard_span at) {
   if (!st->operand_types.len) return shard_parser_error_at(p, at, "input types missing in reduce-op function type");
   const shard_type *in = st->operand_types.items[0];
   if (!in || (in->kind != SHARD_TYPE_TENSOR && in->kind != SHARD_TYPE_UNRANKED_TENSOR))
@@ -1482,11 +1510,13 @@ static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char
   shard_value *ins[2] = {lhs, rhs};
   shard_op *op = shard_op_create(a, inner, 2, ins, 1, &scalar, 0);
   op->def = shard_op_def_lookup(inner, strlen(inner));
+  op->flags |= alias;
   op->span = at;
   shard_block_append(b, op);
   shard_value *res = &op->results[0];
   shard_op *ret = shard_op_create(a, "stablehlo.return", 1, &res, 0, NULL, 0);
   ret->def = shard_op_def_lookup("stablehlo.return", strlen("stablehlo.return"));
+  ret->flags |= alias;
   ret->span = at;
   shard_block_append(b, ret);
   SHARD_VEC_PUSH(st->regions, r);
@@ -1513,10 +1543,14 @@ static bool S_parse_reduce(shard_parser *p, shard_op_state *st) {
   if (!ok) return false;
 
   const char *inner = NULL;
+  unsigned alias = 0;
   shard_span inner_at = shard_parser_here(p);
   if (shard_parser_accept_keyword(p, "applies")) {
     inner_at = shard_parser_here(p);
     if (!shard_parser_ident(p, &inner)) return false;
+    const shard_op_def *d = shard_op_def_lookup(inner, strlen(inner));
+    alias = shard_op_def_alias_flags(inner, strlen(inner), d); /* mhlo.reduce applies mhlo.add */
+    if (alias) inner = d->name;
     if (!S_is_compact_reducer(inner))
       return shard_parser_error_at(p, inner_at,
                                    "expected the inner-op to be a commutative binary-op from the stablehlo dialect, "
@@ -1525,7 +1559,7 @@ static bool S_parse_reduce(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_expect_keyword(p, "across") || !S_kw_dims(p, st, "dimensions", "dimensions") ||
       !S_attr_dict(p, st) || !S_colon_functional(p, st))
     return false;
-  if (inner) return S_build_compact_body(p, st, inner, inner_at);
+  if (inner) return S_build_compact_body(p, st, inner, alias, inner_at);
 
   if (!shard_parser_expect_keyword(p, "reducer")) return false;
   SHARD_VEC(shard_arg_decl) elems = {0}, accs = {0};
@@ -1591,7 +1625,7 @@ static void S_print_reduce(shard_printer *pr, const shard_op *op) {
     shard_printer_puts(pr, ")");
   }
   const shard_op *inner = S_compact_inner(op);
-  if (inner) shard_printer_printf(pr, " applies %s", inner->name);
+  if (inner) shard_printer_printf(pr, " applies %s%s", shard_op_written_prefix(inner), shard_op_written_rest(inner));
   shard_printer_puts(pr, " across dimensions = ");
   S_print_dims(pr, shard_op_attr(op, "dimensions"));
   S_print_one_elided(pr, op, "dimensions");
@@ -1702,6 +1736,11 @@ static const shard_attr_req S_required_stablehlo_convolution[] = {
 };
 static const shard_op_signature S_signature_stablehlo_convolution = {2, 1, SHARD_ARITY_ANY, 0};
 static const shard_op_signature S_signature_stablehlo_create_token = {0, 1, SHARD_ARITY_ANY, 0};
+static const shard_attr_req S_required_stablehlo_composite[] = {
+    {.name = "name", .need = SHARD_NEED_STRING},
+    {.name = "decomposition", .need = SHARD_NEED_SYMREF},
+    {0},
+};
 static const shard_attr_req S_required_stablehlo_custom_call[] = {
     {.name = "call_target_name", .need = SHARD_NEED_STRING},
     {0},
@@ -1831,7 +1870,8 @@ const shard_op_def shard_stablehlo_ops[] = {
      .required = S_required_stablehlo_compare},
     {.name = "stablehlo.complex", .parse = S_parse_complex, .print = S_print_complex, .traits = SHARD_TRAIT_ELEMENTWISE,
      .signature = &S_signature_stablehlo_complex},
-    {.name = "stablehlo.composite", .inherent = S_inh_composite},
+    {.name = "stablehlo.composite", .parse = S_parse_composite, .print = S_print_composite, .inherent = S_inh_composite,
+     .required = S_required_stablehlo_composite},
     {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
      .required = S_required_stablehlo_concatenate},
     {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,

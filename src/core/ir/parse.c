@@ -818,12 +818,14 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   shard_tok nt = shard_parser_next(p);
   const shard_op_def *def = NULL;
   bool generic = false;
+  unsigned alias = 0; /* SHARD_OP_MHLO: an mhlo op read as its StableHLO twin */
   if (nt.kind == SHARD_TOK_STRING) {
     uint32_t n;
     char *s = shard_unescape_string(nt.text, nt.len, &n);
     st.name = shard_parser_intern(p, s, n);
     free(s);
     def = shard_op_def_lookup(st.name, n);
+    if ((alias = shard_op_def_alias_flags(st.name, n, def))) st.name = def->name;
     generic = true;
     ok = S_parse_generic(p, &st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
@@ -841,6 +843,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
       goto done;
     }
     st.name = def->name;
+    alias = shard_op_def_alias_flags(nt.text, nt.len, def);
     ok = def->parse(p, &st);
   } else {
     shard_parser_restore(p, nt.off);
@@ -859,6 +862,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (!(ok = op != NULL)) goto done;
   op->loc = loc;
   if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
+  op->flags |= alias;
   shard_block_append(block, op);
   if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span)))
     goto done;

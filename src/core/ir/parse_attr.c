@@ -38,6 +38,13 @@ static void S_skip_ws(shard_parser *p) {
   }
 }
 
+/* The first character at or after pos that is not white space. */
+static int S_next_ch_after_ws(shard_parser *p, uint32_t pos) {
+  int c;
+  while ((c = S_ch(p, pos)) == ' ' || c == '\t' || c == '\n' || c == '\r') pos++;
+  return c;
+}
+
 static shard_span S_span_at(shard_parser *p, uint32_t off, uint32_t len) {
   shard_span s = {p->lx.src, off, len};
   return s;
@@ -778,9 +785,10 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
         *out = shard_attr_new(p->arena, SHARD_ATTR_LOC);
         (*out)->u.raw = text;
       }
-    } else if (shard_tok_is(&t, "dense") && angle) {
+    } else if (shard_tok_is(&t, "dense") && S_next_ch_after_ws(p, t.off + t.len) == '<') {
+      /* MLIR's lexer takes `dense` and `<` as two tokens: `dense <[1]>` is valid */
       shard_parser_next(p);
-      S_sync(p);
+      S_skip_ws(p);
       uint32_t lt = p->lx.pos;
       const char *text;
       if (!(ok = S_capture_group(p, lt, &text))) break;

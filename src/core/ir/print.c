@@ -415,7 +415,11 @@ static void S_print_generic_regions(shard_printer *pr, const shard_op *op) {
 void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
   /* the name is a string literal: quotes, backslashes and bytes outside
    * printable ASCII are escaped, as MLIR's printEscapedString does */
-  shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
+  if (*shard_op_written_prefix(op)) { /* an mhlo twin's name: plain ASCII */
+    shard_buf_printf(pr->out, "\"%s%s\"", shard_op_written_prefix(op), shard_op_written_rest(op));
+  } else {
+    shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
+  }
   shard_buf_puts(pr->out, "(");
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_buf_putc(pr->out, ')');
@@ -478,7 +482,8 @@ static void S_print_op(shard_printer *pr, const shard_op *op) {
     size_t dl = pr->default_dialect ? strlen(pr->default_dialect) : 0;
     if (strcmp(name, "builtin.module") == 0) name = "module";
     else if (dl && strncmp(name, pr->default_dialect, dl) == 0 && name[dl] == '.') name += dl + 1;
-    shard_buf_puts(pr->out, name);
+    shard_buf_puts(pr->out, shard_op_written_prefix(op));
+    shard_buf_puts(pr->out, name == op->name ? shard_op_written_rest(op) : name);
     op->def->print(pr, op);
   }
   S_print_loc(pr, op->loc);

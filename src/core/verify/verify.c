@@ -100,8 +100,8 @@ static void S_emit(const vf_emit *e, shard_severity sev, const char *fmt, va_lis
   shard_buf_init(&b);
   shard_buf_vprintf(&b, fmt, ap);
   if (e->op)
-    shard_diag_emit(e->cx->de, sev, e->span, "'%s' op %s%s", e->op->name, e->prefix,
-                    shard_buf_str(&b));
+    shard_diag_emit(e->cx->de, sev, e->span, "'%s%s' op %s%s", shard_op_written_prefix(e->op),
+                    shard_op_written_rest(e->op), e->prefix, shard_buf_str(&b));
   else
     shard_diag_emit(e->cx->de, sev, e->span, "%s%s", e->prefix, shard_buf_str(&b));
   shard_buf_free(&b);
