@@ -124,6 +124,13 @@ static const shard_pass_option_def O_import_calls[] = {
     END,
 };
 
+static const shard_pass_option_def O_xla_import[] = {
+    {"enable-constant-import", SHARD_PASS_OPTION_BOOL, "true", NULL, "turn stablehlo.constant into sdy.constant"},
+    {"lift-and-dedup-meshes", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
+    {"enable-hlo-sharding-v3", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
+    END,
+};
+
 static const shard_pass_def S_passes[] = {
     {"canonicalize",
      "MLIR's canonicalizer with the sdy ops' patterns",
@@ -269,6 +276,30 @@ static const shard_pass_def S_passes[] = {
     {"symbol-dce",
      "erase private symbols nothing refers to",
      NULL, shard_pass_symbol_dce},
+    {"xla-sdy-import-constants",
+     "XLA: turn stablehlo.constant into sdy.constant",
+     NULL, shard_pass_xla_import_constants},
+    {"xla-sdy-import-sdy-custom-calls",
+     "XLA: Sharding and xla.sdy.ShardingGroup custom calls become sdy ops",
+     NULL, shard_pass_xla_import_sdy_custom_calls},
+    {"xla-sdy-open-while-free-vars-sharding",
+     "XLA: sharded values a stablehlo.while uses from outside go through an open constraint",
+     NULL, shard_pass_xla_open_while_free_vars_sharding},
+    {"xla-sdy-round-trip-dedup-meshes",
+     "XLA: meshes over the same devices become one, shardings renamed onto it",
+     NULL, shard_pass_xla_round_trip_dedup_meshes},
+    {"xla-sdy-round-trip-import-pipeline",
+     "XLA: import a module carrying Shardy attributes as frontend attributes",
+     O_xla_import, shard_pass_xla_round_trip_import_pipeline},
+    {"xla-sdy-round-trip-import-shardy-attrs",
+     "XLA: frontend attributes (xla.sdy.meshes, xla.sdy.sharding, ...) back to sdy",
+     NULL, shard_pass_xla_round_trip_import_shardy_attrs},
+    {"xla-sdy-round-trip-remove-size-one-axes",
+     "XLA: remove mesh axes of size one from all shardings",
+     NULL, shard_pass_xla_round_trip_remove_size_one_axes},
+    {"xla-sdy-round-trip-shard-map-import",
+     "XLA: GlobalToLocalShape, manual computation body call, LocalToGlobalShape to sdy.manual_computation",
+     NULL, shard_pass_xla_round_trip_shard_map_import},
 };
 
 const shard_pass_def *shard_pass_registry(unsigned *n) {
