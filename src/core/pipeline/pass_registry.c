@@ -131,6 +131,12 @@ static const shard_pass_option_def O_xla_import[] = {
     END,
 };
 
+static const shard_pass_option_def O_xla_export[] = {
+    {"keep-meshes-inlined", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
+    {"enable-hlo-sharding-v3", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
+    END,
+};
+
 static const shard_pass_def S_passes[] = {
     {"canonicalize",
      "MLIR's canonicalizer with the sdy ops' patterns",
@@ -276,6 +282,9 @@ static const shard_pass_def S_passes[] = {
     {"symbol-dce",
      "erase private symbols nothing refers to",
      NULL, shard_pass_symbol_dce},
+    {"xla-sdy-export-named-computations",
+     "XLA: turn sdy.named_computation ops back into private funcs and calls",
+     NULL, shard_pass_xla_export_named_computations},
     {"xla-sdy-import-constants",
      "XLA: turn stablehlo.constant into sdy.constant",
      NULL, shard_pass_xla_import_constants},
@@ -288,6 +297,15 @@ static const shard_pass_def S_passes[] = {
     {"xla-sdy-round-trip-dedup-meshes",
      "XLA: meshes over the same devices become one, shardings renamed onto it",
      NULL, shard_pass_xla_round_trip_dedup_meshes},
+    {"xla-sdy-round-trip-export-ops",
+     "XLA: sdy.constant, sharding constraints and groups to their StableHLO/custom call forms",
+     NULL, shard_pass_xla_round_trip_export_ops},
+    {"xla-sdy-round-trip-export-pipeline",
+     "XLA: export a module with its Shardy attributes kept as frontend attributes",
+     O_xla_export, shard_pass_xla_round_trip_export_pipeline},
+    {"xla-sdy-round-trip-export-shardy-attrs",
+     "XLA: meshes, shardings and sharding rules into frontend attributes (and mhlo.sharding)",
+     NULL, shard_pass_xla_round_trip_export_shardy_attrs},
     {"xla-sdy-round-trip-import-pipeline",
      "XLA: import a module carrying Shardy attributes as frontend attributes",
      O_xla_import, shard_pass_xla_round_trip_import_pipeline},
@@ -297,9 +315,15 @@ static const shard_pass_def S_passes[] = {
     {"xla-sdy-round-trip-remove-size-one-axes",
      "XLA: remove mesh axes of size one from all shardings",
      NULL, shard_pass_xla_round_trip_remove_size_one_axes},
+    {"xla-sdy-round-trip-shard-map-export",
+     "XLA: sdy.manual_computation to GlobalToLocalShape, a body func call and LocalToGlobalShape",
+     NULL, shard_pass_xla_round_trip_shard_map_export},
     {"xla-sdy-round-trip-shard-map-import",
      "XLA: GlobalToLocalShape, manual computation body call, LocalToGlobalShape to sdy.manual_computation",
      NULL, shard_pass_xla_round_trip_shard_map_import},
+    {"xla-sdy-round-trip-testing-pipeline",
+     "XLA: the round-trip export pipeline, then its import pipeline",
+     NULL, shard_pass_xla_round_trip_testing_pipeline},
 };
 
 const shard_pass_def *shard_pass_registry(unsigned *n) {

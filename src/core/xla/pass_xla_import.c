@@ -9,8 +9,7 @@
  *      attributes onto ops it creates, so their shapes may not match);
  *      `xla.sdy.sharding_rule` becomes sdy.sharding_rule; the
  *      `xla.sdy.FuncResultSharding` custom calls give their sharding to the
- *      func results they reach and disappear (or become an open
- *      sdy.sharding_constraint when other ops use them); `mhlo.sharding` goes.
+ *      func results they reach and disappear; `mhlo.sharding` goes.
  *  -xla-sdy-import-sdy-custom-calls  `Sharding` custom calls become
  *      sdy.sharding_constraint, `xla.sdy.ShardingGroup` ones sdy.sharding_group.
  *  -xla-sdy-round-trip-shard-map-import  GlobalToLocalShape, a call of a
@@ -76,16 +75,6 @@ static bool S_is_python_callback(const shard_op *op) {
   return false;
 }
 
-static shard_tensor_sharding *S_open_dims(shard_arena *a, const shard_tensor_sharding *s) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
-  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
-  for (uint32_t d = 0; d < s->rank; d++) {
-    c->dims[d] = s->dims[d];
-    c->dims[d].is_open = true;
-  }
-  return c;
-}
-
 typedef struct import_ctx {
   shard_module *m;
   shard_op *func;
@@ -94,26 +83,14 @@ typedef struct import_ctx {
   SHARD_VEC(shard_op *) result_shardings; /* FuncResultSharding calls, handled after the walk */
 } import_ctx;
 
+/* The sharding goes to the func results the custom call reaches; other users
+ * (inlined funcs that had result shardings) just see its operand. */
 static void S_func_result_sharding(import_ctx *cx, shard_op *cc, shard_tensor_sharding *s) {
   shard_arena *a = cx->m->arena;
-  bool other_uses = false;
-  for (shard_operand *u = cc->results[0].first_use; u; u = u->next_use) {
+  for (shard_operand *u = cc->results[0].first_use; u; u = u->next_use)
     if (S_is(u->owner, "func.return") && u->owner->parent && u->owner->parent->parent == &cx->func->regions[0])
       shard_pass_set_func_result_sharding(a, cx->func, u->index, s);
-    else
-      other_uses = true;
-  }
-  if (other_uses) {
-    shard_op *sc = shard_pass_op_new(a, "sdy.sharding_constraint", 1, (shard_value *[]){cc->operands[0].value},
-                                     1, &cc->results[0].type, 0);
-    sc->span = cc->span;
-    sc->loc = cc->loc;
-    shard_op_set_attr(a, sc, "sharding", shard_attr_sharding(a, S_open_dims(a, s)), true);
-    shard_op_insert_before(cc, sc);
-    shard_value_replace_all_uses(&cc->results[0], &sc->results[0]);
-  } else {
-    shard_value_replace_all_uses(&cc->results[0], cc->operands[0].value);
-  }
+  shard_value_replace_all_uses(&cc->results[0], cc->operands[0].value);
   shard_op_erase(cc);
 }
 
@@ -505,6 +482,7 @@ bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *opti
       {constants ? "xla-sdy-import-constants" : NULL, NULL},
       {"xla-sdy-round-trip-import-shardy-attrs", NULL},
       {"xla-sdy-round-trip-shard-map-import", NULL},
+      {"xla-sdy-round-trip-remove-size-one-axes", NULL},
       {"xla-sdy-import-sdy-custom-calls", NULL},
       {"xla-sdy-open-while-free-vars-sharding", NULL},
   };

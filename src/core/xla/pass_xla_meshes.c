@@ -9,9 +9,9 @@
  *      minor, skipping size-one axes) is erased, and the shardings and
  *      manual axes that name it are rewritten onto the main mesh. Inlined
  *      meshes are left alone (XLA's DedupMeshes).
- *  -xla-sdy-round-trip-remove-size-one-axes  Shardy's remove-size-one-axes,
- *      which XLA runs on round-tripped modules: size-one axes leave every
- *      sharding and manual axes list, the meshes keep them. */
+ *  -xla-sdy-round-trip-remove-size-one-axes  size-one axes leave every
+ *      sharding (Shardy's remove-size-one-axes) and the manual axes of
+ *      manual computations; the meshes keep them. */
 #include <string.h>
 
 #include "pass/pass.h"
@@ -282,7 +282,42 @@ bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options
   return ok;
 }
 
+/* The mesh the in/out shardings of a manual computation are on, or NULL. */
+static const shard_mesh *S_manual_mesh_of(const shard_module *m, const shard_op *op) {
+  static const char *const lists[] = {"in_shardings", "out_shardings"};
+  for (int l = 0; l < 2; l++) {
+    shard_attr *a = shard_op_attr(op, lists[l]);
+    if (a && a->kind == SHARD_ATTR_SDY_PER_VALUE)
+      for (uint32_t i = 0; i < a->u.per_value->num; i++) {
+        const shard_mesh *mesh = shard_module_sharding_mesh(m, &a->u.per_value->shardings[i]);
+        if (mesh) return mesh;
+      }
+  }
+  return NULL;
+}
+
+static bool S_drop_size_one_manual(shard_op *op, void *ctx) {
+  shard_module *m = ctx;
+  if (strcmp(op->name, "sdy.manual_computation") != 0) return true;
+  shard_attr *axes = shard_op_attr(op, "manual_axes");
+  const shard_mesh *mesh = S_manual_mesh_of(m, op);
+  if (!axes || axes->kind != SHARD_ATTR_SDY_MANUAL_AXES || !mesh) return true;
+  uint32_t n = axes->u.manual_axes.num, k = 0;
+  const char **kept = n ? SHARD_NEW_ARRAY(m->arena, const char *, n) : NULL;
+  for (uint32_t i = 0; i < n; i++)
+    if (shard_mesh_axis_size(mesh, axes->u.manual_axes.names[i]) != 1) kept[k++] = axes->u.manual_axes.names[i];
+  if (k == n) return true;
+  shard_attr *na = shard_attr_new(m->arena, SHARD_ATTR_SDY_MANUAL_AXES);
+  na->span = axes->span;
+  na->u.manual_axes.names = kept;
+  na->u.manual_axes.num = k;
+  shard_op_set_attr(m->arena, op, "manual_axes", na, true);
+  return true;
+}
+
 bool shard_pass_xla_round_trip_remove_size_one_axes(shard_module *m, const char *options,
                                                      shard_diag_engine *de) {
-  return shard_pass_remove_size_one_axes(m, options, de);
+  if (!shard_pass_remove_size_one_axes(m, options, de)) return false;
+  shard_walk(m->top, S_drop_size_one_manual, m);
+  return true;
 }
