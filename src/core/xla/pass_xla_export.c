@@ -17,7 +17,7 @@
  *      `xla.sdy.FuncResultSharding` custom call on the returned value (plus
  *      `mhlo.sharding` on the result); sharding rules into
  *      `xla.sdy.sharding_rule`.
- *  -xla-sdy-round-trip-export-pipeline  dedup meshes and the three above.
+ *  -xla-sdy-round-trip-export-pipeline  the three above.
  *  -xla-sdy-round-trip-testing-pipeline  export then import (XLA converts to
  *      HLO and back in between; the text it keeps is what both sides read).
  *  -xla-sdy-export-named-computations  Shardy's export of named computations,
@@ -158,17 +158,24 @@ static shard_attr *S_true(shard_arena *a) {
   return t;
 }
 
+static void S_post_order_manual(shard_op *op, collect *c) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (shard_block *b = op->regions[r].first; b; b = b->next)
+      for (shard_op *o = b->first; o; o = o->next) S_post_order_manual(o, c);
+  if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(c->ops, op);
+}
+
 bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
   (void)de;
   shard_arena *a = m->arena;
-  static const char *const names[] = {"sdy.manual_computation", NULL};
-  collect c = {names, {0}};
-  shard_walk(m->top, S_collect, &c);
+  collect c = {NULL, {0}};
+  S_post_order_manual(m->top, &c);
   shard_symbol_table st;
   shard_symbol_table_init(&st, m);
-  /* inner manual computations first: their bodies move with the outer one's */
-  for (uint32_t i = c.ops.len; i-- > 0;) {
+  /* in MLIR's walk order (post-order): an inner manual computation goes
+   * before the outer one, whose body then moves with its call */
+  for (uint32_t i = 0; i < c.ops.len; i++) {
     shard_op *mc = c.ops.items[i];
     shard_block *body = mc->num_regions ? mc->regions[0].first : NULL;
     if (!body) continue;
@@ -216,8 +223,6 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
       shard_op_insert_before(t, ret);
       shard_op_erase(t);
     }
-    shard_block *top = m->top->regions[0].first;
-    shard_block_append(top, func);
     const char *name = shard_symbol_table_insert(&st, func);
     /* the call */
     shard_value **args = mc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, mc->num_operands) : NULL;
@@ -363,7 +368,7 @@ static bool S_run(shard_module *m, const char *const *passes, shard_diag_engine 
 
 bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
-  static const char *const passes[] = {"xla-sdy-round-trip-dedup-meshes", "xla-sdy-round-trip-export-ops",
+  static const char *const passes[] = {"xla-sdy-round-trip-export-ops",
                                        "xla-sdy-round-trip-shard-map-export",
                                        "xla-sdy-round-trip-export-shardy-attrs", NULL};
   return S_run(m, passes, de);

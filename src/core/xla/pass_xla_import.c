@@ -417,17 +417,21 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
       ok = false;
       continue;
     }
-    /* Operands: through the GlobalToLocalShape custom call when there is one. */
-    shard_op *g2l = NULL;
-    if (call->num_operands) {
-      shard_op *d = call->operands[0].value->def;
-      if (d && shard_xla_is_custom_call(d, SHARD_XLA_GLOBAL_TO_LOCAL)) g2l = d;
-    }
+    /* Operands: through the GlobalToLocalShape custom call. A zero-sized
+     * operand may have been replaced by a constant: it is the custom call's
+     * operand at the same position. */
     uint32_t nin = call->num_operands;
     shard_value **ins = nin ? SHARD_NEW_ARRAY(a, shard_value *, nin) : NULL;
+    shard_op *g2l = NULL;
+    for (uint32_t k = 0; k < nin && !g2l; k++) {
+      shard_op *d = call->operands[k].value->def;
+      if (d && shard_xla_is_custom_call(d, SHARD_XLA_GLOBAL_TO_LOCAL)) g2l = d;
+    }
     for (uint32_t k = 0; k < nin; k++) {
       shard_value *v = call->operands[k].value;
-      ins[k] = g2l && v->def == g2l && v->index < g2l->num_operands ? g2l->operands[v->index].value : v;
+      if (g2l && v->def == g2l && v->index < g2l->num_operands) ins[k] = g2l->operands[v->index].value;
+      else if (g2l && g2l->num_operands == nin) ins[k] = g2l->operands[k].value;
+      else ins[k] = v;
     }
     /* Results: through the LocalToGlobalShape custom call when there is one. */
     shard_op *l2g = NULL;
@@ -461,7 +465,7 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
     shard_op_erase(call);
     if (g2l) {
       bool used = false;
-      for (uint32_t k = 0; k < g2l->num_results && !used; k++) used = shard_value_num_uses(&g2l->results[k]) > 0;
+      for (uint32_t r = 0; r < g2l->num_results && !used; r++) used = shard_value_num_uses(&g2l->results[r]) > 0;
       if (!used) shard_op_erase(g2l);
     }
   }
