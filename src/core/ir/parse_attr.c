@@ -27,6 +27,12 @@ static int S_ch(shard_parser *p, uint32_t pos) {
   return pos < p->lx.src->len ? (unsigned char)p->lx.src->text[pos] : -1;
 }
 
+/* Is the text at pos blanks followed by '<'? */
+static bool S_blank_then_angle(shard_parser *p, uint32_t pos) {
+  while (S_ch(p, pos) == ' ' || S_ch(p, pos) == '\t') pos++;
+  return S_ch(p, pos) == '<';
+}
+
 static void S_skip_ws(shard_parser *p) {
   S_sync(p);
   for (;;) {
@@ -778,9 +784,10 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
         *out = shard_attr_new(p->arena, SHARD_ATTR_LOC);
         (*out)->u.raw = text;
       }
-    } else if (shard_tok_is(&t, "dense") && angle) {
+    } else if (shard_tok_is(&t, "dense") && (angle || S_blank_then_angle(p, t.off + t.len))) {
+      /* MLIR's lexer allows blanks between `dense` and `<` */
       shard_parser_next(p);
-      S_sync(p);
+      S_skip_ws(p);
       uint32_t lt = p->lx.pos;
       const char *text;
       if (!(ok = S_capture_group(p, lt, &text))) break;

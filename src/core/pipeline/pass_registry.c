@@ -324,6 +324,9 @@ static const shard_pass_def S_passes[] = {
     {"xla-sdy-round-trip-testing-pipeline",
      "XLA: the round-trip export pipeline, then its import pipeline",
      NULL, shard_pass_xla_round_trip_testing_pipeline},
+    {"xla-stablehlo-round-trip-shard-map-import",
+     "XLA: JAX's shard_map (Sharding, SPMDFullToShardShape, call @shmap_body, ...) to sdy.manual_computation",
+     NULL, shard_pass_xla_stablehlo_round_trip_shard_map_import},
 };
 
 const shard_pass_def *shard_pass_registry(unsigned *n) {
