@@ -20,6 +20,7 @@
  *      stablehlo.while and used inside is used through a fully open
  *      sdy.sharding_constraint on the same mesh, put before the loop.
  *  -xla-sdy-round-trip-import-pipeline  the passes above in XLA's order. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "ir/call_graph.h"
@@ -184,6 +185,27 @@ static bool S_collect_custom_calls(shard_op *op, void *ctx) {
   return true;
 }
 
+/* JAX marks the dims a sharding constraint leaves to propagation in the
+ * Sharding custom call's backend_config: "unspecified_dims=[1,2]". Those
+ * dims become open. */
+static shard_tensor_sharding *S_open_unspecified(shard_arena *a, const shard_op *cc, shard_tensor_sharding *s) {
+  shard_attr *bc = shard_op_attr(cc, "backend_config");
+  const char *text = bc && bc->kind == SHARD_ATTR_STRING ? strstr(bc->u.str.data, "unspecified_dims=[") : NULL;
+  if (!text) return s;
+  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
+  if (s->rank) memcpy(c->dims, s->dims, sizeof *s->dims * s->rank);
+  for (const char *p = text + strlen("unspecified_dims=["); *p && *p != ']';) {
+    char *end;
+    long d = strtol(p, &end, 10);
+    if (end == p) break;
+    if (d >= 0 && (uint32_t)d < c->rank) c->dims[d].is_open = true;
+    p = *end == ',' ? end + 1 : end;
+    while (*p == ' ') p++;
+  }
+  return c;
+}
+
 bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
   shard_arena *a = m->arena;
@@ -201,7 +223,8 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
                                        1, &cc->results[0].type, 0);
       sc->span = cc->span;
       sc->loc = cc->loc;
-      shard_op_set_attr(a, sc, "sharding", shard_attr_sharding(a, &s->u.per_value->shardings[0]), true);
+      shard_op_set_attr(a, sc, "sharding",
+                        shard_attr_sharding(a, S_open_unspecified(a, cc, &s->u.per_value->shardings[0])), true);
       shard_op_insert_before(cc, sc);
       shard_value_replace_all_uses(&cc->results[0], &sc->results[0]);
       shard_op_erase(cc);

@@ -9,8 +9,9 @@
  *   %d = custom_call @SPMDShardToFullShape(%c) {sdy.sharding = ...}
  *
  * becomes an sdy.manual_computation over the global values with the callee's
- * body. The manual axes are the axes its in/out shardings use; a sharding
- * that does not use one of them gets it as a replicated axis. Unused call
+ * body. The manual axes are the axes its in/out shardings use, in mesh
+ * order (XLA of 2025-03; later XLA also lists the manual axes a sharding
+ * does not use as replicated). Unused call
  * results are dropped; a second call of the same func clones the body. */
 #include <string.h>
 
@@ -100,25 +101,6 @@ static void S_add_axes(const shard_axis_ref *r, uint32_t n, const char **names, 
     if (!S_name_in(r[i].name, names, *k)) names[(*k)++] = r[i].name;
 }
 
-/* The sharding with the manual axes it does not use added as replicated, in
- * mesh order. */
-static shard_tensor_sharding *S_append_replicated(shard_arena *a, const shard_tensor_sharding *s,
-                                                  const char **manual, uint32_t nmanual, const shard_mesh *mesh) {
-  const char **used = SHARD_NEW_ARRAY(a, const char *, 64 + s->num_replicated);
-  uint32_t nused = 0;
-  for (uint32_t d = 0; d < s->rank; d++) S_add_axes(s->dims[d].axes, s->dims[d].num_axes, used, &nused);
-  S_add_axes(s->replicated, s->num_replicated, used, &nused);
-  if (nused >= nmanual) return (shard_tensor_sharding *)s;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
-  c->replicated = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_replicated + nmanual);
-  memcpy(c->replicated, s->replicated, sizeof *s->replicated * s->num_replicated);
-  c->num_replicated = s->num_replicated;
-  for (uint32_t i = 0; i < nmanual; i++)
-    if (!S_name_in(manual[i], used, nused)) c->replicated[c->num_replicated++] = (shard_axis_ref){.name = manual[i]};
-  c->num_replicated = shard_axes_sort_and_merge(c->replicated, c->num_replicated, mesh);
-  return c;
-}
-
 static bool S_collect_calls(shard_op *op, void *ctx) {
   SHARD_VEC(shard_op *) *v = ctx;
   if (strcmp(op->name, "func.call") == 0) {
@@ -206,8 +188,6 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
         if (S_name_in(mesh->axes[x].name, manual, nmanual)) sorted[k++] = mesh->axes[x].name;
       manual = sorted;
       nmanual = k;
-      for (uint32_t i = 0; i < nin; i++) in_s[i] = *S_append_replicated(a, &in_s[i], manual, nmanual, mesh);
-      for (uint32_t i = 0; i < nout; i++) out_s[i] = *S_append_replicated(a, &out_s[i], manual, nmanual, mesh);
     }
     shard_op *mc = shard_pass_op_new(a, "sdy.manual_computation", nin, ins, nout, types, 1);
     mc->span = call->span;
