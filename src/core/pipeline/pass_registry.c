@@ -131,6 +131,10 @@ static const shard_pass_option_def O_xla_import[] = {
     END,
 };
 
+static const shard_pass_option_def O_xla_import_old[] = {
+    {"enable-constant-import", SHARD_PASS_OPTION_BOOL, "false", NULL, "turn stablehlo.constant into sdy.constant"},
+    END,
+};
 static const shard_pass_option_def O_xla_export[] = {
     {"keep-meshes-inlined", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
     {"enable-hlo-sharding-v3", SHARD_PASS_OPTION_BOOL, "false", NULL, "accepted, ignored"},
@@ -255,6 +259,9 @@ static const shard_pass_def S_passes[] = {
     {"sdy-resolve-single-device-sharding",
      "run single-device ops under a device guard and all-reduce their results",
      O_counts, shard_pass_resolve_single_device_sharding},
+    {"sdy-round-trip-import-pipeline",
+     "XLA: the sdy round-trip import pipeline under its former name (no constant import)",
+     O_xla_import_old, shard_pass_sdy_round_trip_import_pipeline},
     {"sdy-sharding-constraint-to-reshard",
      "turn sdy.sharding_constraint into sdy.reshard",
      NULL, shard_pass_sharding_constraint_to_reshard},
@@ -297,6 +304,9 @@ static const shard_pass_def S_passes[] = {
     {"xla-sdy-open-while-free-vars-sharding",
      "XLA: sharded values a stablehlo.while uses from outside go through an open constraint",
      NULL, shard_pass_xla_open_while_free_vars_sharding},
+    {"xla-sdy-prepare-callbacks",
+     "XLA: Python callbacks without results get one of their first operand's type",
+     NULL, shard_pass_xla_prepare_callbacks},
     {"xla-sdy-round-trip-dedup-meshes",
      "XLA: meshes over the same devices become one, shardings renamed onto it",
      NULL, shard_pass_xla_round_trip_dedup_meshes},

@@ -501,11 +501,10 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
 
 /* ---- the import pipeline --------------------------------------------------------- */
 
-bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
-  bool constants = true;
-  shard_pass_option_bool(options, "enable-constant-import", &constants);
+static bool S_import_pipeline(shard_module *m, bool constants, shard_diag_engine *de) {
   const shard_pipeline_step steps[] = {
       {"symbol-dce", NULL},
+      {"xla-sdy-prepare-callbacks", NULL},
       {constants ? "xla-sdy-import-constants" : NULL, NULL},
       {"xla-sdy-round-trip-import-shardy-attrs", NULL},
       {"xla-sdy-round-trip-shard-map-import", NULL},
@@ -518,5 +517,66 @@ bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *opti
     if (!steps[i].pass) continue;
     if (!shard_pass_run(steps[i].pass, m, steps[i].options, de) || de->errors != before) return false;
   }
+  return true;
+}
+
+bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+  bool constants = true;
+  shard_pass_option_bool(options, "enable-constant-import", &constants);
+  return S_import_pipeline(m, constants, de);
+}
+
+/* The pipeline's name before XLA gave it the xla- prefix, which did not
+ * import constants. */
+bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+  bool constants = false;
+  shard_pass_option_bool(options, "enable-constant-import", &constants);
+  return S_import_pipeline(m, constants, de);
+}
+
+/* ---- Python callbacks ---------------------------------------------------------- */
+
+static bool S_collect_callbacks(shard_op *op, void *ctx) {
+  op_list *l = ctx;
+  if (S_is_python_callback(op)) SHARD_VEC_PUSH(l->ops, op);
+  return true;
+}
+
+/* -xla-sdy-prepare-callbacks: what StableHLO's prepare-for-HLO-export does to
+ * Python callbacks without results (no results, or an unused empty tuple):
+ * they get one result of their first operand's type and layout, so that XLA
+ * keeps them and their sharding. */
+bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, shard_diag_engine *de) {
+  (void)options;
+  (void)de;
+  shard_arena *a = m->arena;
+  op_list l = {{0}};
+  shard_walk(m->top, S_collect_callbacks, &l);
+  for (uint32_t i = 0; i < l.ops.len; i++) {
+    shard_op *cc = l.ops.items[i];
+    if (!cc->num_operands) continue;
+    bool empty = cc->num_results == 0 ||
+                 (cc->num_results == 1 && !cc->results[0].first_use && cc->results[0].type->kind == SHARD_TYPE_TUPLE &&
+                  cc->results[0].type->num_inputs == 0);
+    if (!empty) continue;
+    shard_value **ins = SHARD_NEW_ARRAY(a, shard_value *, cc->num_operands);
+    for (uint32_t k = 0; k < cc->num_operands; k++) ins[k] = cc->operands[k].value;
+    shard_op *n = shard_pass_op_new(a, "stablehlo.custom_call", cc->num_operands, ins, 1, &ins[0]->type, 0);
+    n->span = cc->span;
+    n->loc = cc->loc;
+    for (uint32_t k = 0; k < cc->num_attrs; k++)
+      shard_op_set_attr(a, n, cc->attrs[k].name, cc->attrs[k].value, cc->attrs[k].inherent);
+    shard_attr *ol = shard_op_attr(cc, "operand_layouts");
+    if (ol && ol->kind == SHARD_ATTR_ARRAY && ol->u.array.num) {
+      shard_attr *rl = shard_attr_new(a, SHARD_ATTR_ARRAY);
+      rl->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, 1);
+      rl->u.array.elems[0] = ol->u.array.elems[0];
+      rl->u.array.num = 1;
+      shard_op_set_attr(a, n, "result_layouts", rl, true);
+    }
+    shard_op_insert_before(cc, n);
+    shard_op_erase(cc);
+  }
+  SHARD_VEC_FREE(l.ops);
   return true;
 }
