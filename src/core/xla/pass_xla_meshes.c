@@ -269,10 +269,11 @@ bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options
   }
   bool ok = true;
   if (st.dups.len) {
-    shard_pass_map_shardings(m, S_dedup_sharding, &st);
+    /* manual axes first: they find their mesh through the shardings */
     manual_walk w = {&st, true, de};
     shard_walk(m->top, S_dedup_manual_axes, &w);
     ok = w.ok;
+    shard_pass_map_shardings(m, S_dedup_sharding, &st);
     for (uint32_t i = 0; i < meshes.len; i++)
       if (S_dup_of(&st, meshes.items[i].name)) shard_op_erase(meshes.items[i].op);
   }
