@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Where the external test suites are: the one owner of that question.
 
-Some tests run suites that are not part of this repository: today Shardy's
-own lit tests (openxla/shardy, shardy/dialect/sdy). They are looked up, in
-this order:
+Some tests run suites that are not part of this repository: Shardy's own
+lit tests (openxla/shardy, shardy/dialect/sdy) and XLA's tests of its Shardy
+integration (openxla/xla, xla/service/spmd/shardy; the same rules with
+$SHARD_XLA_CONFORMANCE_DIR and conformance/xla_shardy). Shardy's are looked
+up, in this order:
 
   $SHARD_CONFORMANCE_DIR   any of: a checkout of openxla/shardy, its
                            shardy/dialect/sdy directory, or a directory laid
@@ -34,7 +36,17 @@ SHARDY = {
     "get": "git clone --depth 1 https://github.com/openxla/shardy and set SHARD_CONFORMANCE_DIR "
            "to it (or to its shardy/dialect/sdy, or to a directory laid out like ../shared)",
 }
-SUITES = {"shardy": SHARDY}
+XLA_SHARDY = {
+    "name": "xla_shardy",
+    "what": "XLA's Shardy tests",
+    "env": "SHARD_XLA_CONFORMANCE_DIR",
+    "marker": os.path.join("xla", "service", "spmd", "shardy"),
+    "shared": os.path.join("conformance", "xla_shardy"),
+    "tests": "conformance_xla_shardy",
+    "get": "git clone --depth 1 https://github.com/openxla/xla and set SHARD_XLA_CONFORMANCE_DIR "
+           "to it (or to a directory laid out like ../shared/conformance/xla_shardy)",
+}
+SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY}
 
 
 class BadSetting(Exception):

@@ -71,6 +71,19 @@ Output: passed/total per category, then a last line `N passed, M failed`.
 failed), so a hanging `shard opt` cannot stall CI for hours.
 Exit 77 when the conformance tree is missing (ctest reports a skip), after one
 line saying how to get it.
+
+Suites
+------
+--suite shardy (the default) runs Shardy's tests as above. --suite
+xla_shardy runs XLA's tests of its Shardy integration (openxla/xla,
+xla/service/spmd/shardy/**/test*, found by tests/suites.py as
+$SHARD_XLA_CONFORMANCE_DIR or ../shared/conformance/xla_shardy) the same way,
+with `xla-sdy-opt` substituted like `sdy_opt`, its own categories
+(round_trip = sdy_round_trip* and *round_trip_pipeline*; stablehlo =
+stablehlo_* and import_shardings; passes = the other files of
+xla/service/spmd/shardy; other = files of the rest of XLA, whose RUN lines
+need XLA's other tools, mlir-hlo-opt and ifrt-opt, and fail without them)
+and its own floor, tests/conformance/xla_shardy/floor.txt.
 """
 
 import argparse
@@ -90,6 +103,10 @@ import suites  # noqa: E402
 DEFAULT_FLOOR = os.path.join(REPO, "tests", "conformance", "floor.txt")
 LLVM_BIN = "/usr/lib/llvm-16/bin"
 CATEGORIES = ["syntax", "verify", "propagate", "import", "reshard", "export", "local"]
+XLA_CATEGORIES = ["round_trip", "stablehlo", "passes", "other"]
+XLA_FLOOR = os.path.join(REPO, "tests", "conformance", "xla_shardy", "floor.txt")
+# The names a suite's RUN lines give the tool `shard opt` stands in for.
+TOOLS = {"shardy": ("sdy_opt",), "xla_shardy": ("sdy_opt", "xla-sdy-opt")}
 SKIP_EXIT = 77
 MEMORY_MARK = "MEMORY: valgrind or a sanitizer reported errors in shard opt"
 
@@ -126,6 +143,19 @@ def category_of(rel):
                 return "reshard"
         return "export"
     return "export"
+
+
+def xla_category_of(rel):
+    """Maps a path relative to the xla_shardy root to one of XLA_CATEGORIES."""
+    p = rel.replace(os.sep, "/")
+    base = p.split("/")[-1]
+    if "/service/spmd/shardy/" not in "/" + p:
+        return "other"
+    if base.startswith("sdy_round_trip") or "round_trip_pipeline" in base:
+        return "round_trip"
+    if base.startswith("stablehlo_") or base.startswith("import_shardings"):
+        return "stablehlo"
+    return "passes"
 
 
 def run_commands(lines):
@@ -183,7 +213,7 @@ class Case:
         self.split = split        # sections are -split-input-file chunks
 
 
-def discover(root, filt):
+def discover(root, filt, categorize=category_of, tools=("sdy_opt",)):
     """All cases under root, sorted by name."""
     cases = []
     for dirpath, dirnames, filenames in os.walk(root):
@@ -200,8 +230,8 @@ def discover(root, filt):
             cmds = run_commands(lines)
             if not cmds:
                 continue
-            cat = category_of(rel)
-            if any(SPLIT_RE.search(c) for c in cmds if "sdy_opt" in c):
+            cat = categorize(rel)
+            if any(SPLIT_RE.search(c) for c in cmds if any(t in c for t in tools)):
                 cases.extend(split_cases(path, rel, cat, lines, cmds))
             else:
                 cases.append(whole_file_case(path, rel, cat, lines, cmds))
@@ -252,8 +282,9 @@ def whole_file_case(path, rel, cat, lines, cmds):
 
 
 class Runner:
-    def __init__(self, shard, timeout, translate, verbose, valgrind, budget):
+    def __init__(self, shard, timeout, translate, verbose, valgrind, budget, tools=("sdy_opt",)):
         self.shard = shard
+        self.tools = tools
         self.deadline = time.monotonic() + budget if budget > 0 else None
         self.timeout = timeout
         self.translate = translate
@@ -295,7 +326,8 @@ class Runner:
         shutil.rmtree(self.bindir, ignore_errors=True)
 
     def substitute(self, cmd, case_file, src_dir, tmp):
-        cmd = re.sub(r"(?<![\w./-])sdy_opt(?![\w.-])", self.wrapper, cmd)
+        for tool in self.tools:
+            cmd = re.sub(r"(?<![\w./-])%s(?![\w.-])" % re.escape(tool), self.wrapper, cmd)
         cmd = re.sub(r"(?<![\w./-])FileCheck(?![\w.-])", "FileCheck-16", cmd)
         if self.translate:
             cmd = re.sub(r"(?<![\w./-])stablehlo-translate(?![\w.-])", self.translate, cmd)
@@ -438,8 +470,8 @@ class Runner:
         return p.returncode, out.decode("utf-8", errors="replace")
 
 
-def read_floor(path):
-    floor = {c: 0 for c in CATEGORIES}
+def read_floor(path, categories=CATEGORIES):
+    floor = {c: 0 for c in categories}
     if not os.path.exists(path):
         return floor
     with open(path) as f:
@@ -454,10 +486,10 @@ def read_floor(path):
     return floor
 
 
-def write_floor(path, floor):
+def write_floor(path, floor, categories=CATEGORIES):
     with open(path, "w") as f:
         f.write("# Conformance floor: `category passed`. It only rises (run.py --update-floor).\n")
-        for c in CATEGORIES:
+        for c in categories:
             f.write("%s %d\n" % (c, floor[c]))
 
 
@@ -475,13 +507,17 @@ def find_translate(build):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--root", help="conformance tree (default: $SHARD_CONFORMANCE_DIR, "
-                    "else ../shared/conformance/shardy)")
+    ap.add_argument("--suite", choices=sorted(TOOLS), default="shardy",
+                    help="which suite: Shardy's tests (default) or XLA's Shardy tests")
+    ap.add_argument("--root", help="conformance tree (default: where tests/suites.py finds "
+                    "the suite: $SHARD_CONFORMANCE_DIR or ../shared/conformance/shardy; "
+                    "$SHARD_XLA_CONFORMANCE_DIR or ../shared/conformance/xla_shardy)")
     ap.add_argument("--build", default=os.path.join(REPO, "build"),
                     help="build directory holding the shard binary (default: build)")
     ap.add_argument("--check-floor", metavar="FILE", help="exit 1 if a category drops below FILE")
-    ap.add_argument("--update-floor", metavar="FILE", nargs="?", const=DEFAULT_FLOOR,
-                    help="raise FILE (default tests/conformance/floor.txt) to the current counts")
+    ap.add_argument("--update-floor", metavar="FILE", nargs="?", const="",
+                    help="raise FILE (default tests/conformance/floor.txt, with --suite "
+                    "xla_shardy tests/conformance/xla_shardy/floor.txt) to the current counts")
     ap.add_argument("--list-failures", action="store_true", help="print failing cases and their output")
     ap.add_argument("--lines", type=int, default=8, help="output lines shown per failure")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
@@ -501,7 +537,11 @@ def main():
             print("run.py: error: --root %s: no such directory" % root, file=sys.stderr)
             return 2
     else:
-        root = suites.require("shardy", "conformance")
+        root = suites.require(args.suite, "conformance")
+    xla = args.suite == "xla_shardy"
+    categories = XLA_CATEGORIES if xla else CATEGORIES
+    if args.update_floor == "":
+        args.update_floor = XLA_FLOOR if xla else DEFAULT_FLOOR
     shard = os.path.abspath(os.path.join(args.build, "shard"))
     if not os.access(shard, os.X_OK):
         print("no shard binary at %s (build first, or pass --build)" % shard, file=sys.stderr)
@@ -511,9 +551,10 @@ def main():
         return 2
     timeout = args.timeout * (20 if args.valgrind else 1)
 
-    cases = discover(root, args.filter)
+    tools = TOOLS[args.suite]
+    cases = discover(root, args.filter, xla_category_of if xla else category_of, tools)
     runner = Runner(shard, timeout, find_translate(args.build), args.verbose, args.valgrind,
-                    args.budget)
+                    args.budget, tools)
     results = []
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
@@ -535,11 +576,11 @@ def main():
                 print("    " + l[:200])
         print()
 
-    counts = {c: [0, 0] for c in CATEGORIES}
+    counts = {c: [0, 0] for c in categories}
     for cat, _, passed, _ in results:
         counts[cat][1] += 1
         counts[cat][0] += 1 if passed else 0
-    for c in CATEGORIES:
+    for c in categories:
         print("%-10s %5d/%d" % (c, counts[c][0], counts[c][1]))
     npass = sum(v[0] for v in counts.values())
     print("%d passed, %d failed" % (npass, len(results) - npass))
@@ -556,18 +597,18 @@ def main():
         print("note: --filter given, floor not checked or updated", file=sys.stderr)
         return status
     if args.check_floor:
-        floor = read_floor(args.check_floor)
-        low = [c for c in CATEGORIES if counts[c][0] < floor[c]]
+        floor = read_floor(args.check_floor, categories)
+        low = [c for c in categories if counts[c][0] < floor[c]]
         for c in low:
             print("below floor: %s passes %d, floor is %d" % (c, counts[c][0], floor[c]),
                   file=sys.stderr)
         if low:
             status = 1
     if args.update_floor:
-        floor = read_floor(args.update_floor)
-        raised = {c: max(floor[c], counts[c][0]) for c in CATEGORIES}
-        if raised != floor:
-            write_floor(args.update_floor, raised)
+        floor = read_floor(args.update_floor, categories)
+        raised = {c: max(floor[c], counts[c][0]) for c in categories}
+        if raised != floor or not os.path.exists(args.update_floor):
+            write_floor(args.update_floor, raised, categories)
             print("floor raised in %s" % args.update_floor)
     return status
 

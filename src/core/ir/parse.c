@@ -973,3 +973,33 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   }
   return m;
 }
+
+shard_attr *shard_parse_attr_text(shard_module *m, const shard_source *src, shard_diag_engine *de) {
+  shard_parse_options opts = {false, 512};
+  shard_parser p = {0};
+  shard_lexer_init(&p.lx, src, 0);
+  p.arena = m->arena;
+  p.de = de;
+  p.module = m;
+  p.opts = &opts;
+  p.max_depth = opts.max_depth;
+  shard_attr *out = NULL;
+  bool ok = shard_parser_attr(&p, &out);
+  if (ok && shard_parser_peek(&p).kind != SHARD_TOK_EOF)
+    ok = shard_parser_error(&p, "unexpected text after the attribute");
+  shard_strmap_release(&p.names);
+  shard_strmap_release(&p.type_cache);
+  free(p.block_refs);
+  for (uint32_t i = 0; i < p.state_pool.len; i++) {
+    S_state_free(p.state_pool.items[i]);
+    free(p.state_pool.items[i]);
+  }
+  SHARD_VEC_FREE(p.state_pool);
+  SHARD_VEC_FREE(p.defined);
+  SHARD_VEC_FREE(p.scope_marks);
+  SHARD_VEC_FREE(p.fwd);
+  SHARD_VEC_FREE(p.fwd_marks);
+  SHARD_VEC_FREE(p.attr_aliases);
+  SHARD_VEC_FREE(p.type_aliases);
+  return ok && !p.failed ? out : NULL;
+}

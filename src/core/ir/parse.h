@@ -27,6 +27,12 @@ typedef struct shard_parse_options {
 shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts,
                                  shard_diag_engine *de);
 
+/* Parses the whole of `src` as one attribute (`#sdy.sharding<...>`, a
+ * dictionary, ...), allocated in m's arena: attributes that other tools carry
+ * as text inside string attributes (XLA's frontend attributes). `src` must
+ * outlive the module. NULL after reporting an error located in src. */
+shard_attr *shard_parse_attr_text(shard_module *m, const shard_source *src, shard_diag_engine *de);
+
 typedef struct shard_parser shard_parser;
 
 /* A use of an SSA value before resolution: %name or %name#N. */

@@ -181,4 +181,26 @@ bool shard_pass_per_instruction_partitioning(shard_module *m, const char *option
  * reshape groups) */
 bool shard_pass_resolve_permutation_factors(shard_module *m, const char *options, shard_diag_engine *de);
 
+/* xla/pass_xla_*.c: XLA's Shardy round trip (frontend attributes, custom
+ * calls, manual computations) and its mesh passes */
+bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_remove_size_one_axes(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_import_shardy_attrs(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_import_constants(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_export_ops(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_import_shardings(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_export_named_computations(shard_module *m, const char *options, shard_diag_engine *de);
+
 #endif

@@ -194,6 +194,18 @@ void shard_pass_set_func_result_sharding(shard_arena *a, shard_op *func, uint32_
   S_func_set_attr_dict(a, func, "res_attrs", shard_pass_func_num_results(func), i, dict);
 }
 
+shard_attr *shard_pass_func_result_attr(const shard_op *func, uint32_t i, const char *name) {
+  return shard_pass_dict_get(S_func_attr_dict(func, "res_attrs", i), name);
+}
+
+void shard_pass_set_func_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
+                                     shard_attr *value) {
+  shard_attr *old = S_func_attr_dict(func, "res_attrs", i);
+  if (!value && !shard_pass_dict_get(old, name)) return;
+  shard_attr *dict = shard_pass_dict_with(a, old, name, value);
+  S_func_set_attr_dict(a, func, "res_attrs", shard_pass_func_num_results(func), i, dict);
+}
+
 void shard_pass_func_remove_arg_result_attr(shard_arena *a, shard_op *func, const char *name) {
   shard_block *entry = S_func_entry(func);
   for (uint32_t i = 0; entry && i < entry->num_args; i++) shard_value_remove_attr(&entry->args[i], name);

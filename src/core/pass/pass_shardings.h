@@ -46,6 +46,10 @@ void shard_pass_set_func_arg_sharding(shard_arena *a, shard_op *func, uint32_t i
 shard_tensor_sharding *shard_pass_func_result_sharding(const shard_op *func, uint32_t i);
 void shard_pass_set_func_result_sharding(shard_arena *a, shard_op *func, uint32_t i,
                                          shard_tensor_sharding *s);
+/* Any attribute of func result i (NULL when absent); setting NULL removes it. */
+shard_attr *shard_pass_func_result_attr(const shard_op *func, uint32_t i, const char *name);
+void shard_pass_set_func_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
+                                     shard_attr *value);
 /* Removes attribute `name` from every argument and result of func. */
 void shard_pass_func_remove_arg_result_attr(shard_arena *a, shard_op *func, const char *name);
 /* Number of results of a func.func, from its function type. */
