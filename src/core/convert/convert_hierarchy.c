@@ -258,7 +258,6 @@ shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *s
     } else if (shard_pylex_accept(&lx, "{")) {
       close = "}";
     }
-    uint32_t positional = 0;
     while (ok) {
       shard_pytok t = shard_pylex_peek(&lx);
       if (close && shard_pylex_accept(&lx, close)) break;
@@ -270,7 +269,6 @@ shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *s
           have_ids = true;
           ok = read_nested(&lx, &n, 0);
         }
-        positional++;
       } else if (t.kind == SHARD_PYTOK_IDENT) {
         shard_pylex_next(&lx);
         ok = read_field(&lx, &t, &n, &have_ids, &names, &num_names, &ids_from);
@@ -283,7 +281,6 @@ shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *s
         break;
       }
     }
-    (void)positional;
   }
   if (ok) {
     shard_pytok t = shard_pylex_peek(&lx);

@@ -345,7 +345,7 @@ static shard_conv *parse_dist_attr(shard_conv_ctx *cx, shard_pylex *lx, const sh
       bool same = cx->mesh->num_axes == m->num_axes;
       for (uint32_t i = 0; same && i < m->num_axes; i++) same = cx->mesh->axes[i].size == m->axes[i].size;
       if (same) {
-        shard_mesh *u = shard_conv_mesh_new(cx, 0, NULL, NULL, NULL);
+        shard_mesh *u = SHARD_NEW(cx->arena, shard_mesh);
         *u = *m;
         u->axes = cx->mesh->axes;
         m = u;
