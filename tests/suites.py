@@ -34,7 +34,17 @@ SHARDY = {
     "get": "git clone --depth 1 https://github.com/openxla/shardy and set SHARD_CONFORMANCE_DIR "
            "to it (or to its shardy/dialect/sdy, or to a directory laid out like ../shared)",
 }
-SUITES = {"shardy": SHARDY}
+STABLEHLO = {
+    "name": "stablehlo",
+    "what": "StableHLO's interpreter tests and testdata",
+    "env": "SHARD_STABLEHLO_DIR",
+    "marker": os.path.join("stablehlo", "tests", "interpret"),
+    "shared": os.path.join("conformance", "stablehlo"),
+    "tests": "conformance_stablehlo",
+    "get": "git clone --depth 1 https://github.com/openxla/stablehlo and set SHARD_STABLEHLO_DIR "
+           "to it (or to a directory laid out like ../shared/conformance/stablehlo)",
+}
+SUITES = {"shardy": SHARDY, "stablehlo": STABLEHLO}
 
 
 class BadSetting(Exception):

@@ -29,9 +29,9 @@ void cmd_interpret_usage(FILE *f);
 
 void cmd_interpret_usage(FILE *f) {
   fprintf(f,
-          "usage: shard interpret [options] FILE | -\n"
+          "usage: shard interpret [options] [FILE | -]\n"
           "\n"
-          "Runs a StableHLO module with shard's reference interpreter, as\n"
+          "Runs a StableHLO module (FILE, or standard input) with shard's reference interpreter, as\n"
           "`stablehlo-translate --interpret` does: the entry is func.func @main, else the\n"
           "module's only function; its results are printed to stdout. interpreter.run_parallel\n"
           "runs one program per (replica, partition) with collectives exchanged between them,\n"
@@ -207,11 +207,7 @@ int cmd_interpret(int argc, char **argv) {
       file = a;
     }
   }
-  if (!file) {
-    cmd_interpret_usage(stderr);
-    free(args_owned);
-    return CLI_EXIT_USAGE;
-  }
+  if (!file) file = "-"; /* as stablehlo-translate: no file reads standard input */
 
   char *text;
   size_t len;
