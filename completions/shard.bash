@@ -25,7 +25,7 @@ _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode
   --explain= --rules --op-priority --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
   --color= -h --help"
-_shard_options_interpret="--interpret -q --quiet --max-steps --max-steps= --color= -h --help"
+_shard_options_interpret="--interpret --args= -split-input-file --split-input-file --interpreter-print-dense --probe-output-dir= -q --quiet --max-steps --max-steps= --color= -h --help"
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format
   --format= -h --help"
 _shard_options_lower="-o --plan --plan= --memory --memory= --memory-limit --memory-limit= --top

@@ -46,7 +46,17 @@ XLA_SHARDY = {
     "get": "git clone --depth 1 https://github.com/openxla/xla and set SHARD_XLA_CONFORMANCE_DIR "
            "to it (or to a directory laid out like ../shared/conformance/xla_shardy)",
 }
-SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY}
+STABLEHLO = {
+    "name": "stablehlo",
+    "what": "StableHLO's interpreter tests and testdata",
+    "env": "SHARD_STABLEHLO_DIR",
+    "marker": os.path.join("stablehlo", "tests", "interpret"),
+    "shared": os.path.join("conformance", "stablehlo"),
+    "tests": "conformance_stablehlo",
+    "get": "git clone --depth 1 https://github.com/openxla/stablehlo and set SHARD_STABLEHLO_DIR "
+           "to it (or to a directory laid out like ../shared/conformance/stablehlo)",
+}
+SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY, "stablehlo": STABLEHLO}
 
 
 class BadSetting(Exception):

@@ -861,7 +861,7 @@ static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
   if (strcmp(name, "sdy.manual_computation") == 0) return shard_interp_exec_manual(p, f, op);
   if (strcmp(name, "stablehlo.while") == 0) return S_exec_while(p, f, op);
   if (strcmp(name, "stablehlo.if") == 0 || strcmp(name, "stablehlo.case") == 0) return S_exec_branch(p, f, op);
-  if (strncmp(name, "check.", 6) == 0) return shard_interp_exec_check(p, f, op);
+  if (shard_interp_is_check_op(op)) return shard_interp_exec_check(p, f, op);
   if (strcmp(name, "interpreter.run_parallel") == 0) return S_exec_run_parallel(p, f, op);
   if (!p->world->track_rounding) return S_exec_data(p, f, op);
   /* operands are looked up before the op runs: a result may rebind nothing
@@ -897,6 +897,7 @@ static void S_apply_options(interp_world *w, const shard_interp_options *opts) {
   if (!opts) return;
   if (opts->max_steps > 0) w->max_steps = opts->max_steps;
   w->track_rounding = opts->track_rounding;
+  w->probe_dir = opts->probe_dir;
 }
 
 bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *args, uint32_t nargs,
@@ -937,6 +938,66 @@ bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, sh
   }
   if (num_checks) *num_checks = w.checks;
   shard_arena_free(a);
+  shard_interp_world_destroy(&w);
+  return ok;
+}
+
+/* StableHLO's getMainFunction: @main, else the only function. */
+static shard_op *S_entry_func(shard_module *m, uint32_t *num_funcs) {
+  shard_op *only = NULL, *main_fn = NULL;
+  *num_funcs = 0;
+  shard_block *body = m->top && m->top->num_regions ? m->top->regions[0].first : NULL;
+  for (shard_op *op = body ? body->first : NULL; op; op = op->next) {
+    if (strcmp(op->name, "func.func") != 0) continue;
+    ++*num_funcs;
+    only = op;
+    const shard_attr *n = shard_op_attr(op, "sym_name");
+    if (n && n->kind == SHARD_ATTR_STRING && n->u.str.len == 4 && memcmp(n->u.str.data, "main", 4) == 0) main_fn = op;
+  }
+  return main_fn ? main_fn : *num_funcs == 1 ? only : NULL;
+}
+
+bool shard_interp_run_entry(shard_module *m, shard_tensor *const *args, uint32_t nargs,
+                            const shard_interp_options *opts, shard_arena *a, shard_tensor ***results,
+                            uint32_t *nresults, shard_diag_engine *de, unsigned *num_checks) {
+  interp_world w;
+  shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
+  S_apply_options(&w, opts);
+  int64_t probes = 0;
+  w.probe_count = &probes;
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
+  uint32_t num_funcs;
+  shard_op *fn = S_entry_func(m, &num_funcs);
+  bool ok = true;
+  *nresults = 0;
+  *results = NULL;
+  if (!fn && num_funcs == 0) {
+    /* an empty module: nothing to run */
+  } else if (!fn) {
+    ok = shard_interp_error(&p, NULL, "module must have entry func with name main");
+  } else {
+    if (w.probe_dir && *w.probe_dir) {
+      /* each run starts a fresh probe index, as StableHLO's evalModule does */
+      char path[4096];
+      if (snprintf(path, sizeof path, "%s/index.csv", w.probe_dir) < (int)sizeof path) remove(path);
+    }
+    shard_block *b = fn->num_regions ? fn->regions[0].first : NULL;
+    uint32_t want = b ? b->num_args : 0;
+    if (want != nargs) {
+      ok = shard_interp_error(&p, fn, "incorrect number of arguments specified, provided %u inputs but function expected %u%s",
+                              nargs, want, nargs == 0 ? " (give them with --args=\"[dense<...> : tensor<...>, ...]\")" : "");
+    }
+    for (uint32_t i = 0; ok && i < nargs; i++)
+      if (!shard_type_equal(b->args[i].type, args[i]->type))
+        ok = shard_interp_error(&p, fn, "invalid input argument type at index %u, input type was %s but entry function expected %s",
+                                i, args[i]->type->text, b->args[i].type->text);
+    if (ok) {
+      *nresults = S_func_num_results(fn);
+      *results = SHARD_NEW_ARRAY(a, shard_tensor *, *nresults + 1);
+      ok = interp_call_func(&p, fn, args, nargs, *results, *nresults, fn);
+    }
+  }
+  if (num_checks) *num_checks = w.checks;
   shard_interp_world_destroy(&w);
   return ok;
 }

@@ -65,6 +65,9 @@ typedef struct shard_interp_options {
                         * run stops with an error at the innermost loop;
                         * 0: SHARD_INTERP_DEFAULT_MAX_STEPS */
   bool track_rounding; /* keep the shard_tensor rounding bookkeeping */
+  /* Where interpreter.probe writes probe<N>.npy and index.csv (and
+   * check.expect_serialized_eq reads them back); NULL: probes fail. */
+  const char *probe_dir;
 } shard_interp_options;
 
 /* Element type support: false for element types the interpreter lacks. */
@@ -100,6 +103,29 @@ void shard_tensor_print(shard_buf *b, const shard_tensor *t);
  * through `de` at the failing op. Counts of checks go to *num_checks. */
 bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, shard_diag_engine *de,
                            unsigned *num_checks);
+
+/* Runs the entry function the way stablehlo-translate --interpret picks it:
+ * func.func @main, else the module's only function; a module without
+ * functions runs nothing and succeeds (*nresults = 0). `args` must match the
+ * entry's argument count and types (StableHLO's errors otherwise, with a
+ * hint to pass --args when none were given). Results are allocated in `a`.
+ * Counts of checks go to *num_checks. */
+bool shard_interp_run_entry(shard_module *m, shard_tensor *const *args, uint32_t nargs,
+                            const shard_interp_options *opts, shard_arena *a, shard_tensor ***results,
+                            uint32_t *nresults, shard_diag_engine *de, unsigned *num_checks);
+
+/* Prints a value the way stablehlo-translate --interpret prints results:
+ * `tensor<2x2xi8> {` then nested rows, one per line, and `}`; with `dense`
+ * (--interpreter-print-dense) as `dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>`.
+ * Elements are printed as MLIR prints attributes (1.000000e+00, true,
+ * [re, im] for complex numbers). No trailing newline. */
+void shard_interp_print_value(shard_buf *b, const shard_tensor *t, bool dense);
+
+/* Reads the --args text of stablehlo-translate: `[dense<...> : tensor<...>,
+ * ...]`. False with `err` set to StableHLO's message when the text is not
+ * such an array or an element does not fit its type. */
+bool shard_interp_parse_args(shard_arena *a, const char *text, shard_tensor ***args, uint32_t *nargs,
+                             shard_buf *err);
 
 /* Calls a function of the module on one device (replica 0, partition 0 of a
  * 1x1 grid). Results are allocated in `a`; *results gets an array of

@@ -42,6 +42,8 @@ void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine
 void shard_interp_world_inherit(interp_world *w, const interp_world *parent) {
   w->max_steps = parent->max_steps;
   w->track_rounding = parent->track_rounding;
+  w->probe_dir = parent->probe_dir;
+  w->probe_count = parent->probe_count;
 }
 
 void shard_interp_world_destroy(interp_world *w) {

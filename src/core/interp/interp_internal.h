@@ -36,6 +36,8 @@ typedef struct interp_world {
   unsigned checks;
   int64_t max_steps;   /* per process, > 0 */
   bool track_rounding; /* shard_interp_options.track_rounding */
+  const char *probe_dir;  /* shard_interp_options.probe_dir */
+  int64_t *probe_count;   /* probes written in this run (shared by nested worlds, under diag_mu) */
 } interp_world;
 
 /* An error a device thread found, reported once every device has stopped. */
@@ -122,6 +124,13 @@ void shard_interp_print_elem(shard_buf *b, const shard_tensor *t, int64_t i);
 /* interp_check.c: a `check.*` op (expect_eq, expect_almost_eq, expect_close
  * and their *_const forms). False after reporting the first mismatch. */
 bool shard_interp_exec_check(interp_proc *p, interp_frame *f, shard_op *op);
+/* True for ops interp_check.c runs: check.*, interpreter.probe and a
+ * stablehlo.custom_call whose target is check.* (the testdata convention). */
+bool shard_interp_is_check_op(const shard_op *op);
+/* A binary float element type (also the part of a complex type): its
+ * significand bits, implicit bit included, and the exponent of its smallest
+ * normal number (f32: 24, -126). False for other types. */
+bool shard_interp_float_format(const char *elem, int *prec, int *emin);
 
 /* interp_ops.c: executes one non-control op. Returns false after an error.
  * *handled is false when the op is not one interp_ops knows. */

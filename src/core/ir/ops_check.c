@@ -8,6 +8,8 @@
  *   check.expect_almost_eq_const %a, dense<...> : tensor<2xf32>, tolerance = 1.0e-3
  *   check.expect_close %a, %b, max_ulp_difference = 3 : tensor<2xf32>, tensor<2xf32>
  *   interpreter.print %a : tensor<2xf32>
+ *   %p = interpreter.probe %a, probe_id = "p" : tensor<2xf32>
+ *   check.expect_serialized_eq %a, probe_id = "p", iter = 1 : tensor<2xf32>
  *
  * interpreter.run_parallel has no custom syntax (generic form only). */
 #include <stdlib.h>
@@ -111,6 +113,43 @@ static bool S_parse_print(shard_parser *p, shard_op_state *st) {
   return true;
 }
 
+// 'probe_id' '=' string: read as a bare string (the general attribute
+// parser would take the ':' after it for a type suffix)
+static bool S_probe_id(shard_parser *p, shard_op_state *st) {
+  const char *text;
+  uint32_t len;
+  if (!shard_parser_expect_keyword(p, "probe_id") || !shard_parser_expect(p, "=") || !shard_parser_string(p, &text, &len))
+    return false;
+  shard_op_state_add_attr(st, "probe_id", shard_attr_string(shard_parser_arena(p), text, len), true);
+  return true;
+}
+
+// probe ::= ssa-use ',' 'probe_id' '=' string attr-dict ':' type
+// (interpreter.probe: its one result has the operand's type)
+static bool S_parse_probe(shard_parser *p, shard_op_state *st) {
+  shard_type *t;
+  if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !S_probe_id(p, st) ||
+      !shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":") || !shard_parser_type(p, &t))
+    return false;
+  SHARD_VEC_PUSH(st->operand_types, t);
+  SHARD_VEC_PUSH(st->result_types, t);
+  return true;
+}
+
+// serialized-eq ::= ssa-use ',' 'probe_id' '=' string (',' 'iter' '=' int)? attr-dict ':' type
+// (the attribute behind `iter` is named `iteration`)
+static bool S_parse_serialized_eq(shard_parser *p, shard_op_state *st) {
+  shard_type *t;
+  if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !S_probe_id(p, st)) return false;
+  if (shard_parser_accept(p, ",")) {
+    if (!S_attr_keyword(p, st, "iter")) return false;
+    st->attrs.items[st->attrs.len - 1].name = "iteration";
+  }
+  if (!shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":") || !shard_parser_type(p, &t)) return false;
+  SHARD_VEC_PUSH(st->operand_types, t);
+  return true;
+}
+
 static void S_print_operands(shard_printer *pr, const shard_op *op) {
   shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
@@ -129,6 +168,16 @@ static void S_print_keyword(shard_printer *pr, const shard_op *op, const char *k
 static void S_print_expect_eq(shard_printer *pr, const shard_op *op) {
   S_print_operands(pr, op);
   S_print_keyword(pr, op, "tolerance");
+  shard_printer_attr_dict(pr, op, NULL);
+  shard_printer_puts(pr, " : ");
+  shard_printer_type(pr, op->operands[0].value->type);
+}
+
+static void S_print_probe(shard_printer *pr, const shard_op *op) {
+  S_print_operands(pr, op);
+  S_print_keyword(pr, op, "probe_id");
+  const shard_attr *it = shard_op_attr(op, "iteration");
+  if (it && it->kind == SHARD_ATTR_INT) shard_printer_printf(pr, ", iter = %lld", (long long)it->u.integer.value);
   shard_printer_attr_dict(pr, op, NULL);
   shard_printer_puts(pr, " : ");
   shard_printer_type(pr, op->operands[0].value->type);
@@ -159,6 +208,7 @@ static const char *const S_inh_const[] = {"tolerance", "value", NULL};
 static const char *const S_inh_close[] = {"max_ulp_difference", "min_ulp_difference", NULL};
 static const char *const S_inh_serialized[] = {"iteration", "probe_id", NULL};
 static const char *const S_inh_run_parallel[] = {"infeed", "programs", NULL};
+static const char *const S_inh_probe[] = {"probe_id", NULL};
 
 /* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
 
@@ -180,6 +230,7 @@ static const shard_attr_req S_required_check_expect_eq_const[] = {
 };
 static const shard_op_signature S_signature_check_expect_eq_const = {1, 0, SHARD_ARITY_ANY, 0};
 static const shard_op_signature S_signature_interpreter_print = {1, 0, SHARD_ARITY_ANY, 0};
+static const shard_op_signature S_signature_interpreter_probe = {1, 1, SHARD_ARITY_ANY, 0};
 
 /* Sorted by name: every check.* name sorts before interpreter.*. */
 const shard_op_def shard_check_ops[] = {
@@ -193,9 +244,12 @@ const shard_op_def shard_check_ops[] = {
      .signature = &S_signature_check_expect_eq},
     {.name = "check.expect_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const,
      .required = S_required_check_expect_eq_const, .signature = &S_signature_check_expect_eq_const},
-    {.name = "check.expect_serialized_eq", .inherent = S_inh_serialized},
+    {.name = "check.expect_serialized_eq", .parse = S_parse_serialized_eq, .print = S_print_probe,
+     .inherent = S_inh_serialized, .signature = &S_signature_interpreter_print},
     {.name = "interpreter.print", .parse = S_parse_print, .print = S_print_expect_eq,
      .signature = &S_signature_interpreter_print},
+    {.name = "interpreter.probe", .parse = S_parse_probe, .print = S_print_probe, .inherent = S_inh_probe,
+     .signature = &S_signature_interpreter_probe},
     {.name = "interpreter.run_parallel", .inherent = S_inh_run_parallel},
 };
 const unsigned shard_num_check_ops = sizeof shard_check_ops / sizeof shard_check_ops[0];

@@ -2,7 +2,8 @@
  *
  * One pass over the lines. A line whose first non-blank characters are the
  * marker, followed by nothing but blanks, ends the current chunk; the next
- * chunk starts on the following line. Chunks keep pointing into the original
+ * chunk starts on the following line. So does a comment line that ends in
+ * the marker (`// // -----`): mlir-opt splits at the marker's text anywhere. Chunks keep pointing into the original
  * text and carry line_base = number of lines before them, so a diagnostic in
  * the third chunk still names the line of the file the user has open. */
 #include "ir/split.h"
@@ -24,8 +25,23 @@ static line_kind classify(const char *s, size_t n, size_t *marker_col) {
     i++;
   static const char near[] = "// ---";
   size_t near_len = sizeof near - 1, full_len = sizeof SHARD_SPLIT_MARKER - 1;
-  if (n - i < near_len || memcmp(s + i, near, near_len) != 0)
+  if (n - i < near_len || memcmp(s + i, near, near_len) != 0) {
+    /* mlir-opt splits at the marker's text wherever it stands, so a
+     * commented-out marker (`// // -----`) still splits there; the text
+     * before it stays with the chunk above (here: a comment). */
+    for (size_t j = i + 1; j + full_len <= n; j++)
+      if (memcmp(s + j, SHARD_SPLIT_MARKER, full_len) == 0 && (j + full_len == n || s[j + full_len] != '-') &&
+          s[i] == '/' && s[i + 1] == '/') {
+        bool rest_blank = true;
+        for (size_t k = j + full_len; k < n; k++)
+          if (!is_blank(s[k])) rest_blank = false;
+        if (rest_blank) {
+          *marker_col = j;
+          return LINE_MARKER;
+        }
+      }
     return LINE_PLAIN;
+  }
   *marker_col = i;
   if (n - i < full_len || memcmp(s + i, SHARD_SPLIT_MARKER, full_len) != 0)
     return LINE_NEAR_MISS;

@@ -124,6 +124,13 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_d
 bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_pre_order_funcs(shard_module *m, const char *options, shard_diag_engine *de);
 
+/* pipeline/pass_stablehlo.c: the stablehlo-opt steps of StableHLO's
+ * interpreter tests: MLIR's -inline, -stablehlo-legalize-composite-to-call,
+ * and the chlo pipelines, which keep chlo ops for the interpreter */
+bool shard_pass_inline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_keep_chlo(shard_module *m, const char *options, shard_diag_engine *de);
+
 /* pass_import_pipeline.c: -sdy-import-pipeline and MLIR's -symbol-dce */
 bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de);
