@@ -286,7 +286,7 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
                                        "select", "optimization_barrier", "reduce", "gather", "scatter", "sort", "map",
                                        "reduce_window", "all_gather", "all_reduce", "all_to_all",
                                        "collective_permute", "reduce_scatter", "while", "if", "case", "return",
-                                       "get_tuple_element", "tuple", "custom_call"};
+                                       "get_tuple_element", "tuple", "custom_call", "dot_general", "dot", "iota"};
   for (size_t i = 0; i < sizeof movers / sizeof *movers; i++)
     if (!strcmp(n, movers[i])) return *handled = false, true;
   if (!strcmp(n, "compare")) return S_compare_eq(p, f, op);

@@ -33,11 +33,7 @@
 
 #include "interp/interp_internal.h"
 
-double shard_interp_unit_roundoff(const shard_tensor *t) {
-  if (t->bits == 64) return ldexp(1.0, -53);
-  if (t->bits == 32) return ldexp(1.0, -24);
-  return strcmp(t->type->elem, "bf16") == 0 ? ldexp(1.0, -8) : ldexp(1.0, -11);
-}
+double shard_interp_unit_roundoff(const shard_tensor *t) { return shard_float_unit_roundoff(t->fmt); }
 
 static bool S_float(const shard_tensor *t) { return t && t->kind == SHARD_ELEM_FLOAT; }
 
