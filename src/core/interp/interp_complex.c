@@ -16,7 +16,8 @@
  *
  * fft follows the reference: FFT applies a 1-D DFT per transformed
  * dimension, last dimension first, each output X[k] = sum_n x[n] * (cos t +
- * i sin t) with t = -2 pi n k / N, accumulated in n order; IFFT conjugates,
+ * i sin t) with t = -2 pi n k / N (computed in long double and rounded once,
+ * see S_dft); IFFT conjugates,
  * transforms, conjugates and divides by N dimension by dimension; RFFT
  * transforms the real input as complex and keeps the first N/2+1 entries of
  * the last dimension; IRFFT rebuilds the conjugate-symmetric half and keeps
@@ -27,7 +28,6 @@
 
 #include "interp/interp_internal.h"
 
-static const double S_PI = 3.14159265358979323846;
 
 typedef struct cplx {
   double re, im;
@@ -224,8 +224,14 @@ static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
 
 /* One DFT along `dim` of the complex tensor x into a new tensor of `x`'s
  * shape with `n_out` entries along dim (inputs beyond x's extent are absent,
- * a truncation keeps the first n_out). */
+ * a truncation keeps the first n_out). Each output is computed directly,
+ * X[k] = sum_n x[n] w^(nk mod N), in long double: the twiddle's angle is
+ * reduced exactly (an integer nk mod N) before it is scaled by 2 pi / N,
+ * and the sum is rounded to the part's format once, so an f64 transform
+ * stays within a few ULPs of the exact DFT (the rounded twiddles and sums of
+ * the part's format, step by step, drifted by a hundred and more). */
 static shard_tensor *S_dft(interp_proc *p, const shard_tensor *x, uint32_t dim, int64_t n_out) {
+  static const long double half_pi = 1.570796326794896619231321691639751442L;
   uint32_t rank = x->type->rank;
   int64_t *dims = INTERP_ARRAY(p, int64_t, rank), *xs = INTERP_ARRAY(p, int64_t, rank),
           *idx = INTERP_ARRAY(p, int64_t, rank);
@@ -234,20 +240,45 @@ static shard_tensor *S_dft(interp_proc *p, const shard_tensor *x, uint32_t dim, 
   dims[dim] = n_out;
   shard_interp_strides(rank, x->type->dims, xs);
   shard_tensor *r = shard_interp_tensor_shape(p, x, rank, dims);
+  /* the N twiddles, w^j = cos(2 pi j / N) - i sin(2 pi j / N), from an
+   * angle in [0, pi/4] and the quadrant symmetries: exact at the quarter
+   * turns, so the parts that are exactly 0 (the imaginary parts of X[0]
+   * and X[N/2] of a real input) come out 0 */
+  long double *tw = shard_xmalloc(sizeof(long double) * 2 * (size_t)(n_in + 1));
+  for (int64_t j = 0; j < n_in; j++) {
+    int64_t quadrant = 4 * j / n_in, rem = 4 * j - quadrant * n_in; /* angle = pi/2 (quadrant + rem / N) */
+    long double c, sn;
+    if (2 * rem > n_in) {
+      long double t = half_pi * (long double)(n_in - rem) / (long double)n_in;
+      c = sinl(t), sn = cosl(t);
+    } else {
+      long double t = half_pi * (long double)rem / (long double)n_in;
+      c = cosl(t), sn = sinl(t);
+    }
+    long double cr = quadrant == 0 ? c : quadrant == 1 ? -sn : quadrant == 2 ? -c : sn;
+    long double sr = quadrant == 0 ? sn : quadrant == 1 ? c : quadrant == 2 ? -sn : -c;
+    tw[2 * j] = cr;
+    tw[2 * j + 1] = -sr;
+  }
   for (int64_t i = 0; i < r->num; i++) {
     int64_t k = idx[dim], base = 0;
     for (uint32_t d = 0; d < rank; d++)
       if (d != dim) base += idx[d] * xs[d];
-    cplx acc = {0, 0};
+    long double re = 0, im = 0;
+    int64_t j = 0; /* n k mod N, advanced by k each step */
+    int64_t step = n_in ? k % n_in : 0;
     for (int64_t n = 0; n < n_in; n++) {
-      double t = shard_elem_round_float(-2 * S_PI * (double)n * (double)k / (double)n_in, x->bits, false);
-      cplx rot = S_round((cplx){cos(t), sin(t)}, x->bits);
-      cplx term = S_round(S_mul(S_get(x, base + n * xs[dim]), rot), x->bits);
-      acc = S_round(S_add(acc, term), x->bits);
+      cplx v = S_get(x, base + n * xs[dim]);
+      long double wr = tw[2 * j], wi = tw[2 * j + 1];
+      re += (long double)v.re * wr - (long double)v.im * wi;
+      im += (long double)v.re * wi + (long double)v.im * wr;
+      j += step;
+      if (j >= n_in) j -= n_in;
     }
-    S_set(r, i, acc);
+    S_set(r, i, (cplx){(double)re, (double)im});
     shard_interp_next_index(rank, dims, idx);
   }
+  free(tw);
   return r;
 }
 
@@ -270,6 +301,15 @@ static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t rank = r->type->rank;
   if (nlen == 0 || nlen > rank) return shard_interp_error(p, op, "fft_length does not fit the result rank");
   uint32_t first = rank - nlen;
+  /* the direct DFTs take (elements x length) multiply-adds per dimension */
+  int64_t most = x->num > r->num ? x->num : r->num, work = 0;
+  for (uint32_t d = 0; d < nlen; d++) {
+    if (len[d] < 0 || (most && len[d] > SHARD_INTERP_MAX_PRODUCTS / most)) work = SHARD_INTERP_MAX_PRODUCTS + 1;
+    else work += most * len[d];
+  }
+  if (work > SHARD_INTERP_MAX_PRODUCTS)
+    return shard_interp_error(p, op, "this fft takes more than the interpreter's %lld multiply-adds",
+                              (long long)SHARD_INTERP_MAX_PRODUCTS);
   /* compute in a complex tensor of the part width of the result */
   shard_type *ct = shard_type_tensor(p->arena, x->type->rank, x->type->dims,
                                      (x->bits == 64 || r->bits == 64) ? "complex<f64>" : "complex<f32>", NULL);
