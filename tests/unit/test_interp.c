@@ -599,7 +599,7 @@ Test(interp, step_budget_stops_a_loop_that_never_ends) {
  * bound 2 gamma(N-1) sum|x| = 2 * (3u / (1 - 3u)) * sum|x| for four terms. */
 Test(interp, cross_device_sum_bounds) {
   const char *text =
-      "func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
+      "func.func @f(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
       "  %s = \"stablehlo.all_reduce\"(%x) ({\n"
       "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
       "    %z = stablehlo.add %a, %b : tensor<f32>\n"
@@ -607,15 +607,16 @@ Test(interp, cross_device_sum_bounds) {
       "  }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>} : (tensor<2xf32>) -> tensor<2xf32>\n"
       "  %m = stablehlo.maximum %s, %s : tensor<2xf32>\n"
       "  %e = stablehlo.exponential %s : tensor<2xf32>\n"
-      "  return %s, %m, %e : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
+      "  %c = stablehlo.cbrt %s : tensor<2xf32>\n"
+      "  return %s, %m, %e, %c : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
       "}\n"
       "func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>, %d: tensor<2xf32>) -> "
-      "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
-      "  %r:12 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f], [@f], [@f], [@f]]} : "
+      "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {\n"
+      "  %r:16 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f], [@f], [@f], [@f]]} : "
       "(tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>, "
       "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, "
-      "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)\n"
-      "  return %r#0, %r#1, %r#2 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
+      "tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>)\n"
+      "  return %r#0, %r#1, %r#2, %r#3 : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>\n"
       "}\n";
   shard_diag_engine de;
   errors = 0;
@@ -640,13 +641,19 @@ Test(interp, cross_device_sum_bounds) {
       cr_assert_eq(res[0]->bound, 0.0);
       cr_assert_eq(res[1]->bound, 0.0);
       cr_assert_eq(res[2]->bound, 0.0);
+      cr_assert_eq(res[3]->bound, 0.0);
     } else {
       double u = ldexp(1.0, -24), gamma3 = 3 * u / (1 - 3 * u);
       double mag = 2.0 + 4 + 4 + 2.5; /* per device the largest |x|, summed */
       cr_assert_eq(res[0]->sum_terms, 4);
       cr_assert_float_eq(res[0]->bound, 2 * gamma3 * mag, 1e-18);
       cr_assert_eq(res[1]->bound, res[0]->bound, "maximum keeps the bound");
-      cr_assert(isinf(res[2]->bound), "exponential has no bound rule");
+      /* exp moves a value by at most exp(max x + b) b, plus its rounding
+       * on both sides (2u |exp| each) */
+      double b = res[0]->bound, hi = fmax(res[0]->floats[0], res[0]->floats[1]);
+      double moved = exp(hi + b) * b, emax = fmax(fabs(res[2]->floats[0]), fabs(res[2]->floats[1]));
+      cr_assert_float_eq(res[2]->bound, moved + 2 * u * (2 * emax + moved), 1e-12);
+      cr_assert(isinf(res[3]->bound), "cbrt has no bound rule");
     }
   }
   shard_arena_free(a);

@@ -27,9 +27,8 @@ static pthread_mutex_t S_diag_mu = PTHREAD_MUTEX_INITIALIZER;
 bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits) {
   if (!elem) return false;
   if (strcmp(elem, "i1") == 0) return *kind = SHARD_ELEM_BOOL, *bits = 1, true;
-  if (strcmp(elem, "f32") == 0) return *kind = SHARD_ELEM_FLOAT, *bits = 32, true;
-  if (strcmp(elem, "f64") == 0) return *kind = SHARD_ELEM_FLOAT, *bits = 64, true;
-  if (strcmp(elem, "f16") == 0 || strcmp(elem, "bf16") == 0) return *kind = SHARD_ELEM_FLOAT, *bits = 16, true;
+  shard_float_fmt fmt = shard_float_format(elem);
+  if (fmt != SHARD_FLOAT_NONE) return *kind = SHARD_ELEM_FLOAT, *bits = shard_float_width(fmt), true;
   if (strcmp(elem, "complex<f32>") == 0) return *kind = SHARD_ELEM_COMPLEX, *bits = 32, true;
   if (strcmp(elem, "complex<f64>") == 0) return *kind = SHARD_ELEM_COMPLEX, *bits = 64, true;
   const char *digits = NULL;
@@ -44,27 +43,17 @@ bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits
   return true;
 }
 
-/* Rounds x to a binary format with `prec` significand bits, smallest normal
- * exponent `emin` and largest finite value `maxval`, ties to even. Exact
- * because every operation the interpreter rounds was computed in double,
- * which has more than 2*prec+2 bits for the 16-bit formats. */
-static double S_round_format(double x, int prec, int emin, double maxval) {
-  if (isnan(x) || isinf(x) || x == 0) return x;
-  int e;
-  frexp(x, &e);
-  int lead = e - 1;
-  if (lead < emin) lead = emin;
-  double q = ldexp(1.0, lead - (prec - 1));
-  double r = nearbyint(x / q) * q;
-  if (fabs(r) > maxval) return copysign(INFINITY, x);
-  return r;
+/* The format of a tensor's elements (of a complex number's parts). */
+static shard_float_fmt S_fmt_of(const char *elem, shard_elem_kind kind, unsigned bits) {
+  if (kind == SHARD_ELEM_COMPLEX) return bits == 64 ? SHARD_FLOAT_F64 : SHARD_FLOAT_F32;
+  if (kind == SHARD_ELEM_FLOAT) return shard_float_format(elem);
+  return SHARD_FLOAT_NONE;
 }
 
 double shard_elem_round_float(double x, unsigned bits, bool is_bf16) {
   if (bits == 64) return x;
   if (bits == 32) return (double)(float)x;
-  if (is_bf16) return S_round_format(x, 8, -126, ldexp(255.0, 120));
-  return S_round_format(x, 11, -14, 65504.0);
+  return shard_float_round(x, is_bf16 ? SHARD_FLOAT_BF16 : SHARD_FLOAT_F16);
 }
 
 int64_t shard_elem_wrap_int(int64_t x, shard_elem_kind kind, unsigned bits) {
@@ -76,16 +65,14 @@ int64_t shard_elem_wrap_int(int64_t x, shard_elem_kind kind, unsigned bits) {
   return (int64_t)u;
 }
 
-static bool S_is_bf16(const shard_tensor *t) { return strcmp(t->type->elem, "bf16") == 0; }
-
 void shard_interp_set_f(shard_tensor *t, int64_t i, double x) {
   if (t->kind == SHARD_ELEM_COMPLEX) {
-    t->floats[2 * i] = shard_elem_round_float(x, t->bits, false);
+    t->floats[2 * i] = shard_float_round(x, t->fmt);
     t->floats[2 * i + 1] = 0;
     return;
   }
   if (t->kind == SHARD_ELEM_FLOAT) {
-    t->floats[i] = shard_elem_round_float(x, t->bits, S_is_bf16(t));
+    t->floats[i] = shard_float_round(x, t->fmt);
     return;
   }
   /* float -> integer conversion truncates toward zero */
@@ -99,7 +86,7 @@ void shard_interp_set_f(shard_tensor *t, int64_t i, double x) {
 
 void shard_interp_set_i(shard_tensor *t, int64_t i, int64_t x) {
   if (t->kind == SHARD_ELEM_COMPLEX) shard_interp_set_f(t, i, (double)x);
-  else if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = shard_elem_round_float((double)x, t->bits, S_is_bf16(t));
+  else if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = shard_float_round((double)x, t->fmt);
   else t->ints[i] = shard_elem_wrap_int(x, t->kind, t->bits);
 }
 
@@ -113,6 +100,7 @@ shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type) {
   t->type = type;
   t->kind = kind;
   t->bits = bits;
+  t->fmt = S_fmt_of(type->elem, kind, bits);
   t->num = shard_type_num_elements(type);
   if (kind == SHARD_ELEM_COMPLEX) t->floats = SHARD_NEW_ARRAY(a, double, t->num ? 2 * t->num : 2);
   else if (kind == SHARD_ELEM_FLOAT) t->floats = SHARD_NEW_ARRAY(a, double, t->num ? t->num : 1);
@@ -134,36 +122,8 @@ shard_tensor *shard_interp_tensor_copy(shard_arena *a, const shard_tensor *t) {
 
 /* ---- dense payloads ------------------------------------------------------- */
 
-static double S_half_bits(uint64_t h, bool bf16) {
-  if (bf16) {
-    uint32_t w = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
-  }
-  int sign = (h >> 15) & 1, exp = (h >> 10) & 31;
-  int frac = h & 1023;
-  double v;
-  if (exp == 0) v = ldexp(frac, -24);
-  else if (exp == 31) v = frac ? NAN : INFINITY;
-  else v = ldexp(frac + 1024, exp - 25);
-  return sign ? -v : v;
-}
-
-static double S_float_bits(uint64_t bits, const shard_tensor *t) {
-  if (t->bits == 64) {
-    double d;
-    memcpy(&d, &bits, 8);
-    return d;
-  }
-  if (t->bits == 32) {
-    uint32_t w = (uint32_t)bits;
-    float f;
-    memcpy(&f, &w, 4);
-    return f;
-  }
-  return S_half_bits(bits, S_is_bf16(t));
-}
+/* An element's encoding (a hex literal) as its value. */
+static double S_float_bits(uint64_t bits, const shard_tensor *t) { return shard_float_decode(bits, t->fmt); }
 
 /* One scalar of a payload into element i; advances *s. */
 static bool S_read_scalar(const char **s, shard_tensor *t, int64_t i, const char **err) {
@@ -189,7 +149,8 @@ static bool S_read_scalar(const char **s, shard_tensor *t, int64_t i, const char
     return true;
   }
   if (t->kind == SHARD_ELEM_FLOAT) {
-    double d = strtod(p, &end);
+    /* f32 straight from the decimal text: through a double it could round twice */
+    double d = t->fmt == SHARD_FLOAT_F32 ? (double)strtof(p, &end) : strtod(p, &end);
     if (end == p) return *err = "expected a number in the dense payload", false;
     shard_interp_set_f(t, i, d);
   } else {
@@ -213,7 +174,7 @@ static bool S_read_complex(const char **s, shard_tensor *t, int64_t i, const cha
   p++;
   shard_type part_type = *t->type;
   part_type.elem = t->bits == 64 ? "f64" : "f32";
-  shard_tensor part = {.type = &part_type, .kind = SHARD_ELEM_FLOAT, .bits = t->bits, .num = 1};
+  shard_tensor part = {.type = &part_type, .kind = SHARD_ELEM_FLOAT, .bits = t->bits, .fmt = t->fmt, .num = 1};
   double vals[2];
   for (int k = 0; k < 2; k++) {
     while (isspace((unsigned char)*p)) p++;
@@ -229,15 +190,37 @@ static bool S_read_complex(const char **s, shard_tensor *t, int64_t i, const cha
   return true;
 }
 
-/* Whole-buffer hex "0x0100000002000000": little-endian elements of the
- * storage width (i1 takes a byte). */
+/* The value of hex digit c (which isxdigit accepted). */
+static unsigned S_hex_digit(char c) { return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10); }
+
+/* Whole-buffer hex "0x0100000002000000", as MLIR stores dense elements:
+ * little-endian elements of the storage width (the width rounded up to
+ * whole bytes; complex numbers real part first), one element for a splat.
+ * i1 is packed eight to a byte, first element in the lowest bit (MLIR's
+ * layout; a buffer of one byte per element is read too). */
 static bool S_read_hex_buffer(const char *p, shard_tensor *t, const char **err) {
   p += 3; /* "0x */
-  size_t width = t->bits <= 8 ? 1 : t->bits / 8;
-  size_t parts = t->kind == SHARD_ELEM_COMPLEX ? 2 : 1; /* real then imaginary */
   size_t hexlen = 0;
   while (isxdigit((unsigned char)p[hexlen])) hexlen++;
+  if (p[hexlen] != '"' || hexlen % 2) return *err = "malformed hexadecimal payload", false;
   size_t bytes = hexlen / 2;
+#define HEX_BYTE(k) ((S_hex_digit(p[2 * (k)]) << 4) | S_hex_digit(p[2 * (k) + 1]))
+  if (t->kind == SHARD_ELEM_BOOL) {
+    size_t packed = ((size_t)t->num + 7) / 8;
+    bool splat = bytes == 1 && (HEX_BYTE(0) == 0 || HEX_BYTE(0) == 0xff);
+    if (splat) {
+      for (int64_t i = 0; i < t->num; i++) t->ints[i] = HEX_BYTE(0) != 0;
+    } else if (bytes == packed) {
+      for (int64_t i = 0; i < t->num; i++) t->ints[i] = (HEX_BYTE((size_t)i / 8) >> (i % 8)) & 1;
+    } else if (bytes == (size_t)t->num) {
+      for (int64_t i = 0; i < t->num; i++) t->ints[i] = HEX_BYTE((size_t)i) != 0;
+    } else {
+      return *err = "hexadecimal payload has the wrong size", false;
+    }
+    return true;
+  }
+  size_t width = (t->bits + 7) / 8;
+  size_t parts = t->kind == SHARD_ELEM_COMPLEX ? 2 : 1; /* real then imaginary */
   bool splat = bytes == width * parts;
   if (!splat && bytes != width * parts * (size_t)t->num)
     return *err = "hexadecimal payload has the wrong size", false;
@@ -245,15 +228,13 @@ static bool S_read_hex_buffer(const char *p, shard_tensor *t, const char **err) 
     for (size_t part = 0; part < parts; part++) {
       uint64_t v = 0;
       size_t base = (splat ? 0 : (size_t)i * width * parts) + part * width;
-      for (size_t k = 0; k < width; k++) {
-        char byte[3] = {p[2 * (base + k)], p[2 * (base + k) + 1], 0};
-        v |= (uint64_t)strtoul(byte, NULL, 16) << (8 * k);
-      }
+      for (size_t k = 0; k < width; k++) v |= (uint64_t)HEX_BYTE(base + k) << (8 * k);
       if (t->kind == SHARD_ELEM_COMPLEX) t->floats[2 * i + (int64_t)part] = S_float_bits(v, t);
       else if (t->kind == SHARD_ELEM_FLOAT) t->floats[i] = S_float_bits(v, t);
       else shard_interp_set_i(t, i, (int64_t)v);
     }
   }
+#undef HEX_BYTE
   return true;
 }
 
@@ -275,8 +256,16 @@ bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *ty
       continue;
     }
     if (n >= t->num && t->num != 0) return *err = "too many elements in the dense payload", false;
-    if (t->num == 0) return *err = "elements given for an empty tensor", false;
-    if (t->kind == SHARD_ELEM_COMPLEX) {
+    if (t->num == 0 && n > 0) return *err = "elements given for an empty tensor", false;
+    if (t->num == 0) {
+      /* a splat of a tensor without elements: read into a scratch element */
+      shard_tensor one = *t;
+      double fs[2];
+      int64_t is[1];
+      one.num = 1, one.floats = fs, one.ints = is;
+      if (t->kind == SHARD_ELEM_COMPLEX ? !S_read_complex(&p, &one, 0, err) : !S_read_scalar(&p, &one, 0, err))
+        return false;
+    } else if (t->kind == SHARD_ELEM_COMPLEX) {
       if (!S_read_complex(&p, t, n, err)) return false;
     } else if (*p == '(') {
       return *err = "a complex element in a tensor of real numbers", false;
@@ -287,7 +276,7 @@ bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *ty
   }
   if (n == 1 && t->num > 1) {
     for (int64_t i = 1; i < t->num; i++) interp_copy_elem(t, i, t, 0);
-  } else if (n != t->num) {
+  } else if (n != t->num && !(n == 1 && t->num == 0)) {
     return *err = "the dense payload has the wrong number of elements", false;
   }
   *out = t;
@@ -743,7 +732,7 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
     in_pos += j->nargs;
     out_pos += j->nresults;
     j->results = shard_xcalloc(j->nresults + 1, sizeof(shard_tensor *));
-    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false, 0, NULL, {0}};
+    j->proc = (interp_proc){&w, k / partitions, k % partitions, k, shard_arena_new(), false, 0, NULL, {0}, NULL, 0};
   }
   if (ok && (in_pos != op->num_operands || out_pos != op->num_results))
     ok = shard_interp_error(p, op, "run_parallel has %u operands and %u results but its programs take %u and return %u",
@@ -815,7 +804,7 @@ bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, sha
   region_job *jobs = shard_xcalloc((size_t)n, sizeof *jobs);
   for (int64_t k = 0; k < n; k++) {
     region_job *j = &jobs[k];
-    j->proc = (interp_proc){&w, 0, k, k, shard_arena_new(), false, 0, NULL, {0}};
+    j->proc = (interp_proc){&w, 0, k, k, shard_arena_new(), false, 0, NULL, {0}, NULL, 0};
     j->at = at;
     j->region = region;
     j->args = args[k];
@@ -906,7 +895,7 @@ bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *a
   interp_world w;
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
   S_apply_options(&w, opts);
-  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}, NULL, 0};
   shard_op *fn = shard_module_lookup_symbol(m, func);
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {
@@ -926,7 +915,7 @@ bool shard_interp_run_main(shard_module *m, const shard_interp_options *opts, sh
   shard_interp_world_init(&w, m, de, &S_diag_mu, 1, 1);
   S_apply_options(&w, opts);
   shard_arena *a = shard_arena_new();
-  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}, NULL, 0};
   shard_op *fn = shard_module_lookup_symbol(m, "main");
   bool ok;
   if (!fn || strcmp(fn->name, "func.func") != 0) {

@@ -4,9 +4,9 @@
  * checked against its unpartitioned original by execution.
  *
  * Tensors are flat row-major buffers of a tagged element type: integers
- * (i1 .. i64, ui8 .. ui64) are held as int64_t wrapped to their width,
- * floats (f16, bf16, f32, f64) as doubles rounded to their format after every
- * operation, which gives exactly the results of computing in the format
+ * (i1 .. i64, ui2 .. ui64) are held as int64_t wrapped to their width,
+ * floats (every format of the spec, f64 down to f4E2M1FN) as doubles rounded
+ * to their format after every operation, which gives exactly the results of computing in the format
  * itself for the IEEE operations the interpreter has. Complex numbers keep
  * their two parts side by side, each rounded to the part's format.
  *
@@ -29,16 +29,64 @@
 
 typedef enum shard_elem_kind {
   SHARD_ELEM_BOOL, /* i1 */
-  SHARD_ELEM_SINT, /* i8 .. i64 */
-  SHARD_ELEM_UINT, /* ui8 .. ui64 */
-  SHARD_ELEM_FLOAT, /* f16, bf16, f32, f64 */
+  SHARD_ELEM_SINT, /* i2 .. i64 */
+  SHARD_ELEM_UINT, /* ui2 .. ui64 */
+  SHARD_ELEM_FLOAT, /* every float format of shard_float_fmt */
   SHARD_ELEM_COMPLEX /* complex<f32>, complex<f64>: bits is the part's width */
 } shard_elem_kind;
+
+/* The float formats of the StableHLO spec (interp_float.c). Values of every
+ * format are held as doubles rounded to the format; f64 and f32 round with
+ * the hardware, the narrower ones with shard_float_round. */
+typedef enum shard_float_fmt {
+  SHARD_FLOAT_NONE, /* not a float */
+  SHARD_FLOAT_F64,
+  SHARD_FLOAT_F32,
+  SHARD_FLOAT_TF32,
+  SHARD_FLOAT_F16,
+  SHARD_FLOAT_BF16,
+  SHARD_FLOAT_F8E5M2,
+  SHARD_FLOAT_F8E4M3,
+  SHARD_FLOAT_F8E3M4,
+  SHARD_FLOAT_F8E4M3FN,
+  SHARD_FLOAT_F8E5M2FNUZ,
+  SHARD_FLOAT_F8E4M3FNUZ,
+  SHARD_FLOAT_F8E4M3B11FNUZ,
+  SHARD_FLOAT_F8E8M0FNU,
+  SHARD_FLOAT_F6E2M3FN,
+  SHARD_FLOAT_F6E3M2FN,
+  SHARD_FLOAT_F4E2M1FN,
+  SHARD_FLOAT_NUM_FORMATS
+} shard_float_fmt;
+
+/* The format of a float element type name ("f8E4M3FN"), or
+ * SHARD_FLOAT_NONE. */
+shard_float_fmt shard_float_format(const char *elem);
+/* Width in bits of a format's encoding. */
+unsigned shard_float_width(shard_float_fmt fmt);
+/* Rounds x to the format, ties to even; overflow gives infinity (IEEE
+ * formats), NaN (the FN/FNUZ formats that have a NaN but no infinity) or the
+ * largest finite value (the finite-only f4/f6 formats), as MLIR's APFloat
+ * converts. The FNUZ formats have no -0; f8E8M0FNU holds positive powers
+ * of two only. */
+double shard_float_round(double x, shard_float_fmt fmt);
+/* The encoding of a value already rounded to the format, and the value of
+ * an encoding. */
+uint64_t shard_float_encode(double x, shard_float_fmt fmt);
+double shard_float_decode(uint64_t bits, shard_float_fmt fmt);
+/* How many representable values of the format lie between a and b (both
+ * rounded to it): the distance in units in the last place that check ops
+ * count tolerances in. +0 and -0 are 0 apart; UINT64_MAX when exactly one
+ * is NaN, 0 when both are. */
+uint64_t shard_float_ulp_distance(double a, double b, shard_float_fmt fmt);
+/* Unit roundoff (half the distance from 1 to the next value) of a format. */
+double shard_float_unit_roundoff(shard_float_fmt fmt);
 
 typedef struct shard_tensor {
   shard_type *type; /* static ranked tensor type */
   shard_elem_kind kind;
-  unsigned bits;    /* element width */
+  unsigned bits;    /* element width (of a part for complex numbers) */
+  shard_float_fmt fmt; /* FLOAT, COMPLEX: the format (of a part) */
   int64_t num;      /* number of elements */
   int64_t *ints;    /* BOOL, SINT, UINT */
   double *floats;   /* FLOAT; COMPLEX as (real, imaginary) pairs, 2 * num */
@@ -92,7 +140,9 @@ shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type);
  * (static text) when the payload does not fit. */
 bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *type,
                              shard_tensor **out, const char **err);
-/* Rounds/wraps a value to the tensor's element type. */
+/* Rounds/wraps a value to the tensor's element type. shard_elem_round_float
+ * is the older form for f16/bf16/f32/f64 (bits 16 with is_bf16); new code
+ * rounds with shard_float_round and the tensor's fmt. */
 double shard_elem_round_float(double x, unsigned bits, bool is_bf16);
 int64_t shard_elem_wrap_int(int64_t x, shard_elem_kind kind, unsigned bits);
 /* Prints the elements as a dense payload ([[1, 2], [3, 4]]). */

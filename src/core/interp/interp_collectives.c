@@ -11,8 +11,10 @@
  * Process groups follow the StableHLO spec: cross_replica (no channel),
  * cross_replica_and_partition (channel, no use_global_device_ids),
  * flattened_ids (channel and use_global_device_ids) for all_gather,
- * all_reduce and reduce_scatter; cross_replica / cross_partition by channel
- * for all_to_all and collective_permute. Replica groups are dense id
+ * all_reduce, collective_reduce and reduce_scatter; cross_replica /
+ * cross_partition by channel for all_to_all, collective_permute and
+ * collective_broadcast. cross_replica_and_partition groups are
+ * partition-major: a group's replicas on partition 0, then on partition 1. Replica groups are dense id
  * tensors or #stablehlo.replica_group_mesh_axes, flattened to ids the way
  * StableHLO's flattenReplicaGroupMeshAxes does. */
 #include <ctype.h>
@@ -293,9 +295,10 @@ static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const char *t
 }
 
 /* The members (process indices, in group order) of p's group and p's
- * position in it. Empty replica_groups mean one group of everything. */
-static bool S_group(interp_proc *p, const shard_op *op, bool permute_like, int64_t **members, int64_t *count,
-                    int64_t *pos) {
+ * position in it. Empty replica_groups mean one group of everything. A
+ * device in no group is an error, or (allow_none) a group of *count 0. */
+static bool S_group_of(interp_proc *p, const shard_op *op, bool permute_like, bool allow_none, int64_t **members,
+                       int64_t *count, int64_t *pos) {
   interp_world *w = p->world;
   group_mode mode = S_mode(op, permute_like);
   const shard_attr *rg = shard_op_attr(op, "replica_groups");
@@ -335,12 +338,14 @@ static bool S_group(interp_proc *p, const shard_op *op, bool permute_like, int64
       out[n++] = id;
     }
     if (at < 0) continue;
-    /* ids -> process indices */
+    /* ids -> process indices; cross_replica_and_partition takes the
+     * group's replicas on every partition, partition-major (the spec's
+     * "for partition_id in partition_ids: for replica_id in group") */
     if (mode == GROUPS_REPLICA_AND_PARTITION) {
       int64_t *full = SHARD_NEW_ARRAY(p->arena, int64_t, (size_t)(n * w->num_partitions) + 1);
       int64_t m = 0;
-      for (int64_t k = 0; k < n; k++)
-        for (int64_t q = 0; q < w->num_partitions; q++) {
+      for (int64_t q = 0; q < w->num_partitions; q++)
+        for (int64_t k = 0; k < n; k++) {
           if (out[k] == p->replica_id && q == p->partition_id) *pos = m;
           full[m++] = out[k] * w->num_partitions + q;
         }
@@ -357,7 +362,16 @@ static bool S_group(interp_proc *p, const shard_op *op, bool permute_like, int64
     *pos = at;
     return true;
   }
+  if (allow_none) {
+    *members = out, *count = 0, *pos = -1;
+    return true;
+  }
   return shard_interp_error(p, op, "this device is in none of the replica groups");
+}
+
+static bool S_group(interp_proc *p, const shard_op *op, bool permute_like, int64_t **members, int64_t *count,
+                    int64_t *pos) {
+  return S_group_of(p, op, permute_like, false, members, count, pos);
 }
 
 /* ---- the collectives ---------------------------------------------------------- */
@@ -482,6 +496,53 @@ static bool S_all_reduce(interp_proc *p, interp_frame *f, shard_op *op, shard_te
   return true;
 }
 
+/* collective_reduce: all_reduce's sum, kept by the group's first member
+ * (its root); the other members get zeros. */
+static bool S_collective_reduce(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
+  int64_t *members, count, pos;
+  if (!S_group(p, op, false, &members, &count, &pos)) return false;
+  if (op->num_regions != 1) return shard_interp_error(p, op, "collective_reduce needs a computation region");
+  if (pos != 0) {
+    for (uint32_t i = 0; i < op->num_results; i++)
+      if (!(res[i] = shard_interp_tensor_like(p, op->results[i].type, op))) return false;
+    return true;
+  }
+  return S_all_reduce(p, f, op, res);
+}
+
+/* collective_broadcast: every member of a group gets the operand of the
+ * group's first member (with has_dynamic_root, of the member the last
+ * operand names, one root per result); a device in no group gets zeros.
+ * Groups as for collective_permute (cross_replica, or cross_partition with
+ * a channel). */
+static bool S_collective_broadcast(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
+  (void)f;
+  int64_t *members, count, pos;
+  if (!S_group_of(p, op, true, true, &members, &count, &pos)) return false;
+  const shard_tensor *roots = NULL;
+  if (shard_op_attr(op, "has_dynamic_root")) {
+    roots = S_peer(p, p->index, op->num_operands - 1);
+    if (op->num_operands != op->num_results + 1 || roots->kind == SHARD_ELEM_FLOAT || roots->kind == SHARD_ELEM_COMPLEX ||
+        roots->num != op->num_results)
+      return shard_interp_error(p, op, "collective_broadcast with has_dynamic_root takes one integer root per result");
+  }
+  for (uint32_t i = 0; i < op->num_results; i++) {
+    if (count == 0) {
+      if (!(res[i] = shard_interp_tensor_like(p, op->results[i].type, op))) return false;
+      continue;
+    }
+    int64_t root = roots ? roots->ints[i] : 0;
+    if (root < 0 || root >= count)
+      return shard_interp_error(p, op, "collective_broadcast root %lld is not a position in a group of %lld",
+                                (long long)root, (long long)count);
+    const shard_tensor *src = S_peer(p, members[root], i);
+    if (src->num != shard_type_num_elements(op->results[i].type))
+      return shard_interp_error(p, op, "collective_broadcast source has another shape");
+    res[i] = shard_interp_tensor_copy(p->arena, src); /* with the source's books */
+  }
+  return true;
+}
+
 static bool S_reduce_scatter(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
   int64_t dim, *members, count, pos;
   if (!shard_interp_attr_int(p, op, "scatter_dimension", &dim)) return false;
@@ -573,6 +634,8 @@ bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op,
       {"stablehlo.all_to_all", S_all_to_all},
       {"stablehlo.collective_permute", S_collective_permute},
       {"stablehlo.reduce_scatter", S_reduce_scatter},
+      {"stablehlo.collective_reduce", S_collective_reduce},
+      {"stablehlo.collective_broadcast", S_collective_broadcast},
   };
   collective_fn fn = NULL;
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)

@@ -57,6 +57,10 @@ typedef struct interp_proc {
    * order, so they are held back and reported in device order
    * (shard_interp_report_pending) for the same output on every run. */
   SHARD_VEC(interp_pending_error) pending;
+  /* The reducer region shard_interp_reduce_elems saw last and its decoded
+   * binary op (interp_ops.c), so a reduction decodes its body once. */
+  const shard_region *reducer;
+  int reducer_op;
 } interp_proc;
 
 /* SSA values of one function invocation (regions of ops see their parent's). */
@@ -135,7 +139,13 @@ bool shard_interp_float_format(const char *elem, int *prec, int *emin);
 /* interp_ops.c: executes one non-control op. Returns false after an error.
  * *handled is false when the op is not one interp_ops knows. */
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
-/* Scalar binary ops by name (also used by reductions): add, multiply, ... */
+/* Scalar binary ops by name (also used by reductions): add, multiply, ...
+ * shard_interp_binop decodes a name (with or without "stablehlo.") once,
+ * 0 for names that are no binary op; shard_interp_apply_binop applies a
+ * decoded op (false for op 0 or an op the element type has not). */
+int shard_interp_binop(const char *name);
+bool shard_interp_apply_binop(int binop, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib, double *fr,
+                              int64_t *ir);
 bool shard_interp_scalar_binary(const char *name, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib,
                                 double *fr, int64_t *ir);
 

@@ -58,57 +58,98 @@ static int64_t S_srem(int64_t a, int64_t b) {
   return a % b;
 }
 
-bool shard_interp_scalar_binary(const char *name, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib,
-                                double *fr, int64_t *ir) {
+enum {
+  BIN_NONE,
+  BIN_ADD,
+  BIN_SUB,
+  BIN_MUL,
+  BIN_DIV,
+  BIN_REM,
+  BIN_MAX,
+  BIN_MIN,
+  BIN_POW,
+  BIN_ATAN2,
+  BIN_AND,
+  BIN_OR,
+  BIN_XOR,
+  BIN_SHL,
+  BIN_SHRL,
+  BIN_SHRA
+};
+
+int shard_interp_binop(const char *name) {
+  static const char *const names[] = {NULL, "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
+                                      "power", "atan2", "and", "or", "xor", "shift_left", "shift_right_logical",
+                                      "shift_right_arithmetic"};
   const char *n = S_short(name);
+  for (int k = 1; k < (int)(sizeof names / sizeof *names); k++)
+    if (!strcmp(n, names[k])) return k;
+  return BIN_NONE;
+}
+
+bool shard_interp_apply_binop(int k, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib, double *fr,
+                              int64_t *ir) {
   if (t->kind == SHARD_ELEM_FLOAT) {
     double r;
-    if (!strcmp(n, "add")) r = a + b;
-    else if (!strcmp(n, "subtract")) r = a - b;
-    else if (!strcmp(n, "multiply")) r = a * b;
-    else if (!strcmp(n, "divide")) r = a / b;
-    else if (!strcmp(n, "remainder")) r = fmod(a, b);
-    else if (!strcmp(n, "maximum")) r = isnan(a) || isnan(b) ? NAN : (a > b || (a == b && !signbit(a))) ? a : b;
-    else if (!strcmp(n, "minimum")) r = isnan(a) || isnan(b) ? NAN : (a < b || (a == b && signbit(a))) ? a : b;
-    else if (!strcmp(n, "power")) r = pow(a, b);
-    else if (!strcmp(n, "atan2")) r = atan2(a, b);
-    else return false;
-    *fr = shard_elem_round_float(r, t->bits, strcmp(t->type->elem, "bf16") == 0);
+    switch (k) {
+      case BIN_ADD: r = a + b; break;
+      case BIN_SUB: r = a - b; break;
+      case BIN_MUL: r = a * b; break;
+      case BIN_DIV: r = a / b; break;
+      case BIN_REM: r = fmod(a, b); break;
+      case BIN_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b || (a == b && !signbit(a))) ? a : b; break;
+      case BIN_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b || (a == b && signbit(a))) ? a : b; break;
+      case BIN_POW: r = pow(a, b); break;
+      case BIN_ATAN2: r = atan2(a, b); break;
+      default: return false;
+    }
+    *fr = shard_float_round(r, t->fmt);
     return true;
   }
   bool u = t->kind != SHARD_ELEM_SINT;
   uint64_t ua = (uint64_t)ia, ub = (uint64_t)ib;
   int64_t r;
   unsigned w = t->bits;
-  if (!strcmp(n, "add")) r = (int64_t)(ua + ub);
-  else if (!strcmp(n, "subtract")) r = (int64_t)(ua - ub);
-  else if (!strcmp(n, "multiply")) r = (int64_t)(ua * ub);
-  else if (!strcmp(n, "divide")) r = u ? (ub ? (int64_t)(ua / ub) : -1) : S_sdiv(ia, ib);
-  else if (!strcmp(n, "remainder")) r = u ? (ub ? (int64_t)(ua % ub) : ia) : S_srem(ia, ib);
-  else if (!strcmp(n, "maximum")) r = u ? (ua > ub ? ia : ib) : (ia > ib ? ia : ib);
-  else if (!strcmp(n, "minimum")) r = u ? (ua < ub ? ia : ib) : (ia < ib ? ia : ib);
-  else if (!strcmp(n, "and")) r = ia & ib;
-  else if (!strcmp(n, "or")) r = ia | ib;
-  else if (!strcmp(n, "xor")) r = ia ^ ib;
-  else if (!strcmp(n, "shift_left")) r = ub >= w ? 0 : (int64_t)(ua << ub);
-  else if (!strcmp(n, "shift_right_logical")) {
-    uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
-    r = ub >= w ? 0 : (int64_t)((ua & mask) >> ub);
-  } else if (!strcmp(n, "shift_right_arithmetic")) r = ub >= w ? (ia < 0 ? -1 : 0) : ia >> ub;
-  else if (!strcmp(n, "power")) {
-    if (!u && ib < 0) r = ia == 1 ? 1 : ia == -1 ? (ib & 1 ? -1 : 1) : 0;
-    else {
-      uint64_t acc = 1, base = ua, e = ub;
-      while (e) {
-        if (e & 1) acc *= base;
-        base *= base;
-        e >>= 1;
-      }
-      r = (int64_t)acc;
+  switch (k) {
+    case BIN_ADD: r = (int64_t)(ua + ub); break;
+    case BIN_SUB: r = (int64_t)(ua - ub); break;
+    case BIN_MUL: r = (int64_t)(ua * ub); break;
+    case BIN_DIV: r = u ? (ub ? (int64_t)(ua / ub) : -1) : S_sdiv(ia, ib); break;
+    case BIN_REM: r = u ? (ub ? (int64_t)(ua % ub) : ia) : S_srem(ia, ib); break;
+    case BIN_MAX: r = u ? (ua > ub ? ia : ib) : (ia > ib ? ia : ib); break;
+    case BIN_MIN: r = u ? (ua < ub ? ia : ib) : (ia < ib ? ia : ib); break;
+    case BIN_AND: r = ia & ib; break;
+    case BIN_OR: r = ia | ib; break;
+    case BIN_XOR: r = ia ^ ib; break;
+    case BIN_SHL: r = ub >= w ? 0 : (int64_t)(ua << ub); break;
+    case BIN_SHRL: {
+      uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+      r = ub >= w ? 0 : (int64_t)((ua & mask) >> ub);
+      break;
     }
-  } else return false;
+    case BIN_SHRA: r = ub >= w ? (ia < 0 ? -1 : 0) : ia >> ub; break;
+    case BIN_POW:
+      if (!u && ib < 0) {
+        r = ia == 1 ? 1 : ia == -1 ? (ib & 1 ? -1 : 1) : 0;
+      } else {
+        uint64_t acc = 1, base = ua, e = ub;
+        while (e) {
+          if (e & 1) acc *= base;
+          base *= base;
+          e >>= 1;
+        }
+        r = (int64_t)acc;
+      }
+      break;
+    default: return false;
+  }
   *ir = shard_elem_wrap_int(r, t->kind, t->bits);
   return true;
+}
+
+bool shard_interp_scalar_binary(const char *name, const shard_tensor *t, double a, double b, int64_t ia, int64_t ib,
+                                double *fr, int64_t *ir) {
+  return shard_interp_apply_binop(shard_interp_binop(name), t, a, b, ia, ib, fr, ir);
 }
 
 /* A reducer region that is one binary op of its two arguments, or NULL. */
@@ -125,13 +166,17 @@ static const char *S_simple_reducer(shard_region *r) {
 
 bool shard_interp_reduce_elems(interp_proc *p, interp_frame *f, shard_region *r, const shard_tensor *a, int64_t ai,
                                const shard_tensor *b, int64_t bi, shard_tensor *out, int64_t oi) {
-  const char *simple = out->kind == SHARD_ELEM_COMPLEX ? NULL : S_simple_reducer(r);
-  if (simple) {
+  if (p->reducer != r) {
+    const char *simple = S_simple_reducer(r);
+    p->reducer = r;
+    p->reducer_op = simple ? shard_interp_binop(simple) : BIN_NONE;
+  }
+  if (p->reducer_op != BIN_NONE && out->kind != SHARD_ELEM_COMPLEX) {
     double fr = 0;
     int64_t ir = 0;
     bool fl = out->kind == SHARD_ELEM_FLOAT;
-    if (shard_interp_scalar_binary(simple, out, fl ? a->floats[ai] : 0, fl ? b->floats[bi] : 0, fl ? 0 : a->ints[ai],
-                                   fl ? 0 : b->ints[bi], &fr, &ir)) {
+    if (shard_interp_apply_binop(p->reducer_op, out, fl ? a->floats[ai] : 0, fl ? b->floats[bi] : 0,
+                                 fl ? 0 : a->ints[ai], fl ? 0 : b->ints[bi], &fr, &ir)) {
       if (fl) out->floats[oi] = fr;
       else out->ints[oi] = ir;
       return true;
@@ -163,53 +208,96 @@ static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
 
 /* ---- elementwise ------------------------------------------------------------------ */
 
-static bool S_unary_float(const char *n, double x, double *r) {
-  if (!strcmp(n, "exponential")) *r = exp(x);
-  else if (!strcmp(n, "exponential_minus_one")) *r = expm1(x);
-  else if (!strcmp(n, "log")) *r = log(x);
-  else if (!strcmp(n, "log_plus_one")) *r = log1p(x);
-  else if (!strcmp(n, "sqrt")) *r = sqrt(x);
-  else if (!strcmp(n, "rsqrt")) *r = 1.0 / sqrt(x);
-  else if (!strcmp(n, "cbrt")) *r = cbrt(x);
-  else if (!strcmp(n, "tanh")) *r = tanh(x);
-  else if (!strcmp(n, "tan")) *r = tan(x);
-  else if (!strcmp(n, "sine")) *r = sin(x);
-  else if (!strcmp(n, "cosine")) *r = cos(x);
-  else if (!strcmp(n, "logistic")) *r = 1.0 / (1.0 + exp(-x));
-  else if (!strcmp(n, "floor")) *r = floor(x);
-  else if (!strcmp(n, "ceil")) *r = ceil(x);
-  else if (!strcmp(n, "round_nearest_even")) *r = nearbyint(x);
-  else if (!strcmp(n, "round_nearest_afz")) *r = round(x);
-  else if (!strcmp(n, "abs")) *r = fabs(x);
-  else if (!strcmp(n, "negate")) *r = -x;
-  else if (!strcmp(n, "sign")) *r = isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x;
-  else return false;
+/* The elementwise unary ops, decoded once per op. */
+static const char *const S_unary_names[] = {"exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt",
+                                            "rsqrt", "cbrt", "tanh", "tan", "sine", "cosine", "logistic", "floor",
+                                            "ceil", "round_nearest_even", "round_nearest_afz", "abs", "negate",
+                                            "sign", "not", "popcnt", "count_leading_zeros", "is_finite"};
+enum {
+  UN_EXP,
+  UN_EXPM1,
+  UN_LOG,
+  UN_LOG1P,
+  UN_SQRT,
+  UN_RSQRT,
+  UN_CBRT,
+  UN_TANH,
+  UN_TAN,
+  UN_SIN,
+  UN_COS,
+  UN_LOGISTIC,
+  UN_FLOOR,
+  UN_CEIL,
+  UN_ROUND_EVEN,
+  UN_ROUND_AFZ,
+  UN_ABS,
+  UN_NEG,
+  UN_SIGN,
+  UN_NOT,
+  UN_POPCNT,
+  UN_CLZ,
+  UN_IS_FINITE,
+  UN_NONE
+};
+
+static int S_unary_op(const char *n) {
+  for (int k = 0; k < UN_NONE; k++)
+    if (!strcmp(n, S_unary_names[k])) return k;
+  return UN_NONE;
+}
+
+static bool S_unary_float(int k, double x, double *r) {
+  switch (k) {
+    case UN_EXP: *r = exp(x); break;
+    case UN_EXPM1: *r = expm1(x); break;
+    case UN_LOG: *r = log(x); break;
+    case UN_LOG1P: *r = log1p(x); break;
+    case UN_SQRT: *r = sqrt(x); break;
+    case UN_RSQRT: *r = 1.0 / sqrt(x); break;
+    case UN_CBRT: *r = cbrt(x); break;
+    case UN_TANH: *r = tanh(x); break;
+    case UN_TAN: *r = tan(x); break;
+    case UN_SIN: *r = sin(x); break;
+    case UN_COS: *r = cos(x); break;
+    case UN_LOGISTIC: *r = 1.0 / (1.0 + exp(-x)); break;
+    case UN_FLOOR: *r = floor(x); break;
+    case UN_CEIL: *r = ceil(x); break;
+    case UN_ROUND_EVEN: *r = nearbyint(x); break;
+    case UN_ROUND_AFZ: *r = round(x); break;
+    case UN_ABS: *r = fabs(x); break;
+    case UN_NEG: *r = -x; break;
+    case UN_SIGN: *r = isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x; break;
+    default: return false;
+  }
   return true;
 }
 
 static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
   shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   if (!r) return false;
-  if (!strcmp(n, "is_finite")) {
+  int k = S_unary_op(n);
+  if (x->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  if (k == UN_IS_FINITE) {
+    if (x->kind != SHARD_ELEM_FLOAT) return shard_interp_error(p, op, "is_finite takes floats");
     for (int64_t i = 0; i < x->num; i++) r->ints[i] = isfinite(x->floats[i]) ? 1 : 0;
     return shard_interp_bind(f, &op->results[0], r), true;
   }
   for (int64_t i = 0; i < x->num; i++) {
     if (x->kind == SHARD_ELEM_FLOAT) {
       double v;
-      if (!S_unary_float(n, x->floats[i], &v)) return shard_interp_error(p, op, "the interpreter does not support '%s'", op->name);
+      if (!S_unary_float(k, x->floats[i], &v)) return shard_interp_error(p, op, "the interpreter does not support '%s'", op->name);
       shard_interp_set_f(r, i, v);
       continue;
     }
     int64_t v = x->ints[i];
-    if (!strcmp(n, "negate")) v = (int64_t)(0 - (uint64_t)v);
-    else if (!strcmp(n, "abs")) v = v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
-    else if (!strcmp(n, "not")) v = x->kind == SHARD_ELEM_BOOL ? !v : ~v;
-    else if (!strcmp(n, "sign")) v = v > 0 ? 1 : v < 0 ? -1 : 0;
-    else if (!strcmp(n, "popcnt")) {
+    if (k == UN_NEG) v = (int64_t)(0 - (uint64_t)v);
+    else if (k == UN_ABS) v = v < 0 ? (int64_t)(0 - (uint64_t)v) : v;
+    else if (k == UN_NOT) v = x->kind == SHARD_ELEM_BOOL ? !v : ~v;
+    else if (k == UN_SIGN) v = v > 0 ? 1 : v < 0 ? -1 : 0;
+    else if (k == UN_POPCNT) {
       uint64_t u = (uint64_t)v & (x->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << x->bits) - 1);
       v = __builtin_popcountll(u);
-    } else if (!strcmp(n, "count_leading_zeros")) {
+    } else if (k == UN_CLZ) {
       uint64_t u = (uint64_t)v & (x->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << x->bits) - 1);
       v = u ? __builtin_clzll(u) - (64 - (int)x->bits) : (int64_t)x->bits;
     } else return shard_interp_error(p, op, "the interpreter does not support '%s' on integers", op->name);
@@ -224,11 +312,12 @@ static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r) return false;
   if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
   bool fl = r->kind == SHARD_ELEM_FLOAT;
+  int k = shard_interp_binop(op->name);
   for (int64_t i = 0; i < r->num; i++) {
     double fr = 0;
     int64_t ir = 0;
-    if (!shard_interp_scalar_binary(op->name, r, fl ? a->floats[i] : 0, fl ? b->floats[i] : 0, fl ? 0 : a->ints[i],
-                                    fl ? 0 : b->ints[i], &fr, &ir))
+    if (!shard_interp_apply_binop(k, r, fl ? a->floats[i] : 0, fl ? b->floats[i] : 0, fl ? 0 : a->ints[i],
+                                  fl ? 0 : b->ints[i], &fr, &ir))
       return shard_interp_error(p, op, "the interpreter does not support '%s' on %s", op->name, r->type->elem);
     if (fl) r->floats[i] = fr;
     else r->ints[i] = ir;
@@ -296,9 +385,9 @@ static bool S_clamp(interp_proc *p, interp_frame *f, shard_op *op) {
     double fr;
     int64_t ir;
     bool fl = r->kind == SHARD_ELEM_FLOAT;
-    shard_interp_scalar_binary("maximum", r, fl ? x->floats[i] : 0, fl ? lo->floats[li] : 0, fl ? 0 : x->ints[i],
-                               fl ? 0 : lo->ints[li], &fr, &ir);
-    shard_interp_scalar_binary("minimum", r, fr, fl ? hi->floats[hii] : 0, ir, fl ? 0 : hi->ints[hii], &fr, &ir);
+    shard_interp_apply_binop(BIN_MAX, r, fl ? x->floats[i] : 0, fl ? lo->floats[li] : 0, fl ? 0 : x->ints[i],
+                             fl ? 0 : lo->ints[li], &fr, &ir);
+    shard_interp_apply_binop(BIN_MIN, r, fr, fl ? hi->floats[hii] : 0, ir, fl ? 0 : hi->ints[hii], &fr, &ir);
     if (fl) r->floats[i] = fr;
     else r->ints[i] = ir;
   }
@@ -606,6 +695,96 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
   return true;
 }
 
+/* Offsets into a tensor of strides `st` of every multi-index over the dims
+ * `which` (of `dims`), in row-major order of those dims. */
+static int64_t *S_offsets(interp_proc *p, const int64_t *which, uint32_t n, const int64_t *dims, const int64_t *st,
+                          int64_t *count) {
+  int64_t c = 1;
+  for (uint32_t k = 0; k < n; k++) c *= dims[which[k]];
+  int64_t *out = INTERP_ARRAY(p, int64_t, c), *idx = INTERP_ARRAY(p, int64_t, n), *sub = INTERP_ARRAY(p, int64_t, n);
+  for (uint32_t k = 0; k < n; k++) sub[k] = dims[which[k]];
+  for (int64_t i = 0; i < c; i++) {
+    int64_t o = 0;
+    for (uint32_t k = 0; k < n; k++) o += idx[k] * st[which[k]];
+    out[i] = o;
+    shard_interp_next_index(n, sub, idx);
+  }
+  *count = c;
+  return out;
+}
+
+static bool S_all_integers(const shard_tensor *t) {
+  for (int64_t i = 0; i < t->num; i++)
+    if (t->floats[i] != floor(t->floats[i])) return false;
+  return true;
+}
+
+/* acc[n] += x * b[n] over a row, the float ops of the result format four
+ * (two) lanes at a time (IEEE per lane, like the scalar ops); mag[n] +=
+ * |x * b[n]| when mag is not NULL (a sum of positive terms: the caller
+ * inflates it to an upper bound of the exact sum). */
+typedef float S_v4f __attribute__((vector_size(16)));
+typedef int32_t S_v4i __attribute__((vector_size(16)));
+typedef double S_v2d __attribute__((vector_size(16)));
+typedef int64_t S_v2i __attribute__((vector_size(16)));
+
+static void S_row_f32(float *restrict acc, float *restrict mag, float x, const float *restrict b, int64_t n) {
+  S_v4f xv = {x, x, x, x};
+  const S_v4i nosign = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+  int64_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    S_v4f bv, av;
+    memcpy(&bv, b + i, sizeof bv);
+    memcpy(&av, acc + i, sizeof av);
+    S_v4f prod = xv * bv;
+    av = av + prod;
+    memcpy(acc + i, &av, sizeof av);
+    if (mag) {
+      S_v4f mv;
+      memcpy(&mv, mag + i, sizeof mv);
+      mv = mv + (S_v4f)((S_v4i)prod & nosign);
+      memcpy(mag + i, &mv, sizeof mv);
+    }
+  }
+  for (; i < n; i++) {
+    float prod = x * b[i];
+    acc[i] = acc[i] + prod;
+    if (mag) mag[i] += fabsf(prod);
+  }
+}
+
+static void S_row_f64(double *restrict acc, double *restrict mag, double x, const double *restrict b, int64_t n) {
+  S_v2d xv = {x, x};
+  const S_v2i nosign = {INT64_MAX, INT64_MAX};
+  int64_t i = 0;
+  for (; i + 2 <= n; i += 2) {
+    S_v2d bv, av;
+    memcpy(&bv, b + i, sizeof bv);
+    memcpy(&av, acc + i, sizeof av);
+    S_v2d prod = xv * bv;
+    av = av + prod;
+    memcpy(acc + i, &av, sizeof av);
+    if (mag) {
+      S_v2d mv;
+      memcpy(&mv, mag + i, sizeof mv);
+      mv = mv + (S_v2d)((S_v2i)prod & nosign);
+      memcpy(mag + i, &mv, sizeof mv);
+    }
+  }
+  for (; i < n; i++) {
+    double prod = x * b[i];
+    acc[i] = acc[i] + prod;
+    if (mag) mag[i] += fabs(prod);
+  }
+}
+
+/* stablehlo.dot_general / dot. The result is [batch, lhs free, rhs free]
+ * row-major; every element is the sum over the contracting dims (row-major
+ * order) of lhs * rhs, each product and each partial sum rounded to the
+ * result type. f32 and f64 results run as packed row-by-row loops in the
+ * hardware format (the float product of two values of at most 24 bits is
+ * the rounded exact product, so this is the same arithmetic); other types
+ * round each step with shard_float_round or wrap. */
 static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
@@ -614,6 +793,7 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t nlb = 0, nrb = 0, nlc = 0, nrc = 0;
   uint32_t ra = a->type->rank, rbk = b->type->rank;
   if (strcmp(op->name, "stablehlo.dot") == 0) {
+    if (ra == 0 || ra > 2 || rbk == 0 || rbk > 2) return shard_interp_error(p, op, "dot takes operands of rank 1 or 2");
     nlc = nrc = 1;
     lc[0] = ra - 1;
     rc[0] = 0;
@@ -624,7 +804,14 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
         !shard_interp_list(&dn->lhs_contract, lc, &nlc, max) || !shard_interp_list(&dn->rhs_contract, rc, &nrc, max))
       return shard_interp_error(p, op, "dot_general needs dot_dimension_numbers");
   }
-  /* role of each lhs/rhs dim: batch k, contracting k, or free */
+  if (nlb != nrb || nlc != nrc) return shard_interp_error(p, op, "dot_general: lhs and rhs dimension lists differ in length");
+  for (uint32_t k = 0; k < nlb; k++)
+    if (lb[k] < 0 || lb[k] >= ra || rb[k] < 0 || rb[k] >= rbk || a->type->dims[lb[k]] != b->type->dims[rb[k]])
+      return shard_interp_error(p, op, "dot_general: batching dimensions do not match");
+  for (uint32_t k = 0; k < nlc; k++)
+    if (lc[k] < 0 || lc[k] >= ra || rc[k] < 0 || rc[k] >= rbk || a->type->dims[lc[k]] != b->type->dims[rc[k]])
+      return shard_interp_error(p, op, "dot_general: contracting dimensions do not match");
+  /* the free dims of each side, in order */
   int64_t *lfree = INTERP_RANK_ARRAY(p, op, int64_t), *rfree = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t nlf = 0, nrf = 0;
   for (uint32_t d = 0; d < ra; d++) {
@@ -640,58 +827,116 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
     if (!used) rfree[nrf++] = d;
   }
   if (nlb + nlf + nrf != r->type->rank) return shard_interp_error(p, op, "dot_general result rank does not match");
-  int64_t *as = INTERP_RANK_ARRAY(p, op, int64_t), *bs = INTERP_RANK_ARRAY(p, op, int64_t),
-          *cdims = INTERP_RANK_ARRAY(p, op, int64_t);
+  bool cplx = r->kind == SHARD_ELEM_COMPLEX;
+  if ((a->kind == SHARD_ELEM_COMPLEX || b->kind == SHARD_ELEM_COMPLEX) && !cplx)
+    return shard_interp_error(p, op, "dot_general of complex operands must have a complex result");
+  int64_t *as = INTERP_RANK_ARRAY(p, op, int64_t), *bs = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(ra, a->type->dims, as);
   shard_interp_strides(rbk, b->type->dims, bs);
-  for (uint32_t k = 0; k < nlc; k++) cdims[k] = a->type->dims[lc[k]];
-  int64_t *idx = INTERP_RANK_ARRAY(p, op, int64_t), *cidx = INTERP_RANK_ARRAY(p, op, int64_t);
-  bool fl = r->kind == SHARD_ELEM_FLOAT;
-  /* floats: each product and each partial sum rounded to the result type,
-   * inline (this loop is most of the time of a --verify run) */
-  unsigned rbits = r->bits;
-  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
-  bool af = a->kind == SHARD_ELEM_FLOAT, bf = b->kind == SHARD_ELEM_FLOAT;
-  bool track = fl && p->world->track_rounding;
-  double max_mag = 0;
-  bool all_int = true;
+  int64_t nb, nm, nn, nk, nb2, nk2;
+  /* the products, checked before the offset tables are made */
   int64_t terms = 1;
-  for (uint32_t k = 0; k < nlc; k++) terms *= cdims[k];
+  for (uint32_t k = 0; k < nlc; k++) terms *= a->type->dims[lc[k]];
   if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
     return shard_interp_error(p, op, "this %s takes %lld x %lld multiply-adds, more than the interpreter's %lld",
                               op->name, (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t abase = 0, bbase = 0;
-    for (uint32_t k = 0; k < nlb; k++) abase += idx[k] * as[lb[k]], bbase += idx[k] * bs[rb[k]];
-    for (uint32_t k = 0; k < nlf; k++) abase += idx[nlb + k] * as[lfree[k]];
-    for (uint32_t k = 0; k < nrf; k++) bbase += idx[nlb + nlf + k] * bs[rfree[k]];
-    double facc = 0, mag = 0;
-    int64_t iacc = 0;
-    memset(cidx, 0, sizeof(int64_t) * nlc);
-    do {
-      int64_t ai = abase, bi = bbase;
-      for (uint32_t k = 0; k < nlc; k++) ai += cidx[k] * as[lc[k]], bi += cidx[k] * bs[rc[k]];
-      if (fl) {
-        double x = af ? a->floats[ai] : interp_get_f(a, ai), y = bf ? b->floats[bi] : interp_get_f(b, bi);
-        double prod = shard_elem_round_float(x * y, rbits, rbf16);
-        facc = shard_elem_round_float(facc + prod, rbits, rbf16);
-        if (track) {
-          mag += fabs(prod);
-          all_int &= prod == floor(prod);
+  const int64_t *boa = S_offsets(p, lb, nlb, a->type->dims, as, &nb), *bob = S_offsets(p, rb, nrb, b->type->dims, bs, &nb2);
+  const int64_t *mo = S_offsets(p, lfree, nlf, a->type->dims, as, &nm), *no = S_offsets(p, rfree, nrf, b->type->dims, bs, &nn);
+  const int64_t *koa = S_offsets(p, lc, nlc, a->type->dims, as, &nk), *kob = S_offsets(p, rc, nrc, b->type->dims, bs, &nk2);
+  if (nb * nm * nn != r->num) return shard_interp_error(p, op, "dot_general result shape does not match");
+  bool track = r->kind == SHARD_ELEM_FLOAT && p->world->track_rounding;
+  double max_mag = 0;
+  bool all_int = true;
+  if (track) all_int = a->kind == SHARD_ELEM_FLOAT && b->kind == SHARD_ELEM_FLOAT ? S_all_integers(a) && S_all_integers(b) : true;
+  bool fl = r->kind == SHARD_ELEM_FLOAT;
+  bool in_float = a->kind == SHARD_ELEM_FLOAT && b->kind == SHARD_ELEM_FLOAT;
+  if (fl && in_float && (r->fmt == SHARD_FLOAT_F32 || r->fmt == SHARD_FLOAT_F64) &&
+      shard_float_width(a->fmt) <= (r->fmt == SHARD_FLOAT_F32 ? 32u : 64u) &&
+      shard_float_width(b->fmt) <= (r->fmt == SHARD_FLOAT_F32 ? 32u : 64u) && a->fmt != SHARD_FLOAT_F8E8M0FNU &&
+      b->fmt != SHARD_FLOAT_F8E8M0FNU) {
+    /* packed: A as [m][k], B as [k][n] per batch; each output row is
+     * accumulated over k in order, all n at once */
+    bool f32 = r->fmt == SHARD_FLOAT_F32;
+    size_t esz = f32 ? sizeof(float) : sizeof(double);
+    void *pa = shard_xmalloc(esz * (size_t)(nm * nk + 1)), *pb = shard_xmalloc(esz * (size_t)(nk * nn + 1));
+    void *row = shard_xmalloc(esz * (size_t)(nn + 1)), *mag = track ? shard_xmalloc(esz * (size_t)(nn + 1)) : NULL;
+    /* the sums of |products| are rounded sums of positive terms: within
+     * (1 + 2 nk u) of the exact sums while nk u < 1/2 */
+    double u = f32 ? ldexp(1.0, -24) : ldexp(1.0, -53);
+    double inflate = (double)nk * u < 0.25 ? 1 + 2 * (double)nk * u : INFINITY;
+    for (int64_t bi = 0; bi < nb; bi++) {
+      for (int64_t m = 0; m < nm; m++)
+        for (int64_t k = 0; k < nk; k++) {
+          double v = a->floats[boa[bi] + mo[m] + koa[k]];
+          if (f32) ((float *)pa)[m * nk + k] = (float)v;
+          else ((double *)pa)[m * nk + k] = v;
         }
-      } else if (r->kind == SHARD_ELEM_BOOL) {
-        iacc = iacc || (a->ints[ai] && b->ints[bi]);
-      } else {
-        double unused;
-        int64_t prod;
-        shard_interp_scalar_binary("multiply", r, 0, 0, a->ints[ai], b->ints[bi], &unused, &prod);
-        shard_interp_scalar_binary("add", r, 0, 0, iacc, prod, &unused, &iacc);
+      for (int64_t k = 0; k < nk; k++)
+        for (int64_t n = 0; n < nn; n++) {
+          double v = b->floats[bob[bi] + kob[k] + no[n]];
+          if (f32) ((float *)pb)[k * nn + n] = (float)v;
+          else ((double *)pb)[k * nn + n] = v;
+        }
+      for (int64_t m = 0; m < nm; m++) {
+        double *out = r->floats + (bi * nm + m) * nn;
+        memset(row, 0, esz * (size_t)nn);
+        if (mag) memset(mag, 0, esz * (size_t)nn);
+        for (int64_t k = 0; k < nk; k++) {
+          if (f32) S_row_f32(row, mag, ((const float *)pa)[m * nk + k], (const float *)pb + k * nn, nn);
+          else S_row_f64(row, mag, ((const double *)pa)[m * nk + k], (const double *)pb + k * nn, nn);
+        }
+        for (int64_t n = 0; n < nn; n++) {
+          out[n] = f32 ? ((const float *)row)[n] : ((const double *)row)[n];
+          if (mag) {
+            double mg = (f32 ? ((const float *)mag)[n] : ((const double *)mag)[n]) * inflate;
+            if (mg > max_mag) max_mag = mg;
+          }
+        }
       }
-    } while (nlc && shard_interp_next_index(nlc, cdims, cidx));
-    if (fl) r->floats[i] = facc;
-    else r->ints[i] = iacc;
-    if (mag > max_mag) max_mag = mag;
-    shard_interp_next_index(r->type->rank, r->type->dims, idx);
+    }
+    free(pa), free(pb), free(row), free(mag);
+  } else {
+    shard_float_fmt rf = r->fmt;
+    shard_elem_kind rk = r->kind;
+    unsigned rbits = r->bits;
+    for (int64_t bi = 0, i = 0; bi < nb; bi++)
+      for (int64_t m = 0; m < nm; m++)
+        for (int64_t n = 0; n < nn; n++, i++) {
+          int64_t abase = boa[bi] + mo[m], bbase = bob[bi] + no[n];
+          if (cplx) {
+            double re = 0, im = 0;
+            for (int64_t k = 0; k < nk; k++) {
+              int64_t ai = abase + koa[k], bj = bbase + kob[k];
+              double xr = interp_get_f(a, ai), yr = interp_get_f(b, bj);
+              double xi = a->kind == SHARD_ELEM_COMPLEX ? a->floats[2 * ai + 1] : 0;
+              double yi = b->kind == SHARD_ELEM_COMPLEX ? b->floats[2 * bj + 1] : 0;
+              double pr = shard_float_round(xr * yr - xi * yi, rf), pi = shard_float_round(xr * yi + xi * yr, rf);
+              re = shard_float_round(re + pr, rf);
+              im = shard_float_round(im + pi, rf);
+            }
+            r->floats[2 * i] = re, r->floats[2 * i + 1] = im;
+          } else if (fl) {
+            double acc = 0, mag = 0;
+            for (int64_t k = 0; k < nk; k++) {
+              double prod = shard_float_round(interp_get_f(a, abase + koa[k]) * interp_get_f(b, bbase + kob[k]), rf);
+              acc = shard_float_round(acc + prod, rf);
+              mag += fabs(prod);
+            }
+            r->floats[i] = acc;
+            if (mag > max_mag) max_mag = mag;
+          } else if (rk == SHARD_ELEM_BOOL) {
+            int64_t acc = 0;
+            for (int64_t k = 0; k < nk && !acc; k++) acc = a->ints[abase + koa[k]] && b->ints[bbase + kob[k]];
+            r->ints[i] = acc;
+          } else {
+            uint64_t acc = 0;
+            for (int64_t k = 0; k < nk; k++) {
+              int64_t x = a->ints[abase + koa[k]], y = b->ints[bbase + kob[k]];
+              acc += (uint64_t)x * (uint64_t)y; /* wraps like the result type once masked */
+            }
+            r->ints[i] = shard_elem_wrap_int((int64_t)acc, rk, rbits);
+          }
+        }
   }
   if (track) r->sum_terms = terms, r->sum_mag = max_mag, r->sum_int = all_int;
   shard_interp_bind(f, &op->results[0], r);

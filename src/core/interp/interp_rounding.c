@@ -25,6 +25,12 @@
  *   - add, subtract and multiply by an exact operand add the operands'
  *     bounds (scaled) plus the rounding of the op itself on both sides;
  *   - add and subtract of sums add their terms and magnitudes;
+ *   - the smooth elementwise functions (exp, expm1, log, log1p, sqrt, rsqrt,
+ *     tanh, logistic, sine, cosine), convert between float formats and
+ *     divide by an exact operand move a value by at most L * b, L the
+ *     largest |f'| on [x - b, x + b] over the operand's elements, plus the
+ *     rounding of the op on both sides (2u |f| each: libm's f64 results
+ *     are within an ulp);
  *   - every other op turns a nonzero bound into INFINITY: no rule, and a
  *     difference there is reported as a mismatch.
  * Integer arithmetic wraps and is associative: integer values have bound 0. */
@@ -33,11 +39,7 @@
 
 #include "interp/interp_internal.h"
 
-double shard_interp_unit_roundoff(const shard_tensor *t) {
-  if (t->bits == 64) return ldexp(1.0, -53);
-  if (t->bits == 32) return ldexp(1.0, -24);
-  return strcmp(t->type->elem, "bf16") == 0 ? ldexp(1.0, -8) : ldexp(1.0, -11);
-}
+double shard_interp_unit_roundoff(const shard_tensor *t) { return shard_float_unit_roundoff(t->fmt); }
 
 static bool S_float(const shard_tensor *t) { return t && t->kind == SHARD_ELEM_FLOAT; }
 
@@ -78,6 +80,23 @@ static const char *const S_moves[] = {
 /* Exact ops that move a value by at most what their operands move. */
 static const char *const S_lipschitz[] = {"stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
                                           "stablehlo.abs",     "stablehlo.select",  "stablehlo.clamp", NULL};
+
+/* Smooth elementwise functions: the largest |f'| on [lo - b, hi + b] for
+ * an operand whose elements lie in [lo, hi] (min |x| in amin); INFINITY
+ * when the interval leaves the function's domain or the slope is
+ * unbounded there. */
+static double S_slope(const char *n, double lo, double hi, double amin, double b) {
+  if (!strcmp(n, "exponential") || !strcmp(n, "exponential_minus_one")) return exp(hi + b);
+  if (!strcmp(n, "tanh") || !strcmp(n, "sine") || !strcmp(n, "cosine")) return 1;
+  if (!strcmp(n, "logistic")) return 0.25;
+  if (!strcmp(n, "log")) return lo - b > 0 ? 1 / (lo - b) : INFINITY;
+  if (!strcmp(n, "log_plus_one")) return lo + 1 - b > 0 ? 1 / (lo + 1 - b) : INFINITY;
+  if (!strcmp(n, "sqrt")) return lo - b > 0 ? 0.5 / sqrt(lo - b) : INFINITY;
+  if (!strcmp(n, "rsqrt")) return lo - b > 0 ? 0.5 / ((lo - b) * sqrt(lo - b)) : INFINITY;
+  if (!strcmp(n, "convert")) return 1;
+  (void)amin;
+  return -1; /* not a smooth function */
+}
 
 static const char *const S_collectives[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
                                             "collective_permute", NULL};
@@ -131,6 +150,30 @@ void shard_interp_track_op(const interp_proc *p, const shard_op *op, shard_tenso
       double b = in_bound * S_max_abs(c);
       double u = shard_interp_unit_roundoff(t);
       t->bound = in_bound > 0 ? b + u * (2 * S_max_abs(t) * (1 + 2 * u) + b) : 0;
+    } else if (in_bound > 0 && nops == 1 && S_float(operands[0]) && !strncmp(name, "stablehlo.", 10) &&
+               S_slope(name + 10, 0, 0, 0, 0) >= 0) {
+      const shard_tensor *x = operands[0];
+      double lo = INFINITY, hi = -INFINITY, amin = INFINITY;
+      for (int64_t i = 0; i < x->num; i++) {
+        double v = x->floats[i];
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
+        if (fabs(v) < amin) amin = fabs(v);
+      }
+      double slope = x->num ? S_slope(name + 10, lo, hi, amin, in_bound) : 0;
+      double moved = slope * in_bound, u = shard_interp_unit_roundoff(t);
+      double b = moved + 2 * u * (2 * S_max_abs(t) + moved);
+      t->bound = isfinite(b) ? b : INFINITY;
+    } else if (in_bound > 0 && !strcmp(name, "stablehlo.divide") && nops == 2 && S_float(operands[0]) &&
+               S_float(operands[1]) && operands[1]->bound == 0) {
+      /* a / c with c exact: |a' - a| / |c| plus the rounding on both sides */
+      const shard_tensor *c = operands[1];
+      double cmin = INFINITY;
+      for (int64_t i = 0; i < c->num; i++)
+        if (fabs(c->floats[i]) < cmin) cmin = fabs(c->floats[i]);
+      double moved = cmin > 0 ? operands[0]->bound / cmin : INFINITY, u = shard_interp_unit_roundoff(t);
+      double b = moved + u * (2 * S_max_abs(t) * (1 + 2 * u) + moved);
+      t->bound = isfinite(b) ? b : INFINITY;
     } else if (in_bound > 0) {
       t->bound = INFINITY;
     }

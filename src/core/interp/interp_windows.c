@@ -477,8 +477,8 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
     return shard_interp_error(p, op, "this convolution takes %lld x %lld multiply-adds, more than the interpreter's %lld",
                               (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
   bool fl = r->kind == SHARD_ELEM_FLOAT;
-  unsigned rbits = r->bits;
-  bool rbf16 = fl && strcmp(r->type->elem, "bf16") == 0;
+  shard_float_fmt rfmt = r->fmt;
+  int mul_op = shard_interp_binop("multiply"), add_op = shard_interp_binop("add");
   if (r->kind == SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "the interpreter does not support complex convolutions");
   for (int64_t i = 0; i < r->num; i++) {
     int64_t of = oidx[c.out_feature];
@@ -510,15 +510,15 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
         if (fl) {
           /* shard_interp_scalar_binary's multiply and add, inline (it
            * finds the op by name, per product) */
-          double prod = shard_elem_round_float((pad ? 0.0 : interp_get_f(lhs, li)) * interp_get_f(rhs, ki), rbits, rbf16);
-          facc = shard_elem_round_float(facc + prod, rbits, rbf16);
+          double prod = shard_float_round((pad ? 0.0 : interp_get_f(lhs, li)) * interp_get_f(rhs, ki), rfmt);
+          facc = shard_float_round(facc + prod, rfmt);
         } else if (r->kind == SHARD_ELEM_BOOL) {
           iacc = iacc || (!pad && lhs->ints[li] && rhs->ints[ki]);
         } else {
           double du;
           int64_t prod;
-          shard_interp_scalar_binary("multiply", r, 0, 0, pad ? 0 : lhs->ints[li], rhs->ints[ki], &du, &prod);
-          shard_interp_scalar_binary("add", r, 0, 0, iacc, prod, &du, &iacc);
+          shard_interp_apply_binop(mul_op, r, 0, 0, pad ? 0 : lhs->ints[li], rhs->ints[ki], &du, &prod);
+          shard_interp_apply_binop(add_op, r, 0, 0, iacc, prod, &du, &iacc);
         }
       }
     }
