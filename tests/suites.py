@@ -34,7 +34,16 @@ SHARDY = {
     "get": "git clone --depth 1 https://github.com/openxla/shardy and set SHARD_CONFORMANCE_DIR "
            "to it (or to its shardy/dialect/sdy, or to a directory laid out like ../shared)",
 }
-SUITES = {"shardy": SHARDY}
+CONVERSION = {
+    "name": "conversion",
+    "what": "the notation conversion pairs of other projects' tests",
+    "env": "SHARD_CONVERSION_DIR",
+    "marker": "conversion",
+    "shared": ".",
+    "tests": "convert/conformance",
+    "get": "set SHARD_CONVERSION_DIR to a directory holding conversion/*.tsv laid out like ../shared",
+}
+SUITES = {"shardy": SHARDY, "conversion": CONVERSION}
 
 
 class BadSetting(Exception):

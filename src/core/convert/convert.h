@@ -71,6 +71,8 @@ typedef struct shard_conv {
   int64_t device;         /* MAXIMAL */
   bool names_invented;    /* mesh axis names made up (_axis_0, ...) */
   const char *partial_op; /* DTensor reduce op Shardy lacks ("avg", "product") */
+  bool chunked;           /* DTensor: each mesh dim splits what the ones before it left
+                           * (torch.chunk), not one padded split of the whole dim */
   struct shard_conv *elems; /* TUPLE */
   uint32_t num_elems;
   shard_span span;
@@ -83,6 +85,7 @@ typedef struct shard_conv_ctx {
   const shard_mesh *mesh; /* the user's mesh (--mesh), or NULL */
   const int64_t *shape;   /* the tensor shape (--shape), or NULL */
   int32_t rank;           /* -1 when no shape was given */
+  bool allow_lossy;       /* a conversion that moves data between devices warns, not fails */
 } shard_conv_ctx;
 
 void shard_conv_ctx_init(shard_conv_ctx *cx, shard_arena *arena, shard_diag_engine *de);
@@ -233,6 +236,19 @@ void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int6
                               const int64_t *k3);
 /* Equal maps; otherwise false and the first difference in `why` (may be NULL). */
 bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b, shard_buf *why);
+/* The placement `c` denotes for cx->shape, in its own framework's rules
+ * (DTensor's torch.chunk per mesh dim, XLA's padded split otherwise), one
+ * line: `D:start,...-stop,...;...` by device id (an empty block starts and
+ * stops at its offset), then `sum:` with each device's reduction group and
+ * `manual` when there are such. Without a shape every dimension has one
+ * element per shard. A fully replicated sharding is `replicated`, one on a
+ * single device `maximal D`; tuples write one line per element. */
+bool shard_conv_placement(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out);
+/* When `c`'s framework and `to`'s split an uneven dimension differently
+ * (DTensor against the others), compares the two placements for cx->shape:
+ * an error naming the first device that differs (a warning with
+ * cx->allow_lossy). True when the conversion may go on. */
+bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notation to);
 
 /* ---- HloSharding (convert_hlo.c) ------------------------------------------- */
 
