@@ -72,7 +72,7 @@ Test(examples, ex5_v3_to_v2) {
   expect_conv(SDY, HLO, "<[\"a\"=2, \"b\"=4, \"c\"=4]>", NULL, "<@mesh, [{}, {\"a\", \"c\"}], replicated={\"b\"}>",
               NULL, "{devices=[1,8,4]<=[2,4,4]T(0,2,1) last_tile_dim_replicate}");
   expect_conv(SDY, HLO, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", NULL,
-              "{devices=[2,1,2]<=[4] last_tile_dims={unreduced}}");
+              "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
   expect_conv(SDY, DT, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
               "[Shard(0), Partial()]");
   expect_conv(SDY, PSPEC, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
@@ -135,7 +135,7 @@ Test(examples, summary_table) {
       {"[{\"x\", \"y\"}, {}]", "P(('x', 'y'))", "{devices=[4,1]<=[4]}", "[Shard(0), Shard(0)]"},
       {"[{\"y\", \"x\"}, {}]", "P(('y', 'x'))", "{devices=[4,1]<=[2,2]T(1,0)}",
        "[_StridedShard(0, split_factor=2), Shard(0)]"},
-      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'})", "{devices=[2,1,2]<=[4] last_tile_dims={unreduced}}",
+      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'})", "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}",
        "[Shard(0), Partial()]"},
   };
   const char *mesh = "{'x': 2, 'y': 2}";

@@ -1263,6 +1263,14 @@ static void print_map(shard_buf *out, const shard_device_map *m) {
     shard_buf_puts(out, "replicated");
     return;
   }
+  bool all_full = m->num_devices > 0;
+  for (int64_t d = 0; all_full && d < m->num_devices; d++)
+    for (uint32_t i = 0; all_full && i < m->rank; i++)
+      if (!m->held[d] || m->offset[d * m->rank + i] != 0 || m->limit[d * m->rank + i] != m->limit[i]) all_full = false;
+  if (all_full && m->per_device_values) {
+    shard_buf_puts(out, "manual");
+    return;
+  }
   bool first = true, sums = false;
   for (int64_t d = 0; d < m->num_devices; d++) {
     if (!m->held[d]) continue;
@@ -1572,9 +1580,16 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
   shard_mesh empty = {0};
   switch (c->kind) {
   case SHARD_CONV_MAXIMAL: {
-    char *name = shard_arena_printf(cx->arena, "maximal_mesh_%lld", (long long)c->device);
-    shard_buf_printf(mesh_out, "%ssdy.mesh @%s = <[], device_ids=[%lld]>", mesh_out->len ? "\n" : "",
-                     name, (long long)c->device);
+    /* XLA's importer names the mesh of {maximal device=N} @single_device_N;
+     * one definition however many tuple elements use it */
+    char *name = shard_arena_printf(cx->arena, "single_device_%lld", (long long)c->device);
+    char *def = shard_arena_printf(cx->arena, "sdy.mesh @%s = ", name);
+    bool defined = false;
+    for (const char *q = mesh_out->len ? shard_buf_str(mesh_out) : ""; (q = strstr(q, def)) && !defined; q++)
+      defined = q == shard_buf_str(mesh_out) || q[-1] == '\n';
+    if (!defined)
+      shard_buf_printf(mesh_out, "%s%s<[], device_ids=[%lld]>", mesh_out->len ? "\n" : "", def,
+                       (long long)c->device);
     tmp.mesh_name = name;
     if (!stripped) shard_buf_puts(out, "#sdy.sharding");
     shard_sharding_print(out, &tmp);
@@ -1693,7 +1708,16 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
     shard_hlo_sharding *h = shard_hlo_parse(cx, src, 0, (uint32_t)src->len);
     if (!h) return NULL;
     if (cx->rank >= 0 && !shard_hlo_validate(cx, h, cx->shape, cx->rank, 0)) return NULL;
-    return shard_hlo_to_conv(cx, h);
+    /* V3 names are written as they were read: bare (XLA's printer) unless quoted */
+    cx->v3_bare = !memchr(src->text, '\'', src->len);
+    shard_conv *c = shard_hlo_to_conv(cx, h);
+    if (c && h->kind != SHARD_HLO_NAMED) {
+      c->hlo = h;
+      if (!c->metadata) c->metadata = h->metadata;
+      for (uint32_t i = 0; h->kind == SHARD_HLO_TUPLE && i < c->num_elems; i++)
+        if (h->elems[i].kind != SHARD_HLO_NAMED && !c->elems[i].metadata) c->elems[i].metadata = h->elems[i].metadata;
+    }
+    return c;
   }
   case SHARD_NOTATION_SHARDY: return shard_sdy_conv_parse(cx, src);
   case SHARD_NOTATION_PSPEC: return shard_pspec_parse(cx, src);
@@ -1708,8 +1732,13 @@ bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c
   if (!shard_conv_check_exact(cx, c, to)) return false;
   switch (to) {
   case SHARD_NOTATION_HLO: {
+    if (c->hlo) { /* V2 read, V2 written: XLA's printer on what was read */
+      shard_hlo_print(out, c->hlo);
+      return true;
+    }
     shard_hlo_sharding *h = shard_hlo_from_conv(cx, c, true);
     if (!h) return false;
+    if (c->v2_explicit && h->kind == SHARD_HLO_TILED && !h->devices) h->devices = shard_hlo_device_array_in(cx, h);
     shard_hlo_print(out, h);
     return true;
   }

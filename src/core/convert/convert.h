@@ -71,6 +71,9 @@ typedef struct shard_conv {
   int64_t device;         /* MAXIMAL */
   bool names_invented;    /* mesh axis names made up (_axis_0, ...) */
   const char *partial_op; /* DTensor reduce op Shardy lacks ("avg", "product") */
+  const char *metadata;   /* HloSharding metadata={...} as read, written back by V2/V3 */
+  bool v2_explicit;       /* V2 written with an explicit device list (TF's OpSharding) */
+  const struct shard_hlo_sharding *hlo; /* the V2 text read: V2 output prints it again */
   bool chunked;           /* DTensor: each mesh dim splits what the ones before it left
                            * (torch.chunk), not one padded split of the whole dim */
   struct shard_conv *elems; /* TUPLE */
@@ -85,6 +88,8 @@ typedef struct shard_conv_ctx {
   const shard_mesh *mesh; /* the user's mesh (--mesh), or NULL */
   const int64_t *shape;   /* the tensor shape (--shape), or NULL */
   int32_t rank;           /* -1 when no shape was given */
+  bool v3_bare;           /* V3 axis names unquoted (XLA's HloSharding printer; V2 or
+                           * unquoted V3 input), else quoted as Shardy's exporter does */
   bool allow_lossy;       /* a conversion that moves data between devices warns, not fails */
 } shard_conv_ctx;
 
@@ -275,6 +280,7 @@ typedef struct shard_hlo_sharding {
   uint32_t num_types;
   bool last_tile_dim_replicate; /* written with that keyword */
   int shard_group_kind;      /* 0 none, 1 shard_as, 2 shard_like */
+  const char *metadata;      /* {...} after metadata=, as read */
   int64_t shard_group;
   struct shard_hlo_sharding *elems; /* TUPLE */
   uint32_t num_elems;
@@ -291,6 +297,8 @@ void shard_hlo_print(shard_buf *b, const shard_hlo_sharding *h);
 int64_t shard_hlo_num_devices(const shard_hlo_sharding *h);
 /* The tile assignment, one device per row-major index (heap; caller frees). */
 int64_t *shard_hlo_device_array(const shard_hlo_sharding *h);
+/* The same in cx's arena. */
+int64_t *shard_hlo_device_array_in(shard_conv_ctx *cx, const shard_hlo_sharding *h);
 /* HloSharding::Validate for a shape (rank < 0: no shape) and, when
  * num_devices > 0, a device count. Errors at h->span. */
 bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape,

@@ -218,11 +218,14 @@ static bool parse_int_list(hlo_parser *p, const char *open, const char *close, i
 }
 
 /* Skips a balanced {...} (metadata). */
-static bool skip_braces(hlo_parser *p) {
+/* The value of metadata= ({...}, or one token), its text in *out (may be NULL). */
+static bool skip_braces(hlo_parser *p, const char **out) {
   htok t = peek(p);
+  uint32_t start = t.off;
   if (!(t.kind == HT_PUNCT && tok_is(p, &t, "{"))) {
     /* metadata=op_name="x" style single value: skip one token */
     next(p);
+    if (out) *out = shard_arena_strndup(p->cx->arena, p->src->text + start, t.len);
     return true;
   }
   int depth = 0;
@@ -230,15 +233,18 @@ static bool skip_braces(hlo_parser *p) {
     t = next(p);
     if (t.kind == HT_EOF) return perror_at(p, t.off, 1, "expected '}'");
     if (t.kind == HT_PUNCT && tok_is(p, &t, "{")) depth++;
-    if (t.kind == HT_PUNCT && tok_is(p, &t, "}") && --depth == 0) return true;
+    if (t.kind == HT_PUNCT && tok_is(p, &t, "}") && --depth == 0) {
+      if (out) *out = shard_arena_strndup(p->cx->arena, p->src->text + start, t.off + 1 - start);
+      return true;
+    }
   }
 }
 
 /* (',' 'metadata' '=' ...)*: what may follow a maximal or replicated v3 body. */
-static bool skip_trailing_metadata(hlo_parser *p) {
+static bool skip_trailing_metadata(hlo_parser *p, const char **out) {
   while (accept(p, ",")) {
     htok a = next(p);
-    if (!(a.kind == HT_IDENT && tok_is(p, &a, "metadata")) || !expect(p, "=") || !skip_braces(p))
+    if (!(a.kind == HT_IDENT && tok_is(p, &a, "metadata")) || !expect(p, "=") || !skip_braces(p, out))
       return perror_at(p, a.off, a.len ? a.len : 1, "expected 'metadata='");
   }
   return true;
@@ -438,7 +444,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h);
 /* single-body ::= v3-body | v2-item*  (up to the closing '}') */
 static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t open_off) {
   htok first = peek(p);
-  if (first.kind == HT_IDENT && (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh")))
+  if (first.kind == HT_IDENT && (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh") ||
+                                 tok_is(p, &first, "single_device")))
     return parse_v3(p, h);
   bool replicated = false, manual = false, maximal = false, unknown = false, unreduced = false;
   bool have_device = false, have_devices = false, last_dims = false;
@@ -464,7 +471,7 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
         if (!parse_type_list(p, h)) return false;
         last_dims = true;
       } else if (tok_is(p, &t, "metadata")) {
-        if (!skip_braces(p)) return false;
+        if (!skip_braces(p, &h->metadata)) return false;
       } else {
         return perror_at(p, t.off, t.len,
                          "unknown attribute in sharding: expected device=, devices= metadata= or "
@@ -508,8 +515,22 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
     if (h->devices) {
       int64_t total = 0;
       checked_product(h->dims, h->num_dims, &total);
-      if (total <= 1)
-        return perror_at(p, devices_off, 7, "non-maximal shardings must have more than one device assigned");
+      if (total <= 1) {
+        /* XLA's text parser rejects this; an OpSharding proto (JAX's) may
+         * hold it, and JAX reads one device as replicated */
+        shard_span at1 = {p->src, devices_off, 7};
+        bool man = false;
+        for (uint32_t i = 0; i < h->num_types; i++) man |= h->types[i] == SHARD_SUBGROUP_MANUAL;
+        shard_warning(p->cx->de, at1,
+                      "non-maximal shardings must have more than one device assigned: read as %s "
+                      "(a one-device OpSharding, as JAX reads it)", man ? "{manual}" : "{replicated}");
+        h->kind = man ? SHARD_HLO_MANUAL : SHARD_HLO_REPLICATED;
+        h->devices = NULL;
+        h->num_dims = 0;
+        h->num_types = 0;
+        h->last_tile_dim_replicate = false;
+        return true;
+      }
     }
     h->kind = SHARD_HLO_TILED;
     if (h->last_tile_dim_replicate) {
@@ -656,7 +677,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   htok kw = next(p);
   h->kind = SHARD_HLO_NAMED;
   shard_span sp = {p->src, kw.off, kw.len};
-  if (tok_is(p, &kw, "maximal_mesh")) {
+  if (tok_is(p, &kw, "maximal_mesh") || tok_is(p, &kw, "single_device")) {
     htok id;
     if (!expect(p, "[")) return false;
     id = next(p);
@@ -666,7 +687,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     if (!parse_device_id(p, &dev) || !expect(p, "]")) return false;
     h->named = shard_conv_new(cx, SHARD_CONV_MAXIMAL, sp);
     h->named->device = dev;
-    return skip_trailing_metadata(p);
+    return skip_trailing_metadata(p, &h->named->metadata);
   }
   SHARD_VEC(shard_mesh_axis) axes = {0};
   if (!expect(p, "[")) return false;
@@ -698,7 +719,6 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   m->num_axes = axes.len;
   SHARD_VEC_FREEZE(cx->arena, axes, m->axes);
   m->span = sp;
-  if (m->num_axes == 0) return perror_at(p, kw.off, kw.len, "Mesh must have at least one axis.");
   int64_t total = 1;
   for (uint32_t i = 0; i < m->num_axes; i++)
     if (__builtin_mul_overflow(total, m->axes[i].size, &total) || total > SHARD_CONV_MAX_DEVICES)
@@ -780,7 +800,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
                                                      : SHARD_CONV_MANUAL;
     h->named = shard_conv_new(cx, k, sp);
     h->named->mesh = m;
-    return skip_trailing_metadata(p);
+    return skip_trailing_metadata(p, &h->named->metadata);
   }
   SHARD_VEC(shard_dim_sharding) dims = {0};
   if (!expect(p, "[")) return false;
@@ -817,7 +837,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     } else if (tok_is(p, &a, "manual")) {
       if (!parse_v3_axis_list(p, m, &c->manual, &c->num_manual, NULL)) return false;
     } else if (tok_is(p, &a, "metadata")) {
-      if (!skip_braces(p)) return false;
+      if (!skip_braces(p, &c->metadata)) return false;
     } else {
       return perror_at(p, a.off, a.len, "expected replicated=, unreduced=, manual= or metadata=");
     }
@@ -827,6 +847,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
 }
 
 /* ---- printing --------------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b);
 
 static void print_list(shard_buf *b, const int64_t *v, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
@@ -847,7 +869,16 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
     if (h->devices) {
       int64_t total = 1;
       for (uint32_t i = 0; i < h->num_dims; i++) total *= h->dims[i];
-      print_list(b, h->devices, (uint32_t)total);
+      /* HloSharding::PartialTile sorts the devices of each replication
+       * group of an explicit list: they hold the same data. */
+      int64_t *v = shard_xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+      memcpy(v, h->devices, sizeof(int64_t) * (size_t)total);
+      if (h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED) {
+        int64_t g = h->dims[h->num_dims - 1];
+        for (int64_t i = 0; g > 1 && i < total; i += g) qsort(v + i, (size_t)g, sizeof(int64_t), cmp_i64);
+      }
+      print_list(b, v, (uint32_t)total);
+      free(v);
     } else {
       int64_t *r = shard_xmalloc(sizeof(int64_t) * (h->num_reshape + 1));
       int64_t *pm = shard_xmalloc(sizeof(int64_t) * (h->num_reshape + 1));
@@ -877,6 +908,7 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
   }
   default: break;
   }
+  if (h->metadata) shard_buf_printf(b, " metadata=%s", h->metadata);
   if (h->shard_group_kind)
     shard_buf_printf(b, " %s %lld", h->shard_group_kind == 1 ? "shard_as" : "shard_like",
                      (long long)h->shard_group);
@@ -920,6 +952,14 @@ int64_t *shard_hlo_device_array(const shard_hlo_sharding *h) {
   int64_t *out = shard_xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
   if (h->devices) memcpy(out, h->devices, sizeof(int64_t) * (size_t)total);
   else iota_expand(h->reshape, h->perm, h->num_reshape, total, out);
+  return out;
+}
+
+int64_t *shard_hlo_device_array_in(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
+  int64_t total = shard_hlo_num_devices(h);
+  int64_t *v = shard_hlo_device_array(h);
+  int64_t *out = shard_arena_dup(cx->arena, v, sizeof(int64_t) * (size_t)(total ? total : 1));
+  free(v);
   return out;
 }
 
@@ -1204,6 +1244,45 @@ static shard_mesh *invent_array_mesh(shard_conv_ctx *cx, const shard_hlo_shardin
   return m;
 }
 
+static const int64_t *sort_pos; /* qsort has no context: the mesh position of each device */
+
+static int cmp_mesh_pos(const void *a, const void *b) {
+  int64_t x = sort_pos[*(const int64_t *)a], y = sort_pos[*(const int64_t *)b];
+  return x < y ? -1 : x > y;
+}
+
+/* XLA sorts the devices of each replication group of an explicit list
+ * (HloSharding::PartialTile), which the mesh may lay out in another order:
+ * the same sharding, read with each group in the mesh's order. */
+static shard_conv *sorted_groups_on_mesh(shard_conv_ctx *cx, const shard_hlo_sharding *h, uint32_t rank,
+                                         bool explicit_replicated, const int64_t *devices) {
+  const shard_mesh *m = cx->mesh;
+  int64_t total = shard_hlo_num_devices(h), g = h->dims[h->num_dims - 1];
+  if (shard_mesh_num_devices(m) != total) return NULL;
+  int64_t *pos = shard_xmalloc(sizeof(int64_t) * (size_t)total);
+  int64_t *v = shard_xmalloc(sizeof(int64_t) * (size_t)total);
+  for (int64_t i = 0; i < total; i++) pos[i] = -1;
+  bool ok = true;
+  for (int64_t i = 0; i < total; i++) {
+    int64_t d = m->device_ids ? m->device_ids[i] : i;
+    if (d >= 0 && d < total) pos[d] = i;
+  }
+  for (int64_t i = 0; i < total && ok; i++)
+    if (devices[i] < 0 || devices[i] >= total || pos[devices[i]] < 0) ok = false;
+  shard_conv *c = NULL;
+  if (ok) {
+    memcpy(v, devices, sizeof(int64_t) * (size_t)total);
+    sort_pos = pos;
+    for (int64_t i = 0; i < total; i += g) qsort(v + i, (size_t)g, sizeof(int64_t), cmp_mesh_pos);
+    sort_pos = NULL;
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, v,
+                                     h->span);
+  }
+  free(pos);
+  free(v);
+  return c;
+}
+
 static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
   uint32_t rank = h->num_dims - h->num_types;
   bool explicit_replicated = !h->last_tile_dim_replicate;
@@ -1218,6 +1297,8 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
   if (cx->mesh) {
     c = shard_conv_from_device_array(cx, cx->mesh, h->dims, h->num_dims, rank, h->types,
                                      explicit_replicated, devices, h->span);
+    if (!c && h->devices && h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED)
+      c = sorted_groups_on_mesh(cx, h, rank, explicit_replicated, devices);
     if (!c)
       shard_warning(cx->de, h->span,
                     "the sharding cannot be written on the given mesh (its devices are not laid out "
@@ -1313,11 +1394,7 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
   }
   if (warn) {
     shard_conv_warn_shardy_only(cx, c, "HloSharding", false);
-    if (s->num_unreduced && s->reduction != SHARD_RED_SUM)
-      shard_warning(cx->de, c->span,
-                    "HloSharding text does not record the reduction: unreduced=%s{...} written as "
-                    "last_tile_dims={unreduced}",
-                    shard_reduction_name(s->reduction));
+
     if (c->partial_op)
       shard_warning(cx->de, c->span,
                     "HloSharding has no %s reduction: Partial(\"%s\") written as unreduced",
@@ -1394,6 +1471,13 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
     SHARD_VEC_FREEZE(cx->arena, dims, h->dims);
     SHARD_VEC_FREEZE(cx->arena, types, h->types);
     h->last_tile_dim_replicate = h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED;
+    for (uint32_t i = 0; i < h->num_types; i++)
+      if (h->types[i] == SHARD_SUBGROUP_UNREDUCED && !c->metadata) {
+        /* XLA's Shardy export records the reduction of unreduced axes this way */
+        static const char *const ops[] = {"SUM", "MAX", "MIN"};
+        int r = s->reduction == SHARD_RED_MAX ? 1 : s->reduction == SHARD_RED_MIN ? 2 : 0;
+        h->metadata = shard_arena_printf(cx->arena, "{op_type=\"sdy::reduction_op\" op_name=\"%s\"}", ops[r]);
+      }
     /* reshape = pieces in mesh order; perm[pos] = piece index */
     h->num_reshape = np ? np : 1;
     h->reshape = SHARD_NEW_ARRAY(cx->arena, int64_t, h->num_reshape);
@@ -1419,7 +1503,15 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
   return h;
 }
 
+static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn);
+
 shard_hlo_sharding *shard_hlo_from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn) {
+  shard_hlo_sharding *h = from_conv(cx, c, warn);
+  if (h && c->kind != SHARD_CONV_TUPLE && c->metadata) h->metadata = c->metadata;
+  return h;
+}
+
+static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn) {
   shard_hlo_sharding *h;
   switch (c->kind) {
   case SHARD_CONV_REPLICATED: return hlo_kind(cx, SHARD_HLO_REPLICATED, c->span);
@@ -1447,12 +1539,15 @@ shard_hlo_sharding *shard_hlo_from_conv(shard_conv_ctx *cx, const shard_conv *c,
 
 /* ---- V3 printing ---------------------------------------------------------------------------------------------- */
 
-static void print_v3_name(shard_buf *b, const char *name) {
+/* XLA's HloSharding printer writes axis names bare; Shardy's exporter
+ * (stablehlo_export_pipeline) quotes them: mesh['x'=8], [{'x'}]. A name
+ * that is no identifier is quoted either way; V3 strings have no escapes,
+ * so the quote is the mark the name lacks. */
+static void print_v3_name(shard_buf *b, const char *name, bool v3_bare) {
   bool bare = is_ident_start(name[0]);
   for (const char *q = name; *q && bare; q++)
     if (!is_ident_start(*q) && !(*q >= '0' && *q <= '9')) bare = false;
-  /* V3 strings have no escapes: quote with the mark the name lacks. */
-  if (bare) shard_buf_puts(b, name);
+  if (bare && v3_bare) shard_buf_puts(b, name);
   else if (strchr(name, '\'')) shard_buf_printf(b, "\"%s\"", name);
   else shard_buf_printf(b, "'%s'", name);
 }
@@ -1463,22 +1558,22 @@ static bool v3_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shar
                                   "V3 strings have no escapes, and the name holds both ' and \"");
 }
 
-static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open) {
+static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open, bool bare) {
   shard_buf_putc(b, '{');
   for (uint32_t i = 0; i < n; i++) {
     if (i) shard_buf_puts(b, ", ");
-    print_v3_name(b, r[i].name);
+    print_v3_name(b, r[i].name, bare);
     if (r[i].is_sub) shard_buf_printf(b, ":(%lld)%lld", (long long)r[i].pre_size, (long long)r[i].size);
   }
   if (open) shard_buf_puts(b, n ? ", ?" : "?");
   shard_buf_putc(b, '}');
 }
 
-static void print_v3_mesh(shard_buf *b, const shard_mesh *m) {
+static void print_v3_mesh(shard_buf *b, const shard_mesh *m, bool bare) {
   shard_buf_puts(b, "mesh[");
   for (uint32_t i = 0; i < m->num_axes; i++) {
     if (i) shard_buf_putc(b, ',');
-    print_v3_name(b, m->axes[i].name);
+    print_v3_name(b, m->axes[i].name, bare);
     shard_buf_printf(b, "=%lld", (long long)m->axes[i].size);
   }
   shard_buf_putc(b, ']');
@@ -1489,7 +1584,11 @@ static void print_v3_mesh(shard_buf *b, const shard_mesh *m) {
   }
 }
 
-bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
+static void print_v3_metadata(shard_buf *b, const shard_conv *c) {
+  if (c->metadata) shard_buf_printf(b, ", metadata=%s", c->metadata);
+}
+
+static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
   switch (c->kind) {
   case SHARD_CONV_TUPLE: {
@@ -1497,13 +1596,15 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     bool ok = true;
     for (uint32_t i = 0; i < c->num_elems && ok; i++) {
       if (i) shard_buf_puts(b, ", ");
-      ok = shard_hlo_print_v3(cx, b, &c->elems[i]);
+      ok = print_v3(cx, b, &c->elems[i]);
     }
     shard_buf_putc(b, '}');
     return ok;
   }
   case SHARD_CONV_MAXIMAL:
-    shard_buf_printf(b, "{maximal_mesh[device_id=%lld]}", (long long)c->device);
+    shard_buf_printf(b, "{single_device[device_id=%lld]", (long long)c->device);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   case SHARD_CONV_UNKNOWN: shard_buf_puts(b, "{unknown}"); return true;
   case SHARD_CONV_REPLICATED:
@@ -1512,14 +1613,19 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     const char *kw = c->kind == SHARD_CONV_REPLICATED ? "replicated"
                      : c->kind == SHARD_CONV_MANUAL   ? "manual"
                                                       : "unreduced";
-    if (!m || m->num_axes == 0) {
-      shard_buf_printf(b, "{%s}", kw);
+    if (!m || (m->num_axes == 0 && !c->mesh)) {
+      /* no mesh: the V2 keyword, metadata as V2 writes it */
+      shard_buf_printf(b, "{%s", kw);
+      if (c->metadata) shard_buf_printf(b, " metadata=%s", c->metadata);
+      shard_buf_putc(b, '}');
       return true;
     }
     if (!v3_mesh_names_ok(cx, c, m)) return false;
     shard_buf_putc(b, '{');
-    print_v3_mesh(b, m);
-    shard_buf_printf(b, ", %s}", kw);
+    print_v3_mesh(b, m, cx->v3_bare);
+    shard_buf_printf(b, ", %s", kw);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   }
   case SHARD_CONV_NAMED: break;
@@ -1529,12 +1635,9 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     return false;
   }
   if (shard_mesh_is_maximal(m)) {
-    shard_buf_printf(b, "{maximal_mesh[device_id=%lld]}", (long long)m->device_ids[0]);
-    return true;
-  }
-  if (m->num_axes == 0) {
-    /* V3 meshes have axes (mesh[] is an error): nothing is sharded. */
-    shard_buf_puts(b, "{replicated}");
+    shard_buf_printf(b, "{single_device[device_id=%lld]", (long long)m->device_ids[0]);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   }
   const shard_tensor_sharding *s = c->sharding;
@@ -1548,25 +1651,35 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
                   shard_reduction_name(s->reduction));
   if (!v3_mesh_names_ok(cx, c, m)) return false;
   shard_buf_putc(b, '{');
-  print_v3_mesh(b, m);
-  shard_buf_puts(b, ", [");
-  for (uint32_t d = 0; d < s->rank; d++) {
-    if (d) shard_buf_puts(b, ", ");
-    print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open);
+  print_v3_mesh(b, m, cx->v3_bare);
+  if (s->rank == 0 && !s->num_replicated && !s->num_unreduced && !c->num_manual) {
+    /* a rank-0 sharding with nothing else is written as the keyword */
+    shard_buf_puts(b, ", replicated");
+  } else {
+    shard_buf_puts(b, ", [");
+    for (uint32_t d = 0; d < s->rank; d++) {
+      if (d) shard_buf_puts(b, ", ");
+      print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open, cx->v3_bare);
+    }
+    shard_buf_putc(b, ']');
   }
-  shard_buf_putc(b, ']');
   if (s->num_replicated) {
     shard_buf_puts(b, ", replicated=");
-    print_v3_axes(b, s->replicated, s->num_replicated, false);
+    print_v3_axes(b, s->replicated, s->num_replicated, false, cx->v3_bare);
   }
   if (s->num_unreduced) {
     shard_buf_puts(b, ", unreduced=");
-    print_v3_axes(b, s->unreduced, s->num_unreduced, false);
+    print_v3_axes(b, s->unreduced, s->num_unreduced, false, cx->v3_bare);
   }
   if (c->num_manual) {
     shard_buf_puts(b, ", manual=");
-    print_v3_axes(b, c->manual, c->num_manual, false);
+    print_v3_axes(b, c->manual, c->num_manual, false, cx->v3_bare);
   }
+  print_v3_metadata(b, c);
   shard_buf_putc(b, '}');
   return true;
+}
+
+bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
+  return print_v3(cx, b, c);
 }
