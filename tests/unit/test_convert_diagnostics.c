@@ -62,13 +62,13 @@ Test(warnings, shardy_to_hlo) {
 Test(warnings, to_pspec) {
   expect_warning(SDY, PSPEC, "x=4", NULL, "<@m, [{\"x\":(1)2}, {\"x\":(2)2}]>", "cannot name sub-axes",
                  "P('x_0', 'x_1')");
-  expect_warning(SDY, PSPEC, M, NULL, "<@m, [{\"x\", ?}, {}]>", "no open dimensions", "P('x')");
-  expect_warning(SDY, PSPEC, M, NULL, "<@m, [{\"x\"}p1, {}]>", "no sharding priorities", "P('x')");
-  expect_warning(V3, PSPEC, NULL, NULL, "{mesh[x=2,y=2], [{y}, {}], manual={x}}", "no manual axes", "P('y')");
+  expect_warning(SDY, PSPEC, M, NULL, "<@m, [{\"x\", ?}, {}]>", "no open dimensions", "P('x',)");
+  expect_warning(SDY, PSPEC, M, NULL, "<@m, [{\"x\"}p1, {}]>", "no sharding priorities", "P('x',)");
+  expect_warning(V3, PSPEC, NULL, NULL, "{mesh[x=2,y=2], [{y}, {}], manual={x}}", "no manual axes", "P('y',)");
   expect_warning(HLO, PSPEC, M, NULL, "{devices=[1,2,2]<=[2,2]T(1,0) last_tile_dims={manual}}", "no manual axes",
                  "P(None, 'y')");
-  expect_warning(SDY, PSPEC, M, NULL, "<@m, [{}, {}], unreduced=min{\"x\"}>", "does not carry the reduction",
-                 "P(unreduced={'x'})");
+  /* JAX's PartitionSpec carries it: unreduced_kind=min */
+  expect_clean(SDY, PSPEC, M, NULL, "<@m, [{}, {}], unreduced=min{\"x\"}>");
   expect_clean(SDY, PSPEC, M, NULL, "<@m, [{?}, {\"y\"}]>");
 }
 
@@ -88,7 +88,7 @@ Test(warnings, dtensor_partials) {
                  "#sdy.sharding<@mesh, [{\"x\"}, {}], unreduced={\"y\"}>");
   expect_warning(DT, HLO, M, "4x4", "[Shard(0), Partial('product')]", "no product reduction",
                  "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
-  expect_warning(DT, PSPEC, M, "4x4", "[Shard(0), Partial('avg')]", "no avg reduction", "P('x', unreduced={'y'})");
+  expect_warning(DT, PSPEC, M, "4x4", "[Shard(0), Partial('avg')]", "no avg reduction", "P('x', unreduced={'y'}, unreduced_kind=sum)");
   /* and back to DTensor it is kept */
   cv_run r;
   cr_assert(cv_convert(&r, DT, DT, M, "4x4", "[Shard(0), Partial('avg')]"));
@@ -237,7 +237,7 @@ Test(errors, mutations_never_crash) {
       {HLO, NULL, "{{devices=[2]0,1}, {maximal device=1}, {replicated metadata={op_name=\"a\"}}}"},
       {V3, NULL, "{mesh['x'=2,y=4], device_ids=([2,4]T(1,0)), [{x, ?}, {y:(1)2}], unreduced={y:(2)2}}"},
       {SDY, NULL, "sdy.mesh @m = <[\"x\"=2, \"y\"=2]>; #sdy.sharding<@m, [{\"x\", ?}p1, {}], replicated={\"y\"}>"},
-      {PSPEC, "{'x': 2, 'y': 2}", "P(('x', 'y'), None, P.UNCONSTRAINED, unreduced={'y'})"},
+      {PSPEC, "{'x': 2, 'y': 2}", "P(('x', 'y'), None, P.UNCONSTRAINED, unreduced={'y'}, unreduced_kind=sum)"},
       {DT, "{'x': 2, 'y': 2}", "[_StridedShard(dim=0, split_factor=2), Partial(reduce_op='max')]"},
       {TF, NULL, "sharding_specs:x,unsharded, mesh:cpu|x=2,y=2|0,1,2,3|0,1,2,3|/job:a/device:CPU:0"},
   };
