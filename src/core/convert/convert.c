@@ -1246,7 +1246,34 @@ bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b
 
 /* ---- placements ------------------------------------------------------------------------------ */
 
-static void print_map(shard_buf *out, const shard_device_map *m) {
+static int cmp_i64_asc(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether a mesh's device ids are 0..n-1 in some order (Shardy's rule). */
+static bool mesh_ids_permutation(const shard_mesh *m) {
+  if (!m->device_ids || shard_mesh_is_maximal(m)) return true;
+  int64_t n = shard_mesh_num_devices(m);
+  bool *seen = shard_xcalloc((size_t)n + 1, 1);
+  bool ok = true;
+  for (int64_t i = 0; i < n && ok; i++) {
+    int64_t d = m->device_ids[i];
+    if (d < 0 || d >= n || seen[d]) ok = false;
+    else seen[d] = true;
+  }
+  free(seen);
+  return ok;
+}
+
+static bool conv_ids_permutation(const shard_conv *c) {
+  for (uint32_t i = 0; c->kind == SHARD_CONV_TUPLE && i < c->num_elems; i++)
+    if (!conv_ids_permutation(&c->elems[i])) return false;
+  return !c->mesh || mesh_ids_permutation(c->mesh);
+}
+
+/* `ids`: the device id of each device of the map (NULL: the same). */
+static void print_map(shard_buf *out, const shard_device_map *m, const int64_t *ids) {
   bool full = !m->per_device_values;
   for (int64_t d = 0; full && d < m->num_devices; d++) {
     if (!m->held[d] || m->replica[d] != m->replica[0]) full = false;
@@ -1275,7 +1302,7 @@ static void print_map(shard_buf *out, const shard_device_map *m) {
   for (int64_t d = 0; d < m->num_devices; d++) {
     if (!m->held[d]) continue;
     if (m->group[d] != m->replica[d]) sums = true;
-    shard_buf_printf(out, "%s%lld:", first ? "" : ";", (long long)d);
+    shard_buf_printf(out, "%s%lld:", first ? "" : ";", (long long)(ids ? ids[d] : d));
     first = false;
     for (uint32_t i = 0; i < m->rank; i++)
       shard_buf_printf(out, "%s%lld", i ? "," : "", (long long)m->offset[d * m->rank + i]);
@@ -1326,9 +1353,28 @@ static bool placement_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *ou
   shard_device_map map;
   shard_buf err;
   shard_buf_init(&err);
+  /* ids that are no permutation (XLA's {devices=[2]3,5}): drawn on their
+   * ranks, printed with the ids */
+  int64_t *ranks = NULL;
+  shard_conv tmp;
+  if (m && !mesh_ids_permutation(m)) {
+    shard_mesh *mc = SHARD_NEW(cx->arena, shard_mesh);
+    *mc = *m;
+    int64_t n = shard_mesh_num_devices(m);
+    mc->device_ids = SHARD_NEW_ARRAY(cx->arena, int64_t, n);
+    ranks = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+    memcpy(ranks, m->device_ids, sizeof(int64_t) * (size_t)n);
+    qsort(ranks, (size_t)n, sizeof(int64_t), cmp_i64_asc);
+    for (int64_t i = 0; i < n; i++)
+      mc->device_ids[i] = (int64_t *)bsearch(&m->device_ids[i], ranks, (size_t)n, sizeof(int64_t), cmp_i64_asc) - ranks;
+    tmp = *c;
+    tmp.mesh = mc;
+    c = &tmp;
+  }
   bool ok = shard_device_map_build(c, shape, rank, m ? shard_mesh_num_devices(m) : 1, &map, &err);
   if (!ok) shard_error(cx->de, c->span, "no placement: %s", shard_buf_str(&err));
-  else print_map(out, &map);
+  else print_map(out, &map, ranks);
+  free(ranks);
   if (ok) shard_device_map_free(&map);
   shard_buf_free(&err);
   return ok;
@@ -1715,7 +1761,10 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
       c->hlo = h;
       if (!c->metadata) c->metadata = h->metadata;
       for (uint32_t i = 0; h->kind == SHARD_HLO_TUPLE && i < c->num_elems; i++)
-        if (h->elems[i].kind != SHARD_HLO_NAMED && !c->elems[i].metadata) c->elems[i].metadata = h->elems[i].metadata;
+        if (h->elems[i].kind != SHARD_HLO_NAMED) {
+          c->elems[i].hlo = &h->elems[i];
+          if (!c->elems[i].metadata) c->elems[i].metadata = h->elems[i].metadata;
+        }
     }
     return c;
   }
@@ -1730,6 +1779,12 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
 bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, shard_buf *out,
                       shard_buf *mesh_out) {
   if (!shard_conv_check_exact(cx, c, to)) return false;
+  if (!(to == SHARD_NOTATION_HLO && c->hlo) && !conv_ids_permutation(c)) {
+    shard_error(cx->de, c->span,
+                "the tile assignment is not a permutation of its devices: only HloSharding V2 can "
+                "write it");
+    return false;
+  }
   switch (to) {
   case SHARD_NOTATION_HLO: {
     if (c->hlo) { /* V2 read, V2 written: XLA's printer on what was read */

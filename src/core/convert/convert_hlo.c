@@ -1283,6 +1283,40 @@ static shard_conv *sorted_groups_on_mesh(shard_conv_ctx *cx, const shard_hlo_sha
   return c;
 }
 
+/* XLA allows any distinct device ids in a tile assignment ({devices=[2,2]2,3,5,7}):
+ * read on an invented mesh whose device ids are those ids, which only
+ * HloSharding and placements can write (shard_conv_print refuses the rest). */
+static shard_conv *sparse_ids_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h, uint32_t rank,
+                                      bool explicit_replicated, const int64_t *devices) {
+  int64_t n = shard_hlo_num_devices(h);
+  int64_t *sorted = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+  int64_t *compact = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+  memcpy(sorted, devices, sizeof(int64_t) * (size_t)n);
+  qsort(sorted, (size_t)n, sizeof(int64_t), cmp_i64);
+  bool ok = sorted[0] >= 0;
+  for (int64_t i = 1; i < n && ok; i++) ok = sorted[i] != sorted[i - 1];
+  shard_conv *c = NULL;
+  if (ok) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t *at = bsearch(&devices[i], sorted, (size_t)n, sizeof(int64_t), cmp_i64);
+      compact[i] = at - sorted;
+    }
+    shard_mesh *m = invent_array_mesh(cx, h, compact);
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, compact,
+                                     h->span);
+    if (c) {
+      int64_t *ids = SHARD_NEW_ARRAY(cx->arena, int64_t, n);
+      for (int64_t i = 0; i < n; i++) ids[i] = sorted[m->device_ids ? m->device_ids[i] : i];
+      m->device_ids = ids;
+      m->num_device_ids = (uint32_t)n;
+      c->names_invented = true;
+    }
+  }
+  free(sorted);
+  free(compact);
+  return c;
+}
+
 static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
   uint32_t rank = h->num_dims - h->num_types;
   bool explicit_replicated = !h->last_tile_dim_replicate;
@@ -1317,6 +1351,7 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
                                      explicit_replicated, devices, h->span);
     if (c) c->names_invented = true;
   }
+  if (!c && h->devices) c = sparse_ids_to_conv(cx, h, rank, explicit_replicated, devices);
   if (!c) shard_error(cx->de, h->span, "the tile assignment is not a permutation of its devices");
   free(devices);
   return c;
@@ -1543,7 +1578,11 @@ static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bo
  * (stablehlo_export_pipeline) quotes them: mesh['x'=8], [{'x'}]. A name
  * that is no identifier is quoted either way; V3 strings have no escapes,
  * so the quote is the mark the name lacks. */
-static void print_v3_name(shard_buf *b, const char *name, bool v3_bare) {
+/* style: 0 quoted, 1 bare, 2 bare with invented names as XLA's V2 -> V3
+ * conversion makes them (axis_N where the Shardy importer has _axis_N). */
+static void print_v3_name(shard_buf *b, const char *name, int style) {
+  bool v3_bare = style > 0;
+  if (style == 2 && strncmp(name, "_axis_", 6) == 0) name++;
   bool bare = is_ident_start(name[0]);
   for (const char *q = name; *q && bare; q++)
     if (!is_ident_start(*q) && !(*q >= '0' && *q <= '9')) bare = false;
@@ -1558,7 +1597,7 @@ static bool v3_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shar
                                   "V3 strings have no escapes, and the name holds both ' and \"");
 }
 
-static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open, bool bare) {
+static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open, int bare) {
   shard_buf_putc(b, '{');
   for (uint32_t i = 0; i < n; i++) {
     if (i) shard_buf_puts(b, ", ");
@@ -1569,7 +1608,7 @@ static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, boo
   shard_buf_putc(b, '}');
 }
 
-static void print_v3_mesh(shard_buf *b, const shard_mesh *m, bool bare) {
+static void print_v3_mesh(shard_buf *b, const shard_mesh *m, int bare) {
   shard_buf_puts(b, "mesh[");
   for (uint32_t i = 0; i < m->num_axes; i++) {
     if (i) shard_buf_putc(b, ',');
@@ -1590,6 +1629,7 @@ static void print_v3_metadata(shard_buf *b, const shard_conv *c) {
 
 static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
+  int style = cx->v3_bare ? (c->names_invented ? 2 : 1) : 0;
   switch (c->kind) {
   case SHARD_CONV_TUPLE: {
     shard_buf_putc(b, '{');
@@ -1622,7 +1662,7 @@ static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     }
     if (!v3_mesh_names_ok(cx, c, m)) return false;
     shard_buf_putc(b, '{');
-    print_v3_mesh(b, m, cx->v3_bare);
+    print_v3_mesh(b, m, style);
     shard_buf_printf(b, ", %s", kw);
     print_v3_metadata(b, c);
     shard_buf_putc(b, '}');
@@ -1651,7 +1691,7 @@ static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
                   shard_reduction_name(s->reduction));
   if (!v3_mesh_names_ok(cx, c, m)) return false;
   shard_buf_putc(b, '{');
-  print_v3_mesh(b, m, cx->v3_bare);
+  print_v3_mesh(b, m, style);
   if (s->rank == 0 && !s->num_replicated && !s->num_unreduced && !c->num_manual) {
     /* a rank-0 sharding with nothing else is written as the keyword */
     shard_buf_puts(b, ", replicated");
@@ -1659,21 +1699,21 @@ static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     shard_buf_puts(b, ", [");
     for (uint32_t d = 0; d < s->rank; d++) {
       if (d) shard_buf_puts(b, ", ");
-      print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open, cx->v3_bare);
+      print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open, style);
     }
     shard_buf_putc(b, ']');
   }
   if (s->num_replicated) {
     shard_buf_puts(b, ", replicated=");
-    print_v3_axes(b, s->replicated, s->num_replicated, false, cx->v3_bare);
+    print_v3_axes(b, s->replicated, s->num_replicated, false, style);
   }
   if (s->num_unreduced) {
     shard_buf_puts(b, ", unreduced=");
-    print_v3_axes(b, s->unreduced, s->num_unreduced, false, cx->v3_bare);
+    print_v3_axes(b, s->unreduced, s->num_unreduced, false, style);
   }
   if (c->num_manual) {
     shard_buf_puts(b, ", manual=");
-    print_v3_axes(b, c->manual, c->num_manual, false, cx->v3_bare);
+    print_v3_axes(b, c->manual, c->num_manual, false, style);
   }
   print_v3_metadata(b, c);
   shard_buf_putc(b, '}');
