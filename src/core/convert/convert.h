@@ -74,6 +74,7 @@ typedef struct shard_conv {
   const char *metadata;   /* HloSharding metadata={...} as read, written back by V2/V3 */
   bool v2_explicit;       /* V2 written with an explicit device list (TF's OpSharding) */
   const struct shard_hlo_sharding *hlo; /* the V2 text read: V2 output prints it again */
+  bool iota_device_ids;   /* V3 device_ids=([..]T(..)): V2 output keeps an iota */
   uint32_t spec_entries;  /* PartitionSpec read: its entries, which JAX prints all */
   bool chunked;           /* DTensor: each mesh dim splits what the ones before it left
                            * (torch.chunk), not one padded split of the whole dim */

@@ -724,6 +724,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     if (__builtin_mul_overflow(total, m->axes[i].size, &total) || total > SHARD_CONV_MAX_DEVICES)
       return perror_at(p, kw.off, kw.len, "mesh holds too many devices");
   accept(p, ",");
+  bool iota_ids = false;
   htok t = peek(p);
   if (t.kind == HT_IDENT && tok_is(p, &t, "device_ids")) {
     next(p);
@@ -757,6 +758,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
       free(seen);
       if (!okp) return perror_at(p, tt.off, 1, "device_ids transpose is not a permutation");
       iota_expand(reshape, perm, nr, total, ids);
+      iota_ids = true;
     } else {
       int64_t *list;
       uint32_t n = 0;
@@ -821,6 +823,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     }
   }
   shard_conv *c = shard_conv_new_named(cx, m, dims.len, sp);
+  c->iota_device_ids = iota_ids;
   for (uint32_t i = 0; i < dims.len; i++) c->sharding->dims[i] = dims.items[i];
   SHARD_VEC_FREE(dims);
   while (accept(p, ",")) {
@@ -1402,6 +1405,64 @@ typedef struct mesh_piece {
   int64_t pos; /* position in the tile assignment's transposed order, -1 while unused */
 } mesh_piece;
 
+/* Replaces h's explicit device list by <=[reshape]T(perm) when one gives
+ * the same list: the list's index is cut into digits from the minor end,
+ * each the longest run of equal value steps, and the steps must be the
+ * strides of one mixed radix. */
+static void as_iota(shard_conv_ctx *cx, shard_hlo_sharding *h, int64_t n) {
+  const int64_t *a = h->devices;
+  if (n < 2 || a[0] != 0) return;
+  int64_t size[64], step[64];
+  uint32_t k = 0;
+  int64_t t = 1;
+  while (t < n) {
+    if (k == 64) return;
+    int64_t s = a[t], run = 1;
+    while (t * (run + 1) <= n && (n / t) % (run + 1) == 0 && a[t * run] == run * s) run++;
+    /* the longest run that divides what is left */
+    while (run > 1 && (n / t) % run != 0) run--;
+    if (run < 2) return;
+    size[k] = run;
+    step[k] = s;
+    k++;
+    t *= run;
+  }
+  /* every index */
+  for (int64_t i = 0; i < n; i++) {
+    int64_t rest = i, v = 0;
+    for (uint32_t j = 0; j < k; j++) {
+      v += rest % size[j] * step[j];
+      rest /= size[j];
+    }
+    if (v != a[i]) return;
+  }
+  /* the steps sorted are 1, size, size*size... (a mixed radix) */
+  uint32_t order[64];
+  for (uint32_t j = 0; j < k; j++) order[j] = j;
+  for (uint32_t i = 1; i < k; i++)
+    for (uint32_t j = i; j > 0 && step[order[j]] < step[order[j - 1]]; j--) {
+      uint32_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  int64_t expect = 1;
+  for (uint32_t j = 0; j < k; j++) {
+    if (step[order[j]] != expect) return;
+    expect *= size[order[j]];
+  }
+  /* reshape: major (largest step) first; perm: the index digits major first */
+  h->num_reshape = k;
+  h->reshape = SHARD_NEW_ARRAY(cx->arena, int64_t, k);
+  h->perm = SHARD_NEW_ARRAY(cx->arena, int64_t, k);
+  for (uint32_t r = 0; r < k; r++) h->reshape[r] = size[order[k - 1 - r]];
+  for (uint32_t p = 0; p < k; p++) {
+    uint32_t digit = k - 1 - p; /* index digit, major first */
+    for (uint32_t r = 0; r < k; r++)
+      if (order[k - 1 - r] == digit) h->perm[p] = r;
+  }
+  h->devices = NULL;
+}
+
 /* Gives the pieces covered by `r` the next positions, major first. */
 static void place_ref(const shard_mesh *m, mesh_piece *ps, uint32_t np, const shard_axis_ref *r,
                       int64_t *next_pos) {
@@ -1530,6 +1591,9 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
       h->devices = SHARD_NEW_ARRAY(cx->arena, int64_t, total);
       for (int64_t i = 0; i < total; i++) h->devices[i] = m->device_ids[pos[i]];
       free(pos);
+      /* an iota mesh order composes to an iota tile assignment where one
+       * exists (XLA's TileAssignment transposes stay iota) */
+      if (c->iota_device_ids) as_iota(cx, h, total);
     }
   }
   SHARD_VEC_FREE(dims);
