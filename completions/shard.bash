@@ -24,6 +24,7 @@ _shard_options_repl="--history --no-history --color= -h --help"
 _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
   --explain= --rules --op-priority --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
+  --placement --allow-lossy
   --color= -h --help"
 _shard_options_interpret="--interpret --args= -split-input-file --split-input-file --interpreter-print-dense --probe-output-dir= -q --quiet --max-steps --max-steps= --color= -h --help"
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format

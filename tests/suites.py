@@ -56,7 +56,16 @@ STABLEHLO = {
     "get": "git clone --depth 1 https://github.com/openxla/stablehlo and set SHARD_STABLEHLO_DIR "
            "to it (or to a directory laid out like ../shared/conformance/stablehlo)",
 }
-SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY, "stablehlo": STABLEHLO}
+CONVERSION = {
+    "name": "conversion",
+    "what": "the notation conversion pairs of other projects' tests",
+    "env": "SHARD_CONVERSION_DIR",
+    "marker": "conversion",
+    "shared": ".",
+    "tests": "convert/conformance",
+    "get": "set SHARD_CONVERSION_DIR to a directory holding conversion/*.tsv laid out like ../shared",
+}
+SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY, "stablehlo": STABLEHLO, "conversion": CONVERSION}
 
 
 class BadSetting(Exception):

@@ -21,7 +21,7 @@
 typedef struct convert_config {
   const char *input;
   const char *from, *to, *mesh, *shape;
-  bool json, werror;
+  bool json, werror, placement, allow_lossy;
   cli_color_mode color;
 } convert_config;
 
@@ -31,6 +31,7 @@ int cmd_convert(int argc, char **argv);
 void cmd_convert_usage(FILE *f) {
   fprintf(f,
           "usage: shard convert [options] --to NOTATION SHARDING\n"
+          "       shard convert [options] --placement SHARDING\n"
           "\n"
           "Converts a sharding between notations. NOTATION is one of\n"
           "  hlo       XLA HloSharding V2 text: {devices=[2,2]<=[4]}, {replicated}, ...\n"
@@ -44,7 +45,9 @@ void cmd_convert_usage(FILE *f) {
           "            (--from paddle reads both)\n"
           "  oneflow   OneFlow nd-SBP: (P, S(1)), (B, S(0))\n"
           "  oneflow-python  as tensor.sbp prints: (oneflow.sbp.split(dim=1), oneflow.sbp.broadcast)\n"
-          "SHARDING '-' reads standard input.\n"
+          "SHARDING '-' reads standard input. HloSharding V2 has no axis names: V3 output\n"
+          "names them axis_0, axis_1, ... (XLA's V2-to-V3 conversion), the others _axis_0,\n"
+          "_axis_1, ... (XLA's Shardy importer).\n"
           "\n"
           "Options:\n"
           "  --from NOTATION   the input's notation (default: guessed from the text)\n"
@@ -56,6 +59,10 @@ void cmd_convert_usage(FILE *f) {
           "                    input, and gives real axis names to HloSharding input\n"
           "  --shape SHAPE     the tensor shape: 8x16, [8,16] or tensor<8x16xf32>\n"
           "  --format FORMAT   text (default) or json\n"
+          "  --placement       print the block each device holds instead of converting\n"
+          "                    (D:start,..-stop,..;... by the input framework's own rules)\n"
+          "  --allow-lossy     an uneven DTensor sharding that the target places on other\n"
+          "                    devices is a warning naming the first such device, not an error\n"
           "  --Werror          treat warnings as errors\n"
           "  --color=WHEN      auto (default), always, never\n"
           "  -h, --help        show this help\n"
@@ -87,6 +94,10 @@ static int parse_args(int argc, char **argv, convert_config *cfg) {
       cfg->json = strcmp(v, "json") == 0;
     } else if (strcmp(arg, "--Werror") == 0) {
       cfg->werror = true;
+    } else if (strcmp(arg, "--placement") == 0) {
+      cfg->placement = true;
+    } else if (strcmp(arg, "--allow-lossy") == 0) {
+      cfg->allow_lossy = true;
     } else if (strncmp(arg, "--color", 7) == 0 && (arg[7] == '\0' || arg[7] == '=')) {
       if (!arg[7]) cfg->color = CLI_COLOR_ALWAYS;
       else if (!cli_parse_color(arg + 8, &cfg->color))
@@ -99,7 +110,7 @@ static int parse_args(int argc, char **argv, convert_config *cfg) {
     }
   }
   if (!cfg->input) return cli_usage_error("convert", "%s", "no sharding given");
-  if (!cfg->to) return cli_usage_error("convert", "%s", "--to is required");
+  if (!cfg->to && !cfg->placement) return cli_usage_error("convert", "%s", "--to is required");
   return -1;
 }
 
@@ -155,6 +166,7 @@ int cmd_convert(int argc, char **argv) {
   if (code >= 0) return code;
 
   shard_notation from, to;
+  if (cfg.placement) cfg.to = cfg.to ? cfg.to : "shardy";
   if (!shard_notation_from_name(cfg.to, &to)) return cli_usage_error("convert", "unknown notation '%s' for --to", cfg.to);
   char *text = NULL;
   size_t len;
@@ -190,6 +202,7 @@ int cmd_convert(int argc, char **argv) {
   shard_arena *arena = shard_arena_new();
   shard_conv_ctx cx;
   shard_conv_ctx_init(&cx, arena, &de);
+  cx.allow_lossy = cfg.allow_lossy;
   shard_source src = {"<sharding>", text, len, 0};
   shard_source mesh_src = {"<mesh>", cfg.mesh, cfg.mesh ? strlen(cfg.mesh) : 0, 0};
   int64_t *shape = NULL;
@@ -216,7 +229,9 @@ int cmd_convert(int argc, char **argv) {
   shard_buf_init(&out);
   shard_buf_init(&mesh_out);
   bool invented = false;
-  if (c) {
+  if (c && cfg.placement) {
+    ok = shard_conv_placement(&cx, c, &out);
+  } else if (c) {
     invented = any_invented(c) && to != SHARD_NOTATION_HLO;
     if (invented) {
       shard_buf m;

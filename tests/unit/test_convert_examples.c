@@ -31,8 +31,8 @@ Test(examples, ex1_full_tiling) {
 
 /* Ex. 2: P('x') on a rank-1 array. */
 Test(examples, ex2_partial_replication) {
-  expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8", "P('x')", NULL, "#sdy.sharding<@mesh, [{\"x\"}]>");
-  expect_conv(PSPEC, HLO, "{'x': 2, 'y': 2}", "8", "P('x')", NULL,
+  expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8", "P('x',)", NULL, "#sdy.sharding<@mesh, [{\"x\"}]>");
+  expect_conv(PSPEC, HLO, "{'x': 2, 'y': 2}", "8", "P('x',)", NULL,
               "{devices=[2,2]<=[4] last_tile_dim_replicate}");
 }
 
@@ -72,17 +72,17 @@ Test(examples, ex5_v3_to_v2) {
   expect_conv(SDY, HLO, "<[\"a\"=2, \"b\"=4, \"c\"=4]>", NULL, "<@mesh, [{}, {\"a\", \"c\"}], replicated={\"b\"}>",
               NULL, "{devices=[1,8,4]<=[2,4,4]T(0,2,1) last_tile_dim_replicate}");
   expect_conv(SDY, HLO, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", NULL,
-              "{devices=[2,1,2]<=[4] last_tile_dims={unreduced}}");
+              "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
   expect_conv(SDY, DT, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
               "[Shard(0), Partial()]");
   expect_conv(SDY, PSPEC, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
-              "P('a', unreduced={'b'})");
+              "P('a', unreduced={'b'}, unreduced_kind=sum)");
 }
 
 /* Ex. 6: _StridedShard <-> tuple order <-> iota transpose. */
 Test(examples, ex6_strided_shard) {
   const char *mesh = "{'dp': 2, 'tp': 2}";
-  expect_conv(DT, PSPEC, mesh, "8x8", "[_StridedShard(0, split_factor=2), Shard(0)]", "", "P(('tp', 'dp'))");
+  expect_conv(DT, PSPEC, mesh, "8x8", "[_StridedShard(0, split_factor=2), Shard(0)]", "", "P(('tp', 'dp'),)");
   expect_conv(DT, HLO, mesh, "8x8", "[_StridedShard(0, split_factor=2), Shard(0)]", NULL,
               "{devices=[4,1]<=[2,2]T(1,0)}");
   expect_conv(DT, HLO, mesh, "8x8", "[Shard(0), Shard(0)]", NULL, "{devices=[4,1]<=[4]}");
@@ -131,11 +131,11 @@ Test(examples, summary_table) {
   static const table_row rows[] = {
       {"[{}, {}]", "P()", "{replicated}", "[Replicate(), Replicate()]"},
       {"[{\"x\"}, {\"y\"}]", "P('x', 'y')", "{devices=[2,2]<=[4]}", "[Shard(0), Shard(1)]"},
-      {"[{\"x\"}, {}]", "P('x')", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}", "[Shard(0), Replicate()]"},
-      {"[{\"x\", \"y\"}, {}]", "P(('x', 'y'))", "{devices=[4,1]<=[4]}", "[Shard(0), Shard(0)]"},
-      {"[{\"y\", \"x\"}, {}]", "P(('y', 'x'))", "{devices=[4,1]<=[2,2]T(1,0)}",
+      {"[{\"x\"}, {}]", "P('x',)", "{devices=[2,1,2]<=[4] last_tile_dim_replicate}", "[Shard(0), Replicate()]"},
+      {"[{\"x\", \"y\"}, {}]", "P(('x', 'y'),)", "{devices=[4,1]<=[4]}", "[Shard(0), Shard(0)]"},
+      {"[{\"y\", \"x\"}, {}]", "P(('y', 'x'),)", "{devices=[4,1]<=[2,2]T(1,0)}",
        "[_StridedShard(0, split_factor=2), Shard(0)]"},
-      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'})", "{devices=[2,1,2]<=[4] last_tile_dims={unreduced}}",
+      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'}, unreduced_kind=sum)", "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}",
        "[Shard(0), Partial()]"},
   };
   const char *mesh = "{'x': 2, 'y': 2}";
@@ -164,7 +164,7 @@ Test(examples, issue_example) {
               "/job:localhost/replica:0/task:0/device:CPU:3",
               "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>", "#sdy.sharding<@mesh, [{\"x\"}, {}]>");
   expect_conv(PSPEC, SDY, "{'x': 2, 'y': 4, 'z': 2, 'w': 2}", "8x8x8",
-              "P('x', ('y', 'z'), None, unreduced={'w'})", NULL,
+              "P('x', ('y', 'z'), None, unreduced={'w'}, unreduced_kind=sum)", NULL,
               "#sdy.sharding<@mesh, [{\"x\"}, {\"y\", \"z\"}, {}], unreduced={\"w\"}>");
   expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8x8", "P(P.UNCONSTRAINED, 'y')", NULL,
               "#sdy.sharding<@mesh, [{?}, {\"y\"}]>");

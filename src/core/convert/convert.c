@@ -1060,6 +1060,31 @@ static int64_t digits_index(const ref_digit *d, uint32_t n, const int64_t *mc) {
   return idx;
 }
 
+/* PyTorch's split of one dimension of `size` (torch.chunk, mesh dim by mesh
+ * dim, major first as the digits are): each level cuts what the previous
+ * left into chunks of ceil(len / n); a device past the end holds nothing at
+ * the end of its parent's block (Shard._local_shard_size_and_offset), and
+ * compute_local_shape_and_global_offset reports it at the dim's end. */
+static void chunk_extent(const ref_digit *d, uint32_t n, const int64_t *mc, int64_t size,
+                         int64_t *off, int64_t *lim) {
+  int64_t start = 0, len = size;
+  for (uint32_t k = 0; k < n; k++) {
+    int64_t coord = d[k].axis < 0 ? 0 : d[k].whole ? mc[d[k].axis] : mc[d[k].axis] / d[k].minor % d[k].size;
+    int64_t chunk = (len + d[k].size - 1) / d[k].size;
+    int64_t s = coord * chunk;
+    if (s >= len) {
+      start += len;
+      len = 0;
+    } else {
+      len = (s + chunk < len ? s + chunk : len) - s;
+      start += s;
+    }
+  }
+  if (len == 0) start = size; /* PyTorch's offset of an empty shard: the dim size */
+  *off = start;
+  *lim = start + len;
+}
+
 bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t rank,
                             int64_t num_devices, shard_device_map *out, shard_buf *err) {
   if (c->kind == SHARD_CONV_TUPLE) {
@@ -1158,11 +1183,16 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     const ref_digit *d = digits;
     for (uint32_t i = 0; i < rank; i++) {
       int64_t t = digits_index(d, s->dims[i].num_axes, mc);
+      if (c->chunked) {
+        chunk_extent(d, s->dims[i].num_axes, mc, shape[i], &out->offset[dev * rank + i],
+                     &out->limit[dev * rank + i]);
+      } else {
+        int64_t chunk = (shape[i] + tiles[i] - 1) / tiles[i];
+        int64_t off = t * chunk, lim = (t + 1) * chunk;
+        out->offset[dev * rank + i] = off < shape[i] ? off : shape[i];
+        out->limit[dev * rank + i] = lim < shape[i] ? lim : shape[i];
+      }
       d += s->dims[i].num_axes;
-      int64_t chunk = (shape[i] + tiles[i] - 1) / tiles[i];
-      int64_t off = t * chunk, lim = (t + 1) * chunk;
-      out->offset[dev * rank + i] = off < shape[i] ? off : shape[i];
-      out->limit[dev * rank + i] = lim < shape[i] ? lim : shape[i];
       tile_lin = tile_lin * tiles[i] + t;
     }
     k1[dev] = tile_lin * nman + digits_index(man_digits, c->num_manual, mc);
@@ -1225,6 +1255,209 @@ bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b
   }
   shard_buf_free(&dummy);
   return ok;
+}
+
+/* ---- placements ------------------------------------------------------------------------------ */
+
+static int cmp_i64_asc(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether a mesh's device ids are 0..n-1 in some order (Shardy's rule). */
+static bool mesh_ids_permutation(const shard_mesh *m) {
+  if (!m->device_ids || shard_mesh_is_maximal(m)) return true;
+  int64_t n = shard_mesh_num_devices(m);
+  bool *seen = shard_xcalloc((size_t)n + 1, 1);
+  bool ok = true;
+  for (int64_t i = 0; i < n && ok; i++) {
+    int64_t d = m->device_ids[i];
+    if (d < 0 || d >= n || seen[d]) ok = false;
+    else seen[d] = true;
+  }
+  free(seen);
+  return ok;
+}
+
+static bool conv_ids_permutation(const shard_conv *c) {
+  for (uint32_t i = 0; c->kind == SHARD_CONV_TUPLE && i < c->num_elems; i++)
+    if (!conv_ids_permutation(&c->elems[i])) return false;
+  return !c->mesh || mesh_ids_permutation(c->mesh);
+}
+
+/* `ids`: the device id of each device of the map (NULL: the same). */
+static void print_map(shard_buf *out, const shard_device_map *m, const int64_t *ids) {
+  bool full = !m->per_device_values;
+  for (int64_t d = 0; full && d < m->num_devices; d++) {
+    if (!m->held[d] || m->replica[d] != m->replica[0]) full = false;
+    for (uint32_t i = 0; full && i < m->rank; i++)
+      if (m->offset[d * m->rank + i] != 0) full = false;
+  }
+  if (full && m->num_devices) {
+    /* the limits of device 0 are the shape: every device holds all of it */
+    for (int64_t d = 1; full && d < m->num_devices; d++)
+      for (uint32_t i = 0; full && i < m->rank; i++)
+        if (m->limit[d * m->rank + i] != m->limit[i]) full = false;
+  }
+  if (full) {
+    shard_buf_puts(out, "replicated");
+    return;
+  }
+  bool all_full = m->num_devices > 0;
+  for (int64_t d = 0; all_full && d < m->num_devices; d++)
+    for (uint32_t i = 0; all_full && i < m->rank; i++)
+      if (!m->held[d] || m->offset[d * m->rank + i] != 0 || m->limit[d * m->rank + i] != m->limit[i]) all_full = false;
+  if (all_full && m->per_device_values) {
+    shard_buf_puts(out, "manual");
+    return;
+  }
+  bool first = true, sums = false;
+  for (int64_t d = 0; d < m->num_devices; d++) {
+    if (!m->held[d]) continue;
+    if (m->group[d] != m->replica[d]) sums = true;
+    shard_buf_printf(out, "%s%lld:", first ? "" : ";", (long long)(ids ? ids[d] : d));
+    first = false;
+    for (uint32_t i = 0; i < m->rank; i++)
+      shard_buf_printf(out, "%s%lld", i ? "," : "", (long long)m->offset[d * m->rank + i]);
+    shard_buf_putc(out, '-');
+    for (uint32_t i = 0; i < m->rank; i++)
+      shard_buf_printf(out, "%s%lld", i ? "," : "", (long long)m->limit[d * m->rank + i]);
+  }
+  if (sums) {
+    shard_buf_puts(out, "\nvalues:");
+    for (int64_t d = 0; d < m->num_devices; d++)
+      if (m->held[d]) shard_buf_printf(out, "%s%lld", d ? "," : "", (long long)m->replica[d]);
+    shard_buf_puts(out, "\nsum:");
+    for (int64_t d = 0; d < m->num_devices; d++)
+      if (m->held[d]) shard_buf_printf(out, "%s%lld", d ? "," : "", (long long)m->group[d]);
+  }
+  if (m->per_device_values) shard_buf_puts(out, "\nmanual");
+}
+
+/* The shape a placement is drawn for: cx's, else one element per shard. */
+static int64_t *placement_shape(shard_conv_ctx *cx, const shard_conv *c, uint32_t *rank) {
+  if (cx->rank >= 0) {
+    *rank = (uint32_t)cx->rank;
+    return shard_arena_dup(cx->arena, cx->shape, sizeof(int64_t) * (size_t)(cx->rank + 1));
+  }
+  *rank = c->kind == SHARD_CONV_NAMED ? c->sharding->rank : 0;
+  int64_t *shape = SHARD_NEW_ARRAY(cx->arena, int64_t, *rank + 1);
+  for (uint32_t i = 0; i < *rank; i++)
+    shape[i] = c->mesh ? shard_axes_product(c->sharding->dims[i].axes, c->sharding->dims[i].num_axes, c->mesh) : 1;
+  return shape;
+}
+
+static bool placement_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out) {
+  switch (c->kind) {
+  case SHARD_CONV_REPLICATED: shard_buf_puts(out, "replicated"); return true;
+  case SHARD_CONV_MAXIMAL: shard_buf_printf(out, "maximal %lld", (long long)c->device); return true;
+  case SHARD_CONV_MANUAL: shard_buf_puts(out, "manual"); return true;
+  case SHARD_CONV_UNKNOWN: shard_buf_puts(out, "unknown"); return true;
+  case SHARD_CONV_UNREDUCED: shard_buf_puts(out, "unreduced"); return true;
+  default: break;
+  }
+  const shard_mesh *m = shard_conv_mesh_of(cx, c);
+  if (m && shard_mesh_is_maximal(m)) {
+    shard_buf_printf(out, "maximal %lld", (long long)(m->device_ids ? m->device_ids[0] : 0));
+    return true;
+  }
+  uint32_t rank;
+  int64_t *shape = placement_shape(cx, c, &rank);
+  shard_device_map map;
+  shard_buf err;
+  shard_buf_init(&err);
+  /* ids that are no permutation (XLA's {devices=[2]3,5}): drawn on their
+   * ranks, printed with the ids */
+  int64_t *ranks = NULL;
+  shard_conv tmp;
+  if (m && !mesh_ids_permutation(m)) {
+    shard_mesh *mc = SHARD_NEW(cx->arena, shard_mesh);
+    *mc = *m;
+    int64_t n = shard_mesh_num_devices(m);
+    mc->device_ids = SHARD_NEW_ARRAY(cx->arena, int64_t, n);
+    ranks = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+    memcpy(ranks, m->device_ids, sizeof(int64_t) * (size_t)n);
+    qsort(ranks, (size_t)n, sizeof(int64_t), cmp_i64_asc);
+    for (int64_t i = 0; i < n; i++)
+      mc->device_ids[i] = (int64_t *)bsearch(&m->device_ids[i], ranks, (size_t)n, sizeof(int64_t), cmp_i64_asc) - ranks;
+    tmp = *c;
+    tmp.mesh = mc;
+    c = &tmp;
+  }
+  bool ok = shard_device_map_build(c, shape, rank, m ? shard_mesh_num_devices(m) : 1, &map, &err);
+  if (!ok) shard_error(cx->de, c->span, "no placement: %s", shard_buf_str(&err));
+  else print_map(out, &map, ranks);
+  free(ranks);
+  if (ok) shard_device_map_free(&map);
+  shard_buf_free(&err);
+  return ok;
+}
+
+bool shard_conv_placement(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out) {
+  if (c->kind != SHARD_CONV_TUPLE) return placement_one(cx, c, out);
+  for (uint32_t i = 0; i < c->num_elems; i++) {
+    if (i) shard_buf_putc(out, '\n');
+    if (!placement_one(cx, &c->elems[i], out)) return false;
+  }
+  return true;
+}
+
+bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notation to) {
+  if (c->kind == SHARD_CONV_TUPLE) {
+    for (uint32_t i = 0; i < c->num_elems; i++)
+      if (!shard_conv_check_exact(cx, &c->elems[i], to)) return false;
+    return true;
+  }
+  bool to_chunked = to == SHARD_NOTATION_DTENSOR;
+  if (c->kind != SHARD_CONV_NAMED || c->chunked == to_chunked || cx->rank < 0 || !c->mesh ||
+      shard_mesh_is_maximal(c->mesh) || c->sharding->rank != (uint32_t)cx->rank)
+    return true;
+  shard_conv other = *c;
+  other.chunked = to_chunked;
+  shard_device_map a, b;
+  shard_buf why;
+  shard_buf_init(&why);
+  int64_t n = shard_mesh_num_devices(c->mesh);
+  bool ok = shard_device_map_build(c, cx->shape, (uint32_t)cx->rank, n, &a, &why);
+  if (ok) {
+    ok = shard_device_map_build(&other, cx->shape, (uint32_t)cx->rank, n, &b, &why);
+    if (!ok) shard_device_map_free(&a);
+  }
+  if (!ok) {
+    shard_buf_free(&why);
+    return true; /* nothing to compare: the printers report what is wrong */
+  }
+  bool same = true;
+  int64_t dev = -1;
+  uint32_t dim = 0;
+  for (int64_t d = 0; same && d < n; d++)
+    for (uint32_t i = 0; i < a.rank; i++)
+      if (a.offset[d * a.rank + i] != b.offset[d * a.rank + i] || a.limit[d * a.rank + i] != b.limit[d * a.rank + i]) {
+        same = false;
+        dev = d;
+        dim = i;
+        break;
+      }
+  bool go_on = true;
+  if (!same) {
+    const shard_device_map *pt = c->chunked ? &a : &b, *xla = c->chunked ? &b : &a;
+    int64_t k = dev * a.rank + dim;
+    const char *fmt = "uneven sharding placed differently: PyTorch splits mesh dimension by mesh "
+                      "dimension, XLA and Shardy pad one split of the whole dimension; device %lld "
+                      "holds [%lld, %lld) of dimension %u in DTensor but [%lld, %lld) in %s";
+    const char *other_name = c->chunked ? shard_notation_name(to) : "the input";
+    if (cx->allow_lossy)
+      shard_warning(cx->de, c->span, fmt, (long long)dev, (long long)pt->offset[k], (long long)pt->limit[k],
+                    dim, (long long)xla->offset[k], (long long)xla->limit[k], other_name);
+    else
+      shard_error(cx->de, c->span, fmt, (long long)dev, (long long)pt->offset[k], (long long)pt->limit[k],
+                  dim, (long long)xla->offset[k], (long long)xla->limit[k], other_name);
+    go_on = cx->allow_lossy;
+  }
+  shard_device_map_free(&a);
+  shard_device_map_free(&b);
+  shard_buf_free(&why);
+  return go_on;
 }
 
 /* ---- Shardy text ------------------------------------------------------------------------------ */
@@ -1406,9 +1639,16 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
   shard_mesh empty = {0};
   switch (c->kind) {
   case SHARD_CONV_MAXIMAL: {
-    char *name = shard_arena_printf(cx->arena, "maximal_mesh_%lld", (long long)c->device);
-    shard_buf_printf(mesh_out, "%ssdy.mesh @%s = <[], device_ids=[%lld]>", mesh_out->len ? "\n" : "",
-                     name, (long long)c->device);
+    /* XLA's importer names the mesh of {maximal device=N} @single_device_N;
+     * one definition however many tuple elements use it */
+    char *name = shard_arena_printf(cx->arena, "single_device_%lld", (long long)c->device);
+    char *def = shard_arena_printf(cx->arena, "sdy.mesh @%s = ", name);
+    bool defined = false;
+    for (const char *q = mesh_out->len ? shard_buf_str(mesh_out) : ""; (q = strstr(q, def)) && !defined; q++)
+      defined = q == shard_buf_str(mesh_out) || q[-1] == '\n';
+    if (!defined)
+      shard_buf_printf(mesh_out, "%s%s<[], device_ids=[%lld]>", mesh_out->len ? "\n" : "", def,
+                       (long long)c->device);
     tmp.mesh_name = name;
     if (!stripped) shard_buf_puts(out, "#sdy.sharding");
     shard_sharding_print(out, &tmp);
@@ -1527,7 +1767,19 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
     shard_hlo_sharding *h = shard_hlo_parse(cx, src, 0, (uint32_t)src->len);
     if (!h) return NULL;
     if (cx->rank >= 0 && !shard_hlo_validate(cx, h, cx->shape, cx->rank, 0)) return NULL;
-    return shard_hlo_to_conv(cx, h);
+    /* V3 names are written as they were read: bare (XLA's printer) unless quoted */
+    cx->v3_bare = !memchr(src->text, '\'', src->len);
+    shard_conv *c = shard_hlo_to_conv(cx, h);
+    if (c && h->kind != SHARD_HLO_NAMED) {
+      c->hlo = h;
+      if (!c->metadata) c->metadata = h->metadata;
+      for (uint32_t i = 0; h->kind == SHARD_HLO_TUPLE && i < c->num_elems; i++)
+        if (h->elems[i].kind != SHARD_HLO_NAMED) {
+          c->elems[i].hlo = &h->elems[i];
+          if (!c->elems[i].metadata) c->elems[i].metadata = h->elems[i].metadata;
+        }
+    }
+    return c;
   }
   case SHARD_NOTATION_SHARDY: return shard_sdy_conv_parse(cx, src);
   case SHARD_NOTATION_PSPEC: return shard_pspec_parse(cx, src);
@@ -1543,10 +1795,22 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
 
 bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, shard_buf *out,
                       shard_buf *mesh_out) {
+  if (!shard_conv_check_exact(cx, c, to)) return false;
+  if (!(to == SHARD_NOTATION_HLO && c->hlo) && !conv_ids_permutation(c)) {
+    shard_error(cx->de, c->span,
+                "the tile assignment is not a permutation of its devices: only HloSharding V2 can "
+                "write it");
+    return false;
+  }
   switch (to) {
   case SHARD_NOTATION_HLO: {
+    if (c->hlo) { /* V2 read, V2 written: XLA's printer on what was read */
+      shard_hlo_print(out, c->hlo);
+      return true;
+    }
     shard_hlo_sharding *h = shard_hlo_from_conv(cx, c, true);
     if (!h) return false;
+    if (c->v2_explicit && h->kind == SHARD_HLO_TILED && !h->devices) h->devices = shard_hlo_device_array_in(cx, h);
     shard_hlo_print(out, h);
     return true;
   }

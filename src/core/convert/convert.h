@@ -76,6 +76,13 @@ typedef struct shard_conv {
   int64_t device;         /* MAXIMAL */
   bool names_invented;    /* mesh axis names made up (_axis_0, ...) */
   const char *partial_op; /* DTensor reduce op Shardy lacks ("avg", "product") */
+  const char *metadata;   /* HloSharding metadata={...} as read, written back by V2/V3 */
+  bool v2_explicit;       /* V2 written with an explicit device list (TF's OpSharding) */
+  const struct shard_hlo_sharding *hlo; /* the V2 text read: V2 output prints it again */
+  bool iota_device_ids;   /* V3 device_ids=([..]T(..)): V2 output keeps an iota */
+  uint32_t spec_entries;  /* PartitionSpec read: its entries, which JAX prints all */
+  bool chunked;           /* DTensor: each mesh dim splits what the ones before it left
+                           * (torch.chunk), not one padded split of the whole dim */
   struct shard_conv *elems; /* TUPLE */
   uint32_t num_elems;
   shard_span span;
@@ -88,6 +95,9 @@ typedef struct shard_conv_ctx {
   const shard_mesh *mesh; /* the user's mesh (--mesh), or NULL */
   const int64_t *shape;   /* the tensor shape (--shape), or NULL */
   int32_t rank;           /* -1 when no shape was given */
+  bool v3_bare;           /* V3 axis names unquoted (XLA's HloSharding printer; V2 or
+                           * unquoted V3 input), else quoted as Shardy's exporter does */
+  bool allow_lossy;       /* a conversion that moves data between devices warns, not fails */
 } shard_conv_ctx;
 
 void shard_conv_ctx_init(shard_conv_ctx *cx, shard_arena *arena, shard_diag_engine *de);
@@ -238,6 +248,19 @@ void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int6
                               const int64_t *k3);
 /* Equal maps; otherwise false and the first difference in `why` (may be NULL). */
 bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b, shard_buf *why);
+/* The placement `c` denotes for cx->shape, in its own framework's rules
+ * (DTensor's torch.chunk per mesh dim, XLA's padded split otherwise), one
+ * line: `D:start,...-stop,...;...` by device id (an empty block starts and
+ * stops at its offset), then `sum:` with each device's reduction group and
+ * `manual` when there are such. Without a shape every dimension has one
+ * element per shard. A fully replicated sharding is `replicated`, one on a
+ * single device `maximal D`; tuples write one line per element. */
+bool shard_conv_placement(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out);
+/* When `c`'s framework and `to`'s split an uneven dimension differently
+ * (DTensor against the others), compares the two placements for cx->shape:
+ * an error naming the first device that differs (a warning with
+ * cx->allow_lossy). True when the conversion may go on. */
+bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notation to);
 
 /* ---- HloSharding (convert_hlo.c) ------------------------------------------- */
 
@@ -264,6 +287,7 @@ typedef struct shard_hlo_sharding {
   uint32_t num_types;
   bool last_tile_dim_replicate; /* written with that keyword */
   int shard_group_kind;      /* 0 none, 1 shard_as, 2 shard_like */
+  const char *metadata;      /* {...} after metadata=, as read */
   int64_t shard_group;
   struct shard_hlo_sharding *elems; /* TUPLE */
   uint32_t num_elems;
@@ -280,6 +304,8 @@ void shard_hlo_print(shard_buf *b, const shard_hlo_sharding *h);
 int64_t shard_hlo_num_devices(const shard_hlo_sharding *h);
 /* The tile assignment, one device per row-major index (heap; caller frees). */
 int64_t *shard_hlo_device_array(const shard_hlo_sharding *h);
+/* The same in cx's arena. */
+int64_t *shard_hlo_device_array_in(shard_conv_ctx *cx, const shard_hlo_sharding *h);
 /* HloSharding::Validate for a shape (rank < 0: no shape) and, when
  * num_devices > 0, a device count. Errors at h->span. */
 bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape,

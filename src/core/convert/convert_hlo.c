@@ -218,11 +218,14 @@ static bool parse_int_list(hlo_parser *p, const char *open, const char *close, i
 }
 
 /* Skips a balanced {...} (metadata). */
-static bool skip_braces(hlo_parser *p) {
+/* The value of metadata= ({...}, or one token), its text in *out (may be NULL). */
+static bool skip_braces(hlo_parser *p, const char **out) {
   htok t = peek(p);
+  uint32_t start = t.off;
   if (!(t.kind == HT_PUNCT && tok_is(p, &t, "{"))) {
     /* metadata=op_name="x" style single value: skip one token */
     next(p);
+    if (out) *out = shard_arena_strndup(p->cx->arena, p->src->text + start, t.len);
     return true;
   }
   int depth = 0;
@@ -230,15 +233,18 @@ static bool skip_braces(hlo_parser *p) {
     t = next(p);
     if (t.kind == HT_EOF) return perror_at(p, t.off, 1, "expected '}'");
     if (t.kind == HT_PUNCT && tok_is(p, &t, "{")) depth++;
-    if (t.kind == HT_PUNCT && tok_is(p, &t, "}") && --depth == 0) return true;
+    if (t.kind == HT_PUNCT && tok_is(p, &t, "}") && --depth == 0) {
+      if (out) *out = shard_arena_strndup(p->cx->arena, p->src->text + start, t.off + 1 - start);
+      return true;
+    }
   }
 }
 
 /* (',' 'metadata' '=' ...)*: what may follow a maximal or replicated v3 body. */
-static bool skip_trailing_metadata(hlo_parser *p) {
+static bool skip_trailing_metadata(hlo_parser *p, const char **out) {
   while (accept(p, ",")) {
     htok a = next(p);
-    if (!(a.kind == HT_IDENT && tok_is(p, &a, "metadata")) || !expect(p, "=") || !skip_braces(p))
+    if (!(a.kind == HT_IDENT && tok_is(p, &a, "metadata")) || !expect(p, "=") || !skip_braces(p, out))
       return perror_at(p, a.off, a.len ? a.len : 1, "expected 'metadata='");
   }
   return true;
@@ -438,7 +444,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h);
 /* single-body ::= v3-body | v2-item*  (up to the closing '}') */
 static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t open_off) {
   htok first = peek(p);
-  if (first.kind == HT_IDENT && (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh")))
+  if (first.kind == HT_IDENT && (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh") ||
+                                 tok_is(p, &first, "single_device")))
     return parse_v3(p, h);
   bool replicated = false, manual = false, maximal = false, unknown = false, unreduced = false;
   bool have_device = false, have_devices = false, last_dims = false;
@@ -464,7 +471,7 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
         if (!parse_type_list(p, h)) return false;
         last_dims = true;
       } else if (tok_is(p, &t, "metadata")) {
-        if (!skip_braces(p)) return false;
+        if (!skip_braces(p, &h->metadata)) return false;
       } else {
         return perror_at(p, t.off, t.len,
                          "unknown attribute in sharding: expected device=, devices= metadata= or "
@@ -508,8 +515,22 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
     if (h->devices) {
       int64_t total = 0;
       checked_product(h->dims, h->num_dims, &total);
-      if (total <= 1)
-        return perror_at(p, devices_off, 7, "non-maximal shardings must have more than one device assigned");
+      if (total <= 1) {
+        /* XLA's text parser rejects this; an OpSharding proto (JAX's) may
+         * hold it, and JAX reads one device as replicated */
+        shard_span at1 = {p->src, devices_off, 7};
+        bool man = false;
+        for (uint32_t i = 0; i < h->num_types; i++) man |= h->types[i] == SHARD_SUBGROUP_MANUAL;
+        shard_warning(p->cx->de, at1,
+                      "non-maximal shardings must have more than one device assigned: read as %s "
+                      "(a one-device OpSharding, as JAX reads it)", man ? "{manual}" : "{replicated}");
+        h->kind = man ? SHARD_HLO_MANUAL : SHARD_HLO_REPLICATED;
+        h->devices = NULL;
+        h->num_dims = 0;
+        h->num_types = 0;
+        h->last_tile_dim_replicate = false;
+        return true;
+      }
     }
     h->kind = SHARD_HLO_TILED;
     if (h->last_tile_dim_replicate) {
@@ -656,7 +677,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   htok kw = next(p);
   h->kind = SHARD_HLO_NAMED;
   shard_span sp = {p->src, kw.off, kw.len};
-  if (tok_is(p, &kw, "maximal_mesh")) {
+  if (tok_is(p, &kw, "maximal_mesh") || tok_is(p, &kw, "single_device")) {
     htok id;
     if (!expect(p, "[")) return false;
     id = next(p);
@@ -666,7 +687,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     if (!parse_device_id(p, &dev) || !expect(p, "]")) return false;
     h->named = shard_conv_new(cx, SHARD_CONV_MAXIMAL, sp);
     h->named->device = dev;
-    return skip_trailing_metadata(p);
+    return skip_trailing_metadata(p, &h->named->metadata);
   }
   SHARD_VEC(shard_mesh_axis) axes = {0};
   if (!expect(p, "[")) return false;
@@ -698,12 +719,12 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   m->num_axes = axes.len;
   SHARD_VEC_FREEZE(cx->arena, axes, m->axes);
   m->span = sp;
-  if (m->num_axes == 0) return perror_at(p, kw.off, kw.len, "Mesh must have at least one axis.");
   int64_t total = 1;
   for (uint32_t i = 0; i < m->num_axes; i++)
     if (__builtin_mul_overflow(total, m->axes[i].size, &total) || total > SHARD_CONV_MAX_DEVICES)
       return perror_at(p, kw.off, kw.len, "mesh holds too many devices");
   accept(p, ",");
+  bool iota_ids = false;
   htok t = peek(p);
   if (t.kind == HT_IDENT && tok_is(p, &t, "device_ids")) {
     next(p);
@@ -737,6 +758,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
       free(seen);
       if (!okp) return perror_at(p, tt.off, 1, "device_ids transpose is not a permutation");
       iota_expand(reshape, perm, nr, total, ids);
+      iota_ids = true;
     } else {
       int64_t *list;
       uint32_t n = 0;
@@ -780,7 +802,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
                                                      : SHARD_CONV_MANUAL;
     h->named = shard_conv_new(cx, k, sp);
     h->named->mesh = m;
-    return skip_trailing_metadata(p);
+    return skip_trailing_metadata(p, &h->named->metadata);
   }
   SHARD_VEC(shard_dim_sharding) dims = {0};
   if (!expect(p, "[")) return false;
@@ -801,6 +823,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     }
   }
   shard_conv *c = shard_conv_new_named(cx, m, dims.len, sp);
+  c->iota_device_ids = iota_ids;
   for (uint32_t i = 0; i < dims.len; i++) c->sharding->dims[i] = dims.items[i];
   SHARD_VEC_FREE(dims);
   while (accept(p, ",")) {
@@ -817,7 +840,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     } else if (tok_is(p, &a, "manual")) {
       if (!parse_v3_axis_list(p, m, &c->manual, &c->num_manual, NULL)) return false;
     } else if (tok_is(p, &a, "metadata")) {
-      if (!skip_braces(p)) return false;
+      if (!skip_braces(p, &c->metadata)) return false;
     } else {
       return perror_at(p, a.off, a.len, "expected replicated=, unreduced=, manual= or metadata=");
     }
@@ -827,6 +850,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
 }
 
 /* ---- printing --------------------------------------------------------------------------------------- */
+
+static int cmp_i64(const void *a, const void *b);
 
 static void print_list(shard_buf *b, const int64_t *v, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s%lld", i ? "," : "", (long long)v[i]);
@@ -847,7 +872,16 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
     if (h->devices) {
       int64_t total = 1;
       for (uint32_t i = 0; i < h->num_dims; i++) total *= h->dims[i];
-      print_list(b, h->devices, (uint32_t)total);
+      /* HloSharding::PartialTile sorts the devices of each replication
+       * group of an explicit list: they hold the same data. */
+      int64_t *v = shard_xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
+      memcpy(v, h->devices, sizeof(int64_t) * (size_t)total);
+      if (h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED) {
+        int64_t g = h->dims[h->num_dims - 1];
+        for (int64_t i = 0; g > 1 && i < total; i += g) qsort(v + i, (size_t)g, sizeof(int64_t), cmp_i64);
+      }
+      print_list(b, v, (uint32_t)total);
+      free(v);
     } else {
       int64_t *r = shard_xmalloc(sizeof(int64_t) * (h->num_reshape + 1));
       int64_t *pm = shard_xmalloc(sizeof(int64_t) * (h->num_reshape + 1));
@@ -877,6 +911,7 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
   }
   default: break;
   }
+  if (h->metadata) shard_buf_printf(b, " metadata=%s", h->metadata);
   if (h->shard_group_kind)
     shard_buf_printf(b, " %s %lld", h->shard_group_kind == 1 ? "shard_as" : "shard_like",
                      (long long)h->shard_group);
@@ -920,6 +955,14 @@ int64_t *shard_hlo_device_array(const shard_hlo_sharding *h) {
   int64_t *out = shard_xmalloc(sizeof(int64_t) * (size_t)(total ? total : 1));
   if (h->devices) memcpy(out, h->devices, sizeof(int64_t) * (size_t)total);
   else iota_expand(h->reshape, h->perm, h->num_reshape, total, out);
+  return out;
+}
+
+int64_t *shard_hlo_device_array_in(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
+  int64_t total = shard_hlo_num_devices(h);
+  int64_t *v = shard_hlo_device_array(h);
+  int64_t *out = shard_arena_dup(cx->arena, v, sizeof(int64_t) * (size_t)(total ? total : 1));
+  free(v);
   return out;
 }
 
@@ -1204,6 +1247,79 @@ static shard_mesh *invent_array_mesh(shard_conv_ctx *cx, const shard_hlo_shardin
   return m;
 }
 
+static const int64_t *sort_pos; /* qsort has no context: the mesh position of each device */
+
+static int cmp_mesh_pos(const void *a, const void *b) {
+  int64_t x = sort_pos[*(const int64_t *)a], y = sort_pos[*(const int64_t *)b];
+  return x < y ? -1 : x > y;
+}
+
+/* XLA sorts the devices of each replication group of an explicit list
+ * (HloSharding::PartialTile), which the mesh may lay out in another order:
+ * the same sharding, read with each group in the mesh's order. */
+static shard_conv *sorted_groups_on_mesh(shard_conv_ctx *cx, const shard_hlo_sharding *h, uint32_t rank,
+                                         bool explicit_replicated, const int64_t *devices) {
+  const shard_mesh *m = cx->mesh;
+  int64_t total = shard_hlo_num_devices(h), g = h->dims[h->num_dims - 1];
+  if (shard_mesh_num_devices(m) != total) return NULL;
+  int64_t *pos = shard_xmalloc(sizeof(int64_t) * (size_t)total);
+  int64_t *v = shard_xmalloc(sizeof(int64_t) * (size_t)total);
+  for (int64_t i = 0; i < total; i++) pos[i] = -1;
+  bool ok = true;
+  for (int64_t i = 0; i < total; i++) {
+    int64_t d = m->device_ids ? m->device_ids[i] : i;
+    if (d >= 0 && d < total) pos[d] = i;
+  }
+  for (int64_t i = 0; i < total && ok; i++)
+    if (devices[i] < 0 || devices[i] >= total || pos[devices[i]] < 0) ok = false;
+  shard_conv *c = NULL;
+  if (ok) {
+    memcpy(v, devices, sizeof(int64_t) * (size_t)total);
+    sort_pos = pos;
+    for (int64_t i = 0; i < total; i += g) qsort(v + i, (size_t)g, sizeof(int64_t), cmp_mesh_pos);
+    sort_pos = NULL;
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, v,
+                                     h->span);
+  }
+  free(pos);
+  free(v);
+  return c;
+}
+
+/* XLA allows any distinct device ids in a tile assignment ({devices=[2,2]2,3,5,7}):
+ * read on an invented mesh whose device ids are those ids, which only
+ * HloSharding and placements can write (shard_conv_print refuses the rest). */
+static shard_conv *sparse_ids_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h, uint32_t rank,
+                                      bool explicit_replicated, const int64_t *devices) {
+  int64_t n = shard_hlo_num_devices(h);
+  int64_t *sorted = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+  int64_t *compact = shard_xmalloc(sizeof(int64_t) * (size_t)n);
+  memcpy(sorted, devices, sizeof(int64_t) * (size_t)n);
+  qsort(sorted, (size_t)n, sizeof(int64_t), cmp_i64);
+  bool ok = sorted[0] >= 0;
+  for (int64_t i = 1; i < n && ok; i++) ok = sorted[i] != sorted[i - 1];
+  shard_conv *c = NULL;
+  if (ok) {
+    for (int64_t i = 0; i < n; i++) {
+      int64_t *at = bsearch(&devices[i], sorted, (size_t)n, sizeof(int64_t), cmp_i64);
+      compact[i] = at - sorted;
+    }
+    shard_mesh *m = invent_array_mesh(cx, h, compact);
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, compact,
+                                     h->span);
+    if (c) {
+      int64_t *ids = SHARD_NEW_ARRAY(cx->arena, int64_t, n);
+      for (int64_t i = 0; i < n; i++) ids[i] = sorted[m->device_ids ? m->device_ids[i] : i];
+      m->device_ids = ids;
+      m->num_device_ids = (uint32_t)n;
+      c->names_invented = true;
+    }
+  }
+  free(sorted);
+  free(compact);
+  return c;
+}
+
 static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
   uint32_t rank = h->num_dims - h->num_types;
   bool explicit_replicated = !h->last_tile_dim_replicate;
@@ -1218,6 +1334,8 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
   if (cx->mesh) {
     c = shard_conv_from_device_array(cx, cx->mesh, h->dims, h->num_dims, rank, h->types,
                                      explicit_replicated, devices, h->span);
+    if (!c && h->devices && h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED)
+      c = sorted_groups_on_mesh(cx, h, rank, explicit_replicated, devices);
     if (!c)
       shard_warning(cx->de, h->span,
                     "the sharding cannot be written on the given mesh (its devices are not laid out "
@@ -1236,6 +1354,7 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
                                      explicit_replicated, devices, h->span);
     if (c) c->names_invented = true;
   }
+  if (!c && h->devices) c = sparse_ids_to_conv(cx, h, rank, explicit_replicated, devices);
   if (!c) shard_error(cx->de, h->span, "the tile assignment is not a permutation of its devices");
   free(devices);
   return c;
@@ -1286,6 +1405,64 @@ typedef struct mesh_piece {
   int64_t pos; /* position in the tile assignment's transposed order, -1 while unused */
 } mesh_piece;
 
+/* Replaces h's explicit device list by <=[reshape]T(perm) when one gives
+ * the same list: the list's index is cut into digits from the minor end,
+ * each the longest run of equal value steps, and the steps must be the
+ * strides of one mixed radix. */
+static void as_iota(shard_conv_ctx *cx, shard_hlo_sharding *h, int64_t n) {
+  const int64_t *a = h->devices;
+  if (n < 2 || a[0] != 0) return;
+  int64_t size[64], step[64];
+  uint32_t k = 0;
+  int64_t t = 1;
+  while (t < n) {
+    if (k == 64) return;
+    int64_t s = a[t], run = 1;
+    while (t * (run + 1) <= n && (n / t) % (run + 1) == 0 && a[t * run] == run * s) run++;
+    /* the longest run that divides what is left */
+    while (run > 1 && (n / t) % run != 0) run--;
+    if (run < 2) return;
+    size[k] = run;
+    step[k] = s;
+    k++;
+    t *= run;
+  }
+  /* every index */
+  for (int64_t i = 0; i < n; i++) {
+    int64_t rest = i, v = 0;
+    for (uint32_t j = 0; j < k; j++) {
+      v += rest % size[j] * step[j];
+      rest /= size[j];
+    }
+    if (v != a[i]) return;
+  }
+  /* the steps sorted are 1, size, size*size... (a mixed radix) */
+  uint32_t order[64];
+  for (uint32_t j = 0; j < k; j++) order[j] = j;
+  for (uint32_t i = 1; i < k; i++)
+    for (uint32_t j = i; j > 0 && step[order[j]] < step[order[j - 1]]; j--) {
+      uint32_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  int64_t expect = 1;
+  for (uint32_t j = 0; j < k; j++) {
+    if (step[order[j]] != expect) return;
+    expect *= size[order[j]];
+  }
+  /* reshape: major (largest step) first; perm: the index digits major first */
+  h->num_reshape = k;
+  h->reshape = SHARD_NEW_ARRAY(cx->arena, int64_t, k);
+  h->perm = SHARD_NEW_ARRAY(cx->arena, int64_t, k);
+  for (uint32_t r = 0; r < k; r++) h->reshape[r] = size[order[k - 1 - r]];
+  for (uint32_t p = 0; p < k; p++) {
+    uint32_t digit = k - 1 - p; /* index digit, major first */
+    for (uint32_t r = 0; r < k; r++)
+      if (order[k - 1 - r] == digit) h->perm[p] = r;
+  }
+  h->devices = NULL;
+}
+
 /* Gives the pieces covered by `r` the next positions, major first. */
 static void place_ref(const shard_mesh *m, mesh_piece *ps, uint32_t np, const shard_axis_ref *r,
                       int64_t *next_pos) {
@@ -1313,11 +1490,7 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
   }
   if (warn) {
     shard_conv_warn_shardy_only(cx, c, "HloSharding", false);
-    if (s->num_unreduced && s->reduction != SHARD_RED_SUM)
-      shard_warning(cx->de, c->span,
-                    "HloSharding text does not record the reduction: unreduced=%s{...} written as "
-                    "last_tile_dims={unreduced}",
-                    shard_reduction_name(s->reduction));
+
     if (c->partial_op)
       shard_warning(cx->de, c->span,
                     "HloSharding has no %s reduction: Partial(\"%s\") written as unreduced",
@@ -1394,6 +1567,13 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
     SHARD_VEC_FREEZE(cx->arena, dims, h->dims);
     SHARD_VEC_FREEZE(cx->arena, types, h->types);
     h->last_tile_dim_replicate = h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED;
+    for (uint32_t i = 0; i < h->num_types; i++)
+      if (h->types[i] == SHARD_SUBGROUP_UNREDUCED && !c->metadata) {
+        /* XLA's Shardy export records the reduction of unreduced axes this way */
+        static const char *const ops[] = {"SUM", "MAX", "MIN"};
+        int r = s->reduction == SHARD_RED_MAX ? 1 : s->reduction == SHARD_RED_MIN ? 2 : 0;
+        h->metadata = shard_arena_printf(cx->arena, "{op_type=\"sdy::reduction_op\" op_name=\"%s\"}", ops[r]);
+      }
     /* reshape = pieces in mesh order; perm[pos] = piece index */
     h->num_reshape = np ? np : 1;
     h->reshape = SHARD_NEW_ARRAY(cx->arena, int64_t, h->num_reshape);
@@ -1411,6 +1591,9 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
       h->devices = SHARD_NEW_ARRAY(cx->arena, int64_t, total);
       for (int64_t i = 0; i < total; i++) h->devices[i] = m->device_ids[pos[i]];
       free(pos);
+      /* an iota mesh order composes to an iota tile assignment where one
+       * exists (XLA's TileAssignment transposes stay iota) */
+      if (c->iota_device_ids) as_iota(cx, h, total);
     }
   }
   SHARD_VEC_FREE(dims);
@@ -1419,7 +1602,15 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
   return h;
 }
 
+static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn);
+
 shard_hlo_sharding *shard_hlo_from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn) {
+  shard_hlo_sharding *h = from_conv(cx, c, warn);
+  if (h && c->kind != SHARD_CONV_TUPLE && c->metadata) h->metadata = c->metadata;
+  return h;
+}
+
+static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn) {
   shard_hlo_sharding *h;
   switch (c->kind) {
   case SHARD_CONV_REPLICATED: return hlo_kind(cx, SHARD_HLO_REPLICATED, c->span);
@@ -1447,12 +1638,19 @@ shard_hlo_sharding *shard_hlo_from_conv(shard_conv_ctx *cx, const shard_conv *c,
 
 /* ---- V3 printing ---------------------------------------------------------------------------------------------- */
 
-static void print_v3_name(shard_buf *b, const char *name) {
+/* XLA's HloSharding printer writes axis names bare; Shardy's exporter
+ * (stablehlo_export_pipeline) quotes them: mesh['x'=8], [{'x'}]. A name
+ * that is no identifier is quoted either way; V3 strings have no escapes,
+ * so the quote is the mark the name lacks. */
+/* style: 0 quoted, 1 bare, 2 bare with invented names as XLA's V2 -> V3
+ * conversion makes them (axis_N where the Shardy importer has _axis_N). */
+static void print_v3_name(shard_buf *b, const char *name, int style) {
+  bool v3_bare = style > 0;
+  if (style == 2 && strncmp(name, "_axis_", 6) == 0) name++;
   bool bare = is_ident_start(name[0]);
   for (const char *q = name; *q && bare; q++)
     if (!is_ident_start(*q) && !(*q >= '0' && *q <= '9')) bare = false;
-  /* V3 strings have no escapes: quote with the mark the name lacks. */
-  if (bare) shard_buf_puts(b, name);
+  if (bare && v3_bare) shard_buf_puts(b, name);
   else if (strchr(name, '\'')) shard_buf_printf(b, "\"%s\"", name);
   else shard_buf_printf(b, "'%s'", name);
 }
@@ -1463,22 +1661,22 @@ static bool v3_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shar
                                   "V3 strings have no escapes, and the name holds both ' and \"");
 }
 
-static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open) {
+static void print_v3_axes(shard_buf *b, const shard_axis_ref *r, uint32_t n, bool open, int bare) {
   shard_buf_putc(b, '{');
   for (uint32_t i = 0; i < n; i++) {
     if (i) shard_buf_puts(b, ", ");
-    print_v3_name(b, r[i].name);
+    print_v3_name(b, r[i].name, bare);
     if (r[i].is_sub) shard_buf_printf(b, ":(%lld)%lld", (long long)r[i].pre_size, (long long)r[i].size);
   }
   if (open) shard_buf_puts(b, n ? ", ?" : "?");
   shard_buf_putc(b, '}');
 }
 
-static void print_v3_mesh(shard_buf *b, const shard_mesh *m) {
+static void print_v3_mesh(shard_buf *b, const shard_mesh *m, int bare) {
   shard_buf_puts(b, "mesh[");
   for (uint32_t i = 0; i < m->num_axes; i++) {
     if (i) shard_buf_putc(b, ',');
-    print_v3_name(b, m->axes[i].name);
+    print_v3_name(b, m->axes[i].name, bare);
     shard_buf_printf(b, "=%lld", (long long)m->axes[i].size);
   }
   shard_buf_putc(b, ']');
@@ -1489,21 +1687,28 @@ static void print_v3_mesh(shard_buf *b, const shard_mesh *m) {
   }
 }
 
-bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
+static void print_v3_metadata(shard_buf *b, const shard_conv *c) {
+  if (c->metadata) shard_buf_printf(b, ", metadata=%s", c->metadata);
+}
+
+static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
+  int style = cx->v3_bare ? (c->names_invented ? 2 : 1) : 0;
   switch (c->kind) {
   case SHARD_CONV_TUPLE: {
     shard_buf_putc(b, '{');
     bool ok = true;
     for (uint32_t i = 0; i < c->num_elems && ok; i++) {
       if (i) shard_buf_puts(b, ", ");
-      ok = shard_hlo_print_v3(cx, b, &c->elems[i]);
+      ok = print_v3(cx, b, &c->elems[i]);
     }
     shard_buf_putc(b, '}');
     return ok;
   }
   case SHARD_CONV_MAXIMAL:
-    shard_buf_printf(b, "{maximal_mesh[device_id=%lld]}", (long long)c->device);
+    shard_buf_printf(b, "{single_device[device_id=%lld]", (long long)c->device);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   case SHARD_CONV_UNKNOWN: shard_buf_puts(b, "{unknown}"); return true;
   case SHARD_CONV_REPLICATED:
@@ -1512,14 +1717,19 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     const char *kw = c->kind == SHARD_CONV_REPLICATED ? "replicated"
                      : c->kind == SHARD_CONV_MANUAL   ? "manual"
                                                       : "unreduced";
-    if (!m || m->num_axes == 0) {
-      shard_buf_printf(b, "{%s}", kw);
+    if (!m || (m->num_axes == 0 && !c->mesh)) {
+      /* no mesh: the V2 keyword, metadata as V2 writes it */
+      shard_buf_printf(b, "{%s", kw);
+      if (c->metadata) shard_buf_printf(b, " metadata=%s", c->metadata);
+      shard_buf_putc(b, '}');
       return true;
     }
     if (!v3_mesh_names_ok(cx, c, m)) return false;
     shard_buf_putc(b, '{');
-    print_v3_mesh(b, m);
-    shard_buf_printf(b, ", %s}", kw);
+    print_v3_mesh(b, m, style);
+    shard_buf_printf(b, ", %s", kw);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   }
   case SHARD_CONV_NAMED: break;
@@ -1529,12 +1739,9 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
     return false;
   }
   if (shard_mesh_is_maximal(m)) {
-    shard_buf_printf(b, "{maximal_mesh[device_id=%lld]}", (long long)m->device_ids[0]);
-    return true;
-  }
-  if (m->num_axes == 0) {
-    /* V3 meshes have axes (mesh[] is an error): nothing is sharded. */
-    shard_buf_puts(b, "{replicated}");
+    shard_buf_printf(b, "{single_device[device_id=%lld]", (long long)m->device_ids[0]);
+    print_v3_metadata(b, c);
+    shard_buf_putc(b, '}');
     return true;
   }
   const shard_tensor_sharding *s = c->sharding;
@@ -1548,25 +1755,35 @@ bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
                   shard_reduction_name(s->reduction));
   if (!v3_mesh_names_ok(cx, c, m)) return false;
   shard_buf_putc(b, '{');
-  print_v3_mesh(b, m);
-  shard_buf_puts(b, ", [");
-  for (uint32_t d = 0; d < s->rank; d++) {
-    if (d) shard_buf_puts(b, ", ");
-    print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open);
+  print_v3_mesh(b, m, style);
+  if (s->rank == 0 && !s->num_replicated && !s->num_unreduced && !c->num_manual) {
+    /* a rank-0 sharding with nothing else is written as the keyword */
+    shard_buf_puts(b, ", replicated");
+  } else {
+    shard_buf_puts(b, ", [");
+    for (uint32_t d = 0; d < s->rank; d++) {
+      if (d) shard_buf_puts(b, ", ");
+      print_v3_axes(b, s->dims[d].axes, s->dims[d].num_axes, s->dims[d].is_open, style);
+    }
+    shard_buf_putc(b, ']');
   }
-  shard_buf_putc(b, ']');
   if (s->num_replicated) {
     shard_buf_puts(b, ", replicated=");
-    print_v3_axes(b, s->replicated, s->num_replicated, false);
+    print_v3_axes(b, s->replicated, s->num_replicated, false, style);
   }
   if (s->num_unreduced) {
     shard_buf_puts(b, ", unreduced=");
-    print_v3_axes(b, s->unreduced, s->num_unreduced, false);
+    print_v3_axes(b, s->unreduced, s->num_unreduced, false, style);
   }
   if (c->num_manual) {
     shard_buf_puts(b, ", manual=");
-    print_v3_axes(b, c->manual, c->num_manual, false);
+    print_v3_axes(b, c->manual, c->num_manual, false, style);
   }
+  print_v3_metadata(b, c);
   shard_buf_putc(b, '}');
   return true;
+}
+
+bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
+  return print_v3(cx, b, c);
 }

@@ -138,6 +138,7 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
   SHARD_VEC(shard_dim_sharding) dims = {0};
   shard_axis_ref *unreduced = NULL;
   uint32_t num_unreduced = 0;
+  shard_reduction reduction = SHARD_RED_SUM;
   bool ok = true;
   while (ok && !shard_pylex_accept(&lx, ")")) {
     shard_pytok t = shard_pylex_peek(&lx);
@@ -149,6 +150,18 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
         break;
       }
       ok = shard_pylex_expect(&lx, "=") && parse_axis_set(&lx, m, &unreduced, &num_unreduced);
+    } else if (t.kind == SHARD_PYTOK_IDENT && shard_pylex_is(&lx, &t, "unreduced_kind")) {
+      /* JAX's repr: unreduced_kind=sum (UnreducedKind.sum, 'sum' also read) */
+      shard_pylex_next(&lx);
+      ok = shard_pylex_expect(&lx, "=");
+      shard_pytok k = shard_pylex_next(&lx);
+      const char *name = ok && (k.kind == SHARD_PYTOK_IDENT || k.kind == SHARD_PYTOK_STRING) ? shard_pylex_text(&lx, &k) : "";
+      if (strncmp(name, "UnreducedKind.", 14) == 0) name += 14;
+      else if (strncmp(name, "jax.sharding.UnreducedKind.", 27) == 0) name += 27;
+      if (ok && strcmp(name, "sum") == 0) reduction = SHARD_RED_SUM;
+      else if (ok && strcmp(name, "max") == 0) reduction = SHARD_RED_MAX;
+      else if (ok && strcmp(name, "min") == 0) reduction = SHARD_RED_MIN;
+      else if (ok) ok = shard_pylex_error(&lx, &k, "expected an unreduced kind: sum, max or min");
     } else {
       shard_dim_sharding d;
       ok = parse_entry(&lx, m, &d);
@@ -182,6 +195,8 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
   for (uint32_t i = 0; i < dims.len; i++) c->sharding->dims[i] = dims.items[i];
   c->sharding->unreduced = unreduced;
   c->sharding->num_unreduced = num_unreduced;
+  c->sharding->reduction = reduction;
+  c->spec_entries = dims.len;
   SHARD_VEC_FREE(dims);
   if (!shard_conv_validate(cx, c)) return NULL;
   return c;
@@ -254,7 +269,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
       if (a) shard_buf_puts(out, ", ");
       print_name(out, m->axes[a].name);
     }
-    shard_buf_puts(out, "})");
+    shard_buf_puts(out, "}, unreduced_kind=sum)");
     /* the names are its own mesh's: say which, as for any named sharding */
     if (S_own_mesh_differs(cx, c, m) && mesh_out->len == 0) shard_pspec_print_mesh(mesh_out, m);
     return true;
@@ -288,17 +303,13 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
   if (c->num_manual)
     shard_warning(cx->de, c->span,
                   "a PartitionSpec has no manual axes (JAX puts them in shard_map's axis_names): dropped");
-  if (t->num_unreduced && t->reduction != SHARD_RED_SUM)
-    shard_warning(cx->de, c->span,
-                  "a PartitionSpec does not carry the reduction: unreduced=%s{...} written as "
-                  "unreduced={...}",
-                  shard_reduction_name(t->reduction));
   if (c->partial_op)
     shard_warning(cx->de, c->span, "JAX has no %s reduction: Partial('%s') written as unreduced",
                   c->partial_op, c->partial_op);
-  /* Trailing closed empty dims are implied. */
+  /* Trailing closed empty dims are implied: JAX drops them from the specs
+   * it makes of a sharding, and prints a spec it was given as written. */
   uint32_t last = t->rank;
-  while (last > 0 && !t->dims[last - 1].is_open && t->dims[last - 1].num_axes == 0) last--;
+  while (last > c->spec_entries && !t->dims[last - 1].is_open && t->dims[last - 1].num_axes == 0) last--;
   shard_buf_puts(out, "P(");
   for (uint32_t d = 0; d < last; d++) {
     const shard_dim_sharding *ds = &t->dims[d];
@@ -314,13 +325,15 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
       shard_buf_putc(out, ')');
     }
   }
+  /* JAX's repr prints the partitions tuple: one entry keeps its comma */
+  if (last == 1 && !t->num_unreduced) shard_buf_putc(out, ',');
   if (t->num_unreduced) {
     shard_buf_puts(out, last ? ", unreduced={" : "unreduced={");
     for (uint32_t k = 0; k < t->num_unreduced; k++) {
       if (k) shard_buf_puts(out, ", ");
       print_name(out, t->unreduced[k].name);
     }
-    shard_buf_putc(out, '}');
+    shard_buf_printf(out, "}, unreduced_kind=%s", shard_reduction_name(t->reduction));
   }
   shard_buf_putc(out, ')');
   if (s->mesh && (split || s->names_invented || !cx->mesh || !shard_mesh_equal(s->mesh, cx->mesh)) &&

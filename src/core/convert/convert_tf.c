@@ -235,6 +235,7 @@ shard_conv *shard_tf_parse(shard_conv_ctx *cx, const shard_source *src) {
   }
   shard_span sp = {src, i, end - i};
   shard_conv *c = shard_conv_new_named(cx, m, dims.len, sp);
+  c->v2_explicit = true; /* TF fills OpSharding's device list device by device */
   for (uint32_t k = 0; k < dims.len; k++) c->sharding->dims[k] = dims.items[k];
   SHARD_VEC_FREE(dims);
   return c;

@@ -954,7 +954,7 @@ bool shard_interp_run_entry(shard_module *m, shard_tensor *const *args, uint32_t
   S_apply_options(&w, opts);
   int64_t probes = 0;
   w.probe_count = &probes;
-  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}};
+  interp_proc p = {&w, 0, 0, 0, a, false, 0, NULL, {0}, NULL, 0};
   uint32_t num_funcs;
   shard_op *fn = S_entry_func(m, &num_funcs);
   bool ok = true;
