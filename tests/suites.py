@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Where the external test suites are: the one owner of that question.
 
-Some tests run suites that are not part of this repository: today Shardy's
-own lit tests (openxla/shardy, shardy/dialect/sdy). They are looked up, in
-this order:
+Some tests run suites that are not part of this repository: Shardy's own
+lit tests (openxla/shardy, shardy/dialect/sdy), and real-world modules
+(`realworld`: ../shared/realworld, or $SHARD_REALWORLD_DIR holding a
+realworld/ folder). Shardy's are looked up, in this order:
 
   $SHARD_CONFORMANCE_DIR   any of: a checkout of openxla/shardy, its
                            shardy/dialect/sdy directory, or a directory laid
@@ -35,6 +36,16 @@ SHARDY = {
            "to it (or to its shardy/dialect/sdy, or to a directory laid out like ../shared)",
 }
 SUITES = {"shardy": SHARDY}
+REALWORLD = {
+    "name": "realworld",
+    "what": "real-world modules (JAX, XLA, StableHLO, tt-mlir)",
+    "env": "SHARD_REALWORLD_DIR",
+    "marker": "realworld",
+    "shared": ".",
+    "tests": "realworld/accept",
+    "get": "set SHARD_REALWORLD_DIR to a directory holding realworld/ laid out like ../shared",
+}
+SUITES["realworld"] = REALWORLD
 
 
 class BadSetting(Exception):
