@@ -2,10 +2,12 @@
 """Where the external test suites are: the one owner of that question.
 
 Some tests run suites that are not part of this repository: Shardy's own
-lit tests (openxla/shardy, shardy/dialect/sdy) and XLA's tests of its Shardy
+lit tests (openxla/shardy, shardy/dialect/sdy), XLA's tests of its Shardy
 integration (openxla/xla, xla/service/spmd/shardy; the same rules with
-$SHARD_XLA_CONFORMANCE_DIR and conformance/xla_shardy). Shardy's are looked
-up, in this order:
+$SHARD_XLA_CONFORMANCE_DIR and conformance/xla_shardy), StableHLO's
+interpreter tests, the notation conversion pairs, and real-world modules
+(`realworld`: ../shared/realworld, or $SHARD_REALWORLD_DIR holding a
+realworld/ folder). Shardy's are looked up, in this order:
 
   $SHARD_CONFORMANCE_DIR   any of: a checkout of openxla/shardy, its
                            shardy/dialect/sdy directory, or a directory laid
@@ -65,7 +67,17 @@ CONVERSION = {
     "tests": "convert/conformance",
     "get": "set SHARD_CONVERSION_DIR to a directory holding conversion/*.tsv laid out like ../shared",
 }
-SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY, "stablehlo": STABLEHLO, "conversion": CONVERSION}
+REALWORLD = {
+    "name": "realworld",
+    "what": "real-world modules (JAX, XLA, StableHLO, tt-mlir)",
+    "env": "SHARD_REALWORLD_DIR",
+    "marker": "realworld",
+    "shared": ".",
+    "tests": "realworld/accept",
+    "get": "set SHARD_REALWORLD_DIR to a directory holding realworld/ laid out like ../shared",
+}
+SUITES = {"shardy": SHARDY, "xla_shardy": XLA_SHARDY, "stablehlo": STABLEHLO, "conversion": CONVERSION,
+          "realworld": REALWORLD}
 
 
 class BadSetting(Exception):

@@ -157,8 +157,10 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
   }
   shard_buf_free(&err);
   shard_source whole = {cli_input_name(path), text, len, 0};
-  /* hook: XLA dumps list and validate their HloShardings; HLO text stops here */
-  if (shard_dump_detect(text, len) &&
+  /* hook: XLA dumps list and validate their HloShardings; HLO text stops
+   * here. With --split-input-file each chunk is a module of its own (its
+   * device count too). */
+  if (!cfg->split && shard_dump_detect(text, len) &&
       cli_check_hlo_dump(&whole, sink, cfg->format == CLI_FORMAT_TEXT)) {
     free(text);
     return;
@@ -170,7 +172,9 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
     shard_source *chunks;
     uint32_t n = shard_source_split(&whole, &chunks, &de);
     for (uint32_t i = 0; i < n; i++)
-      check_source(cfg, &chunks[i], sink);
+      if (!(shard_dump_detect(chunks[i].text, chunks[i].len) &&
+            cli_check_hlo_dump(&chunks[i], sink, cfg->format == CLI_FORMAT_TEXT)))
+        check_source(cfg, &chunks[i], sink);
     free(chunks);
   } else {
     check_source(cfg, &whole, sink);

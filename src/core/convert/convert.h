@@ -427,7 +427,8 @@ typedef struct shard_dump_entry {
   char *shape_text;      /* "f32[8,16]" / "tensor<8x16xf32>" or NULL (heap) */
   int64_t *shape;        /* NULL when unknown or a tuple (heap) */
   int32_t rank;          /* -1: unknown */
-  uint32_t num_leaves;   /* of a tuple shape (0: not a tuple) */
+  uint32_t num_leaves;   /* of a tuple shape, or results of an MLIR op (0: one value) */
+  char **leaf_text;      /* each leaf's type ("tensor<8xf32>"), when known, else NULL (heap) */
   char *sharding_text;   /* unescaped sharding (heap) */
 } shard_dump_entry;
 

@@ -168,13 +168,79 @@ static bool type_before(const char *t, size_t i, size_t *ts, size_t *te) {
   return true;
 }
 
+/* Is t[i] inside a `//` comment (one outside a string literal on its line)? */
+static bool in_line_comment(const char *t, size_t i) {
+  bool in_string = false;
+  for (size_t k = line_start(t, i); k < i; k++) {
+    if (in_string) {
+      if (t[k] == '\\') k++;
+      else if (t[k] == '"') in_string = false;
+    } else if (t[k] == '"') {
+      in_string = true;
+    } else if (t[k] == '/' && t[k + 1] == '/') {
+      return true;
+    }
+  }
+  return false;
+}
+
+/* How many results the op on the line starting at t[p] binds: `%0:2 =`,
+ * `%a, %b =`, `%0 =` (1), or 0 when it binds none. */
+static uint32_t op_results(const char *t, size_t p, size_t le) {
+  uint32_t n = 0;
+  while (p < le && t[p] == '%') {
+    while (p < le && t[p] != ':' && t[p] != ',' && t[p] != ' ' && t[p] != '=') p++;
+    if (p < le && t[p] == ':') {
+      uint32_t k = 0;
+      for (p++; p < le && t[p] >= '0' && t[p] <= '9' && k < 1000000; p++) k = k * 10 + (uint32_t)(t[p] - '0');
+      n += k;
+    } else {
+      n++;
+    }
+    while (p < le && (t[p] == ' ' || t[p] == ',')) p++;
+  }
+  return p < le && t[p] == '=' ? n : 0;
+}
+
+/* The types of a result list `(T1, T2, ...)` starting at t[i] ('('), split at
+ * its top-level commas, into e->leaf_text; the list's text into shape_text. */
+static void result_list(const char *t, size_t i, size_t le, shard_dump_entry *e) {
+  SHARD_VEC(char *) leaves = {0};
+  int depth = 0;
+  size_t from = i + 1, k = i;
+  for (; k < le; k++) {
+    char c = t[k];
+    if (c == '(' || c == '<' || c == '[' || c == '{') depth++;
+    else if ((c == ')' || c == '>' || c == ']' || c == '}') && --depth == 0) break;
+    if ((c == ',' && depth == 1) || (c == ')' && depth == 0)) {
+      size_t a = from, b = k;
+      while (a < b && t[a] == ' ') a++;
+      while (b > a && t[b - 1] == ' ') b--;
+      SHARD_VEC_PUSH(leaves, shard_xstrndup(t + a, b - a));
+      from = k + 1;
+    }
+  }
+  if (k >= le) { /* unbalanced: the shapes are unknown */
+    for (uint32_t j = 0; j < leaves.len; j++) free(leaves.items[j]);
+    SHARD_VEC_FREE(leaves);
+    return;
+  }
+  size_t a = from, b = k;
+  while (a < b && t[a] == ' ') a++;
+  while (b > a && t[b - 1] == ' ') b--;
+  SHARD_VEC_PUSH(leaves, shard_xstrndup(t + a, b - a));
+  e->shape_text = shard_xstrndup(t + i, k + 1 - i);
+  e->num_leaves = leaves.len;
+  e->leaf_text = leaves.items;
+}
+
 static void scan_mlir(const shard_source *src, shard_dump *d) {
   const char *t = src->text;
   size_t n = src->len;
   uint32_t cap = 0;
   static const char key[] = "mhlo.sharding";
   for (size_t i = 0; i + sizeof key < n; i++) {
-    if (memcmp(t + i, key, sizeof key - 1) != 0) continue;
+    if (memcmp(t + i, key, sizeof key - 1) != 0 || in_line_comment(t, i)) continue;
     size_t q = i + sizeof key - 1;
     while (q < n && (t[q] == ' ' || t[q] == '=')) q++;
     if (q >= n || t[q] != '"') continue;
@@ -230,8 +296,16 @@ static void scan_mlir(const shard_source *src, shard_dump *d) {
       for (size_t k = e_; k + 2 <= le; k++)
         if (t[k] == '-' && t[k + 1] == '>') arrow = t + k;
       const char *from = arrow ? arrow : t + e_;
+      uint32_t results = op_results(t, p, le);
+      size_t r = arrow ? (size_t)(arrow - t) + 2 : le;
+      while (r < le && t[r] == ' ') r++;
       const char *tt = find_n(from, (size_t)(t + le - from), "tensor<");
-      if (tt) {
+      if (results > 1 && r < le && t[r] == '(') {
+        /* several results: a tuple sharding has one element per result */
+        result_list(t, r, le, &e);
+      } else if (results > 1) {
+        e.num_leaves = results; /* their types are elsewhere (mhlo.while) */
+      } else if (tt) {
         size_t te2 = (size_t)(tt - t) + 6;
         int dd = 0;
         for (; te2 < le; te2++) {
@@ -265,9 +339,34 @@ void shard_dump_free(shard_dump *d) {
     free(d->entries[i].shape_text);
     free(d->entries[i].shape);
     free(d->entries[i].sharding_text);
+    if (d->entries[i].leaf_text)
+      for (uint32_t k = 0; k < d->entries[i].num_leaves; k++) free(d->entries[i].leaf_text[k]);
+    free(d->entries[i].leaf_text);
   }
   free(d->entries);
   memset(d, 0, sizeof *d);
+}
+
+/* An empty sharding string, or one with bytes that are not text: a
+ * serialized OpSharding proto, which XLA's attribute also accepts. */
+static bool S_binary(const char *s) {
+  const char *p = s;
+  while (*p == ' ' || *p == '\t') p++;
+  if (!*p) return true;
+  for (; *p; p++)
+    if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t' && *p != '\r') return true;
+  return (unsigned char)*s >= 0x80;
+}
+
+/* One element of a tuple sharding against its result's type. */
+static void S_validate_leaf(shard_conv_ctx *cx, const shard_hlo_sharding *h, const char *type, int64_t devices) {
+  shard_buf err;
+  shard_buf_init(&err);
+  int64_t *shape = NULL;
+  int32_t rank = shard_conv_parse_shape(type, &shape, &err);
+  shard_hlo_validate(cx, h, shape, rank, devices);
+  free(shape);
+  shard_buf_free(&err);
 }
 
 uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_diag_engine *de,
@@ -281,6 +380,16 @@ uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_di
   for (uint32_t i = 0; i < d->num_entries; i++) {
     const shard_dump_entry *e = &d->entries[i];
     unsigned before = de->errors;
+    if (S_binary(e->sharding_text)) {
+      /* XLA also reads a serialized OpSharding proto here; shard reads text */
+      shard_span at = e->sharding;
+      if (at.off > 0 && d->is_mlir) at.off--, at.len += 2; /* the string with its quotes */
+      shard_error(de, at, "binary OpSharding is not supported; use the text form");
+      invalid++;
+      shard_buf_printf(listing, "%s %s \"\" invalid\n", e->name && *e->name ? e->name : "-",
+                       e->shape_text ? e->shape_text : "?");
+      continue;
+    }
     /* Parse in place when the text was not escaped, so errors point into the file. */
     shard_source own = {src->name, e->sharding_text, strlen(e->sharding_text), 0};
     bool in_place = e->sharding.len == own.len && memcmp(src->text + e->sharding.off, own.text, own.len) == 0;
@@ -296,6 +405,10 @@ uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_di
                     e->num_leaves, h->num_elems);
       else if (h->kind == SHARD_HLO_TUPLE && !e->num_leaves && e->shape_text)
         shard_error(de, h->span, "a tuple sharding on the non-tuple shape %s", e->shape_text);
+      else if (h->kind == SHARD_HLO_TUPLE && e->leaf_text)
+        for (uint32_t k = 0; k < h->num_elems; k++) S_validate_leaf(&cx, &h->elems[k], e->leaf_text[k], devices);
+      else if (h->kind != SHARD_HLO_TUPLE && e->leaf_text) /* one sharding for every result */
+        for (uint32_t k = 0; k < e->num_leaves; k++) S_validate_leaf(&cx, h, e->leaf_text[k], devices);
       else
         shard_hlo_validate(&cx, h, e->shape, e->num_leaves ? -1 : e->rank, devices);
     }

@@ -63,6 +63,24 @@ bool shard_op_def_is_test_dialect(const shard_op_def *def) {
   return def && def >= shard_check_ops && def < shard_check_ops + shard_num_check_ops;
 }
 
+static void S_mark_mhlo(shard_attr *a) {
+  if (a->kind >= SHARD_ATTR_SHLO_DOT && a->kind <= SHARD_ATTR_SHLO_CHANNEL) a->mhlo = true;
+  else if (a->kind == SHARD_ATTR_ARRAY)
+    for (uint32_t i = 0; i < a->u.array.num; i++) S_mark_mhlo(a->u.array.elems[i]);
+}
+
+void shard_op_mark_mhlo(shard_op *op) {
+  op->flags |= SHARD_OP_MHLO;
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    if (op->attrs[i].value) S_mark_mhlo(op->attrs[i].value);
+}
+
+bool shard_op_prints_generic(const shard_op *op) {
+  /* mhlo has no custom syntax for these two, which StableHLO has */
+  return *shard_op_written_prefix(op) &&
+         (strcmp(op->name, "stablehlo.rng") == 0 || strcmp(op->name, "stablehlo.rng_bit_generator") == 0);
+}
+
 unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def) {
   return def && S_is_mhlo(name, len) ? SHARD_OP_MHLO : 0;
 }

@@ -93,6 +93,12 @@ const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
  * with definition `def`: its name is then def->name and the flag remembers
  * the spelling, for the printer and for messages. */
 unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def);
+/* Marks a just-built op as written in mhlo: SHARD_OP_MHLO, and its typed
+ * StableHLO attributes spelled #mhlo (#mhlo<comparison_direction LT>). */
+void shard_op_mark_mhlo(shard_op *op);
+/* Does the op print in generic form though its definition has a custom
+ * syntax (mhlo.rng, mhlo.rng_bit_generator: mhlo has none)? */
+bool shard_op_prints_generic(const shard_op *op);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
 /* Is this one of StableHLO's test-dialect ops (check.*, interpreter.*)?
  * stablehlo-opt registers those dialects; sdy_opt and mlir-opt do not. */

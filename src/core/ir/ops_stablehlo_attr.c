@@ -213,8 +213,8 @@ static shard_attr *S_dot_decode(shard_arena *a, const char *s) {
 }
 
 /* StableHLO's printStruct: the fields in a fixed order, empty ones left out. */
-static void S_dot_print(shard_buf *b, const shard_dot_dims *d) {
-  shard_buf_puts(b, "#stablehlo.dot<");
+static void S_dot_print(shard_buf *b, const shard_dot_dims *d, const char *dialect) {
+  shard_buf_printf(b, "%s.dot<", dialect);
   const char *sep = "";
   for (int i = 0; i < 4; i++) {
     shard_i64s f = *S_dot_field((shard_dot_dims *)d, i);
@@ -299,9 +299,9 @@ static shard_attr *S_gather_decode(shard_arena *a, const char *s, shard_attr_kin
   return out;
 }
 
-static void S_gather_print(shard_buf *b, const shard_attr *a) {
+static void S_gather_print(shard_buf *b, const shard_attr *a, const char *dialect) {
   const char *const *fields = a->kind == SHARD_ATTR_SHLO_GATHER ? S_gather_fields : S_scatter_fields;
-  shard_buf_puts(b, a->kind == SHARD_ATTR_SHLO_GATHER ? "#stablehlo.gather<" : "#stablehlo.scatter<");
+  shard_buf_printf(b, "%s.%s<", dialect, a->kind == SHARD_ATTR_SHLO_GATHER ? "gather" : "scatter");
   const char *sep = "";
   for (int i = 0; i < S_DIMNUM_FIELDS - 1; i++) {
     shard_i64s l = *S_gather_field(a->u.gather, i);
@@ -565,8 +565,8 @@ bool shard_conv_dims_print_body(shard_buf *b, const shard_conv_dims *d) {
   return false;
 }
 
-static void S_conv_print(shard_buf *b, const shard_conv_dims *d) {
-  shard_buf_puts(b, "#stablehlo.conv<");
+static void S_conv_print(shard_buf *b, const shard_conv_dims *d, const char *dialect) {
+  shard_buf_printf(b, "%s.conv<", dialect);
   if (!shard_conv_dims_print_body(b, d)) {
     shard_buf_puts(b, "raw ");
     for (int i = 0; i < 9; i++) {
@@ -614,6 +614,11 @@ static shard_attr *S_channel_decode(shard_arena *a, const char *s) {
 
 shard_attr *shard_attr_shlo_decode(shard_arena *a, const char *text) {
   const char *s = text;
+  if (S_lit(&s, "#mhlo")) { /* mhlo's spelling of the same attributes */
+    shard_attr *out = shard_attr_shlo_decode(a, shard_arena_printf(a, "#stablehlo%s", s));
+    if (out) out->mhlo = true;
+    return out;
+  }
   if (!S_lit(&s, "#stablehlo")) return NULL;
   if (*s == '<') return S_enum_decode(a, s, NULL, 0);
   if (*s != '.') return NULL;
@@ -631,21 +636,30 @@ shard_attr *shard_attr_shlo_decode(shard_arena *a, const char *text) {
 }
 
 void shard_shlo_attr_print(shard_buf *b, const shard_attr *a) {
+  const char *dialect = a->mhlo ? "#mhlo" : "#stablehlo";
   switch (a->kind) {
-  case SHARD_ATTR_SHLO_DOT: S_dot_print(b, a->u.dot); return;
-  case SHARD_ATTR_SHLO_CONV: S_conv_print(b, a->u.conv); return;
+  case SHARD_ATTR_SHLO_DOT: S_dot_print(b, a->u.dot, dialect); return;
+  case SHARD_ATTR_SHLO_CONV: S_conv_print(b, a->u.conv, dialect); return;
   case SHARD_ATTR_SHLO_GATHER:
-  case SHARD_ATTR_SHLO_SCATTER: S_gather_print(b, a); return;
+  case SHARD_ATTR_SHLO_SCATTER: S_gather_print(b, a, dialect); return;
   case SHARD_ATTR_SHLO_ENUM:
+    if (a->mhlo && (a->u.shlo_enum.kind == SHARD_SHLO_RNG_ALGORITHM ||
+                    a->u.shlo_enum.kind == SHARD_SHLO_RNG_DISTRIBUTION)) {
+      /* mhlo spells these two #mhlo.rng_algorithm<V> */
+      shard_buf_printf(b, "#mhlo.%s<%s>", S_enums[a->u.shlo_enum.kind].kind,
+                       S_enums[a->u.shlo_enum.kind].cases[a->u.shlo_enum.value]);
+      return;
+    }
     /* one per precision entry: no printf */
-    shard_buf_puts(b, "#stablehlo<");
+    shard_buf_puts(b, dialect);
+    shard_buf_putc(b, '<');
     shard_buf_puts(b, S_enums[a->u.shlo_enum.kind].kind);
     shard_buf_putc(b, ' ');
     shard_buf_puts(b, S_enums[a->u.shlo_enum.kind].cases[a->u.shlo_enum.value]);
     shard_buf_putc(b, '>');
     return;
   case SHARD_ATTR_SHLO_CHANNEL: /* both fields, even when 0, as StableHLO prints them */
-    shard_buf_printf(b, "#stablehlo.channel_handle<handle = %" PRId64 ", type = %" PRId64 ">", a->u.channel.handle,
+    shard_buf_printf(b, "%s.channel_handle<handle = %" PRId64 ", type = %" PRId64 ">", dialect, a->u.channel.handle,
                      a->u.channel.type);
     return;
   default: return;

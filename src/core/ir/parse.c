@@ -862,7 +862,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (!(ok = op != NULL)) goto done;
   op->loc = loc;
   if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
-  op->flags |= alias;
+  if (alias) shard_op_mark_mhlo(op);
   shard_block_append(block, op);
   if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span)))
     goto done;

@@ -672,7 +672,8 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
     const char *text = shard_parser_intern(p, t.text, t.len);
     if (angle && !S_capture_group(p, t.off, &text)) return false;
     /* StableHLO attributes shard models are decoded here, once */
-    *out = len >= 9 && memcmp(name, "stablehlo", 9) == 0 ? shard_attr_shlo_decode(p->arena, text) : NULL;
+    bool shlo = (len >= 9 && memcmp(name, "stablehlo", 9) == 0) || (len >= 4 && memcmp(name, "mhlo", 4) == 0);
+    *out = shlo ? shard_attr_shlo_decode(p->arena, text) : NULL;
     if (!*out) *out = shard_attr_raw(p->arena, text);
     (*out)->span = span;
     return true;

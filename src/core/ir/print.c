@@ -473,7 +473,7 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
 
 static void S_print_op(shard_printer *pr, const shard_op *op) {
   S_print_results(pr, op);
-  bool custom = !pr->opts->generic && op->def && op->def->print &&
+  bool custom = !pr->opts->generic && op->def && op->def->print && !shard_op_prints_generic(op) &&
                 (pr->opts->test_dialects || !shard_op_def_is_test_dialect(op->def));
   if (!custom) {
     shard_printer_generic_op(pr, op);

@@ -20,9 +20,11 @@
 // generic
 // CHECK: "mhlo.constant"() {value = dense<1> : tensor<i32>}
 // CHECK: "mhlo.while"
+// CHECK: "mhlo.compare"(%{{.*}}, %{{.*}}) {comparison_direction = #mhlo<comparison_direction LT>}
 // CHECK: "mhlo.reduce"
 // CHECK: "mhlo.add"
 // CHECK: "mhlo.return"
+// CHECK: "mhlo.dot_general"(%arg0, %arg2) {dot_dimension_numbers = #mhlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>}
 // propagated: the sharding of %arg0 flows through mhlo.add
 // CHECK: mhlo.add %{{.*}}, %{{.*}} {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>}
 // CHECK: same results on every device
