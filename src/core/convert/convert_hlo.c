@@ -1247,10 +1247,13 @@ static shard_mesh *invent_array_mesh(shard_conv_ctx *cx, const shard_hlo_shardin
   return m;
 }
 
-static const int64_t *sort_pos; /* qsort has no context: the mesh position of each device */
+/* (mesh position, device) pairs, sorted by position */
+typedef struct pos_dev {
+  int64_t pos, dev;
+} pos_dev;
 
-static int cmp_mesh_pos(const void *a, const void *b) {
-  int64_t x = sort_pos[*(const int64_t *)a], y = sort_pos[*(const int64_t *)b];
+static int cmp_pos_dev(const void *a, const void *b) {
+  int64_t x = ((const pos_dev *)a)->pos, y = ((const pos_dev *)b)->pos;
   return x < y ? -1 : x > y;
 }
 
@@ -1274,10 +1277,11 @@ static shard_conv *sorted_groups_on_mesh(shard_conv_ctx *cx, const shard_hlo_sha
     if (devices[i] < 0 || devices[i] >= total || pos[devices[i]] < 0) ok = false;
   shard_conv *c = NULL;
   if (ok) {
-    memcpy(v, devices, sizeof(int64_t) * (size_t)total);
-    sort_pos = pos;
-    for (int64_t i = 0; i < total; i += g) qsort(v + i, (size_t)g, sizeof(int64_t), cmp_mesh_pos);
-    sort_pos = NULL;
+    pos_dev *pd = shard_xmalloc(sizeof(pos_dev) * (size_t)total);
+    for (int64_t i = 0; i < total; i++) pd[i] = (pos_dev){pos[devices[i]], devices[i]};
+    for (int64_t i = 0; i < total; i += g) qsort(pd + i, (size_t)g, sizeof(pos_dev), cmp_pos_dev);
+    for (int64_t i = 0; i < total; i++) v[i] = pd[i].dev;
+    free(pd);
     c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, v,
                                      h->span);
   }
