@@ -22,7 +22,7 @@ static uint32_t rnd(uint32_t n) {
 }
 
 typedef struct stats {
-  unsigned checked, legs, failed;
+  unsigned checked, legs, failed, refused;
   char first[2048];
 } stats;
 
@@ -122,6 +122,33 @@ static void check(const shard_conv *s, shard_notation home, const int64_t *shape
     if (s->sharding->reduction != SHARD_RED_SUM && has_partial &&
         (to == SHARD_NOTATION_HLO || to == SHARD_NOTATION_HLO_V3 || to == SHARD_NOTATION_PSPEC))
       continue;
+    /* Where `to`'s framework cuts an uneven dimension differently from
+     * home's (OneFlow's balanced parts against XLA's padded split), the one
+     * right answer is a refusal that says so. */
+    shard_conv as_to = *h;
+    as_to.split = shard_notation_split(to);
+    shard_buf same_why;
+    shard_buf_init(&same_why);
+    bool differs = !cv_equivalent(h, &as_to, shape, rank, n, &same_why);
+    shard_buf_free(&same_why);
+    if (differs) {
+      shard_buf mid;
+      shard_buf_init(&mid);
+      const shard_mesh *mm;
+      memset(&d, 0, sizeof d);
+      bool printed = print(&cx, to, h, hm, &mid, &mm, &d, &why);
+      if (printed || !strstr(d.text, "uneven sharding placed differently")) {
+        shard_buf_printf(&why, " [%s -> %s: placed differently, yet not refused as such: '%s']",
+                         shard_notation_name(home), shard_notation_name(to), shard_buf_str(&mid));
+        fail(st, "round trip", shard_buf_str(&why));
+      } else {
+        st->legs++;
+        st->refused++;
+      }
+      shard_buf_free(&mid);
+      if (st->failed) break;
+      continue;
+    }
     shard_buf mid, back;
     shard_buf_init(&mid);
     shard_buf_init(&back);
@@ -217,6 +244,7 @@ static void generated(shard_notation home, bool one_axis_per_dim, bool sum_only,
       SHARD_VEC_FREEZE(a, unred, c->sharding->unreduced);
       if (!sum_only && c->sharding->num_unreduced) c->sharding->reduction = (shard_reduction)rnd(3);
       c->sharding->mesh_name = "m";
+      c->split = shard_notation_split(home); /* the sharding as home's framework places it */
       int64_t shape[3];
       for (uint32_t dd = 0; dd < rank; dd++) shape[dd] = rnd(2) ? 12 : 5 + dd; /* even and uneven */
       check(c, home, shape, rank, st, multi);
@@ -245,8 +273,11 @@ Test(paddle_oneflow, oneflow_round_trips) {
   stats st = {0};
   generated(SHARD_NOTATION_ONEFLOW, false, true, &st);
   generated(SHARD_NOTATION_ONEFLOW_PYTHON, false, true, &st);
-  fprintf(stderr, "oneflow: %u shardings, %u legs\n", st.checked, st.legs);
+  fprintf(stderr, "oneflow: %u shardings, %u legs (%u refused: placed differently)\n", st.checked, st.legs,
+          st.refused);
   cr_assert(st.legs >= 6000, "only %u legs", st.legs);
+  /* the generator's uneven shapes (5, 6, 7 over 3 or 4 parts) do reach the refusal */
+  cr_assert(st.refused > 0, "no uneven OneFlow sharding was refused");
   cr_assert_eq(st.failed, 0, "%u failures; first: %s", st.failed, st.first);
 }
 
@@ -265,14 +296,16 @@ Test(paddle_oneflow, issue_example) {
   cr_assert(cv_convert(&r, SHARD_NOTATION_PADDLE, SHARD_NOTATION_HLO, NULL, NULL,
                        "mesh_shape:[2,2],process_ids:[3,2,1,0],dims_mappings:[0,-1]"),
             "%s", r.diags.text);
-  cr_assert_str_eq(shard_buf_str(&r.out), "{devices=[2,1,2]3,2,1,0 last_tile_dim_replicate}");
+  /* (the devices of each replication group in ascending order, as XLA's
+   * HloSharding::PartialTile writes them) */
+  cr_assert_str_eq(shard_buf_str(&r.out), "{devices=[2,1,2]2,3,0,1 last_tile_dim_replicate}");
   cv_free(&r);
-  /* Paddle's MAX into a notation with only sums */
+  /* Paddle's MAX in a PartitionSpec: JAX's unreduced_kind carries it */
   cr_assert(cv_convert(&r, SHARD_NOTATION_PADDLE, SHARD_NOTATION_PSPEC, "x=2,y=2", NULL,
                        "mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[1], partial(0,MAX)"),
             "%s", r.diags.text);
-  cr_assert_str_eq(shard_buf_str(&r.out), "P('y', unreduced={'x'})");
-  cr_assert_eq(r.diags.warnings, 1, "%s", r.diags.text);
+  cr_assert_str_eq(shard_buf_str(&r.out), "P('y', unreduced={'x'}, unreduced_kind=max)");
+  cr_assert_eq(r.diags.warnings, 0, "%s", r.diags.text);
   cv_free(&r);
   /* OneFlow has no partial max */
   cr_assert(cv_convert(&r, SHARD_NOTATION_PADDLE_PLACEMENTS, SHARD_NOTATION_ONEFLOW, "2x2", NULL,

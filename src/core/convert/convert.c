@@ -64,6 +64,15 @@ const char *shard_notation_name(shard_notation n) {
   return "?";
 }
 
+shard_split_rule shard_notation_split(shard_notation n) {
+  switch (n) {
+  case SHARD_NOTATION_DTENSOR: return SHARD_SPLIT_CHUNKED;
+  case SHARD_NOTATION_ONEFLOW:
+  case SHARD_NOTATION_ONEFLOW_PYTHON: return SHARD_SPLIT_BALANCED;
+  default: return SHARD_SPLIT_PADDED;
+  }
+}
+
 static bool starts(const char *s, const char *w) { return strncmp(s, w, strlen(w)) == 0; }
 
 bool shard_notation_guess(const char *text, shard_notation *out) {
@@ -1065,12 +1074,25 @@ static int64_t digits_index(const ref_digit *d, uint32_t n, const int64_t *mc) {
  * left into chunks of ceil(len / n); a device past the end holds nothing at
  * the end of its parent's block (Shard._local_shard_size_and_offset), and
  * compute_local_shape_and_global_offset reports it at the dim's end. */
-static void chunk_extent(const ref_digit *d, uint32_t n, const int64_t *mc, int64_t size,
-                         int64_t *off, int64_t *lim) {
+/* The block of one dimension on the device at mesh coordinates mc when the
+ * dimension's axes (digits d, major first) cut it one after another, each
+ * cutting what the ones before it left: PyTorch's torch.chunk (pieces of
+ * ceil(len/n), the last ones short or empty) or OneFlow's BalancedSplitter
+ * (pieces of len/n, the first len%n one larger). */
+static void nested_extent(shard_split_rule rule, const ref_digit *d, uint32_t n, const int64_t *mc, int64_t size,
+                          int64_t *off, int64_t *lim) {
   int64_t start = 0, len = size;
   for (uint32_t k = 0; k < n; k++) {
     int64_t coord = d[k].axis < 0 ? 0 : d[k].whole ? mc[d[k].axis] : mc[d[k].axis] / d[k].minor % d[k].size;
-    int64_t chunk = (len + d[k].size - 1) / d[k].size;
+    int64_t parts = d[k].size;
+    if (rule == SHARD_SPLIT_BALANCED) {
+      int64_t base = len / parts, extra = len % parts;
+      int64_t s = coord * base + (coord < extra ? coord : extra);
+      start += s;
+      len = base + (coord < extra ? 1 : 0);
+      continue;
+    }
+    int64_t chunk = (len + parts - 1) / parts;
     int64_t s = coord * chunk;
     if (s >= len) {
       start += len;
@@ -1080,7 +1102,7 @@ static void chunk_extent(const ref_digit *d, uint32_t n, const int64_t *mc, int6
       start += s;
     }
   }
-  if (len == 0) start = size; /* PyTorch's offset of an empty shard: the dim size */
+  if (len == 0 && rule == SHARD_SPLIT_CHUNKED) start = size; /* PyTorch's offset of an empty shard */
   *off = start;
   *lim = start + len;
 }
@@ -1183,9 +1205,9 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     const ref_digit *d = digits;
     for (uint32_t i = 0; i < rank; i++) {
       int64_t t = digits_index(d, s->dims[i].num_axes, mc);
-      if (c->chunked) {
-        chunk_extent(d, s->dims[i].num_axes, mc, shape[i], &out->offset[dev * rank + i],
-                     &out->limit[dev * rank + i]);
+      if (c->split != SHARD_SPLIT_PADDED) {
+        nested_extent(c->split, d, s->dims[i].num_axes, mc, shape[i], &out->offset[dev * rank + i],
+                      &out->limit[dev * rank + i]);
       } else {
         int64_t chunk = (shape[i] + tiles[i] - 1) / tiles[i];
         int64_t off = t * chunk, lim = (t + 1) * chunk;
@@ -1402,18 +1424,37 @@ bool shard_conv_placement(shard_conv_ctx *cx, const shard_conv *c, shard_buf *ou
   return true;
 }
 
+static const char *S_split_rule_text(shard_split_rule r) {
+  switch (r) {
+  case SHARD_SPLIT_CHUNKED: return "PyTorch splits mesh dimension by mesh dimension";
+  case SHARD_SPLIT_BALANCED: return "OneFlow splits hierarchy dimension by hierarchy dimension in parts "
+                                    "whose sizes differ by at most one, the first ones larger";
+  case SHARD_SPLIT_PADDED: break;
+  }
+  return "XLA and Shardy pad one split of the whole dimension";
+}
+
+static const char *S_split_rule_owner(shard_split_rule r) {
+  switch (r) {
+  case SHARD_SPLIT_CHUNKED: return "DTensor";
+  case SHARD_SPLIT_BALANCED: return "OneFlow";
+  case SHARD_SPLIT_PADDED: break;
+  }
+  return "XLA";
+}
+
 bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notation to) {
   if (c->kind == SHARD_CONV_TUPLE) {
     for (uint32_t i = 0; i < c->num_elems; i++)
       if (!shard_conv_check_exact(cx, &c->elems[i], to)) return false;
     return true;
   }
-  bool to_chunked = to == SHARD_NOTATION_DTENSOR;
-  if (c->kind != SHARD_CONV_NAMED || c->chunked == to_chunked || cx->rank < 0 || !c->mesh ||
+  shard_split_rule to_rule = shard_notation_split(to);
+  if (c->kind != SHARD_CONV_NAMED || c->split == to_rule || cx->rank < 0 || !c->mesh ||
       shard_mesh_is_maximal(c->mesh) || c->sharding->rank != (uint32_t)cx->rank)
     return true;
   shard_conv other = *c;
-  other.chunked = to_chunked;
+  other.split = to_rule;
   shard_device_map a, b;
   shard_buf why;
   shard_buf_init(&why);
@@ -1440,18 +1481,25 @@ bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notat
       }
   bool go_on = true;
   if (!same) {
-    const shard_device_map *pt = c->chunked ? &a : &b, *xla = c->chunked ? &b : &a;
+    /* Named after the framework whose rule is not XLA's (the input's when
+     * neither is): "... in DTensor but ... in hlo" */
+    bool input_first = c->split != SHARD_SPLIT_PADDED;
+    const shard_device_map *fw = input_first ? &a : &b, *rest = input_first ? &b : &a;
+    shard_split_rule fw_rule = input_first ? c->split : to_rule, rest_rule = input_first ? to_rule : c->split;
+    const char *rest_name = input_first ? shard_notation_name(to) : "the input";
     int64_t k = dev * a.rank + dim;
-    const char *fmt = "uneven sharding placed differently: PyTorch splits mesh dimension by mesh "
-                      "dimension, XLA and Shardy pad one split of the whole dimension; device %lld "
-                      "holds [%lld, %lld) of dimension %u in DTensor but [%lld, %lld) in %s";
-    const char *other_name = c->chunked ? shard_notation_name(to) : "the input";
+    shard_buf msg;
+    shard_buf_init(&msg);
+    shard_buf_printf(&msg, "uneven sharding placed differently: %s, %s; device %lld holds [%lld, %lld) of "
+                     "dimension %u in %s but [%lld, %lld) in %s",
+                     S_split_rule_text(fw_rule), S_split_rule_text(rest_rule), (long long)dev,
+                     (long long)fw->offset[k], (long long)fw->limit[k], dim, S_split_rule_owner(fw_rule),
+                     (long long)rest->offset[k], (long long)rest->limit[k], rest_name);
     if (cx->allow_lossy)
-      shard_warning(cx->de, c->span, fmt, (long long)dev, (long long)pt->offset[k], (long long)pt->limit[k],
-                    dim, (long long)xla->offset[k], (long long)xla->limit[k], other_name);
+      shard_warning(cx->de, c->span, "%s", shard_buf_str(&msg));
     else
-      shard_error(cx->de, c->span, fmt, (long long)dev, (long long)pt->offset[k], (long long)pt->limit[k],
-                  dim, (long long)xla->offset[k], (long long)xla->limit[k], other_name);
+      shard_error(cx->de, c->span, "%s", shard_buf_str(&msg));
+    shard_buf_free(&msg);
     go_on = cx->allow_lossy;
   }
   shard_device_map_free(&a);

@@ -50,6 +50,23 @@ typedef enum shard_notation {
  * paddle-placements, oneflow, oneflow-python; false otherwise. */
 bool shard_notation_from_name(const char *name, shard_notation *out);
 const char *shard_notation_name(shard_notation n);
+
+/* How a framework cuts a tensor dimension over devices when the sizes do
+ * not divide; the notations agree whenever they do. A conversion between
+ * notations of different rules is made only when every device holds the
+ * same block both ways (shard_conv_check_exact). */
+typedef enum shard_split_rule {
+  SHARD_SPLIT_PADDED,   /* XLA, Shardy, JAX, TF, Paddle: one split of the whole
+                         * dimension in pieces of ceil(size/n), the last ones short */
+  SHARD_SPLIT_CHUNKED,  /* PyTorch DTensor: mesh dimension by mesh dimension, each
+                         * cutting what the ones before it left, as torch.chunk */
+  SHARD_SPLIT_BALANCED, /* OneFlow: hierarchy dimension by hierarchy dimension,
+                         * each in pieces whose sizes differ by at most one, the
+                         * first ones larger (its BalancedSplitter) */
+} shard_split_rule;
+
+/* The rule of the framework a notation belongs to. */
+shard_split_rule shard_notation_split(shard_notation n);
 /* Guesses the notation of a sharding text from its first characters. */
 bool shard_notation_guess(const char *text, shard_notation *out);
 
@@ -81,8 +98,7 @@ typedef struct shard_conv {
   const struct shard_hlo_sharding *hlo; /* the V2 text read: V2 output prints it again */
   bool iota_device_ids;   /* V3 device_ids=([..]T(..)): V2 output keeps an iota */
   uint32_t spec_entries;  /* PartitionSpec read: its entries, which JAX prints all */
-  bool chunked;           /* DTensor: each mesh dim splits what the ones before it left
-                           * (torch.chunk), not one padded split of the whole dim */
+  shard_split_rule split; /* how a dimension its axes do not divide is cut (see there) */
   struct shard_conv *elems; /* TUPLE */
   uint32_t num_elems;
   shard_span span;

@@ -167,7 +167,7 @@ shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src) {
   }
   shard_span sp = {src, open.off, (uint32_t)src->len - open.off};
   shard_conv *c = shard_conv_new_named(cx, (shard_mesh *)m, (uint32_t)rank, sp);
-  c->chunked = true;
+  c->split = SHARD_SPLIT_CHUNKED;
   uint32_t *order = shard_xmalloc(sizeof(uint32_t) * (pls.len + 1));
   for (int64_t d = 0; d < rank && ok; d++) {
     /* Right to left: order[] holds the later mesh dims of this tensor dim, major first. */

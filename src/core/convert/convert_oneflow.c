@@ -95,6 +95,7 @@ shard_conv *shard_oneflow_parse(shard_conv_ctx *cx, const shard_source *src) {
   if (ok) {
     shard_span whole = {src, open.off, (uint32_t)src->len - open.off};
     c = shard_conv_from_mesh_dims(cx, cx->mesh, pls.items, pls.len, whole, "nd-SBP");
+    if (c) c->split = SHARD_SPLIT_BALANCED;
   }
   SHARD_VEC_FREE(pls);
   return c;
