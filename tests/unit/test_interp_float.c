@@ -147,3 +147,12 @@ Test(interp_float, dense_payloads_of_every_width) {
   cr_assert(t && t->floats[0] == 1.0 && t->floats[1] == 2.0, "%s", err);
   shard_arena_free(a);
 }
+
+Test(interp_float, largest_finite_values) {
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F16), 65504.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E4M3FN), 448.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E4M3), 240.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F6E2M3FN), 7.5);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E8M0FNU), ldexp(1, 127));
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F32), (double)3.40282346638528859812e38F);
+}

@@ -79,8 +79,10 @@ double shard_float_decode(uint64_t bits, shard_float_fmt fmt);
  * count tolerances in. +0 and -0 are 0 apart; UINT64_MAX when exactly one
  * is NaN, 0 when both are. */
 uint64_t shard_float_ulp_distance(double a, double b, shard_float_fmt fmt);
-/* Unit roundoff (half the distance from 1 to the next value) of a format. */
+/* Unit roundoff (half the distance from 1 to the next value) of a format,
+ * and its largest finite value. */
 double shard_float_unit_roundoff(shard_float_fmt fmt);
+double shard_float_max_finite(shard_float_fmt fmt);
 
 typedef struct shard_tensor {
   shard_type *type; /* static ranked tensor type */

@@ -233,3 +233,9 @@ double shard_float_unit_roundoff(shard_float_fmt fmt) {
   if (fmt <= SHARD_FLOAT_NONE || fmt >= SHARD_FLOAT_NUM_FORMATS) return 0;
   return ldexp(1.0, -(int)S_info[fmt].frac_bits - 1);
 }
+
+double shard_float_max_finite(shard_float_fmt fmt) {
+  if (fmt == SHARD_FLOAT_F64) return 1.7976931348623157e308;
+  if (fmt <= SHARD_FLOAT_NONE || fmt >= SHARD_FLOAT_NUM_FORMATS) return 0;
+  return S_max_finite(&S_info[fmt]);
+}
