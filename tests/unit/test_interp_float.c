@@ -156,3 +156,16 @@ Test(interp_float, largest_finite_values) {
   cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E8M0FNU), ldexp(1, 127));
   cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F32), (double)3.40282346638528859812e38F);
 }
+
+Test(interp_float, reduce_precision_rounding) {
+  /* e5m10 is f16, e8m7 is bf16 */
+  for (double x = -70000; x < 70000; x += 1234.5678) {
+    cr_assert_eq(shard_float_round_bits(x, 5, 10), shard_float_round(x, SHARD_FLOAT_F16));
+    cr_assert_eq(shard_float_round_bits(x * 1e-6, 8, 7), shard_float_round(x * 1e-6, SHARD_FLOAT_BF16));
+  }
+  cr_assert(isinf(shard_float_round_bits(65520.0, 5, 10)));
+  cr_assert_eq(shard_float_round_bits(ldexp(1, -25), 5, 10), 0.0);      /* below half the smallest subnormal */
+  cr_assert_eq(shard_float_round_bits(0.1, 11, 52), 0.1);
+  cr_assert_eq(shard_float_round_bits(1.0 + ldexp(1, -30), 8, 23), 1.0); /* f32 */
+  cr_assert(isnan(shard_float_round_bits(NAN, 2, 1)));
+}

@@ -70,6 +70,11 @@ unsigned shard_float_width(shard_float_fmt fmt);
  * converts. The FNUZ formats have no -0; f8E8M0FNU holds positive powers
  * of two only. */
 double shard_float_round(double x, shard_float_fmt fmt);
+/* Rounds x to an IEEE-like binary format of exp_bits exponent bits and
+ * mant_bits fraction bits (infinities, NaN, subnormals; ties to even;
+ * overflow to infinity): stablehlo.reduce_precision. Formats at least as
+ * wide as f64 leave x as it is. */
+double shard_float_round_bits(double x, int exp_bits, int mant_bits);
 /* The encoding of a value already rounded to the format, and the value of
  * an encoding. */
 uint64_t shard_float_encode(double x, shard_float_fmt fmt);

@@ -239,3 +239,15 @@ double shard_float_max_finite(shard_float_fmt fmt) {
   if (fmt <= SHARD_FLOAT_NONE || fmt >= SHARD_FLOAT_NUM_FORMATS) return 0;
   return S_max_finite(&S_info[fmt]);
 }
+
+double shard_float_round_bits(double x, int exp_bits, int mant_bits) {
+  if (exp_bits < 1 || mant_bits < 0) return NAN;
+  if (isnan(x) || isinf(x) || x == 0 || (exp_bits >= 11 && mant_bits >= 52)) return x;
+  int bias = exp_bits >= 11 ? 1023 : (1 << (exp_bits - 1)) - 1;
+  int emin = exp_bits >= 11 ? -1022 : 1 - bias;
+  double r = S_round_bits(x, (mant_bits > 52 ? 52 : mant_bits) + 1, emin);
+  /* the largest finite value: (2 - 2^-m) 2^bias */
+  double maxval = exp_bits >= 11 ? 1.7976931348623157e308 : ldexp(2.0 - ldexp(1.0, -mant_bits), bias);
+  if (fabs(r) > maxval) return copysign(INFINITY, x);
+  return r == 0 ? copysign(0.0, x) : r;
+}
