@@ -2,6 +2,7 @@
  * rounding with each format's overflow rule, and ULP distances. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "interp/interp.h"
 
@@ -146,4 +147,55 @@ Test(interp_float, dense_payloads_of_every_width) {
   t = dense(a, "\"0x0000803F00000040\"", 1, "complex<f32>", &err);
   cr_assert(t && t->floats[0] == 1.0 && t->floats[1] == 2.0, "%s", err);
   shard_arena_free(a);
+}
+
+Test(interp_float, largest_finite_values) {
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F16), 65504.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E4M3FN), 448.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E4M3), 240.0);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F6E2M3FN), 7.5);
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F8E8M0FNU), ldexp(1, 127));
+  cr_assert_eq(shard_float_max_finite(SHARD_FLOAT_F32), (double)3.40282346638528859812e38F);
+}
+
+Test(interp_float, reduce_precision_rounding) {
+  /* e5m10 is f16, e8m7 is bf16 */
+  for (double x = -70000; x < 70000; x += 1234.5678) {
+    cr_assert_eq(shard_float_round_bits(x, 5, 10), shard_float_round(x, SHARD_FLOAT_F16));
+    cr_assert_eq(shard_float_round_bits(x * 1e-6, 8, 7), shard_float_round(x * 1e-6, SHARD_FLOAT_BF16));
+  }
+  cr_assert(isinf(shard_float_round_bits(65520.0, 5, 10)));
+  cr_assert_eq(shard_float_round_bits(ldexp(1, -25), 5, 10), 0.0);      /* below half the smallest subnormal */
+  cr_assert_eq(shard_float_round_bits(0.1, 11, 52), 0.1);
+  cr_assert_eq(shard_float_round_bits(1.0 + ldexp(1, -30), 8, 23), 1.0); /* f32 */
+  cr_assert(isnan(shard_float_round_bits(NAN, 2, 1)));
+}
+
+#include "support/buf.h"
+
+static const char *printed(double x, shard_float_fmt fmt) {
+  static char out[128];
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_float_print(&b, x, fmt);
+  snprintf(out, sizeof out, "%s", shard_buf_str(&b));
+  shard_buf_free(&b);
+  return out;
+}
+
+Test(interp_float, printed_as_mlir_prints_attributes) {
+  cr_assert_str_eq(printed(1.0, SHARD_FLOAT_F16), "1.000000e+00");
+  cr_assert_str_eq(printed(-3.0, SHARD_FLOAT_BF16), "-3.000000e+00");
+  cr_assert_str_eq(printed((double)0.1f, SHARD_FLOAT_F32), "1.000000e-01");
+  cr_assert_str_eq(printed(0.1, SHARD_FLOAT_F64), "1.000000e-01");
+  cr_assert_str_eq(printed(-0.0, SHARD_FLOAT_F32), "-0.000000e+00");
+  /* no 6-digit form: the shortest round-tripping one */
+  cr_assert_str_eq(printed(0.96778680215277412, SHARD_FLOAT_F64), "0.96778680215277413"); /* 17 digits of ...4128 */
+  cr_assert_str_eq(printed(7.5285721538218659E-4, SHARD_FLOAT_F64), "7.5285721538218659E-4");
+  cr_assert_str_eq(printed(3.1415926535897931, SHARD_FLOAT_F64), "3.1415926535897931");
+  cr_assert_str_eq(printed((double)3.14159274f, SHARD_FLOAT_F32), "3.14159274");
+  /* specials as their encodings */
+  cr_assert_str_eq(printed(INFINITY, SHARD_FLOAT_F32), "0x7F800000");
+  cr_assert_str_eq(printed(-INFINITY, SHARD_FLOAT_F16), "0xFC00");
+  cr_assert_str_eq(printed(NAN, SHARD_FLOAT_F8E4M3FN), "0x7F");
 }

@@ -78,6 +78,8 @@ void shard_interp_set_f(shard_tensor *t, int64_t i, double x) {
   /* float -> integer conversion truncates toward zero */
   int64_t v;
   if (isnan(x)) v = 0;
+  else if (t->kind == SHARD_ELEM_UINT && t->bits == 64 && x >= 9.2233720368547758e18)
+    v = x >= 18446744073709551616.0 ? -1 : (int64_t)(uint64_t)x; /* ui64 above INT64_MAX */
   else if (x >= 9.2233720368547758e18) v = INT64_MAX;
   else if (x <= -9.2233720368547758e18) v = INT64_MIN;
   else v = (int64_t)x;

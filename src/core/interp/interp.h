@@ -70,6 +70,11 @@ unsigned shard_float_width(shard_float_fmt fmt);
  * converts. The FNUZ formats have no -0; f8E8M0FNU holds positive powers
  * of two only. */
 double shard_float_round(double x, shard_float_fmt fmt);
+/* Rounds x to an IEEE-like binary format of exp_bits exponent bits and
+ * mant_bits fraction bits (infinities, NaN, subnormals; ties to even;
+ * overflow to infinity): stablehlo.reduce_precision. Formats at least as
+ * wide as f64 leave x as it is. */
+double shard_float_round_bits(double x, int exp_bits, int mant_bits);
 /* The encoding of a value already rounded to the format, and the value of
  * an encoding. */
 uint64_t shard_float_encode(double x, shard_float_fmt fmt);
@@ -79,8 +84,17 @@ double shard_float_decode(uint64_t bits, shard_float_fmt fmt);
  * count tolerances in. +0 and -0 are 0 apart; UINT64_MAX when exactly one
  * is NaN, 0 when both are. */
 uint64_t shard_float_ulp_distance(double a, double b, shard_float_fmt fmt);
-/* Unit roundoff (half the distance from 1 to the next value) of a format. */
+/* Appends x (a value of the format) the way MLIR prints a float attribute:
+ * "%.6e" when that reads back as the same value ("1.000000e-01"), else
+ * APFloat's shortest round-tripping form ("0.96778680215277412",
+ * "7.5285721538218659E-4"), and the encoding in hex for infinities, NaNs and
+ * values that form has no '.' in ("0x7F800000"). */
+struct shard_buf;
+void shard_float_print(struct shard_buf *b, double x, shard_float_fmt fmt);
+/* Unit roundoff (half the distance from 1 to the next value) of a format,
+ * and its largest finite value. */
 double shard_float_unit_roundoff(shard_float_fmt fmt);
+double shard_float_max_finite(shard_float_fmt fmt);
 
 typedef struct shard_tensor {
   shard_type *type; /* static ranked tensor type */

@@ -450,7 +450,9 @@ static void S_track_sum(interp_proc *p, const shard_op *op, const int64_t *membe
   out->sum_terms = terms, out->sum_mag = mag, out->sum_int = ints;
   double u = shard_interp_unit_roundoff(out);
   int p_bits = (int)-log2(u); /* integers up to 2^p are exact */
-  if (ints && mag <= ldexp(1.0, p_bits)) {
+  if (mag > shard_float_max_finite(out->fmt)) {
+    out->bound = INFINITY; /* a partial sum may overflow or saturate: no bound */
+  } else if (ints && mag <= ldexp(1.0, p_bits)) {
     out->bound = in_bound; /* every partial sum exact */
   } else {
     double k = (double)(terms - 1) * u;

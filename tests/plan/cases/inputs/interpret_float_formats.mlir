@@ -27,6 +27,10 @@ func.func @main() {
   // i1 whole-buffer hex is packed, first element in the lowest bit
   %9 = stablehlo.constant dense<"0x0D"> : tensor<5xi1>
   check.expect_eq_const %9, dense<[true, false, true, true, false]> : tensor<5xi1>
+  // f64 to ui64 above INT64_MAX
+  %12 = stablehlo.constant dense<1.5e19> : tensor<f64>
+  %13 = stablehlo.convert %12 : (tensor<f64>) -> tensor<ui64>
+  check.expect_eq_const %13, dense<15000000000000000000> : tensor<ui64>
   // a splat of a tensor without elements
   %10 = stablehlo.constant dense<1.0> : tensor<0x3xbf16>
   %11 = stablehlo.add %10, %10 : tensor<0x3xbf16>
