@@ -361,3 +361,12 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
   }
   return de->errors == before;
 }
+
+/* -xla-sdy-stablehlo-round-trip-shard-map-export: the manual computation
+ * step of the export pipeline alone. */
+bool shard_pass_xla_stablehlo_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de) {
+  (void)options;
+  unsigned before = de->errors;
+  S_export_manual(m, de);
+  return de->errors == before;
+}
