@@ -20,6 +20,7 @@
 #include "sdy/sharding.h"
 #include "ir/split.h"
 #include "verify/verify.h"
+#include "xla/xla_import.h"
 
 /* ---- hook: HloSharding dumps and snippets (hlo_dump_check.c, convert.h) ---- */
 bool shard_dump_detect(const char *text, size_t len);
@@ -136,6 +137,10 @@ static void check_source(const check_config *cfg, shard_source *src, cli_sink *s
     if (de.errors == 0)
       shard_error(&de, shard_no_span, "internal error: parsing '%s' failed without a diagnostic",
                   src->name);
+    return;
+  }
+  if (!shard_xla_import_if_round_trip(m, &de)) {
+    shard_module_free(m);
     return;
   }
   shard_verify_options vopts = {.extra_warnings = true};

@@ -45,6 +45,7 @@
 #include "ir/print.h"
 #include "topology_file.h"
 #include "verify/verify.h"
+#include "xla/xla_import.h"
 
 void cmd_lower_usage(FILE *f);
 int cmd_lower(int argc, char **argv);
@@ -400,7 +401,8 @@ int cmd_lower(int argc, char **argv) {
   shard_buf_init(&plan_text);
   code = CLI_EXIT_INVALID;
   shard_module *m = shard_parse_module(&src, &popts, &de);
-  if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors)
+  if (!m || de.errors || !shard_xla_import_if_round_trip(m, &de) || !shard_verify_module(m, &vopts, &de) ||
+      de.errors)
     goto done;
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
     goto done;

@@ -30,6 +30,7 @@
 #include "propagate/propagate.h"
 #include "rules/rules_json.h"
 #include "verify/verify.h"
+#include "xla/xla_import.h"
 
 void cmd_propagate_usage(FILE *f);
 int cmd_propagate(int argc, char **argv);
@@ -310,6 +311,7 @@ int cmd_propagate(int argc, char **argv) {
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
   m = shard_parse_module(&src, &popts, &de);
   if (!m || de.errors) goto done;
+  if (!shard_xla_import_if_round_trip(m, &de)) goto done;
   shard_verify_options vopts = {.extra_warnings = false};
   if (!shard_verify_module(m, &vopts, &de) || de.errors) goto done;
 

@@ -9,6 +9,7 @@
 #include "pass/pass_shardings.h"
 #include "ir/parse.h"
 #include "verify/verify.h"
+#include "xla/xla_import.h"
 #include "viz_input.h"
 
 void viz_relay_diag(void *relay, const shard_diag *d) {
@@ -48,6 +49,8 @@ static bool parse_and_verify(viz_input *in, shard_source *src, bool extra_warnin
   unsigned before = de->errors;
   in->module = shard_parse_module(src, &popts, de);
   if (!in->module)
+    return false;
+  if (!shard_xla_import_if_round_trip(in->module, de))
     return false;
   shard_verify_options vopts = {.extra_warnings = extra_warnings};
   shard_verify_module(in->module, &vopts, de);

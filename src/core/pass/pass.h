@@ -207,6 +207,9 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
 bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_stablehlo_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_xla_import_shardings(shard_module *m, const char *options, shard_diag_engine *de);
 bool shard_pass_xla_export_named_computations(shard_module *m, const char *options, shard_diag_engine *de);
 

@@ -19,7 +19,9 @@
  *      `xla.sdy.sharding_rule`.
  *  -xla-sdy-round-trip-export-pipeline  the three above.
  *  -xla-sdy-round-trip-testing-pipeline  export then import (XLA converts to
- *      HLO and back in between; the text it keeps is what both sides read).
+ *      HLO and back in between: the text it keeps is what both sides read,
+ *      and constants that control flow reads from outside are sunk into its
+ *      regions, as HLO computations capture nothing).
  *  -xla-sdy-export-named-computations  Shardy's export of named computations,
  *      with the out shardings on the new funcs' results and no
  *      sdy.original_func_name (XLA's variant). */
@@ -27,6 +29,7 @@
 
 #include "convert/convert.h"
 #include "ir/call_graph.h"
+#include "ir/clone.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "pipeline/pass_registry.h"
@@ -374,11 +377,76 @@ bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *opti
   return S_run(m, passes, de);
 }
 
+static bool S_inside(const shard_op *op, const shard_op *anc) {
+  for (const shard_op *p = op; p; p = shard_op_parent_op(p))
+    if (p == anc) return true;
+  return false;
+}
+
+typedef struct sink_ctx {
+  shard_module *m;
+  shard_op *flow;     /* the control-flow op */
+  shard_region *region;
+  shard_op *last;     /* the last clone put at the region's start */
+} sink_ctx;
+
+static bool S_sink_uses(shard_op *op, void *ctx) {
+  sink_ctx *sc = ctx;
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    shard_value *v = op->operands[i].value;
+    shard_op *d = v->def;
+    if (!d || !S_is(d, "stablehlo.constant") || S_inside(d, sc->flow)) continue;
+    shard_op *c = shard_op_clone(sc->m->arena, d, NULL);
+    shard_block *entry = sc->region->first;
+    if (sc->last) shard_op_insert_after(sc->last, c);
+    else if (entry->first) shard_op_insert_before(entry->first, c);
+    else shard_block_append(entry, c);
+    sc->last = c;
+    /* every use of the constant in this region reads the clone */
+    for (shard_operand *u = v->first_use, *next; u; u = next) {
+      next = u->next_use;
+      const shard_op *o = u->owner;
+      while (o && o->parent && o->parent->parent != sc->region) o = shard_op_parent_op(o);
+      if (o && o != c && o->parent) shard_operand_set(u, &c->results[0]);
+    }
+    if (!v->first_use) shard_op_erase(d);
+  }
+  return true;
+}
+
+static bool S_collect_flow(shard_op *op, void *ctx) {
+  collect *c = ctx;
+  if (S_is(op, "stablehlo.while") || S_is(op, "stablehlo.if") || S_is(op, "stablehlo.case")) SHARD_VEC_PUSH(c->ops, op);
+  return true;
+}
+
+/* What converting to HLO does to constants a control-flow op's regions read
+ * from outside (HLO computations capture nothing): each region gets its own
+ * copy (MHLO's sink-constants-to-control-flow). */
+static void S_sink_constants(shard_module *m) {
+  collect c = {NULL, {0}};
+  shard_walk(m->top, S_collect_flow, &c);
+  for (uint32_t i = 0; i < c.ops.len; i++) {
+    shard_op *flow = c.ops.items[i];
+    for (uint32_t r = 0; r < flow->num_regions; r++) {
+      if (!flow->regions[r].first) continue;
+      sink_ctx sc = {m, flow, &flow->regions[r], NULL};
+      for (shard_block *b = flow->regions[r].first; b; b = b->next)
+        for (shard_op *op = b->first; op; op = op->next) shard_walk(op, S_sink_uses, &sc);
+    }
+  }
+  SHARD_VEC_FREE(c.ops);
+}
+
 bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
-  static const char *const passes[] = {"xla-sdy-round-trip-export-pipeline",
-                                       "xla-sdy-round-trip-import-pipeline", NULL};
-  return S_run(m, passes, de);
+  static const char *const exp[] = {"xla-sdy-round-trip-export-pipeline", NULL};
+  static const char *const imp[] = {"xla-sdy-round-trip-import-pipeline", NULL};
+  if (!S_run(m, exp, de)) return false;
+  /* XLA converts the module to HLO and back here; of that trip, what the
+   * module shows afterwards is the constants sunk into control flow */
+  S_sink_constants(m);
+  return S_run(m, imp, de);
 }
 
 /* ---- named computations ------------------------------------------------------------ */

@@ -511,6 +511,7 @@ static bool S_import_pipeline(shard_module *m, bool constants, shard_diag_engine
       {"xla-sdy-round-trip-remove-size-one-axes", NULL},
       {"xla-sdy-import-sdy-custom-calls", NULL},
       {"xla-sdy-open-while-free-vars-sharding", NULL},
+      {"xla-sdy-import-uninlineable-func-calls", NULL},
   };
   unsigned before = de->errors;
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
