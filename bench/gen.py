@@ -10,6 +10,15 @@ scores, exp, weighted sum, output projection, residual, two-matmul MLP with a
 tanh gate, two sharding constraints); layers cycle through 8 sets of weight
 arguments so the function signature stays a realistic size. The module has
 about N ops in its function body.
+
+  gen.py --ops N --wide > wide.mlir
+
+A *wide* module instead: many small private functions (about 30 ops each)
+over many meshes (one per 10 functions, 4 axes each, in their own order),
+each function a stablehlo.while whose body runs an sdy.manual_computation
+over one axis (func > while > manual_computation),
+with long sharding lists on rank-4 tensors; main calls every function once
+and returns every result. 10x the ops is 10x the functions and meshes.
 """
 import argparse
 import sys
@@ -28,7 +37,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ops", type=int, required=True)
     ap.add_argument("--mesh", type=int, choices=(2, 3), default=2)
+    ap.add_argument("--wide", action="store_true", help="many functions and meshes, nested regions")
     args = ap.parse_args()
+    if args.wide:
+        wide(args.ops)
+        return
     layers = max(1, args.ops // OPS_PER_LAYER)
     if args.mesh == 2:
         mesh, batch, model, devices = '["data"=2, "model"=4]', '{"data"}', '{"model"}', 8
@@ -91,6 +104,72 @@ def main():
         d = op("stablehlo.dot_general %s, %s, %s" % (m, w2, proj % (t(B, S, F), t(F, D), act)))
         x = op("stablehlo.add %s, %s : %s" % (r, d, act))
     w("    return %s : %s\n  }\n}\n" % (x, act))
+
+
+WIDE_OPS_PER_FUNC = 30
+WIDE_FUNCS_PER_MESH = 10
+# the axis orders of the meshes, cycled (4 axes of size 2: 16 devices each)
+MESH_AXES = (("x", "y", "z", "w"), ("x", "z", "y", "w"), ("x", "w", "z", "y"),
+             ("x", "y", "w", "z"), ("x", "z", "w", "y"), ("x", "w", "y", "z"))
+
+
+def wide(ops):
+    funcs = max(1, ops // WIDE_OPS_PER_FUNC)
+    meshes = max(1, funcs // WIDE_FUNCS_PER_MESH)
+    w = sys.stdout.write
+    w("module @jit_wide attributes {mhlo.num_partitions = 16 : i32, mhlo.num_replicas = 1 : i32} {\n")
+    for k in range(meshes):
+        w("  sdy.mesh @mesh%d = <[%s]>\n" % (k, ", ".join('"%s"=2' % a for a in MESH_AXES[k % len(MESH_AXES)])))
+    full = (8, 16, 32, 64)
+    local = (4, 16, 32, 64)
+    ft, lt = t(*full), t(*local)
+    it = "tensor<i32>"
+    # long sharding lists: every dimension names axes, some several
+    arg_spec = '[{"x", "y"}, {"z"}, {}, {"w"}]'
+    manual_in = '[{"x"}, {}, {}, {}]'
+    inner_specs = ('[{}, {"y", "z"}, {}, {"w"}]', '[{}, {}, {"z"}, {"y", "w"}]', '[{}, {"y"}, {"z", "w"}, {}]')
+    for f in range(funcs):
+        m = "@mesh%d" % (f // WIDE_FUNCS_PER_MESH % meshes)
+        w("  func.func private @f%d(%%arg0: %s {sdy.sharding = #sdy.sharding<%s, %s>}) -> (%s {sdy.sharding = "
+          "#sdy.sharding<%s, %s>}) {\n" % (f, ft, m, arg_spec, ft, m, inner_specs[f % 3].replace('{}', '{"x"}', 1)))
+        w("    %%c0 = stablehlo.constant dense<0> : %s\n" % it)
+        w("    %%w:2 = stablehlo.while(%%it = %%c0, %%acc = %%arg0) : %s, %s\n" % (it, ft))
+        w("      cond {\n")
+        w("        %%lim = stablehlo.constant dense<%d> : %s\n" % (2 + f % 5, it))
+        w("        %%p = stablehlo.compare LT, %%it, %%lim : (%s, %s) -> tensor<i1>\n" % (it, it))
+        w("        stablehlo.return %p : tensor<i1>\n")
+        w("      } do {\n")
+        w("        %%one = stablehlo.constant dense<1> : %s\n" % it)
+        w("        %%n = stablehlo.add %%it, %%one : %s\n" % it)
+        w("        %%mc = sdy.manual_computation(%%acc) in_shardings=[<%s, %s>] out_shardings=[<%s, %s>] "
+          "manual_axes={\"x\"} (%%a: %s) {\n" % (m, manual_in, m, manual_in, lt))
+        x = "%a"
+        v = 0
+        body = WIDE_OPS_PER_FUNC - 10
+        for i in range(body):
+            kind = i % 5
+            if kind == 0:
+                text = "stablehlo.tanh %s : %s" % (x, lt)
+            elif kind == 1:
+                text = "stablehlo.multiply %s, %%a : %s" % (x, lt)
+            elif kind == 2:
+                text = "sdy.sharding_constraint %s <%s, %s> : %s" % (x, m, inner_specs[(f + i) % 3], lt)
+            elif kind == 3:
+                text = "stablehlo.exponential %s : %s" % (x, lt)
+            else:
+                text = "stablehlo.add %s, %%a : %s" % (x, lt)
+            w("          %%v%d = %s\n" % (v, text))
+            x = "%%v%d" % v
+            v += 1
+        w("          sdy.return %s : %s\n" % (x, lt))
+        w("        } : (%s) -> %s\n" % (ft, ft))
+        w("        stablehlo.return %%n, %%mc : %s, %s\n" % (it, ft))
+        w("      }\n")
+        w("    return %%w#1 : %s\n  }\n" % ft)
+    w("  func.func public @main(%%arg0: %s) -> (%s) {\n" % (ft, ", ".join([ft] * funcs)))
+    for f in range(funcs):
+        w("    %%r%d = func.call @f%d(%%arg0) : (%s) -> %s\n" % (f, f, ft, ft))
+    w("    return %s : %s\n  }\n}\n" % (", ".join("%%r%d" % f for f in range(funcs)), ", ".join([ft] * funcs)))
 
 
 if __name__ == "__main__":

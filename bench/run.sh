@@ -1,60 +1,105 @@
 #!/bin/sh
-# make bench: wall time and peak RSS, side by side on the same generated
-# modules, of shard check, shard propagate / shard lower (when they exist)
-# and mlir-opt-16 reading and printing the module's generic form.
+# make bench: wall time, CPU time, peak RSS and MB/s of shard check, opt,
+# propagate, lower and lower --plan beside mlir-opt-16 reading and printing
+# the same module's generic form, on generated modules of each size, narrow
+# (bench/gen.py: one long function) and wide (gen.py --wide: many functions
+# and meshes, func > while > manual_computation); then the growth factor of
+# each command per 10x the ops.
 #
-#   run.sh SHARD_BINARY [OPS...]      (default OPS: 10000 100000 1000000)
+#   run.sh SHARD_BINARY [OPS...]      (default OPS: 10000 100000)
 #
-# Files are generated once into $BENCH_DIR (default: next to the binary,
-# bench-data/). Each measurement is the best of $BENCH_REPEAT runs (default 3).
+# BENCH_SHAPES (default "narrow wide"), BENCH_REPEAT (best of N runs, default
+# 3), BENCH_DIR (default: bench-data/ next to the binary, files generated
+# once), MLIR_OPT (default mlir-opt-16; skipped when absent).
+# 1000000 ops is about 130 MB of text and minutes per command: ask for it.
 set -eu
 shard=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 shift
-sizes=${*:-10000 100000 1000000}
+sizes=${*:-10000 100000}
+shapes=${BENCH_SHAPES:-narrow wide}
 here=$(cd "$(dirname "$0")" && pwd)
 dir=${BENCH_DIR:-$(dirname "$shard")/bench-data}
 repeat=${BENCH_REPEAT:-3}
 mlir_opt=${MLIR_OPT:-mlir-opt-16}
+command -v "$mlir_opt" > /dev/null 2>&1 || mlir_opt=
 mkdir -p "$dir"
+tmp_out=$dir/out.tmp
 
-# best wall time (s) and its peak RSS (MiB) over $repeat runs of "$@"
+# Best wall time over $repeat runs of "$@": prints "wall cpu rss_mib" (the
+# CPU time and peak RSS of that best run). Output goes to a file, as shard's
+# -o or mlir-opt's stdout would.
 measure() {
   best=
   for _ in $(seq "$repeat"); do
-    /usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" > /dev/null 2> "$dir/err.out" || {
-      echo "FAILED: $*" >&2; tail -n 3 "$dir/err.out" >&2; return 1; }
-    read -r secs kib < "$dir/time.out"
-    if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then best=$secs; rss=$((kib / 1024)); fi
-  done
-  echo "$best $rss"
-}
-
-has_cmd() { "$shard" help 2>&1 | grep -q "^ *$1 "; }
-
-printf '%-9s %-6s %10s | %-17s | %-17s | %-17s | %-17s | %s\n' ops mesh MiB "shard check" "shard propagate" "shard lower" "mlir-opt-16 (gen)" "check vs mlir-opt"
-printf '%-9s %-6s %10s | %-17s | %-17s | %-17s | %-17s |\n' "" "" "" "s / MiB RSS" "s / MiB RSS" "s / MiB RSS" "s / MiB RSS"
-prev_ops= prev_t=
-for ops in $sizes; do
-  for mesh in 2 3; do
-    f=$dir/model_${ops}_${mesh}axes.mlir
-    g=$dir/model_${ops}_${mesh}axes.generic.mlir
-    [ -s "$f" ] || python3 "$here/gen.py" --ops "$ops" --mesh "$mesh" > "$f"
-    [ -s "$g" ] || "$shard" opt --mlir-print-op-generic "$f" -o "$g"
-    size=$(($(wc -c < "$f") / 1048576))
-    set -- $(measure "$shard" check "$f"); ct=$1 cm=$2
-    pt=- pm=- lt=- lm=-
-    if has_cmd propagate; then set -- $(measure "$shard" propagate "$f"); pt=$1 pm=$2; fi
-    if has_cmd lower; then set -- $(measure "$shard" lower "$f"); lt=$1 lm=$2; fi
-    set -- $(measure "$mlir_opt" --allow-unregistered-dialect --mlir-print-op-generic "$g"); mt=$1 mm=$2
-    ratio=$(echo "scale=1; $mt / ($ct + 0.001)" | bc)
-    mem=$(echo "scale=2; $cm / $mm" | bc)
-    printf '%-9s %-6s %10s | %7s / %-7s | %7s / %-7s | %7s / %-7s | %7s / %-7s | %sx faster, %s of the memory\n' \
-      "$ops" "${mesh}ax" "$size" "$ct" "$cm" "$pt" "$pm" "$lt" "$lm" "$mt" "$mm" "$ratio" "$mem"
-    if [ "$mesh" = 2 ]; then
-      if [ -n "$prev_ops" ]; then
-        echo "          scaling: $((ops / prev_ops))x the ops took $(echo "scale=2; $ct / ($prev_t + 0.001)" | bc)x the time (shard check)"
-      fi
-      prev_ops=$ops prev_t=$ct
+    /usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" "$@" > "$tmp_out" 2> "$dir/err.out" || {
+      echo "FAILED: $*" >&2; tail -n 3 "$dir/err.out" >&2; echo "- - -"; return 0; }
+    read -r secs user sys kib < "$dir/time.out"
+    if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then
+      best=$secs cpu=$(echo "$user + $sys" | bc) rss=$((kib / 1024))
     fi
   done
+  echo "$best $cpu $rss"
+}
+
+gen() { # shape ops file
+  if [ "$1" = wide ]; then python3 "$here/gen.py" --ops "$2" --wide > "$3"
+  else python3 "$here/gen.py" --ops "$2" > "$3"; fi
+}
+
+ratio() { # a b: a/b with two decimals, - when either is missing or b is 0
+  case "$1$2" in *-*) echo -; return;; esac
+  if [ "$(echo "$2 == 0" | bc)" = 1 ]; then echo -; else echo "scale=2; $1 / $2" | bc | sed 's/^\./0./'; fi
+}
+x_of() { [ "$1" = - ] && echo - || echo "${1}x"; } # a ratio as "N.NNx"
+
+results=$dir/results.txt
+: > "$results"
+printf '%-7s %-9s %6s | %-14s %8s %8s %8s %8s | %s\n' shape ops MB command wall_s cpu_s rss_MiB "MB/s" "vs mlir-opt (wall, rss)"
+for shape in $shapes; do
+  for ops in $sizes; do
+    f=$dir/${shape}_$ops.mlir
+    g=$dir/${shape}_$ops.generic.mlir
+    [ -s "$f" ] || gen "$shape" "$ops" "$f"
+    [ -s "$g" ] || "$shard" opt --mlir-print-op-generic "$f" -o "$g"
+    mb=$(echo "scale=2; $(wc -c < "$f") / 1000000" | bc | sed "s/^\./0./")
+    if [ -n "$mlir_opt" ]; then
+      set -- $(measure "$mlir_opt" --allow-unregistered-dialect --mlir-print-op-generic "$g")
+    else
+      set -- - - -
+    fi
+    mw=$1 mc=$2 mr=$3
+    printf '%-7s %-9s %6s | %-14s %8s %8s %8s %8s |\n' "$shape" "$ops" "$mb" mlir-opt-16 "$mw" "$mc" "$mr" \
+      "$(ratio "$mb" "$mw")"
+    for cmd in check opt propagate lower plan; do
+      case $cmd in
+        opt) set -- "$shard" opt "$f" -o "$tmp_out.mlir";;
+        plan) set -- "$shard" lower --plan "$f" -o "$tmp_out.mlir";;
+        *) set -- "$shard" "$cmd" "$f";;
+      esac
+      set -- $(measure "$@")
+      name=$cmd; [ "$cmd" = plan ] && name="lower --plan"
+      printf '%-7s %-9s %6s | %-14s %8s %8s %8s %8s | %s, %s\n' "$shape" "$ops" "$mb" "$name" "$1" "$2" "$3" \
+        "$(ratio "$mb" "$1")" "$(x_of "$(ratio "$1" "$mw")")" "$(x_of "$(ratio "$3" "$mr")")"
+      echo "$shape $ops $cmd $1 $2" >> "$results"
+    done
+  done
 done
+
+# growth per 10x the ops, from CPU time (wall time on a shared machine waits)
+echo
+echo "growth of CPU time per 10x the ops (linear: 10x)"
+for shape in $shapes; do
+  for cmd in check opt propagate lower plan; do
+    line=$(awk -v s="$shape" -v c="$cmd" '$1 == s && $3 == c { printf "%s:%s ", $2, $5 }' "$results")
+    prev_ops= prev_t= out=
+    for pair in $line; do
+      o=${pair%%:*} t=${pair#*:}
+      if [ -n "$prev_ops" ] && [ "$o" -eq $((prev_ops * 10)) ]; then
+        out="$out ${prev_ops}->${o}: $(x_of "$(ratio "$t" "$prev_t")")"
+      fi
+      prev_ops=$o prev_t=$t
+    done
+    [ -n "$out" ] && printf '  %-7s %-14s%s\n' "$shape" "$cmd" "$out"
+  done
+done
+rm -f "$tmp_out" "$tmp_out.mlir"

@@ -24,6 +24,7 @@
 
 #include "ir/call_graph.h"
 #include "pass/pass.h"
+#include "support/strmap.h"
 #include "pass/pass_shardings.h"
 #include "propagate/propagate.h"
 #include "export/reshard.h"
@@ -171,6 +172,7 @@ bool shard_pass_export_named_computations(shard_module *m, const char *options,
   shard_symbol_table t;
   shard_symbol_table_init(&t, m);
   for (uint32_t i = 0; i < ncs.len; i++) S_export_named_computation(&t, ncs.items[i], &calls);
+  shard_symbol_table_release(&t);
   for (uint32_t i = 0; i < calls.len; i++)
     for (uint32_t r = 0; r < calls.items[i]->num_results; r++) S_remove_edge(&calls.items[i]->results[r]);
   SHARD_VEC_FREE(ncs);
@@ -257,13 +259,22 @@ typedef struct cache_entry {
   computation_key key;
   shard_op *func;  /* func cache: the representative */
   int64_t count;   /* call counts */
+  uint32_t next;   /* 1 + the index of the next entry of the same name, 0 for none */
 } cache_entry;
 
-typedef SHARD_VEC(cache_entry) cache;
+/* The entries in insertion order; by name, 1 + the index of the first entry
+ * of each name (only entries of one name can have equal keys). */
+typedef struct cache {
+  SHARD_VEC(cache_entry) entries;
+  shard_strmap by_name;
+} cache;
+
+static const char *S_key_name(const computation_key *k) { return k->name ? k->name : ""; }
 
 static cache_entry *S_cache_find(cache *c, const computation_key *k) {
-  for (uint32_t i = 0; i < c->len; i++)
-    if (S_key_equal(&c->items[i].key, k)) return &c->items[i];
+  uintptr_t i = (uintptr_t)shard_strmap_get_cstr(&c->by_name, S_key_name(k));
+  for (; i; i = c->entries.items[i - 1].next)
+    if (S_key_equal(&c->entries.items[i - 1].key, k)) return &c->entries.items[i - 1];
   return NULL;
 }
 
@@ -271,9 +282,23 @@ static cache_entry *S_cache_find(cache *c, const computation_key *k) {
 static cache_entry *S_cache_get(cache *c, const computation_key *k) {
   cache_entry *e = S_cache_find(c, k);
   if (e) return e;
-  cache_entry fresh = {*k, NULL, 0};
-  SHARD_VEC_PUSH(*c, fresh);
-  return &c->items[c->len - 1];
+  cache_entry fresh = {*k, NULL, 0, 0};
+  SHARD_VEC_PUSH(c->entries, fresh);
+  uint32_t idx = c->entries.len; /* 1 + its index */
+  void **slot = shard_strmap_slot(&c->by_name, S_key_name(k), strlen(S_key_name(k)));
+  if (!*slot) {
+    *slot = (void *)(uintptr_t)idx;
+  } else {
+    uintptr_t i = (uintptr_t)*slot;
+    while (c->entries.items[i - 1].next) i = c->entries.items[i - 1].next;
+    c->entries.items[i - 1].next = idx;
+  }
+  return &c->entries.items[idx - 1];
+}
+
+static void S_cache_release(cache *c) {
+  SHARD_VEC_FREE(c->entries);
+  shard_strmap_release(&c->by_name);
 }
 
 static bool S_collect_call(shard_op *op, void *ctx) {
@@ -324,8 +349,8 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard
   }
   SHARD_VEC_FREE(all);
   SHARD_VEC_FREE(calls);
-  SHARD_VEC_FREE(funcs);
-  SHARD_VEC_FREE(counts);
+  S_cache_release(&funcs);
+  S_cache_release(&counts);
   return true;
 }
 

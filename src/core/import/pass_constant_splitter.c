@@ -29,9 +29,11 @@
 #include "ir/opdef.h"
 #include "pass/pass.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 
 typedef SHARD_VEC(shard_op *) op_vec;
-typedef SHARD_VEC(const char *) name_vec;
+/* A set of names (the one string map; keys live in the module arena). */
+typedef shard_strmap name_vec;
 
 typedef struct splitter {
   shard_module *m;
@@ -65,13 +67,11 @@ static shard_op_name K_stablehlo_select = {"stablehlo.select", NULL};
 static shard_op_name K_stablehlo_slice = {"stablehlo.slice", NULL};
 
 static bool S_names_contain(const name_vec *v, const char *name) {
-  for (uint32_t i = 0; i < v->len; i++)
-    if (strcmp(v->items[i], name) == 0) return true;
-  return false;
+  return name && shard_strmap_get_cstr(v, name) != NULL;
 }
 
 static void S_names_add(name_vec *v, const char *name) {
-  if (name && !S_names_contain(v, name)) SHARD_VEC_PUSH(*v, name);
+  if (name) shard_strmap_put_cstr(v, name, (void *)name);
 }
 
 static bool S_list_has(const op_list *l, const shard_op *op) { return shard_ptrmap_get(&l->set, op) != 0; }
@@ -297,7 +297,8 @@ bool shard_pass_constant_or_scalar_splitter(shard_module *m, const char *options
   uint32_t n = shard_call_graph_funcs(m, false, &funcs);
   for (uint32_t i = 0; i < n; i++) S_split_func(&sp, funcs[i]);
   free(funcs);
-  SHARD_VEC_FREE(sp.non_const_named_computations);
-  SHARD_VEC_FREE(sp.non_const_funcs);
+  shard_symbol_table_release(&sp.symbols);
+  shard_strmap_release(&sp.non_const_named_computations);
+  shard_strmap_release(&sp.non_const_funcs);
   return true;
 }

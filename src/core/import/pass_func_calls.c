@@ -15,6 +15,7 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "sdy/sharding.h"
+#include "support/ptrmap.h"
 
 typedef struct call_state {
   shard_module *m;
@@ -284,7 +285,7 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_di
 bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de) {
   shard_symbol_table symbols;
   shard_symbol_table_init(&symbols, m);
-  SHARD_VEC(const shard_op *) called = {0};
+  shard_ptrmap called = {0}; /* callees whose first call keeps them */
   shard_op **funcs;
   uint32_t nf = shard_call_graph_funcs(m, false, &funcs);
   for (uint32_t f = 0; f < nf; f++) {
@@ -293,19 +294,15 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_d
     for (uint32_t i = 0; i < nc; i++) {
       shard_op *callee = shard_call_callee_func(m, calls[i]);
       if (!callee) continue;
-      bool seen = false;
-      for (uint32_t k = 0; k < called.len && !seen; k++) seen = called.items[k] == callee;
-      if (!seen) {
-        SHARD_VEC_PUSH(called, callee);
-        continue;
-      }
+      if (shard_ptrmap_add(&called, callee)) continue;
       shard_op *copy = shard_func_clone_recursively(&symbols, callee);
       shard_call_set_callee(m->arena, calls[i], shard_symbol_table_insert(&symbols, copy));
     }
     free(calls);
   }
   free(funcs);
-  SHARD_VEC_FREE(called);
+  shard_ptrmap_release(&called);
+  shard_symbol_table_release(&symbols);
   return true;
 }
 

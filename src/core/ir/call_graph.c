@@ -179,6 +179,26 @@ uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op 
 void shard_symbol_table_init(shard_symbol_table *t, shard_module *m) {
   t->m = m;
   t->uniquing_counter = 0;
+  t->names = (shard_strmap){0};
+  t->has_names = false;
+}
+
+void shard_symbol_table_release(shard_symbol_table *t) {
+  shard_strmap_release(&t->names);
+  t->has_names = false;
+}
+
+static bool S_name_taken(shard_symbol_table *t, const char *name) {
+  if (!t->has_names) {
+    shard_region *top = &t->m->top->regions[0];
+    for (shard_block *b = top->first; b; b = b->next)
+      for (shard_op *op = b->first; op; op = op->next) {
+        const char *n = shard_symbol_name(op);
+        if (n) shard_strmap_put_cstr(&t->names, n, op);
+      }
+    t->has_names = true;
+  }
+  return shard_strmap_get_cstr(&t->names, name) != NULL;
 }
 
 const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op) {
@@ -187,16 +207,21 @@ const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op) {
   if (!body) body = shard_region_add_block(m->arena, &m->top->regions[0]);
   const char *name = shard_symbol_name(op);
   /* The op is not in the module yet, so any symbol found is another one. */
-  if (name && shard_module_lookup_symbol(m, name)) {
+  if (name && S_name_taken(t, name)) {
     char *candidate;
     do {
       candidate = shard_arena_printf(m->arena, "%s_%u", name, t->uniquing_counter++);
-    } while (shard_module_lookup_symbol(m, candidate));
+    } while (S_name_taken(t, candidate));
     shard_op_set_attr(m->arena, op, "sym_name",
                       shard_attr_string(m->arena, candidate, (uint32_t)strlen(candidate)), true);
     name = candidate;
   }
   shard_block_append(body, op);
+  if (name) {
+    S_name_taken(t, name); /* gathers the names before adding this one */
+    shard_strmap_put_cstr(&t->names, shard_symbol_name(op), op);
+  }
+  shard_module_note_symbol(m, op);
   return name;
 }
 

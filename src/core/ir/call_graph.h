@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "support/strmap.h"
 
 /* The func.func ops directly in the module, in call-graph order: post-order
  * (callees before callers) or, with pre_order, its reverse. Every func
@@ -50,9 +51,14 @@ const char *shard_func_original_name(const shard_op *func);
 typedef struct shard_symbol_table {
   shard_module *m;
   uint32_t uniquing_counter;
+  /* every top-level symbol name, gathered at the first insertion and kept up
+   * to date by the insertions (renaming probes it, not the module) */
+  shard_strmap names;
+  bool has_names;
 } shard_symbol_table;
 
 void shard_symbol_table_init(shard_symbol_table *t, shard_module *m);
+void shard_symbol_table_release(shard_symbol_table *t);
 /* Returns the (possibly new) name of `op`. */
 const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op);
 

@@ -389,6 +389,11 @@ shard_op *shard_module_lookup_symbol(const shard_module *cm, const char *name) {
   return op;
 }
 
+void shard_module_note_symbol(shard_module *m, shard_op *op) {
+  const char *name = S_symbol_name(op);
+  if (m && m->symbols && name && S_is_top_level(m, op)) shard_strmap_put_cstr(&m->symbols->ops, name, op);
+}
+
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {
   if (s->inline_mesh) return s->inline_mesh;
   if (!s->mesh_name) return NULL;

@@ -175,6 +175,9 @@ bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx);
  * repeated lookups constant time (an entry is used only while its op is still
  * at the top level under that name, and a miss scans as before). */
 shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name);
+/* Tells the symbol index (when built) that `op`, now a top-level op, holds
+ * its name: a lookup of a symbol just added then needs no scan. */
+void shard_module_note_symbol(shard_module *m, shard_op *op);
 /* The mesh a sharding refers to (inlined or by symbol), or NULL if unknown. */
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
 

@@ -10,12 +10,14 @@
 
 /* Character classes by table (C_* bits below, index = byte): the lexer
  * touches every byte of the input. */
-enum { C_ALPHA = 1, C_DIGIT = 2, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16 };
+enum { C_ALPHA = 1, C_DIGIT = 2, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16, C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */ };
+/* NUL is a punctuation token (the parser then reports what it expected
+ * there), as it was when punctuation was found by strchr. */
 static const unsigned char S_class[256] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    16, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 8, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 5,
-    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+    32, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0, 32, 32, 32, 32,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 32, 0, 5,
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32, 32, 32, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -85,14 +87,18 @@ shard_tok shard_lex(shard_lexer *lx) {
     lx->pos = pos;
     return S_make(lx, SHARD_TOK_IDENT, start);
   }
-  if (isdigit(c)) {
-    if (c == '0' && S_at(lx, lx->pos + 1) == 'x' && isxdigit(S_at(lx, lx->pos + 2))) {
-      lx->pos += 2;
-      while (isxdigit(S_at(lx, lx->pos))) lx->pos++;
+  if (S_class[c] & C_DIGIT) {
+    const unsigned char *t = (const unsigned char *)lx->src->text;
+    uint32_t pos = lx->pos + 1, n = (uint32_t)lx->src->len;
+    if (c == '0' && pos + 1 < n && t[pos] == 'x' && isxdigit(t[pos + 1])) {
+      pos += 2;
+      while (pos < n && isxdigit(t[pos])) pos++;
+      lx->pos = pos;
       return S_make(lx, SHARD_TOK_INT, start);
     }
-    while (isdigit(S_at(lx, lx->pos))) lx->pos++;
-    if (S_at(lx, lx->pos) != '.') return S_make(lx, SHARD_TOK_INT, start);
+    while (pos < n && (S_class[t[pos]] & C_DIGIT)) pos++;
+    lx->pos = pos;
+    if (pos >= n || t[pos] != '.') return S_make(lx, SHARD_TOK_INT, start);
     lx->pos++;
     while (isdigit(S_at(lx, lx->pos))) lx->pos++;
     int e = S_at(lx, lx->pos);
@@ -131,16 +137,10 @@ shard_tok shard_lex(shard_lexer *lx) {
     lx->pos++;
   } else if (c == '.' && d == '.' && S_at(lx, lx->pos + 1) == '.') {
     lx->pos += 2;
-  } else if (!strchr("(){}[]<>,:=?*+-|", c)) {
+  } else if (!(S_class[c] & C_PUNCT)) {
     return S_make(lx, SHARD_TOK_ERROR, start);
   }
   return S_make(lx, SHARD_TOK_PUNCT, start);
-}
-
-bool shard_tok_is(const shard_tok *t, const char *text) {
-  if (t->len == 0 || t->text[0] != text[0]) return false; /* the common miss, without strlen */
-  size_t n = strlen(text);
-  return t->len == n && memcmp(t->text, text, n) == 0;
 }
 
 shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t) {

@@ -37,7 +37,15 @@ typedef struct shard_lexer {
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);
 /* Skips whitespace and // comments, then lexes one token. */
 shard_tok shard_lex(shard_lexer *lx);
-bool shard_tok_is(const shard_tok *t, const char *text); /* exact text match */
+/* Exact text match. Inline: the parser asks it of every token it accepts,
+ * and most asks are a one-character punctuation or a first-character miss. */
+static inline bool shard_tok_is(const shard_tok *t, const char *text) {
+  if (t->len == 0 || t->text[0] != text[0]) return false;
+  if (t->len == 1) return text[1] == 0;
+  for (uint32_t i = 1; i < t->len; i++)
+    if (text[i] == 0 || t->text[i] != text[i]) return false;
+  return text[t->len] == 0;
+}
 shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t);
 /* Unescapes a STRING token's body (MLIR escapes: \n \t \" \\ \XX). Returns a
  * heap string (caller frees) and its length. */

@@ -955,6 +955,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   }
   shard_strmap_release(&p.names);
   shard_strmap_release(&p.type_cache);
+  shard_strmap_release(&p.fn_type_cache);
   free(p.block_refs);
   for (uint32_t i = 0; i < p.state_pool.len; i++) {
     S_state_free(p.state_pool.items[i]);

@@ -264,6 +264,27 @@ static bool S_builtin_type_name(const shard_tok *t, bool angle) {
 }
 
 // type ::= tensor-type | tuple-type | function-type | '!' alias | '!' dialect-type | builtin
+/* The function type of these parts, shared by every op of the same
+ * signature (its parts are themselves shared through the type cache). */
+static shard_type *S_function_type(shard_parser *p, shard_type **in, uint32_t nin, shard_type **out,
+                                   uint32_t nout) {
+  enum { INLINE_PARTS = 16 };
+  shard_type *stack_key[INLINE_PARTS + 1];
+  uint32_t nparts = nin + nout + 1;
+  shard_type **key = nparts <= INLINE_PARTS + 1 ? stack_key : shard_xmalloc(sizeof *key * nparts);
+  key[0] = (shard_type *)(uintptr_t)nin; /* where the inputs end */
+  if (nin) memcpy(key + 1, in, sizeof *in * nin);
+  if (nout) memcpy(key + 1 + nin, out, sizeof *out * nout);
+  size_t len = sizeof *key * nparts;
+  shard_type *t = shard_strmap_get(&p->fn_type_cache, (const char *)key, len);
+  if (!t) {
+    t = shard_type_function(p->arena, in, nin, out, nout);
+    shard_strmap_put(&p->fn_type_cache, shard_arena_dup(p->arena, key, len), len, t);
+  }
+  if (key != stack_key) free(key);
+  return t;
+}
+
 bool shard_parser_type(shard_parser *p, shard_type **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = false;
@@ -283,7 +304,7 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
     }
     if (!shard_parser_expect(p, "->")) goto fn_done;
     if (!shard_parser_type_list(p, &outs)) goto fn_done;
-    *out = shard_type_function(p->arena, ins.items, ins.len, outs.items, outs.len);
+    *out = S_function_type(p, ins.items, ins.len, outs.items, outs.len);
     ok = true;
   fn_done:
     SHARD_VEC_FREE(ins);
@@ -351,7 +372,15 @@ static bool S_tensor_body_uncached(shard_parser *p, shard_type **out);
 static bool S_tensor_body(shard_parser *p, shard_type **out) {
   S_sync(p);
   uint32_t lt = p->lx.pos;
-  uint32_t end = S_balanced_end(p, lt);
+  /* the common body, dimensions and an element type (<8x?x128xf32>), ends at
+   * the first '>'; anything else (encodings, nested types) is matched */
+  const char *src = p->lx.src->text;
+  uint32_t end = lt + 1, n = (uint32_t)p->lx.src->len;
+  while (end < n && (isalnum((unsigned char)src[end]) || src[end] == '?' || src[end] == '_')) end++;
+  if (end < n && src[end] == '>')
+    end++;
+  else
+    end = S_balanced_end(p, lt);
   const char *text = p->lx.src->text + lt;
   uint32_t len = end ? end - lt : 0;
   if (len) {

@@ -37,6 +37,10 @@ struct shard_parser {
   /* tensor types by their source text: most modules repeat a few types many
    * times, and building a type (and its canonical text) is not free */
   shard_strmap type_cache; /* source text -> shard_type */
+  /* function types by their parts (input count, then the input and result
+   * type pointers as bytes): one object per distinct signature, instead of
+   * a type and its text built again for every op */
+  shard_strmap fn_type_cache;
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;

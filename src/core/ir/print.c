@@ -165,6 +165,16 @@ static bool S_individually_named(const shard_printer *pr, const shard_op *op) {
   return !pr->opts->generic && op->def && op->def->result_names != NULL;
 }
 
+/* %name or %N, without printf: the printer writes one for every operand
+ * and result. */
+static void S_put_name(shard_buf *out, const value_name *s) {
+  shard_buf_putc(out, '%');
+  if (s->name)
+    shard_buf_puts(out, s->name);
+  else
+    shard_buf_put_i64(out, s->number);
+}
+
 void shard_printer_value(shard_printer *pr, const shard_value *v) {
   if (!v) {
     shard_buf_puts(pr->out, "<<NULL VALUE>>");
@@ -182,9 +192,11 @@ void shard_printer_value(shard_printer *pr, const shard_value *v) {
     shard_buf_puts(pr->out, "<<UNKNOWN SSA VALUE>>");
     return;
   }
-  if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
-  else shard_buf_printf(pr->out, "%%%u", s->number);
-  if (grouped) shard_buf_printf(pr->out, "#%u", result_no);
+  S_put_name(pr->out, s);
+  if (grouped) {
+    shard_buf_putc(pr->out, '#');
+    shard_buf_put_i64(pr->out, result_no);
+  }
 }
 
 void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from, uint32_t to) {
@@ -302,7 +314,8 @@ static void S_block_label(shard_printer *pr, const shard_block *b) {
   /* blocks are numbered ^bbN in region order */
   uint32_t n = 0;
   for (const shard_block *x = b->parent->first; x && x != b; x = x->next) n++;
-  shard_buf_printf(pr->out, "^bb%u", n);
+  shard_buf_puts(pr->out, "^bb");
+  shard_buf_put_i64(pr->out, n);
 }
 
 static void S_print_blocks(shard_printer *pr, const shard_region *r, bool print_entry_args) {
@@ -465,9 +478,11 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
   const shard_value *v = &op->results[0];
   value_name *s = S_name_of(pr, v);
   if (!s) shard_buf_puts(pr->out, "<<UNKNOWN SSA VALUE>>");
-  else if (s->name) shard_buf_printf(pr->out, "%%%s", s->name);
-  else shard_buf_printf(pr->out, "%%%u", s->number);
-  if (op->num_results > 1) shard_buf_printf(pr->out, ":%u", op->num_results);
+  else S_put_name(pr->out, s);
+  if (op->num_results > 1) {
+    shard_buf_putc(pr->out, ':');
+    shard_buf_put_i64(pr->out, op->num_results);
+  }
   shard_buf_puts(pr->out, " = ");
 }
 

@@ -5,9 +5,9 @@
  * An engine without a callback only counts, which is what a caller wants
  * when it just needs to know whether something failed.
  *
- * Positions are computed on demand from byte offsets: diagnostics are rare,
- * so scanning the text for newlines costs nothing that matters and keeps the
- * IR free of line tables. Lines include the source's line_base, so a chunk
+ * Positions are computed on demand from byte offsets, scanning the text for
+ * newlines onwards from the last position asked for (which keeps the IR free
+ * of line tables). Lines include the source's line_base, so a chunk
  * of a -split-input-file buffer reports the line of the whole file. */
 #include "support/diag.h"
 
@@ -35,21 +35,20 @@ void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
 }
 
 void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, va_list ap) {
-  shard_buf msg;
-  shard_buf_init(&msg);
-  shard_buf_vprintf(&msg, fmt, ap);
-
   if (sev == SHARD_WARNING && de->warnings_as_errors)
     sev = SHARD_ERROR;
   if (sev == SHARD_ERROR)
     de->errors++;
   else if (sev == SHARD_WARNING)
     de->warnings++;
+  if (!de->fn)
+    return; /* only counted: the message is never read, so never formatted */
 
-  if (de->fn) {
-    shard_diag d = {sev, span, shard_buf_str(&msg)};
-    de->fn(de->ctx, &d);
-  }
+  shard_buf msg;
+  shard_buf_init(&msg);
+  shard_buf_vprintf(&msg, fmt, ap);
+  shard_diag d = {sev, span, shard_buf_str(&msg)};
+  de->fn(de->ctx, &d);
   shard_buf_free(&msg);
 }
 
@@ -59,6 +58,16 @@ static uint32_t clamp_off(const shard_source *src, uint32_t off) {
   return off > src->len ? (uint32_t)src->len : off;
 }
 
+/* The last position asked for, per thread: callers ask for positions in
+ * text order (a walk over a module, a plan of every collective), so moving
+ * from the last answer is linear over a whole run where scanning from the
+ * start of the text each time was quadratic. */
+static _Thread_local struct {
+  const char *text;
+  size_t len;
+  uint32_t off, line, line_start; /* line counts from 1, without line_base */
+} S_last;
+
 void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
   if (!span.src || !span.src->text) {
     *line = *col = 0;
@@ -66,13 +75,34 @@ void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
   }
   const char *text = span.src->text;
   uint32_t off = clamp_off(span.src, span.off);
-  uint32_t l = 1, line_start = 0;
-  for (uint32_t i = 0; i < off; i++) {
-    if (text[i] == '\n') {
-      l++;
-      line_start = i + 1;
-    }
+  uint32_t l = 1, line_start = 0, from = 0;
+  /* The same text (and, as a cheap check that the buffer was not freed and
+   * reused, the remembered line still starts after a newline and holds none) */
+  bool same = S_last.text == text && S_last.len == span.src->len && S_last.off <= span.src->len &&
+              (S_last.line_start == 0 || text[S_last.line_start - 1] == '\n') &&
+              !memchr(text + S_last.line_start, '\n', S_last.off - S_last.line_start);
+  if (same && S_last.off <= off) {
+    l = S_last.line;
+    line_start = S_last.line_start;
+    from = S_last.off;
+  } else if (same && off >= S_last.line_start) {
+    /* backwards, within the last line */
+    l = S_last.line;
+    line_start = S_last.line_start;
+    from = off;
   }
+  for (const char *p = text + from, *end = text + off; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) break;
+    l++;
+    line_start = (uint32_t)(nl - text) + 1;
+    p = nl + 1;
+  }
+  S_last.text = text;
+  S_last.len = span.src->len;
+  S_last.off = off;
+  S_last.line = l;
+  S_last.line_start = line_start;
   *line = l + span.src->line_base;
   *col = off - line_start + 1;
 }
