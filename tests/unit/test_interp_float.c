@@ -190,7 +190,11 @@ Test(interp_float, printed_as_mlir_prints_attributes) {
   cr_assert_str_eq(printed(0.1, SHARD_FLOAT_F64), "1.000000e-01");
   cr_assert_str_eq(printed(-0.0, SHARD_FLOAT_F32), "-0.000000e+00");
   /* no 6-digit form: the shortest round-tripping one */
-  cr_assert_str_eq(printed(0.96778680215277412, SHARD_FLOAT_F64), "0.96778680215277413"); /* 17 digits of ...4128 */
+  /* APFloat first drops whole decimal digits beyond what 17 digits need
+   * (AdjustToPrecision on the integer), then rounds half up: the exact
+   * ...774128238 loses its 8 before rounding, so MLIR prints ...412 (as
+   * StableHLO's tanh test writes it), not the correctly rounded ...413 */
+  cr_assert_str_eq(printed(0.96778680215277412, SHARD_FLOAT_F64), "0.96778680215277412");
   cr_assert_str_eq(printed(7.5285721538218659E-4, SHARD_FLOAT_F64), "7.5285721538218659E-4");
   cr_assert_str_eq(printed(3.1415926535897931, SHARD_FLOAT_F64), "3.1415926535897931");
   cr_assert_str_eq(printed((double)3.14159274f, SHARD_FLOAT_F32), "3.14159274");

@@ -84,12 +84,14 @@ double shard_float_decode(uint64_t bits, shard_float_fmt fmt);
  * count tolerances in. +0 and -0 are 0 apart; UINT64_MAX when exactly one
  * is NaN, 0 when both are. */
 uint64_t shard_float_ulp_distance(double a, double b, shard_float_fmt fmt);
-/* Appends x (a value of the format) the way MLIR prints a float attribute:
- * "%.6e" when that reads back as the same value ("1.000000e-01"), else
- * APFloat's shortest round-tripping form ("0.96778680215277412",
- * "7.5285721538218659E-4"), and the encoding in hex for infinities, NaNs and
- * values that form has no '.' in ("0x7F800000"). */
-struct shard_buf;
+/* Significand bits (with the implicit one) and smallest normal exponent of
+ * a format; false for SHARD_FLOAT_NONE. */
+bool shard_float_params(shard_float_fmt fmt, int *prec, int *emin);
+/* Appends x (a value of the format) the way MLIR prints a float attribute
+ * (interp_print.c): APFloat::toString with 6 digits when that reads back as
+ * the same value ("1.000000e-01"), else toString's natural form
+ * ("0.96778680215277412", "7.5285721538218659E-4"), else the encoding in
+ * hex ("0x7F800000", "0x7F" for a NaN of f8E4M3FN). */
 void shard_float_print(struct shard_buf *b, double x, shard_float_fmt fmt);
 /* Unit roundoff (half the distance from 1 to the next value) of a format,
  * and its largest finite value. */

@@ -24,69 +24,15 @@
 
 #include "support/buf.h"
 
-/* ---- float formats ------------------------------------------------------------ */
-
-/* A binary float format: significand bits (with the implicit one) and the
- * exponent of its smallest normal number. */
-typedef struct float_format {
-  const char *name;
-  int prec, emin;
-} float_format;
-
-static const float_format S_formats[] = {
-    {"f64", 53, -1022},       {"f32", 24, -126},          {"f16", 11, -14},          {"bf16", 8, -126},
-    {"tf32", 11, -126},       {"f8E5M2", 3, -14},         {"f8E4M3FN", 4, -6},       {"f8E4M3", 4, -6},
-    {"f8E3M4", 5, -2},        {"f8E5M2FNUZ", 3, -15},     {"f8E4M3FNUZ", 4, -7},     {"f8E4M3B11FNUZ", 4, -10},
-    {"f8E8M0FNU", 1, -127},   {"f6E2M3FN", 4, 0},         {"f6E3M2FN", 3, -2},       {"f4E2M1FN", 2, 0},
-};
-
-bool shard_interp_float_format(const char *elem, int *prec, int *emin) {
-  if (!elem) return false;
-  if (strncmp(elem, "complex<", 8) == 0) {
-    size_t n = strlen(elem);
-    char part[32];
-    if (n < 10 || n - 9 >= sizeof part) return false;
-    memcpy(part, elem + 8, n - 9);
-    part[n - 9] = 0;
-    return shard_interp_float_format(part, prec, emin);
-  }
-  for (size_t i = 0; i < sizeof S_formats / sizeof *S_formats; i++)
-    if (strcmp(elem, S_formats[i].name) == 0) {
-      *prec = S_formats[i].prec;
-      *emin = S_formats[i].emin;
-      return true;
-    }
-  return false;
-}
-
-/* Position of a finite x >= 0 among the non-negative numbers of the format
- * (0, the smallest subnormal, ...): the bit pattern of |x| for IEEE-like
- * formats, so differences of it count ULPs. */
-static uint64_t S_ulp_index(double x, int prec, int emin) {
-  if (prec == 53) {
-    uint64_t u;
-    memcpy(&u, &x, 8);
-    return u & ~(UINT64_C(1) << 63);
-  }
-  if (x == 0) return 0;
-  double quantum = ldexp(1.0, emin - prec + 1); /* spacing of subnormals */
-  if (x < ldexp(1.0, emin)) return (uint64_t)(x / quantum);
-  int e;
-  double f = frexp(x, &e); /* x = f * 2^e, f in [0.5, 1) */
-  e -= 1;                  /* x = (2f) * 2^e, 2f in [1, 2) */
-  uint64_t m = (uint64_t)ldexp(f, prec); /* significand as an integer in [2^(p-1), 2^p) */
-  uint64_t half = UINT64_C(1) << (prec - 1);
-  return (uint64_t)(e - emin + 1) * half + (m - half);
-}
-
 /* StableHLO's ULPDifference of two values of one format. */
-static uint64_t S_ulp_diff(double a, double e, int prec, int emin) {
+/* StableHLO's ULPDifference of two values of one format: an infinity is
+ * infinitely far from anything but itself; finite values are as many steps
+ * of the format apart as interp_float.c counts. */
+static uint64_t S_ulp_diff(double a, double e, shard_float_fmt fmt) {
   if (isnan(a) && isnan(e)) return 0;
   if (a == e && signbit(a) == signbit(e)) return 0;
   if (!isfinite(a) || !isfinite(e)) return UINT64_MAX;
-  uint64_t ia = S_ulp_index(fabs(a), prec, emin), ie = S_ulp_index(fabs(e), prec, emin);
-  if (signbit(a) != signbit(e)) return ia + ie;
-  return ia > ie ? ia - ie : ie - ia;
+  return shard_float_ulp_distance(a, e, fmt);
 }
 
 /* StableHLO's areApproximatelyEqual for one pair of floats: equal, both
@@ -130,10 +76,9 @@ static bool S_compare(interp_proc *p, const shard_op *op, const char *what, cons
     return shard_interp_error(p, op, "%s: the values have different types: %s vs %s", what, actual->type->text,
                               expected->type->text);
   bool is_float = actual->kind == SHARD_ELEM_FLOAT || actual->kind == SHARD_ELEM_COMPLEX;
-  int prec = 0, emin = 0;
   if (spec->mode != CHECK_EQ && !is_float)
     return shard_interp_error(p, op, "%s: unsupported element type: %s", what, actual->type->elem);
-  if (spec->mode == CHECK_CLOSE && !shard_interp_float_format(actual->type->elem, &prec, &emin))
+  if (spec->mode == CHECK_CLOSE && actual->fmt == SHARD_FLOAT_NONE)
     return shard_interp_error(p, op, "%s: unsupported element type: %s", what, actual->type->elem);
   int parts = actual->kind == SHARD_ELEM_COMPLEX ? 2 : 1;
   int64_t failures = 0, first = -1;
@@ -151,7 +96,7 @@ static bool S_compare(interp_proc *p, const shard_op *op, const char *what, cons
         } else if (spec->mode == CHECK_ALMOST) {
           ok &= S_almost_equal(a, e, spec->tolerance);
         } else {
-          uint64_t d = S_ulp_diff(a, e, prec, emin);
+          uint64_t d = S_ulp_diff(a, e, actual->fmt);
           if (d > ulps) ulps = d;
         }
       }

@@ -255,79 +255,10 @@ double shard_float_round_bits(double x, int exp_bits, int mant_bits) {
   return r == 0 ? copysign(0.0, x) : r;
 }
 
-/* Significand bits (with the implicit one) of a format. */
-static int S_precision(shard_float_fmt fmt) {
-  if (fmt <= SHARD_FLOAT_NONE || fmt >= SHARD_FLOAT_NUM_FORMATS) return 53;
-  return (int)S_info[fmt].frac_bits + 1;
-}
-
-static bool S_same_value(double a, double b) { return a == b && signbit(a) == signbit(b); }
-
-/* APFloat::toString with its defaults (precision 2 + p * 59 / 196 digits,
- * trailing zeros dropped, at most 3 padding zeros before scientific
- * notation with 'E'), for finite nonzero or zero x; false when the text has
- * no '.'. */
-static bool S_apfloat_text(char *out, size_t cap, double x, shard_float_fmt fmt) {
-  int prec = 2 + S_precision(fmt) * 59 / 196;
-  char sci[64];
-  snprintf(sci, sizeof sci, "%.*e", prec - 1, fabs(x));
-  /* digits d.ddd and the exponent of the first one */
-  char digits[64];
-  int nd = 0;
-  const char *q = sci;
-  for (; *q && *q != 'e'; q++)
-    if (*q >= '0' && *q <= '9') digits[nd++] = *q;
-  int msd = *q == 'e' ? atoi(q + 1) : 0;
-  while (nd > 1 && digits[nd - 1] == '0') nd--;
-  digits[nd] = 0;
-  int exp = msd - (nd - 1); /* the exponent of the last digit */
-  bool scientific;
-  if (exp >= 0) scientific = exp > 3 || nd + exp > prec;
-  else scientific = msd < 0 && -msd > 3;
-  size_t n = 0;
-#define PUT(c) (n + 1 < cap ? (void)(out[n++] = (c)) : (void)0)
-  if (signbit(x)) PUT('-');
-  if (scientific) {
-    PUT(digits[0]);
-    PUT('.');
-    if (nd == 1) PUT('0');
-    for (int i = 1; i < nd; i++) PUT(digits[i]);
-    char e[16];
-    snprintf(e, sizeof e, "E%c%d", msd >= 0 ? '+' : '-', msd >= 0 ? msd : -msd);
-    for (const char *c = e; *c; c++) PUT(*c);
-  } else if (exp >= 0) {
-    for (int i = 0; i < nd; i++) PUT(digits[i]);
-    for (int i = 0; i < exp; i++) PUT('0');
-  } else {
-    int whole = exp + nd, i = 0;
-    if (whole > 0) {
-      for (; i < whole; i++) PUT(digits[i]);
-      PUT('.');
-    } else {
-      PUT('0');
-      PUT('.');
-      for (int z = 0; z < -whole; z++) PUT('0');
-    }
-    for (; i < nd; i++) PUT(digits[i]);
-  }
-#undef PUT
-  out[n] = 0;
-  return strchr(out, '.') != NULL;
-}
-
-void shard_float_print(shard_buf *b, double x, shard_float_fmt fmt) {
-  if (isfinite(x)) {
-    char s[64];
-    snprintf(s, sizeof s, "%.6e", x);
-    double back = fmt == SHARD_FLOAT_F32 ? (double)strtof(s, NULL) : shard_float_round(strtod(s, NULL), fmt);
-    if (S_same_value(back, x)) {
-      shard_buf_puts(b, s);
-      return;
-    }
-    if (S_apfloat_text(s, sizeof s, x, fmt)) {
-      shard_buf_puts(b, s);
-      return;
-    }
-  }
-  shard_buf_printf(b, "0x%llX", (unsigned long long)shard_float_encode(x, fmt));
+bool shard_float_params(shard_float_fmt fmt, int *prec, int *emin) {
+  if (fmt <= SHARD_FLOAT_NONE || fmt >= SHARD_FLOAT_NUM_FORMATS) return false;
+  const float_info *fi = &S_info[fmt];
+  *prec = (int)fi->frac_bits + 1;
+  *emin = fi->frac_bits > 0 ? 1 - fi->bias : -fi->bias;
+  return true;
 }

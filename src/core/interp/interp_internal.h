@@ -131,11 +131,6 @@ bool shard_interp_exec_check(interp_proc *p, interp_frame *f, shard_op *op);
 /* True for ops interp_check.c runs: check.*, interpreter.probe and a
  * stablehlo.custom_call whose target is check.* (the testdata convention). */
 bool shard_interp_is_check_op(const shard_op *op);
-/* A binary float element type (also the part of a complex type): its
- * significand bits, implicit bit included, and the exponent of its smallest
- * normal number (f32: 24, -126). False for other types. */
-bool shard_interp_float_format(const char *elem, int *prec, int *emin);
-
 /* interp_ops.c: executes one non-control op. Returns false after an error.
  * *handled is false when the op is not one interp_ops knows. */
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);

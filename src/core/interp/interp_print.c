@@ -224,53 +224,15 @@ static void S_to_string(shard_buf *b, double x, int prec, unsigned precision, un
   shard_buf_putn(b, d + i, (size_t)(nd - i));
 }
 
-/* Rounds x to the nearest value of a format (ties to even), ignoring
- * overflow: enough to ask whether a decimal text reads back to x. */
-static double S_round_to(double x, int prec, int emin) {
-  if (x == 0 || !isfinite(x) || prec >= 53) return x;
-  int e;
-  frexp(x, &e);
-  int lead = e - 1 < emin ? emin : e - 1;
-  double q = ldexp(1.0, lead - (prec - 1));
-  return nearbyint(x / q) * q;
-}
-
-/* The bits of x in the format of `elem` as MLIR's hex literal, or false. */
-static bool S_hex(shard_buf *b, double x, const char *elem) {
-  if (!strcmp(elem, "f64")) {
-    uint64_t u;
-    memcpy(&u, &x, 8);
-    shard_buf_printf(b, "0x%016llX", (unsigned long long)u);
-    return true;
-  }
-  if (!strcmp(elem, "f32")) {
-    float f = (float)x;
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    shard_buf_printf(b, "0x%08X", u);
-    return true;
-  }
-  if (!strcmp(elem, "f16") || !strcmp(elem, "bf16")) {
-    bool bf = elem[0] == 'b';
-    uint16_t sign = signbit(x) ? 0x8000 : 0;
-    uint16_t h = isnan(x) ? (bf ? 0x7fc0 : 0x7e00) : isinf(x) ? (bf ? 0x7f80 : 0x7c00) : 0;
-    if (!isnan(x) && !isinf(x)) return false;
-    shard_buf_printf(b, "0x%04X", (unsigned)(sign | h));
-    return true;
-  }
-  return false;
-}
-
-/* MLIR's printFloatValue for a value of float type `elem`. */
-static void S_print_float(shard_buf *b, double x, const char *elem) {
+void shard_float_print(shard_buf *b, double x, shard_float_fmt fmt) {
   int prec = 53, emin = -1022;
-  shard_interp_float_format(elem, &prec, &emin);
+  shard_float_params(fmt, &prec, &emin);
   if (isfinite(x)) {
     shard_buf s;
     shard_buf_init(&s);
     S_to_string(&s, x, prec, 6, 0, false);
-    double back = !strcmp(elem, "f32") ? (double)strtof(shard_buf_str(&s), NULL)
-                                       : S_round_to(strtod(shard_buf_str(&s), NULL), prec, emin);
+    double back = fmt == SHARD_FLOAT_F32 ? (double)strtof(shard_buf_str(&s), NULL)
+                                         : shard_float_round(strtod(shard_buf_str(&s), NULL), fmt);
     bool same = back == x && signbit(back) == signbit(x);
     if (!same) {
       shard_buf_clear(&s);
@@ -284,7 +246,13 @@ static void S_print_float(shard_buf *b, double x, const char *elem) {
     }
     shard_buf_free(&s);
   }
-  if (!S_hex(b, x, elem)) shard_buf_printf(b, "%s", isnan(x) ? "nan" : x < 0 ? "-inf" : isinf(x) ? "inf" : "?");
+  /* the encoding, as many hex digits as the format's bits need */
+  int digits = ((int)shard_float_width(fmt) + 3) / 4;
+  shard_buf_printf(b, "0x%0*llX", digits, (unsigned long long)shard_float_encode(x, fmt));
+}
+
+static void S_print_float(shard_buf *b, double x, const char *elem) {
+  shard_float_print(b, x, shard_float_format(elem));
 }
 
 /* One element as MLIR prints it inside an attribute; complex numbers as
