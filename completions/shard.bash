@@ -27,7 +27,7 @@ _shard_options_convert="--from --from= --to --to= --mesh --shape --format --form
   --placement --allow-lossy
   --color= -h --help"
 _shard_options_interpret="--interpret --args= -split-input-file --split-input-file --interpreter-print-dense --probe-output-dir= -q --quiet --max-steps --max-steps= --color= -h --help"
-_shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format
+_shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --allow-lossy --format
   --format= -h --help"
 _shard_options_lower="-o --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
   --topology --topology= --no-propagate --local --verify --verify-local --max-steps --max-steps= -h --help"
