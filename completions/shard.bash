@@ -21,7 +21,7 @@ _shard_options_viz="-e --value --arg --result --func --format --format= -o --lay
   --shape -h --help"
 _shard_viz_subcommands="placement mesh graph plan memory"
 _shard_options_repl="--history --no-history --color= -h --help"
-_shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
+_shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --no-progress --explain
   --explain= --rules --op-priority --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
   --placement --allow-lossy
@@ -29,7 +29,7 @@ _shard_options_convert="--from --from= --to --to= --mesh --shape --format --form
 _shard_options_interpret="--interpret --args= -split-input-file --split-input-file --interpreter-print-dense --probe-output-dir= -q --quiet --max-steps --max-steps= --color= -h --help"
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --allow-lossy --format
   --format= -h --help"
-_shard_options_lower="-o --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
+_shard_options_lower="-o --no-progress --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
   --topology --topology= --no-propagate --local --verify --verify-local --max-steps --max-steps= -h --help"
 _shard_options_help=""
 _shard_options_version=""
