@@ -21,15 +21,15 @@ _shard_options_viz="-e --value --arg --result --func --format --format= -o --lay
   --shape -h --help"
 _shard_viz_subcommands="placement mesh graph plan memory"
 _shard_options_repl="--history --no-history --color= -h --help"
-_shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --explain
+_shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --no-progress --explain
   --explain= --rules --op-priority --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
   --placement --allow-lossy
   --color= -h --help"
 _shard_options_interpret="--interpret --args= -split-input-file --split-input-file --interpreter-print-dense --probe-output-dir= -q --quiet --max-steps --max-steps= --color= -h --help"
-_shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --format
+_shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --allow-lossy --format
   --format= -h --help"
-_shard_options_lower="-o --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
+_shard_options_lower="-o --no-progress --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
   --topology --topology= --no-propagate --local --verify --verify-local --max-steps --max-steps= -h --help"
 _shard_options_help=""
 _shard_options_version=""
@@ -144,11 +144,14 @@ _shard() {
     return 0
   fi
 
-  local opts_var="_shard_options_${cmd}"
-  if [[ $cmd == *[!a-z]* || -z ${!opts_var+set} ]]; then
+  # (eval, not ${!var}: zsh runs this script too, see _shard; $cmd is
+  # letters only when the eval runs)
+  local opts_var="_shard_options_${cmd}" opts
+  if [[ $cmd == *[!a-z]* ]] || ! eval "[[ -n \${$opts_var+set} ]]"; then
     COMPREPLY=() # unknown command
     return 0
   fi
+  eval "opts=\$$opts_var"
 
   # --opt=VALUE: complete the value; bash replaces only the text after '='
   # when '=' breaks words, the whole word otherwise.
@@ -156,7 +159,7 @@ _shard() {
     local opt=${cur%%=*} val=${cur#*=}
     _shard_reply "$(_shard_values "$cmd" "$opt")" "$val"
     if [[ $COMP_WORDBREAKS != *=* ]]; then
-      for i in "${!COMPREPLY[@]}"; do COMPREPLY[i]="$opt=${COMPREPLY[i]}"; done
+      for ((i = 0; i < ${#COMPREPLY[@]}; i++)); do COMPREPLY[i]="$opt=${COMPREPLY[i]}"; done
     fi
     return 0
   fi
@@ -186,7 +189,7 @@ _shard() {
   if [[ $cur == -* ]]; then
     local extra=""
     [[ $cmd == opt ]] && extra=$(_shard_passes "$bin")
-    _shard_reply "${!opts_var} $extra" "$cur"
+    _shard_reply "$opts $extra" "$cur"
     return 0
   fi
 

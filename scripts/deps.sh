@@ -6,7 +6,7 @@
 #   scripts/deps.sh              building and running shard (scripts/setup.sh,
 #                                make build)
 #   scripts/deps.sh --test       also the test tools: Criterion, FileCheck
-#                                and mlir-opt (LLVM 16), valgrind (make test,
+#                                and mlir-opt (LLVM 16), valgrind, zsh (make test,
 #                                make asan, make valgrind)
 #   scripts/deps.sh --fuzz       also clang and its libFuzzer runtime, which
 #                                only `make fuzz` needs
@@ -17,7 +17,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(cmake gcc libc6-dev make pkg-config libcjson-dev libgraphviz-dev libedit-dev)
-TEST_PACKAGES=(python3 libcriterion-dev llvm-16-tools mlir-16-tools valgrind)
+TEST_PACKAGES=(python3 libcriterion-dev llvm-16-tools mlir-16-tools valgrind zsh)
 FUZZ_PACKAGES=(clang libclang-rt-dev)
 
 PACKAGES=("${BUILD_PACKAGES[@]}")

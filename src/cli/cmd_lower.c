@@ -40,6 +40,7 @@
 #include "cost/memory.h"
 #include "pipeline/lower_pipeline.h"
 #include "lower_verify.h"
+#include "progress.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
 #include "ir/print.h"
@@ -54,7 +55,7 @@ typedef enum { PLAN_NONE, PLAN_TEXT, PLAN_JSON } plan_mode;
 
 typedef struct lower_config {
   const char *input, *output, *topology, *verify_local;
-  bool local, verify, no_propagate;
+  bool local, verify, no_propagate, no_progress;
   plan_mode plan;
   plan_mode memory;     /* --memory[=text|json] */
   int64_t memory_limit; /* --memory-limit; 0: none */
@@ -101,6 +102,8 @@ void cmd_lower_usage(FILE *f) {
           "                      instead of the one shard produces\n"
           "  --max-steps N       with --verify: stop with an error after N ops on one\n"
           "                      device (default 20000000), e.g. in a loop that never ends\n"
+          "  --no-progress       no status line on a terminal (shown on stderr while\n"
+          "                      lowering and verifying when it is a TTY, unless TERM=dumb)\n"
           "  -h, --help          show this help\n"
           "\n"
           "%s"
@@ -175,6 +178,8 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       if (!v || !*v || *v == '-' || *end || errno || n < 1 || n > 1000000000000LL)
         return usage_error("--max-steps needs a count from 1 to 1000000000000 (got '%s')", v ? v : "");
       cfg->max_steps = n;
+    } else if (strcmp(arg, "--no-progress") == 0) {
+      cfg->no_progress = true;
     } else if (strcmp(arg, "--no-propagate") == 0) {
       cfg->no_propagate = true;
     } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -291,6 +296,7 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   shard_buf_init(&notes);
   unsigned verified = 0;
   ok = cli_lower_verify(ref, lowered, given_m ? given_m : local, cfg->max_steps, de, &notes, &verified);
+  cli_progress_finish();
   fputs(shard_buf_str(&notes), stderr);
   if (ok)
     fprintf(stderr, "shard lower: --verify: %u function%s of %s gave the same results on every device\n",
@@ -392,7 +398,8 @@ int cmd_lower(int argc, char **argv) {
   }
   shard_diag_printer printer = {stderr, cli_use_color(CLI_COLOR_AUTO, stderr), true};
   shard_diag_engine de;
-  shard_diag_init(&de, shard_diag_print_text, &printer);
+  shard_diag_init(&de, cli_progress_diag, &printer);
+  cli_progress_start("lower", !cfg.no_progress);
   shard_source src = {cli_input_name(cfg.input), text, len, 0};
   shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0};
   shard_verify_options vopts = {.extra_warnings = false};
@@ -400,10 +407,12 @@ int cmd_lower(int argc, char **argv) {
   shard_buf_init(&module_text);
   shard_buf_init(&plan_text);
   code = CLI_EXIT_INVALID;
+  cli_progress_update("parsing %s", src.name);
   shard_module *m = shard_parse_module(&src, &popts, &de);
   if (!m || de.errors || !shard_xla_import_if_round_trip(m, &de) || !shard_verify_module(m, &vopts, &de) ||
       de.errors)
     goto done;
+  cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
     goto done;
   shard_print_options print = {0};
@@ -413,6 +422,7 @@ int cmd_lower(int argc, char **argv) {
   if ((cfg.local || cfg.verify) && !shard_lower_to_local_device_limit(m, &de))
     goto done;
   if (cfg.local || cfg.verify) {
+    cli_progress_update("%s", "building the per-device program");
     if (!per_device(&cfg, m, &module_text, text, len, &de))
       goto done;
   }
@@ -449,6 +459,7 @@ int cmd_lower(int argc, char **argv) {
   /* Where things go: the module to -o or stdout; the plan and the memory
    * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
+  cli_progress_finish();
   shard_buf to_stdout;
   shard_buf_init(&to_stdout);
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
@@ -462,6 +473,7 @@ int cmd_lower(int argc, char **argv) {
   }
   shard_buf_free(&to_stdout);
 done:
+  cli_progress_finish();
   if (m)
     shard_module_free(m);
   shard_buf_free(&module_text);

@@ -31,6 +31,7 @@ typedef struct plan_config {
   const char *src, *dst;
   const char *mesh, *shape, *topology, *notation;
   bool json;
+  bool allow_lossy;
 } plan_config;
 
 void cmd_plan_usage(FILE *f) {
@@ -53,6 +54,8 @@ void cmd_plan_usage(FILE *f) {
           "                      b200, optionally :DIMS (tpu-v5e:8x4, h100:16) and\n"
           "                      ,wrap/,nowrap; or a JSON file\n"
           "  --format FORMAT     text (default) or json\n"
+          "  --allow-lossy       plan an uneven DTensor sharding that Shardy places on other\n"
+          "                      devices anyway, with a warning (an error otherwise)\n"
           "  -h, --help          show this help\n"
           "\n"
           "%s"
@@ -88,6 +91,8 @@ static int parse_args(int argc, char **argv, plan_config *cfg) {
       if (!v || (strcmp(v, "text") != 0 && strcmp(v, "json") != 0))
         return cli_usage_error("plan", "--format must be text or json (got '%s')", v ? v : "");
       cfg->json = strcmp(v, "json") == 0;
+    } else if (strcmp(arg, "--allow-lossy") == 0) {
+      cfg->allow_lossy = true;
     } else if (arg[0] == '-' && arg[1] != '\0' && arg[1] != '[' && arg[1] != '{') {
       return cli_usage_error("plan", "unknown option '%s'", arg);
     } else if (!cfg->src) {
@@ -164,6 +169,10 @@ static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
   switch (c->kind) {
   case SHARD_CONV_NAMED:
     if (!shard_conv_validate(cx, c))
+      return false;
+    /* the plan is Shardy's: an uneven DTensor split that Shardy places on
+     * other devices is refused (a warning with --allow-lossy) */
+    if (!shard_conv_check_exact(cx, c, SHARD_NOTATION_SHARDY))
       return false;
     break;
   case SHARD_CONV_REPLICATED:
@@ -338,6 +347,7 @@ int cmd_plan(int argc, char **argv) {
   shard_arena *arena = shard_arena_new();
   shard_conv_ctx cx;
   shard_conv_ctx_init(&cx, arena, &de);
+  cx.allow_lossy = cfg.allow_lossy;
   shard_buf why, out, err;
   shard_buf_init(&why);
   shard_buf_init(&out);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "progress.h"
 #include "propagate/explain.h"
 #include "ir/ir.h"
 #include "ir/parse.h"
@@ -47,6 +48,7 @@ typedef struct propagate_config {
   bool explicit_mode;
   explain_mode explain;
   cli_color_mode color;
+  bool no_progress;
 } propagate_config;
 
 void cmd_propagate_usage(FILE *f) {
@@ -74,6 +76,8 @@ void cmd_propagate_usage(FILE *f) {
           "                         op names (a trailing '*' matches a prefix); step k lets the\n"
           "                         ops of the first k entries propagate, then all ops do\n"
           "  --color=WHEN           auto (default), always, never\n"
+          "  --no-progress          no status line on a terminal (shown on stderr while\n"
+          "                         working when it is a TTY, unless TERM=dumb)\n"
           "  -h, --help             show this help\n"
           "\n"
           "Exit status: 0 propagated, 1 invalid input or an ambiguity in explicit mode,\n"
@@ -114,6 +118,8 @@ static int parse_args(int argc, char **argv, propagate_config *cfg) {
       if (v && strcmp(v, "auto") == 0) cfg->explicit_mode = false;
       else if (v && strcmp(v, "explicit") == 0) cfg->explicit_mode = true;
       else return cli_usage_error("propagate", "--mode takes auto or explicit (got '%s')", v ? v : "");
+    } else if (strcmp(arg, "--no-progress") == 0) {
+      cfg->no_progress = true;
     } else if (strcmp(arg, "--explain") == 0) {
       cfg->explain = EXPLAIN_TEXT;
     } else if (strncmp(arg, "--explain=", 10) == 0) {
@@ -286,7 +292,7 @@ int cmd_propagate(int argc, char **argv) {
 
   shard_diag_printer printer = {stderr, cli_use_color(cfg.color, stderr), true};
   shard_diag_engine de;
-  shard_diag_init(&de, shard_diag_print_text, &printer);
+  shard_diag_init(&de, cli_progress_diag, &printer);
 
   char *text = NULL, *rules_text = NULL;
   size_t len = 0;
@@ -308,6 +314,8 @@ int cmd_propagate(int argc, char **argv) {
     if (!S_load_rules(cfg.rules, &de, &rules_text, &rules_src, &rules)) goto done;
     shard_rules_json_install(rules, &de);
   }
+  cli_progress_start("propagate", !cfg.no_progress);
+  cli_progress_update("parsing %s", src.name);
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
   m = shard_parse_module(&src, &popts, &de);
   if (!m || de.errors) goto done;
@@ -320,10 +328,13 @@ int cmd_propagate(int argc, char **argv) {
     shard_propagation_observer obs = shard_explain_observer(x);
     shard_propagation_set_default_observer(&obs);
   }
+  cli_progress_update("%s", "propagating");
   bool ran = S_run_strategy(&cfg, m, &de);
   shard_propagation_set_default_observer(NULL);
   if (!ran || de.errors) goto done;
+  cli_progress_update("%s", "checking the result");
   if (!shard_verify_module(m, &vopts, &de) || de.errors) goto done;
+  cli_progress_finish();
   if (x) shard_explain_finish(x);
   if (cfg.explicit_mode && shard_explain_check_explicit(x, &de)) goto done;
 
@@ -355,6 +366,7 @@ int cmd_propagate(int argc, char **argv) {
   }
 
 done:
+  cli_progress_finish();
   shard_rules_json_install(NULL, NULL);
   shard_explain_free(x);
   if (m) shard_module_free(m);

@@ -574,6 +574,14 @@ static char *foreign_snippet(const viz_config *cfg, shard_diag_engine *de) {
     shard_error(de, c->span, "only a sharding over a mesh can be drawn (give --mesh for {replicated} and the like)");
     ok = false;
   }
+  /* The picture is Shardy's: an uneven DTensor split that Shardy places on
+   * other devices is refused rather than drawn as PyTorch does not lay it out. */
+  if (ok && !shard_conv_check_exact(&cx, c, SHARD_NOTATION_SHARDY)) {
+    shard_note(de, c->span, "PyTorch's own blocks: shard convert --placement --from %s --shape %s%s%s%s '%s'",
+               cfg->from, cfg->shape, cfg->mesh ? " --mesh '" : "", cfg->mesh ? cfg->mesh : "",
+               cfg->mesh ? "'" : "", cfg->file);
+    ok = false;
+  }
   ok = ok && shard_conv_print(&cx, SHARD_NOTATION_SHARDY, c, &out, &mesh_out) && !de->errors;
   char *result = NULL;
   if (ok) {

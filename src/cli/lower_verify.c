@@ -43,6 +43,7 @@
 
 #include "interp/interp.h"
 #include "lower_verify.h"
+#include "progress.h"
 #include "ir/parse.h"
 #include "pass/pass_shardings.h"
 #include "ir/print.h"
@@ -411,6 +412,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   }
   shard_tensor **gout = NULL, **lout = NULL;
   uint32_t ngout = 0, nlout = 0;
+  cli_progress_update("--verify @%s: running the global program", name);
   if (!shard_interp_call(ref, name, gin, rt->num_inputs, iopts, a, &gout, &ngout, de)) {
     shard_error(de, rfn->span, "--verify: the global program @%s failed in the interpreter", name);
     goto done;
@@ -426,6 +428,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   }
   char driver[512];
   snprintf(driver, sizeof driver, "__shard_verify_%s", name);
+  cli_progress_update("--verify @%s: running the per-device program on %lld devices", name, (long long)ndev);
   if (!shard_interp_call(run, driver, lin, (uint32_t)(ndev * lt->num_inputs), iopts, a, &lout, &nlout, de)) {
     shard_error(de, rfn->span, "--verify: the per-device program @%s failed in the interpreter", name);
     goto done;

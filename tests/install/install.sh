@@ -31,7 +31,7 @@ p=$root$prefix
 
 # Everything the packaging promises.
 for f in bin/shard "$libdir/libshard.a" "$libdir/pkgconfig/shard.pc" include/shard/shard.h \
-  share/bash-completion/completions/shard; do
+  share/bash-completion/completions/shard share/zsh/site-functions/_shard; do
   [ -f "$p/$f" ] || fail "$prefix/$f was not installed"
 done
 for page in "$src"/man/*.1; do
@@ -130,6 +130,15 @@ has parse "bad.mlir: parse failed"
 expect 1 missing "$work/embed" "$work/no-such-file.mlir"
 has missing "no-such-file.mlir:0:0: error: cannot read: No such file"
 
+# The installed zsh completion finds the installed bash one (skipped
+# without zsh).
+PATH=$p/bin:$PATH bash "$src/tests/install/completion_zsh.sh" "$p/share/zsh/site-functions" \
+  "$p/bin/shard" "$p/share/bash-completion/completions/shard" >"$work/completion_zsh.out" 2>&1
+case $? in
+0) ;;
+77) cat "$work/completion_zsh.out" ;;
+*) cat "$work/completion_zsh.out"; fail "completion_zsh.sh on the installed files" ;;
+esac
 # The installed completion knows the installed binary.
 PATH=$p/bin:$PATH bash "$src/tests/install/completion.sh" "$p/share/bash-completion/completions/shard" \
   "$p/bin/shard" >"$work/completion.out" 2>&1 || {
