@@ -989,6 +989,8 @@ static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
 static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *name = op->name;
   bool handled = false;
+  if (!shard_interp_exec_more_op(p, f, op, &handled)) return false;
+  if (handled) return true;
   if (!shard_interp_exec_complex_op(p, f, op, &handled)) return false;
   if (handled) return true;
   if (!shard_interp_exec_op(p, f, op, &handled)) return false;
