@@ -1,5 +1,5 @@
 /* StableHLO ops beyond the core set of interp_ops.c: tokens and tuples
- * (after_all, create_token, tuple, get_tuple_element), bitcast_convert,
+ * (after_all, create_token, outfeed, tuple, get_tuple_element), bitcast_convert,
  * reduce_precision, composite (runs its decomposition), custom_call (a
  * located error naming the target), the dynamic_* family (run as their
  * static twins, the shape operands read as the attributes those take), and
@@ -403,6 +403,8 @@ static bool S_triangular_solve(interp_proc *p, interp_frame *f, shard_op *op) {
   if (a->type->dims[ra - 2] != n || (left ? rows : cols) != n)
     return shard_interp_error(p, op, "the shapes of 'stablehlo.triangular_solve' do not fit");
   int64_t batches = n ? a->num / (n * n) : 0, m = left ? cols : rows;
+  if (batches * rows * cols != b->num)
+    return shard_interp_error(p, op, "the batch dims of 'stablehlo.triangular_solve' operands differ");
   double complex *mat = shard_xmalloc(sizeof(double complex) * (size_t)(n * n + n * m) + 1), *x = mat + n * n;
   for (int64_t bt = 0; bt < batches; bt++) {
     const int64_t abase = bt * n * n, bbase = bt * rows * cols;
@@ -666,7 +668,9 @@ bool shard_interp_exec_more_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   if (strncmp(op->name, "stablehlo.", 10) != 0) return true;
   const char *n = op->name + 10;
   *handled = true;
-  if (!strcmp(n, "after_all") || !strcmp(n, "create_token")) return S_token(p, f, op);
+  /* outfeed: the values leave the program (the reference interpreter keeps
+   * them in a queue nothing reads); what remains is the token */
+  if (!strcmp(n, "after_all") || !strcmp(n, "create_token") || !strcmp(n, "outfeed")) return S_token(p, f, op);
   if (!strcmp(n, "tuple")) return S_tuple(p, f, op);
   if (!strcmp(n, "get_tuple_element")) return S_get_tuple_element(p, f, op);
   if (!strcmp(n, "bitcast_convert")) return S_bitcast_convert(p, f, op);

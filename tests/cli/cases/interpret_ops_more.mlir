@@ -104,6 +104,7 @@ func.func @main() {
   func.call @linalg() : () -> ()
   func.call @batch_norm() : () -> ()
   func.call @rng() : () -> ()
+  func.call @opaque_values() : () -> ()
   func.return
 }
 
@@ -134,5 +135,27 @@ func.func private @rng() {
   check.expect_eq_const %ns, dense<[0, 2]> : tensor<2xui64>
   %first = stablehlo.slice %out [0:1] : (tensor<3xui32>) -> tensor<1xui32>
   check.expect_eq_const %first, dense<[1797259609]> : tensor<1xui32>
+  func.return
+}
+
+// tokens and tuples cross run_parallel and while loops like tensors
+func.func private @pass_token(%t : !stablehlo.token, %x : tensor<2xi64>) -> (!stablehlo.token, tuple<tensor<2xi64>>) {
+  %o = "stablehlo.outfeed"(%x, %t) : (tensor<2xi64>, !stablehlo.token) -> !stablehlo.token
+  %tu = stablehlo.tuple %x : tuple<tensor<2xi64>>
+  return %o, %tu : !stablehlo.token, tuple<tensor<2xi64>>
+}
+func.func @opaque_values() {
+  %k = stablehlo.after_all : !stablehlo.token
+  %x = stablehlo.constant dense<[4, 5]> : tensor<2xi64>
+  %r:2 = "interpreter.run_parallel"(%k, %x) {programs = [[@pass_token]]} : (!stablehlo.token, tensor<2xi64>) -> (!stablehlo.token, tuple<tensor<2xi64>>)
+  %w:2 = stablehlo.while(%a = %r#1, %b = %r#0) : tuple<tensor<2xi64>>, !stablehlo.token
+   cond {
+    %c = stablehlo.constant dense<false> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    stablehlo.return %a, %b : tuple<tensor<2xi64>>, !stablehlo.token
+  }
+  %e = stablehlo.get_tuple_element %w#0[0] : (tuple<tensor<2xi64>>) -> tensor<2xi64>
+  check.expect_eq_const %e, dense<[4, 5]> : tensor<2xi64>
   func.return
 }
