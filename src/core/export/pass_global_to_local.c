@@ -1734,7 +1734,7 @@ static void S_convert_op(g2l *c, shard_op *op) {
   if (!strcmp(n, "stablehlo.gather")) return S_gather(c, op);
   if (!strcmp(n, "stablehlo.scatter")) return S_scatter(c, op);
   if (!strcmp(n, "stablehlo.concatenate") && !S_concatenate(c, op)) return;
-  if (!strncmp(n, "stablehlo.", 10) || !strcmp(n, "func.call")) {
+  if (!strncmp(n, "stablehlo.", 10) || !strncmp(n, "chlo.", 5) || !strcmp(n, "func.call")) {
     S_localize_results(c, op);
     /* a while loop's block arguments are its results on every iteration:
      * they take the same local types (the verifier checks they match) */

@@ -111,6 +111,15 @@ shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type) {
 }
 
 shard_tensor *shard_interp_tensor_copy(shard_arena *a, const shard_tensor *t) {
+  if (t->type && t->type->kind != SHARD_TYPE_TENSOR) { /* a token or a tuple (interp_ops_more.c) */
+    shard_tensor *c = SHARD_NEW(a, shard_tensor);
+    *c = *t;
+    if (t->elems) {
+      c->elems = SHARD_NEW_ARRAY(a, shard_tensor *, t->num_elems + 1);
+      for (uint32_t i = 0; i < t->num_elems; i++) c->elems[i] = shard_interp_tensor_copy(a, t->elems[i]);
+    }
+    return c;
+  }
   shard_tensor *c = shard_tensor_new(a, t->type);
   c->sum_mag = t->sum_mag;
   c->sum_terms = t->sum_terms;
@@ -869,6 +878,8 @@ static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
 static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *name = op->name;
   bool handled = false;
+  if (!shard_interp_exec_more_op(p, f, op, &handled)) return false;
+  if (handled) return true;
   if (!shard_interp_exec_complex_op(p, f, op, &handled)) return false;
   if (handled) return true;
   if (!shard_interp_exec_op(p, f, op, &handled)) return false;

@@ -118,6 +118,9 @@ typedef struct shard_tensor {
   int64_t sum_terms;
   bool sum_int;
   double bound;
+  /* A tuple (interp_ops_more.c): its elements; NULL for every other value. */
+  struct shard_tensor **elems;
+  uint32_t num_elems;
 } shard_tensor;
 
 /* How a run is bounded and what it records. Zero-initialised is the

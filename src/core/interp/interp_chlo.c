@@ -1,6 +1,6 @@
 /* The chlo ops in the interpreter: the special functions JAX lowers to chlo
  * (erf, erfc, erf_inv, lgamma, digamma, polygamma, zeta, bessel_i1e), the
- * inverse and hyperbolic trigonometric functions, top_k, next_after, mulhi,
+ * inverse and hyperbolic trigonometric functions, top_k, ragged_dot, next_after, mulhi,
  * the is_inf predicates, conj, square, constant/constant_like and the
  * implicitly broadcasting binary ops (broadcast_add, ..., broadcast_select).
  *
@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "interp/interp_internal.h"
+#include "ir/ops_chlo.h"
 
 /* ---- special functions (double) ------------------------------------------- */
 
@@ -616,6 +617,141 @@ static bool S_constant(interp_proc *p, interp_frame *f, shard_op *op, bool like)
   return true;
 }
 
+/* ---- ragged_dot ------------------------------------------------------------------------ */
+
+static bool S_in(const int64_t *l, uint32_t n, int64_t x) {
+  for (uint32_t i = 0; i < n; i++)
+    if (l[i] == x) return true;
+  return false;
+}
+
+/* chlo.ragged_dot (ChloOps.td): a dot_general whose lhs ragged dim is cut
+ * into consecutive groups of group_sizes rows.
+ *   - ragged non-contracting dim m: row r of group j meets rhs[j] (the rhs
+ *     group dim); rows past the last group give zeros;
+ *   - ragged contracting dim k: result [g, ...]: group j contracts only over
+ *     its own range of k;
+ *   - ragged batch dim: batches past the last group give zeros.
+ * group_sizes is [g], or carries leading dims (the batch dims, then the lhs
+ * free dims before the ragged one) indexed like the result's. Products and
+ * partial sums round to the element type, as the dot_general the op
+ * decomposes into does. */
+static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
+  shard_tensor *lhs = S_operand(p, f, op, 0), *rhs = lhs ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *gs = rhs ? S_operand(p, f, op, 2) : NULL, *r = gs ? S_result(p, op, 0) : NULL;
+  if (!r) return false;
+  shard_chlo_ragged_dims d;
+  if (!shard_chlo_ragged_dot_dims(op, &d) || d.num_lhs_ragged != 1 || d.num_lhs_batch != d.num_rhs_batch ||
+      d.num_lhs_contract != d.num_rhs_contract || d.num_rhs_group > 1)
+    return shard_interp_error(p, op, "'chlo.ragged_dot' needs #chlo.ragged_dot<...> dimension numbers with one lhs ragged dim");
+  if (lhs->kind != rhs->kind || lhs->kind != r->kind || lhs->kind == SHARD_ELEM_COMPLEX ||
+      gs->kind == SHARD_ELEM_FLOAT || gs->kind == SHARD_ELEM_COMPLEX)
+    return S_unsupported_type(p, op, lhs);
+  int64_t ragged = d.lhs_ragged[0];
+  int mode = S_in(d.lhs_contract, d.num_lhs_contract, ragged) ? 1 : S_in(d.lhs_batch, d.num_lhs_batch, ragged) ? 2 : 0;
+  if ((mode == 0) != (d.num_rhs_group == 1)) return shard_interp_error(p, op, "'chlo.ragged_dot': rhs_group_dimensions must name one dim exactly in the ragged non-contracting mode");
+  uint32_t lr = lhs->type->rank, rr = rhs->type->rank, gr = gs->type->rank;
+  if (gr < 1) return shard_interp_error(p, op, "'chlo.ragged_dot': group_sizes must have rank >= 1");
+  int64_t ng = gs->type->dims[gr - 1];
+  /* the result's dims: [g if mode 1] batch..., lhs free..., rhs free... */
+  int64_t *lfree = INTERP_ARRAY(p, int64_t, lr), *rfree = INTERP_ARRAY(p, int64_t, rr);
+  uint32_t nlf = 0, nrf = 0;
+  for (uint32_t i = 0; i < lr; i++)
+    if (!S_in(d.lhs_contract, d.num_lhs_contract, i) && !S_in(d.lhs_batch, d.num_lhs_batch, i)) lfree[nlf++] = i;
+  for (uint32_t i = 0; i < rr; i++)
+    if (!S_in(d.rhs_contract, d.num_rhs_contract, i) && !S_in(d.rhs_batch, d.num_rhs_batch, i) &&
+        !S_in(d.rhs_group, d.num_rhs_group, i))
+      rfree[nrf++] = i;
+  uint32_t lead = mode == 1 ? 1 : 0;
+  /* every dim named in range, paired dims of one size, the result's dims
+   * those of the dims it keeps: the loops below index by them */
+  bool fits = r->type->rank == lead + d.num_lhs_batch + nlf + nrf && ragged >= 0 && ragged < (int64_t)lr;
+  for (uint32_t b = 0; fits && b < d.num_lhs_batch; b++)
+    fits = d.lhs_batch[b] >= 0 && d.lhs_batch[b] < (int64_t)lr && d.rhs_batch[b] >= 0 && d.rhs_batch[b] < (int64_t)rr &&
+           lhs->type->dims[d.lhs_batch[b]] == rhs->type->dims[d.rhs_batch[b]] &&
+           lhs->type->dims[d.lhs_batch[b]] == r->type->dims[lead + b];
+  for (uint32_t c = 0; fits && c < d.num_lhs_contract; c++)
+    fits = d.lhs_contract[c] >= 0 && d.lhs_contract[c] < (int64_t)lr && d.rhs_contract[c] >= 0 &&
+           d.rhs_contract[c] < (int64_t)rr && lhs->type->dims[d.lhs_contract[c]] == rhs->type->dims[d.rhs_contract[c]];
+  for (uint32_t i = 0; fits && i < nlf; i++) fits = lhs->type->dims[lfree[i]] == r->type->dims[lead + d.num_lhs_batch + i];
+  for (uint32_t i = 0; fits && i < nrf; i++)
+    fits = rhs->type->dims[rfree[i]] == r->type->dims[lead + d.num_lhs_batch + nlf + i];
+  if (fits && mode == 0)
+    fits = d.rhs_group[0] >= 0 && d.rhs_group[0] < (int64_t)rr && rhs->type->dims[d.rhs_group[0]] == ng;
+  if (fits && mode == 1) fits = r->type->dims[0] == ng;
+  fits = fits && gr - 1 <= r->type->rank - lead;
+  for (uint32_t g = 0; fits && g + 1 < gr; g++) fits = gs->type->dims[g] == r->type->dims[lead + g];
+  if (!fits)
+    return shard_interp_error(p, op, "the operand and result types of 'chlo.ragged_dot' do not fit its dimension numbers");
+  int64_t *ridx = INTERP_ARRAY(p, int64_t, r->type->rank), *li = INTERP_ARRAY(p, int64_t, lr),
+          *ri = INTERP_ARRAY(p, int64_t, rr), *cdims = INTERP_ARRAY(p, int64_t, d.num_lhs_contract),
+          *cidx = INTERP_ARRAY(p, int64_t, d.num_lhs_contract), *lstr = INTERP_ARRAY(p, int64_t, lr),
+          *rstr = INTERP_ARRAY(p, int64_t, rr), *gstr = INTERP_ARRAY(p, int64_t, gr);
+  shard_interp_strides(lr, lhs->type->dims, lstr);
+  shard_interp_strides(rr, rhs->type->dims, rstr);
+  shard_interp_strides(gr, gs->type->dims, gstr);
+  for (uint32_t c = 0; c < d.num_lhs_contract; c++) cdims[c] = lhs->type->dims[d.lhs_contract[c]];
+  bool fl = r->kind == SHARD_ELEM_FLOAT, bf16 = !strcmp(r->type->elem, "bf16");
+  for (int64_t k = 0; k < r->num; k++) {
+    uint32_t at = 0;
+    int64_t group = mode == 1 ? ridx[at++] : -1;
+    for (uint32_t b = 0; b < d.num_lhs_batch; b++, at++) {
+      li[d.lhs_batch[b]] = ridx[at];
+      ri[d.rhs_batch[b]] = ridx[at];
+    }
+    for (uint32_t i = 0; i < nlf; i++) li[lfree[i]] = ridx[at++];
+    for (uint32_t i = 0; i < nrf; i++) ri[rfree[i]] = ridx[at++];
+    /* the group_sizes row: its leading dims follow the result's after the group dim */
+    int64_t goff = 0;
+    for (uint32_t g = 0; g + 1 < gr; g++) goff += ridx[lead + g] * gstr[g];
+    /* where the ragged dim's index falls */
+    int64_t lo = 0, hi = 0, idx_in_ragged = mode == 0 || mode == 2 ? li[ragged] : -1, found = -1;
+    for (int64_t j = 0; j < ng; j++) {
+      int64_t size = gs->ints[goff + j * gstr[gr - 1]];
+      hi = lo + (size > 0 ? size : 0);
+      if (mode == 1 ? j == group : (idx_in_ragged >= lo && idx_in_ragged < hi)) {
+        found = j;
+        break;
+      }
+      lo = hi;
+    }
+    double acc = 0;
+    int64_t iacc = 0;
+    if (found >= 0) {
+      if (mode == 0) ri[d.rhs_group[0]] = found;
+      for (uint32_t c = 0; c < d.num_lhs_contract; c++) cidx[c] = 0;
+      bool more = true;
+      for (uint32_t c = 0; c < d.num_lhs_contract; c++)
+        if (cdims[c] == 0) more = false;
+      while (more) {
+        for (uint32_t c = 0; c < d.num_lhs_contract; c++) {
+          li[d.lhs_contract[c]] = cidx[c];
+          ri[d.rhs_contract[c]] = cidx[c];
+        }
+        bool take = mode != 1 || (li[ragged] >= lo && li[ragged] < hi);
+        if (take) {
+          int64_t la = 0, ra = 0;
+          for (uint32_t i = 0; i < lr; i++) la += li[i] * lstr[i];
+          for (uint32_t i = 0; i < rr; i++) ra += ri[i] * rstr[i];
+          if (fl) {
+            double prod = shard_elem_round_float(lhs->floats[la] * rhs->floats[ra], r->bits, bf16);
+            acc = shard_elem_round_float(acc + prod, r->bits, bf16);
+          } else {
+            iacc = shard_elem_wrap_int((int64_t)((uint64_t)iacc + (uint64_t)lhs->ints[la] * (uint64_t)rhs->ints[ra]),
+                                       r->kind, r->bits);
+          }
+        }
+        more = shard_interp_next_index(d.num_lhs_contract, cdims, cidx);
+      }
+    }
+    if (fl) r->floats[k] = acc;
+    else shard_interp_set_i(r, k, iacc);
+    shard_interp_next_index(r->type->rank, r->type->dims, ridx);
+  }
+  shard_interp_bind(f, &op->results[0], r);
+  return true;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------ */
 
 bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
@@ -629,6 +765,7 @@ bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++)
     if (!strcmp(n, unary[i])) return S_unary(p, f, op, n);
   if (!strcmp(n, "top_k")) return S_top_k(p, f, op);
+  if (!strcmp(n, "ragged_dot")) return S_ragged_dot(p, f, op);
   if (!strcmp(n, "constant")) return S_constant(p, f, op, false);
   if (!strcmp(n, "constant_like")) return S_constant(p, f, op, true);
   if (!strcmp(n, "next_after") || !strcmp(n, "polygamma") || !strcmp(n, "zeta") || !strcmp(n, "mulhi"))

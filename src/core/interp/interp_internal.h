@@ -165,6 +165,11 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
  * binary ops, ...). *handled as for shard_interp_exec_op. */
 bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 
+/* interp_ops_more.c: tokens, tuples, bitcast_convert, reduce_precision,
+ * composite, custom_call, the dynamic_* ops, triangular_solve, cholesky.
+ * *handled as for shard_interp_exec_op. */
+bool shard_interp_exec_more_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+
 /* interp_collectives.c */
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 /* Reports the held-back errors of procs[0..n) in device order through

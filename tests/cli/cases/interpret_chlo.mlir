@@ -95,5 +95,18 @@ func.func @main() {
   %z = stablehlo.constant dense<[(1.0, 2.0), (-3.0, 0.5)]> : tensor<2xcomplex<f32>>
   %zc = chlo.conj %z : tensor<2xcomplex<f32>> -> tensor<2xcomplex<f32>>
   check.expect_eq_const %zc, dense<[(1.0, -2.0), (-3.0, -0.5)]> : tensor<2xcomplex<f32>>
+  // ragged_dot, ragged non-contracting: rows [0, 1) meet rhs[0], rows [1, 3)
+  // rhs[1], row 3 is in no group
+  %rl = stablehlo.constant dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi32>
+  %rr = stablehlo.constant dense<[[[1, 0, 0], [0, 1, 0]], [[1, 1, 1], [2, 2, 2]]]> : tensor<2x2x3xi32>
+  %rg = stablehlo.constant dense<[1, 2]> : tensor<2xi64>
+  %rd = "chlo.ragged_dot"(%rl, %rr, %rg) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>} : (tensor<4x2xi32>, tensor<2x2x3xi32>, tensor<2xi64>) -> tensor<4x3xi32>
+  check.expect_eq_const %rd, dense<[[1, 2, 0], [11, 11, 11], [17, 17, 17], [0, 0, 0]]> : tensor<4x3xi32>
+  // ragged contracting: group 0 contracts k in [0, 2), group 1 k in [2, 3)
+  %cl = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %cr = stablehlo.constant dense<[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]> : tensor<3x2xf32>
+  %cg = stablehlo.constant dense<[2, 1]> : tensor<2xi32>
+  %cd = "chlo.ragged_dot"(%cl, %cr, %cg) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []>} : (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2xi32>) -> tensor<2x2x2xf32>
+  check.expect_eq_const %cd, dense<[[[1.0, 2.0], [4.0, 5.0]], [[3.0, 3.0], [6.0, 6.0]]]> : tensor<2x2x2xf32>
   func.return
 }
