@@ -625,51 +625,6 @@ static bool S_collective_permute(interp_proc *p, interp_frame *f, shard_op *op, 
   return true;
 }
 
-/* Each data operand of one process of p's group (cross-replica, or
- * cross-partition with a channel, as collective_permute groups): the first
- * process's, or with has_dynamic_root the one at position root[i] of the
- * group (root is the last operand, one entry per data operand). A process
- * in no group gets zeros. */
-static bool S_collective_broadcast(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
-  (void)f;
-  interp_world *w = p->world;
-  group_mode mode = S_mode(op, true);
-  const shard_attr *rg = shard_op_attr(op, "replica_groups");
-  shard_tensor *groups;
-  const char *err;
-  if (!rg || rg->kind != SHARD_ATTR_DENSE || !rg->u.dense.type ||
-      !shard_tensor_from_dense(p->arena, rg->u.dense.payload, rg->u.dense.type, &groups, &err) ||
-      groups->type->rank != 2 || groups->kind == SHARD_ELEM_FLOAT)
-    return shard_interp_error(p, op, "collective_broadcast needs dense 2-D integer replica_groups");
-  bool dynamic_root = shard_op_attr(op, "has_dynamic_root") != NULL;
-  uint32_t ndata = op->num_operands - (dynamic_root ? 1 : 0);
-  if (op->num_operands == 0 || ndata != op->num_results)
-    return shard_interp_error(p, op, "collective_broadcast needs one result per data operand");
-  const shard_tensor *root = dynamic_root ? S_peer(p, p->index, op->num_operands - 1) : NULL;
-  if (root && (root->kind == SHARD_ELEM_FLOAT || root->kind == SHARD_ELEM_COMPLEX || root->num != ndata))
-    return shard_interp_error(p, op, "the root operand of collective_broadcast needs one integer per data operand");
-  int64_t mine = mode == GROUPS_CROSS_PARTITION ? p->partition_id : p->replica_id;
-  int64_t gsize = groups->type->dims[1], at = -1;
-  for (int64_t k = 0; k < groups->num && at < 0; k++)
-    if (groups->ints[k] == mine) at = k - k % gsize;
-  for (uint32_t i = 0; i < ndata; i++) {
-    res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
-    if (!res[i]) return false;
-    if (at < 0) continue; /* in no group: zeros */
-    int64_t pos = root ? root->ints[i] : 0;
-    if (pos < 0 || pos >= gsize) return shard_interp_error(p, op, "root %lld is outside the group", (long long)pos);
-    int64_t leader = groups->ints[at + pos];
-    int64_t member = mode == GROUPS_CROSS_PARTITION ? p->replica_id * w->num_partitions + leader
-                                                    : leader * w->num_partitions + p->partition_id;
-    if (leader < 0 || member >= w->num_procs)
-      return shard_interp_error(p, op, "group member %lld is out of range", (long long)leader);
-    const shard_tensor *from = S_peer(p, member, i);
-    if (from->num != res[i]->num) return shard_interp_error(p, op, "collective_broadcast source has another shape");
-    res[i] = shard_interp_tensor_copy(p->arena, from);
-  }
-  return true;
-}
-
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
   typedef bool (*collective_fn)(interp_proc *, interp_frame *, shard_op *, shard_tensor **);
   static const struct {
@@ -683,7 +638,6 @@ bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op,
       {"stablehlo.collective_permute", S_collective_permute},
       {"stablehlo.reduce_scatter", S_reduce_scatter},
       {"stablehlo.collective_reduce", S_collective_reduce},
-      {"stablehlo.collective_broadcast", S_collective_broadcast},
   };
   collective_fn fn = NULL;
   for (size_t i = 0; i < sizeof table / sizeof *table; i++)

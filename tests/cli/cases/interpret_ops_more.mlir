@@ -35,9 +35,12 @@ func.func private @basics() {
   // reduce_precision: f32 to bf16's format, and to e5m2 with overflow
   %rp = stablehlo.constant dense<[1.00390625, 1.01171875, 3.4e38, 1.0e-40, 0x7FC00000]> : tensor<5xf32>
   %rb = stablehlo.reduce_precision %rp, format = e8m7 : tensor<5xf32>
-  check.expect_eq_const %rb, dense<[1.0, 1.015625, 0x7F800000, 0x00010000, 0x7FC00000]> : tensor<5xf32>
+  // (expect_eq is IEEE ==, where NaN never matches: compare the bits)
+  %rbi = stablehlo.bitcast_convert %rb : (tensor<5xf32>) -> tensor<5xi32>
+  check.expect_eq_const %rbi, dense<[0x3F800000, 0x3F820000, 0x7F800000, 0x00010000, 0x7FC00000]> : tensor<5xi32>
   %r52 = stablehlo.reduce_precision %rp, format = e5m2 : tensor<5xf32>
-  check.expect_eq_const %r52, dense<[1.0, 1.0, 0x7F800000, 0.0, 0x7FC00000]> : tensor<5xf32>
+  %r52i = stablehlo.bitcast_convert %r52 : (tensor<5xf32>) -> tensor<5xi32>
+  check.expect_eq_const %r52i, dense<[0x3F800000, 0x3F800000, 0x7F800000, 0x00000000, 0x7FC00000]> : tensor<5xi32>
   %nan = stablehlo.constant dense<0x7FFFFFFFFFFFFFFF> : tensor<f64>
   %ninf = stablehlo.reduce_precision %nan, format = e5m0 : tensor<f64>
   check.expect_eq_const %ninf, dense<0x7FF0000000000000> : tensor<f64>
