@@ -53,6 +53,9 @@ typedef struct viz_config {
   bool no_propagate;
   /* placement of one sharding in another notation (shard convert's) */
   const char *from, *mesh, *shape;
+  /* where that notation's framework puts each device's block when it cuts
+   * an uneven dimension unlike Shardy (PyTorch, OneFlow); NULL otherwise */
+  shard_device_map *own_blocks;
 } viz_config;
 
 static bool is_program_picture(const viz_config *cfg) {
@@ -322,6 +325,40 @@ static bool text_color(const viz_config *cfg) {
   return cli_use_color(cfg->color, stdout);
 }
 
+/* Moves each block of a placement to where the framework's own device map
+ * puts it: the same devices hold the same tile (Shardy's tiling and the
+ * framework's agree on who holds what), only the extents differ. */
+static void S_own_blocks(shard_arena *a, shard_placement *p, const shard_device_map *m) {
+  p->tile_start = SHARD_NEW_ARRAY(a, int64_t *, p->rank + 1);
+  p->tile_end = SHARD_NEW_ARRAY(a, int64_t *, p->rank + 1);
+  for (uint32_t d = 0; d < p->rank; d++) {
+    p->tile_start[d] = SHARD_NEW_ARRAY(a, int64_t, p->shards[d] + 1);
+    p->tile_end[d] = SHARD_NEW_ARRAY(a, int64_t, p->shards[d] + 1);
+    for (int64_t t = 0; t < p->shards[d]; t++)
+      shard_placement_tile_range(&(shard_placement){.local = p->local, .dims = p->dims}, d, t, &p->tile_start[d][t],
+                                 &p->tile_end[d][t]);
+  }
+  for (uint32_t b = 0; b < p->num_blocks; b++) {
+    shard_placement_block *blk = &p->blocks[b];
+    if (!blk->num_devices) continue;
+    int64_t dev = p->devices[blk->devices[0]].id;
+    if (dev < 0 || dev >= m->num_devices || m->rank != p->rank) continue;
+    blk->padded = blk->empty = false;
+    for (uint32_t d = 0; d < p->rank; d++) {
+      blk->start[d] = m->offset[dev * m->rank + d];
+      blk->end[d] = m->limit[dev * m->rank + d];
+      if (blk->end[d] - blk->start[d] < p->local[d]) blk->padded = true;
+      if (blk->end[d] <= blk->start[d]) {
+        blk->empty = true;
+        blk->start[d] = blk->end[d]; /* PyTorch writes an empty shard's offset as the dim size */
+      }
+      /* a tile's extent depends on its own coordinate only: any block says it */
+      p->tile_start[d][blk->tile[d]] = blk->start[d];
+      p->tile_end[d][blk->tile[d]] = blk->end[d];
+    }
+  }
+}
+
 static int draw_placements(const viz_config *cfg, viz_input *in, shard_diag_engine *de) {
   shard_arena *a = shard_arena_new();
   shard_placement **ps = NULL;
@@ -363,6 +400,8 @@ static int draw_placements(const viz_config *cfg, viz_input *in, shard_diag_engi
   for (uint32_t i = 0; i < n; i++)
     if (!ps[i])
       code = CLI_EXIT_INVALID;
+  if (code == CLI_EXIT_OK && n == 1 && cfg->own_blocks)
+    S_own_blocks(a, ps[0], cfg->own_blocks);
   if (n == 0)
     code = CLI_EXIT_INVALID;
   if (code == CLI_EXIT_OK) {
@@ -539,7 +578,7 @@ static int draw_program(const viz_config *cfg, viz_input *in, shard_diag_engine 
 /* A sharding in another notation as a design-doc snippet: its Shardy mesh
  * and sharding, typed with --shape. Diagnostics on the sharding point into
  * it. NULL after an error; heap text otherwise. */
-static char *foreign_snippet(const viz_config *cfg, shard_diag_engine *de) {
+static char *foreign_snippet(viz_config *cfg, shard_diag_engine *de) {
   shard_notation from;
   if (!shard_notation_from_name(cfg->from, &from)) {
     shard_error(de, shard_no_span, "unknown notation '%s' for --from", cfg->from);
@@ -574,13 +613,29 @@ static char *foreign_snippet(const viz_config *cfg, shard_diag_engine *de) {
     shard_error(de, c->span, "only a sharding over a mesh can be drawn (give --mesh for {replicated} and the like)");
     ok = false;
   }
-  /* The picture is Shardy's: an uneven DTensor split that Shardy places on
-   * other devices is refused rather than drawn as PyTorch does not lay it out. */
-  if (ok && !shard_conv_check_exact(&cx, c, SHARD_NOTATION_SHARDY)) {
-    shard_note(de, c->span, "PyTorch's own blocks: shard convert --placement --from %s --shape %s%s%s%s '%s'",
-               cfg->from, cfg->shape, cfg->mesh ? " --mesh '" : "", cfg->mesh ? cfg->mesh : "",
-               cfg->mesh ? "'" : "", cfg->file);
-    ok = false;
+  /* The picture is drawn from the Shardy form; where the framework cuts an
+   * uneven dimension otherwise (PyTorch's torch.chunk per mesh dimension,
+   * OneFlow's balanced parts), each block is then drawn where the framework
+   * puts it (draw_placements), with a warning naming the first device that
+   * Shardy would place elsewhere. */
+  if (ok) {
+    cx.allow_lossy = true;
+    unsigned warnings = de->warnings;
+    shard_conv_check_exact(&cx, c, SHARD_NOTATION_SHARDY);
+    cx.allow_lossy = false;
+    if (de->warnings != warnings) {
+      cfg->own_blocks = shard_xcalloc(1, sizeof *cfg->own_blocks);
+      if (!shard_device_map_build(c, shape, (uint32_t)rank, shard_mesh_num_devices(c->mesh), cfg->own_blocks,
+                                  &err)) {
+        free(cfg->own_blocks);
+        cfg->own_blocks = NULL;
+        shard_error(de, c->span, "%s", shard_buf_str(&err));
+        ok = false;
+      } else {
+        shard_note(de, c->span, "drawn as %s places it", shard_notation_name(from));
+        c->split = SHARD_SPLIT_PADDED; /* the Shardy form only tiles the picture now */
+      }
+    }
   }
   ok = ok && shard_conv_print(&cx, SHARD_NOTATION_SHARDY, c, &out, &mesh_out) && !de->errors;
   char *result = NULL;
@@ -617,6 +672,10 @@ int cmd_viz(int argc, char **argv) {
   if (cfg.from) {
     foreign = foreign_snippet(&cfg, &de);
     if (!foreign) {
+      if (cfg.own_blocks) {
+        shard_device_map_free(cfg.own_blocks);
+        free(cfg.own_blocks);
+      }
       cli_sink_free(&sink);
       return CLI_EXIT_INVALID;
     }
@@ -635,6 +694,10 @@ int cmd_viz(int argc, char **argv) {
     code = CLI_EXIT_INVALID;
   viz_input_free(&in);
   free(foreign);
+  if (cfg.own_blocks) {
+    shard_device_map_free(cfg.own_blocks);
+    free(cfg.own_blocks);
+  }
   cli_sink_free(&sink);
   return code;
 }

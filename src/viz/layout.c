@@ -84,8 +84,8 @@ uint32_t shard_viz_grid_block(const shard_viz_grid *g, const shard_placement *p,
 
 /* "4:7 +1 pad" for tile t of dim d. */
 static void dim_range(shard_buf *b, const shard_placement *p, uint32_t d, int64_t t) {
-  int64_t c = p->local[d], g = p->dims[d];
-  int64_t start = t * c < g ? t * c : g, end = (t + 1) * c < g ? (t + 1) * c : g;
+  int64_t c = p->local[d], start, end;
+  shard_placement_tile_range(p, d, t, &start, &end);
   shard_buf_printf(b, "%lld:%lld", (long long)start, (long long)end);
   if (end == start && c > 0)
     shard_buf_puts(b, " empty");
@@ -213,8 +213,8 @@ void shard_viz_summary(shard_buf *b, const shard_placement *p) {
     shard_axis_list_print(b, ds->axes, ds->num_axes);
     shard_buf_printf(b, ", %lld per device", (long long)p->local[d]);
     for (int64_t t = 0; t < p->shards[d]; t++) {
-      int64_t c = p->local[d], g = p->dims[d];
-      int64_t start = t * c < g ? t * c : g, end = (t + 1) * c < g ? (t + 1) * c : g;
+      int64_t c = p->local[d], start, end;
+      shard_placement_tile_range(p, d, t, &start, &end);
       if (end - start == c)
         continue;
       if (end == start)

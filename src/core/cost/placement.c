@@ -117,6 +117,17 @@ static bool cut_axis(const shard_mesh *m, uint32_t ax, const role_ref *refs,
 
 static int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
+void shard_placement_tile_range(const shard_placement *p, uint32_t d, int64_t t, int64_t *start, int64_t *end) {
+  if (p->tile_start && p->tile_end) {
+    *start = p->tile_start[d][t];
+    *end = p->tile_end[d][t];
+    return;
+  }
+  int64_t c = p->local[d], g = p->dims[d];
+  *start = t * c < g ? t * c : g;
+  *end = (t + 1) * c < g ? (t + 1) * c : g;
+}
+
 uint32_t shard_placement_block_index(const shard_placement *p, const int64_t *tile) {
   int64_t idx = 0;
   for (uint32_t d = 0; d < p->rank; d++)

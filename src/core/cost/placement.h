@@ -74,7 +74,15 @@ typedef struct shard_placement {
   uint32_t num_blocks;
   int64_t num_partials; /* product of the unreduced axes' sizes */
   int64_t copies;       /* devices holding the same (partial) block */
+  /* Per dimension and tile, the extent another framework gives the tile
+   * when it cuts an uneven dimension unlike Shardy (PyTorch, OneFlow; set
+   * by whoever draws it so); NULL: Shardy's padded split. Read through
+   * shard_placement_tile_range. */
+  int64_t **tile_start, **tile_end;
 } shard_placement;
+
+/* The elements [start, end) of dimension d that tile t holds. */
+void shard_placement_tile_range(const shard_placement *p, uint32_t d, int64_t t, int64_t *start, int64_t *end);
 
 /* Computes the placement of a static ranked tensor of type `type` sharded by
  * `s` over mesh `m` (which the caller resolved). Problems (dynamic shape,
