@@ -475,6 +475,24 @@ shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v) {
   return NULL;
 }
 
+shard_tensor *shard_interp_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
+  if (i >= op->num_operands) {
+    shard_interp_error(p, op, "'%s' expects %u operands, has %u", op->name, i + 1, op->num_operands);
+    return NULL;
+  }
+  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
+  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
+  return t;
+}
+
+shard_tensor *shard_interp_result(interp_proc *p, const shard_op *op, uint32_t i) {
+  if (i >= op->num_results) {
+    shard_interp_error(p, op, "'%s' expects %u results, has %u", op->name, i + 1, op->num_results);
+    return NULL;
+  }
+  return shard_interp_tensor_like(p, op->results[i].type, op);
+}
+
 void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) { shard_ptrmap_put_ptr(&f->values, v, t); }
 
 shard_tensor *shard_interp_tensor_like(interp_proc *p, shard_type *type, const shard_op *op) {

@@ -236,24 +236,6 @@ static double S_next_after(double x, double y, const S_format *f) {
 
 /* ---- values ----------------------------------------------------------------- */
 
-static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
-  if (i >= op->num_operands) {
-    shard_interp_error(p, op, "'%s' expects %u operands, has %u", op->name, i + 1, op->num_operands);
-    return NULL;
-  }
-  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
-  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
-  return t;
-}
-
-static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
-  if (i >= op->num_results) {
-    shard_interp_error(p, op, "'%s' expects %u results, has %u", op->name, i + 1, op->num_results);
-    return NULL;
-  }
-  return shard_interp_tensor_like(p, op->results[i].type, op);
-}
-
 static bool S_unsupported_type(interp_proc *p, const shard_op *op, const shard_tensor *t) {
   return shard_interp_error(p, op, "the interpreter does not support '%s' on %s", op->name, t->type->elem);
 }
@@ -306,7 +288,7 @@ static bool S_unary_complex(const char *n, double complex z, double complex *r) 
 }
 
 static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   if (x->num != r->num) return shard_interp_error(p, op, "the operand and the result of '%s' differ in shape", op->name);
   if (!strncmp(n, "is_", 3)) {
@@ -483,8 +465,8 @@ static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op, const char *
   uint32_t nin = !strcmp(n, "select") ? 3 : 2;
   shard_tensor *in[3] = {NULL, NULL, NULL};
   for (uint32_t i = 0; i < nin; i++)
-    if (!(in[i] = S_operand(p, f, op, i))) return false;
-  shard_tensor *r = S_result(p, op, 0);
+    if (!(in[i] = shard_interp_operand(p, f, op, i))) return false;
+  shard_tensor *r = shard_interp_result(p, op, 0);
   if (!r) return false;
   uint32_t nb = 0, maxb = shard_interp_op_rank(op) + 1;
   int64_t *bdims = INTERP_ARRAY(p, int64_t, maxb);
@@ -545,8 +527,8 @@ static void S_topk_sort(const S_topk_ctx *c, int64_t *v, int64_t *tmp, int64_t n
 }
 
 static bool S_top_k(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0);
-  shard_tensor *vals = x ? S_result(p, op, 0) : NULL, *idxs = vals ? S_result(p, op, 1) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0);
+  shard_tensor *vals = x ? shard_interp_result(p, op, 0) : NULL, *idxs = vals ? shard_interp_result(p, op, 1) : NULL;
   if (!idxs) return false;
   int64_t k;
   if (!shard_interp_attr_int(p, op, "k", &k)) return false;
@@ -580,10 +562,10 @@ static bool S_top_k(interp_proc *p, interp_frame *f, shard_op *op) {
 
 static bool S_constant(interp_proc *p, interp_frame *f, shard_op *op, bool like) {
   const shard_attr *v = shard_op_attr(op, "value");
-  shard_tensor *r = S_result(p, op, 0);
+  shard_tensor *r = shard_interp_result(p, op, 0);
   if (!r) return false;
   if (like) {
-    shard_tensor *x = S_operand(p, f, op, 0);
+    shard_tensor *x = shard_interp_operand(p, f, op, 0);
     if (!x) return false;
     if (x->num != r->num) return shard_interp_error(p, op, "the result of 'chlo.constant_like' differs from its operand in shape");
   }
@@ -637,8 +619,8 @@ static bool S_in(const int64_t *l, uint32_t n, int64_t x) {
  * partial sums round to the element type, as the dot_general the op
  * decomposes into does. */
 static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *lhs = S_operand(p, f, op, 0), *rhs = lhs ? S_operand(p, f, op, 1) : NULL;
-  shard_tensor *gs = rhs ? S_operand(p, f, op, 2) : NULL, *r = gs ? S_result(p, op, 0) : NULL;
+  shard_tensor *lhs = shard_interp_operand(p, f, op, 0), *rhs = lhs ? shard_interp_operand(p, f, op, 1) : NULL;
+  shard_tensor *gs = rhs ? shard_interp_operand(p, f, op, 2) : NULL, *r = gs ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   shard_chlo_ragged_dims d;
   if (!shard_chlo_ragged_dot_dims(op, &d) || d.num_lhs_ragged != 1 || d.num_lhs_batch != d.num_rhs_batch ||

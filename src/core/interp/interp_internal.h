@@ -70,6 +70,10 @@ typedef struct interp_frame {
 } interp_frame;
 
 /* interp.c */
+/* Operand i of op (a located error when op has fewer operands or the
+ * value is unbound), and a fresh zero tensor of result i's type. */
+shard_tensor *shard_interp_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i);
+shard_tensor *shard_interp_result(interp_proc *p, const shard_op *op, uint32_t i);
 shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v);
 void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t);
 bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...)

@@ -21,24 +21,6 @@
 #include "interp/interp_internal.h"
 #include "ir/opdef.h"
 
-static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
-  if (i >= op->num_operands) {
-    shard_interp_error(p, op, "'%s' expects %u operands, has %u", op->name, i + 1, op->num_operands);
-    return NULL;
-  }
-  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
-  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
-  return t;
-}
-
-static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
-  if (i >= op->num_results) {
-    shard_interp_error(p, op, "'%s' expects %u results, has %u", op->name, i + 1, op->num_results);
-    return NULL;
-  }
-  return shard_interp_tensor_like(p, op->results[i].type, op);
-}
-
 /* ---- tokens and tuples ------------------------------------------------------------ */
 
 /* A value of a non-tensor type (token, tuple): no elements of its own. */
@@ -54,7 +36,7 @@ static bool S_is_token(const shard_type *t) { return t && t->kind == SHARD_TYPE_
 
 static bool S_token(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (!S_operand(p, f, op, i)) return false;
+    if (!shard_interp_operand(p, f, op, i)) return false;
   if (op->num_results != 1 || !S_is_token(op->results[0].type))
     return shard_interp_error(p, op, "'%s' must give one !stablehlo.token", op->name);
   shard_interp_bind(f, &op->results[0], S_opaque(p, op->results[0].type));
@@ -67,14 +49,14 @@ static bool S_tuple(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *t = S_opaque(p, op->results[0].type);
   t->elems = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_operands + 1);
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (!(t->elems[i] = S_operand(p, f, op, i))) return false;
+    if (!(t->elems[i] = shard_interp_operand(p, f, op, i))) return false;
   t->num_elems = op->num_operands;
   shard_interp_bind(f, &op->results[0], t);
   return true;
 }
 
 static bool S_get_tuple_element(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *t = S_operand(p, f, op, 0);
+  shard_tensor *t = shard_interp_operand(p, f, op, 0);
   int64_t index;
   if (!t || !shard_interp_attr_int(p, op, "index", &index)) return false;
   if (!t->elems || index < 0 || index >= (int64_t)t->num_elems)
@@ -177,7 +159,7 @@ static bool S_from_bits(shard_tensor *t, int64_t i, uint64_t bits) {
 }
 
 static bool S_bitcast_convert(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   if (!strcmp(x->type->elem, r->type->elem) && x->num == r->num) { /* same element type: the same values */
     for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, x, i);
@@ -223,7 +205,7 @@ unsupported:
 /* XLA's and the reference interpreter's reduce_precision, on the bits of
  * the operand's own format. */
 static bool S_reduce_precision(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   int64_t eb, mb;
   if (!r || !shard_interp_attr_int(p, op, "exponent_bits", &eb) || !shard_interp_attr_int(p, op, "mantissa_bits", &mb))
     return false;
@@ -276,7 +258,7 @@ static bool S_composite(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_operands + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_results + 1);
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (!(args[i] = S_operand(p, f, op, i))) return false;
+    if (!(args[i] = shard_interp_operand(p, f, op, i))) return false;
   if (!shard_interp_run_region(p, NULL, &fn->regions[0], args, op->num_operands, res, op->num_results)) return false;
   for (uint32_t i = 0; i < op->num_results; i++) shard_interp_bind(f, &op->results[i], res[i]);
   return true;
@@ -287,7 +269,7 @@ static bool S_composite(interp_proc *p, interp_frame *f, shard_op *op) {
 /* The integers of a 1-D (or N x 2) shape operand. */
 static bool S_shape_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i, int64_t **vals,
                             uint32_t *n) {
-  shard_tensor *t = S_operand(p, f, op, i);
+  shard_tensor *t = shard_interp_operand(p, f, op, i);
   if (!t) return false;
   if (t->kind == SHARD_ELEM_FLOAT || t->kind == SHARD_ELEM_COMPLEX)
     return shard_interp_error(p, op, "operand #%u of '%s' must hold integers", i, op->name);
@@ -386,7 +368,7 @@ static void S_set_c(shard_tensor *t, int64_t i, double complex z) {
 /* op(a) x = b (left side) or x op(a) = b, for each batch; a's unused
  * triangle is ignored, a unit diagonal is assumed when asked. */
 static bool S_triangular_solve(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   if ((a->kind != SHARD_ELEM_FLOAT && a->kind != SHARD_ELEM_COMPLEX) || a->kind != b->kind || r->num != b->num)
     return shard_interp_error(p, op, "'stablehlo.triangular_solve' needs float or complex operands of one type");
@@ -449,7 +431,7 @@ static bool S_triangular_solve(interp_proc *p, interp_frame *f, shard_op *op) {
  * A matrix that is not positive definite gives NaNs from the first failing
  * pivot on, as XLA's does. */
 static bool S_cholesky(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *r = a ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *r = a ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   if ((a->kind != SHARD_ELEM_FLOAT && a->kind != SHARD_ELEM_COMPLEX) || a->type->rank < 2 || r->num != a->num)
     return shard_interp_error(p, op, "'stablehlo.cholesky' needs a float or complex operand of rank >= 2");
@@ -522,7 +504,7 @@ static bool S_bn_vectors(interp_proc *p, const shard_op *op, shard_tensor *const
 }
 
 static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
-  shard_tensor *x = S_operand(p, f, op, 0);
+  shard_tensor *x = shard_interp_operand(p, f, op, 0);
   double eps = 0;
   int64_t fi = 0, per = 0;
   if (!x || !S_bn_attrs(p, op, x, &eps, &fi, &per)) return false;
@@ -530,8 +512,8 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
   double *mean = shard_xcalloc((size_t)nf * 4 + 1, sizeof(double)), *var = mean + nf, *s1 = var + nf, *s2 = s1 + nf;
   bool ok = false;
   if (!strcmp(n, "batch_norm_inference")) {
-    shard_tensor *v[4] = {S_operand(p, f, op, 1), S_operand(p, f, op, 2), S_operand(p, f, op, 3), S_operand(p, f, op, 4)};
-    shard_tensor *r = S_result(p, op, 0);
+    shard_tensor *v[4] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2), shard_interp_operand(p, f, op, 3), shard_interp_operand(p, f, op, 4)};
+    shard_tensor *r = shard_interp_result(p, op, 0);
     if (r && S_bn_vectors(p, op, v, 4, nf)) {
       for (int64_t i = 0; i < x->num; i++) {
         int64_t c = S_feature(x, fi, i);
@@ -542,8 +524,8 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
       ok = true;
     }
   } else if (!strcmp(n, "batch_norm_training")) {
-    shard_tensor *v[2] = {S_operand(p, f, op, 1), S_operand(p, f, op, 2)};
-    shard_tensor *r = S_result(p, op, 0), *bm = r ? S_result(p, op, 1) : NULL, *bv = bm ? S_result(p, op, 2) : NULL;
+    shard_tensor *v[2] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2)};
+    shard_tensor *r = shard_interp_result(p, op, 0), *bm = r ? shard_interp_result(p, op, 1) : NULL, *bv = bm ? shard_interp_result(p, op, 2) : NULL;
     shard_tensor *outs[2] = {bm, bv};
     if (bv && S_bn_vectors(p, op, v, 2, nf) && S_bn_vectors(p, op, outs, 2, nf)) {
       for (int64_t i = 0; i < x->num; i++) mean[S_feature(x, fi, i)] += x->floats[i];
@@ -567,9 +549,9 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
       ok = true;
     }
   } else { /* batch_norm_grad(operand, scale, mean, variance, grad_output) */
-    shard_tensor *v[3] = {S_operand(p, f, op, 1), S_operand(p, f, op, 2), S_operand(p, f, op, 3)};
-    shard_tensor *g = S_operand(p, f, op, 4);
-    shard_tensor *gx = S_result(p, op, 0), *gs = gx ? S_result(p, op, 1) : NULL, *go = gs ? S_result(p, op, 2) : NULL;
+    shard_tensor *v[3] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2), shard_interp_operand(p, f, op, 3)};
+    shard_tensor *g = shard_interp_operand(p, f, op, 4);
+    shard_tensor *gx = shard_interp_result(p, op, 0), *gs = gx ? shard_interp_result(p, op, 1) : NULL, *go = gs ? shard_interp_result(p, op, 2) : NULL;
     shard_tensor *outs[2] = {gs, go};
     if (go && g && g->num != x->num) {
       shard_interp_error(p, op, "grad_output of 'stablehlo.batch_norm_grad' must have the operand's shape");
@@ -628,8 +610,8 @@ static void S_threefry(uint32_t k0, uint32_t k1, uint32_t *x0, uint32_t *x1) {
  * ceil(n / 2) blocks, then their second words. The counter advances by the
  * number of blocks. */
 static bool S_rng_bit_generator(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *st = S_operand(p, f, op, 0);
-  shard_tensor *ns = st ? S_result(p, op, 0) : NULL, *out = ns ? S_result(p, op, 1) : NULL;
+  shard_tensor *st = shard_interp_operand(p, f, op, 0);
+  shard_tensor *ns = st ? shard_interp_result(p, op, 0) : NULL, *out = ns ? shard_interp_result(p, op, 1) : NULL;
   if (!out) return false;
   int alg = shard_op_enum(op, "rng_algorithm", SHARD_SHLO_RNG_ALGORITHM);
   const char *an = alg >= 0 ? shard_shlo_enum_name(SHARD_SHLO_RNG_ALGORITHM, (uint32_t)alg) : NULL;
