@@ -118,7 +118,7 @@ static bool S_collect_sdy(shard_op *op, void *ctx) {
 }
 
 static shard_op *S_copy(shard_arena *a, shard_value *v, shard_op *before) {
-  shard_op *cp = shard_op_create(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
+  shard_op *cp = shard_pass_op_new(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
   cp->span = before->span;
   shard_op_insert_before(before, cp);
   return cp;
