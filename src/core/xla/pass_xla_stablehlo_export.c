@@ -12,7 +12,8 @@
  *    sdy.sharding_group goes;
  *  - a manual computation is inlined: each operand goes through mhlo.copy
  *    (its in sharding) and SPMDFullToShardShape (the body's view, manual
- *    axes as a manual subgroup), each result through mhlo.copy and
+ *    axes as a manual subgroup; a nested one also the enclosing ones'
+ *    axes), each result through mhlo.copy and
  *    SPMDShardToFullShape (its out sharding); every op of the body gets the
  *    manual subgroup, an op without sharding the free axes replicated;
  *  - a stablehlo.while without sharding gets {replicated};
@@ -237,6 +238,9 @@ typedef struct body_walk {
 static bool S_body_op(shard_op *op, void *ctx) {
   body_walk *w = ctx;
   if (S_is(op, "sdy.return") || !op->num_results) return true;
+  /* an op of a nested manual computation, exported already (post order)
+   * with the manual axes of both */
+  if (!shard_op_attr(op, "sdy.sharding") && shard_op_attr(op, SHARD_XLA_MHLO_SHARDING)) return true;
   S_export_op_sharding(w->m, op, w->mesh, w->manual, w->de);
   return true;
 }
@@ -266,8 +270,25 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (uint32_t k = 0; k < out->u.per_value->num && !mesh; k++)
       mesh = shard_module_sharding_mesh(m, &out->u.per_value->shardings[k]);
     if (!mesh) continue;
-    manual_ctx manual = {SHARD_NEW_ARRAY(a, shard_axis_ref, axes->u.manual_axes.num + 1), axes->u.manual_axes.num};
-    for (uint32_t k = 0; k < manual.n; k++) ((shard_axis_ref *)manual.axes)[k] = (shard_axis_ref){.name = axes->u.manual_axes.names[k]};
+    /* A nested manual computation's body is manual on its own axes and on
+     * those of the enclosing ones (outer): its operands and results, seen
+     * from outside, are manual on the outer axes only. */
+    uint32_t num_outer = 0;
+    for (shard_op *p = shard_op_parent_op(mc); p; p = shard_op_parent_op(p)) {
+      shard_attr *pa = S_is(p, "sdy.manual_computation") ? shard_op_attr(p, "manual_axes") : NULL;
+      if (pa && pa->kind == SHARD_ATTR_SDY_MANUAL_AXES) num_outer += pa->u.manual_axes.num;
+    }
+    uint32_t num_inner = axes->u.manual_axes.num;
+    shard_axis_ref *all = SHARD_NEW_ARRAY(a, shard_axis_ref, num_inner + num_outer + 1);
+    for (uint32_t k = 0; k < num_inner; k++) all[k] = (shard_axis_ref){.name = axes->u.manual_axes.names[k]};
+    uint32_t n_all = num_inner;
+    for (shard_op *p = shard_op_parent_op(mc); p; p = shard_op_parent_op(p)) {
+      shard_attr *pa = S_is(p, "sdy.manual_computation") ? shard_op_attr(p, "manual_axes") : NULL;
+      if (!pa || pa->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
+      for (uint32_t k = 0; k < pa->u.manual_axes.num; k++) all[n_all++] = (shard_axis_ref){.name = pa->u.manual_axes.names[k]};
+    }
+    manual_ctx manual = {all, n_all};
+    manual_ctx outer = {all + num_inner, num_outer};
     /* the body's ops, with the manual subgroup */
     body_walk w = {m, mesh, &manual, de};
     for (shard_op *op = body->first; op; op = op->next) shard_walk(op, S_body_op, &w);
@@ -275,7 +296,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (uint32_t k = 0; k < mc->num_operands && k < body->num_args; k++) {
       const shard_tensor_sharding *s = k < in->u.per_value->num ? &in->u.per_value->shardings[k] : NULL;
       shard_op *cp = S_copy(a, mc->operands[k].value, mc);
-      S_set_hlo(a, cp, S_hlo(m, s, mesh, S_rank(cp->results[0].type), NULL, de));
+      S_set_hlo(a, cp, S_hlo(m, s, mesh, S_rank(cp->results[0].type), &outer, de));
       shard_op *f2s = shard_xla_custom_call(a, SHARD_XLA_SPMD_FULL_TO_SHARD, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &body->args[k].type);
       f2s->span = mc->span;
@@ -300,7 +321,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
       shard_op *s2f = shard_xla_custom_call(a, SHARD_XLA_SPMD_SHARD_TO_FULL, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &mc->results[k].type);
       s2f->span = mc->span;
-      S_set_hlo(a, s2f, S_hlo(m, s, mesh, S_rank(mc->results[k].type), NULL, de));
+      S_set_hlo(a, s2f, S_hlo(m, s, mesh, S_rank(mc->results[k].type), &outer, de));
       shard_op_insert_before(mc, s2f);
       shard_value_replace_all_uses(&mc->results[k], &s2f->results[0]);
     }
