@@ -3,7 +3,9 @@
  * shard_map_export.cc): every sharding becomes `mhlo.sharding` (HloSharding
  * text, by convert's V3-to-V2 rules), the meshes go.
  *
- *  - named computations become funcs and calls (XLA's variant);
+ *  - in XLA's order: the ops below, then the manual computations, then
+ *    the named computations (funcs and calls, XLA's variant), callbacks,
+ *    and last the shardings left;
  *  - sdy.constant becomes stablehlo.constant; sdy.reshard and the sdy
  *    collectives that change a sharding (all_gather, all_slice, all_to_all,
  *    collective_permute) become `mhlo.copy` with the new sharding;
@@ -92,14 +94,19 @@ static void S_export_op_sharding(shard_module *m, shard_op *op, const shard_mesh
   uint32_t n = pv ? pv->num : op->num_results;
   if (!n) return;
   shard_buf b = {0};
-  bool ok = true;
+  bool ok = true, all_manual = true;
   for (uint32_t i = 0; i < n && ok; i++) {
     uint32_t rank = i < op->num_results ? S_rank(op->results[i].type) : 0;
     char *t = S_hlo(m, pv ? &pv->shardings[i] : NULL, dflt, rank, manual, de);
     if (!t) ok = false;
     else shard_buf_printf(&b, "%s%s", i ? ", " : "", t);
+    all_manual = all_manual && t && strcmp(t, "{manual}") == 0;
   }
-  if (ok) S_set_hlo(a, op, n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
+  /* an op that is manual on every result is `{manual}` as a whole, as XLA
+   * prints it (a while inside a fully manual computation) */
+  if (ok && n > 1 && all_manual) S_set_hlo(a, op, "{manual}");
+  else if (ok)
+    S_set_hlo(a, op, n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
   shard_buf_free(&b);
   shard_op_remove_attr(op, "sdy.sharding");
 }
@@ -113,7 +120,7 @@ typedef struct collect {
 static bool S_collect_sdy(shard_op *op, void *ctx) {
   collect *c = ctx;
   if (strncmp(op->name, "sdy.", 4) == 0 && !S_is(op, "sdy.mesh") && !S_is(op, "sdy.return") &&
-      !S_is(op, "sdy.manual_computation"))
+      !S_is(op, "sdy.manual_computation") && !S_is(op, "sdy.named_computation"))
     SHARD_VEC_PUSH(c->ops, op);
   return true;
 }
@@ -237,7 +244,10 @@ typedef struct body_walk {
 
 static bool S_body_op(shard_op *op, void *ctx) {
   body_walk *w = ctx;
-  if (S_is(op, "sdy.return") || !op->num_results) return true;
+  /* a named computation is exported after the manual computations (as in
+   * XLA): its body's ops get the manual subgroup here, the call that
+   * replaces it its out shardings, seen from outside any manual axes */
+  if (S_is(op, "sdy.return") || S_is(op, "sdy.named_computation") || !op->num_results) return true;
   /* an op of a nested manual computation, exported already (post order)
    * with the manual axes of both */
   if (!shard_op_attr(op, "sdy.sharding") && shard_op_attr(op, SHARD_XLA_MHLO_SHARDING)) return true;
@@ -351,10 +361,12 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
   (void)options;
   shard_arena *a = m->arena;
   unsigned before = de->errors;
-  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, de) || de->errors != before) return false;
+  /* XLA's order: ops, manual computations, named computations, callbacks,
+   * then the remaining shardings */
   S_export_ops(m);
-  S_export_callbacks(m);
   S_export_manual(m, de);
+  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, de) || de->errors != before) return false;
+  S_export_callbacks(m);
   rest_walk w = {m, de};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *f = b ? b->first : NULL; f; f = f->next) {
