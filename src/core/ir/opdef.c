@@ -40,7 +40,8 @@ const shard_op_def *shard_op_def_lookup(const char *name, size_t len) {
     if (S_STABLEHLO_LEN + rest >= sizeof twin) return NULL;
     memcpy(twin, "stablehlo.", S_STABLEHLO_LEN);
     memcpy(twin + S_STABLEHLO_LEN, name + S_MHLO_LEN, rest);
-    return S_search(shard_stablehlo_ops, shard_num_stablehlo_ops, twin, S_STABLEHLO_LEN + rest);
+    const shard_op_def *def = S_search(shard_stablehlo_ops, shard_num_stablehlo_ops, twin, S_STABLEHLO_LEN + rest);
+    return def ? def : S_search(shard_mhlo_ops, shard_num_mhlo_ops, name, len);
   }
   if (len > 4 && memcmp(name, "sdy.", 4) == 0) return S_search(shard_sdy_ops, shard_num_sdy_ops, name, len);
   if (len > 10 && memcmp(name, "stablehlo.", 10) == 0)
@@ -82,7 +83,8 @@ bool shard_op_prints_generic(const shard_op *op) {
 }
 
 unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def) {
-  return def && S_is_mhlo(name, len) ? SHARD_OP_MHLO : 0;
+  /* only a twin's definition is an alias; mhlo.copy is its own name */
+  return def && S_is_mhlo(name, len) && !S_is_mhlo(def->name, strlen(def->name)) ? SHARD_OP_MHLO : 0;
 }
 
 /* A pass that turns an op into another (stablehlo.constant into

@@ -87,7 +87,8 @@ enum { SHARD_OP_DEF_MAX_NAME = 128 };
 
 /* NULL when shard does not know the op. `mhlo.X` (XLA's dialect) finds the
  * definition of its StableHLO twin `stablehlo.X`, when there is one: such an
- * op is read with the twin's syntax, rules and verification. */
+ * op is read with the twin's syntax, rules and verification; the few mhlo
+ * ops without a twin (mhlo.copy) have definitions of their own. */
 const shard_op_def *shard_op_def_lookup(const char *name, size_t len);
 /* The op flags (SHARD_OP_MHLO) an op written as `name` gets when it is built
  * with definition `def`: its name is then def->name and the flag remembers
@@ -117,5 +118,8 @@ extern const unsigned shard_num_check_ops;
 /* chlo.* (ops_chlo.c): the client HLO ops JAX and XLA emit */
 extern const shard_op_def shard_chlo_ops[];
 extern const unsigned shard_num_chlo_ops;
+/* mhlo.* ops without a StableHLO twin (ops_stablehlo.c: mhlo.copy) */
+extern const shard_op_def shard_mhlo_ops[];
+extern const unsigned shard_num_mhlo_ops;
 
 #endif

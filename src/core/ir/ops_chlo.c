@@ -287,7 +287,8 @@ static bool S_key_list(const char *text, const char *key, int64_t *out, uint32_t
 bool shard_chlo_ragged_dot_dims(const shard_op *op, shard_chlo_ragged_dims *out) {
   const shard_attr *a = shard_op_attr(op, "ragged_dot_dimension_numbers");
   memset(out, 0, sizeof *out);
-  if (!a || a->kind != SHARD_ATTR_RAW || !a->u.raw || !strstr(a->u.raw, "#chlo.ragged_dot<")) return false;
+  if (!a || a->kind != SHARD_ATTR_RAW || !a->u.raw || (!strstr(a->u.raw, "#chlo.ragged_dot<") && !strstr(a->u.raw, "#mhlo.ragged_dot<")))
+    return false;
   const char *t = a->u.raw;
   enum { M = SHARD_CHLO_RAGGED_MAX_DIMS };
   return S_key_list(t, "lhs_batching_dimensions", out->lhs_batch, &out->num_lhs_batch, M) &&

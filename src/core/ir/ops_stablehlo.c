@@ -1996,3 +1996,15 @@ const shard_op_def shard_stablehlo_ops[] = {
 };
 
 const unsigned shard_num_stablehlo_ops = sizeof shard_stablehlo_ops / sizeof shard_stablehlo_ops[0];
+
+/* mhlo ops that StableHLO has no twin for, under their own name (XLA's
+ * hlo_ops.td). Sorted by name. mhlo.copy (XLA's kCopy: the export puts it
+ * around manual computations and in place of reshards) is elementwise with
+ * custom<SameOperandsAndResultType>: `mhlo.copy %x {attrs} : T`. */
+static const shard_op_signature S_sig_mhlo_copy = {1, 1, 0, SHARD_SIG_SAME_OPERANDS_AND_RESULTS};
+const shard_op_def shard_mhlo_ops[] = {
+    {.name = "mhlo.copy", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE,
+     .signature = &S_sig_mhlo_copy},
+};
+
+const unsigned shard_num_mhlo_ops = sizeof shard_mhlo_ops / sizeof shard_mhlo_ops[0];

@@ -688,6 +688,7 @@ shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bo
     return shard_rr_custom_call(a, op, conservative, &unknown);
   }
   if (strncmp(op->name, "chlo.", 5) == 0) return shard_rr_chlo(a, op, conservative, NULL);
+  if (strncmp(op->name, "mhlo.", 5) == 0) return shard_rr_mhlo(a, op, conservative, NULL);
   return NULL;
 }
 
@@ -744,6 +745,13 @@ bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
     bool known = false;
     shard_arena *tmp = shard_arena_new();
     shard_rr_chlo(tmp, op, false, &known);
+    shard_arena_free(tmp);
+    if (known) return false;
+  }
+  if (strncmp(op->name, "mhlo.", 5) == 0) {
+    bool known = false;
+    shard_arena *tmp = shard_arena_new();
+    shard_rr_mhlo(tmp, op, false, &known);
     shard_arena_free(tmp);
     if (known) return false;
   }

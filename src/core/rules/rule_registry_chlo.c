@@ -12,7 +12,11 @@
  *     a blocked need-replication factor;
  *   - ragged_dot: XLA's mhlo.ragged_dot rule (three modes by where the lhs
  *     ragged dim is);
- *   - constant: no rule, like stablehlo.constant; constant_like: pointwise. */
+ *   - constant: no rule, like stablehlo.constant; constant_like: pointwise.
+ * The mhlo ops without a StableHLO twin that XLA registers rules for
+ * (mhlo_extensions) share them: mhlo.copy is pointwise, mhlo.ragged_dot
+ * (dimension numbers spelled #mhlo.ragged_dot<...#mhlo.dot<...>>) is the
+ * ragged_dot rule. */
 #include <string.h>
 
 #include "ir/opdef.h"
@@ -168,6 +172,15 @@ shard_op_sharding_rule *shard_rr_chlo(shard_arena *a, const shard_op *op, bool c
   if (!strncmp(n, "broadcast_", 10)) return S_broadcast(a, op);
   if (op->def && (op->def->traits & SHARD_TRAIT_ELEMENTWISE)) return shard_rr_pointwise(a, op, conservative);
   if (!strcmp(n, "constant_like")) return shard_rr_pointwise(a, op, conservative);
+  if (known) *known = false;
+  return NULL;
+}
+
+shard_op_sharding_rule *shard_rr_mhlo(shard_arena *a, const shard_op *op, bool conservative, bool *known) {
+  const char *n = op->name + 5;
+  if (known) *known = true;
+  if (!strcmp(n, "copy")) return shard_rr_pointwise(a, op, conservative);
+  if (!strcmp(n, "ragged_dot")) return S_ragged_dot(a, op);
   if (known) *known = false;
   return NULL;
 }

@@ -72,6 +72,9 @@ shard_op_sharding_rule *shard_rr_custom_call(shard_arena *a, const shard_op *op,
 /* rule_registry_chlo.c: the chlo ops. *known (when not NULL) says whether
  * the op is one the chlo rules know (some known ops have no rule). */
 shard_op_sharding_rule *shard_rr_chlo(shard_arena *a, const shard_op *op, bool conservative, bool *known);
+/* rule_registry_chlo.c too: the mhlo ops without a StableHLO twin that XLA
+ * gives rules (mhlo.copy, mhlo.ragged_dot); *known as above. */
+shard_op_sharding_rule *shard_rr_mhlo(shard_arena *a, const shard_op *op, bool conservative, bool *known);
 
 /* rule_registry.c: is the op's constructor one whose rule depends only on
  * the op's name, operand and result types and attributes (not on defining

@@ -21,10 +21,12 @@
  *  -xla-sdy-round-trip-testing-pipeline  export then import (XLA converts to
  *      HLO and back in between: the text it keeps is what both sides read,
  *      and constants that control flow reads from outside are sunk into its
- *      regions, as HLO computations capture nothing).
+ *      regions, as HLO computations capture nothing; funcs the entry does
+ *      not reach are dropped, as HLO keeps only the entry's computations).
  *  -xla-sdy-export-named-computations  Shardy's export of named computations,
  *      with the out shardings on the new funcs' results and no
  *      sdy.original_func_name (XLA's variant). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "convert/convert.h"
@@ -438,14 +440,46 @@ static void S_sink_constants(shard_module *m) {
   SHARD_VEC_FREE(c.ops);
 }
 
+/* HLO holds the computations its entry reaches: of a module converted to
+ * HLO and back, the funcs that @main (or the only func) does not call,
+ * directly or through others, are gone. */
+static void S_drop_unreachable_funcs(shard_module *m) {
+  shard_op *main_func = shard_module_main_func(m);
+  shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
+  if (!main_func || !b) return;
+  SHARD_VEC(shard_op *) reached = {0};
+  SHARD_VEC_PUSH(reached, main_func);
+  for (uint32_t i = 0; i < reached.len; i++) {
+    shard_op **calls = NULL;
+    uint32_t n = shard_func_calls(reached.items[i], &calls);
+    for (uint32_t k = 0; k < n; k++) {
+      shard_op *callee = shard_call_callee_func(m, calls[k]);
+      bool seen = !callee;
+      for (uint32_t j = 0; j < reached.len && !seen; j++) seen = reached.items[j] == callee;
+      if (!seen) SHARD_VEC_PUSH(reached, callee);
+    }
+    free(calls);
+  }
+  for (shard_op *op = b->first, *next; op; op = next) {
+    next = op->next;
+    if (strcmp(op->name, "func.func") != 0) continue;
+    bool seen = false;
+    for (uint32_t j = 0; j < reached.len && !seen; j++) seen = reached.items[j] == op;
+    if (!seen) shard_op_erase(op);
+  }
+  SHARD_VEC_FREE(reached);
+}
+
 bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
   static const char *const exp[] = {"xla-sdy-round-trip-export-pipeline", NULL};
   static const char *const imp[] = {"xla-sdy-round-trip-import-pipeline", NULL};
   if (!S_run(m, exp, de)) return false;
   /* XLA converts the module to HLO and back here; of that trip, what the
-   * module shows afterwards is the constants sunk into control flow */
+   * module shows afterwards is the constants sunk into control flow and the
+   * funcs the entry does not reach dropped */
   S_sink_constants(m);
+  S_drop_unreachable_funcs(m);
   return S_run(m, imp, de);
 }
 

@@ -3,7 +3,9 @@
  * shard_map_export.cc): every sharding becomes `mhlo.sharding` (HloSharding
  * text, by convert's V3-to-V2 rules), the meshes go.
  *
- *  - named computations become funcs and calls (XLA's variant);
+ *  - in XLA's order: the ops below, then the manual computations, then
+ *    the named computations (funcs and calls, XLA's variant), callbacks,
+ *    and last the shardings left;
  *  - sdy.constant becomes stablehlo.constant; sdy.reshard and the sdy
  *    collectives that change a sharding (all_gather, all_slice, all_to_all,
  *    collective_permute) become `mhlo.copy` with the new sharding;
@@ -12,7 +14,8 @@
  *    sdy.sharding_group goes;
  *  - a manual computation is inlined: each operand goes through mhlo.copy
  *    (its in sharding) and SPMDFullToShardShape (the body's view, manual
- *    axes as a manual subgroup), each result through mhlo.copy and
+ *    axes as a manual subgroup; a nested one also the enclosing ones'
+ *    axes), each result through mhlo.copy and
  *    SPMDShardToFullShape (its out sharding); every op of the body gets the
  *    manual subgroup, an op without sharding the free axes replicated;
  *  - a stablehlo.while without sharding gets {replicated};
@@ -91,14 +94,19 @@ static void S_export_op_sharding(shard_module *m, shard_op *op, const shard_mesh
   uint32_t n = pv ? pv->num : op->num_results;
   if (!n) return;
   shard_buf b = {0};
-  bool ok = true;
+  bool ok = true, all_manual = true;
   for (uint32_t i = 0; i < n && ok; i++) {
     uint32_t rank = i < op->num_results ? S_rank(op->results[i].type) : 0;
     char *t = S_hlo(m, pv ? &pv->shardings[i] : NULL, dflt, rank, manual, de);
     if (!t) ok = false;
     else shard_buf_printf(&b, "%s%s", i ? ", " : "", t);
+    all_manual = all_manual && t && strcmp(t, "{manual}") == 0;
   }
-  if (ok) S_set_hlo(a, op, n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
+  /* an op that is manual on every result is `{manual}` as a whole, as XLA
+   * prints it (a while inside a fully manual computation) */
+  if (ok && n > 1 && all_manual) S_set_hlo(a, op, "{manual}");
+  else if (ok)
+    S_set_hlo(a, op, n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
   shard_buf_free(&b);
   shard_op_remove_attr(op, "sdy.sharding");
 }
@@ -112,13 +120,13 @@ typedef struct collect {
 static bool S_collect_sdy(shard_op *op, void *ctx) {
   collect *c = ctx;
   if (strncmp(op->name, "sdy.", 4) == 0 && !S_is(op, "sdy.mesh") && !S_is(op, "sdy.return") &&
-      !S_is(op, "sdy.manual_computation"))
+      !S_is(op, "sdy.manual_computation") && !S_is(op, "sdy.named_computation"))
     SHARD_VEC_PUSH(c->ops, op);
   return true;
 }
 
 static shard_op *S_copy(shard_arena *a, shard_value *v, shard_op *before) {
-  shard_op *cp = shard_op_create(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
+  shard_op *cp = shard_pass_op_new(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
   cp->span = before->span;
   shard_op_insert_before(before, cp);
   return cp;
@@ -236,7 +244,13 @@ typedef struct body_walk {
 
 static bool S_body_op(shard_op *op, void *ctx) {
   body_walk *w = ctx;
-  if (S_is(op, "sdy.return") || !op->num_results) return true;
+  /* a named computation is exported after the manual computations (as in
+   * XLA): its body's ops get the manual subgroup here, the call that
+   * replaces it its out shardings, seen from outside any manual axes */
+  if (S_is(op, "sdy.return") || S_is(op, "sdy.named_computation") || !op->num_results) return true;
+  /* an op of a nested manual computation, exported already (post order)
+   * with the manual axes of both */
+  if (!shard_op_attr(op, "sdy.sharding") && shard_op_attr(op, SHARD_XLA_MHLO_SHARDING)) return true;
   S_export_op_sharding(w->m, op, w->mesh, w->manual, w->de);
   return true;
 }
@@ -266,8 +280,25 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (uint32_t k = 0; k < out->u.per_value->num && !mesh; k++)
       mesh = shard_module_sharding_mesh(m, &out->u.per_value->shardings[k]);
     if (!mesh) continue;
-    manual_ctx manual = {SHARD_NEW_ARRAY(a, shard_axis_ref, axes->u.manual_axes.num + 1), axes->u.manual_axes.num};
-    for (uint32_t k = 0; k < manual.n; k++) ((shard_axis_ref *)manual.axes)[k] = (shard_axis_ref){.name = axes->u.manual_axes.names[k]};
+    /* A nested manual computation's body is manual on its own axes and on
+     * those of the enclosing ones (outer): its operands and results, seen
+     * from outside, are manual on the outer axes only. */
+    uint32_t num_outer = 0;
+    for (shard_op *p = shard_op_parent_op(mc); p; p = shard_op_parent_op(p)) {
+      shard_attr *pa = S_is(p, "sdy.manual_computation") ? shard_op_attr(p, "manual_axes") : NULL;
+      if (pa && pa->kind == SHARD_ATTR_SDY_MANUAL_AXES) num_outer += pa->u.manual_axes.num;
+    }
+    uint32_t num_inner = axes->u.manual_axes.num;
+    shard_axis_ref *all = SHARD_NEW_ARRAY(a, shard_axis_ref, num_inner + num_outer + 1);
+    for (uint32_t k = 0; k < num_inner; k++) all[k] = (shard_axis_ref){.name = axes->u.manual_axes.names[k]};
+    uint32_t n_all = num_inner;
+    for (shard_op *p = shard_op_parent_op(mc); p; p = shard_op_parent_op(p)) {
+      shard_attr *pa = S_is(p, "sdy.manual_computation") ? shard_op_attr(p, "manual_axes") : NULL;
+      if (!pa || pa->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
+      for (uint32_t k = 0; k < pa->u.manual_axes.num; k++) all[n_all++] = (shard_axis_ref){.name = pa->u.manual_axes.names[k]};
+    }
+    manual_ctx manual = {all, n_all};
+    manual_ctx outer = {all + num_inner, num_outer};
     /* the body's ops, with the manual subgroup */
     body_walk w = {m, mesh, &manual, de};
     for (shard_op *op = body->first; op; op = op->next) shard_walk(op, S_body_op, &w);
@@ -275,7 +306,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (uint32_t k = 0; k < mc->num_operands && k < body->num_args; k++) {
       const shard_tensor_sharding *s = k < in->u.per_value->num ? &in->u.per_value->shardings[k] : NULL;
       shard_op *cp = S_copy(a, mc->operands[k].value, mc);
-      S_set_hlo(a, cp, S_hlo(m, s, mesh, S_rank(cp->results[0].type), NULL, de));
+      S_set_hlo(a, cp, S_hlo(m, s, mesh, S_rank(cp->results[0].type), &outer, de));
       shard_op *f2s = shard_xla_custom_call(a, SHARD_XLA_SPMD_FULL_TO_SHARD, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &body->args[k].type);
       f2s->span = mc->span;
@@ -300,7 +331,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
       shard_op *s2f = shard_xla_custom_call(a, SHARD_XLA_SPMD_SHARD_TO_FULL, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &mc->results[k].type);
       s2f->span = mc->span;
-      S_set_hlo(a, s2f, S_hlo(m, s, mesh, S_rank(mc->results[k].type), NULL, de));
+      S_set_hlo(a, s2f, S_hlo(m, s, mesh, S_rank(mc->results[k].type), &outer, de));
       shard_op_insert_before(mc, s2f);
       shard_value_replace_all_uses(&mc->results[k], &s2f->results[0]);
     }
@@ -330,10 +361,12 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
   (void)options;
   shard_arena *a = m->arena;
   unsigned before = de->errors;
-  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, de) || de->errors != before) return false;
+  /* XLA's order: ops, manual computations, named computations, callbacks,
+   * then the remaining shardings */
   S_export_ops(m);
-  S_export_callbacks(m);
   S_export_manual(m, de);
+  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, de) || de->errors != before) return false;
+  S_export_callbacks(m);
   rest_walk w = {m, de};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *f = b ? b->first : NULL; f; f = f->next) {

@@ -332,9 +332,110 @@ bool shard_pass_xla_import_shardings(shard_module *m, const char *options, shard
   return S_funcs(&st, false);
 }
 
+/* ---- tuple flattening --------------------------------------------------------- */
+
+/* StableHLO-ext's flatten-tuple pass on custom calls, with the folds that
+ * follow it: a tuple operand built by stablehlo.tuple becomes that tuple's
+ * elements, a tuple result becomes one result per element and each
+ * get_tuple_element of it the element's result. A call whose tuples are
+ * nested, or whose tuple results have other uses, is left as it is. */
+typedef struct tuple_calls {
+  SHARD_VEC(shard_op *) ops;
+} tuple_calls;
+
+static bool S_is_tuple(const shard_type *t) { return t && t->kind == SHARD_TYPE_TUPLE; }
+
+static bool S_flat_tuple(const shard_type *t) {
+  for (uint32_t i = 0; i < t->num_inputs; i++)
+    if (S_is_tuple(t->inputs[i])) return false;
+  return true;
+}
+
+static bool S_collect_tuple_call(shard_op *op, void *ctx) {
+  if (strcmp(op->name, "stablehlo.custom_call") != 0) return true;
+  bool any = false, ok = true;
+  for (uint32_t i = 0; i < op->num_operands && ok; i++) {
+    shard_value *v = op->operands[i].value;
+    if (!S_is_tuple(v->type)) continue;
+    any = true;
+    shard_op *def = v->def;
+    ok = def && strcmp(def->name, "stablehlo.tuple") == 0 && S_flat_tuple(v->type);
+  }
+  for (uint32_t i = 0; i < op->num_results && ok; i++) {
+    if (!S_is_tuple(op->results[i].type)) continue;
+    any = true;
+    ok = S_flat_tuple(op->results[i].type);
+    for (shard_operand *u = op->results[i].first_use; u && ok; u = u->next_use) {
+      const shard_attr *ix = shard_op_attr(u->owner, "index");
+      ok = strcmp(u->owner->name, "stablehlo.get_tuple_element") == 0 && ix && ix->kind == SHARD_ATTR_INT &&
+           ix->u.integer.value >= 0 && (uint64_t)ix->u.integer.value < op->results[i].type->num_inputs;
+    }
+  }
+  if (any && ok && op->num_regions == 0) SHARD_VEC_PUSH(((tuple_calls *)ctx)->ops, op);
+  return true;
+}
+
+static void S_flatten_tuples(shard_module *m) {
+  shard_arena *a = m->arena;
+  tuple_calls c = {{0}};
+  shard_walk(m->top, S_collect_tuple_call, &c);
+  for (uint32_t k = 0; k < c.ops.len; k++) {
+    shard_op *op = c.ops.items[k];
+    SHARD_VEC(shard_value *) operands = {0};
+    SHARD_VEC(shard_op *) tuples = {0};
+    SHARD_VEC(shard_type *) types = {0};
+    for (uint32_t i = 0; i < op->num_operands; i++) {
+      shard_value *v = op->operands[i].value;
+      if (!S_is_tuple(v->type)) {
+        SHARD_VEC_PUSH(operands, v);
+        continue;
+      }
+      SHARD_VEC_PUSH(tuples, v->def);
+      for (uint32_t e = 0; e < v->def->num_operands; e++) SHARD_VEC_PUSH(operands, v->def->operands[e].value);
+    }
+    for (uint32_t i = 0; i < op->num_results; i++) {
+      const shard_type *t = op->results[i].type;
+      if (!S_is_tuple(t)) SHARD_VEC_PUSH(types, op->results[i].type);
+      else
+        for (uint32_t e = 0; e < t->num_inputs; e++) SHARD_VEC_PUSH(types, t->inputs[e]);
+    }
+    shard_op *n = shard_pass_op_new(a, op->name, operands.len, operands.items, types.len, types.items, 0);
+    n->span = op->span;
+    n->loc = op->loc;
+    for (uint32_t i = 0; i < op->num_attrs; i++)
+      shard_op_set_attr(a, n, op->attrs[i].name, op->attrs[i].value, op->attrs[i].inherent);
+    shard_op_insert_before(op, n);
+    uint32_t at = 0;
+    for (uint32_t i = 0; i < op->num_results; i++) {
+      shard_value *r = &op->results[i];
+      if (!S_is_tuple(r->type)) {
+        shard_value_replace_all_uses(r, &n->results[at++]);
+        continue;
+      }
+      while (r->first_use) {
+        shard_op *gte = r->first_use->owner;
+        int64_t ix = shard_op_attr(gte, "index")->u.integer.value;
+        shard_value_replace_all_uses(&gte->results[0], &n->results[at + (uint32_t)ix]);
+        shard_op_erase(gte);
+      }
+      at += r->type->num_inputs;
+    }
+    shard_op_erase(op);
+    for (uint32_t i = 0; i < tuples.len; i++) {
+      bool dup = false;
+      for (uint32_t j = 0; j < i && !dup; j++) dup = tuples.items[j] == tuples.items[i];
+      if (!dup && shard_value_num_uses(&tuples.items[i]->results[0]) == 0) shard_op_erase(tuples.items[i]);
+    }
+    SHARD_VEC_FREE(operands);
+    SHARD_VEC_FREE(tuples);
+    SHARD_VEC_FREE(types);
+  }
+  SHARD_VEC_FREE(c.ops);
+}
+
 /* -xla-sdy-stablehlo-import-pipeline: a StableHLO module with GSPMD's
  * mhlo.sharding into sdy (XLA's addStablehloImportPipeline, less its
- * StableHLO clean-ups). */
+ * StableHLO clean-ups but with the tuple flattening of custom calls). */
 bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
   (void)options;
   static const char *const passes[] = {"symbol-dce", "xla-sdy-import-constants", "xla-sdy-import-shardings",
@@ -342,6 +443,7 @@ bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *optio
                                        "xla-sdy-import-sdy-custom-calls",
                                        "xla-sdy-open-while-free-vars-sharding", NULL};
   unsigned before = de->errors;
+  S_flatten_tuples(m);
   for (const char *const *p = passes; *p; p++)
     if (!shard_pass_run(*p, m, NULL, de) || de->errors != before) return false;
   return true;

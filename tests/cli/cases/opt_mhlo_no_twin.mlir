@@ -1,5 +1,6 @@
-// An mhlo op without a StableHLO twin (mhlo.copy, mhlo.topk) is accepted in
-// generic form, without -allow-unregistered-dialect, and prints back so; an
+// An mhlo op without a StableHLO twin (mhlo.topk) is accepted in generic
+// form, without -allow-unregistered-dialect, and prints back so, except
+// mhlo.copy, which prints in mhlo's pretty form (`mhlo.copy %x : T`); an
 // mhlo op with a twin is checked as its twin and named as written. mhlo's
 // attribute spellings (#mhlo<comparison_direction LT>, #mhlo.rng_algorithm<V>)
 // are read and printed back; mhlo.rng_bit_generator, which has no custom
@@ -9,11 +10,12 @@
 // RUN: cat %t/p.mlir %t/g.mlir
 // RUN: not shard opt %S/inputs/mhlo_bad_add.mlir 2> %t/err.txt
 // RUN: cat %t/err.txt
-// CHECK: "mhlo.copy"(%arg0) {is_cross_program_prefetch} : (tensor<4xf32>) -> tensor<4xf32>
+// CHECK: mhlo.copy %arg0 {is_cross_program_prefetch} : tensor<4xf32>
 // CHECK: mhlo.custom_call @MoveToHost(%0) {backend_config = ""} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: %0:2 = "mhlo.topk"(%arg0) <{k = 2 : i64}> : (tensor<4xf32>) -> (tensor<2xf32>, tensor<2xi32>)
 // CHECK: %0 = mhlo.compare  LT, %cst, %cst : (tensor<f32>, tensor<f32>) -> tensor<i1>
 // CHECK: %output_state, %output = "mhlo.rng_bit_generator"(%arg0) <{rng_algorithm = #mhlo.rng_algorithm<THREE_FRY>}>
+// CHECK: "mhlo.copy"(%arg0) {is_cross_program_prefetch} : (tensor<4xf32>) -> tensor<4xf32>
 // CHECK: "mhlo.compare"(%{{.*}}, %{{.*}}) {comparison_direction = #mhlo<comparison_direction LT>}
 // CHECK: "mhlo.rng_bit_generator"(%arg0) {rng_algorithm = #mhlo.rng_algorithm<THREE_FRY>}
 // CHECK: error: 'mhlo.add' op requires the same shape for all operands and results
