@@ -565,6 +565,34 @@ HAND = [
      FN1 % ("tensor<i64>", "tensor<i32>", "stablehlo.bitcast_convert %a : (tensor<i64>) -> tensor<i32>", "tensor<i32>"),
      "{f}:2:3: error: rank of smaller element type (0) should be 1 more than rank of larger element type (0), but "
      "0 != 0 + 1."),
+    ("shlo_custom_call_layout_not_permutation.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 2]> : tensor<2xindex>], "
+            "result_layouts = [dense<[1, 0]> : tensor<2xindex>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op incorrect layout dense<[1, 2]> : tensor<2xindex> for type "
+     "'tensor<2x3xf32>', layout must be a permutation of [0, 2)"),
+    ("shlo_custom_call_layout_count.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 0]> : tensor<2xindex>, "
+            "dense<[1, 0]> : tensor<2xindex>], result_layouts = [dense<[1, 0]> : tensor<2xindex>]} : "
+            "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op Number of operands must match the number of operand layouts, 1 != 2"),
+    ("shlo_custom_call_one_side_layouts.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 0]> : tensor<2xindex>]} : "
+            "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op Layout attributes should be specified for either both operands and "
+     "results or none."),
+    ("shlo_rng_bit_generator_state_shape.mlir",
+     'func.func @main(%a: tensor<2xui64>) -> tensor<4xui32> {\n'
+     '  %0, %1 = stablehlo.rng_bit_generator %a, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<3xui64>, '
+     'tensor<4xui32>)\n'
+     '  return %1 : tensor<4xui32>\n}\n',
+     "{f}:2:3: error: output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
+     "'tensor<3xui64>'"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

@@ -1620,6 +1620,55 @@ static bool S_bitcast_convert(S_op *s) {
   return true;
 }
 
+
+/* ---- rng_bit_generator, custom_call -------------------------------------- */
+
+static bool S_rng_bit_generator(S_op *s) {
+  const shard_type *in = S_operand_type(s->op, 0), *out = S_result_type(s->op, 0);
+  if (S_ranked(in) && S_ranked(out) && !S_shapes_compatible(in, out))
+    return shard_verify_fail(&s->at, "output state shape must be compatible with initial state shape. Got: %s and %s",
+                             S_ty(s, in), S_ty(s, out));
+  return true;
+}
+
+/* One side's layouts: one per value, each a permutation of [0, rank). */
+static bool S_custom_call_layouts(S_op *s, const shard_attr *layouts, bool results) {
+  const char *what = results ? "result" : "operand";
+  uint32_t n = results ? s->op->num_results : s->op->num_operands;
+  if (layouts->kind != SHARD_ATTR_ARRAY) return true; /* the attribute's own type: verify_required.c */
+  if (layouts->u.array.num != n)
+    return shard_verify_fail(&s->with, "Number of %ss must match the number of %s layouts, %u != %u", what, what, n,
+                             layouts->u.array.num);
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_type *t = results ? S_result_type(s->op, i) : S_operand_type(s->op, i);
+    const shard_attr *l = layouts->u.array.elems[i];
+    shard_i64s v;
+    if (!S_ranked(t) || !shard_attr_i64_list(l, &v)) continue;
+    bool perm = v.n == t->rank;
+    for (uint32_t k = 0; perm && k < v.n; k++) perm = v.v[k] >= 0 && v.v[k] < (int64_t)t->rank;
+    if (perm) perm = !S_has_duplicates(v.v, v.n);
+    if (!perm)
+      return shard_verify_fail(&s->with, "incorrect layout %s for type %s, layout must be a permutation of [0, %u)",
+                               l->kind == SHARD_ATTR_DENSE && l->u.dense.payload
+                                   ? shard_arena_printf(s->cx->scratch, "dense<%s> : %s", l->u.dense.payload,
+                                                        shard_verify_type_str(l->u.dense.type))
+                                   : shard_arena_printf(s->cx->scratch, "[%s]", S_list(s->cx, v.v, v.n)),
+                               S_ty(s, t), t->rank);
+  }
+  return true;
+}
+
+static bool S_custom_call(S_op *s) {
+  const shard_attr *ol = shard_verify_attr(s->op, "operand_layouts"), *rl = shard_verify_attr(s->op, "result_layouts");
+  if (!ol && !rl) return true;
+  if (!ol || !rl)
+    return shard_verify_fail(&s->with, "Layout attributes should be specified for either both operands and results or "
+                             "none.");
+  for (uint32_t i = 0; i < s->op->num_results; i++)
+    if (s->op->results[i].type && s->op->results[i].type->kind == SHARD_TYPE_TUPLE) return true; /* flattened: not modelled */
+  return S_custom_call_layouts(s, ol, false) && S_custom_call_layouts(s, rl, true);
+}
+
 /* ---- dense literals ------------------------------------------------------ */
 
 /* MLIR's TensorLiteralParser (buildAttributeAPInt): an unsigned element type
@@ -1707,6 +1756,7 @@ static const S_check K_checks[] = {
     {"stablehlo.collective_permute", S_collective_permute},
     {"stablehlo.concatenate", S_concatenate},
     {"stablehlo.convolution", S_convolution},
+    {"stablehlo.custom_call", S_custom_call},
     {"stablehlo.dot", S_dot},
     {"stablehlo.dot_general", S_dot_general},
     {"stablehlo.dynamic_broadcast_in_dim", S_dynamic_broadcast_in_dim},
@@ -1727,6 +1777,7 @@ static const S_check K_checks[] = {
     {"stablehlo.reduce_window", S_reduce_window},
     {"stablehlo.reshape", S_reshape},
     {"stablehlo.reverse", S_reverse},
+    {"stablehlo.rng_bit_generator", S_rng_bit_generator},
     {"stablehlo.scatter", S_scatter},
     {"stablehlo.select", S_select},
     {"stablehlo.select_and_scatter", S_select_and_scatter},
