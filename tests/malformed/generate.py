@@ -47,6 +47,21 @@ def conv(dims, window, bgc, fgc, result):
             "  return %%0 : %s\n}\n" % (result, dims, window, bgc, fgc, result, result))
 
 
+# select_and_scatter of a 4x6 operand with 2x2 windows: (source type, select
+# region parameters, source type).
+SAS = ("func.func @main(%%x: tensor<4x6xf32>, %%s: %s) -> tensor<4x6xf32> {\n"
+       "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+       "  %%0 = \"stablehlo.select_and_scatter\"(%%x, %%s, %%z) ({\n"
+       "  ^bb0(%s):\n"
+       "    %%c = stablehlo.compare GE, %%p, %%q : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+       "    stablehlo.return %%c : tensor<i1>\n"
+       "  }, {\n"
+       "  ^bb0(%%u: tensor<f32>, %%v: tensor<f32>):\n"
+       "    %%a = stablehlo.add %%u, %%v : tensor<f32>\n"
+       "    stablehlo.return %%a : tensor<f32>\n"
+       "  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>} : "
+       "(tensor<4x6xf32>, %s, tensor<f32>) -> tensor<4x6xf32>\n"
+       "  return %%0 : tensor<4x6xf32>\n}\n")
 # A reduce over `dimensions = [%s]` of a 4x8 tensor.
 REDUCE = ("func.func @main(%%a: tensor<4x8xf32>) -> tensor<4xf32> {\n"
           "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
@@ -593,6 +608,12 @@ HAND = [
      '  return %1 : tensor<4xui32>\n}\n',
      "{f}:2:3: error: output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
      "'tensor<3xui64>'"),
+    ("shlo_select_and_scatter_source_shape.mlir",
+     SAS % ("tensor<2xf32>", "%p: tensor<f32>, %q: tensor<f32>", "tensor<2xf32>"),
+     "{f}:3:3: error: expects source-type to be 'tensor<2x3xf32>', but got'tensor<2xf32>'"),
+    ("shlo_select_and_scatter_select_arity.mlir",
+     SAS % ("tensor<2x3xf32>", "%p: tensor<f32>, %q: tensor<f32>, %r: tensor<f32>", "tensor<2x3xf32>"),
+     "{f}:3:3: error: expects the select-region to take 2 parameters, but takes 3"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

@@ -1325,9 +1325,55 @@ static bool S_reduce_window(S_op *s) {
   return S_check_reducer(s, S_block(op, 0), in, init, n, win, nd);
 }
 
+/* verifySelectAndScatterOp: the window attributes, the select region
+ * (two scalar parameters of the operand's element type, one tensor<i1>
+ * result) and the source's type, the operand's windowed shape (the
+ * interpreter walks the source with the operand's rank). */
 static bool S_select_and_scatter(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *x = S_operand_type(op, 0), *src = S_operand_type(op, 1);
   uint32_t nwin;
-  return S_window_attrs(s, S_operand_type(s->op, 0), &nwin);
+  if (!S_window_attrs(s, x, &nwin)) return false;
+  const shard_block *sel = S_block(op, 0);
+  if (sel) {
+    if (sel->num_args != 2)
+      return shard_verify_fail(&s->at, "expects the select-region to take 2 parameters, but takes %u", sel->num_args);
+    const shard_type *want = S_ranked(x) ? S_scalar_of(s, x) : NULL;
+    for (uint32_t i = 0; want && i < 2; i++)
+      if (!shard_type_equal(sel->args[i].type, want))
+        return shard_verify_fail(&s->at, "expects the type of select-region's parameter at index %u to be %s, but got %s",
+                                 i, S_ty(s, want), S_ty(s, sel->args[i].type));
+    const shard_op *term = S_terminator(sel);
+    uint32_t nret = term ? term->num_operands : 0;
+    if (nret != 1) return shard_verify_fail(&s->at, "expects select-region to return single value, but got: %u", nret);
+    const shard_type *rt = S_operand_type(term, 0);
+    if (!S_ranked(rt) || rt->rank || !S_elem(rt) || strcmp(S_elem(rt), "i1") != 0)
+      return shard_verify_fail(&s->at, "expects the return-type of select-region to be tensor<i1>, but got: %s",
+                               S_ty(s, rt));
+  }
+  if (!S_ranked(x) || !S_ranked(src) || nwin != x->rank) return true;
+  uint32_t n;
+  const int64_t *win = S_dims_attr(op, "window_dimensions", &n), *strides = S_dims_attr(op, "window_strides", &n);
+  if (strides && n != nwin) strides = NULL;
+  const shard_attr *pad = shard_verify_attr(op, "padding");
+  const int64_t *pv = pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
+  for (uint32_t i = 0; i < nwin; i++) {
+    int64_t d = x->dims[i], padded, st = strides ? strides[i] : 1;
+    if (S_dynamic(d) || (pv && (__builtin_add_overflow(d, pv[2 * i], &padded) ||
+                                __builtin_add_overflow(padded, pv[2 * i + 1], &padded)))) {
+      shape[i] = SHARD_DYNAMIC_DIM;
+      continue;
+    }
+    if (!pv) padded = d;
+    shape[i] = padded < win[i] ? 0 : (padded - win[i]) / st + 1;
+  }
+  bool same = src->rank == nwin && S_elem(src) && strcmp(S_elem(src), x->elem) == 0;
+  for (uint32_t i = 0; same && i < nwin; i++) same = S_dims_compatible(shape[i], src->dims[i]);
+  if (!same)
+    return shard_verify_fail(&s->at, "expects source-type to be %s, but got%s", S_ty(s, S_tensor(s, nwin, shape, x->elem)),
+                             S_ty(s, src));
+  return true;
 }
 
 /* ---- convolution (verifyConvolutionOp, verifyConvolutionAttributes) ------ */
