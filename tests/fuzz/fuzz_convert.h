@@ -1,6 +1,6 @@
 /* Shared body of the harnesses for the sharding notations of
  * `shard convert` (convert_*.c): HloSharding, PartitionSpec, DTensor
- * placements and TF layouts.
+ * placements, TF layouts, Paddle and OneFlow.
  *
  * Input: three parts separated by the first two newlines,
  *
@@ -221,8 +221,16 @@ static inline void fuzz_convert(const uint8_t *data, size_t size, shard_notation
     if (c) {
       if (c->kind == SHARD_CONV_NAMED && !shard_conv_validate(&cx, c) && de.errors == 0)
         fuzz_convert_fail("validation failed without an error", sharding_text);
-      static const shard_notation all[] = {SHARD_NOTATION_HLO, SHARD_NOTATION_HLO_V3, SHARD_NOTATION_SHARDY,
-                                           SHARD_NOTATION_PSPEC, SHARD_NOTATION_DTENSOR, SHARD_NOTATION_TF};
+      /* The Paddle and OneFlow prints are checked by fuzz_paddle_oneflow,
+       * the harness of their parsers; the others print only the first six. */
+      static const shard_notation all[] = {SHARD_NOTATION_HLO,     SHARD_NOTATION_HLO_V3,
+                                           SHARD_NOTATION_SHARDY,  SHARD_NOTATION_PSPEC,
+                                           SHARD_NOTATION_DTENSOR, SHARD_NOTATION_TF,
+                                           SHARD_NOTATION_PADDLE,  SHARD_NOTATION_PADDLE_PLACEMENTS,
+                                           SHARD_NOTATION_ONEFLOW, SHARD_NOTATION_ONEFLOW_PYTHON};
+      bool paddle_oneflow = from == SHARD_NOTATION_PADDLE || from == SHARD_NOTATION_PADDLE_PLACEMENTS ||
+                            from == SHARD_NOTATION_ONEFLOW || from == SHARD_NOTATION_ONEFLOW_PYTHON;
+      size_t num_to = paddle_oneflow ? sizeof all / sizeof all[0] : 6;
       /* Device lists (TF layouts, V2 explicit tile assignments) grow with
        * the device count: a 4-character mesh of 10^6 devices prints
        * megabytes, which is right but no fuzzing. */
@@ -235,7 +243,7 @@ static inline void fuzz_convert(const uint8_t *data, size_t size, shard_notation
       }
       if (!huge) {
         fuzz_conv_reprint(&cx, c, from);
-        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        for (size_t i = 0; i < num_to; i++)
           if (all[i] != from) fuzz_conv_reprint(&cx, c, all[i]);
       }
     }

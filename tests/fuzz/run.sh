@@ -5,7 +5,7 @@
 #   run.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
 # TARGET is one of the parser harnesses mlir, notation, hlo, pspec,
-# dtensor, tf, rules_json or the pipeline harnesses propagate, export,
+# dtensor, tf, rules_json, paddle_oneflow or the pipeline harnesses propagate, export,
 # lower_verify, explain, interp, module_convert, plan (default: all). The
 # targets are built (incrementally) first. Seeds: regressions/ and
 # seeds/<target>/ (committed), plus per target:
@@ -36,7 +36,7 @@ set -u
 build=$1
 seconds=$2
 shift 2
-targets=${*:-mlir notation hlo pspec dtensor tf rules_json propagate export lower_verify explain interp module_convert plan}
+targets=${*:-mlir notation hlo pspec dtensor tf rules_json paddle_oneflow propagate export lower_verify explain interp module_convert plan}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/fuzz
 conformance=${SHARD_CONFORMANCE:-/work/shared/conformance}

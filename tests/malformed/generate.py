@@ -38,6 +38,30 @@ MESH = 'sdy.mesh @m = <["x"=2, "y"=4]>\n'
 
 # One op in @main: (argument type, result type, op text, returned type).
 FN1 = "func.func @main(%%a: %s) -> %s {\n  %%0 = %s\n  return %%0 : %s\n}\n"
+# A 2-D convolution of a 1x8x8x4 input and a 3x3x4x16 kernel.
+def conv(dims, window, bgc, fgc, result):
+    return ("func.func @main(%%a: tensor<1x8x8x4xf32>, %%b: tensor<3x3x4x16xf32>) -> %s {\n"
+            "  %%0 = stablehlo.convolution(%%a, %%b) dim_numbers = %s, window = {%s} "
+            "{batch_group_count = %d : i64, feature_group_count = %d : i64} : "
+            "(tensor<1x8x8x4xf32>, tensor<3x3x4x16xf32>) -> %s\n"
+            "  return %%0 : %s\n}\n" % (result, dims, window, bgc, fgc, result, result))
+
+
+# select_and_scatter of a 4x6 operand with 2x2 windows: (source type, select
+# region parameters, source type).
+SAS = ("func.func @main(%%x: tensor<4x6xf32>, %%s: %s) -> tensor<4x6xf32> {\n"
+       "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+       "  %%0 = \"stablehlo.select_and_scatter\"(%%x, %%s, %%z) ({\n"
+       "  ^bb0(%s):\n"
+       "    %%c = stablehlo.compare GE, %%p, %%q : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+       "    stablehlo.return %%c : tensor<i1>\n"
+       "  }, {\n"
+       "  ^bb0(%%u: tensor<f32>, %%v: tensor<f32>):\n"
+       "    %%a = stablehlo.add %%u, %%v : tensor<f32>\n"
+       "    stablehlo.return %%a : tensor<f32>\n"
+       "  }) {window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>} : "
+       "(tensor<4x6xf32>, %s, tensor<f32>) -> tensor<4x6xf32>\n"
+       "  return %%0 : tensor<4x6xf32>\n}\n")
 # A reduce over `dimensions = [%s]` of a 4x8 tensor.
 REDUCE = ("func.func @main(%%a: tensor<4x8xf32>) -> tensor<4xf32> {\n"
           "  %%z = stablehlo.constant dense<0.0> : tensor<f32>\n"
@@ -452,6 +476,144 @@ HAND = [
     ("dense_unsigned_negative.mlir",
      FN1 % ("tensor<f32>", "tensor<2xui32>", "stablehlo.constant dense<[1, -3]> : tensor<2xui32>", "tensor<2xui32>"),
      "{f}:2:27: error: expected unsigned integer elements, but parsed negative value"),
+    # -- StableHLO op constraints the interpreter and passes index by --------
+    ("dense_i8_out_of_range.mlir",
+     FN1 % ("tensor<f32>", "tensor<4xi8>", "stablehlo.constant dense<[1, 2, 300, 4]> : tensor<4xi8>", "tensor<4xi8>"),
+     "{f}:2:27: error: integer constant out of range for type"),
+    ("dense_si8_negative_out_of_range.mlir",
+     FN1 % ("tensor<f32>", "tensor<2xsi8>", "stablehlo.constant dense<[-129, 1]> : tensor<2xsi8>", "tensor<2xsi8>"),
+     "{f}:2:27: error: integer constant out of range for type"),
+    ("dense_int_parsed_float.mlir",
+     FN1 % ("tensor<f32>", "tensor<2xi32>", "stablehlo.constant dense<[1.5, 2]> : tensor<2xi32>", "tensor<2xi32>"),
+     "{f}:2:27: error: expected integer elements, but parsed floating-point"),
+    ("shlo_conv_dims_out_of_range.mlir",
+     conv("[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]", "stride = [1, 1, 1]", 1, 1, "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects input, kernel, and output dimension-numbers to be in-range [0, 4)."),
+    ("shlo_conv_feature_group_zero.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", 1, 0,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects feature_group_count to be a positive number, got 0."),
+    ("shlo_conv_feature_group_not_dividing.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", 1, 3,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects input feature dimension (4) to be a multiple of feature_group_count. Got "
+     "feature_group_count = 3."),
+    ("shlo_conv_batch_group_not_dividing.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", 2, 1,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects input batch dimension (1) to be divisible by batch_group_count. Got "
+     "batch_group_count = 2."),
+    ("shlo_conv_both_group_counts.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", 2, 2,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects batch_group_count and feature_group_count not to be both greater than 1. Got 2 and 2 "
+     "resp."),
+    ("shlo_conv_strides_size.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1, 1], pad = [[1, 1], [1, 1]]", 1, 1,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects window-strides to have same dimension-size as size of window dimensions (2), but got: 3."),
+    ("shlo_conv_zero_stride.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 0], pad = [[1, 1], [1, 1]]", 1, 1,
+             "tensor<1x8x8x16xf32>"),
+     "{f}:2:3: error: expects window to have positive stride for 1-th window dimension, but got 0."),
+    ("shlo_conv_wrong_result.mlir",
+     conv("[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", "stride = [1, 1], pad = [[1, 1], [1, 1]]", 1, 1,
+             "tensor<1x9x8x16xf32>"),
+     "{f}:2:3: error: 'stablehlo.convolution' op inferred shape '[1, 8, 8, 16]' is incompatible with return type of "
+     "operation 'tensor<1x9x8x16xf32>'"),
+    ("shlo_fft_rfft_length.mlir",
+     FN1 % ("tensor<4x8xf32>", "tensor<4x5xcomplex<f32>>",
+            "stablehlo.fft %a, type = RFFT, length = [16] : (tensor<4x8xf32>) -> tensor<4x5xcomplex<f32>>",
+            "tensor<4x5xcomplex<f32>>"),
+     "{f}:2:3: error: RFFT requires innermost dimensions match fft_length. Got: 4, 8 but wanted 16."),
+    ("shlo_fft_real_input.mlir",
+     FN1 % ("tensor<4x8xf32>", "tensor<4x8xcomplex<f32>>",
+            "stablehlo.fft %a, type = FFT, length = [8] : (tensor<4x8xf32>) -> tensor<4x8xcomplex<f32>>",
+            "tensor<4x8xcomplex<f32>>"),
+     "{f}:2:3: error: FFT takes a complex tensor as input, but is given 'tensor<4x8xf32>'."),
+    ("shlo_fft_rank_above_operand.mlir",
+     FN1 % ("tensor<8xcomplex<f32>>", "tensor<8xcomplex<f32>>",
+            "stablehlo.fft %a, type = FFT, length = [8, 8] : (tensor<8xcomplex<f32>>) -> tensor<8xcomplex<f32>>",
+            "tensor<8xcomplex<f32>>"),
+     "{f}:2:3: error: operand rank must not be less than fft rank of 2 for operand of type 'tensor<8xcomplex<f32>>'."),
+    ("shlo_fft_wrong_result.mlir",
+     FN1 % ("tensor<4x8xf32>", "tensor<4x8xcomplex<f32>>",
+            "stablehlo.fft %a, type = RFFT, length = [8] : (tensor<4x8xf32>) -> tensor<4x8xcomplex<f32>>",
+            "tensor<4x8xcomplex<f32>>"),
+     "{f}:2:3: error: 'stablehlo.fft' op inferred type(s) 'tensor<4x5xcomplex<f32>>' are incompatible with return "
+     "type(s) of operation 'tensor<4x8xcomplex<f32>>'"),
+    ("shlo_batch_norm_feature_index.mlir",
+     'func.func @main(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>) -> tensor<2x3x4xf32> {\n'
+     '  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 1.0e-3 : f32, feature_index = 5 : i64} '
+     ': (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>\n'
+     '  return %0 : tensor<2x3x4xf32>\n}\n',
+     "{f}:2:3: error: expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+     "featureIndex 5, and rank 3."),
+    ("shlo_batch_norm_scale_size.mlir",
+     'func.func @main(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>) -> tensor<2x3x4xf32> {\n'
+     '  %0 = "stablehlo.batch_norm_inference"(%x, %s, %s, %s, %s) {epsilon = 1.0e-3 : f32, feature_index = 1 : i64} '
+     ': (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>\n'
+     '  return %0 : tensor<2x3x4xf32>\n}\n',
+     "{f}:2:3: error: expects the size of scale factor to be same as the feature count, but the size of scale factor "
+     "is 4 and the feature count is 3."),
+    ("shlo_cholesky_not_square.mlir",
+     FN1 % ("tensor<4x8xf32>", "tensor<4x8xf32>", "stablehlo.cholesky %a, lower = true : tensor<4x8xf32>",
+            "tensor<4x8xf32>"),
+     "{f}:2:3: error: minor dimensions of 'a' must have equal size, got shape 4, 8."),
+    ("shlo_triangular_solve_shared_dim.mlir",
+     'func.func @main(%a: tensor<4x4xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {\n'
+     '  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, '
+     'transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<4x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>\n'
+     '  return %0 : tensor<3x4xf32>\n}\n',
+     "{f}:2:3: error: shared dimension of operands 'a' and 'b' does not match, but got 'tensor<4x4xf32>' and "
+     "'tensor<3x4xf32>'"),
+    ("shlo_reduce_precision_zero_exponent.mlir",
+     FN1 % ("tensor<4xf32>", "tensor<4xf32>", "stablehlo.reduce_precision %a, format = e0m10 : tensor<4xf32>",
+            "tensor<4xf32>"),
+     "{f}:2:3: error: 'stablehlo.reduce_precision' op attribute 'exponent_bits' failed to satisfy constraint: 32-bit "
+     "signless integer attribute whose value is positive"),
+    ("shlo_bitcast_convert_widths.mlir",
+     FN1 % ("tensor<4xi64>", "tensor<4x3xi32>", "stablehlo.bitcast_convert %a : (tensor<4xi64>) -> tensor<4x3xi32>",
+            "tensor<4x3xi32>"),
+     "{f}:2:3: error: requires compatible bit widths. Got: 'tensor<4xi64>' and 'tensor<4x3xi32>', but 32 * 3 != 64."),
+    ("shlo_bitcast_convert_rank.mlir",
+     FN1 % ("tensor<i64>", "tensor<i32>", "stablehlo.bitcast_convert %a : (tensor<i64>) -> tensor<i32>", "tensor<i32>"),
+     "{f}:2:3: error: rank of smaller element type (0) should be 1 more than rank of larger element type (0), but "
+     "0 != 0 + 1."),
+    ("shlo_custom_call_layout_not_permutation.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 2]> : tensor<2xindex>], "
+            "result_layouts = [dense<[1, 0]> : tensor<2xindex>]} : (tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op incorrect layout dense<[1, 2]> : tensor<2xindex> for type "
+     "'tensor<2x3xf32>', layout must be a permutation of [0, 2)"),
+    ("shlo_custom_call_layout_count.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 0]> : tensor<2xindex>, "
+            "dense<[1, 0]> : tensor<2xindex>], result_layouts = [dense<[1, 0]> : tensor<2xindex>]} : "
+            "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op Number of operands must match the number of operand layouts, 1 != 2"),
+    ("shlo_custom_call_one_side_layouts.mlir",
+     FN1 % ("tensor<2x3xf32>", "tensor<2x3xf32>",
+            "stablehlo.custom_call @foo(%a) {operand_layouts = [dense<[1, 0]> : tensor<2xindex>]} : "
+            "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+            "tensor<2x3xf32>"),
+     "{f}:2:3: error: 'stablehlo.custom_call' op Layout attributes should be specified for either both operands and "
+     "results or none."),
+    ("shlo_rng_bit_generator_state_shape.mlir",
+     'func.func @main(%a: tensor<2xui64>) -> tensor<4xui32> {\n'
+     '  %0, %1 = stablehlo.rng_bit_generator %a, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<3xui64>, '
+     'tensor<4xui32>)\n'
+     '  return %1 : tensor<4xui32>\n}\n',
+     "{f}:2:3: error: output state shape must be compatible with initial state shape. Got: 'tensor<2xui64>' and "
+     "'tensor<3xui64>'"),
+    ("shlo_select_and_scatter_source_shape.mlir",
+     SAS % ("tensor<2xf32>", "%p: tensor<f32>, %q: tensor<f32>", "tensor<2xf32>"),
+     "{f}:3:3: error: expects source-type to be 'tensor<2x3xf32>', but got'tensor<2xf32>'"),
+    ("shlo_select_and_scatter_select_arity.mlir",
+     SAS % ("tensor<2x3xf32>", "%p: tensor<f32>, %q: tensor<f32>, %r: tensor<f32>", "tensor<2x3xf32>"),
+     "{f}:3:3: error: expects the select-region to take 2 parameters, but takes 3"),
     # -- notation snippets ------------------------------------------------------
     ("note_unknown_mesh.notation", 'sharding<@nope, [{}]> : tensor<8xf32>', None),
     ("note_no_type.notation", '@m = <["x"=2]>\nsharding<@m, [{"x"}]>', None),

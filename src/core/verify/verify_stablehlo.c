@@ -1325,28 +1325,455 @@ static bool S_reduce_window(S_op *s) {
   return S_check_reducer(s, S_block(op, 0), in, init, n, win, nd);
 }
 
+/* verifySelectAndScatterOp: the window attributes, the select region
+ * (two scalar parameters of the operand's element type, one tensor<i1>
+ * result) and the source's type, the operand's windowed shape (the
+ * interpreter walks the source with the operand's rank). */
 static bool S_select_and_scatter(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *x = S_operand_type(op, 0), *src = S_operand_type(op, 1);
   uint32_t nwin;
-  return S_window_attrs(s, S_operand_type(s->op, 0), &nwin);
+  if (!S_window_attrs(s, x, &nwin)) return false;
+  const shard_block *sel = S_block(op, 0);
+  if (sel) {
+    if (sel->num_args != 2)
+      return shard_verify_fail(&s->at, "expects the select-region to take 2 parameters, but takes %u", sel->num_args);
+    const shard_type *want = S_ranked(x) ? S_scalar_of(s, x) : NULL;
+    for (uint32_t i = 0; want && i < 2; i++)
+      if (!shard_type_equal(sel->args[i].type, want))
+        return shard_verify_fail(&s->at, "expects the type of select-region's parameter at index %u to be %s, but got %s",
+                                 i, S_ty(s, want), S_ty(s, sel->args[i].type));
+    const shard_op *term = S_terminator(sel);
+    uint32_t nret = term ? term->num_operands : 0;
+    if (nret != 1) return shard_verify_fail(&s->at, "expects select-region to return single value, but got: %u", nret);
+    const shard_type *rt = S_operand_type(term, 0);
+    if (!S_ranked(rt) || rt->rank || !S_elem(rt) || strcmp(S_elem(rt), "i1") != 0)
+      return shard_verify_fail(&s->at, "expects the return-type of select-region to be tensor<i1>, but got: %s",
+                               S_ty(s, rt));
+  }
+  if (!S_ranked(x) || !S_ranked(src) || nwin != x->rank) return true;
+  uint32_t n;
+  const int64_t *win = S_dims_attr(op, "window_dimensions", &n), *strides = S_dims_attr(op, "window_strides", &n);
+  if (strides && n != nwin) strides = NULL;
+  const shard_attr *pad = shard_verify_attr(op, "padding");
+  const int64_t *pv = pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
+  for (uint32_t i = 0; i < nwin; i++) {
+    int64_t d = x->dims[i], padded, st = strides ? strides[i] : 1;
+    if (S_dynamic(d) || (pv && (__builtin_add_overflow(d, pv[2 * i], &padded) ||
+                                __builtin_add_overflow(padded, pv[2 * i + 1], &padded)))) {
+      shape[i] = SHARD_DYNAMIC_DIM;
+      continue;
+    }
+    if (!pv) padded = d;
+    shape[i] = padded < win[i] ? 0 : (padded - win[i]) / st + 1;
+  }
+  bool same = src->rank == nwin && S_elem(src) && strcmp(S_elem(src), x->elem) == 0;
+  for (uint32_t i = 0; same && i < nwin; i++) same = S_dims_compatible(shape[i], src->dims[i]);
+  if (!same)
+    return shard_verify_fail(&s->at, "expects source-type to be %s, but got%s", S_ty(s, S_tensor(s, nwin, shape, x->elem)),
+                             S_ty(s, src));
+  return true;
+}
+
+/* ---- convolution (verifyConvolutionOp, verifyConvolutionAttributes) ------ */
+
+/* isSpatialDimensionsValid over one tensor's dimension numbers: every entry
+ * in [0, rank) (checked by the caller), then unique. */
+static bool S_conv_unique(S_op *s, const int64_t *v, uint32_t n, const char *which) {
+  if (!S_has_duplicates(v, n)) return true;
+  return shard_verify_fail(&s->at, "expects %s dimension-numbers to be unique, got {%s}.", which, S_list(s->cx, v, n));
+}
+
+/* One window attribute of a convolution: `ns` entries (or absent), each
+ * positive (verifyWindowAttributesAndInferWindowDimensions). Fills out[]
+ * with the values or `dflt`. */
+static bool S_conv_window(S_op *s, const char *attr, const char *what, const char *pos, uint32_t ns, int64_t dflt,
+                          int64_t *out) {
+  uint32_t n;
+  const int64_t *v = S_dims_attr(s->op, attr, &n);
+  for (uint32_t i = 0; i < ns; i++) out[i] = dflt;
+  if (!v) return true;
+  if (n != ns)
+    return shard_verify_fail(&s->at, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.",
+                             what, ns, n);
+  for (uint32_t i = 0; i < n; i++) {
+    if (v[i] <= 0)
+      return shard_verify_fail(&s->at, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".",
+                               pos, i, v[i]);
+    out[i] = v[i];
+  }
+  return true;
+}
+
+static bool S_convolution(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *lhs = S_operand_type(op, 0), *rhs = S_operand_type(op, 1), *res = S_result_type(op, 0);
+  if (!S_ranked(lhs) || !S_ranked(rhs)) return true;
+  uint32_t rank = lhs->rank;
+  if (rank != rhs->rank)
+    return shard_verify_fail(&s->with, "expects convolution arguments to have same number of dimensions. Got: %s and %s.",
+                             S_ty(s, lhs), S_ty(s, rhs));
+  if (rank < 2)
+    return shard_verify_fail(&s->with, "expects convolution arguments to have >= 2 dimensions. Got: %s and %s.",
+                             S_ty(s, lhs), S_ty(s, rhs));
+  const shard_conv_dims *d = shard_op_conv_dims(op);
+  if (!d) return true; /* absent or not #stablehlo.conv: verify_required.c */
+  uint32_t ns = d->in_spatial.n;
+  if (ns != d->k_spatial.n || ns != d->out_spatial.n)
+    return shard_verify_fail(&s->at, "expects the same size for input, kernel and output spatial-dimensions, but got %u, "
+                             "%u, and %u resp.", ns, d->k_spatial.n, d->out_spatial.n);
+  int64_t *in = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, 3 * (ns + 2)), *k = in + ns + 2, *out = k + ns + 2;
+  in[0] = d->in_batch, in[1] = d->in_feature, k[0] = d->k_in_feature, k[1] = d->k_out_feature;
+  out[0] = d->out_batch, out[1] = d->out_feature;
+  for (uint32_t i = 0; i < ns; i++)
+    in[2 + i] = d->in_spatial.v[i], k[2 + i] = d->k_spatial.v[i], out[2 + i] = d->out_spatial.v[i];
+  for (uint32_t i = 0; i < 3 * (ns + 2); i++)
+    if (in[i] < 0 || in[i] >= (int64_t)rank)
+      return shard_verify_fail(&s->at, "expects input, kernel, and output dimension-numbers to be in-range [0, %u).", rank);
+  if (!S_conv_unique(s, in, ns + 2, "input") || !S_conv_unique(s, k, ns + 2, "kernel") ||
+      !S_conv_unique(s, out, ns + 2, "output"))
+    return false;
+  int64_t fgc = 1, bgc = 1;
+  S_int_attr(op, "feature_group_count", &fgc);
+  S_int_attr(op, "batch_group_count", &bgc);
+  if (fgc <= 0)
+    return shard_verify_fail(&s->at, "expects feature_group_count to be a positive number, got %" PRId64 ".", fgc);
+  if (bgc <= 0) return shard_verify_fail(&s->at, "expects batch_group_count to be a positive number, got %" PRId64 ".", bgc);
+  if (bgc > 1 && fgc > 1)
+    return shard_verify_fail(&s->at, "expects batch_group_count and feature_group_count not to be both greater than 1. "
+                             "Got %" PRId64 " and %" PRId64 " resp.", bgc, fgc);
+  int64_t ib = lhs->dims[d->in_batch], ifeat = lhs->dims[d->in_feature];
+  int64_t kin = rhs->dims[d->k_in_feature], kout = rhs->dims[d->k_out_feature];
+  if (!S_dynamic(ib) && ib % bgc)
+    return shard_verify_fail(&s->at, "expects input batch dimension (%" PRId64 ") to be divisible by batch_group_count. "
+                             "Got batch_group_count = %" PRId64 ".", ib, bgc);
+  if (!S_dynamic(ifeat)) {
+    if (ifeat % fgc)
+      return shard_verify_fail(&s->at, "expects input feature dimension (%" PRId64 ") to be a multiple of "
+                               "feature_group_count. Got feature_group_count = %" PRId64 ".", ifeat, fgc);
+    if (!S_dynamic(kin) && ifeat / fgc != kin)
+      return shard_verify_fail(&s->at, "expects input feature dimension (%" PRId64 ") / feature_group_count = kernel "
+                               "input feature dimension (%" PRId64 "). Got feature_group_count = %" PRId64 ".",
+                               ifeat, kin, fgc);
+  }
+  if (!S_dynamic(kout)) {
+    if (kout % bgc)
+      return shard_verify_fail(&s->at, "expects output feature dimension size (%" PRId64 ") to be a multiple of "
+                               "batch_group_count. Got batch_group_count = %" PRId64 ".", kout, bgc);
+    if (kout % fgc)
+      return shard_verify_fail(&s->at, "expects kernel output feature dimension (%" PRId64 ") to be divisible by "
+                               "feature_group_count. For feature_group_count = %" PRId64 ".", kout, fgc);
+  }
+  int64_t *w = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, 6 * (ns + 1));
+  int64_t *stride = w + ns, *ldil = stride + ns, *rdil = ldil + ns, *lo = rdil + ns, *hi = lo + ns;
+  for (uint32_t i = 0; i < ns; i++) w[i] = rhs->dims[d->k_spatial.v[i]];
+  if (!S_conv_window(s, "window_strides", "window-strides", "stride", ns, 1, stride) ||
+      !S_conv_window(s, "lhs_dilation", "base-dilation factors", "base dilation factor", ns, 1, ldil) ||
+      !S_conv_window(s, "rhs_dilation", "window-dilation factors", "window dilation factor", ns, 1, rdil))
+    return false;
+  uint32_t nrev;
+  if (S_dims_attr(op, "window_reversal", &nrev) && nrev != ns)
+    return shard_verify_fail(&s->at, "expects window-reversal to have same dimension-size as size of window dimensions "
+                             "(%u), but got: %u.", ns, nrev);
+  for (uint32_t i = 0; i < ns; i++) lo[i] = hi[i] = 0;
+  const shard_attr *pad = shard_verify_attr(op, "padding");
+  if (pad) {
+    const shard_type *pt = pad->kind == SHARD_ATTR_DENSE ? pad->u.dense.type : NULL;
+    if (!S_ranked(pt) || pt->rank != 2 || pt->dims[1] != 2)
+      return shard_verify_fail(&s->at, "expects the shape of padding-attribute to be {N, 2}, but got {%s}.",
+                               S_ranked(pt) ? S_shape(s->cx, pt->dims, pt->rank) : "");
+    if (pt->dims[0] != (int64_t)ns)
+      return shard_verify_fail(&s->at, "expects padding-entries to have same dimension-size as size of window dimensions "
+                               "(%u), but got: %" PRId64 ".", ns, pt->dims[0]);
+    if (pad->u.dense.num_ints == 2 * ns)
+      for (uint32_t i = 0; i < ns; i++) lo[i] = pad->u.dense.ints[2 * i], hi[i] = pad->u.dense.ints[2 * i + 1];
+  }
+  if (!S_ranked(res)) return true;
+  if (res->rank != rank)
+    return shard_verify_fail(&s->with, "expects rank of convolution return-type to be equal to input-ranks (%u), but got "
+                             "%u.", rank, res->rank);
+  /* inferConvolutionOpReturnShape: the result's own sizes where no dimension
+   * number names a dimension ("unknown" dimensions) */
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, rank);
+  for (uint32_t i = 0; i < rank; i++) shape[i] = res->dims[i];
+  for (uint32_t i = 0; i < ns; i++) {
+    int64_t x = lhs->dims[d->in_spatial.v[i]], o = SHARD_DYNAMIC_DIM;
+    if (!S_dynamic(x) && !S_dynamic(w[i])) {
+      /* dilated base and window; a result of 0 when the window does not fit.
+       * Overflow: the sizes are left to the result type (dynamic). */
+      int64_t base, win, t;
+      if (!__builtin_mul_overflow(x > 0 ? x - 1 : 0, ldil[i], &base) && !__builtin_add_overflow(base, x > 0 ? 1 : 0, &base) &&
+          !__builtin_add_overflow(base, lo[i], &base) && !__builtin_add_overflow(base, hi[i], &base) &&
+          !__builtin_mul_overflow(w[i] > 0 ? w[i] - 1 : 0, rdil[i], &win) && !__builtin_add_overflow(win, w[i] > 0 ? 1 : 0, &win) &&
+          !__builtin_sub_overflow(base, win, &t))
+        o = base <= 0 || win <= 0 || t < 0 ? 0 : t / stride[i] + 1;
+    }
+    shape[d->out_spatial.v[i]] = o;
+  }
+  shape[d->out_batch] = S_dynamic(ib) ? SHARD_DYNAMIC_DIM : ib / bgc;
+  shape[d->out_feature] = kout;
+  for (uint32_t i = 0; i < rank; i++)
+    if (!S_dims_compatible(shape[i], res->dims[i]))
+      return shard_verify_fail(&s->with, "inferred shape '[%s]' is incompatible with return type of operation %s",
+                               S_shape(s->cx, shape, rank), S_ty(s, res));
+  return true;
+}
+
+/* ---- fft (inferFftOp) ----------------------------------------------------- */
+
+static bool S_is_complex(const char *e) { return e && strncmp(e, "complex<", 8) == 0; }
+
+static bool S_fft(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *x = S_operand_type(op, 0);
+  uint32_t n;
+  const int64_t *len = S_dims_attr(op, "fft_length", &n);
+  if (!len && !shard_verify_attr(op, "fft_length")) return true; /* verify_required.c */
+  if (n < 1 || n > 3) return S_infer_fail(s, "rank must be between 1 and 3, but got %u.", n);
+  int type = shard_attr_enum(shard_verify_attr(op, "fft_type"), SHARD_SHLO_FFT_TYPE);
+  const char *e = S_elem(x);
+  if (!e) return true;
+  if (type == SHARD_FFT_RFFT) {
+    if (strcmp(e, "f32") != 0 && strcmp(e, "f64") != 0)
+      return S_infer_fail(s, "RFFT requires f32 or f64 input type, but is given '%s'.", e);
+  } else if (type >= 0 && !S_is_complex(e)) {
+    return S_infer_fail(s, "%s takes a complex tensor as input, but is given %s.",
+                        shard_shlo_enum_name(SHARD_SHLO_FFT_TYPE, (uint32_t)type), S_ty(s, x));
+  }
+  if (!S_ranked(x)) return true;
+  if (x->rank < n)
+    return S_infer_fail(s, "operand rank must not be less than fft rank of %u for operand of type %s.", n, S_ty(s, x));
+  const int64_t *back = x->dims + (x->rank - n);
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, x->rank);
+  for (uint32_t i = 0; i < x->rank; i++) shape[i] = x->dims[i];
+  if (type == SHARD_FFT_RFFT) {
+    for (uint32_t i = 0; i < n; i++)
+      if (back[i] != len[i])
+        return S_infer_fail(s, "RFFT requires innermost dimensions match fft_length. Got: %s but wanted %s.",
+                            S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n));
+    if (len[n - 1] != 0) shape[x->rank - 1] = len[n - 1] / 2 + 1;
+  } else if (type == SHARD_FFT_IRFFT) {
+    for (uint32_t i = 0; i + 1 < n; i++)
+      if (back[i] != len[i])
+        return S_infer_fail(s, "IRFFT requires non-final dimensions match fft_length. Got: %s but wanted %s, and %" PRId64
+                            " != %" PRId64 ".", S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n), back[i], len[i]);
+    int64_t last = x->dims[x->rank - 1];
+    if ((last != 0 || len[n - 1] != 0) && last != len[n - 1] / 2 + 1)
+      return S_infer_fail(s, "IRFFT requires innermost dimension match fft_length[-1]/2+1. Got: %s but fft_length is %s.",
+                          S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n));
+    shape[x->rank - 1] = len[n - 1];
+  }
+  const char *re = e;
+  if (type == SHARD_FFT_RFFT) re = shard_arena_printf(s->cx->scratch, "complex<%s>", e);
+  if (type == SHARD_FFT_IRFFT && S_is_complex(e)) {
+    size_t l = strlen(e);
+    re = shard_arena_printf(s->cx->scratch, "%.*s", (int)(l - 9), e + 8);
+  }
+  return S_check_inferred_tensor(s, x->rank, shape, re);
+}
+
+/* ---- batch_norm_* (verifyBatchNorm) -------------------------------------- */
+
+static bool S_batch_norm(S_op *s) {
+  const shard_type *x = S_operand_type(s->op, 0), *scale = S_operand_type(s->op, 1);
+  int64_t fi = 0;
+  if (!S_int_attr(s->op, "feature_index", &fi) || !S_ranked(x)) return true;
+  if (fi >= (int64_t)x->rank)
+    return S_infer_fail(s, "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+                        "featureIndex %" PRId64 ", and rank %u.", fi, x->rank);
+  if (fi < 0) return S_infer_fail(s, "expects featureIndex to be a non-negative number, got %" PRId64 ".", fi);
+  if (S_ranked(scale) && scale->rank == 1 && !S_dims_compatible(scale->dims[0], x->dims[fi]))
+    return S_infer_fail(s, "expects the size of scale factor to be same as the feature count, but the size of scale "
+                        "factor is %" PRId64 " and the feature count is %" PRId64 ".", scale->dims[0], x->dims[fi]);
+  return true;
+}
+
+/* ---- cholesky, triangular_solve ------------------------------------------ */
+
+static bool S_cholesky(S_op *s) {
+  const shard_type *a = S_operand_type(s->op, 0);
+  if (!S_ranked(a)) return true;
+  if (a->rank < 2)
+    return S_infer_fail(s, "argument 'a' must have rank >= 2, got shape %s.", S_shape(s->cx, a->dims, a->rank));
+  if (!S_dims_compatible(a->dims[a->rank - 2], a->dims[a->rank - 1]))
+    return S_infer_fail(s, "minor dimensions of 'a' must have equal size, got shape %s.", S_shape(s->cx, a->dims, a->rank));
+  return true;
+}
+
+static bool S_triangular_solve(S_op *s) {
+  const shard_type *a = S_operand_type(s->op, 0), *b = S_operand_type(s->op, 1);
+  if (!S_ranked(a)) return true;
+  uint32_t r = a->rank;
+  if (r < 2) return S_infer_fail(s, "operand 'a' must have rank >= 2, but got %s", S_ty(s, a));
+  if (!S_dims_compatible(a->dims[r - 2], a->dims[r - 1]))
+    return S_infer_fail(s, "two minor dimensions of operand 'a' must have equal size, but got %s", S_ty(s, a));
+  if (!S_ranked(b)) return true;
+  if (b->rank != r) return S_infer_fail(s, "operands must have equal rank, but got %s and %s", S_ty(s, a), S_ty(s, b));
+  const shard_attr *left = shard_verify_attr(s->op, "left_side");
+  bool left_side = left && left->kind == SHARD_ATTR_BOOL && left->u.boolean;
+  if (!S_dims_compatible(a->dims[r - 1], b->dims[r - (left_side ? 2 : 1)]))
+    return S_infer_fail(s, "shared dimension of operands 'a' and 'b' does not match, but got %s and %s", S_ty(s, a),
+                        S_ty(s, b));
+  for (uint32_t i = 0; i + 2 < r; i++)
+    if (!S_dims_compatible(a->dims[i], b->dims[i]))
+      return S_infer_fail(s, "batch dimensions of the operands must match, but got %s and %s", S_ty(s, a), S_ty(s, b));
+  if (shard_attr_enum(shard_verify_attr(s->op, "transpose_a"), SHARD_SHLO_TRANSPOSE) == SHARD_TRANSPOSE_INVALID)
+    return S_infer_fail(s, "Invalid transpose option value for triangular solve");
+  return true;
+}
+
+/* ---- reduce_precision, bitcast_convert ----------------------------------- */
+
+static bool S_reduce_precision(S_op *s) {
+  int64_t e = 1, m = 0;
+  if (S_int_attr(s->op, "exponent_bits", &e) && e < 1)
+    return shard_verify_fail(&s->with, "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer "
+                             "attribute whose value is positive");
+  if (S_int_attr(s->op, "mantissa_bits", &m) && m < 0)
+    return shard_verify_fail(&s->with, "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit signless integer "
+                             "attribute whose value is non-negative");
+  return true;
+}
+
+/* verifyBitcastConvertOp: equal element widths keep the shape; otherwise the
+ * wider side has one dimension fewer, the narrower side's last dimension is
+ * the width ratio. */
+static bool S_bitcast_convert(S_op *s) {
+  const shard_type *x = S_operand_type(s->op, 0), *r = S_result_type(s->op, 0);
+  if (!S_ranked(x) || !S_ranked(r)) return true;
+  unsigned xb = shard_elem_bits(x->elem), rb = shard_elem_bits(r->elem);
+  if (!xb || !rb) return true;
+  const shard_type *small = xb < rb ? x : r, *big = xb < rb ? r : x;
+  unsigned sb = xb < rb ? xb : rb, bb = xb < rb ? rb : xb;
+  if (xb == rb) {
+    if (!S_shapes_compatible(x, r))
+      return shard_verify_fail(&s->at, "operand and result shapes must match except for the innermost dimension of the "
+                               "shape with the smaller element type. Got: %s and %s.", S_ty(s, x), S_ty(s, r));
+    return true;
+  }
+  if (small->rank != big->rank + 1)
+    return shard_verify_fail(&s->at, "rank of smaller element type (%u) should be 1 more than rank of larger element type "
+                             "(%u), but %u != %u + 1.", small->rank, big->rank, small->rank, big->rank);
+  int64_t last = small->dims[small->rank - 1];
+  if (!S_dynamic(last) && last != (int64_t)(bb / sb))
+    return shard_verify_fail(&s->at, "requires compatible bit widths. Got: %s and %s, but %u * %" PRId64 " != %u.",
+                             S_ty(s, x), S_ty(s, r), sb, last, bb);
+  for (uint32_t i = 0; i < big->rank; i++)
+    if (!S_dims_compatible(small->dims[i], big->dims[i]))
+      return shard_verify_fail(&s->at, "operand and result shapes must match except for the innermost dimension of the "
+                               "shape with the smaller element type. Got: %s and %s.", S_ty(s, x), S_ty(s, r));
+  return true;
+}
+
+
+/* ---- rng_bit_generator, custom_call -------------------------------------- */
+
+static bool S_rng_bit_generator(S_op *s) {
+  const shard_type *in = S_operand_type(s->op, 0), *out = S_result_type(s->op, 0);
+  if (S_ranked(in) && S_ranked(out) && !S_shapes_compatible(in, out))
+    return shard_verify_fail(&s->at, "output state shape must be compatible with initial state shape. Got: %s and %s",
+                             S_ty(s, in), S_ty(s, out));
+  return true;
+}
+
+/* One side's layouts: one per value, each a permutation of [0, rank). */
+static bool S_custom_call_layouts(S_op *s, const shard_attr *layouts, bool results) {
+  const char *what = results ? "result" : "operand";
+  uint32_t n = results ? s->op->num_results : s->op->num_operands;
+  if (layouts->kind != SHARD_ATTR_ARRAY) return true; /* the attribute's own type: verify_required.c */
+  if (layouts->u.array.num != n)
+    return shard_verify_fail(&s->with, "Number of %ss must match the number of %s layouts, %u != %u", what, what, n,
+                             layouts->u.array.num);
+  for (uint32_t i = 0; i < n; i++) {
+    const shard_type *t = results ? S_result_type(s->op, i) : S_operand_type(s->op, i);
+    const shard_attr *l = layouts->u.array.elems[i];
+    shard_i64s v;
+    if (!S_ranked(t) || !shard_attr_i64_list(l, &v)) continue;
+    bool perm = v.n == t->rank;
+    for (uint32_t k = 0; perm && k < v.n; k++) perm = v.v[k] >= 0 && v.v[k] < (int64_t)t->rank;
+    if (perm) perm = !S_has_duplicates(v.v, v.n);
+    if (!perm)
+      return shard_verify_fail(&s->with, "incorrect layout %s for type %s, layout must be a permutation of [0, %u)",
+                               l->kind == SHARD_ATTR_DENSE && l->u.dense.payload
+                                   ? shard_arena_printf(s->cx->scratch, "dense<%s> : %s", l->u.dense.payload,
+                                                        shard_verify_type_str(l->u.dense.type))
+                                   : shard_arena_printf(s->cx->scratch, "[%s]", S_list(s->cx, v.v, v.n)),
+                               S_ty(s, t), t->rank);
+  }
+  return true;
+}
+
+static bool S_custom_call(S_op *s) {
+  const shard_attr *ol = shard_verify_attr(s->op, "operand_layouts"), *rl = shard_verify_attr(s->op, "result_layouts");
+  if (!ol && !rl) return true;
+  if (!ol || !rl)
+    return shard_verify_fail(&s->with, "Layout attributes should be specified for either both operands and results or "
+                             "none.");
+  for (uint32_t i = 0; i < s->op->num_results; i++)
+    if (s->op->results[i].type && s->op->results[i].type->kind == SHARD_TYPE_TUPLE) return true; /* flattened: not modelled */
+  return S_custom_call_layouts(s, ol, false) && S_custom_call_layouts(s, rl, true);
 }
 
 /* ---- dense literals ------------------------------------------------------ */
 
-/* MLIR's TensorLiteralParser: an unsigned element type takes no negative
- * value. The payload is kept as text; outside string literals a '-' can only
- * be a sign. */
+/* MLIR's TensorLiteralParser (buildAttributeAPInt): an unsigned element type
+ * takes no negative value, and every integer must fit its type: iN takes
+ * [-2^(N-1), 2^N - 1] (either reading of the bits), siN [-2^(N-1), 2^(N-1) - 1],
+ * uiN [0, 2^N - 1]. The payload is kept as text; it is scanned once, outside
+ * string literals (hex blobs), where a '-' can only be a sign. */
+static bool S_dense_fail(vf_ctx *cx, shard_span at, const char *msg) {
+  vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
+  plain.span = at;
+  return shard_verify_fail(&plain, "%s", msg);
+}
+
 bool shard_verify_check_dense(vf_ctx *cx, const shard_attr *a, shard_span at) {
   const shard_type *t = a->u.dense.type;
   const char *e = S_elem(t), *p = a->u.dense.payload;
-  if (!e || strncmp(e, "ui", 2) != 0 || !p) return true;
-  bool in_string = false;
+  if (!e || !p) return true;
+  bool is_unsigned = strncmp(e, "ui", 2) == 0, is_signed = strncmp(e, "si", 2) == 0;
+  if (!is_unsigned && !is_signed && !(e[0] == 'i' && e[1] >= '0' && e[1] <= '9')) return true;
+  unsigned w = shard_elem_bits(e);
+  if (w == 0 || w > 64) return true;
+  uint64_t umax = w == 64 ? UINT64_MAX : ((uint64_t)1 << w) - 1, half = (uint64_t)1 << (w - 1);
+  uint64_t pos_max = is_signed ? half - 1 : umax, neg_max = half;
+  bool in_string = false, negative = false;
   for (; *p; p++) {
     if (*p == '"' && (p == a->u.dense.payload || p[-1] != '\\')) in_string = !in_string;
-    if (!in_string && *p == '-') {
-      vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
-      plain.span = at;
-      return shard_verify_fail(&plain, "expected unsigned integer elements, but parsed negative value");
+    if (in_string) continue;
+    if (*p == '-') {
+      if (is_unsigned) return S_dense_fail(cx, at, "expected unsigned integer elements, but parsed negative value");
+      negative = true;
+      continue;
     }
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_') { /* true, false */
+      while (p[1] && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z') || p[1] == '_')) p++;
+      negative = false;
+      continue;
+    }
+    if (*p < '0' || *p > '9') {
+      if (*p != ' ' && *p != '\n' && *p != '\t') negative = false;
+      continue;
+    }
+    /* one integer literal, decimal or 0x hex */
+    uint64_t v = 0;
+    bool over = false, hex = p[0] == '0' && (p[1] == 'x' || p[1] == 'X');
+    if (hex) p += 2;
+    for (;; p++) {
+      unsigned dgt;
+      if (*p >= '0' && *p <= '9') dgt = (unsigned)(*p - '0');
+      else if (hex && *p >= 'a' && *p <= 'f') dgt = (unsigned)(*p - 'a' + 10);
+      else if (hex && *p >= 'A' && *p <= 'F') dgt = (unsigned)(*p - 'A' + 10);
+      else break;
+      over |= __builtin_mul_overflow(v, hex ? 16u : 10u, &v) || __builtin_add_overflow(v, dgt, &v);
+    }
+    if (!hex && (*p == '.' || *p == 'e' || *p == 'E'))
+      return S_dense_fail(cx, at, "expected integer elements, but parsed floating-point");
+    if (over || v > (negative ? neg_max : pos_max))
+      return S_dense_fail(cx, at, "integer constant out of range for type");
+    negative = false;
+    p--;
   }
   return true;
 }
@@ -1363,18 +1790,26 @@ static const S_check K_checks[] = {
     {"stablehlo.all_gather", S_all_gather},
     {"stablehlo.all_reduce", S_all_reduce},
     {"stablehlo.all_to_all", S_all_to_all},
+    {"stablehlo.batch_norm_grad", S_batch_norm},
+    {"stablehlo.batch_norm_inference", S_batch_norm},
+    {"stablehlo.batch_norm_training", S_batch_norm},
+    {"stablehlo.bitcast_convert", S_bitcast_convert},
     {"stablehlo.broadcast", S_broadcast},
     {"stablehlo.broadcast_in_dim", S_broadcast_in_dim},
     {"stablehlo.case", S_conditional},
+    {"stablehlo.cholesky", S_cholesky},
     {"stablehlo.clamp", S_clamp},
     {"stablehlo.collective_permute", S_collective_permute},
     {"stablehlo.concatenate", S_concatenate},
+    {"stablehlo.convolution", S_convolution},
+    {"stablehlo.custom_call", S_custom_call},
     {"stablehlo.dot", S_dot},
     {"stablehlo.dot_general", S_dot_general},
     {"stablehlo.dynamic_broadcast_in_dim", S_dynamic_broadcast_in_dim},
     {"stablehlo.dynamic_iota", S_dynamic_iota},
     {"stablehlo.dynamic_slice", S_dynamic_slice},
     {"stablehlo.dynamic_update_slice", S_dynamic_update_slice},
+    {"stablehlo.fft", S_fft},
     {"stablehlo.gather", S_gather},
     {"stablehlo.get_dimension_size", S_get_dimension_size},
     {"stablehlo.get_tuple_element", S_get_tuple_element},
@@ -1383,10 +1818,12 @@ static const S_check K_checks[] = {
     {"stablehlo.map", S_map},
     {"stablehlo.pad", S_pad},
     {"stablehlo.reduce", S_reduce},
+    {"stablehlo.reduce_precision", S_reduce_precision},
     {"stablehlo.reduce_scatter", S_reduce_scatter},
     {"stablehlo.reduce_window", S_reduce_window},
     {"stablehlo.reshape", S_reshape},
     {"stablehlo.reverse", S_reverse},
+    {"stablehlo.rng_bit_generator", S_rng_bit_generator},
     {"stablehlo.scatter", S_scatter},
     {"stablehlo.select", S_select},
     {"stablehlo.select_and_scatter", S_select_and_scatter},
@@ -1394,6 +1831,7 @@ static const S_check K_checks[] = {
     {"stablehlo.slice", S_slice},
     {"stablehlo.sort", S_sort},
     {"stablehlo.transpose", S_transpose},
+    {"stablehlo.triangular_solve", S_triangular_solve},
     {"stablehlo.while", S_while},
 };
 

@@ -1,0 +1,4 @@
+func.func @main(%a: tensor<4x8xf32>) -> tensor<4x8xcomplex<f32>> {
+  %0 = stablehlo.fft %a, type = FFT, length = [8] : (tensor<4x8xf32>) -> tensor<4x8xcomplex<f32>>
+  return %0 : tensor<4x8xcomplex<f32>>
+}
