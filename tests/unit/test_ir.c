@@ -113,3 +113,19 @@ Test(ir, symbol_lookup_follows_additions_erasures_and_renames) {
   cr_expect_null(shard_module_lookup_symbol(m, "mesh"));
   shard_module_free(m);
 }
+
+/* Element widths: the narrow float family is told by the E after its one
+ * digit, so f64 and f16 are not read as 6 and 1 bits (f64 was, which made
+ * bitcast_convert f64 -> i64 look like a width change). */
+Test(ir, element_widths) {
+  cr_assert_eq(shard_elem_bits("f64"), 64);
+  cr_assert_eq(shard_elem_bits("f16"), 16);
+  cr_assert_eq(shard_elem_bits("f32"), 32);
+  cr_assert_eq(shard_elem_bits("bf16"), 16);
+  cr_assert_eq(shard_elem_bits("f8E4M3FN"), 8);
+  cr_assert_eq(shard_elem_bits("f6E2M3FN"), 6);
+  cr_assert_eq(shard_elem_bits("f4E2M1FN"), 4);
+  cr_assert_eq(shard_elem_bits("i1"), 1);
+  cr_assert_eq(shard_elem_bits("ui64"), 64);
+  cr_assert_eq(shard_elem_bits("complex<f64>"), 128);
+}

@@ -41,7 +41,9 @@ unsigned shard_elem_bits(const char *elem) {
   else if (strncmp(p, "tf32", 4) == 0) return 32;
   else if (strncmp(p, "index", 5) == 0) return 64;
   else return 0;
-  if (strncmp(elem, "f8", 2) == 0 || strncmp(elem, "f4", 2) == 0 || strncmp(elem, "f6", 2) == 0)
+  /* f8E4M3FN, f6E2M3FN, f4E2M1FN: the width is the one digit before the E
+   * (f64 and f16 are not of this family) */
+  if ((elem[1] == '8' || elem[1] == '6' || elem[1] == '4') && elem[0] == 'f' && elem[2] == 'E')
     return (unsigned)(elem[1] - '0');
   char *end;
   unsigned long bits = strtoul(p, &end, 10);
