@@ -497,11 +497,20 @@ static shard_block *S_block_named(shard_parser *p, shard_region *r, const char *
 
 
 // block ::= ('^' id ('(' arg-decl (',' arg-decl)* ')')? ':')? op*
-static bool S_parse_block_body(shard_parser *p, shard_block *b) {
+// `brace` is the offset of the region's '{': a file that ends inside the
+// region says where the unclosed brace is, not what the next op lacks.
+static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) {
   for (;;) {
     shard_tok t = shard_parser_peek(p);
     if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "}")) return true;
     if (t.kind == SHARD_TOK_CARET) return true;
+    if (t.kind == SHARD_TOK_EOF) {
+      uint32_t line, col;
+      shard_span open = {p->lx.src, brace, 1};
+      shard_span_linecol(open, &line, &col);
+      return shard_parser_error_at(p, shard_parser_span(p, &t), "unexpected end of file: '{' opened at %u:%u is not closed",
+                                   line, col);
+    }
     if (!S_parse_op(p, b)) return false;
   }
 }
@@ -511,6 +520,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
   shard_region *r = SHARD_NEW(p->arena, shard_region);
   shard_region *saved_region = p->cur_region;
   p->cur_region = r;
+  uint32_t brace = shard_parser_peek(p).off;
   bool ok = shard_parser_expect(p, "{");
   S_push_scope(p);
   if (ok) {
@@ -518,7 +528,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
     bool header = t.kind == SHARD_TOK_CARET;
     if (!header || nargs) {
       shard_block *entry = shard_region_add_block(p->arena, r);
-      ok = S_add_block_args(p, entry, args, nargs) && S_parse_block_body(p, entry);
+      ok = S_add_block_args(p, entry, args, nargs) && S_parse_block_body(p, entry, brace);
       if (ok && header && nargs) ok = shard_parser_error(p, "invalid block name in region with named arguments");
     }
     /* Labels defined so far: a branch may name a block before its label,
@@ -551,7 +561,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
         SHARD_VEC_FREE(decls);
         if (!ok) break;
       }
-      ok = shard_parser_expect(p, ":") && S_parse_block_body(p, b);
+      ok = shard_parser_expect(p, ":") && S_parse_block_body(p, b, brace);
     }
     /* every branch target must be a labelled block of this region */
     for (uint32_t i = 0; i < p->num_block_refs && ok; i++) {
