@@ -544,6 +544,19 @@ bool shard_interp_run_region(interp_proc *p, interp_frame *parent, shard_region 
   if (!b) return shard_interp_error(p, r->parent, "empty region");
   if (b->num_args != nargs)
     return shard_interp_error(p, r->parent, "region takes %u arguments, %u given", b->num_args, nargs);
+  /* A value whose shape is not the one the region declares would be indexed
+   * out of bounds by the region's ops (a callee left global in a per-device
+   * program, say): a located error instead. */
+  for (uint32_t i = 0; i < nargs; i++) {
+    const shard_type *want = b->args[i].type, *got = args[i] ? args[i]->type : NULL;
+    if (!got || got == want || !want || want->kind != SHARD_TYPE_TENSOR || got->kind != SHARD_TYPE_TENSOR) continue;
+    bool fits = got->rank == want->rank;
+    for (uint32_t d = 0; fits && d < want->rank; d++)
+      fits = want->dims[d] == SHARD_DYNAMIC_DIM || want->dims[d] == got->dims[d];
+    if (!fits)
+      return shard_interp_error(p, r->parent, "argument %u is a %s where the region takes a %s", i, got->text,
+                                want->text);
+  }
   interp_frame fr = {parent, {0}};
   for (uint32_t i = 0; i < nargs; i++) shard_interp_bind(&fr, &b->args[i], args[i]);
   bool ok = S_run_block(p, &fr, b, results, nresults);
