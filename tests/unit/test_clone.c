@@ -223,5 +223,6 @@ Test(call_graph, recursive_clone_uniques_names_with_one_counter) {
   cr_expect_str_eq(shard_symbol_table_insert(&t, again), "bar_0_2");
   cr_expect_str_eq(shard_func_original_name(again), "bar");
   cr_assert(S_verifies(m), "%s", S_messages);
+  shard_symbol_table_release(&t);
   shard_module_free(m);
 }

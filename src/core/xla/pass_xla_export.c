@@ -271,6 +271,7 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
     }
     shard_op_erase(mc);
   }
+  shard_symbol_table_release(&st);
   SHARD_VEC_FREE(c.ops);
   return true;
 }
