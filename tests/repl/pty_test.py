@@ -64,7 +64,7 @@ class Term:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             code = None
-        self.read_until(b"\0", 0.2)
+        self.read_until(b"\0", 3.0)  # drains to end of output (EOF ends it early)
         os.close(self.master)
         return code
 
@@ -97,9 +97,20 @@ def main():
         check(t.read_until(b"local shape: tensor<2xf32>"), "completed line runs")
         # Ctrl-C drops the line being typed and prompts again; the session
         # goes on (the dropped line never runs: it would be a parse error).
+        # (typed only once the prompt is back: text typed while the REPL is
+        # still busy is echoed by the terminal, and a Ctrl-C then is an
+        # ordinary interrupt of the running command, which ends it)
+        after = t.out.rfind(b"local shape: tensor<2xf32>")
+        check(t.read_until(b"shard> ", start=max(after, 0)), "prompt after the completed line")
+        time.sleep(0.5)  # as before Ctrl-D below: let libedit take the terminal
         mark4 = len(t.out)
-        t.send('@mesh_b = <["y"=')
-        t.read_until(b'"y"=', start=mark4)
+        # libedit switches the terminal to its own mode after the prompt and
+        # may drop what arrived just before: type again until it echoes
+        for _ in range(5):
+            t.send('@mesh_b = <["y"=')
+            if t.read_until(b'"y"=', timeout=3.0, start=mark4):
+                break
+            t.send("\x15")  # Ctrl-U: drop a partial line before retyping
         t.send("\x03")
         check(t.read_until(b"^C\r\nshard> ", start=mark4), "Ctrl-C gives a fresh prompt")
         t.send('@mesh_c = <["z"=2]>\r')
@@ -136,11 +147,23 @@ def main():
         # Ctrl-D on an empty line ends the session on a fresh line.
         t = Term([shard, "repl", "--no-history"], env)
         check(t.read_until(b"shard> "), "prompt before Ctrl-D")
+        # libedit prints the prompt, then takes the terminal: a key typed in
+        # between is read by the terminal's own line discipline (an early
+        # Ctrl-D is echoed as ^D and lost). People do not type that fast.
+        time.sleep(0.5)
         mark6 = len(t.out)
-        t.send("\x04")
-        code = t.finish()
+        # (sent again if it arrived before libedit took the terminal and was
+        # dropped; on an empty line a second Ctrl-D is still end of input)
+        for _ in range(3):
+            t.send("\x04")
+            try:
+                t.proc.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+        code = t.finish(timeout=60)  # a loaded machine and a sanitizer's exit can be slow
         check(code == 0, f"Ctrl-D ends the session with 0 (got {code})")
-        check(t.out[mark6:].endswith(b"\n"), "Ctrl-D leaves the terminal on a fresh line")
+        check(t.out[mark6:].endswith(b"\n"), "Ctrl-D leaves the terminal on a fresh line: %r" % t.out[mark6:][-60:])
 
         # Pictures on a terminal are coloured, unless NO_COLOR or --color=never.
         snippet = '@m = <["x"=2]>; sharding<@m, [{"x"}]> : tensor<4xf32>'
