@@ -903,6 +903,26 @@ static bool S_skip_file_metadata(shard_parser *p) {
   return true;
 }
 
+/* What a parser holds beside the module's arena (maps, pools, stacks): one
+ * release for the module parser and the attribute parser. */
+static void S_parser_release(shard_parser *p) {
+  shard_strmap_release(&p->names);
+  shard_strmap_release(&p->type_cache);
+  shard_strmap_release(&p->fn_type_cache);
+  free(p->block_refs);
+  for (uint32_t i = 0; i < p->state_pool.len; i++) {
+    S_state_free(p->state_pool.items[i]);
+    free(p->state_pool.items[i]);
+  }
+  SHARD_VEC_FREE(p->state_pool);
+  SHARD_VEC_FREE(p->defined);
+  SHARD_VEC_FREE(p->scope_marks);
+  SHARD_VEC_FREE(p->fwd);
+  SHARD_VEC_FREE(p->fwd_marks);
+  SHARD_VEC_FREE(p->attr_aliases);
+  SHARD_VEC_FREE(p->type_aliases);
+}
+
 shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts,
                                  shard_diag_engine *de) {
   shard_parse_options defaults = {false, 512};
@@ -963,21 +983,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
       }
     }
   }
-  shard_strmap_release(&p.names);
-  shard_strmap_release(&p.type_cache);
-  shard_strmap_release(&p.fn_type_cache);
-  free(p.block_refs);
-  for (uint32_t i = 0; i < p.state_pool.len; i++) {
-    S_state_free(p.state_pool.items[i]);
-    free(p.state_pool.items[i]);
-  }
-  SHARD_VEC_FREE(p.state_pool);
-  SHARD_VEC_FREE(p.defined);
-  SHARD_VEC_FREE(p.scope_marks);
-  SHARD_VEC_FREE(p.fwd);
-  SHARD_VEC_FREE(p.fwd_marks);
-  SHARD_VEC_FREE(p.attr_aliases);
-  SHARD_VEC_FREE(p.type_aliases);
+  S_parser_release(&p);
   if (!ok || p.failed) {
     shard_module_free(m);
     return NULL;
@@ -998,19 +1004,6 @@ shard_attr *shard_parse_attr_text(shard_module *m, const shard_source *src, shar
   bool ok = shard_parser_attr(&p, &out);
   if (ok && shard_parser_peek(&p).kind != SHARD_TOK_EOF)
     ok = shard_parser_error(&p, "unexpected text after the attribute");
-  shard_strmap_release(&p.names);
-  shard_strmap_release(&p.type_cache);
-  free(p.block_refs);
-  for (uint32_t i = 0; i < p.state_pool.len; i++) {
-    S_state_free(p.state_pool.items[i]);
-    free(p.state_pool.items[i]);
-  }
-  SHARD_VEC_FREE(p.state_pool);
-  SHARD_VEC_FREE(p.defined);
-  SHARD_VEC_FREE(p.scope_marks);
-  SHARD_VEC_FREE(p.fwd);
-  SHARD_VEC_FREE(p.fwd_marks);
-  SHARD_VEC_FREE(p.attr_aliases);
-  SHARD_VEC_FREE(p.type_aliases);
+  S_parser_release(&p);
   return ok && !p.failed ? out : NULL;
 }
