@@ -183,7 +183,7 @@ static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag
     goto fail;
   for (uint32_t i = 0; i < cfg->passes.len; i++) {
     const requested_pass *rp = &cfg->passes.items[i];
-    if (!rp->pass->run(m, rp->options, de) || de->errors)
+    if (!rp->pass->run(m, rp->options, SHARD_PASS_CONTEXT(de)) || de->errors)
       goto fail;
     /* mlir-opt verifies after every pass: a pass that breaks an invariant
      * is a failure of that pass, not of the next one. */

@@ -174,7 +174,7 @@ static shard_direction S_user_direction(void *ctx, shard_propagation *s, const s
   return SHARD_DIR_NONE;
 }
 
-static bool S_run_user_order(shard_module *m, const char *list, shard_diag_engine *de) {
+static bool S_run_user_order(shard_module *m, const char *list, const shard_pass_context *cx) {
   user_order u = {0};
   char *copy = shard_xstrdup(list);
   SHARD_VEC(char *) entries = {0};
@@ -184,8 +184,9 @@ static bool S_run_user_order(shard_module *m, const char *list, shard_diag_engin
   }
   u.entries = entries.items;
   u.num = entries.len;
-  shard_propagation *s = shard_propagation_begin(m, false, de);
+  shard_propagation *s = shard_propagation_begin(m, false, cx->rules, cx->de);
   if (s) {
+    shard_propagation_set_observer(s, cx->observer);
     for (u.step = 0; u.step < u.num; u.step++) shard_propagation_run(s, SHARD_FACTOR_AGGRESSIVE, S_user_direction, &u);
     shard_propagation_run(s, SHARD_FACTOR_AGGRESSIVE, NULL, NULL);
     shard_propagation_end(s, false);
@@ -195,14 +196,14 @@ static bool S_run_user_order(shard_module *m, const char *list, shard_diag_engin
   return s != NULL;
 }
 
-static bool S_run_strategy(const propagate_config *cfg, shard_module *m, shard_diag_engine *de) {
-  if (cfg->op_priority) return S_run_user_order(m, cfg->op_priority, de);
+static bool S_run_strategy(const propagate_config *cfg, shard_module *m, const shard_pass_context *cx) {
+  if (cfg->op_priority) return S_run_user_order(m, cfg->op_priority, cx);
   switch (cfg->strategy) {
-  case STRAT_PIPELINE: return shard_pass_run("sdy-propagation-pipeline", m, NULL, de);
-  case STRAT_BASIC: return shard_pass_run("sdy-basic-propagate", m, NULL, de);
-  case STRAT_AGGRESSIVE: return shard_pass_run("sdy-aggressive-propagate", m, NULL, de);
-  case STRAT_OP_PRIORITY: return shard_pass_run("sdy-op-priority-propagate", m, NULL, de);
-  case STRAT_USER_PRIORITY: return shard_pass_run("sdy-user-priority-propagate", m, NULL, de);
+  case STRAT_PIPELINE: return shard_pass_run("sdy-propagation-pipeline", m, NULL, cx);
+  case STRAT_BASIC: return shard_pass_run("sdy-basic-propagate", m, NULL, cx);
+  case STRAT_AGGRESSIVE: return shard_pass_run("sdy-aggressive-propagate", m, NULL, cx);
+  case STRAT_OP_PRIORITY: return shard_pass_run("sdy-op-priority-propagate", m, NULL, cx);
+  case STRAT_USER_PRIORITY: return shard_pass_run("sdy-user-priority-propagate", m, NULL, cx);
   }
   return false;
 }
@@ -310,9 +311,13 @@ int cmd_propagate(int argc, char **argv) {
   shard_buf out;
   shard_buf_init(&out);
 
+  shard_rule_provider provider;
+  shard_propagation_observer observer;
+  shard_pass_context cx = {.de = &de};
   if (cfg.rules) {
     if (!S_load_rules(cfg.rules, &de, &rules_text, &rules_src, &rules)) goto done;
-    shard_rules_json_install(rules, &de);
+    provider = shard_rules_json_provider(rules, &de);
+    cx.rules = &provider;
   }
   cli_progress_start("propagate", !cfg.no_progress);
   cli_progress_update("parsing %s", src.name);
@@ -324,13 +329,12 @@ int cmd_propagate(int argc, char **argv) {
   if (!shard_verify_module(m, &vopts, &de) || de.errors) goto done;
 
   if (cfg.explain != EXPLAIN_NONE || cfg.explicit_mode) {
-    x = shard_explain_new(m);
-    shard_propagation_observer obs = shard_explain_observer(x);
-    shard_propagation_set_default_observer(&obs);
+    x = shard_explain_new(m, cx.rules);
+    observer = shard_explain_observer(x);
+    cx.observer = &observer;
   }
   cli_progress_update("%s", "propagating");
-  bool ran = S_run_strategy(&cfg, m, &de);
-  shard_propagation_set_default_observer(NULL);
+  bool ran = S_run_strategy(&cfg, m, &cx);
   if (!ran || de.errors) goto done;
   cli_progress_update("%s", "checking the result");
   if (!shard_verify_module(m, &vopts, &de) || de.errors) goto done;
@@ -367,7 +371,6 @@ int cmd_propagate(int argc, char **argv) {
 
 done:
   cli_progress_finish();
-  shard_rules_json_install(NULL, NULL);
   shard_explain_free(x);
   if (m) shard_module_free(m);
   shard_rules_json_free(rules);

@@ -955,12 +955,11 @@ static char *before_step(session *s, const shard_propagation_step *st, uint32_t 
   return shard_xstrdup(first ? first : "unsharded");
 }
 
-static shard_propagation_observer explain_observer;
 
 static void on_step(void *ctx, const shard_propagation_step *st) {
   session *s = ctx;
-  if (explain_observer.on_step)
-    explain_observer.on_step(explain_observer.ctx, st);
+  shard_propagation_observer explain = shard_explain_observer(s->explain);
+  explain.on_step(explain.ctx, st);
   uint32_t step = ++s->num_steps;
   shard_arena *a = loaded_module(s)->arena;
   shard_buf op;
@@ -1000,14 +999,11 @@ static bool ensure_propagated(session *s, const char *at) {
     return true;
   shard_module *m = loaded_module(s);
   shard_walk(m->top, record_first, s);
-  s->explain = shard_explain_new(m);
-  explain_observer = shard_explain_observer(s->explain);
+  s->explain = shard_explain_new(m, NULL);
   shard_propagation_observer mine = {on_step, s};
-  shard_propagation_set_default_observer(&mine);
+  shard_pass_context cx = {.de = &s->de, .observer = &mine};
   unsigned before = s->de.errors;
-  bool ok = shard_pass_run("sdy-propagation-pipeline", m, NULL, &s->de) && s->de.errors == before;
-  shard_propagation_set_default_observer(NULL);
-  memset(&explain_observer, 0, sizeof explain_observer);
+  bool ok = shard_pass_run("sdy-propagation-pipeline", m, NULL, &cx) && s->de.errors == before;
   shard_verify_options vopts = {.extra_warnings = false};
   if (ok)
     ok = shard_verify_module(m, &vopts, &s->de) && s->de.errors == before;

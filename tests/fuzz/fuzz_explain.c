@@ -16,12 +16,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   shard_diag_init(&de, fuzz_diag, NULL);
   shard_module *m = fuzz_read_verified(&src, &de);
   if (m) {
-    shard_explain *x = shard_explain_new(m);
+    shard_explain *x = shard_explain_new(m, NULL);
     shard_propagation_observer obs = shard_explain_observer(x);
-    shard_propagation_set_default_observer(&obs);
+    shard_pass_context cx = {.de = &de, .observer = &obs};
     static const shard_pipeline_step steps[] = {{"sdy-propagation-pipeline", NULL}};
-    bool ok = shard_pipeline_run(m, steps, 1, true, &de);
-    shard_propagation_set_default_observer(NULL);
+    bool ok = shard_pipeline_run(m, steps, 1, true, &cx);
     if (!ok && de.errors == 0) fuzz_fail("the propagation pipeline failed without an error");
     if (ok && de.errors == 0) {
       shard_explain_finish(x);

@@ -117,7 +117,7 @@ static inline void fuzz_fixed_point(const shard_module *m, const char *stage) {
 static inline bool fuzz_run_steps(shard_module *m, const shard_pipeline_step *steps, size_t n, const char *stage,
                                   shard_diag_engine *de) {
   unsigned before = de->errors;
-  bool ok = shard_pipeline_run(m, steps, n, true, de);
+  bool ok = shard_pipeline_run(m, steps, n, true, SHARD_PASS_CONTEXT(de));
   if (!ok && de->errors == before) fuzz_fail("a pipeline failed without an error");
   if (!ok || de->errors != before) return false;
   fuzz_fixed_point(m, stage);

@@ -27,13 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct attach_ctx {
   shard_arena *arena;
+  const shard_rule_provider *rules;
   unsigned attached;
 } attach_ctx;
 
 static bool attach_rule(shard_op *op, void *ctx) {
   attach_ctx *ac = ctx;
   if (op->def || strcmp(op->name, "builtin.module") == 0) return true;
-  shard_op_sharding_rule *rule = shard_rule_for_op(ac->arena, op, false);
+  shard_op_sharding_rule *rule = shard_rule_for_op(ac->arena, op, false, ac->rules);
   if (!rule) return true;
   shard_attr *attr = shard_attr_new(ac->arena, SHARD_ATTR_SDY_RULE);
   attr->u.rule = rule;
@@ -56,10 +57,9 @@ static void check_with_module(shard_rules_file *rf, shard_source *msrc) {
   if (!m) return;
   shard_verify_options vopts = {.extra_warnings = false};
   bool verified = shard_verify_module(m, &vopts, &de);
-  shard_rules_json_install(rf, &de);
-  attach_ctx ac = {m->arena, 0};
+  shard_rule_provider rules = shard_rules_json_provider(rf, &de);
+  attach_ctx ac = {m->arena, &rules, 0};
   shard_walk(m->top, attach_rule, &ac);
-  shard_rules_json_install(NULL, NULL);
   if (verified && ac.attached) {
     shard_diag_engine vde;
     shard_diag_init(&vde, loud_diag, NULL);

@@ -34,7 +34,7 @@ static char *S_canonicalize(const char *in, const char *options) {
   cr_assert(m && !de.errors, "parse failed: %s", S_messages);
   shard_verify_options vo = {.extra_warnings = false};
   cr_assert(shard_verify_module(m, &vo, &de), "input does not verify: %s", S_messages);
-  if (!shard_pass_canonicalize(m, options, &de) || de.errors) {
+  if (!shard_pass_canonicalize(m, options, SHARD_PASS_CONTEXT(&de)) || de.errors) {
     shard_module_free(m);
     return NULL;
   }

@@ -46,7 +46,7 @@ static void run_steps(run *r, const char *text, const step *steps, size_t n) {
   shard_diag_init(&r->de, collect, &r->d);
   r->m = shard_parse_module(&r->src, NULL, &r->de);
   cr_assert(r->m, "parse failed: %s", r->d.text);
-  for (size_t i = 0; i < n; i++) cr_assert(steps[i].pass(r->m, steps[i].options, &r->de), "pass failed: %s", r->d.text);
+  for (size_t i = 0; i < n; i++) cr_assert(steps[i].pass(r->m, steps[i].options, SHARD_PASS_CONTEXT(&r->de)), "pass failed: %s", r->d.text);
 }
 
 static char *print_module(const shard_module *m) {
@@ -121,13 +121,13 @@ static void set_flag(void *ctx) { *(bool *)ctx = true; }
 Test(debug_origins, off_means_no_recorder_and_no_attributes) {
   run r;
   run_steps(&r, add_module, NULL, 0);
-  cr_expect_null(shard_debug_origins_begin(r.m, false, false));
+  cr_expect_null(shard_debug_origins_begin(r.m, false, false, NULL));
   bool ran = false;
   shard_debug_origins_watch(NULL, nth_op(func_named(r.m, "f"), "stablehlo.add", 0), set_flag, &ran);
   cr_expect(ran, "the change must run without a recorder");
   shard_debug_origins_end(NULL);
   step steps[] = {{shard_pass_aggressive_propagate, NULL}};
-  steps[0].pass(r.m, steps[0].options, &r.de);
+  steps[0].pass(r.m, steps[0].options, SHARD_PASS_CONTEXT(&r.de));
   char *out = print_module(r.m);
   cr_expect_null(strstr(out, "sdy.sharding_origins"));
   cr_expect_null(strstr(out, "sdy.propagation_edges"));
@@ -311,7 +311,7 @@ Test(debug_origins, sunk_onto_data_flow_ops_then_removed) {
   char *edges = attr_str(shard_op_attr(mc, "sdy.block_arg_propagation_edges"));
   cr_expect(strstr(edges, "{\"a\" = result-0 -> [operand-0]}") != NULL, "%s", edges);
   free(edges);
-  cr_assert(shard_pass_remove_propagation_debug_info(r.m, NULL, &r.de));
+  cr_assert(shard_pass_remove_propagation_debug_info(r.m, NULL, SHARD_PASS_CONTEXT(&r.de)));
   char *out = print_module(r.m);
   cr_expect_null(strstr(out, "sharding_origins"), "%s", out);
   cr_expect_null(strstr(out, "propagation_edges"), "%s", out);
@@ -344,7 +344,7 @@ static void count_step(void *ctx, const shard_propagation_step *s) {
 Test(debug_origins, observer_sees_only_steps_that_changed_something) {
   run r;
   run_steps(&r, add_module, NULL, 0);
-  shard_propagation *s = shard_propagation_begin(r.m, false, &r.de);
+  shard_propagation *s = shard_propagation_begin(r.m, false, NULL, &r.de);
   cr_assert(s);
   counting c = {0};
   shard_propagation_observer o = {count_step, &c};

@@ -65,7 +65,7 @@ static projected project(shard_module *m, const char *name) {
   cr_assert(f.found, "no op %s", name);
   shard_op *op = f.found;
   projected r = {0};
-  r.rule = shard_rule_for_op(m->arena, op, false);
+  r.rule = shard_rule_for_op(m->arena, op, false, NULL);
   cr_assert(r.rule, "no rule for %s", name);
   const shard_tensor_sharding *s[8] = {0};
   const shard_mesh *mesh = NULL;
@@ -100,7 +100,7 @@ static char *run(const char *text, const char *options, diags *d, bool *ok) {
   shard_module *m = parse(text, &src, d);
   shard_diag_engine de;
   shard_diag_init(&de, collect, d);
-  *ok = shard_pass_insert_explicit_reshards(m, options, &de);
+  *ok = shard_pass_insert_explicit_reshards(m, options, SHARD_PASS_CONTEXT(&de));
   shard_buf b;
   shard_buf_init(&b);
   shard_print_module(&b, m, NULL);

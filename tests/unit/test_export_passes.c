@@ -64,7 +64,7 @@ Test(update_non_divisible, largest_dividing_prefix_for_every_size) {
                " -> tensor<%lldxf32> {\n  return %%arg0 : tensor<%lldxf32>\n}\n",
                (long long)dim, orders[o], (long long)dim, (long long)dim);
       shard_module *m = S_parse(text);
-      cr_assert(shard_pass_update_non_divisible_input_output_shardings(m, NULL, &S_de));
+      cr_assert(shard_pass_update_non_divisible_input_output_shardings(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
       cr_assert(S_verifies(m), "dim %lld: %s", (long long)dim, S_messages);
       shard_op *f = shard_module_lookup_symbol(m, "main");
       const shard_tensor_sharding *s = shard_pass_func_arg_sharding(f, 0);
@@ -107,10 +107,10 @@ Test(export_named_computations, import_export_round_trip_keeps_shardings_and_cal
       "  return %0 : tensor<8xf32>\n}\n"
       "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
       "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
-  cr_assert(shard_pass_import_func_calls(m, NULL, &S_de));
-  cr_assert(shard_pass_symbol_dce(m, NULL, &S_de));
+  cr_assert(shard_pass_import_func_calls(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
+  cr_assert(shard_pass_symbol_dce(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   cr_assert_null(shard_module_lookup_symbol(m, "foo"), "the callee moved into the computation");
-  cr_assert(shard_pass_export_named_computations(m, NULL, &S_de));
+  cr_assert(shard_pass_export_named_computations(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   cr_assert(S_verifies(m), "%s", S_messages);
   shard_op *foo = shard_module_lookup_symbol(m, "foo");
   cr_assert(foo, "the computation became @foo again");
@@ -138,15 +138,15 @@ Test(unflatten_call_graph, undoes_flattening_when_shardings_agree) {
       "  return %2 : tensor<8xf32>\n}\n"
       "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
       "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
-  cr_assert(shard_pass_flatten_call_graph(m, NULL, &S_de));
+  cr_assert(shard_pass_flatten_call_graph(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   shard_op *main_func = shard_module_lookup_symbol(m, "main");
   shard_op **calls;
   uint32_t n = shard_func_calls(main_func, &calls);
   cr_assert_eq(n, 3);
   cr_assert_str_neq(shard_call_callee(calls[1]), shard_call_callee(calls[2]), "flattening gave copies");
   free(calls);
-  cr_assert(shard_pass_unflatten_call_graph(m, NULL, &S_de));
-  cr_assert(shard_pass_symbol_dce(m, NULL, &S_de));
+  cr_assert(shard_pass_unflatten_call_graph(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
+  cr_assert(shard_pass_symbol_dce(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   n = shard_func_calls(main_func, &calls);
   for (uint32_t i = 0; i < n; i++) cr_assert_str_eq(shard_call_callee(calls[i]), "foo");
   free(calls);
@@ -173,7 +173,7 @@ Test(verify_unreduced_axes, one_error_per_offending_func_and_none_for_blessed_dr
       "func.func @bad2(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
       "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}], unreduced=max{\"y\"}>]>} : tensor<8xf32>\n"
       "  return %0 : tensor<8xf32>\n}\n");
-  cr_assert_not(shard_pass_verify_unreduced_axes(m, NULL, &S_de));
+  cr_assert_not(shard_pass_verify_unreduced_axes(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   cr_assert_eq(S_errors, 2, "%s", S_messages);
   cr_assert(strstr(S_messages, "'stablehlo.negate' op dropped unreduced axis 'y'"), "%s", S_messages);
   cr_assert(strstr(S_messages, "cannot introduce 'max' unreduced axes. Expected 'sum'."), "%s", S_messages);

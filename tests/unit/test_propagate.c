@@ -10,6 +10,8 @@
 #include "pass/pass.h"
 #include "ir/print.h"
 #include "propagate/projection.h"
+#include "propagate/propagate.h"
+#include "rules/rule_builder.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -60,7 +62,7 @@ static char *run_pass(const char *text, shard_pass_fn pass, const char *options,
   shard_diag_init(&de, collect, d);
   shard_module *m = shard_parse_module(&src, NULL, &de);
   if (!m) return strdup(d->text);
-  bool ok = pass(m, options, &de);
+  bool ok = pass(m, options, SHARD_PASS_CONTEXT(&de));
   shard_buf b;
   shard_buf_init(&b);
   shard_print_module(&b, m, NULL);
@@ -404,4 +406,70 @@ Test(passes, long_chain_is_linear, .timeout = 20) {
   expect_contains(out, "-> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}]>})");
   free(out);
   free(text);
+}
+
+/* ---- the pass context ------------------------------------------------------------ */
+
+/* Rules and observers travel in the context a caller gives the pass, not in
+ * process-wide state: a module run with rules for `my.gelu` propagates
+ * through it and tells its observer, while a module run between with a bare
+ * context stays a barrier and tells nobody. */
+static void count_step(void *ctx, const shard_propagation_step *step) {
+  (void)step;
+  (*(unsigned *)ctx)++;
+}
+
+/* The rules a caller declares: `my.gelu` is elementwise. */
+static shard_op_sharding_rule *gelu_rule(void *ctx, shard_arena *a, const shard_op *op) {
+  (void)ctx;
+  if (strcmp(op->name, "my.gelu") != 0) return NULL;
+  shard_rule_builder *b = shard_rule_builder_for_op(op);
+  shard_rule_builder_add_dim(b, 0, 8, SHARD_FACTOR_PASS_THROUGH, false);
+  shard_op_sharding_rule *r = shard_rule_builder_build(b, a);
+  shard_rule_builder_free(b);
+  return r;
+}
+
+static shard_module *parse_text(const char *text, shard_source *src, shard_diag_engine *de) {
+  *src = (shard_source){.name = "test.mlir", .text = text, .len = strlen(text)};
+  shard_parse_options popts = {.allow_unregistered = true};
+  return shard_parse_module(src, &popts, de);
+}
+
+Test(pass_context, rules_and_observer_are_per_call) {
+  static const char *module =
+      "sdy.mesh @mesh = <[\"x\"=2]>\n"
+      "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
+      "  %0 = \"my.gelu\"(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  return %0 : tensor<8xf32>\n"
+      "}\n";
+  diags d = {0};
+  shard_diag_engine de;
+  shard_diag_init(&de, collect, &d);
+  shard_rule_provider rules = {gelu_rule, NULL};
+  unsigned steps = 0;
+  shard_propagation_observer observer = {count_step, &steps};
+  shard_pass_context with = {.de = &de, .observer = &observer, .rules = &rules};
+
+  shard_source s1, s2;
+  shard_module *m1 = parse_text(module, &s1, &de), *m2 = parse_text(module, &s2, &de);
+  cr_assert(m1 && m2, "%s", d.text);
+  cr_assert(shard_pass_aggressive_propagate(m1, NULL, &with), "%s", d.text);
+  unsigned after_first = steps;
+  cr_assert(shard_pass_aggressive_propagate(m2, NULL, SHARD_PASS_CONTEXT(&de)), "%s", d.text);
+  cr_expect_gt(after_first, 0u, "the observer given in the context saw no step");
+  cr_expect_eq(steps, after_first, "a run without an observer in its context was observed");
+
+  shard_buf b1, b2;
+  shard_buf_init(&b1);
+  shard_buf_init(&b2);
+  shard_print_module(&b1, m1, NULL);
+  shard_print_module(&b2, m2, NULL);
+  expect_contains(shard_buf_str(&b1), "\"my.gelu\"(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}]>]>}");
+  cr_expect(strstr(shard_buf_str(&b2), "#sdy.sharding_per_value") == NULL, "no rules in the context, yet:\n%s",
+            shard_buf_str(&b2));
+  shard_buf_free(&b1);
+  shard_buf_free(&b2);
+  shard_module_free(m1);
+  shard_module_free(m2);
 }

@@ -69,7 +69,7 @@ Test(rank, global_to_local_gives_every_dim_its_local_size) {
     shard_diag_engine de;
     shard_diag_init(&de, S_capture, NULL);
     shard_module *m = S_parse(shard_buf_str(&text), &de);
-    cr_assert(shard_pass_convert_global_to_local(m, NULL, &de), "rank %u: %s", r, S_last);
+    cr_assert(shard_pass_convert_global_to_local(m, NULL, SHARD_PASS_CONTEXT(&de)), "rank %u: %s", r, S_last);
     shard_op *main_fn = shard_module_lookup_symbol(m, "main");
     cr_assert_not_null(main_fn);
     shard_block *body = main_fn->regions[0].first;
@@ -109,7 +109,7 @@ Test(rank, per_instruction_partitioning_pads_the_last_dim) {
     shard_diag_engine de;
     shard_diag_init(&de, S_capture, NULL);
     shard_module *m = S_parse(shard_buf_str(&text), &de);
-    cr_assert(shard_pass_per_instruction_partitioning(m, NULL, &de), "rank %u: %s", r, S_last);
+    cr_assert(shard_pass_per_instruction_partitioning(m, NULL, SHARD_PASS_CONTEXT(&de)), "rank %u: %s", r, S_last);
     shard_buf out;
     shard_buf_init(&out);
     shard_print_module(&out, m, NULL);

@@ -314,7 +314,7 @@ static char *S_run(const char *in, const char *options) {
   cr_assert(m && !de.errors, "parse failed: %s", S_messages);
   shard_verify_options vo = {.extra_warnings = false};
   cr_assert(shard_verify_module(m, &vo, &de), "input does not verify: %s", S_messages);
-  if (!shard_pass_reshard_to_collectives(m, options, &de)) {
+  if (!shard_pass_reshard_to_collectives(m, options, SHARD_PASS_CONTEXT(&de))) {
     shard_module_free(m);
     return NULL;
   }

@@ -109,7 +109,7 @@ static shard_op *find_op(parsed *p, const char *name) {
 static char *rule_of(const char *func, const char *name, bool conservative) {
   parsed p;
   parse(&p, func);
-  char *t = rule_str(shard_rule_create(p.module->arena, find_op(&p, name), conservative));
+  char *t = rule_str(shard_rule_create(p.module->arena, find_op(&p, name), conservative, NULL));
   shard_module_free(p.module);
   return t;
 }
@@ -226,11 +226,11 @@ Test(rule_registry, existing_rule_wins_and_unknown_messages) {
             "  return %1 : tensor<2x4xf32>\n}\n");
   shard_op *foo = find_op(&p, "stablehlo.custom_call");
   shard_op *bar = foo->next, *ret = bar->next;
-  char *t = rule_str(shard_rule_for_op(p.module->arena, foo, false));
+  char *t = rule_str(shard_rule_for_op(p.module->arena, foo, false, NULL));
   cr_expect_str_eq(t, "<([i, j])->([j, i]) {i=4, j=2}, custom>");
   free(t);
-  cr_expect_null(shard_rule_create(p.module->arena, foo, false));
-  cr_expect_null(shard_rule_for_op(p.module->arena, bar, false));
+  cr_expect_null(shard_rule_create(p.module->arena, foo, false, NULL));
+  cr_expect_null(shard_rule_for_op(p.module->arena, bar, false, NULL));
   shard_buf b;
   shard_buf_init(&b);
   cr_expect(shard_rule_unknown_message(bar, &b));
@@ -373,7 +373,7 @@ Test(rule_registry, populate_pass_sets_rules_and_warns_once) {
   sdy_diags diags = {0};
   shard_diag_engine de;
   shard_diag_init(&de, sdy_collect, &diags);
-  cr_assert(shard_pass_populate_op_sharding_rules(p.module, "conservative-propagation=true", &de));
+  cr_assert(shard_pass_populate_op_sharding_rules(p.module, "conservative-propagation=true", SHARD_PASS_CONTEXT(&de)));
   const shard_attr *r = shard_op_attr(find_op(&p, "stablehlo.negate"), "sdy.sharding_rule");
   cr_assert(r && r->kind == SHARD_ATTR_SDY_RULE);
   char *t = rule_str(r->u.rule);
@@ -466,7 +466,7 @@ Test(rule_cache, equal_ops_share_a_rule_and_others_do_not) {
             "  %7 = stablehlo.reshape %6 : (tensor<32xf32>) -> tensor<8x4xf32>\n"
             "  return %7 : tensor<8x4xf32>\n}\n");
   shard_arena *a = p.module->arena;
-  shard_rule_cache *c = shard_rule_cache_new();
+  shard_rule_cache *c = shard_rule_cache_new(NULL);
   all_ctx tr = find_all(&p, "stablehlo.transpose"), add = find_all(&p, "stablehlo.add");
   all_ctx rs = find_all(&p, "stablehlo.reshape");
   cr_assert_eq(tr.n, 3);
@@ -482,7 +482,7 @@ Test(rule_cache, equal_ops_share_a_rule_and_others_do_not) {
   cr_expect_eq(shard_rule_create_cached(c, a, add.ops[1], false), a0);
   const shard_op_sharding_rule *a2 = shard_rule_create_cached(c, a, add.ops[2], false);
   cr_expect_neq(a2, a0);
-  char *t = rule_str(a2), *u = rule_str(shard_rule_create(a, add.ops[2], false));
+  char *t = rule_str(a2), *u = rule_str(shard_rule_create(a, add.ops[2], false, NULL));
   cr_expect_str_eq(t, u);
   free(t);
   free(u);
@@ -491,7 +491,7 @@ Test(rule_cache, equal_ops_share_a_rule_and_others_do_not) {
   const shard_op_sharding_rule *r1 = shard_rule_create_cached(c, a, rs.ops[1], false);
   cr_expect_neq(r0, r1);
   t = rule_str(r1);
-  u = rule_str(shard_rule_create(a, rs.ops[1], false));
+  u = rule_str(shard_rule_create(a, rs.ops[1], false, NULL));
   cr_expect_str_eq(t, u);
   free(t);
   free(u);
@@ -507,7 +507,7 @@ Test(rule_cache, a_different_attribute_or_an_edited_op_misses) {
             "  %2 = stablehlo.transpose %1, dims = [1, 0] : (tensor<4x4xf32>) -> tensor<4x4xf32>\n"
             "  return %2 : tensor<4x4xf32>\n}\n");
   shard_arena *a = p.module->arena;
-  shard_rule_cache *c = shard_rule_cache_new();
+  shard_rule_cache *c = shard_rule_cache_new(NULL);
   all_ctx tr = find_all(&p, "stablehlo.transpose");
   cr_assert_eq(tr.n, 3);
   const shard_op_sharding_rule *r0 = shard_rule_create_cached(c, a, tr.ops[0], false);
@@ -536,14 +536,14 @@ Test(rule_cache, rules_that_read_defining_ops_are_not_shared) {
             "  %1 = stablehlo.dynamic_update_slice %0, %u, %i : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>\n"
             "  return %1 : tensor<8xf32>\n}\n");
   shard_arena *a = p.module->arena;
-  shard_rule_cache *c = shard_rule_cache_new();
+  shard_rule_cache *c = shard_rule_cache_new(NULL);
   all_ctx d = find_all(&p, "stablehlo.dynamic_update_slice");
   cr_assert_eq(d.n, 2);
   /* Same types, but a constant index and an argument index make different
    * rules: the cache must not hand the first one out again. */
   char *t0 = rule_str(shard_rule_create_cached(c, a, d.ops[0], false));
   char *t1 = rule_str(shard_rule_create_cached(c, a, d.ops[1], false));
-  char *u1 = rule_str(shard_rule_create(a, d.ops[1], false));
+  char *u1 = rule_str(shard_rule_create(a, d.ops[1], false, NULL));
   cr_expect_str_eq(t1, u1);
   cr_expect_str_neq(t0, t1);
   free(t0);

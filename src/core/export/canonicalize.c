@@ -581,7 +581,7 @@ static void S_collect_meshes(canon_rewriter *rw) {
   SHARD_VEC_FREEZE(rw->arena, meshes, rw->meshes);
 }
 
-bool shard_pass_canonicalize(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_pass_context *cx) {
   /* MLIR's -canonicalize options; max-iterations, region-simplify,
    * top-down, enable-patterns and disable-patterns change what shard does,
    * the others are accepted and ignored. */

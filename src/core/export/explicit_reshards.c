@@ -1582,7 +1582,7 @@ static bool S_run_func(xr *x, shard_op *func) {
 }
 
 static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(), lower_run == 1, lower_run == 2,
+  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(NULL), lower_run == 1, lower_run == 2,
           for_lower};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};

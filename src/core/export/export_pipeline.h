@@ -7,11 +7,11 @@
 
 /* The propagation pipeline's export, then the export with explicit
  * collectives (pass_export_pipeline.c). */
-bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de);
+bool shard_export_pipeline_run_for_lower(shard_module *m, const shard_pass_context *cx);
 
 /* -sdy-export-pipeline='enable-insert-explicit-collectives=true
  * inline-meshes=false' with the partitioner as shard lower runs it
  * (explicit_reshards.h), for shardings as written. */
-bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, shard_diag_engine *de);
+bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, const shard_pass_context *cx);
 
 #endif

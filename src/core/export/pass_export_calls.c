@@ -166,7 +166,7 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
 }
 
 bool shard_pass_export_named_computations(shard_module *m, const char *options,
-                                          shard_diag_engine *de) {
+                                          const shard_pass_context *cx) {
   op_vec ncs = {0}, calls = {0};
   S_collect_post(m->top, "sdy.named_computation", &ncs);
   shard_symbol_table t;
@@ -306,7 +306,7 @@ static bool S_collect_call(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool fully = false;
   shard_pass_option_bool(options, "dedup-functions-fully", &fully);
 
@@ -357,7 +357,7 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, shard
 /* ---- -sdy-propagate-to-func-results ---------------------------------------- */
 
 bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
-                                          shard_diag_engine *de) {
+                                          const shard_pass_context *cx) {
   shard_op *main_func = shard_module_main_func(m);
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
@@ -411,7 +411,7 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
 }
 
 bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options,
-                                          shard_diag_engine *de) {
+                                          const shard_pass_context *cx) {
   op_vec calls = {0};
   shard_walk(m->top, S_collect_call, &calls);
   for (uint32_t i = 0; i < calls.len; i++) S_insert_call_reshards(m, calls.items[i]);

@@ -41,7 +41,7 @@ static collect S_ops_named(shard_module *m, const char *name) {
 
 /* ---- -sdy-remove-sharding-groups ----------------------------------------------- */
 
-bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, const shard_pass_context *cx) {
   collect c = S_ops_named(m, "sdy.sharding_group");
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
   SHARD_VEC_FREE(c.ops);
@@ -67,7 +67,7 @@ static bool S_remove_debug(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options,
-                                              shard_diag_engine *de) {
+                                              const shard_pass_context *cx) {
   shard_walk(m->top, S_remove_debug, m);
   return true;
 }
@@ -81,7 +81,7 @@ static bool S_drop_sharding(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_walk(m->top, S_drop_sharding, m);
   collect c = S_ops_named(m, "sdy.mesh");
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
@@ -92,7 +92,7 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, sha
 /* ---- -sdy-sharding-constraint-to-reshard ----------------------------------------- */
 
 bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options,
-                                               shard_diag_engine *de) {
+                                               const shard_pass_context *cx) {
   collect c = S_ops_named(m, "sdy.sharding_constraint");
   for (uint32_t i = 0; i < c.ops.len; i++) {
     /* Same operand, result, inherent `sharding` and discardable attributes:
@@ -121,7 +121,7 @@ static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
   return c;
 }
 
-bool shard_pass_close_shardings(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_close_shardings(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_pass_map_shardings(m, S_close, m->arena);
   return true;
 }

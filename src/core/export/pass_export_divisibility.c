@@ -126,7 +126,7 @@ static shard_type **S_func_types(const shard_op *func, bool results, uint32_t *n
 }
 
 bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, const char *options,
-                                                            shard_diag_engine *de) {
+                                                            const shard_pass_context *cx) {
   shard_arena *a = m->arena;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
@@ -174,7 +174,7 @@ static shard_tensor_sharding *S_without_sub_axes(shard_arena *a, const shard_ten
 }
 
 bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const char *options,
-                                                          shard_diag_engine *de) {
+                                                          const shard_pass_context *cx) {
   shard_op *func = shard_module_main_func(m);
   if (!func) return true;
   uint32_t n;
@@ -852,7 +852,8 @@ static bool S_check_func_io(const pad_ctx *c, shard_op *func, shard_diag_engine 
   return true;
 }
 
-bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_pad_for_divisibility(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   pad_ctx c = {m, m->arena, {0}, {0}, de, false};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;

@@ -63,7 +63,7 @@ static bool S_collect_all(shard_op *op, void *ctx) {
 
 /* ---- -sdy-drop-sharding-rules ----------------------------------------------- */
 
-bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ops = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -116,7 +116,7 @@ static shard_op *S_cached(const op_vec *seen, const shard_op *op) {
   return NULL;
 }
 
-bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ops = {0}, seen = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -152,7 +152,7 @@ static shard_op *S_only_user(const shard_op *op) {
 }
 
 bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const char *options,
-                                                          shard_diag_engine *de) {
+                                                          const shard_pass_context *cx) {
   op_vec ops = {0}, doomed = {0};
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -525,7 +525,8 @@ static bool S_walk_unreduced(unreduced_check *c, shard_op *op) {
   return S_check_unreduced(c, op);
 }
 
-bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   unreduced_check c = {m, de};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
@@ -711,7 +712,8 @@ static void S_collect_single_device(single_device_scan *sc, shard_op *op) {
   if (strncmp(op->name, "sdy.", 4) != 0 && S_op_single_device(sc->m, op) >= 0) SHARD_VEC_PUSH(sc->ops, op);
 }
 
-bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   long long replicas = 1, partitions = 1;
   shard_pass_option_int(options, "replica-count", &replicas);
   shard_pass_option_int(options, "partition-count", &partitions);

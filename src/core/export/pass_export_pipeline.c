@@ -75,28 +75,29 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
   return true;
 }
 
-static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_engine *de) {
-  if (!shard_pass_verify_unreduced_axes(m, NULL, de)) return false;
+static bool S_partitioner(shard_module *m, const export_options *o, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
+  if (!shard_pass_verify_unreduced_axes(m, NULL, cx)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
   if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
-                   : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, de))
+                   : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, cx))
     return false;
   if (o->per_instruction) {
     shard_buf opts;
     shard_buf_init(&opts);
     shard_buf_printf(&opts, "replica-count=%lld partition-count=%lld", o->replica_count, o->partition_count);
     if (o->per_instruction_filter) shard_buf_printf(&opts, " filter='%s'", o->per_instruction_filter);
-    bool ok = shard_pass_per_instruction_partitioning(m, shard_buf_str(&opts), de);
+    bool ok = shard_pass_per_instruction_partitioning(m, shard_buf_str(&opts), cx);
     shard_buf_free(&opts);
     if (!ok) return false;
   } else if (o->explicit_collectives) {
-    if (!shard_pass_canonicalize(m, "enable-patterns=sdy-reshard", de) ||
-        !shard_pass_reshard_to_collectives(m, NULL, de))
+    if (!shard_pass_canonicalize(m, "enable-patterns=sdy-reshard", cx) ||
+        !shard_pass_reshard_to_collectives(m, NULL, cx))
       return false;
   }
-  if (!shard_pass_canonicalize(m, "enable-patterns=sdy-collective", de)) return false;
+  if (!shard_pass_canonicalize(m, "enable-patterns=sdy-collective", cx)) return false;
   if (o->explicit_collectives && o->remove_ag_rs &&
-      !shard_pass_remove_all_gather_reduce_scatter_for_cmv1(m, NULL, de))
+      !shard_pass_remove_all_gather_reduce_scatter_for_cmv1(m, NULL, cx))
     return false;
   return true;
 }
@@ -120,37 +121,38 @@ static bool S_partitioner(shard_module *m, const export_options *o, shard_diag_e
  * inserted may carry open dims projected from factors), and the
  * partitioner's own check of unreduced axes, now on what the first one
  * inserted. */
-static bool S_export(shard_module *m, const export_options *o, bool repeat, shard_diag_engine *de) {
+static bool S_export(shard_module *m, const export_options *o, bool repeat, const shard_pass_context *cx) {
   char sink[128];
   snprintf(sink, sizeof sink, "sink-debug-sharding-origins=%s sink-debug-propagation-edge-sharding=%s",
            o->dump_origins ? "true" : "false", o->dump_edges ? "true" : "false");
-  if (!shard_pass_constant_or_scalar_merger(m, NULL, de) ||
-      (!repeat && !shard_pass_sink_data_flow_edges(m, sink, de)))
+  if (!shard_pass_constant_or_scalar_merger(m, NULL, cx) ||
+      (!repeat && !shard_pass_sink_data_flow_edges(m, sink, cx)))
     return false;
   if (!o->avoid_export && !repeat &&
-      (!shard_pass_remove_sharding_groups(m, NULL, de) || !shard_pass_sharding_constraint_to_reshard(m, NULL, de)))
+      (!shard_pass_remove_sharding_groups(m, NULL, cx) || !shard_pass_sharding_constraint_to_reshard(m, NULL, cx)))
     return false;
   if (o->update_non_divisible && !repeat &&
-      (!shard_pass_update_non_divisible_input_output_shardings(m, NULL, de) ||
-       !shard_pass_remove_sub_axes_in_input_output_shardings(m, NULL, de)))
+      (!shard_pass_update_non_divisible_input_output_shardings(m, NULL, cx) ||
+       !shard_pass_remove_sub_axes_in_input_output_shardings(m, NULL, cx)))
     return false;
-  if (!shard_pass_close_shardings(m, NULL, de)) return false;
-  if (!o->avoid_export && !S_partitioner(m, o, de)) return false;
-  if ((o->dump_edges || o->dump_origins) && !shard_pass_remove_propagation_debug_info(m, NULL, de)) return false;
-  if (!o->keep_rules && !shard_pass_drop_sharding_rules(m, NULL, de)) return false;
-  if (!o->avoid_export && o->inline_meshes && !shard_pass_inline_meshes(m, NULL, de)) return false;
+  if (!shard_pass_close_shardings(m, NULL, cx)) return false;
+  if (!o->avoid_export && !S_partitioner(m, o, cx)) return false;
+  if ((o->dump_edges || o->dump_origins) && !shard_pass_remove_propagation_debug_info(m, NULL, cx)) return false;
+  if (!o->keep_rules && !shard_pass_drop_sharding_rules(m, NULL, cx)) return false;
+  if (!o->avoid_export && o->inline_meshes && !shard_pass_inline_meshes(m, NULL, cx)) return false;
   return true;
 }
 
-bool shard_pass_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_export_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   export_options o;
   if (!S_parse_options(options, &o, de)) return false;
-  bool ok = S_export(m, &o, false, de);
+  bool ok = S_export(m, &o, false, cx);
   free(o.per_instruction_filter);
   return ok;
 }
 
-bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de) {
+bool shard_export_pipeline_run_for_lower(shard_module *m, const shard_pass_context *cx) {
   /* As -sdy-export-pipeline='inline-meshes=false' then
    * -sdy-export-pipeline='enable-insert-explicit-collectives=true
    * inline-meshes=false'. The sharding rules the first drops stay dropped
@@ -166,13 +168,13 @@ bool shard_export_pipeline_run_for_lower(shard_module *m, shard_diag_engine *de)
   first.lower_run = 1;
   second.lower_run = 2;
   first.for_lower = second.for_lower = true;
-  return S_export(m, &first, false, de) && S_export(m, &second, true, de);
+  return S_export(m, &first, false, cx) && S_export(m, &second, true, cx);
 }
 
-bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, shard_diag_engine *de) {
+bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, const shard_pass_context *cx) {
   export_options o = S_defaults();
   o.inline_meshes = false;
   o.explicit_collectives = true;
   o.for_lower = true;
-  return S_export(m, &o, false, de);
+  return S_export(m, &o, false, cx);
 }

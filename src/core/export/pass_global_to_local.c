@@ -1812,7 +1812,8 @@ static bool S_check_device_limit(g2l *c) {
   return true;
 }
 
-bool shard_pass_convert_global_to_local(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_convert_global_to_local(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   g2l c = {.m = m, .a = m->arena, .de = de, .replicas = 1, .partitions = 1};
   if (options) {
     shard_pass_option_bool(options, "per-dim-all-gather", &c.per_dim);

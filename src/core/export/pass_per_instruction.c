@@ -269,9 +269,10 @@ typedef struct pi_ctx {
 static bool S_run_pipeline(pi_ctx *c, shard_module *tm) {
   char g2l_opts[96];
   snprintf(g2l_opts, sizeof g2l_opts, "replica-count=%lld partition-count=%lld", c->replicas, c->partitions);
-  return shard_pass_insert_explicit_reshards(tm, "enable-full-version=true", c->de) &&
-         shard_pass_reshard_to_collectives(tm, NULL, c->de) && shard_pass_pad_for_divisibility(tm, NULL, c->de) &&
-         shard_pass_convert_global_to_local(tm, g2l_opts, c->de) && shard_pass_drop_sharding_and_mesh(tm, NULL, c->de);
+  const shard_pass_context *cx = SHARD_PASS_CONTEXT(c->de);
+  return shard_pass_insert_explicit_reshards(tm, "enable-full-version=true", cx) &&
+         shard_pass_reshard_to_collectives(tm, NULL, cx) && shard_pass_pad_for_divisibility(tm, NULL, cx) &&
+         shard_pass_convert_global_to_local(tm, g2l_opts, cx) && shard_pass_drop_sharding_and_mesh(tm, NULL, cx);
 }
 
 static const shard_tensor_sharding *S_first_sharding(const shard_op *op) {
@@ -406,7 +407,8 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
   return true;
 }
 
-bool shard_pass_per_instruction_partitioning(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_per_instruction_partitioning(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   bool ok = true;
   pi_ctx c = {.m = m, .a = m->arena, .de = de, .halo = true, .replicas = 1, .partitions = 1};
   shard_pass_option_bool(options, "enable-halo-exchange", &c.halo);

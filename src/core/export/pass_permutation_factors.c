@@ -353,7 +353,7 @@ static void S_visit(perm_ctx *c, shard_op *op) {
     S_reshape(c, op);
     return;
   }
-  const shard_op_sharding_rule *rule = shard_rule_for_op(c->m->arena, op, false);
+  const shard_op_sharding_rule *rule = shard_rule_for_op(c->m->arena, op, false, NULL);
   if (!rule || rule->is_custom || !S_has_permutation(rule)) return;
   if (c->halo) {
     bool resolved = false;
@@ -378,7 +378,8 @@ static int64_t S_next_channel(shard_module *m) {
   return max + 1;
 }
 
-bool shard_pass_resolve_permutation_factors(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_resolve_permutation_factors(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   perm_ctx c = {.m = m, .de = de, .replicas = 1, .partitions = 1};
   long long v;
   if (options) {

@@ -184,7 +184,8 @@ static bool S_collect(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_reshard_to_collectives(shard_module *m, const char *options,
-                                       shard_diag_engine *de) {
+                                       const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   bool keep = false;
   shard_pass_option_bool(options, "keep-redundant-reshards", &keep);
 

@@ -242,11 +242,11 @@ static void S_post_order(shard_op *op, op_vec *out) {
 }
 
 bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options,
-                                           shard_diag_engine *de) {
+                                           const shard_pass_context *cx) {
   bool debug_origins = false, debug_edges = false;
   shard_pass_option_bool(options, "debug-sharding-origins", &debug_origins);
   shard_pass_option_bool(options, "debug-propagation-edge-sharding", &debug_edges);
-  shard_debug_origins *debug = shard_debug_origins_begin(m, debug_origins, debug_edges);
+  shard_debug_origins *debug = shard_debug_origins_begin(m, debug_origins, debug_edges, cx->rules);
   op_vec ops = {0};
   S_post_order(m->top, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {

@@ -289,7 +289,7 @@ static bool S_convert_constant(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_constant_or_scalar_splitter(shard_module *m, const char *options,
-                                            shard_diag_engine *de) {
+                                            const shard_pass_context *cx) {
   shard_walk(m->top, S_convert_constant, NULL);
   splitter sp = {.m = m};
   shard_symbol_table_init(&sp.symbols, m);

@@ -122,7 +122,7 @@ static bool S_collect_data_flow_ops(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ops = {0};
   shard_walk(m->top, S_collect_data_flow_ops, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
@@ -211,7 +211,7 @@ static bool S_collect_edges(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_sink_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_sink_data_flow_edges(shard_module *m, const char *options, const shard_pass_context *cx) {
   sink_options o = {false, false};
   shard_pass_option_bool(options, "sink-debug-sharding-origins", &o.origins);
   shard_pass_option_bool(options, "sink-debug-propagation-edge-sharding", &o.edges);

@@ -204,7 +204,7 @@ static bool S_collect(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_explicit_gather_scatter_batching(shard_module *m, const char *options,
-                                                 shard_diag_engine *de) {
+                                                 const shard_pass_context *cx) {
   op_vec ops = {0};
   shard_walk(m->top, S_collect, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {

@@ -49,7 +49,7 @@ static bool S_propagate_to_call(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options,
-                                                      shard_diag_engine *de) {
+                                                      const shard_pass_context *cx) {
   call_state st = {m};
   shard_walk(m->top, S_propagate_to_call, &st);
   return true;
@@ -248,7 +248,8 @@ static bool S_collect_named_computation(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_import_func_calls(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   bool add_edges = true;
   shard_pass_option_bool(options, "add-data-flow-edges-on-named-computations", &add_edges);
   import_state st = {.m = m, .de = de};
@@ -282,7 +283,7 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, shard_di
  * with `sdy.original_func_name`). A copy's own callees are copied too, so
  * the result is a tree. */
 
-bool shard_pass_flatten_call_graph(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_symbol_table symbols;
   shard_symbol_table_init(&symbols, m);
   shard_ptrmap called = {0}; /* callees whose first call keeps them */
@@ -326,7 +327,7 @@ static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_ten
   return edge;
 }
 
-bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_arena *a = m->arena;
   shard_op *main_func = shard_module_main_func(m);
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
@@ -368,7 +369,7 @@ bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, s
  * Moves the funcs to the end of the module in call-graph pre-order (callers
  * before callees), the order propagation wants to visit them in. */
 
-bool shard_pass_pre_order_funcs(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_pre_order_funcs(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_op **funcs;
   uint32_t n = shard_call_graph_funcs(m, true, &funcs);
   for (uint32_t i = 0; i < n; i++) {
@@ -398,7 +399,7 @@ static bool S_collect_func_edge(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options,
-                                          shard_diag_engine *de) {
+                                          const shard_pass_context *cx) {
   op_vec edges = {0};
   shard_walk(m->top, S_collect_func_edge, &edges);
   for (uint32_t i = 0; i < edges.len; i++) {

@@ -83,7 +83,7 @@ static bool S_is_private(const shard_op *op) {
   return vis && vis->kind == SHARD_ATTR_STRING && strcmp(vis->u.str.data, "private") == 0;
 }
 
-bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_symbol_dce(shard_module *m, const char *options, const shard_pass_context *cx) {
   if (!m->top || !m->top->num_regions) return true;
   dce_state st = {m, {0}, {0}};
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
@@ -105,7 +105,7 @@ bool shard_pass_symbol_dce(shard_module *m, const char *options, shard_diag_engi
 
 /* ---- -sdy-import-pipeline ------------------------------------------------------ */
 
-bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool dedup = false;
   shard_pass_option_bool(options, "dedup-functions-fully", &dedup);
   static const shard_pass_fn steps[] = {
@@ -119,8 +119,8 @@ bool shard_pass_import_pipeline(shard_module *m, const char *options, shard_diag
       shard_pass_add_data_flow_edges,
   };
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
-    if (!steps[i](m, NULL, de)) return false;
+    if (!steps[i](m, NULL, cx)) return false;
   if (!dedup) return true;
-  return shard_pass_apply_sharding_constraints(m, NULL, de) &&
-         shard_pass_sharding_group_import(m, NULL, de);
+  return shard_pass_apply_sharding_constraints(m, NULL, cx) &&
+         shard_pass_sharding_group_import(m, NULL, cx);
 }

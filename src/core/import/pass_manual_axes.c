@@ -194,7 +194,8 @@ static bool S_cleanup_op(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_manual_axes_cleanup(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_manual_axes_cleanup(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   cleanup c = {m, true, de};
   shard_walk(m->top, S_cleanup_op, &c);
   return c.ok;

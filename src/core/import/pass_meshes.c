@@ -267,7 +267,7 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
   return dict;
 }
 
-bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const shard_pass_context *cx) {
   lift_state st = {.m = m};
   shard_block *b = S_module_block(m);
   for (shard_op *op = b->first, *next; op; op = next) {
@@ -351,7 +351,7 @@ static bool S_inline_replica_groups(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_inline_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_inline_meshes(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_pass_map_shardings(m, S_inline_sharding, m);
   shard_walk(m->top, S_inline_replica_groups, m);
   shard_block *b = S_module_block(m);
@@ -398,7 +398,7 @@ static shard_tensor_sharding *S_remove_size_one(shard_tensor_sharding *s, void *
   return changed ? c : s;
 }
 
-bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool any = false;
   for (shard_op *op = S_module_block(m)->first; op; op = op->next) {
     shard_mesh *mesh = S_is_mesh_op(op) ? S_mesh_op_mesh(op) : NULL;

@@ -17,12 +17,13 @@ typedef struct populate_ctx {
   shard_arena *arena;
   shard_diag_engine *de;
   bool conservative;
+  const shard_rule_provider *extra_rules;
   bool warned_op, warned_custom_call;
 } populate_ctx;
 
 static void visit(populate_ctx *c, shard_op *op) {
   if (shard_op_attr(op, "sdy.sharding_rule")) return;
-  shard_op_sharding_rule *r = shard_rule_create(c->arena, op, c->conservative);
+  shard_op_sharding_rule *r = shard_rule_create(c->arena, op, c->conservative, c->extra_rules);
   if (r) {
     shard_attr *a = shard_attr_new(c->arena, SHARD_ATTR_SDY_RULE);
     a->u.rule = r;
@@ -46,8 +47,9 @@ static void walk_post_order(populate_ctx *c, shard_op *op) {
   visit(c, op);
 }
 
-bool shard_pass_populate_op_sharding_rules(shard_module *m, const char *options, shard_diag_engine *de) {
-  populate_ctx c = {.arena = m->arena, .de = de};
+bool shard_pass_populate_op_sharding_rules(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
+  populate_ctx c = {.arena = m->arena, .de = de, .extra_rules = cx->rules};
   shard_pass_option_bool(options, "conservative-propagation", &c.conservative);
   if (m->top) walk_post_order(&c, m->top);
   return true;

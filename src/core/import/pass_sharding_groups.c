@@ -89,7 +89,8 @@ static bool S_validate(const op_vec *ops, shard_diag_engine *de) {
   return true;
 }
 
-bool shard_pass_sharding_group_import(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_sharding_group_import(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   op_vec ops = {0};
   shard_walk(m->top, S_collect_groups, &ops);
   if (!S_validate(&ops, de)) {

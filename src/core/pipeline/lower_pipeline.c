@@ -13,33 +13,35 @@
 #include "pipeline/pass_registry.h"
 #include "verify/verify.h"
 
-static bool S_constraints_to_reshards(shard_module *m, shard_diag_engine *de) {
-  return shard_pass_sharding_constraint_to_reshard(m, NULL, de);
+static bool S_constraints_to_reshards(shard_module *m, const shard_pass_context *cx) {
+  return shard_pass_sharding_constraint_to_reshard(m, NULL, cx);
 }
 
-static bool S_call_reshards(shard_module *m, shard_diag_engine *de) {
-  return shard_pass_insert_func_call_reshards(m, NULL, de);
+static bool S_call_reshards(shard_module *m, const shard_pass_context *cx) {
+  return shard_pass_insert_func_call_reshards(m, NULL, cx);
 }
 
-static bool S_close(shard_module *m, shard_diag_engine *de) { return shard_pass_close_shardings(m, NULL, de); }
+static bool S_close(shard_module *m, const shard_pass_context *cx) { return shard_pass_close_shardings(m, NULL, cx); }
 
 bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de) {
+  const shard_pass_context *cx = SHARD_PASS_CONTEXT(de);
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
   if (propagate)
-    return shard_propagation_pipeline_run_until_export(m, NULL, de) && de->errors == before &&
-           shard_export_pipeline_run_for_lower(m, de) && de->errors == before &&
+    return shard_propagation_pipeline_run_until_export(m, NULL, cx) && de->errors == before &&
+           shard_export_pipeline_run_for_lower(m, cx) && de->errors == before &&
            shard_verify_module(m, &vopts, de) && de->errors == before;
-  typedef bool (*step)(shard_module *m, shard_diag_engine *de);
+  typedef bool (*step)(shard_module *m, const shard_pass_context *cx);
   static const step as_written[] = {S_constraints_to_reshards, S_call_reshards, S_close,
                                      shard_export_pipeline_run_as_written_for_lower};
   for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++)
-    if (!as_written[i](m, de) || de->errors != before || !shard_verify_module(m, &vopts, de) || de->errors != before)
+    if (!as_written[i](m, cx) || de->errors != before || !shard_verify_module(m, &vopts, de) || de->errors != before)
       return false;
   return true;
 }
 
 bool shard_lower_to_local(shard_module *m, shard_diag_engine *de) {
+  const shard_pass_context *cx = SHARD_PASS_CONTEXT(de);
   static const shard_pipeline_step steps[] = {
       {"sdy-resolve-permutation-factors", NULL},
       {"sdy-reshard-to-collectives", NULL},
@@ -50,18 +52,19 @@ bool shard_lower_to_local(shard_module *m, shard_diag_engine *de) {
   };
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
-  return shard_pipeline_run(m, steps, sizeof steps / sizeof *steps, false, de) &&
+  return shard_pipeline_run(m, steps, sizeof steps / sizeof *steps, false, cx) &&
          shard_verify_module(m, &vopts, de) && de->errors == before;
 }
 
 bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool propagate, shard_diag_engine *de) {
   if (stage == SHARD_STAGE_LOWERED) return shard_lower_pipeline_run(m, propagate, de);
+  const shard_pass_context *cx = SHARD_PASS_CONTEXT(de);
   static const shard_pipeline_step propagated[] = {{"sdy-propagation-pipeline", NULL}};
   static const shard_pipeline_step as_written[] = {{"sdy-sharding-constraint-to-reshard", NULL},
                                                    {"sdy-close-shardings", NULL}};
   static const shard_pipeline_step reshards[] = {{"sdy-insert-explicit-reshards", NULL}};
-  bool ok = propagate ? shard_pipeline_run(m, propagated, 1, true, de) : shard_pipeline_run(m, as_written, 2, true, de);
-  return ok && (stage != SHARD_STAGE_RESHARDS || shard_pipeline_run(m, reshards, 1, true, de));
+  bool ok = propagate ? shard_pipeline_run(m, propagated, 1, true, cx) : shard_pipeline_run(m, as_written, 2, true, cx);
+  return ok && (stage != SHARD_STAGE_RESHARDS || shard_pipeline_run(m, reshards, 1, true, cx));
 }
 
 bool shard_lower_to_local_device_limit(const shard_module *m, shard_diag_engine *de) {

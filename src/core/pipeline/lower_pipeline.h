@@ -13,7 +13,7 @@
 
 /* -sdy-propagation-pipeline (same options) without its export pipeline
  * (propagation_pipeline.c). */
-bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, const shard_pass_context *cx);
 
 /* All of `shard lower` before the per-device conversion: the propagation
  * pipeline (or, without `propagate`, the shardings as written, closed) and

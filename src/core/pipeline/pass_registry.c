@@ -377,21 +377,23 @@ const shard_pass_def *shard_pass_find(const char *name, size_t len) {
   return NULL;
 }
 
-bool shard_pass_run(const char *name, shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_run(const char *name, shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   const shard_pass_def *p = shard_pass_find(name, strlen(name));
   if (!p) {
     shard_error(de, shard_no_span, "internal error: no pass named '%s'", name);
     return false;
   }
-  return p->run(m, options, de);
+  return p->run(m, options, cx);
 }
 
 bool shard_pipeline_run(shard_module *m, const shard_pipeline_step *steps, size_t n, bool verify,
-                        shard_diag_engine *de) {
+                        const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
   for (size_t i = 0; i < n; i++) {
-    if (!shard_pass_run(steps[i].pass, m, steps[i].options, de) || de->errors != before) return false;
+    if (!shard_pass_run(steps[i].pass, m, steps[i].options, cx) || de->errors != before) return false;
     if (verify && (!shard_verify_module(m, &vopts, de) || de->errors != before)) return false;
   }
   return true;

@@ -23,12 +23,12 @@ typedef struct shard_pipeline_step {
 
 /* Runs the named pass over the module. A name the registry does not know is
  * a bug of the caller: reported as an error, false. */
-bool shard_pass_run(const char *name, shard_module *m, const char *options, shard_diag_engine *de);
+bool shard_pass_run(const char *name, shard_module *m, const char *options, const shard_pass_context *cx);
 
 /* Runs the steps in order, verifying the module after each when `verify`
  * (as mlir-opt does after every pass); stops at the first step that fails
  * or reports an error. */
 bool shard_pipeline_run(shard_module *m, const shard_pipeline_step *steps, size_t n, bool verify,
-                        shard_diag_engine *de);
+                        const shard_pass_context *cx);
 
 #endif

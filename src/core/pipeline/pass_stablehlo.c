@@ -54,7 +54,8 @@ static void S_inline_call(shard_arena *a, shard_op *call, const shard_op *fn) {
   shard_op_erase(call);
 }
 
-bool shard_pass_inline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_inline(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   if (!m->top) return true;
   long inlined = 0;
@@ -82,7 +83,7 @@ bool shard_pass_inline(shard_module *m, const char *options, shard_diag_engine *
     }
     SHARD_VEC_FREE(calls);
   }
-  return shard_pass_symbol_dce(m, NULL, de);
+  return shard_pass_symbol_dce(m, NULL, cx);
 }
 
 static bool S_collect_composites(shard_op *op, void *ctx) {
@@ -90,7 +91,8 @@ static bool S_collect_composites(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   if (!m->top) return true;
   op_vec ops = {0};
@@ -121,9 +123,9 @@ bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options,
   return ok;
 }
 
-bool shard_pass_keep_chlo(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_keep_chlo(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)m;
   (void)options;
-  (void)de;
+  (void)cx;
   return true;
 }

@@ -77,6 +77,7 @@ typedef SHARD_VEC(shard_op *) op_vec;
 /* ---- the recorder -------------------------------------------------------------------- */
 
 struct shard_debug_origins {
+  const shard_rule_provider *extra_rules; /* rules for ops the registry does not know */
   shard_module *m;
   bool origins, edges;
   int64_t step; /* number of the next step */
@@ -267,12 +268,14 @@ static bool S_max_step(shard_op *op, void *ctx) {
   return true;
 }
 
-shard_debug_origins *shard_debug_origins_begin(shard_module *m, bool origins, bool edges) {
+shard_debug_origins *shard_debug_origins_begin(shard_module *m, bool origins, bool edges,
+                                              const shard_rule_provider *extra_rules) {
   if (!origins && !edges) return NULL;
   shard_debug_origins *d = shard_xcalloc(1, sizeof *d);
   d->m = m;
   d->origins = origins;
   d->edges = edges;
+  d->extra_rules = extra_rules;
   int64_t max = -1;
   shard_walk(m->top, S_max_step, &max);
   d->step = max + 1;
@@ -473,7 +476,7 @@ void shard_debug_origins_watch(shard_debug_origins *d, shard_op *op, void (*chan
     return;
   }
   shard_arena *scratch = shard_arena_new();
-  const shard_op_sharding_rule *rule = shard_rule_for_op(scratch, op, false);
+  const shard_op_sharding_rule *rule = shard_rule_for_op(scratch, op, false, d->extra_rules);
   uint32_t n = op->num_operands + op->num_results;
   shard_value **values = SHARD_NEW_ARRAY(scratch, shard_value *, n ? n : 1);
   for (uint32_t i = 0; i < op->num_operands; i++) values[i] = S_shardable(op->operands[i].value);

@@ -70,6 +70,7 @@ struct shard_explain {
   SHARD_VEC(finding) conflicts;
   SHARD_VEC(finding) barriers;
   shard_arena *scratch; /* final-module projections */
+  const shard_rule_provider *extra_rules; /* rules for ops the registry does not know */
 };
 
 /* ---- targets ------------------------------------------------------------------------ */
@@ -124,9 +125,10 @@ static bool S_record_initial(shard_op *op, void *ctx) {
   return true;
 }
 
-shard_explain *shard_explain_new(shard_module *m) {
+shard_explain *shard_explain_new(shard_module *m, const shard_rule_provider *extra_rules) {
   shard_explain *x = shard_xcalloc(1, sizeof *x);
   x->m = m;
+  x->extra_rules = extra_rules;
   x->scratch = shard_arena_new();
   shard_walk(m->top, S_record_initial, x);
   return x;
@@ -462,7 +464,7 @@ static shard_value *S_tensor_value(const shard_op *op, uint32_t t) {
 static bool S_view(shard_explain *x, const shard_op *op, op_view *v) {
   memset(v, 0, sizeof *v);
   v->op = op;
-  v->rule = shard_rule_for_op(x->scratch, op, false);
+  v->rule = shard_rule_for_op(x->scratch, op, false, x->extra_rules);
   if (!v->rule) return false;
   uint32_t n = op->num_operands + op->num_results;
   if (v->rule->num_operands != op->num_operands || v->rule->num_results != op->num_results) return false;
@@ -608,7 +610,7 @@ static void S_barrier_of(shard_explain *x, const shard_op *op) {
   shard_buf_init(&unknown);
   bool is_unknown = shard_rule_unknown_message(op, &unknown);
   shard_buf_free(&unknown);
-  if (!is_unknown || shard_rule_for_op(x->scratch, op, false)) return;
+  if (!is_unknown || shard_rule_for_op(x->scratch, op, false, x->extra_rules)) return;
   shard_buf sharded, plain;
   shard_buf_init(&sharded);
   shard_buf_init(&plain);

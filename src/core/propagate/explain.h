@@ -21,12 +21,14 @@
 typedef struct shard_explain shard_explain;
 
 /* Starts explaining propagation of `m`: records the shardings as written.
- * Call before any pass runs. Free with shard_explain_free. */
-shard_explain *shard_explain_new(shard_module *m);
+ * Call before any pass runs. `extra_rules` (NULL: none) are the rules the
+ * propagation is given for ops the registry does not know. Free with
+ * shard_explain_free. */
+shard_explain *shard_explain_new(shard_module *m, const shard_rule_provider *extra_rules);
 void shard_explain_free(shard_explain *x);
 
-/* The observer to install (shard_propagation_set_default_observer) while
- * the propagation passes run. */
+/* The observer to give the propagation passes (shard_pass_context's
+ * `observer`). */
 shard_propagation_observer shard_explain_observer(shard_explain *x);
 
 /* After propagation: looks at the final module for conflicts and barriers. */

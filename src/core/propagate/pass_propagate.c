@@ -360,19 +360,24 @@ static bool S_parse_options(const char *pass, const char *options, prop_level le
 }
 
 static bool S_propagate(shard_module *m, const char *pass, const char *options, prop_level level,
-                        shard_diag_engine *de) {
+                        const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   prop_options o;
   if (!S_parse_options(pass, options, level, &o, de)) return false;
   /* Origins are those of the shardings as written, before groups align. */
-  shard_debug_origins *debug = shard_debug_origins_begin(m, o.debug_origins, o.debug_edges);
-  shard_propagation *s = shard_propagation_begin(m, o.conservative, de);
+  shard_debug_origins *debug = shard_debug_origins_begin(m, o.debug_origins, o.debug_edges, cx->rules);
+  shard_propagation *s = shard_propagation_begin(m, o.conservative, cx->rules, de);
   if (!s) {
     shard_debug_origins_end(debug);
     return false;
   }
+  /* Debug origins observe the session themselves (they record edges); the
+   * caller's observer sees it otherwise. */
   if (debug) {
     shard_propagation_observer observer = shard_debug_origins_observer(debug);
     shard_propagation_set_observer(s, &observer);
+  } else {
+    shard_propagation_set_observer(s, cx->observer);
   }
   switch (level) {
   case LEVEL_BASIC:
@@ -385,18 +390,18 @@ static bool S_propagate(shard_module *m, const char *pass, const char *options, 
   return true;
 }
 
-bool shard_pass_basic_propagate(shard_module *m, const char *options, shard_diag_engine *de) {
-  return S_propagate(m, "sdy-basic-propagate", options, LEVEL_BASIC, de);
+bool shard_pass_basic_propagate(shard_module *m, const char *options, const shard_pass_context *cx) {
+  return S_propagate(m, "sdy-basic-propagate", options, LEVEL_BASIC, cx);
 }
 
-bool shard_pass_aggressive_propagate(shard_module *m, const char *options, shard_diag_engine *de) {
-  return S_propagate(m, "sdy-aggressive-propagate", options, LEVEL_AGGRESSIVE, de);
+bool shard_pass_aggressive_propagate(shard_module *m, const char *options, const shard_pass_context *cx) {
+  return S_propagate(m, "sdy-aggressive-propagate", options, LEVEL_AGGRESSIVE, cx);
 }
 
-bool shard_pass_op_priority_propagate(shard_module *m, const char *options, shard_diag_engine *de) {
-  return S_propagate(m, "sdy-op-priority-propagate", options, LEVEL_OP_PRIORITY, de);
+bool shard_pass_op_priority_propagate(shard_module *m, const char *options, const shard_pass_context *cx) {
+  return S_propagate(m, "sdy-op-priority-propagate", options, LEVEL_OP_PRIORITY, cx);
 }
 
-bool shard_pass_user_priority_propagate(shard_module *m, const char *options, shard_diag_engine *de) {
-  return S_propagate(m, "sdy-user-priority-propagate", options, LEVEL_USER_PRIORITY, de);
+bool shard_pass_user_priority_propagate(shard_module *m, const char *options, const shard_pass_context *cx) {
+  return S_propagate(m, "sdy-user-priority-propagate", options, LEVEL_USER_PRIORITY, cx);
 }

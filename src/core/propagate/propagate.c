@@ -67,6 +67,7 @@ struct shard_propagation {
   shard_op **calls; /* func.call ops grouped by callee */
   shard_arena *memo; /* op_info.seen arrays */
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
+  const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
   /* meshes by symbol, looked up once */
   const char *mesh_names[16];
@@ -121,15 +122,6 @@ shard_module *shard_propagation_module(const shard_propagation *s) { return s->m
 void shard_propagation_set_observer(shard_propagation *s, const shard_propagation_observer *o) {
   if (o) s->observer = *o;
   else memset(&s->observer, 0, sizeof s->observer);
-}
-
-/* Sessions begun inside passes (the pipeline) can't be reached by the
- * caller, so a tool may name an observer for all of them up front. */
-static shard_propagation_observer S_default_observer;
-
-void shard_propagation_set_default_observer(const shard_propagation_observer *o) {
-  if (o) S_default_observer = *o;
-  else memset(&S_default_observer, 0, sizeof S_default_observer);
 }
 
 static op_info *S_info(shard_propagation *s, const shard_op *op) {
@@ -353,7 +345,7 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
 
 const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const shard_op *op) {
   op_info *info = S_info(s, op);
-  if (!info) return shard_rule_for_op(s->a, op, s->conservative);
+  if (!info) return shard_rule_for_op(s->a, op, s->conservative, s->extra_rules);
   if (info->rule_done) return info->rule;
   info->rule_done = true;
   shard_attr *r = S_attr(op, "sdy.sharding_rule");
@@ -1146,7 +1138,8 @@ static void S_build_index(shard_propagation *s) {
   SHARD_VEC_FREE(all);
 }
 
-shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, shard_diag_engine *de) {
+shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
+                                          shard_diag_engine *de) {
   shape_check c = {de, true};
   shard_walk(m->top, S_check_shapes, &c);
   if (!c.ok) return NULL;
@@ -1156,10 +1149,10 @@ shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, s
   s->de = de;
   s->conservative = conservative;
   s->notify = true;
-  s->observer = S_default_observer;
   s->memo = shard_arena_new();
   s->scratch = shard_arena_new();
-  s->rules = shard_rule_cache_new();
+  s->extra_rules = extra_rules;
+  s->rules = shard_rule_cache_new(extra_rules);
   op_vec groups = {0};
   shard_walk(m->top, S_collect_groups, &groups);
   S_sync_groups(s, &groups);

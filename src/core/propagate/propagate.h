@@ -17,6 +17,7 @@
 #include "propagate/factor_propagation.h"
 #include "ir/ir.h"
 #include "propagate/projection.h"
+#include "rules/rule_registry.h"
 
 typedef struct shard_propagation shard_propagation;
 
@@ -28,8 +29,10 @@ typedef shard_direction (*shard_op_direction_fn)(void *ctx, shard_propagation *s
  * a shaped type) and no tuples appear, reporting Shardy's error otherwise,
  * and aligns the shardings of sharding-group members (warning when they
  * conflict). Returns NULL after an error. `conservative` disallows sub-axes
- * and non-divisible sharding. */
-shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, shard_diag_engine *de);
+ * and non-divisible sharding; `extra_rules` (NULL: none) gives rules for ops
+ * the registry does not know and must outlive the session. */
+shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
+                                          shard_diag_engine *de);
 
 /* One run of the worklist driver with one factor strategy: func results are
  * pushed to the returned values, every op is propagated until a fixed point,
@@ -79,9 +82,6 @@ typedef struct shard_propagation_observer {
 
 /* Installs (or with NULL removes) the observer of the session's runs. */
 void shard_propagation_set_observer(shard_propagation *s, const shard_propagation_observer *o);
-/* The observer every session begun from now on starts with (NULL: none),
- * for sessions a caller can't reach (those the passes begin). Copied. */
-void shard_propagation_set_default_observer(const shard_propagation_observer *o);
 
 /* The value that carries v's sharding (Shardy's getShardableValue): a
  * data-flow edge target resolves to its edge's result; NULL when v can't

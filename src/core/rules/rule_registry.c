@@ -666,21 +666,13 @@ static const rr_entry *lookup(const char *name) {
   return NULL;
 }
 
-/* Rules declared from outside for ops the table does not know. */
-static shard_rule_provider_fn S_provider;
-static void *S_provider_ctx;
-
-void shard_rule_set_provider(shard_rule_provider_fn fn, void *ctx) {
-  S_provider = fn;
-  S_provider_ctx = ctx;
-}
-
-shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bool conservative,
+                                          const shard_rule_provider *extra) {
   if (!op || !op->name) return NULL;
   const rr_entry *e = lookup(op->name);
   if (e) return e->create ? e->create(a, op, conservative) : NULL;
-  if (S_provider) {
-    shard_op_sharding_rule *r = S_provider(S_provider_ctx, a, op);
+  if (extra && extra->fn) {
+    shard_op_sharding_rule *r = extra->fn(extra->ctx, a, op);
     if (r) return r;
   }
   if (strcmp(op->name, "stablehlo.custom_call") == 0) {
@@ -692,10 +684,11 @@ shard_op_sharding_rule *shard_rule_create(shard_arena *a, const shard_op *op, bo
   return NULL;
 }
 
-shard_op_sharding_rule *shard_rule_for_op(shard_arena *a, const shard_op *op, bool conservative) {
+shard_op_sharding_rule *shard_rule_for_op(shard_arena *a, const shard_op *op, bool conservative,
+                                          const shard_rule_provider *extra) {
   const shard_attr *r = shard_op_attr(op, "sdy.sharding_rule");
   if (r && r->kind == SHARD_ATTR_SDY_RULE) return r->u.rule;
-  return shard_rule_create(a, op, conservative);
+  return shard_rule_create(a, op, conservative, extra);
 }
 
 bool shard_rr_shared_by_equal_ops(const shard_op *op) {
@@ -717,7 +710,7 @@ static bool S_rank_beyond_rules(const shard_op *op, shard_buf *b) {
   }
   if (rank <= RR_MAX_INTS) return false;
   shard_arena *tmp = shard_arena_new();
-  bool built = shard_rule_create(tmp, op, false) != NULL;
+  bool built = shard_rule_create(tmp, op, false, NULL) != NULL;
   shard_arena_free(tmp);
   if (built) return false;
   shard_buf_printf(b, "op '%s' has a tensor of rank %u: SDY sharding rules handle at most %d dims, so the op has none",

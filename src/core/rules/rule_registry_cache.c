@@ -33,10 +33,12 @@ struct shard_rule_cache {
   cache_entry **buckets;
   uint32_t num_buckets; /* power of two */
   uint32_t num_entries;
+  const shard_rule_provider *extra;
 };
 
-shard_rule_cache *shard_rule_cache_new(void) {
+shard_rule_cache *shard_rule_cache_new(const shard_rule_provider *extra) {
   shard_rule_cache *c = shard_xcalloc(1, sizeof *c);
+  c->extra = extra;
   c->num_buckets = 256;
   c->buckets = shard_xcalloc(c->num_buckets, sizeof *c->buckets);
   return c;
@@ -172,11 +174,11 @@ static void S_insert(shard_rule_cache *c, uint64_t hash, const shard_op *op, boo
 
 shard_op_sharding_rule *shard_rule_create_cached(shard_rule_cache *c, shard_arena *a, const shard_op *op,
                                                  bool conservative) {
-  if (!c || !shard_rr_shared_by_equal_ops(op)) return shard_rule_create(a, op, conservative);
+  if (!c || !shard_rr_shared_by_equal_ops(op)) return shard_rule_create(a, op, conservative, c ? c->extra : NULL);
   uint64_t hash = S_hash(op, conservative);
   for (cache_entry *e = c->buckets[(uint32_t)hash & (c->num_buckets - 1)]; e; e = e->next)
     if (S_matches(e, hash, op, conservative)) return e->rule;
-  shard_op_sharding_rule *rule = shard_rule_create(a, op, conservative);
+  shard_op_sharding_rule *rule = shard_rule_create(a, op, conservative, c->extra);
   if (rule) S_insert(c, hash, op, conservative, rule);
   return rule;
 }

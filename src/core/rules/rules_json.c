@@ -523,11 +523,7 @@ static shard_op_sharding_rule *S_provide(void *ctx, shard_arena *a, const shard_
   return NULL;
 }
 
-void shard_rules_json_install(shard_rules_file *rf, shard_diag_engine *de) {
-  if (!rf) {
-    shard_rule_set_provider(NULL, NULL);
-    return;
-  }
+shard_rule_provider shard_rules_json_provider(shard_rules_file *rf, shard_diag_engine *de) {
   rf->de = de;
-  shard_rule_set_provider(S_provide, rf);
+  return (shard_rule_provider){S_provide, rf};
 }

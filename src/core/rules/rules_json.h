@@ -17,6 +17,7 @@
 #define SHARD_RULES_JSON_H
 
 #include "support/diag.h"
+#include "rules/rule_registry.h"
 
 typedef struct shard_rules_file shard_rules_file;
 
@@ -25,10 +26,11 @@ typedef struct shard_rules_file shard_rules_file;
  * the result with shard_rules_json_free. */
 shard_rules_file *shard_rules_json_parse(const shard_source *src, shard_diag_engine *de);
 
-/* Makes the registry consult `rf` for ops it does not know (NULL stops
- * that). An op a rule does not fit (operand count, rank, sizes) gets an
- * error through `de` and stays without a rule. */
-void shard_rules_json_install(shard_rules_file *rf, shard_diag_engine *de);
+/* The provider of `rf`'s rules, for the registry to consult on ops it does
+ * not know (shard_rule_create's `extra`, a pass context's `rules`); valid
+ * while rf lives. An op a rule does not fit (operand count, rank, sizes)
+ * gets an error through `de` and stays without a rule. */
+shard_rule_provider shard_rules_json_provider(shard_rules_file *rf, shard_diag_engine *de);
 
 void shard_rules_json_free(shard_rules_file *rf);
 

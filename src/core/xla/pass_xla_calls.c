@@ -40,7 +40,8 @@ static bool S_count_calls(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
   SHARD_VEC(shard_op *) calls = {0};

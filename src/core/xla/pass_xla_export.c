@@ -117,9 +117,8 @@ static shard_op *S_replace_by_custom_call(shard_module *m, shard_op *op, const c
   return cc;
 }
 
-bool shard_pass_xla_round_trip_export_ops(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_export_ops(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
-  (void)de;
   shard_arena *a = m->arena;
   static const char *const names[] = {"sdy.constant", "sdy.sharding_constraint", "sdy.reshard",
                                       "sdy.sharding_group", NULL};
@@ -170,9 +169,8 @@ static void S_post_order_manual(shard_op *op, collect *c) {
   if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(c->ops, op);
 }
 
-bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
-  (void)de;
   shard_arena *a = m->arena;
   collect c = {NULL, {0}};
   S_post_order_manual(m->top, &c);
@@ -336,13 +334,14 @@ static void S_export_func(export_ctx *cx, shard_op *func) {
 }
 
 bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *options,
-                                                   shard_diag_engine *de) {
+                                                   const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
-  export_ctx cx = {m, de, true};
+  export_ctx ec = {m, de, true};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
-    if (S_is(op, "func.func")) S_export_func(&cx, op);
+    if (S_is(op, "func.func")) S_export_func(&ec, op);
   /* the meshes, last: the shardings above were converted on them */
   shard_buf text = {0};
   uint32_t n = 0;
@@ -360,24 +359,25 @@ bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *
                               shard_xla_escape(a, shard_arena_strndup(a, text.data, text.len)));
   }
   shard_buf_free(&text);
-  return cx.ok;
+  return ec.ok;
 }
 
 /* ---- pipelines ------------------------------------------------------------------- */
 
-static bool S_run(shard_module *m, const char *const *passes, shard_diag_engine *de) {
+static bool S_run(shard_module *m, const char *const *passes, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   unsigned before = de->errors;
   for (const char *const *p = passes; *p; p++)
-    if (!shard_pass_run(*p, m, NULL, de) || de->errors != before) return false;
+    if (!shard_pass_run(*p, m, NULL, cx) || de->errors != before) return false;
   return true;
 }
 
-bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
   static const char *const passes[] = {"xla-sdy-round-trip-export-ops",
                                        "xla-sdy-round-trip-shard-map-export",
                                        "xla-sdy-round-trip-export-shardy-attrs", NULL};
-  return S_run(m, passes, de);
+  return S_run(m, passes, cx);
 }
 
 static bool S_inside(const shard_op *op, const shard_op *anc) {
@@ -471,26 +471,26 @@ static void S_drop_unreachable_funcs(shard_module *m) {
   SHARD_VEC_FREE(reached);
 }
 
-bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
   static const char *const exp[] = {"xla-sdy-round-trip-export-pipeline", NULL};
   static const char *const imp[] = {"xla-sdy-round-trip-import-pipeline", NULL};
-  if (!S_run(m, exp, de)) return false;
+  if (!S_run(m, exp, cx)) return false;
   /* XLA converts the module to HLO and back here; of that trip, what the
    * module shows afterwards is the constants sunk into control flow and the
    * funcs the entry does not reach dropped */
   S_sink_constants(m);
   S_drop_unreachable_funcs(m);
-  return S_run(m, imp, de);
+  return S_run(m, imp, cx);
 }
 
 /* ---- named computations ------------------------------------------------------------ */
 
-bool shard_pass_xla_export_named_computations(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_export_named_computations(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   SHARD_VEC(shard_op *) before = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next) SHARD_VEC_PUSH(before, op);
-  bool ok = shard_pass_export_named_computations(m, options, de);
+  bool ok = shard_pass_export_named_computations(m, options, cx);
   static const char *const names[] = {"func.call", NULL};
   collect c = {names, {0}};
   if (ok) shard_walk(m->top, S_collect, &c);

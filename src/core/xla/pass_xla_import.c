@@ -164,7 +164,8 @@ static bool S_import_func(shard_module *m, shard_op *func, shard_diag_engine *de
 }
 
 bool shard_pass_xla_round_trip_import_shardy_attrs(shard_module *m, const char *options,
-                                                   shard_diag_engine *de) {
+                                                   const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   if (!S_import_meshes(m, de)) return false;
   shard_block *b = S_module_block(m);
@@ -206,7 +207,8 @@ static shard_tensor_sharding *S_open_unspecified(shard_arena *a, const shard_op 
   return c;
 }
 
-bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
   op_list l = {{0}};
@@ -263,9 +265,8 @@ static bool S_collect_constants(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_xla_import_constants(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_import_constants(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
-  (void)de;
   op_list l = {{0}};
   shard_walk(m->top, S_collect_constants, &l);
   for (uint32_t i = 0; i < l.ops.len; i++) {
@@ -324,9 +325,8 @@ static bool S_collect_whiles(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *options,
-                                                  shard_diag_engine *de) {
+                                                  const shard_pass_context *cx) {
   (void)options;
-  (void)de;
   shard_arena *a = m->arena;
   op_list l = {{0}};
   shard_walk(m->top, S_collect_whiles, &l);
@@ -413,7 +413,8 @@ static shard_attr *S_call_attr(shard_module *m, shard_op *call, const char *key,
   return a;
 }
 
-bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
   op_list l = {{0}};
@@ -501,7 +502,8 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
 
 /* ---- the import pipeline --------------------------------------------------------- */
 
-static bool S_import_pipeline(shard_module *m, bool constants, shard_diag_engine *de) {
+static bool S_import_pipeline(shard_module *m, bool constants, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   const shard_pipeline_step steps[] = {
       {"symbol-dce", NULL},
       {"xla-sdy-prepare-callbacks", NULL},
@@ -516,23 +518,23 @@ static bool S_import_pipeline(shard_module *m, bool constants, shard_diag_engine
   unsigned before = de->errors;
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
     if (!steps[i].pass) continue;
-    if (!shard_pass_run(steps[i].pass, m, steps[i].options, de) || de->errors != before) return false;
+    if (!shard_pass_run(steps[i].pass, m, steps[i].options, cx) || de->errors != before) return false;
   }
   return true;
 }
 
-bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool constants = true;
   shard_pass_option_bool(options, "enable-constant-import", &constants);
-  return S_import_pipeline(m, constants, de);
+  return S_import_pipeline(m, constants, cx);
 }
 
 /* The pipeline's name before XLA gave it the xla- prefix, which did not
  * import constants. */
-bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool constants = false;
   shard_pass_option_bool(options, "enable-constant-import", &constants);
-  return S_import_pipeline(m, constants, de);
+  return S_import_pipeline(m, constants, cx);
 }
 
 /* ---- Python callbacks ---------------------------------------------------------- */
@@ -547,9 +549,8 @@ static bool S_collect_callbacks(shard_op *op, void *ctx) {
  * Python callbacks without results (no results, or an unused empty tuple):
  * they get one result of their first operand's type and layout, so that XLA
  * keeps them and their sharding. */
-bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
-  (void)de;
   shard_arena *a = m->arena;
   op_list l = {{0}};
   shard_walk(m->top, S_collect_callbacks, &l);

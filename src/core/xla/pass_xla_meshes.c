@@ -233,7 +233,8 @@ static bool S_dedup_manual_axes(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   if (!m->top->num_regions || !m->top->regions[0].first) return true;
   shard_block *b = m->top->regions[0].first;
@@ -317,8 +318,8 @@ static bool S_drop_size_one_manual(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_xla_round_trip_remove_size_one_axes(shard_module *m, const char *options,
-                                                     shard_diag_engine *de) {
-  if (!shard_pass_remove_size_one_axes(m, options, de)) return false;
+                                                     const shard_pass_context *cx) {
+  if (!shard_pass_remove_size_one_axes(m, options, cx)) return false;
   shard_walk(m->top, S_drop_size_one_manual, m);
   return true;
 }

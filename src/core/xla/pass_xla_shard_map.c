@@ -124,7 +124,8 @@ static void S_erase_if_unused(shard_op *op) {
 }
 
 bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const char *options,
-                                                          shard_diag_engine *de) {
+                                                          const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
   SHARD_VEC(shard_op *) calls = {0};

@@ -357,7 +357,8 @@ static bool S_rest_op(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
   unsigned before = de->errors;
@@ -365,7 +366,7 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
    * then the remaining shardings */
   S_export_ops(m);
   S_export_manual(m, de);
-  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, de) || de->errors != before) return false;
+  if (!shard_pass_run("xla-sdy-export-named-computations", m, NULL, cx) || de->errors != before) return false;
   S_export_callbacks(m);
   rest_walk w = {m, de};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
@@ -397,7 +398,8 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
 
 /* -xla-sdy-stablehlo-round-trip-shard-map-export: the manual computation
  * step of the export pipeline alone. */
-bool shard_pass_xla_stablehlo_shard_map_export(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_stablehlo_shard_map_export(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   unsigned before = de->errors;
   S_export_manual(m, de);

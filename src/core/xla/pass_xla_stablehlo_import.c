@@ -292,7 +292,8 @@ static int S_cmp_i64(const void *x, const void *y) {
   return (a > b) - (a < b);
 }
 
-bool shard_pass_xla_import_shardings(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_import_shardings(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   import_state st = {.m = m, .de = de};
   if (!S_funcs(&st, true)) return false;
@@ -436,7 +437,8 @@ static void S_flatten_tuples(shard_module *m) {
 /* -xla-sdy-stablehlo-import-pipeline: a StableHLO module with GSPMD's
  * mhlo.sharding into sdy (XLA's addStablehloImportPipeline, less its
  * StableHLO clean-ups but with the tuple flattening of custom calls). */
-bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, shard_diag_engine *de) {
+bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_diag_engine *de = cx->de;
   (void)options;
   static const char *const passes[] = {"symbol-dce", "xla-sdy-import-constants", "xla-sdy-import-shardings",
                                        "xla-stablehlo-round-trip-shard-map-import",
@@ -445,6 +447,6 @@ bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *optio
   unsigned before = de->errors;
   S_flatten_tuples(m);
   for (const char *const *p = passes; *p; p++)
-    if (!shard_pass_run(*p, m, NULL, de) || de->errors != before) return false;
+    if (!shard_pass_run(*p, m, NULL, cx) || de->errors != before) return false;
   return true;
 }

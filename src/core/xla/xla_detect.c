@@ -40,5 +40,5 @@ bool shard_xla_import_if_round_trip(shard_module *m, shard_diag_engine *de) {
              "imported first, as by shard opt -xla-sdy-round-trip-import-pipeline",
              m->src && m->src->name ? m->src->name : "the module");
   unsigned before = de->errors;
-  return shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, de) && de->errors == before;
+  return shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, SHARD_PASS_CONTEXT(de)) && de->errors == before;
 }
