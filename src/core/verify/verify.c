@@ -191,6 +191,13 @@ const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n
   return S_take(cx, &b);
 }
 
+const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a) {
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_attr_print(&b, a);
+  return S_take(cx, &b);
+}
+
 /* ---- small IR helpers --------------------------------------------------- */
 
 const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {

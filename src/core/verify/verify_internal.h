@@ -69,6 +69,7 @@ const char *shard_verify_mesh_str(vf_ctx *cx, const shard_mesh *m);             
 const char *shard_verify_sharding_str(vf_ctx *cx, const shard_tensor_sharding *s);     /* #sdy.sharding<...> */
 const char *shard_verify_type_str(const shard_type *t);                                /* text or <<NULL TYPE>> */
 const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n);     /* 'a', 'b' */
+const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a);                    /* as printed */
 
 /* Meshes and values. */
 /* The op defining symbol `name` in the top module, or NULL. */

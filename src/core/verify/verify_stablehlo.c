@@ -1704,7 +1704,33 @@ static bool S_custom_call_layouts(S_op *s, const shard_attr *layouts, bool resul
   return true;
 }
 
+/* api_version is one of StableHLO's CustomCallApiVersion cases; the typed
+ * FFI takes its backend_config as a dictionary, the others as a string. */
+static bool S_custom_call_config(S_op *s) {
+  static const char *const versions[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
+                                         "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED",
+                                         "API_VERSION_TYPED_FFI"};
+  const int64_t typed_ffi = 4, num_versions = sizeof versions / sizeof *versions;
+  int64_t version = 1;
+  const shard_attr *v = shard_verify_attr(s->op, "api_version");
+  if (v && (v->kind != SHARD_ATTR_INT || v->u.integer.value < 0 || v->u.integer.value >= num_versions))
+    return shard_verify_fail(&s->with,
+                             "attribute 'api_version' failed to satisfy constraint: allowed 32-bit signless integer "
+                             "cases: 0, 1, 2, 3, 4");
+  if (v) version = v->u.integer.value;
+  const shard_attr *config = shard_verify_attr(s->op, "backend_config");
+  if (!config) return true;
+  if (version == typed_ffi && config->kind != SHARD_ATTR_DICT)
+    return shard_verify_fail(&s->with, "backend_config for api_version %s must be a dictionary attribute.",
+                             versions[version]);
+  if (version != typed_ffi && config->kind != SHARD_ATTR_STRING)
+    return shard_verify_fail(&s->with, "backend_config for api_version %s must be a string attribute.",
+                             versions[version]);
+  return true;
+}
+
 static bool S_custom_call(S_op *s) {
+  if (!S_custom_call_config(s)) return false;
   const shard_attr *ol = shard_verify_attr(s->op, "operand_layouts"), *rl = shard_verify_attr(s->op, "result_layouts");
   if (!ol && !rl) return true;
   if (!ol || !rl)
@@ -1714,6 +1740,129 @@ static bool S_custom_call(S_op *s) {
     if (s->op->results[i].type && s->op->results[i].type->kind == SHARD_TYPE_TUPLE) return true; /* flattened: not modelled */
   return S_custom_call_layouts(s, ol, false) && S_custom_call_layouts(s, rl, true);
 }
+
+/* ---- rng, the dynamic ops, infeed and recv -------------------------------- */
+
+static bool S_is_token(const shard_type *t) {
+  return t && t->kind == SHARD_TYPE_OTHER && t->text &&
+         (strcmp(t->text, "!stablehlo.token") == 0 || strcmp(t->text, "!mhlo.token") == 0);
+}
+
+/* The integers of a 1-D shape operand written as a stablehlo.constant; false
+ * when the operand is computed (nothing to compare statically). */
+static bool S_constant_shape(const shard_op *op, uint32_t i, shard_i64s *out) {
+  const shard_value *v = i < op->num_operands ? op->operands[i].value : NULL;
+  const shard_op *def = v ? v->def : NULL;
+  if (!def || strcmp(def->name, "stablehlo.constant") != 0) return false;
+  const shard_attr *value = shard_verify_attr(def, "value");
+  return value && shard_attr_i64_list(value, out);
+}
+
+/* isCompatibleForHloTypeInference of a shape operand and a result type: a
+ * constant shape must give the result's rank and its static sizes. */
+static bool S_shape_operand_fits(const shard_op *op, uint32_t i, const shard_type *result) {
+  shard_i64s v;
+  if (!S_ranked(result) || !S_constant_shape(op, i, &v)) return true;
+  if (v.n != result->rank) return false;
+  for (uint32_t k = 0; k < v.n; k++)
+    if (!S_dims_compatible(v.v[k], result->dims[k])) return false;
+  return true;
+}
+
+/* The number of elements of a 1-D operand's type, -1 when not static. */
+static int64_t S_length(const shard_type *t) {
+  return S_ranked(t) && t->rank == 1 && !S_dynamic(t->dims[0]) ? t->dims[0] : -1;
+}
+
+/* rng (inferRngOp): mu and sigma of NORMAL are floats; a constant shape
+ * fixes the result's dims, b fixes its element type. */
+static bool S_rng(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *a = S_operand_type(op, 0), *b = S_operand_type(op, 1), *r = S_result_type(op, 0);
+  if (shard_attr_enum(shard_verify_attr(op, "rng_distribution"), SHARD_SHLO_RNG_DISTRIBUTION) == 1 &&
+      (!S_is_float(S_elem(a)) || !S_is_float(S_elem(b))))
+    return S_infer_fail(s, "mu and sigma must be floats");
+  shard_i64s dims;
+  if (!S_ranked(r) || !S_elem(b) || !S_constant_shape(op, 2, &dims)) return true;
+  return S_check_inferred_tensor(s, (uint32_t)dims.n, dims.v, S_elem(b));
+}
+
+static bool S_dynamic_pad(S_op *s) {
+  const shard_op *op = s->op;
+  const shard_type *in = S_operand_type(op, 0), *pad = S_operand_type(op, 1), *r = S_result_type(op, 0);
+  if (!S_ranked(in)) return true;
+  if (S_ranked(pad) && pad->rank != 0) return shard_verify_fail(&s->at, "padding value type should be a rank-0");
+  static const char *const names[] = {"edge_padding_low", "edge_padding_high", "edge_padding_interior"};
+  for (uint32_t i = 0; i < 3; i++) {
+    int64_t n = S_length(S_operand_type(op, 2 + i));
+    if (n >= 0 && n != (int64_t)in->rank)
+      return shard_verify_fail(&s->at, "%s length(%" PRId64 ") must match operand rank(%u).", names[i], n, in->rank);
+  }
+  if (S_ranked(r) && r->rank != in->rank)
+    return shard_verify_fail(&s->at, "operand rank(%u) must match result(%u).", in->rank, r->rank);
+  return true;
+}
+
+static bool S_dynamic_reshape(S_op *s) {
+  const shard_type *shape = S_operand_type(s->op, 1), *r = S_result_type(s->op, 0);
+  int64_t n = S_length(shape);
+  if (S_ranked(r) && n >= 0 && n != (int64_t)r->rank)
+    return shard_verify_fail(&s->at, "output should have a rank equal to the number of elements in output_shape");
+  if (!S_shape_operand_fits(s->op, 1, r))
+    return shard_verify_fail(&s->at, "output_shape is incompatible with return type of operation %s", S_ty(s, r));
+  return true;
+}
+
+static bool S_real_dynamic_slice(S_op *s) {
+  const shard_type *in = S_operand_type(s->op, 0);
+  if (!S_ranked(in)) return true;
+  static const char *const names[] = {"start_indices", "limit_indices", "strides"};
+  for (uint32_t i = 0; i < 3; i++) {
+    int64_t n = S_length(S_operand_type(s->op, 1 + i));
+    if (n >= 0 && n != (int64_t)in->rank)
+      return shard_verify_fail(&s->at, "has mismatched number of operand rank (%u) and %s size (%" PRId64 ")", in->rank,
+                               names[i], n);
+  }
+  return true;
+}
+
+/* infeed and recv (verifyInfeedOp, verifyRecvOp): the results end with a
+ * token; infeed's layout has one entry per other result. */
+static bool S_results_end_with_token(S_op *s) {
+  uint32_t n = s->op->num_results;
+  if (n == 0) return shard_verify_fail(&s->at, "result is expected to be at least of size 1, but got 0");
+  const shard_type *last = S_result_type(s->op, n - 1);
+  if (!S_is_token(last))
+    return shard_verify_fail(&s->at, "last element of result types is expected to be of token type, but got %s",
+                             S_ty(s, last));
+  return true;
+}
+
+static bool S_infeed(S_op *s) {
+  if (!S_results_end_with_token(s)) return false;
+  const shard_attr *layout = shard_verify_attr(s->op, "layout");
+  if (!layout) return true;
+  if (layout->kind != SHARD_ATTR_ARRAY)
+    return shard_verify_fail(&s->at, "layout-attribute expected to be of array-type.");
+  if (layout->u.array.num != s->op->num_results - 1)
+    return shard_verify_fail(&s->at,
+                             "layout-attribute size must be %u (which is the number of op-results - 1 (for token "
+                             "result)), but got %u",
+                             s->op->num_results - 1, layout->u.array.num);
+  for (uint32_t i = 0; i < layout->u.array.num; i++) {
+    const shard_attr *child = layout->u.array.elems[i];
+    if (child->kind != SHARD_ATTR_ARRAY)
+      return shard_verify_fail(&s->at, "layout-attribute expected to have elements of type array, but got %s",
+                               shard_verify_attr_str(s->cx, child));
+    for (uint32_t k = 0; k < child->u.array.num; k++)
+      if (child->u.array.elems[k]->kind != SHARD_ATTR_INT)
+        return shard_verify_fail(&s->at, "layout-attribute's leaf elements are expected to be of type integer, but got %s",
+                                 shard_verify_attr_str(s->cx, child->u.array.elems[k]));
+  }
+  return true;
+}
+
+static bool S_recv(S_op *s) { return S_results_end_with_token(s); }
 
 /* ---- dense literals ------------------------------------------------------ */
 
@@ -1807,6 +1956,8 @@ static const S_check K_checks[] = {
     {"stablehlo.dot_general", S_dot_general},
     {"stablehlo.dynamic_broadcast_in_dim", S_dynamic_broadcast_in_dim},
     {"stablehlo.dynamic_iota", S_dynamic_iota},
+    {"stablehlo.dynamic_pad", S_dynamic_pad},
+    {"stablehlo.dynamic_reshape", S_dynamic_reshape},
     {"stablehlo.dynamic_slice", S_dynamic_slice},
     {"stablehlo.dynamic_update_slice", S_dynamic_update_slice},
     {"stablehlo.fft", S_fft},
@@ -1814,15 +1965,19 @@ static const S_check K_checks[] = {
     {"stablehlo.get_dimension_size", S_get_dimension_size},
     {"stablehlo.get_tuple_element", S_get_tuple_element},
     {"stablehlo.if", S_conditional},
+    {"stablehlo.infeed", S_infeed},
     {"stablehlo.iota", S_iota},
     {"stablehlo.map", S_map},
     {"stablehlo.pad", S_pad},
+    {"stablehlo.real_dynamic_slice", S_real_dynamic_slice},
+    {"stablehlo.recv", S_recv},
     {"stablehlo.reduce", S_reduce},
     {"stablehlo.reduce_precision", S_reduce_precision},
     {"stablehlo.reduce_scatter", S_reduce_scatter},
     {"stablehlo.reduce_window", S_reduce_window},
     {"stablehlo.reshape", S_reshape},
     {"stablehlo.reverse", S_reverse},
+    {"stablehlo.rng", S_rng},
     {"stablehlo.rng_bit_generator", S_rng_bit_generator},
     {"stablehlo.scatter", S_scatter},
     {"stablehlo.select", S_select},
