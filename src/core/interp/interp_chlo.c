@@ -23,12 +23,6 @@
 #include "interp/interp_internal.h"
 #include "ir/ops_chlo.h"
 
-/* glibc defines C11's CMPLX only for GCC >= 4.7; clang (which reports GCC
- * 4.2) has the same builtin. */
-#ifndef CMPLX
-#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
-#endif
-
 /* ---- special functions (double) ------------------------------------------- */
 
 static const double S_PI = 3.14159265358979323846264338327950288;

@@ -4,11 +4,18 @@
 #ifndef SHARD_INTERP_INTERNAL_H
 #define SHARD_INTERP_INTERNAL_H
 
+#include <complex.h>
 #include <pthread.h>
 
 #include "ir/clone.h"
 #include "interp/interp.h"
 #include "support/ptrmap.h"
+
+/* glibc defines C11's CMPLX only for GCC >= 4.7; clang (which reports GCC
+ * 4.2) has the same builtin. Every file of the interpreter gets it here. */
+#ifndef CMPLX
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 
 /* Per-dim scratch of an op's executor, zeroed, in the process's arena (which
  * holds its tensors, so it lives as long as they do): sized by the ranks at
