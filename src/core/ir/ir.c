@@ -207,6 +207,12 @@ void shard_op_insert_after(shard_op *pos, shard_op *op) {
   pos->next = op;
 }
 
+void shard_op_insert_after_value(shard_value *v, shard_op *op) {
+  if (v->def) shard_op_insert_after(v->def, op);
+  else if (v->block->first) shard_op_insert_before(v->block->first, op);
+  else shard_block_append(v->block, op);
+}
+
 static bool S_drop_uses(shard_op *op, void *ctx) {
   (void)ctx;
   for (uint32_t i = 0; i < op->num_operands; i++) shard_operand_set(&op->operands[i], NULL);

@@ -134,6 +134,9 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
 void shard_block_append(shard_block *b, shard_op *op);
 void shard_op_insert_before(shard_op *pos, shard_op *op);
 void shard_op_insert_after(shard_op *pos, shard_op *op);
+/* Inserts op right after the definition of v: after its defining op, or at
+ * the start of its block when v is a block argument. */
+void shard_op_insert_after_value(shard_value *v, shard_op *op);
 /* Takes op out of its block (if any), keeping its operands and the uses of
  * its results, to insert it elsewhere. */
 void shard_op_unlink(shard_op *op);
