@@ -172,6 +172,9 @@ static inline bool shard_op_is(const shard_op *op, shard_op_name *k) {
 /* Walks ops in pre-order (an op before the ops in its regions). Return false from fn to stop. */
 typedef bool (*shard_walk_fn)(shard_op *op, void *ctx);
 bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx);
+/* Walks ops in post-order (the ops in an op's regions before the op), as
+ * MLIR's Operation::walk does by default. */
+bool shard_walk_post(shard_op *root, shard_walk_fn fn, void *ctx);
 
 /* Symbols: sdy.mesh and func.func ops directly inside the top module. The
  * first op of that name, as a scan of the top module finds it; an index makes
