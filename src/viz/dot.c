@@ -48,6 +48,16 @@ static Agnode_t *table_node(Agraph_t *g, const char *name, const char *label) {
   return n;
 }
 
+/* Closes the HTML table t, makes it the label of node `name`, and frees t
+ * and the scratch buffer l the table was built with. */
+static Agnode_t *table_close(Agraph_t *g, const char *name, shard_buf *t, shard_buf *l) {
+  shard_buf_puts(t, "</TABLE>");
+  Agnode_t *n = table_node(g, name, shard_buf_str(t));
+  shard_buf_free(t);
+  shard_buf_free(l);
+  return n;
+}
+
 static void invisible_edge(Agraph_t *g, Agnode_t *a, Agnode_t *b) {
   Agedge_t *e = agedge(g, a, b, NULL, 1);
   agsafeset(e, (char *)"style", (char *)"invis", (char *)"");
@@ -105,11 +115,7 @@ static Agnode_t *tensor_page(Agraph_t *g, const char *name, const shard_viz_grid
     }
     shard_buf_puts(&t, "</TR>");
   }
-  shard_buf_puts(&t, "</TABLE>");
-  Agnode_t *n = table_node(g, name, shard_buf_str(&t));
-  shard_buf_free(&t);
-  shard_buf_free(&l);
-  return n;
+  return table_close(g, name, &t, &l);
 }
 
 /* The mesh grid; with a placement, cells are coloured by the block they hold. */
@@ -158,11 +164,7 @@ static Agnode_t *mesh_table(Agraph_t *g, const char *name, const shard_mesh *m,
     }
     shard_buf_puts(&t, "</TR>");
   }
-  shard_buf_puts(&t, "</TABLE>");
-  Agnode_t *n = table_node(g, name, shard_buf_str(&t));
-  shard_buf_free(&t);
-  shard_buf_free(&l);
-  return n;
+  return table_close(g, name, &t, &l);
 }
 
 /* Refusing to map names makes cgraph keep them in its internal map under

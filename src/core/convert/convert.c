@@ -275,6 +275,19 @@ bool shard_pylex_expect(shard_pylex *lx, const char *text) {
   return shard_pylex_error(lx, &t, "expected '%s'", text);
 }
 
+bool shard_pylex_list(shard_pylex *lx, const char *close, shard_pylex_elem_fn elem, void *ctx) {
+  while (!shard_pylex_accept(lx, close)) {
+    if (!elem(lx, ctx)) return false;
+    if (!shard_pylex_accept(lx, ",")) return shard_pylex_expect(lx, close);
+  }
+  return true;
+}
+
+bool shard_pylex_end(shard_pylex *lx, const char *what) {
+  shard_pytok t = shard_pylex_peek(lx);
+  return t.kind == SHARD_PYTOK_EOF || shard_pylex_error(lx, &t, "unexpected text after %s", what);
+}
+
 const char *shard_pylex_text(shard_pylex *lx, const shard_pytok *t) {
   return shard_arena_strndup(lx->cx->arena, lx->src->text + t->off, t->len);
 }
@@ -284,6 +297,17 @@ const char *shard_pylex_text(shard_pylex *lx, const shard_pytok *t) {
 static bool mesh_error(shard_conv_ctx *cx, const shard_source *src, uint32_t off, const char *msg) {
   shard_span sp = {src, off, 1};
   shard_error(cx->de, sp, "%s", msg);
+  return false;
+}
+
+/* After a list element: skips spaces, then steps past a ',' and says whether
+ * there was one (another element follows). */
+static bool list_comma(const char *t, uint32_t len, uint32_t *i) {
+  while (*i < len && is_space(t[*i])) (*i)++;
+  if (*i < len && t[*i] == ',') {
+    (*i)++;
+    return true;
+  }
   return false;
 }
 
@@ -318,12 +342,7 @@ static bool parse_device_ids(shard_conv_ctx *cx, const shard_source *src, uint32
       x = x * 10 + (t[i++] - '0');
     }
     SHARD_VEC_PUSH(v, x);
-    while (i < len && is_space(t[i])) i++;
-    if (i < len && t[i] == ',') {
-      i++;
-      continue;
-    }
-    break;
+    if (!list_comma(t, len, &i)) break;
   }
   if (i >= len || t[i] != ']') {
     SHARD_VEC_FREE(v);
@@ -408,12 +427,7 @@ static shard_mesh *parse_simple_mesh(shard_conv_ctx *cx, const shard_source *src
         return NULL;
       }
     SHARD_VEC_PUSH(axes, ax);
-    while (i < len && is_space(t[i])) i++;
-    if (i < len && t[i] == ',') {
-      i++;
-      continue;
-    }
-    break;
+    if (!list_comma(t, len, &i)) break;
   }
   if (dict) {
     while (i < len && is_space(t[i])) i++;

@@ -232,6 +232,14 @@ bool shard_pylex_error(shard_pylex *lx, const shard_pytok *t, const char *fmt, .
     __attribute__((format(printf, 3, 4)));
 /* Arena copy of a token's text. */
 const char *shard_pylex_text(shard_pylex *lx, const shard_pytok *t);
+/* The rest of a bracketed list after its opening bracket:
+ * (elem (',' elem)*)? ','? close. elem reads one element (false after an
+ * error). */
+typedef bool (*shard_pylex_elem_fn)(shard_pylex *lx, void *ctx);
+bool shard_pylex_list(shard_pylex *lx, const char *close, shard_pylex_elem_fn elem, void *ctx);
+/* True at the end of the input, else the error "unexpected text after
+ * WHAT" at the next token. */
+bool shard_pylex_end(shard_pylex *lx, const char *what);
 
 /* ---- device maps ------------------------------------------------------------ */
 
@@ -404,6 +412,7 @@ typedef struct shard_mesh_dim_placement {
   const char *op; /* PARTIAL: sum, max, min, avg or product */
   shard_span at;  /* for errors */
 } shard_mesh_dim_placement;
+typedef SHARD_VEC(shard_mesh_dim_placement) shard_mesh_dim_placements;
 
 /* "sum" etc. as the static string shard_conv_from_mesh_dims expects; NULL if unknown. */
 const char *shard_mesh_dim_op(const char *name);

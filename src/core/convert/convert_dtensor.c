@@ -104,6 +104,15 @@ static bool parse_placement(shard_pylex *lx, placement *pl) {
   return shard_pylex_error(lx, &t, "expected a placement: Shard(d), Replicate(), Partial() or _StridedShard(d, split_factor=n)");
 }
 
+typedef SHARD_VEC(placement) placement_vec;
+
+static bool push_placement(shard_pylex *lx, void *ctx) {
+  placement pl;
+  if (!parse_placement(lx, &pl)) return false;
+  SHARD_VEC_PUSH(*(placement_vec *)ctx, pl);
+  return true;
+}
+
 /* placements ::= ('[' | '(') (placement (',' placement)*)? ','? (']' | ')') */
 shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src) {
   shard_pylex lx;
@@ -119,21 +128,8 @@ shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src) {
     shard_pylex_error(&lx, &open, "DTensor placements follow the mesh dimensions: pass the mesh with --mesh");
     return NULL;
   }
-  SHARD_VEC(placement) pls = {0};
-  bool ok = true;
-  while (ok && !shard_pylex_accept(&lx, close)) {
-    placement pl;
-    ok = parse_placement(&lx, &pl);
-    if (ok) SHARD_VEC_PUSH(pls, pl);
-    if (ok && !shard_pylex_accept(&lx, ",")) {
-      ok = shard_pylex_expect(&lx, close);
-      break;
-    }
-  }
-  if (ok) {
-    shard_pytok t = shard_pylex_peek(&lx);
-    if (t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(&lx, &t, "unexpected text after the placements");
-  }
+  placement_vec pls = {0};
+  bool ok = shard_pylex_list(&lx, close, push_placement, &pls) && shard_pylex_end(&lx, "the placements");
   if (ok && pls.len != m->num_axes)
     ok = shard_pylex_error(&lx, &open, "%u placements for a mesh with %u dimensions", pls.len,
                            m->num_axes);

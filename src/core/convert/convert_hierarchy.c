@@ -282,10 +282,7 @@ shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *s
       }
     }
   }
-  if (ok) {
-    shard_pytok t = shard_pylex_peek(&lx);
-    if (t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(&lx, &t, "unexpected text after the device hierarchy");
-  }
+  ok = ok && shard_pylex_end(&lx, "the device hierarchy");
   shard_span sp = {src, first.off, (uint32_t)src->len - first.off};
   shard_mesh *m = NULL;
   if (ok) {

@@ -59,6 +59,13 @@ static bool parse_sbp(shard_pylex *lx, shard_mesh_dim_placement *pl) {
   return true;
 }
 
+static bool push_sbp(shard_pylex *lx, void *ctx) {
+  shard_mesh_dim_placement pl;
+  if (!parse_sbp(lx, &pl)) return false;
+  SHARD_VEC_PUSH(*(shard_mesh_dim_placements *)ctx, pl);
+  return true;
+}
+
 shard_conv *shard_oneflow_parse(shard_conv_ctx *cx, const shard_source *src) {
   shard_pylex lx;
   shard_pylex_init(&lx, cx, src);
@@ -70,27 +77,9 @@ shard_conv *shard_oneflow_parse(shard_conv_ctx *cx, const shard_source *src) {
                                   "[[0, 1], [2, 3]] or oneflow.placement(...))");
     return NULL;
   }
-  SHARD_VEC(shard_mesh_dim_placement) pls = {0};
-  bool ok = true;
-  if (!close) {
-    shard_mesh_dim_placement pl;
-    ok = parse_sbp(&lx, &pl);
-    if (ok) SHARD_VEC_PUSH(pls, pl);
-  } else {
-    while (ok && !shard_pylex_accept(&lx, close)) {
-      shard_mesh_dim_placement pl;
-      ok = parse_sbp(&lx, &pl);
-      if (ok) SHARD_VEC_PUSH(pls, pl);
-      if (ok && !shard_pylex_accept(&lx, ",")) {
-        ok = shard_pylex_expect(&lx, close);
-        break;
-      }
-    }
-  }
-  if (ok) {
-    shard_pytok t = shard_pylex_peek(&lx);
-    if (t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(&lx, &t, "unexpected text after the nd-SBP");
-  }
+  shard_mesh_dim_placements pls = {0};
+  bool ok = close ? shard_pylex_list(&lx, close, push_sbp, &pls) : push_sbp(&lx, &pls);
+  ok = ok && shard_pylex_end(&lx, "the nd-SBP");
   shard_conv *c = NULL;
   if (ok) {
     shard_span whole = {src, open.off, (uint32_t)src->len - open.off};

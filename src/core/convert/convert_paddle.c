@@ -126,6 +126,13 @@ static bool parse_placement(shard_pylex *lx, shard_mesh_dim_placement *pl) {
   return shard_pylex_error(lx, &t, "expected a Paddle placement: Shard(dim=d), Replicate() or Partial(reduce_type=OP)");
 }
 
+static bool push_placement(shard_pylex *lx, void *ctx) {
+  shard_mesh_dim_placement pl;
+  if (!parse_placement(lx, &pl)) return false;
+  SHARD_VEC_PUSH(*(shard_mesh_dim_placements *)ctx, pl);
+  return true;
+}
+
 static shard_conv *parse_placements(shard_conv_ctx *cx, shard_pylex *lx, const shard_source *src) {
   shard_pytok open = shard_pylex_next(lx);
   const char *close = shard_pylex_is(lx, &open, "[") ? "]" : ")";
@@ -133,21 +140,8 @@ static shard_conv *parse_placements(shard_conv_ctx *cx, shard_pylex *lx, const s
     shard_pylex_error(lx, &open, "Paddle placements follow the ProcessMesh's dimensions: pass it with --mesh");
     return NULL;
   }
-  SHARD_VEC(shard_mesh_dim_placement) pls = {0};
-  bool ok = true;
-  while (ok && !shard_pylex_accept(lx, close)) {
-    shard_mesh_dim_placement pl;
-    ok = parse_placement(lx, &pl);
-    if (ok) SHARD_VEC_PUSH(pls, pl);
-    if (ok && !shard_pylex_accept(lx, ",")) {
-      ok = shard_pylex_expect(lx, close);
-      break;
-    }
-  }
-  if (ok) {
-    shard_pytok t = shard_pylex_peek(lx);
-    if (t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(lx, &t, "unexpected text after the placements");
-  }
+  shard_mesh_dim_placements pls = {0};
+  bool ok = shard_pylex_list(lx, close, push_placement, &pls) && shard_pylex_end(lx, "the placements");
   /* Paddle's to_dim_map: a tensor dim is sharded by one mesh dim. */
   for (uint32_t i = 0; ok && i < pls.len; i++)
     for (uint32_t j = 0; ok && j < i; j++)
@@ -314,8 +308,7 @@ static shard_conv *parse_dist_attr(shard_conv_ctx *cx, shard_pylex *lx, const sh
   bool ok;
   if (shard_pylex_accept(lx, "{")) {
     ok = read_fields(lx, &a, "}");
-    shard_pytok t = shard_pylex_peek(lx);
-    if (ok && t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(lx, &t, "unexpected text after the dist attr");
+    ok = ok && shard_pylex_end(lx, "the dist attr");
   } else {
     ok = read_fields(lx, &a, NULL);
   }

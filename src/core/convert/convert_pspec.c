@@ -172,10 +172,7 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
       break;
     }
   }
-  if (ok) {
-    shard_pytok t = shard_pylex_peek(&lx);
-    if (t.kind != SHARD_PYTOK_EOF) ok = shard_pylex_error(&lx, &t, "unexpected text after the PartitionSpec");
-  }
+  ok = ok && shard_pylex_end(&lx, "the PartitionSpec");
   uint32_t rank = dims.len;
   if (ok && cx->rank >= 0) {
     if ((uint32_t)cx->rank < rank) {

@@ -374,16 +374,6 @@ void shard_comm_format_seconds(shard_buf *b, double s) {
     shard_buf_printf(b, "%.3f s", s);
 }
 
-static void print_location(shard_buf *b, shard_span where) {
-  if (!where.src) {
-    shard_buf_puts(b, "-");
-    return;
-  }
-  uint32_t line, col;
-  shard_span_linecol(where, &line, &col);
-  shard_buf_printf(b, "%s:%u:%u", where.src->name, line, col);
-}
-
 static long long whole_bytes(double v) {
   return (long long)llround(v);
 }
@@ -404,7 +394,7 @@ static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf cells[NUM_
     shard_comm_format_seconds(&cells[COL_TIME], r->cost.seconds);
   else
     shard_buf_puts(&cells[COL_TIME], "-");
-  print_location(&cells[COL_WHERE], r->where);
+  shard_span_print_location(&cells[COL_WHERE], r->where);
 }
 
 void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t top) {
@@ -467,7 +457,7 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
       shard_axis_list_print(b, r->axes, r->num_axes);
       if (r->where.src) {
         shard_buf_puts(b, " at ");
-        print_location(b, r->where);
+        shard_span_print_location(b, r->where);
       }
       shard_buf_printf(b, ": %lld bytes sent per device", whole_bytes(r->cost.bytes_sent));
       if (p->topology) {

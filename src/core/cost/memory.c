@@ -935,16 +935,6 @@ void shard_memory_format_bytes(shard_buf *b, int64_t bytes) {
   shard_buf_printf(b, " (%.2f %s)", v, units[u]);
 }
 
-static void print_location(shard_buf *b, shard_span where) {
-  if (!where.src) {
-    shard_buf_puts(b, "-");
-    return;
-  }
-  uint32_t line, col;
-  shard_span_linecol(where, &line, &col);
-  shard_buf_printf(b, "%s:%u:%u", where.src->name, line, col);
-}
-
 static void print_class_devices(shard_buf *b, const shard_memory_report *r, const shard_memory_class *c) {
   if (c->num_devices == r->num_devices) {
     shard_buf_printf(b, "%s %lld device%s", c->num_devices == 1 ? "its" : "each of the",
@@ -976,7 +966,7 @@ static void print_live_table(shard_buf *b, const shard_memory_function *f, const
       shard_buf_puts(&row[COL_VALUE], " (argument)");
     else if (buf->result)
       shard_buf_puts(&row[COL_VALUE], " (result)");
-    print_location(&row[COL_AT], buf->value ? buf->at : shard_memory_point_span(f, buf->def));
+    shard_span_print_location(&row[COL_AT], buf->value ? buf->at : shard_memory_point_span(f, buf->def));
     for (int k = 0; k < NUM_COLS; k++)
       if (row[k].len > width[k])
         width[k] = row[k].len;
@@ -1025,7 +1015,7 @@ void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_
       shard_memory_format_bytes(b, c->peak_bytes);
       const shard_memory_point *pt = &f->points[c->peak_point];
       shard_buf_puts(b, " at ");
-      print_location(b, shard_memory_point_span(f, c->peak_point));
+      shard_span_print_location(b, shard_memory_point_span(f, c->peak_point));
       shard_buf_printf(b, " (%s%s)\n", pt->end ? "end of " : "", pt->op->name);
       if (top && c->num_live) {
         shard_buf_puts(b, "  live at the peak:\n");
@@ -1070,7 +1060,7 @@ static void json_location(shard_buf *b, shard_span where) {
   }
   shard_buf loc;
   shard_buf_init(&loc);
-  print_location(&loc, where);
+  shard_span_print_location(&loc, where);
   shard_buf_put_json_string(b, shard_buf_str(&loc));
   shard_buf_free(&loc);
 }

@@ -117,13 +117,7 @@ void shard_canon_insert_before(canon_rewriter *rw, shard_op *pos, shard_op *op) 
 
 void shard_canon_insert_after_value(canon_rewriter *rw, shard_value *v, shard_op *op) {
   S_forget_order(rw, op);
-  if (v->def) {
-    shard_op_insert_after(v->def, op);
-  } else if (v->block->first) {
-    shard_op_insert_before(v->block->first, op);
-  } else {
-    shard_block_append(v->block, op);
-  }
+  shard_op_insert_after_value(v, op);
   shard_canon_push(rw, op);
 }
 

@@ -232,17 +232,6 @@ typedef struct pad_ctx {
   bool failed; /* an op could not be legalized */
 } pad_ctx;
 
-/* The sharding Shardy's getSharding sees: the out_sharding of sdy
- * collectives, else the value's sdy.sharding (func arguments included). */
-static shard_tensor_sharding *S_value_sharding(const shard_value *v) {
-  const shard_op *op = v->def;
-  if (op && strncmp(op->name, "sdy.", 4) == 0) {
-    const shard_attr *out = shard_op_attr(op, "out_sharding");
-    if (out && out->kind == SHARD_ATTR_SDY_SHARDING) return out->u.sharding;
-  }
-  return shard_pass_value_sharding(v);
-}
-
 static shard_type *S_orig_type(const pad_ctx *c, const shard_value *v) {
   shard_type *t = shard_ptrmap_get_ptr(&c->orig, v);
   return t ? t : v->type;
@@ -288,7 +277,7 @@ static bool S_needs_padding(const pad_ctx *c, shard_type *type, const shard_tens
 
 /* Legal in Shardy's sense: the value's original type is divisible. */
 static bool S_legal_value(const pad_ctx *c, const shard_value *v) {
-  return !S_needs_padding(c, S_orig_type(c, v), S_value_sharding(v));
+  return !S_needs_padding(c, S_orig_type(c, v), shard_pass_value_sharding_or_out(v));
 }
 
 static const shard_tensor_sharding *S_out_sharding(const shard_op *op) {
@@ -353,7 +342,7 @@ static shard_value *S_kind_constant(pad_ctx *c, shard_op *pos, const char *elem,
 }
 
 static void S_copy_sharding(pad_ctx *c, shard_value *to, const shard_value *from) {
-  shard_tensor_sharding *s = S_value_sharding(from);
+  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(from);
   if (s) shard_pass_set_value_sharding(c->a, to, s);
 }
 
@@ -394,7 +383,7 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
                                    shard_value *pad, const int64_t *dims, uint32_t ndims) {
   shard_type *t = v->type;
   if (shard_type_equal(t, orig) || t->rank != orig->rank) return v;
-  shard_tensor_sharding *s = S_value_sharding(v);
+  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
   shard_type *i32 = shard_type_tensor(c->a, t->rank, t->dims, "i32", NULL);
   shard_type *i1 = shard_type_tensor(c->a, t->rank, t->dims, "i1", NULL);
   shard_value *mask = NULL;
@@ -549,7 +538,7 @@ static void S_pad_generic(pad_ctx *c, shard_op *op) {
   for (uint32_t r = 0; r < op->num_results; r++) {
     shard_value *v = &op->results[r];
     shard_type *orig = S_orig_type(c, v);
-    shard_type *padded = S_padded_type(c, orig, S_value_sharding(v));
+    shard_type *padded = S_padded_type(c, orig, shard_pass_value_sharding_or_out(v));
     int64_t *dims = PAD_ARRAY(c->a, int64_t, padded->kind == SHARD_TYPE_TENSOR ? padded->rank : 0);
     if (padded->kind == SHARD_TYPE_TENSOR && op->results[r].type->kind == SHARD_TYPE_TENSOR &&
         op->results[r].type->rank == padded->rank && S_infer(c->a, op, r, dims)) {
@@ -569,7 +558,7 @@ static void S_pad_generic(pad_ctx *c, shard_op *op) {
 static void S_pad_slice(pad_ctx *c, shard_op *op) {
   shard_value *v = &op->results[0];
   shard_type *orig = S_orig_type(c, v);
-  shard_type *padded = S_padded_type(c, orig, S_value_sharding(v));
+  shard_type *padded = S_padded_type(c, orig, shard_pass_value_sharding_or_out(v));
   if (padded == orig) return S_pad_generic(c, op);
   int64_t *start = PAD_ARRAY(c->a, int64_t, padded->rank), *limit = PAD_ARRAY(c->a, int64_t, padded->rank);
   uint32_t n = shard_op_i64_list_copy(op, "start_indices", start, padded->rank + 1);
@@ -582,7 +571,7 @@ static void S_pad_slice(pad_ctx *c, shard_op *op) {
 static void S_pad_pad(pad_ctx *c, shard_op *op) {
   if (op->num_operands != 2) return S_pad_generic(c, op);
   shard_value *in = op->operands[0].value, *v = &op->results[0];
-  shard_type *padded = S_padded_type(c, S_orig_type(c, v), S_value_sharding(v));
+  shard_type *padded = S_padded_type(c, S_orig_type(c, v), shard_pass_value_sharding_or_out(v));
   uint32_t rank = in->type->rank;
   int64_t *low = PAD_ARRAY(c->a, int64_t, rank), *high = PAD_ARRAY(c->a, int64_t, rank),
           *interior = PAD_ARRAY(c->a, int64_t, rank), *nh = PAD_ARRAY(c->a, int64_t, rank);
@@ -693,7 +682,7 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   if (pr != rhs) shard_operand_set(&op->operands[1], pr);
   int64_t *dims = PAD_ARRAY(c->a, int64_t, v->type->rank);
   if (!S_conv_result_dims(op, &dn, pl->type, pr->type, dims)) return S_pad_generic(c, op);
-  const shard_tensor_sharding *s = S_value_sharding(v);
+  const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
   shard_type *target = S_padded_type(c, S_orig_type(c, v), s);
   for (uint32_t i = 0; i < dn.out_spatial.n; i++) {
     int64_t d = dn.out_spatial.v[i];
@@ -808,7 +797,7 @@ static bool S_check_padded_sizes(pad_ctx *c, const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_value *v = &op->results[i];
     const shard_type *t = v->type;
-    const shard_tensor_sharding *s = S_value_sharding(v);
+    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
     const shard_mesh *mesh = s ? shard_pass_sharding_mesh(c->m, s) : NULL;
     if (!mesh || !t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) continue;
     for (uint32_t d = 0; d < t->rank; d++) {

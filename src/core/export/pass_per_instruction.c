@@ -111,15 +111,6 @@ static bool S_matches(const shard_op *op, long long id, const pi_filter *f) {
 
 /* ---- shardings ---------------------------------------------------------------- */
 
-static shard_tensor_sharding *S_value_sharding(const shard_value *v) {
-  const shard_op *op = v->def;
-  if (op && strncmp(op->name, "sdy.", 4) == 0) {
-    const shard_attr *out = shard_op_attr(op, "out_sharding");
-    if (out && out->kind == SHARD_ATTR_SDY_SHARDING) return out->u.sharding;
-  }
-  return shard_pass_value_sharding(v);
-}
-
 static bool S_is_sharded(const shard_tensor_sharding *s) {
   if (!s) return false;
   if (s->num_unreduced) return true;
@@ -130,9 +121,9 @@ static bool S_is_sharded(const shard_tensor_sharding *s) {
 
 static bool S_has_sharded_value(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++)
-    if (S_is_sharded(S_value_sharding(&op->results[i]))) return true;
+    if (S_is_sharded(shard_pass_value_sharding_or_out(&op->results[i]))) return true;
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (S_is_sharded(S_value_sharding(op->operands[i].value))) return true;
+    if (S_is_sharded(shard_pass_value_sharding_or_out(op->operands[i].value))) return true;
   return false;
 }
 
@@ -158,7 +149,7 @@ static bool S_skipped(const shard_op *op) {
  * replicated on the op's mesh; unreduced axes dropped for results. */
 static shard_tensor_sharding *S_instr_sharding(shard_arena *a, const shard_value *v, const char *mesh,
                                                const shard_mesh *inline_mesh, bool clear_unreduced) {
-  shard_tensor_sharding *s = S_value_sharding(v);
+  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
   uint32_t rank = v->type && v->type->kind == SHARD_TYPE_TENSOR ? v->type->rank : 0;
   if (!s) return shard_pass_sharding_open(a, mesh, inline_mesh, rank, false);
   if (clear_unreduced && s->num_unreduced) {
@@ -277,11 +268,11 @@ static bool S_run_pipeline(pi_ctx *c, shard_module *tm) {
 
 static const shard_tensor_sharding *S_first_sharding(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++) {
-    const shard_tensor_sharding *s = S_value_sharding(op->operands[i].value);
+    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(op->operands[i].value);
     if (s) return s;
   }
   for (uint32_t i = 0; i < op->num_results; i++) {
-    const shard_tensor_sharding *s = S_value_sharding(&op->results[i]);
+    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(&op->results[i]);
     if (s) return s;
   }
   return NULL;

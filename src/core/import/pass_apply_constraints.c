@@ -133,16 +133,6 @@ static bool S_should_apply(shard_value *v, const shard_tensor_sharding *s) {
          !S_used_with_different_sharding(v, s);
 }
 
-static void S_place_after_value(shard_op *op, shard_value *v) {
-  if (v->def) {
-    shard_op_insert_after(v->def, op);
-  } else if (v->block->first) {
-    shard_op_insert_before(v->block->first, op);
-  } else {
-    shard_block_append(v->block, op);
-  }
-}
-
 /* Replaces every use of `from` except those by `keep` with `to`. */
 static void S_replace_uses_except(shard_value *from, shard_value *to, const shard_op *keep) {
   for (shard_operand *u = from->first_use, *next; u; u = next) {
@@ -177,7 +167,7 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
       constraint->span = user->span;
       shard_op_set_attr(m->arena, constraint, "sharding", shard_attr_sharding(m->arena, s), true);
     }
-    S_place_after_value(constraint, input);
+    shard_op_insert_after_value(input, constraint);
     S_replace_uses_except(input, &constraint->results[0], constraint);
     if (s->num_unreduced) {
       /* unreduced axes do not propagate, so the input gets them directly */

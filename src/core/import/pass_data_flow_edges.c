@@ -168,18 +168,12 @@ static void S_sink_debug(shard_arena *a, shard_op *op, owner_kind kind, const si
   }
   bool res = kind == OWNERS_RESULTS;
   if (o->origins) {
-    shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
-    arr->u.array.num = origins.len;
-    SHARD_VEC_FREEZE(a, origins, arr->u.array.elems);
     shard_op_set_attr(a, op, res ? "sdy.result_sharding_origins" : "sdy.block_arg_sharding_origins",
-                      arr, false);
+                      shard_attr_array(a, origins.items, origins.len), false);
   }
   if (o->edges) {
-    shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
-    arr->u.array.num = edges.len;
-    SHARD_VEC_FREEZE(a, edges, arr->u.array.elems);
     shard_op_set_attr(a, op, res ? "sdy.result_propagation_edges" : "sdy.block_arg_propagation_edges",
-                      arr, false);
+                      shard_attr_array(a, edges.items, edges.len), false);
   }
   SHARD_VEC_FREE(origins);
   SHARD_VEC_FREE(edges);

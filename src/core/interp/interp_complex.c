@@ -92,16 +92,6 @@ static cplx S_atan2(cplx y, cplx x) {
   return (cplx){cimag(w), -creal(w)};
 }
 
-static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
-  if (i >= op->num_operands) {
-    shard_interp_error(p, op, "'%s' expects more operands", op->name);
-    return NULL;
-  }
-  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
-  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
-  return t;
-}
-
 static bool S_is_complex_type(const shard_type *t) {
   return t && t->kind == SHARD_TYPE_TENSOR && t->elem && strncmp(t->elem, "complex<", 8) == 0;
 }
@@ -109,7 +99,7 @@ static bool S_is_complex_type(const shard_type *t) {
 /* ---- complex / real / imag ---------------------------------------------------------- */
 
 static bool S_make_complex(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
@@ -119,7 +109,7 @@ static bool S_make_complex(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_part(interp_proc *p, interp_frame *f, shard_op *op, bool imag) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   for (int64_t i = 0; i < r->num; i++) {
     cplx z = S_get(x, i);
@@ -138,7 +128,7 @@ static bool S_elementwise(interp_proc *p, interp_frame *f, shard_op *op, const c
   if (!r) return false;
   shard_tensor *x[2] = {NULL, NULL};
   for (uint32_t k = 0; k < op->num_operands && k < 2; k++)
-    if (!(x[k] = S_operand(p, f, op, k))) return false;
+    if (!(x[k] = shard_interp_operand(p, f, op, k))) return false;
   for (uint32_t k = 0; k < op->num_operands && k < 2; k++)
     if (x[k]->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
   bool binary = !strcmp(n, "add") || !strcmp(n, "subtract") || !strcmp(n, "multiply") || !strcmp(n, "divide") ||
@@ -195,7 +185,7 @@ static bool S_elementwise(interp_proc *p, interp_frame *f, shard_op *op, const c
 /* compare: EQ and NE part by part; the ordering directions compare
  * lexicographically (real part, then imaginary part), unordered with NaN. */
 static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
@@ -287,7 +277,7 @@ static void S_conjugate(shard_tensor *t) {
 }
 
 static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   const shard_attr *ty = shard_op_attr(op, "fft_type");
   int k = shard_attr_enum(ty, SHARD_SHLO_FFT_TYPE);

@@ -192,16 +192,6 @@ bool shard_interp_reduce_elems(interp_proc *p, interp_frame *f, shard_region *r,
   return true;
 }
 
-static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
-  if (i >= op->num_operands) {
-    shard_interp_error(p, op, "'%s' expects more operands", op->name);
-    return NULL;
-  }
-  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
-  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
-  return t;
-}
-
 static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
   return shard_interp_tensor_like(p, op->results[i].type, op);
 }
@@ -273,7 +263,7 @@ static bool S_unary_float(int k, double x, double *r) {
 }
 
 static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   int k = S_unary_op(n);
   if (x->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
@@ -308,7 +298,7 @@ static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n
 }
 
 static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
   bool fl = r->kind == SHARD_ELEM_FLOAT;
@@ -327,7 +317,7 @@ static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   int d = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
   if (d < 0) return shard_interp_error(p, op, "compare needs a comparison_direction");
@@ -368,8 +358,8 @@ static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_select(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *c = S_operand(p, f, op, 0), *a = c ? S_operand(p, f, op, 1) : NULL,
-               *b = a ? S_operand(p, f, op, 2) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *c = shard_interp_operand(p, f, op, 0), *a = c ? shard_interp_operand(p, f, op, 1) : NULL,
+               *b = a ? shard_interp_operand(p, f, op, 2) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   for (int64_t i = 0; i < r->num; i++) interp_copy_elem(r, i, c->ints[c->num == 1 ? 0 : i] ? a : b, i);
   shard_interp_bind(f, &op->results[0], r);
@@ -377,8 +367,8 @@ static bool S_select(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_clamp(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *lo = S_operand(p, f, op, 0), *x = lo ? S_operand(p, f, op, 1) : NULL,
-               *hi = x ? S_operand(p, f, op, 2) : NULL, *r = hi ? S_result(p, op, 0) : NULL;
+  shard_tensor *lo = shard_interp_operand(p, f, op, 0), *x = lo ? shard_interp_operand(p, f, op, 1) : NULL,
+               *hi = x ? shard_interp_operand(p, f, op, 2) : NULL, *r = hi ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   for (int64_t i = 0; i < r->num; i++) {
     int64_t li = lo->num == 1 ? 0 : i, hii = hi->num == 1 ? 0 : i;
@@ -396,7 +386,7 @@ static bool S_clamp(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_convert(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   for (int64_t i = 0; i < r->num; i++) {
     if (r->kind == SHARD_ELEM_BOOL) r->ints[i] = x->kind == SHARD_ELEM_FLOAT ? x->floats[i] != 0 : x->ints[i] != 0;
@@ -411,7 +401,7 @@ static bool S_convert(interp_proc *p, interp_frame *f, shard_op *op) {
 /* ---- shape ops ---------------------------------------------------------------------- */
 
 static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0);
+  shard_tensor *x = shard_interp_operand(p, f, op, 0);
   if (!x) return false;
   if (shard_type_num_elements(op->results[0].type) != x->num)
     return shard_interp_error(p, op, "reshape changes the number of elements");
@@ -423,7 +413,7 @@ static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *perm = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
   if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, shard_interp_op_rank(op))) return false;
@@ -442,7 +432,7 @@ static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *bd = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
   if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, shard_interp_op_rank(op))) return false;
@@ -460,7 +450,7 @@ static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t), *stride = INTERP_RANK_ARRAY(p, op, int64_t),
           *lim = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
@@ -489,7 +479,7 @@ static bool S_dynamic_starts(interp_proc *p, interp_frame *f, shard_op *op, uint
   uint32_t rank = x->type->rank;
   if (op->num_operands - first != rank) return shard_interp_error(p, op, "expected %u start indices", rank);
   for (uint32_t d = 0; d < rank; d++) {
-    shard_tensor *s = S_operand(p, f, op, first + d);
+    shard_tensor *s = shard_interp_operand(p, f, op, first + d);
     if (!s) return false;
     int64_t v = s->kind == SHARD_ELEM_FLOAT ? (int64_t)s->floats[0] : s->ints[0];
     int64_t hi = x->type->dims[d] - sizes[d];
@@ -499,7 +489,7 @@ static bool S_dynamic_starts(interp_proc *p, interp_frame *f, shard_op *op, uint
 }
 
 static bool S_dynamic_slice(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0);
+  shard_tensor *x = shard_interp_operand(p, f, op, 0);
   int64_t *sizes = INTERP_RANK_ARRAY(p, op, int64_t), *start = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
   if (!x || !shard_interp_attr_i64s(p, op, "slice_sizes", sizes, &n, shard_interp_op_rank(op))) return false;
@@ -512,7 +502,7 @@ static bool S_dynamic_slice(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_dynamic_update_slice(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *u = x ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *u = x ? shard_interp_operand(p, f, op, 1) : NULL;
   int64_t *start = INTERP_RANK_ARRAY(p, op, int64_t);
   if (!u || !S_dynamic_starts(p, f, op, 2, x, u->type->dims, start)) return false;
   shard_tensor *r = shard_interp_tensor_copy(p->arena, x);
@@ -527,7 +517,7 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
   int64_t *off = INTERP_RANK_ARRAY(p, op, int64_t);
   for (uint32_t i = 0; i < op->num_operands; i++) {
-    shard_tensor *x = S_operand(p, f, op, i);
+    shard_tensor *x = shard_interp_operand(p, f, op, i);
     if (!x) return false;
     shard_interp_insert(r, off, x);
     off[dim] += x->type->dims[dim];
@@ -537,7 +527,7 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *v = x ? S_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *v = x ? shard_interp_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
   int64_t *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t),
           *in = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
@@ -565,7 +555,7 @@ static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *dims = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n;
   if (!r || !shard_interp_attr_i64s(p, op, "dimensions", dims, &n, shard_interp_op_rank(op))) return false;
@@ -630,7 +620,7 @@ static bool S_reduce(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   for (uint32_t i = 0; i < 2 * n; i++)
-    if (!(in[i] = S_operand(p, f, op, i))) return false;
+    if (!(in[i] = shard_interp_operand(p, f, op, i))) return false;
   for (uint32_t i = 0; i < n; i++) {
     if (!(res[i] = S_result(p, op, i))) return false;
     for (int64_t e = 0; e < res[i]->num; e++) interp_copy_elem(res[i], e, in[n + i], 0);
@@ -786,7 +776,7 @@ static void S_row_f64(double *restrict acc, double *restrict mag, double x, cons
  * the rounded exact product, so this is the same arithmetic); other types
  * round each step with shard_float_round or wrap. */
 static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = S_operand(p, f, op, 0), *b = a ? S_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   int64_t *lb = INTERP_RANK_ARRAY(p, op, int64_t), *rb = INTERP_RANK_ARRAY(p, op, int64_t),
           *lc = INTERP_RANK_ARRAY(p, op, int64_t), *rc = INTERP_RANK_ARRAY(p, op, int64_t);
@@ -989,7 +979,7 @@ static bool S_sort(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
   for (uint32_t i = 0; i < n; i++) {
-    if (!(in[i] = S_operand(p, f, op, i)) || !(res[i] = S_result(p, op, i))) return false;
+    if (!(in[i] = shard_interp_operand(p, f, op, i)) || !(res[i] = S_result(p, op, i))) return false;
     shard_type *st = shard_type_tensor(p->arena, 0, NULL, in[i]->type->elem, NULL);
     args[2 * i] = shard_tensor_new(p->arena, st);
     args[2 * i + 1] = shard_tensor_new(p->arena, st);
@@ -1032,7 +1022,7 @@ static bool S_map(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   for (uint32_t k = 0; k < n; k++) {
-    if (!(in[k] = S_operand(p, f, op, k))) return false;
+    if (!(in[k] = shard_interp_operand(p, f, op, k))) return false;
     if (in[k]->num != r->num) return shard_interp_error(p, op, "map operands differ in shape from the result");
     args[k] = shard_tensor_new(p->arena, shard_type_tensor(p->arena, 0, NULL, in[k]->type->elem, NULL));
   }
@@ -1048,7 +1038,7 @@ static bool S_map(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t dim;
   if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
   if (dim < 0 || (uint32_t)dim >= x->type->rank) return shard_interp_error(p, op, "dimension %lld is out of range", (long long)dim);
@@ -1100,7 +1090,7 @@ bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *h
   if (!strcmp(n, "replica_id")) return S_device_id(p, f, op, p->replica_id);
   if (!strcmp(n, "optimization_barrier")) {
     for (uint32_t i = 0; i < op->num_operands; i++) {
-      shard_tensor *x = S_operand(p, f, op, i);
+      shard_tensor *x = shard_interp_operand(p, f, op, i);
       if (!x) return false;
       shard_interp_bind(f, &op->results[i], x);
     }

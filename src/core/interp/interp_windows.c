@@ -23,16 +23,6 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static shard_tensor *S_operand(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
-  if (i >= op->num_operands) {
-    shard_interp_error(p, op, "'%s' expects more operands", op->name);
-    return NULL;
-  }
-  shard_tensor *t = shard_interp_lookup(f, op->operands[i].value);
-  if (!t) shard_interp_error(p, op, "operand #%u has no value", i);
-  return t;
-}
-
 /* A field of the gather or scatter dimension numbers `attr`, by its name in
  * StableHLO's syntax (index_vector_dim as a one-element list). */
 static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, const char *key, int64_t *out,
@@ -171,7 +161,7 @@ static void S_index_vector(const shard_tensor *si, const int64_t *strides, int64
 /* ---- gather ----------------------------------------------------------------- */
 
 static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *si = x ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *si = x ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = si ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   static const char *const dn = "dimension_numbers";
@@ -234,10 +224,10 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   shard_tensor **up = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
-  shard_tensor *si = S_operand(p, f, op, n);
+  shard_tensor *si = shard_interp_operand(p, f, op, n);
   if (!si) return false;
   for (uint32_t k = 0; k < n; k++) {
-    if (!(in[k] = S_operand(p, f, op, k)) || !(up[k] = S_operand(p, f, op, n + 1 + k))) return false;
+    if (!(in[k] = shard_interp_operand(p, f, op, k)) || !(up[k] = shard_interp_operand(p, f, op, n + 1 + k))) return false;
     res[k] = shard_interp_tensor_copy(p->arena, in[k]);
     res[k]->type = op->results[k].type;
   }
@@ -316,7 +306,7 @@ static bool S_reduce_window(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, 2 * n + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   for (uint32_t k = 0; k < 2 * n; k++)
-    if (!(in[k] = S_operand(p, f, op, k))) return false;
+    if (!(in[k] = shard_interp_operand(p, f, op, k))) return false;
   for (uint32_t k = 0; k < n; k++)
     if (!(res[k] = shard_interp_tensor_like(p, op->results[k].type, op))) return false;
   uint32_t rank = in[0]->type->rank;
@@ -356,8 +346,8 @@ static bool S_reduce_window(interp_proc *p, interp_frame *f, shard_op *op) {
 /* ---- select_and_scatter ------------------------------------------------------------ */
 
 static bool S_select_and_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = S_operand(p, f, op, 0), *src = x ? S_operand(p, f, op, 1) : NULL,
-               *init = src ? S_operand(p, f, op, 2) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *src = x ? shard_interp_operand(p, f, op, 1) : NULL,
+               *init = src ? shard_interp_operand(p, f, op, 2) : NULL;
   shard_tensor *r = init ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   if (op->num_regions != 2) return shard_interp_error(p, op, "select_and_scatter needs select and scatter regions");
@@ -437,7 +427,7 @@ static bool S_conv_dims(const shard_conv_dims *d, conv_dims *c) {
 }
 
 static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *lhs = S_operand(p, f, op, 0), *rhs = lhs ? S_operand(p, f, op, 1) : NULL;
+  shard_tensor *lhs = shard_interp_operand(p, f, op, 0), *rhs = lhs ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = rhs ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   uint32_t maxr = shard_interp_op_rank(op);

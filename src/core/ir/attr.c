@@ -43,6 +43,13 @@ shard_attr *shard_attr_dense_i64(shard_arena *a, const int64_t *vals, uint32_t n
   return at;
 }
 
+shard_attr *shard_attr_array(shard_arena *a, shard_attr *const *elems, uint32_t n) {
+  shard_attr *at = shard_attr_new(a, SHARD_ATTR_ARRAY);
+  at->u.array.num = n;
+  at->u.array.elems = n ? shard_arena_dup(a, elems, sizeof(shard_attr *) * n) : NULL;
+  return at;
+}
+
 shard_attr *shard_attr_sharding(shard_arena *a, shard_tensor_sharding *s) {
   shard_attr *at = shard_attr_new(a, SHARD_ATTR_SDY_SHARDING);
   at->u.sharding = s;

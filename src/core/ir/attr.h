@@ -194,6 +194,8 @@ shard_attr *shard_attr_int(shard_arena *a, int64_t v, shard_type *type);
 shard_attr *shard_attr_string(shard_arena *a, const char *s, uint32_t len);
 shard_attr *shard_attr_raw(shard_arena *a, const char *text);
 shard_attr *shard_attr_dense_i64(shard_arena *a, const int64_t *vals, uint32_t n);
+/* An array attribute of the n attributes elems (the pointers are copied). */
+shard_attr *shard_attr_array(shard_arena *a, shard_attr *const *elems, uint32_t n);
 shard_attr *shard_attr_sharding(shard_arena *a, shard_tensor_sharding *s);
 shard_attr *shard_attr_per_value(shard_arena *a, shard_tensor_sharding *s, uint32_t n);
 

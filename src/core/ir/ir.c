@@ -207,6 +207,12 @@ void shard_op_insert_after(shard_op *pos, shard_op *op) {
   pos->next = op;
 }
 
+void shard_op_insert_after_value(shard_value *v, shard_op *op) {
+  if (v->def) shard_op_insert_after(v->def, op);
+  else if (v->block->first) shard_op_insert_before(v->block->first, op);
+  else shard_block_append(v->block, op);
+}
+
 static bool S_drop_uses(shard_op *op, void *ctx) {
   (void)ctx;
   for (uint32_t i = 0; i < op->num_operands; i++) shard_operand_set(&op->operands[i], NULL);
@@ -268,15 +274,39 @@ shard_op *shard_op_ancestor(const shard_op *op, const char *name) {
   return NULL;
 }
 
+/* The first op of op's regions (in region and block order), NULL when all
+ * are empty. */
+static shard_op *S_first_child(const shard_op *op) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (shard_block *b = op->regions[r].first; b; b = b->next)
+      if (b->first) return b->first;
+  return NULL;
+}
+
+/* The op after op within its parent op: its sibling, else the first op of a
+ * following non-empty block of the same region, then of a following region.
+ * NULL when op is the last op of its parent. */
+static shard_op *S_next_in_parent(const shard_op *op) {
+  if (op->next) return op->next;
+  shard_block *b = op->parent;
+  shard_op *next = NULL;
+  for (shard_block *nb = b ? b->next : NULL; nb && !next; nb = nb->next) next = nb->first;
+  if (!next && b && b->parent) {
+    shard_op *owner = b->parent->parent;
+    uint32_t ri = (uint32_t)(b->parent - owner->regions);
+    for (uint32_t r = ri + 1; r < owner->num_regions && !next; r++)
+      for (shard_block *nb = owner->regions[r].first; nb && !next; nb = nb->next) next = nb->first;
+  }
+  return next;
+}
+
 bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx) {
   /* Iterative pre-order walk: deep nesting must not overflow the C stack. */
   shard_op *op = root;
   while (op) {
     if (!fn(op, ctx)) return false;
     /* descend into the first non-empty region */
-    shard_op *child = NULL;
-    for (uint32_t r = 0; r < op->num_regions && !child; r++)
-      for (shard_block *b = op->regions[r].first; b && !child; b = b->next) child = b->first;
+    shard_op *child = S_first_child(op);
     if (child) {
       op = child;
       continue;
@@ -284,21 +314,7 @@ bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx) {
     /* otherwise the next op: sibling, or the next in an enclosing op */
     for (;;) {
       if (op == root) return true;
-      if (op->next) {
-        op = op->next;
-        break;
-      }
-      /* look for a following non-empty block in the same region, then next region */
-      shard_block *b = op->parent;
-      shard_op *next = NULL;
-      for (shard_block *nb = b ? b->next : NULL; nb && !next; nb = nb->next) next = nb->first;
-      if (!next && b && b->parent) {
-        shard_op *owner = b->parent->parent;
-        uint32_t ri = (uint32_t)(b->parent - owner->regions);
-        for (uint32_t r = ri + 1; r < owner->num_regions && !next; r++)
-          for (shard_block *nb = owner->regions[r].first; nb && !next; nb = nb->next)
-            next = nb->first;
-      }
+      shard_op *next = S_next_in_parent(op);
       if (next) {
         op = next;
         break;
@@ -308,6 +324,25 @@ bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx) {
     }
   }
   return true;
+}
+
+bool shard_walk_post(shard_op *root, shard_walk_fn fn, void *ctx) {
+  /* Iterative too: down to the deepest first op, then each op after the ops
+   * of its regions. */
+  shard_op *op = root, *child;
+  while ((child = S_first_child(op))) op = child;
+  for (;;) {
+    if (!fn(op, ctx)) return false;
+    if (op == root) return true;
+    shard_op *next = S_next_in_parent(op);
+    if (next) {
+      op = next;
+      while ((child = S_first_child(op))) op = child;
+    } else {
+      op = shard_op_parent_op(op);
+      if (!op) return true;
+    }
+  }
 }
 
 /* Stands for "no op has this name's definition" once a name is resolved:

@@ -134,6 +134,9 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
 void shard_block_append(shard_block *b, shard_op *op);
 void shard_op_insert_before(shard_op *pos, shard_op *op);
 void shard_op_insert_after(shard_op *pos, shard_op *op);
+/* Inserts op right after the definition of v: after its defining op, or at
+ * the start of its block when v is a block argument. */
+void shard_op_insert_after_value(shard_value *v, shard_op *op);
 /* Takes op out of its block (if any), keeping its operands and the uses of
  * its results, to insert it elsewhere. */
 void shard_op_unlink(shard_op *op);
@@ -169,6 +172,9 @@ static inline bool shard_op_is(const shard_op *op, shard_op_name *k) {
 /* Walks ops in pre-order (an op before the ops in its regions). Return false from fn to stop. */
 typedef bool (*shard_walk_fn)(shard_op *op, void *ctx);
 bool shard_walk(shard_op *root, shard_walk_fn fn, void *ctx);
+/* Walks ops in post-order (the ops in an op's regions before the op), as
+ * MLIR's Operation::walk does by default. */
+bool shard_walk_post(shard_op *root, shard_walk_fn fn, void *ctx);
 
 /* Symbols: sdy.mesh and func.func ops directly inside the top module. The
  * first op of that name, as a scan of the top module finds it; an index makes

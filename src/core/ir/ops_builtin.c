@@ -112,10 +112,7 @@ static bool S_func_parse(shard_parser *p, shard_op_state *st) {
     ft->u.type = shard_type_function(a, arg_types.items, arg_types.len, res_types.items, res_types.len);
     shard_op_state_add_attr(st, "function_type", ft, true);
     if (any_res_attrs) {
-      shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
-      arr->u.array.num = res_attr_dicts.len;
-      arr->u.array.elems = shard_arena_dup(a, res_attr_dicts.items, sizeof(shard_attr *) * res_attr_dicts.len);
-      shard_op_state_add_attr(st, "res_attrs", arr, true);
+      shard_op_state_add_attr(st, "res_attrs", shard_attr_array(a, res_attr_dicts.items, res_attr_dicts.len), true);
     }
     t = shard_parser_peek(p);
     if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "{")) {
@@ -126,10 +123,7 @@ static bool S_func_parse(shard_parser *p, shard_op_state *st) {
       for (uint32_t i = 0; i < arg_attr_dicts.len; i++)
         if (arg_attr_dicts.items[i]->u.dict.num) any_arg_attrs = true;
       if (any_arg_attrs) {
-        shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
-        arr->u.array.num = arg_attr_dicts.len;
-        arr->u.array.elems = shard_arena_dup(a, arg_attr_dicts.items, sizeof(shard_attr *) * arg_attr_dicts.len);
-        shard_op_state_add_attr(st, "arg_attrs", arr, true);
+        shard_op_state_add_attr(st, "arg_attrs", shard_attr_array(a, arg_attr_dicts.items, arg_attr_dicts.len), true);
       }
     }
   }

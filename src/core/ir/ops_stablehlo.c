@@ -976,9 +976,8 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
       return false;
     }
   }
-  shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
-  arr->u.array.num = elems.len;
-  SHARD_VEC_FREEZE(a, elems, arr->u.array.elems);
+  shard_attr *arr = shard_attr_array(a, elems.items, elems.len);
+  SHARD_VEC_FREE(elems);
   S_add(p, st, "precision_config", arr, at);
   return true;
 }

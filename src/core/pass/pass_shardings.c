@@ -254,6 +254,15 @@ shard_tensor_sharding *shard_pass_value_sharding(const shard_value *v) {
   return &pv->u.per_value->shardings[v->index];
 }
 
+shard_tensor_sharding *shard_pass_value_sharding_or_out(const shard_value *v) {
+  const shard_op *op = v->def;
+  if (op && strncmp(op->name, "sdy.", 4) == 0) {
+    const shard_attr *out = shard_op_attr(op, "out_sharding");
+    if (out && out->kind == SHARD_ATTR_SDY_SHARDING) return out->u.sharding;
+  }
+  return shard_pass_value_sharding(v);
+}
+
 void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
   if (!v->def) {
     shard_value_set_attr(a, v, "sdy.sharding", shard_attr_sharding(a, s));

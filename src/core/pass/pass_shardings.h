@@ -60,6 +60,9 @@ uint32_t shard_pass_func_num_results(const shard_op *func);
  * sharding_constraint / reshard / data_flow_edge. Block arguments of a
  * func.func give the argument's sharding. NULL when none. */
 shard_tensor_sharding *shard_pass_value_sharding(const shard_value *v);
+/* The same, but the out_sharding of an sdy collective wins over its
+ * sdy.sharding: the sharding Shardy's getSharding(Value) returns for any op. */
+shard_tensor_sharding *shard_pass_value_sharding_or_out(const shard_value *v);
 /* Sets the `sdy.sharding` of an op result (other results get open shardings
  * on the same mesh when the op had none), or a func argument's sharding. */
 void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s);

@@ -866,6 +866,17 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
   return n;
 }
 
+/* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
+ * both directions through an identity rule, then frees t. */
+static void S_propagate_edge(shard_propagation *s, shard_op *edge, tensor_ref *t, uint32_t ns) {
+  shard_arena *scratch = shard_arena_new();
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+  shard_arena_free(scratch);
+  free(t);
+}
+
 static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *owner = edge->operands[0].value;
@@ -885,12 +896,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
   t[ns].sharding = target;
-  shard_arena *scratch = shard_arena_new();
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
-  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-  shard_arena_free(scratch);
-  free(t);
+  S_propagate_edge(s, edge, t, ns);
   free(sources);
 }
 
@@ -923,12 +929,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  shard_arena *scratch = shard_arena_new();
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
-  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-  shard_arena_free(scratch);
-  free(t);
+  S_propagate_edge(s, edge, t, ns);
   SHARD_VEC_FREE(sources);
 }
 

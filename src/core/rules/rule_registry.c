@@ -21,14 +21,6 @@
 #include "ir/opdef.h"
 #include "rules/rule_registry_internal.h"
 
-#define OPERAND(op, i) ((op)->operands[i].value)
-#define RESULT(op, i) (&(op)->results[i])
-#define PASS SHARD_FACTOR_PASS_THROUGH
-#define REDUCTION SHARD_FACTOR_REDUCTION
-#define NEED SHARD_FACTOR_NEED_REPLICATION
-#define PERM SHARD_FACTOR_PERMUTATION
-#define NUL SHARD_NULL_DIM
-
 /* Ops take at most this many operands where a constructor needs a per-operand
  * dim array on the stack; more operands mean no rule. */
 #define MAX_DIM_ARRAY 64

@@ -23,11 +23,6 @@
 #include "ir/ops_chlo.h"
 #include "rules/rule_registry_internal.h"
 
-#define PASS SHARD_FACTOR_PASS_THROUGH
-#define REDUCTION SHARD_FACTOR_REDUCTION
-#define NEED SHARD_FACTOR_NEED_REPLICATION
-#define NUL SHARD_NULL_DIM
-
 static bool S_ranked(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++)
     if (!shard_rr_is_ranked(op->operands[i].value)) return false;

@@ -7,12 +7,6 @@
 
 #include "rules/rule_registry_internal.h"
 
-#define OPERAND(op, i) ((op)->operands[i].value)
-#define RESULT(op, i) (&(op)->results[i])
-#define PASS SHARD_FACTOR_PASS_THROUGH
-#define NEED SHARD_FACTOR_NEED_REPLICATION
-#define NUL SHARD_NULL_DIM
-
 static bool in_list(const shard_op *op, const char *const *targets) {
   for (; *targets; targets++)
     if (shard_rr_attr_str_eq(op, "call_target_name", *targets)) return true;

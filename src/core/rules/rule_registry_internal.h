@@ -16,6 +16,16 @@
  * types are not what the op requires; the verifier reports those). */
 typedef shard_op_sharding_rule *(*rr_create_fn)(shard_arena *a, const shard_op *op, bool conservative);
 
+/* Shorthands of the rule constructors: operand i's value, result i, the
+ * factor types and the null dim. */
+#define OPERAND(op, i) ((op)->operands[i].value)
+#define RESULT(op, i) (&(op)->results[i])
+#define PASS SHARD_FACTOR_PASS_THROUGH
+#define REDUCTION SHARD_FACTOR_REDUCTION
+#define NEED SHARD_FACTOR_NEED_REPLICATION
+#define PERM SHARD_FACTOR_PERMUTATION
+#define NUL SHARD_NULL_DIM
+
 /* ---- attribute readers (rule_registry_attr.c) ---------------------------- */
 
 /* The largest rank the rule constructors that keep per-dim arrays on the

@@ -15,14 +15,6 @@
 
 #include "rules/rule_registry_internal.h"
 
-#define OPERAND(op, i) ((op)->operands[i].value)
-#define RESULT(op, i) (&(op)->results[i])
-#define PASS SHARD_FACTOR_PASS_THROUGH
-#define REDUCTION SHARD_FACTOR_REDUCTION
-#define NEED SHARD_FACTOR_NEED_REPLICATION
-#define PERM SHARD_FACTOR_PERMUTATION
-#define NUL SHARD_NULL_DIM
-
 #define MAX_OPERANDS 64
 
 /* The factor for the side whose product `smaller` lags behind `larger`. */

@@ -107,6 +107,16 @@ void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
   *col = off - line_start + 1;
 }
 
+void shard_span_print_location(shard_buf *b, shard_span span) {
+  if (!span.src) {
+    shard_buf_puts(b, "-");
+    return;
+  }
+  uint32_t line, col;
+  shard_span_linecol(span, &line, &col);
+  shard_buf_printf(b, "%s:%u:%u", span.src->name ? span.src->name : "<input>", line, col);
+}
+
 const char *shard_span_line_text(shard_span span, size_t *len) {
   if (!span.src || !span.src->text) {
     *len = 0;

@@ -67,6 +67,10 @@ void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span
 
 /* 1-based line (including line_base) and column of a span's start. */
 void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col);
+/* Appends "FILE:LINE:COL" of the span's start to b ("-" for a span without
+ * a source): the location column of the cost reports. */
+struct shard_buf;
+void shard_span_print_location(struct shard_buf *b, shard_span span);
 /* The source line containing the span start, without its newline. */
 const char *shard_span_line_text(shard_span span, size_t *len);
 shard_span shard_span_join(shard_span a, shard_span b);

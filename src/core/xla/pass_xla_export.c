@@ -162,18 +162,16 @@ static shard_attr *S_true(shard_arena *a) {
   return t;
 }
 
-static void S_post_order_manual(shard_op *op, collect *c) {
-  for (uint32_t r = 0; r < op->num_regions; r++)
-    for (shard_block *b = op->regions[r].first; b; b = b->next)
-      for (shard_op *o = b->first; o; o = o->next) S_post_order_manual(o, c);
-  if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(c->ops, op);
+static bool S_collect_manual(shard_op *op, void *ctx) {
+  if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(((collect *)ctx)->ops, op);
+  return true;
 }
 
 bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
   shard_arena *a = m->arena;
   collect c = {NULL, {0}};
-  S_post_order_manual(m->top, &c);
+  shard_walk_post(m->top, S_collect_manual, &c);
   shard_symbol_table st;
   shard_symbol_table_init(&st, m);
   /* in MLIR's walk order (post-order): an inner manual computation goes

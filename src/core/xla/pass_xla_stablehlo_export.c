@@ -255,17 +255,15 @@ static bool S_body_op(shard_op *op, void *ctx) {
   return true;
 }
 
-static void S_post_order(shard_op *op, collect *c) {
-  for (uint32_t r = 0; r < op->num_regions; r++)
-    for (shard_block *b = op->regions[r].first; b; b = b->next)
-      for (shard_op *o = b->first; o; o = o->next) S_post_order(o, c);
-  if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(c->ops, op);
+static bool S_collect_manual(shard_op *op, void *ctx) {
+  if (S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(((collect *)ctx)->ops, op);
+  return true;
 }
 
 static void S_export_manual(shard_module *m, shard_diag_engine *de) {
   shard_arena *a = m->arena;
   collect c = {{0}};
-  S_post_order(m->top, &c);
+  shard_walk_post(m->top, S_collect_manual, &c);
   for (uint32_t i = 0; i < c.ops.len; i++) {
     shard_op *mc = c.ops.items[i];
     shard_block *body = mc->num_regions ? mc->regions[0].first : NULL;
