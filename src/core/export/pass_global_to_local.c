@@ -1575,13 +1575,44 @@ static void S_gather(g2l *c, shard_op *op) {
   S_replace(c, op, &S_new(c, op, "stablehlo.select", 3, ops3, out, 0)->results[0]);
 }
 
-/* Is the scatter's update computation a plain sum (its identity is 0)? */
-static bool S_sum_body(const shard_op *op) {
+/* The identity of the scatter's update computation as a literal of elem,
+ * as Shardy picks it (getScatterReductionIdentity): the body must apply one
+ * kind of add, and, or, multiply, maximum or minimum (and return); and and
+ * multiply take 1, maximum the lowest and minimum the largest value. NULL
+ * for any other body or element type. */
+static const char *S_scatter_identity(const shard_op *op, const char *elem) {
   shard_block *b = op->num_regions ? op->regions[0].first : NULL;
-  if (!b || !b->first) return false;
-  for (shard_op *x = b->first; x; x = x->next)
-    if (strcmp(x->name, "stablehlo.add") && strcmp(x->name, "stablehlo.return")) return false;
-  return true;
+  const char *kind = NULL;
+  for (shard_op *x = b ? b->first : NULL; x; x = x->next) {
+    if (!strcmp(x->name, "stablehlo.return")) continue;
+    if (kind && strcmp(kind, x->name)) return NULL;
+    kind = x->name;
+  }
+  if (!kind || !elem) return NULL;
+  static const struct {
+    const char *elem, *lowest, *largest;
+  } floats[] = {{"f64", "-1.7976931348623157E+308", "1.7976931348623157E+308"},
+                {"f32", "-3.40282347E+38", "3.40282347E+38"},
+                {"bf16", "-3.38953139E+38", "3.38953139E+38"},
+                {"f16", "-6.550400e+04", "6.550400e+04"}},
+    ints[] = {{"i64", "-9223372036854775808", "9223372036854775807"},
+              {"i32", "-2147483648", "2147483647"},
+              {"i16", "-32768", "32767"},
+              {"i8", "-128", "127"},
+              {"i1", "true", "false"}};
+  int f = -1, i = -1;
+  for (int k = 0; k < (int)(sizeof floats / sizeof *floats); k++)
+    if (!strcmp(elem, floats[k].elem)) f = k;
+  for (int k = 0; k < (int)(sizeof ints / sizeof *ints); k++)
+    if (!strcmp(elem, ints[k].elem)) i = k;
+  if (f < 0 && i < 0) return NULL;
+  bool i1 = !strcmp(elem, "i1");
+  if (!strcmp(kind, "stablehlo.add") || !strcmp(kind, "stablehlo.or")) return S_zero_literal(elem);
+  if (!strcmp(kind, "stablehlo.and") || !strcmp(kind, "stablehlo.multiply"))
+    return i1 ? "true" : f >= 0 ? "1.000000e+00" : "1";
+  if (!strcmp(kind, "stablehlo.maximum")) return f >= 0 ? floats[f].lowest : ints[i].lowest;
+  if (!strcmp(kind, "stablehlo.minimum")) return f >= 0 ? floats[f].largest : ints[i].largest;
+  return NULL;
 }
 
 /* A scatter runs on local types with two fixes, in Shardy's order. Updates
@@ -1604,7 +1635,7 @@ static void S_scatter(g2l *c, shard_op *op) {
    * shard no operand dim: every device along them scatters its part into
    * the whole operand and the all_reduce that follows sums them, so only
    * the device at index 0 along those axes keeps the operand, the others
-   * start from the identity of the (sum) reduction */
+   * start from the identity of the reduction */
   uint32_t maxu = S_num_axes(us), nl = 0;
   shard_axis_ref *lead = G2L_ARRAY(c, shard_axis_ref, maxu);
   for (uint32_t d = 0; us && d < us->rank; d++) {
@@ -1617,12 +1648,18 @@ static void S_scatter(g2l *c, shard_op *op) {
       if (!shared) lead[nl++] = us->dims[d].axes[i];
     }
   }
-  if (nl && mesh && S_sum_body(op)) {
-    shard_value **zeros = G2L_ARRAY(c, shard_value *, nin);
-    for (uint32_t i = 0; i < nin; i++) zeros[i] = S_zero(c, op, op->operands[i].value->type->elem);
+  if (nl && mesh) {
+    const char *identity = S_scatter_identity(op, x->type->elem);
+    if (!identity) {
+      shard_error(c->de, op->span, "failed to get scatter reduction identity.");
+      shard_error(c->de, op->span, "failed to legalize operation '%s' that was explicitly marked illegal", op->name);
+      c->failed = true;
+      return;
+    }
+    shard_value *id = S_splat(c, op, S_tensor(c, 0, NULL, x->type->elem), identity);
     shard_value *first = S_first_along(c, op, mesh, lead, nl);
     for (uint32_t i = 0; i < nin; i++)
-      shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, zeros[i]));
+      shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, id));
   }
   /* operand dims addressed by the indices and sharded: the indices shift
    * by this shard's offset in their component (0 in the others), and

@@ -6,9 +6,12 @@
 // tensor<1xT>, concatenated and broadcast along the index vector dim (a
 // single component is broadcast as is); sharded collapsed dims the indices
 // never address give one scalar mask (the AND of offset == 0 per dim),
-// broadcast once; a scatter's index offsets are built the same way.
+// broadcast once; a scatter's index offsets are built the same way, after
+// the devices past the first along the updates' batch axes start from the
+// identity of the reduction (an error when the body has none).
 // RUN: shard opt %s -sdy-convert-global-to-local -o %t/out.mlir
-// RUN: cat %t/out.mlir
+// RUN: not shard opt %S/inputs/g2l_scatter_no_identity.mlir -sdy-convert-global-to-local -o %t/no.mlir 2> %t/err
+// RUN: cat %t/out.mlir %t/err
 // CHECK-LABEL: func.func @gather_two_indexed_dims(
 // CHECK: %[[CLAMPED:.*]] = stablehlo.clamp
 // CHECK-NEXT: stablehlo.partition_id
@@ -82,6 +85,14 @@
 // CHECK-NEXT: stablehlo.partition_id
 // CHECK: %[[LOCAL:.*]] = stablehlo.subtract %arg1
 // CHECK-NEXT: "stablehlo.scatter"(%[[INPUT]], %[[LOCAL]], %arg2)
+// CHECK-LABEL: func.func @scatter_max_updates_sharded_on_batch(
+// CHECK-NEXT: %[[LOWEST:.*]] = stablehlo.constant dense<-2147483648> : tensor<i32>
+// CHECK-NEXT: stablehlo.partition_id
+// CHECK: %[[IDS:.*]] = stablehlo.broadcast_in_dim %[[LOWEST]], dims = [] : (tensor<i32>) -> tensor<8x4xi32>
+// CHECK-NEXT: %[[INPUT:.*]] = stablehlo.select %{{.*}}, %arg0, %[[IDS]]
+// CHECK-NEXT: "stablehlo.scatter"(%[[INPUT]], %arg1, %arg2)
+// CHECK: g2l_scatter_no_identity.mlir:8:3: error: failed to get scatter reduction identity.
+// CHECK: error: failed to legalize operation 'stablehlo.scatter' that was explicitly marked illegal
 sdy.mesh @mesh = <["x"=2, "y"=4]>
 
 func.func @gather_two_indexed_dims(
@@ -167,4 +178,20 @@ func.func @scatter_updates_sharded_on_batch_and_operand_on_indexed_dim(
   } : (tensor<8x4xf32>, tensor<6x1xi64>, tensor<6x4xf32>) -> tensor<8x4xf32>
   %1 = sdy.all_reduce {"x"} %0 out_sharding=<@mesh, [{"y"}, {}]> : tensor<8x4xf32>
   return %1 : tensor<8x4xf32>
+}
+
+func.func @scatter_max_updates_sharded_on_batch(
+  %arg0: tensor<8x4xi32>,
+  %arg1: tensor<6x1xi64> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>},
+  %arg2: tensor<6x4xi32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<8x4xi32> {
+  %0 = "stablehlo.scatter"(%arg0, %arg1, %arg2) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %m = stablehlo.maximum %a, %b : tensor<i32>
+    stablehlo.return %m : tensor<i32>
+  }) {
+    scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
+      scatter_dims_to_operand_dims = [0], index_vector_dim = 1>
+  } : (tensor<8x4xi32>, tensor<6x1xi64>, tensor<6x4xi32>) -> tensor<8x4xi32>
+  %1 = sdy.all_reduce {"x"} %0 out_sharding=<@mesh, [{}, {}]> : tensor<8x4xi32>
+  return %1 : tensor<8x4xi32>
 }
