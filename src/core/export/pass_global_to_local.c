@@ -409,6 +409,15 @@ static const shard_mesh *S_op_mesh(g2l *c, shard_op *op, shard_tensor_sharding *
 
 static shard_tensor_sharding *S_value_sharding(g2l *c, const shard_value *v);
 
+/* The per-dim axis lists attribute `name` of a collective whose
+ * out_sharding (*s) is on *mesh, or NULL when either is missing. */
+static const shard_attr *S_op_axis_lists(g2l *c, shard_op *op, const char *name, const shard_mesh **mesh,
+                                         shard_tensor_sharding **s) {
+  *mesh = S_op_mesh(c, op, s);
+  const shard_attr *a = shard_op_attr(op, name);
+  return *mesh && a && a->kind == SHARD_ATTR_SDY_AXIS_LISTS ? a : NULL;
+}
+
 /* Replaces op's one result by v; v keeps answering with the result's global
  * type and sharding for the users still to be converted. */
 static void S_replace(g2l *c, shard_op *op, shard_value *v) {
@@ -419,9 +428,9 @@ static void S_replace(g2l *c, shard_op *op, shard_value *v) {
 
 static void S_all_gather(g2l *c, shard_op *op) {
   shard_tensor_sharding *s;
-  const shard_mesh *mesh = S_op_mesh(c, op, &s);
-  const shard_attr *g = shard_op_attr(op, "gathering_axes");
-  if (!mesh || !g || g->kind != SHARD_ATTR_SDY_AXIS_LISTS) return;
+  const shard_mesh *mesh;
+  const shard_attr *g = S_op_axis_lists(c, op, "gathering_axes", &mesh, &s);
+  if (!g) return;
   shard_value *cur = op->operands[0].value;
   uint32_t rank = cur->type->rank, ndims = 0;
   for (uint32_t d = 0; d < g->u.axis_lists.num; d++) ndims += g->u.axis_lists.dims[d].num > 0;
@@ -528,9 +537,9 @@ static void S_all_reduce(g2l *c, shard_op *op) {
 
 static void S_all_slice(g2l *c, shard_op *op) {
   shard_tensor_sharding *s;
-  const shard_mesh *mesh = S_op_mesh(c, op, &s);
-  const shard_attr *axes = shard_op_attr(op, "slicing_axes");
-  if (!mesh || !axes || axes->kind != SHARD_ATTR_SDY_AXIS_LISTS) return;
+  const shard_mesh *mesh;
+  const shard_attr *axes = S_op_axis_lists(c, op, "slicing_axes", &mesh, &s);
+  if (!axes) return;
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
   S_replace(c, op, S_dynamic_slice_for_axes(c, op, op->operands[0].value, mesh, axes->u.axis_lists.dims, local));
 }
@@ -720,9 +729,9 @@ static void S_collective_permute(g2l *c, shard_op *op) {
 
 static void S_reduce_scatter(g2l *c, shard_op *op) {
   shard_tensor_sharding *s;
-  const shard_mesh *mesh = S_op_mesh(c, op, &s);
-  const shard_attr *rs = shard_op_attr(op, "reduce_scatter_axes");
-  if (!mesh || !rs || rs->kind != SHARD_ATTR_SDY_AXIS_LISTS) return;
+  const shard_mesh *mesh;
+  const shard_attr *rs = S_op_axis_lists(c, op, "reduce_scatter_axes", &mesh, &s);
+  if (!rs) return;
   shard_tensor_sharding *ins = S_value_sharding(c, op->operands[0].value);
   shard_value *in = op->operands[0].value;
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
@@ -1408,14 +1417,30 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
     if (split[d]) shard_operand_set(&op->operands[d + 2], zero);
 }
 
+/* One tensor of the indices' type `it` from a scalar per index component
+ * (v[K], K = the index vector's length): the scalar broadcast when K is 1,
+ * else the scalars reshaped to tensor<1xT>, concatenated and broadcast
+ * along the index vector dim, as Shardy builds gather and scatter index
+ * offsets. */
+static shard_value *S_index_vector(g2l *c, shard_op *before, shard_value **v, int64_t K, shard_type *it, int64_t ivd) {
+  if (K == 1) return S_broadcast(c, before, v[0], it, NULL, 0);
+  int64_t one = 1;
+  shard_value **parts = G2L_ARRAY(c, shard_value *, K);
+  for (int64_t k = 0; k < K; k++) parts[k] = S_reshape(c, before, v[k], 1, &one);
+  shard_op *cat = S_new(c, before, "stablehlo.concatenate", (uint32_t)K, parts, S_tensor(c, 1, &K, it->elem), 0);
+  S_int_attr(c, cat, "dimension", 0);
+  return S_broadcast(c, before, &cat->results[0], it, &ivd, 1);
+}
+
 /* A gather whose operand is sharded along a passed-through dim takes
  * local slices there: slice_sizes shrink by that dim's shards. A sharded
  * dim the gather collapses (slice size 1) holds each index on one shard
  * only: indices are clamped to the global range (dim - 1, as Shardy) and
- * made local (minus the shard's offset in their component), and results
- * whose index falls outside this shard are zeroed (the all_reduce that
- * follows sums them); a collapsed sharded dim the indices never address
- * reads index 0, so only the shard at offset 0 keeps its result. Operand
+ * made local (minus the shard's offset in their component: the offsets
+ * and last indices per component, S_index_vector), and results whose
+ * index falls outside this shard are zeroed (the all_reduce that follows
+ * sums them); a collapsed sharded dim the indices never address reads
+ * index 0, so only the shard at offset 0 keeps its result. Operand
  * batching dims are sharded like the indices' batch dims and need
  * nothing. */
 static void S_gather(g2l *c, shard_op *op) {
@@ -1464,9 +1489,10 @@ static void S_gather(g2l *c, shard_op *op) {
   shard_value *mask = NULL, *local_idx = idx;
   char num[32];
   if (nindexed) {
+    /* indices clamped into the global operand first, as the gather would */
     shard_value *lo = S_splat(c, op, it, "0"), *hi;
     int64_t K = sim.n;
-    shard_type *vec_t = S_tensor(c, 1, &K, "i64");
+    shard_type *elem_t = S_tensor(c, 0, NULL, it->elem);
     if (K == 1) {
       snprintf(num, sizeof num, "%lld", (long long)(gx->dims[sim.v[0]] - 1));
       hi = S_splat(c, op, it, num);
@@ -1476,66 +1502,45 @@ static void S_gather(g2l *c, shard_op *op) {
       shard_buf_putc(&b, '[');
       for (uint32_t k = 0; k < sim.n; k++) shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)(gx->dims[sim.v[k]] - 1));
       shard_buf_putc(&b, ']');
-      hi = S_broadcast(c, op, S_splat(c, op, vec_t, shard_buf_str(&b)), it, &ivd, 1);
+      hi = S_broadcast(c, op, S_splat(c, op, S_tensor(c, 1, &K, it->elem), shard_buf_str(&b)), it, &ivd, 1);
       shard_buf_free(&b);
     }
     shard_value *ops3[3] = {lo, idx, hi};
     shard_value *clamped = &S_new(c, op, "stablehlo.clamp", 3, ops3, it, 0)->results[0];
-    shard_value *boff = NULL, *blim = NULL;
-    if (K == 1) {
-      uint32_t d = (uint32_t)sim.v[0];
+    /* per index component (Shardy's order): a sharded collapsed dim spans
+     * [its shard's offset, offset + local size - 1], any other [0, its
+     * global size - 1] */
+    shard_value **lov = G2L_ARRAY(c, shard_value *, K), **hiv = G2L_ARRAY(c, shard_value *, K);
+    for (uint32_t k = 0; k < sim.n; k++) {
+      uint32_t d = (uint32_t)sim.v[k];
+      if (!indexed[d]) {
+        lov[k] = S_splat(c, op, elem_t, "0");
+        snprintf(num, sizeof num, "%lld", (long long)(gx->dims[d] - 1));
+        hiv[k] = S_splat(c, op, elem_t, num);
+        continue;
+      }
       const shard_dim_sharding *ds = S_dim(xs, d);
       shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, x->type->dims[d]);
-      off = &S_new(c, op, "stablehlo.convert", 1, &off, i64, 0)->results[0];
+      lov[k] = &S_new(c, op, "stablehlo.convert", 1, &off, elem_t, 0)->results[0];
       snprintf(num, sizeof num, "%lld", (long long)(x->type->dims[d] - 1));
-      shard_value *limit = S_binary(c, op, "stablehlo.add", off, S_splat(c, op, i64, num), i64);
-      boff = S_broadcast(c, op, off, it, NULL, 0);
-      blim = S_broadcast(c, op, limit, it, NULL, 0);
-    } else {
-      /* per component: the shard's offset (0 where unsharded) and last index */
-      shard_value *offv = NULL;
-      for (uint32_t d = 0; d < n; d++) {
-        if (!indexed[d]) continue;
-        const shard_dim_sharding *ds = S_dim(xs, d);
-        shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, x->type->dims[d]);
-        off = &S_new(c, op, "stablehlo.convert", 1, &off, i64, 0)->results[0];
-        shard_buf b;
-        shard_buf_init(&b);
-        shard_buf_putc(&b, '[');
-        for (uint32_t k = 0; k < sim.n; k++) shard_buf_printf(&b, "%s%d", k ? ", " : "", (int64_t)k == comp_of[d]);
-        shard_buf_putc(&b, ']');
-        shard_value *onehot = S_splat(c, op, vec_t, shard_buf_str(&b));
-        shard_buf_free(&b);
-        shard_value *part = S_binary(c, op, "stablehlo.multiply", S_broadcast(c, op, off, vec_t, NULL, 0), onehot, vec_t);
-        offv = offv ? S_binary(c, op, "stablehlo.add", offv, part, vec_t) : part;
-      }
-      shard_buf b;
-      shard_buf_init(&b);
-      shard_buf_putc(&b, '[');
-      for (uint32_t k = 0; k < sim.n; k++) {
-        int64_t d = sim.v[k];
-        bool local = d >= 0 && d < (int64_t)n && indexed[d];
-        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)((local ? x->type->dims[d] : gx->dims[d]) - 1));
-      }
-      shard_buf_putc(&b, ']');
-      shard_value *limv = S_binary(c, op, "stablehlo.add", offv, S_splat(c, op, vec_t, shard_buf_str(&b)), vec_t);
-      shard_buf_free(&b);
-      boff = S_broadcast(c, op, offv, it, &ivd, 1);
-      blim = S_broadcast(c, op, limv, it, &ivd, 1);
+      hiv[k] = S_binary(c, op, "stablehlo.add", lov[k], S_splat(c, op, elem_t, num), elem_t);
     }
+    shard_value *boff = S_index_vector(c, op, lov, K, it, ivd), *blim = S_index_vector(c, op, hiv, K, it, ivd);
     local_idx = S_binary(c, op, "stablehlo.subtract", clamped, boff, it);
     shard_value *ge = S_compare(c, op, "GE", clamped, boff), *le = S_compare(c, op, "LE", clamped, blim);
     mask = S_binary(c, op, "stablehlo.and", ge, le, mask_t);
   }
+  /* a sharded collapsed dim the indices never address reads index 0: only
+   * the shard at offset 0 keeps its result (one scalar for all such dims) */
+  shard_value *first = NULL;
   for (uint32_t d = 0; d < n; d++) {
     if (!unindexed[d]) continue;
     const shard_dim_sharding *ds = S_dim(xs, d);
     shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, x->type->dims[d]);
     shard_value *eq = S_compare(c, op, "EQ", off, S_splat(c, op, i64, "0"));
-    if (!mask) mask = eq;
-    else if (mask->type->rank == 0) mask = S_binary(c, op, "stablehlo.and", mask, eq, eq->type);
-    else mask = S_binary(c, op, "stablehlo.and", mask, S_broadcast(c, op, eq, mask_t, NULL, 0), mask_t);
+    first = first ? S_binary(c, op, "stablehlo.and", first, eq, eq->type) : eq;
   }
+  if (first) mask = mask ? S_binary(c, op, "stablehlo.and", mask, S_broadcast(c, op, first, mask_t, NULL, 0), mask_t) : first;
   shard_value *ops2[2] = {x, local_idx};
   shard_op *g = S_new(c, op, "stablehlo.gather", 2, ops2, out, 0);
   for (uint32_t i = 0; i < op->num_attrs; i++) shard_op_set_attr(c->a, g, op->attrs[i].name, op->attrs[i].value, op->attrs[i].inherent);
@@ -1570,82 +1575,113 @@ static void S_gather(g2l *c, shard_op *op) {
   S_replace(c, op, &S_new(c, op, "stablehlo.select", 3, ops3, out, 0)->results[0]);
 }
 
-/* Is the scatter's update computation a plain sum (its identity is 0)? */
-static bool S_sum_body(const shard_op *op) {
+/* The identity of the scatter's update computation as a literal of elem,
+ * as Shardy picks it (getScatterReductionIdentity): the body must apply one
+ * kind of add, and, or, multiply, maximum or minimum (and return); and and
+ * multiply take 1, maximum the lowest and minimum the largest value. NULL
+ * for any other body or element type. */
+static const char *S_scatter_identity(const shard_op *op, const char *elem) {
   shard_block *b = op->num_regions ? op->regions[0].first : NULL;
-  if (!b || !b->first) return false;
-  for (shard_op *x = b->first; x; x = x->next)
-    if (strcmp(x->name, "stablehlo.add") && strcmp(x->name, "stablehlo.return")) return false;
-  return true;
+  const char *kind = NULL;
+  for (shard_op *x = b ? b->first : NULL; x; x = x->next) {
+    if (!strcmp(x->name, "stablehlo.return")) continue;
+    if (kind && strcmp(kind, x->name)) return NULL;
+    kind = x->name;
+  }
+  if (!kind || !elem) return NULL;
+  static const struct {
+    const char *elem, *lowest, *largest;
+  } floats[] = {{"f64", "-1.7976931348623157E+308", "1.7976931348623157E+308"},
+                {"f32", "-3.40282347E+38", "3.40282347E+38"},
+                {"bf16", "-3.38953139E+38", "3.38953139E+38"},
+                {"f16", "-6.550400e+04", "6.550400e+04"}},
+    ints[] = {{"i64", "-9223372036854775808", "9223372036854775807"},
+              {"i32", "-2147483648", "2147483647"},
+              {"i16", "-32768", "32767"},
+              {"i8", "-128", "127"},
+              {"i1", "true", "false"}};
+  int f = -1, i = -1;
+  for (int k = 0; k < (int)(sizeof floats / sizeof *floats); k++)
+    if (!strcmp(elem, floats[k].elem)) f = k;
+  for (int k = 0; k < (int)(sizeof ints / sizeof *ints); k++)
+    if (!strcmp(elem, ints[k].elem)) i = k;
+  if (f < 0 && i < 0) return NULL;
+  bool i1 = !strcmp(elem, "i1");
+  if (!strcmp(kind, "stablehlo.add") || !strcmp(kind, "stablehlo.or")) return S_zero_literal(elem);
+  if (!strcmp(kind, "stablehlo.and") || !strcmp(kind, "stablehlo.multiply"))
+    return i1 ? "true" : f >= 0 ? "1.000000e+00" : "1";
+  if (!strcmp(kind, "stablehlo.maximum")) return f >= 0 ? floats[f].lowest : ints[i].lowest;
+  if (!strcmp(kind, "stablehlo.minimum")) return f >= 0 ? floats[f].largest : ints[i].largest;
+  return NULL;
 }
 
-/* A scatter runs on local types with two fixes. Operand dims addressed by
- * the indices and sharded: the indices shift by this shard's offset (a
- * vector over the index components), and updates landing outside the
- * shard are dropped by the scatter itself. Indices or updates sharded on
- * axes the operand is not sharded on: every such device scatters its part
- * into the whole operand and the following all_reduce sums them, so only
- * the device at index 0 along those axes keeps the operand, the others
- * start from the identity of the (sum) reduction. */
+/* A scatter runs on local types with two fixes, in Shardy's order. Updates
+ * sharded along their batch dims on axes the operand is not sharded on:
+ * only the first device along them keeps the operand (below). Operand dims
+ * addressed by the indices and sharded: the indices shift by this shard's
+ * offset (built per index component as for the gather). */
 static void S_scatter(g2l *c, shard_op *op) {
   if (op->num_operands < 3 || !(op->num_operands & 1)) return S_localize_results(c, op);
   uint32_t nin = (op->num_operands - 1) / 2;
-  shard_value *idx = op->operands[nin].value;
+  shard_value *idx = op->operands[nin].value, *upd = op->operands[nin + 1].value;
   const shard_gather_dims *dn = shard_op_scatter_dims(op);
   if (!dn) return S_localize_results(c, op);
-  shard_i64s sdo = dn->index_map, ibatch = dn->operand_batching;
+  shard_i64s sdo = dn->index_map, ibatch = dn->operand_batching, window = dn->offset;
   int64_t ivd = dn->index_vector_dim;
   shard_value *x = op->operands[0].value;
-  const shard_tensor_sharding *xs = S_value_sharding(c, x), *is = S_value_sharding(c, idx);
-  shard_type *it = idx->type, *i64 = S_i64_scalar(c);
-  bool implicit = ivd >= (int64_t)it->rank;
-  /* offsets of the sharded indexed operand dims */
-  bool any = false;
+  const shard_tensor_sharding *xs = S_value_sharding(c, x), *us = S_value_sharding(c, upd);
+  const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : us ? shard_pass_sharding_mesh(c->m, us) : NULL;
+  /* axes sharding the updates' batch dims (not update_window_dims) that
+   * shard no operand dim: every device along them scatters its part into
+   * the whole operand and the all_reduce that follows sums them, so only
+   * the device at index 0 along those axes keeps the operand, the others
+   * start from the identity of the reduction */
+  uint32_t maxu = S_num_axes(us), nl = 0;
+  shard_axis_ref *lead = G2L_ARRAY(c, shard_axis_ref, maxu);
+  for (uint32_t d = 0; us && d < us->rank; d++) {
+    if (shard_i64s_find(&window, d) >= 0) continue;
+    for (uint32_t i = 0; i < us->dims[d].num_axes; i++) {
+      bool shared = false;
+      for (uint32_t e = 0; xs && e < xs->rank && !shared; e++)
+        for (uint32_t j = 0; j < xs->dims[e].num_axes && !shared; j++)
+          shared = shard_axis_equal(&xs->dims[e].axes[j], &us->dims[d].axes[i]);
+      if (!shared) lead[nl++] = us->dims[d].axes[i];
+    }
+  }
+  if (nl && mesh) {
+    const char *identity = S_scatter_identity(op, x->type->elem);
+    if (!identity) {
+      shard_error(c->de, op->span, "failed to get scatter reduction identity.");
+      shard_error(c->de, op->span, "failed to legalize operation '%s' that was explicitly marked illegal", op->name);
+      c->failed = true;
+      return;
+    }
+    shard_value *id = S_splat(c, op, S_tensor(c, 0, NULL, x->type->elem), identity);
+    shard_value *first = S_first_along(c, op, mesh, lead, nl);
+    for (uint32_t i = 0; i < nin; i++)
+      shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, id));
+  }
+  /* operand dims addressed by the indices and sharded: the indices shift
+   * by this shard's offset in their component (0 in the others), and
+   * updates landing outside the shard are dropped by the scatter itself */
+  shard_type *it = idx->type;
+  bool implicit = ivd >= (int64_t)it->rank, any = false;
   for (uint32_t k = 0; k < sdo.n; k++)
     if (S_operand_shards(c, x, sdo.v[k]) > 1 && shard_i64s_find(&ibatch, sdo.v[k]) < 0) any = true;
-  const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : is ? shard_pass_sharding_mesh(c->m, is) : NULL;
   if (any && mesh && (implicit ? sdo.n == 1 : it->dims[ivd] == (int64_t)sdo.n)) {
+    shard_type *elem_t = S_tensor(c, 0, NULL, it->elem);
     shard_value **comp = G2L_ARRAY(c, shard_value *, sdo.n);
-    for (uint32_t k = 0; k < sdo.n; k++)
-      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_i64s_find(&ibatch, sdo.v[k]) >= 0) comp[k] = S_splat(c, op, i64, "0");
     for (uint32_t k = 0; k < sdo.n; k++) {
-      if (comp[k]) continue;
+      if (S_operand_shards(c, x, sdo.v[k]) <= 1 || shard_i64s_find(&ibatch, sdo.v[k]) >= 0) {
+        comp[k] = S_splat(c, op, elem_t, "0");
+        continue;
+      }
       const shard_dim_sharding *ds = S_dim(xs, (uint32_t)sdo.v[k]);
       shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, x->type->dims[sdo.v[k]]);
-      comp[k] = &S_new(c, op, "stablehlo.convert", 1, &off, i64, 0)->results[0];
+      comp[k] = &S_new(c, op, "stablehlo.convert", 1, &off, elem_t, 0)->results[0];
     }
-    shard_value *offv;
-    if (implicit) {
-      offv = S_broadcast(c, op, comp[0], it, NULL, 0);
-    } else {
-      int64_t one = 1, K = sdo.n;
-      for (uint32_t k = 0; k < sdo.n; k++) comp[k] = S_reshape(c, op, comp[k], 1, &one);
-      shard_op *cat = S_new(c, op, "stablehlo.concatenate", sdo.n, comp, S_tensor(c, 1, &K, "i64"), 0);
-      S_int_attr(c, cat, "dimension", 0);
-      offv = S_broadcast(c, op, &cat->results[0], it, &ivd, 1);
-    }
+    shard_value *offv = S_index_vector(c, op, comp, sdo.n, it, ivd);
     shard_operand_set(&op->operands[nin], S_binary(c, op, "stablehlo.subtract", idx, offv, it));
-  }
-  /* axes of the indices the operand is not sharded on */
-  uint32_t maxi = S_num_axes(is), maxx = S_num_axes(xs);
-  shard_axis_ref *iaxes = G2L_ARRAY(c, shard_axis_ref, maxi), *xaxes = G2L_ARRAY(c, shard_axis_ref, maxx),
-                 *lead = G2L_ARRAY(c, shard_axis_ref, maxi);
-  uint32_t ni = 0, nx = 0, nl = 0;
-  S_collect_axes(is, iaxes, &ni, maxi);
-  S_collect_axes(xs, xaxes, &nx, maxx);
-  for (uint32_t i = 0; i < ni; i++) {
-    bool shared = false;
-    for (uint32_t j = 0; j < nx; j++)
-      if (!strcmp(iaxes[i].name, xaxes[j].name)) shared = true;
-    if (!shared) lead[nl++] = iaxes[i];
-  }
-  const shard_mesh *imesh = is ? shard_pass_sharding_mesh(c->m, is) : NULL;
-  if (nl && imesh && S_sum_body(op)) {
-    shard_value **zeros = G2L_ARRAY(c, shard_value *, nin);
-    for (uint32_t i = 0; i < nin; i++) zeros[i] = S_zero(c, op, op->operands[i].value->type->elem);
-    shard_value *first = S_first_along(c, op, imesh, lead, nl);
-    for (uint32_t i = 0; i < nin; i++)
-      shard_operand_set(&op->operands[i], S_only_on_first(c, op, op->operands[i].value, first, zeros[i]));
   }
   S_localize_results(c, op);
   for (uint32_t r = 0; r < op->num_regions; r++)

@@ -9,9 +9,40 @@
  * `{}p1`) makes IR the verifier must reject, so every step is checked. */
 #include "pipeline/lower_pipeline.h"
 
+#include <string.h>
+
 #include "export/export_pipeline.h"
 #include "pipeline/pass_registry.h"
+#include "rules/rule_registry.h"
 #include "verify/verify.h"
+
+typedef struct composites {
+  shard_arena *arena;
+  SHARD_VEC(shard_op *) ops;
+} composites;
+
+static bool S_collect_ruleless_composites(shard_op *op, void *ctx) {
+  composites *c = ctx;
+  if (!strcmp(op->name, "stablehlo.composite") && !shard_rule_for_op(c->arena, op, false, NULL)) SHARD_VEC_PUSH(c->ops, op);
+  return true;
+}
+
+/* A stablehlo.composite whose op has no sharding rule (none of its own in
+ * sdy.sharding_rule) is what XLA makes of it: a call of its decomposition
+ * (an HLO call marked as a composite, inlined before Shardy runs unless a
+ * backend keeps it). It becomes a func.call, with the composite's
+ * sdy.sharding, so that propagation, the exports and the per-device
+ * conversion treat the decomposition as any callee instead of leaving it
+ * global behind an op without a rule. */
+static bool S_composites_to_calls(shard_module *m, shard_diag_engine *de) {
+  if (!m->top) return true;
+  composites c = {.arena = m->arena};
+  shard_walk(m->top, S_collect_ruleless_composites, &c);
+  bool ok = true;
+  for (uint32_t k = 0; k < c.ops.len && ok; k++) ok = shard_composite_to_call(m, c.ops.items[k], true, de) != NULL;
+  SHARD_VEC_FREE(c.ops);
+  return ok;
+}
 
 static bool S_constraints_to_reshards(shard_module *m, const shard_pass_context *cx) {
   return shard_pass_sharding_constraint_to_reshard(m, NULL, cx);
@@ -27,6 +58,7 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
   const shard_pass_context *cx = SHARD_PASS_CONTEXT(de);
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
+  if (!S_composites_to_calls(m, de)) return false;
   if (propagate)
     return shard_propagation_pipeline_run_until_export(m, NULL, cx) && de->errors == before &&
            shard_export_pipeline_run_for_lower(m, cx) && de->errors == before &&
@@ -63,6 +95,7 @@ bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool 
   static const shard_pipeline_step as_written[] = {{"sdy-sharding-constraint-to-reshard", NULL},
                                                    {"sdy-close-shardings", NULL}};
   static const shard_pipeline_step reshards[] = {{"sdy-insert-explicit-reshards", NULL}};
+  if (!S_composites_to_calls(m, de)) return false;
   bool ok = propagate ? shard_pipeline_run(m, propagated, 1, true, cx) : shard_pipeline_run(m, as_written, 2, true, cx);
   return ok && (stage != SHARD_STAGE_RESHARDS || shard_pipeline_run(m, reshards, 1, true, cx));
 }

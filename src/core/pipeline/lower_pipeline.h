@@ -30,6 +30,12 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
  * result is verified. False after reporting through de. */
 bool shard_lower_to_local(shard_module *m, shard_diag_engine *de);
 
+/* Replaces a stablehlo.composite by a func.call of its decomposition, as
+ * -stablehlo-legalize-composite-to-call does; with keep_sharding the call
+ * keeps the composite's sdy.sharding. The call, or NULL after reporting a
+ * composite without its decomposition (pass_stablehlo.c). */
+shard_op *shard_composite_to_call(shard_module *m, shard_op *composite, bool keep_sharding, shard_diag_engine *de);
+
 /* The device limit of the per-device conversion (SHARD_MAX_MESH_DEVICES),
  * checked on a module before any work, so that the error points at the
  * input's mesh. */

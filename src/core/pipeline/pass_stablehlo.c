@@ -21,6 +21,7 @@
 #include "ir/clone.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
+#include "pipeline/lower_pipeline.h"
 
 /* The most calls -inline replaces in one module: a bound for call chains
  * that only end after very many copies. */
@@ -91,6 +92,29 @@ static bool S_collect_composites(shard_op *op, void *ctx) {
   return true;
 }
 
+shard_op *shard_composite_to_call(shard_module *m, shard_op *c, bool keep_sharding, shard_diag_engine *de) {
+  const shard_attr *d = shard_op_attr(c, "decomposition");
+  if (!d || d->kind != SHARD_ATTR_SYMREF || d->u.symref.num != 1) {
+    shard_error(de, c->span, "'stablehlo.composite' op requires attribute 'decomposition'");
+    return NULL;
+  }
+  shard_arena *a = m->arena;
+  shard_value **operands = SHARD_NEW_ARRAY(a, shard_value *, c->num_operands + 1);
+  for (uint32_t i = 0; i < c->num_operands; i++) operands[i] = c->operands[i].value;
+  shard_type **types = SHARD_NEW_ARRAY(a, shard_type *, c->num_results + 1);
+  for (uint32_t i = 0; i < c->num_results; i++) types[i] = c->results[i].type;
+  shard_op *call = shard_pass_op_new(a, "func.call", c->num_operands, operands, c->num_results, types, 0);
+  call->loc = c->loc;
+  call->span = c->span;
+  shard_call_set_callee(a, call, d->u.symref.path[0]);
+  shard_attr *s = keep_sharding ? shard_op_attr(c, "sdy.sharding") : NULL;
+  if (s) shard_op_set_attr(a, call, "sdy.sharding", s, false);
+  shard_op_insert_before(c, call);
+  for (uint32_t i = 0; i < c->num_results; i++) shard_value_replace_all_uses(&c->results[i], &call->results[i]);
+  shard_op_erase(c);
+  return call;
+}
+
 bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   (void)options;
@@ -98,27 +122,7 @@ bool shard_pass_legalize_composite_to_call(shard_module *m, const char *options,
   op_vec ops = {0};
   shard_walk(m->top, S_collect_composites, &ops);
   bool ok = true;
-  for (uint32_t k = 0; k < ops.len && ok; k++) {
-    shard_op *c = ops.items[k];
-    const shard_attr *d = shard_op_attr(c, "decomposition");
-    if (!d || d->kind != SHARD_ATTR_SYMREF || d->u.symref.num != 1) {
-      shard_error(de, c->span, "'stablehlo.composite' op requires attribute 'decomposition'");
-      ok = false;
-      break;
-    }
-    shard_arena *a = m->arena;
-    shard_value **operands = SHARD_NEW_ARRAY(a, shard_value *, c->num_operands + 1);
-    for (uint32_t i = 0; i < c->num_operands; i++) operands[i] = c->operands[i].value;
-    shard_type **types = SHARD_NEW_ARRAY(a, shard_type *, c->num_results + 1);
-    for (uint32_t i = 0; i < c->num_results; i++) types[i] = c->results[i].type;
-    shard_op *call = shard_pass_op_new(a, "func.call", c->num_operands, operands, c->num_results, types, 0);
-    call->loc = c->loc;
-    call->span = c->span;
-    shard_call_set_callee(a, call, d->u.symref.path[0]);
-    shard_op_insert_before(c, call);
-    for (uint32_t i = 0; i < c->num_results; i++) shard_value_replace_all_uses(&c->results[i], &call->results[i]);
-    shard_op_erase(c);
-  }
+  for (uint32_t k = 0; k < ops.len && ok; k++) ok = shard_composite_to_call(m, ops.items[k], false, de) != NULL;
   SHARD_VEC_FREE(ops);
   return ok;
 }
