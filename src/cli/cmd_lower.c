@@ -404,13 +404,13 @@ int cmd_lower(int argc, char **argv) {
   shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0};
   shard_verify_options vopts = {.extra_warnings = false};
   shard_buf module_text, plan_text;
+  shard_xla_input xin = {0};
   shard_buf_init(&module_text);
   shard_buf_init(&plan_text);
   code = CLI_EXIT_INVALID;
   cli_progress_update("parsing %s", src.name);
-  shard_module *m = shard_parse_module(&src, &popts, &de);
-  if (!m || de.errors || !shard_xla_import_if_round_trip(m, &de) || !shard_verify_module(m, &vopts, &de) ||
-      de.errors)
+  shard_module *m = shard_xla_read_input(&src, &popts, &xin, &de);
+  if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors)
     goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
@@ -423,7 +423,8 @@ int cmd_lower(int argc, char **argv) {
     goto done;
   if (cfg.local || cfg.verify) {
     cli_progress_update("%s", "building the per-device program");
-    if (!per_device(&cfg, m, &module_text, text, len, &de))
+    /* --verify runs the input as given: for an HLO dump, the StableHLO it became */
+    if (!per_device(&cfg, m, &module_text, xin.gen.text ? xin.gen.text : text, xin.gen.text ? xin.gen.len : len, &de))
       goto done;
   }
 
@@ -476,6 +477,7 @@ done:
   cli_progress_finish();
   if (m)
     shard_module_free(m);
+  shard_xla_input_release(&xin);
   shard_buf_free(&module_text);
   shard_buf_free(&plan_text);
   shard_buf_free(&err);
