@@ -1987,7 +1987,11 @@ shard_module *shard_hlo_text_read(const shard_source *src, const shard_parse_opt
   }
   gen->len = out.len;
   gen->text = shard_buf_take(&out);
-  gen->name = shard_xstrdup(src->name ? src->name : "<hlo>");
+  /* a diagnostic on an attribute stays in this text: say which text it is */
+  size_t nn = strlen(src->name ? src->name : "<hlo>") + sizeof " (as StableHLO)";
+  char *name = shard_xmalloc(nn);
+  snprintf(name, nn, "%s (as StableHLO)", src->name ? src->name : "<hlo>");
+  gen->name = name;
   span_map sm = {src, gen, map, map_len, de};
   shard_diag_engine relay;
   shard_diag_init(&relay, S_relay, &sm);
