@@ -1355,7 +1355,7 @@ static const char *S_plain_op(const char *s, uint32_t n) {
       {"shift-left", "shift_left"}, {"shift-right-arithmetic", "shift_right_arithmetic"},
       {"shift-right-logical", "shift_right_logical"}, {"sign", "sign"}, {"sine", "sine"}, {"sqrt", "sqrt"},
       {"subtract", "subtract"}, {"tan", "tan"}, {"tanh", "tanh"}, {"xor", "xor"},
-      {"optimization-barrier", "optimization_barrier"}, {"after-all", "after_all"},
+      {"opt-barrier", "optimization_barrier"}, {"after-all", "after_all"},
       {"partition-id", "partition_id"}, {"replica-id", "replica_id"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
@@ -1469,7 +1469,7 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
     }
     shard_buf_free(&lit);
   } else if (plain) {
-    if (in->shape->kind == 1 && !OPEQ("optimization-barrier")) {
+    if (in->shape->kind == 1 && !OPEQ("opt-barrier")) {
       S_err(p, in->op_off, on, "'%.*s' with a tuple result is not supported by the HLO text reader", (int)on, op);
     } else if (S_flat_operands(p, sc, in, 0, in->nops, &ops)) {
       char name[64];
