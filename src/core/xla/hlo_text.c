@@ -58,6 +58,9 @@ typedef struct hcomp {
   hinst *insts;
   uint32_t n;
   int32_t root;
+  hinst **params; /* by number, once S_params has run */
+  uint32_t np;
+  bool params_read;
 } hcomp;
 
 /* An HLO value in MLIR: a leaf (one SSA value) or a tuple of values. */
@@ -642,7 +645,7 @@ static bool S_common_attrs(hp *p, hinst *in, shard_buf *attrs) {
 static bool S_harmless(const hattr *a) {
   static const char *const keys[] = {"metadata", "backend_config", "control-predecessors", "statistics",
                                      "operand_layout_constraints", "origin", "inferred_dimension",
-                                     "constrain_layout", "indices_are_sorted", "unique_indices", "schedule"};
+                                     "constrain_layout", "indices_are_sorted", "unique_indices", "parameter_replication"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (S_eq(a->key, a->klen, keys[i])) return true;
   return false;
@@ -805,16 +808,39 @@ static void S_signature(hp *p, const hvvec *ops, const hshape *sh) {
   SHARD_VEC_FREE(types);
 }
 
+/* The parameter instructions of c by number: parameter(0) .. parameter(n-1),
+ * each once. */
+static bool S_params(hp *p, hcomp *c) {
+  if (c->params_read) return true;
+  uint32_t np = 0;
+  for (uint32_t i = 0; i < c->n; i++)
+    if (S_eq(S_opcode(&c->insts[i], p), c->insts[i].op_len, "parameter")) np++;
+  c->params = SHARD_NEW_ARRAY(p->a, hinst *, np ? np : 1);
+  for (uint32_t i = 0; i < c->n; i++) {
+    hinst *in = &c->insts[i];
+    if (!S_eq(S_opcode(in, p), in->op_len, "parameter")) continue;
+    i64vec num = {0};
+    bool ok = S_ints_at(p, in->args_off, in->args_len, &num, "the parameter number");
+    if (ok && (num.len != 1 || num.items[0] < 0 || num.items[0] >= np || c->params[num.items[0]]))
+      ok = S_err(p, in->op_off, in->op_len, "parameter numbers of computation '%.*s' are not 0 to %u, each once",
+                 (int)c->nlen, c->name, np ? np - 1 : 0);
+    if (ok) c->params[num.items[0]] = in;
+    SHARD_VEC_FREE(num);
+    if (!ok) return false;
+  }
+  c->np = np;
+  c->params_read = true;
+  return true;
+}
+
 /* A region from computation c: block arguments for its parameters
  * (flattened) or, when `args` is given, the parameters are those values
  * (the region takes no arguments); ends with stablehlo.return. */
 static bool S_region(hp *p, hcomp *c, const hv *arg_value, uint32_t depth) {
   if (depth > SHARD_HLO_MAX_DEPTH)
     return S_err(p, c->off, c->nlen, "computations nested deeper than %d", SHARD_HLO_MAX_DEPTH);
-  /* the parameters' shapes */
-  uint32_t np = 0;
-  for (uint32_t i = 0; i < c->n; i++)
-    if (S_eq(S_opcode(&c->insts[i], p), c->insts[i].op_len, "parameter")) np++;
+  if (!S_params(p, c)) return false;
+  uint32_t np = c->np;
   hv **params = SHARD_NEW_ARRAY(p->a, hv *, np ? np : 1);
   shard_buf_puts(p->out, "{\n");
   if (arg_value) {
@@ -824,16 +850,7 @@ static bool S_region(hp *p, hcomp *c, const hv *arg_value, uint32_t depth) {
     shard_buf_puts(p->out, "^bb0(");
     bool first = true;
     for (uint32_t k = 0; k < np; k++) {
-      hinst *pin = NULL;
-      for (uint32_t i = 0; i < c->n && !pin; i++) {
-        hinst *in = &c->insts[i];
-        if (!S_eq(S_opcode(in, p), in->op_len, "parameter")) continue;
-        i64vec num = {0};
-        if (S_ints_at(p, in->args_off, in->args_len, &num, "the parameter number") && num.len == 1 && num.items[0] == k)
-          pin = in;
-        SHARD_VEC_FREE(num);
-      }
-      if (!pin) return S_err(p, c->off, c->nlen, "computation '%.*s' has no parameter(%u)", (int)c->nlen, c->name, k);
+      hinst *pin = c->params[k];
       uint32_t id = p->next_id++;
       strvec types = {0};
       S_leaf_types(p, pin->shape, &types);
@@ -1721,6 +1738,11 @@ static hv *S_body(hp *p, hcomp *c, hv **params, uint32_t nparams, uint32_t depth
   hv *root = NULL;
   for (uint32_t i = 0; i < c->n && !p->bad; i++) {
     hinst *in = &c->insts[i];
+    if (p->out->len > SHARD_HLO_MAX_TEXT) {
+      S_err(p, in->off, in->nlen + 1, "the StableHLO of this dump passes %u MiB (computations inlined as regions too often)",
+            (unsigned)(SHARD_HLO_MAX_TEXT >> 20));
+      break;
+    }
     SHARD_VEC_PUSH(p->map, p->out->len);
     SHARD_VEC_PUSH(p->map, in->off);
     hv *v = S_inst_emit(p, &sc, c, in, depth);
@@ -1767,25 +1789,12 @@ static bool S_func(hp *p, hcomp *c) {
     S_put_sym(p->out, c->name, c->nlen);
     shard_buf_puts(p->out, "(");
   }
-  uint32_t np = 0;
-  for (uint32_t i = 0; i < c->n; i++)
-    if (S_eq(S_opcode(&c->insts[i], p), c->insts[i].op_len, "parameter")) np++;
+  if (!S_params(p, c)) return false;
+  uint32_t np = c->np;
   hv **params = SHARD_NEW_ARRAY(p->a, hv *, np ? np : 1);
   bool first = true;
   for (uint32_t k = 0; k < np; k++) {
-    hinst *pin = NULL;
-    for (uint32_t i = 0; i < c->n && !pin; i++) {
-      hinst *in = &c->insts[i];
-      if (!S_eq(S_opcode(in, p), in->op_len, "parameter")) continue;
-      i64vec num = {0};
-      if (!S_ints_at(p, in->args_off, in->args_len, &num, "the parameter number")) {
-        SHARD_VEC_FREE(num);
-        return false;
-      }
-      if (num.len == 1 && num.items[0] == k) pin = in;
-      SHARD_VEC_FREE(num);
-    }
-    if (!pin) return S_err(p, c->off, c->nlen, "computation '%.*s' has no parameter(%u)", (int)c->nlen, c->name, k);
+    hinst *pin = c->params[k];
     uint32_t id = p->next_id++, next = 0;
     params[k] = S_value_of(p, pin->shape, shard_arena_printf(p->a, "%%v%u_", id), true, &next);
     hvvec leaves = {0};

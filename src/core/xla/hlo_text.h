@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ir/ir.h"
 #include "ir/parse.h"
@@ -27,6 +28,9 @@
  * reduce holding ...), and the rank of a shape: deeper is refused. */
 #define SHARD_HLO_MAX_DEPTH 64
 #define SHARD_HLO_MAX_RANK 64
+/* The StableHLO text a dump may become: a computation inlined as a region
+ * in each of its users, nested, can multiply the size of a small dump. */
+#define SHARD_HLO_MAX_TEXT (UINT32_C(256) << 20)
 
 /* Does the text start (after blank space) with `HloModule`? */
 bool shard_hlo_text_detect(const char *text, size_t len);
