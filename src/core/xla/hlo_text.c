@@ -489,6 +489,14 @@ static hattr *S_need(hp *p, hinst *in, const char *key) {
   return a;
 }
 
+/* The offset of `needle` in the text [from, to), or `to`. */
+static uint32_t S_find_in(const hp *p, uint32_t from, uint32_t to, const char *needle) {
+  size_t k = strlen(needle);
+  for (uint32_t i = from; i + k <= to; i++)
+    if (memcmp(p->t + i, needle, k) == 0) return i;
+  return to;
+}
+
 /* {1,2,3} (or a bare integer) into a vector. */
 typedef SHARD_VEC(int64_t) i64vec;
 
@@ -911,7 +919,7 @@ static bool S_constant(hp *p, hinst *in, shard_buf *b) {
   while (s < e) {
     char c = *s;
     if (c == '{' || c == '}') {
-      if (c == '{' && s + 4 <= e && memcmp(s, "{...}", 5) == 0)
+      if (c == '{' && s + 5 <= e && memcmp(s, "{...}", 5) == 0)
         return S_err(p, (uint32_t)(s - p->t), 5,
                      "the constant's values were left out of the dump ({...}); dump with "
                      "--xla_dump_large_constants");
@@ -963,20 +971,23 @@ static bool S_groups(hp *p, hattr *a, const char *mlir, shard_buf *attrs) {
   bool ok = true;
   if (*s == '[') {
     /* [G,S]<=[d...] with an optional T(p...) */
-    const char *lt = strstr(s, "<=");
+    /* [G,S]<=[d,...] then T(p,...) or nothing, all within the value */
     i64vec gs = {0}, dims = {0}, perm = {0};
-    uint32_t lt_off = lt ? (uint32_t)(lt - p->t) : 0;
-    if (!lt || lt_off >= a->off + a->len) ok = S_err(p, a->off, a->len, "expected replica groups {{...}} or [G,S]<=[N]");
-    const char *close = ok ? memchr(s, ']', a->len) : NULL;
-    if (ok) ok = close && S_ints_at(p, a->off + 1, (uint32_t)(close - s - 1), &gs, "the replica groups");
-    const char *dclose = ok ? memchr(lt + 3, ']', (size_t)(a->off + a->len - lt_off - 3)) : NULL;
-    if (ok) ok = dclose && S_ints_at(p, lt_off + 3, (uint32_t)(dclose - lt - 3), &dims, "the replica groups");
-    if (ok && dclose + 1 < p->t + a->off + a->len && dclose[1] == 'T') {
-      const char *pc = memchr(dclose, ')', (size_t)(p->t + a->off + a->len - dclose));
-      ok = pc && S_ints_at(p, (uint32_t)(dclose + 3 - p->t), (uint32_t)(pc - dclose - 3), &perm, "the replica groups");
+    uint32_t end = a->off + a->len;
+    uint32_t close = S_find_in(p, a->off, end, "]");
+    uint32_t lt = close < end ? S_find_in(p, close, end, "<=[") : end;
+    uint32_t dclose = lt < end ? S_find_in(p, lt + 3, end, "]") : end;
+    ok = dclose < end && lt == close + 1;
+    if (ok) ok = S_ints_at(p, a->off + 1, close - a->off - 1, &gs, "the replica groups") &&
+                 S_ints_at(p, lt + 3, dclose - lt - 3, &dims, "the replica groups");
+    if (ok && dclose + 1 < end) {
+      uint32_t pc = S_find_in(p, dclose, end, ")");
+      ok = dclose + 2 < end && p->t[dclose + 1] == 'T' && p->t[dclose + 2] == '(' && pc + 1 == end &&
+           S_ints_at(p, dclose + 3, pc - dclose - 3, &perm, "the replica groups");
     }
-    if (ok && (gs.len != 2 || !dims.len || (perm.len && perm.len != dims.len) || dims.len > SHARD_HLO_MAX_RANK))
+    if (!ok || gs.len != 2 || !dims.len || (perm.len && perm.len != dims.len) || dims.len > SHARD_HLO_MAX_RANK)
       ok = S_err(p, a->off, a->len, "expected replica groups [G,S]<=[dims]T(perm)");
+    else ok = true;
     int64_t total = 1;
     for (uint32_t i = 0; ok && i < dims.len; i++) {
       if (dims.items[i] <= 0 || total > (INT64_C(1) << 24) / dims.items[i]) ok = S_err(p, a->off, a->len, "replica groups too large");
@@ -1180,10 +1191,10 @@ static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
   if (!dl) return false;
   /* b01f_01io->b01f */
   const char *s = p->t + dl->off;
-  const char *u = memchr(s, '_', dl->len), *ar = strstr(s, "->");
-  if (!u || !ar || ar < u || ar - s > (ptrdiff_t)dl->len) return S_err(p, dl->off, dl->len, "expected dim_labels like b01f_01io->b01f");
-  const char *parts[3] = {s, u + 1, ar + 2};
-  uint32_t lens[3] = {(uint32_t)(u - s), (uint32_t)(ar - u - 1), (uint32_t)(s + dl->len - ar - 2)};
+  uint32_t dend = dl->off + dl->len, uo = S_find_in(p, dl->off, dend, "_"), ao = S_find_in(p, dl->off, dend, "->");
+  if (uo >= dend || ao >= dend || ao < uo) return S_err(p, dl->off, dl->len, "expected dim_labels like b01f_01io->b01f");
+  const char *parts[3] = {s, p->t + uo + 1, p->t + ao + 2};
+  uint32_t lens[3] = {uo - dl->off, ao - uo - 1, dend - ao - 2};
   S_sep(attrs);
   shard_buf_puts(attrs, "dimension_numbers = #stablehlo.conv<");
   for (int i = 0; i < 3; i++) {
