@@ -1150,43 +1150,82 @@ static bool S_dot(hp *p, hinst *in, shard_buf *attrs) {
   return ok;
 }
 
-/* window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1} */
-static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
-  int64_t stride[SHARD_HLO_MAX_RANK], lo[SHARD_HLO_MAX_RANK], hi[SHARD_HLO_MAX_RANK], ld[SHARD_HLO_MAX_RANK],
-      rd[SHARD_HLO_MAX_RANK];
-  for (uint32_t i = 0; i < SHARD_HLO_MAX_RANK; i++) stride[i] = ld[i] = rd[i] = 1, lo[i] = hi[i] = 0;
-  hattr *w = S_find(in, "window");
-  if (w) {
-    const char *s = p->t + w->off, *e = s + w->len;
-    if (*s == '{') s++, e--;
-    while (s < e) {
-      while (s < e && *s == ' ') s++;
-      const char *k = s;
-      while (s < e && *s != '=') s++;
-      if (s >= e) break;
-      uint32_t kn = (uint32_t)(s - k);
-      s++;
-      int64_t *dst = S_eq(k, kn, "stride") ? stride : S_eq(k, kn, "lhs_dilate") ? ld : S_eq(k, kn, "rhs_dilate") ? rd : NULL;
-      bool pad = S_eq(k, kn, "pad"), size = S_eq(k, kn, "size");
-      if (!dst && !pad && !size)
-        return S_err(p, (uint32_t)(k - p->t), kn, "window field '%.*s' is not supported by the HLO text reader", (int)kn, k);
-      uint32_t d = 0;
-      while (s < e && *s != ' ') {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || d >= spatial) return S_err(p, (uint32_t)(s - p->t), 1, "bad window field '%.*s'", (int)kn, k);
-        if (pad) {
-          lo[d] = v;
-          if (*end != '_') return S_err(p, (uint32_t)(end - p->t), 1, "expected LOW_HIGH padding");
-          s = end + 1;
-          hi[d] = strtoll(s, &end, 10);
-        } else if (dst) dst[d] = v;
-        d++;
-        s = end;
-        if (s < e && *s == 'x') s++;
-      }
+/* window={size=3x3 stride=2x2 pad=1_1x1_1 lhs_dilate=1x1 rhs_dilate=1x1}
+ * over n dimensions (absent fields: 1, padding 0). */
+typedef struct hwin {
+  int64_t size[SHARD_HLO_MAX_RANK], stride[SHARD_HLO_MAX_RANK], lo[SHARD_HLO_MAX_RANK], hi[SHARD_HLO_MAX_RANK],
+      ld[SHARD_HLO_MAX_RANK], rd[SHARD_HLO_MAX_RANK];
+} hwin;
+
+static bool S_window(hp *p, hinst *in, uint32_t n, hwin *w) {
+  for (uint32_t i = 0; i < SHARD_HLO_MAX_RANK; i++) w->size[i] = w->stride[i] = w->ld[i] = w->rd[i] = 1, w->lo[i] = w->hi[i] = 0;
+  hattr *a = S_find(in, "window");
+  if (!a) return true;
+  const char *s = p->t + a->off, *e = s + a->len;
+  if (*s == '{') s++, e--;
+  while (s < e) {
+    while (s < e && *s == ' ') s++;
+    const char *k = s;
+    while (s < e && *s != '=') s++;
+    if (s >= e) break;
+    uint32_t kn = (uint32_t)(s - k);
+    s++;
+    int64_t *dst = S_eq(k, kn, "stride") ? w->stride : S_eq(k, kn, "lhs_dilate") ? w->ld : S_eq(k, kn, "rhs_dilate") ? w->rd
+                 : S_eq(k, kn, "size") ? w->size : NULL;
+    bool pad = S_eq(k, kn, "pad");
+    if (!dst && !pad)
+      return S_err(p, (uint32_t)(k - p->t), kn, "window field '%.*s' is not supported by the HLO text reader", (int)kn, k);
+    uint32_t d = 0;
+    while (s < e && *s != ' ') {
+      char *end;
+      long long v = strtoll(s, &end, 10);
+      if (end == s || end > e || d >= n) return S_err(p, (uint32_t)(s - p->t), 1, "bad window field '%.*s'", (int)kn, k);
+      if (pad) {
+        w->lo[d] = v;
+        if (end >= e || *end != '_') return S_err(p, (uint32_t)(end - p->t), 1, "expected LOW_HIGH padding");
+        s = end + 1;
+        w->hi[d] = strtoll(s, &end, 10);
+        if (end == s || end > e) return S_err(p, (uint32_t)(s - p->t), 1, "expected LOW_HIGH padding");
+      } else dst[d] = v;
+      d++;
+      s = end;
+      if (s < e && *s == 'x') s++;
     }
   }
+  return true;
+}
+
+static void S_put_i64_array(shard_buf *b, const char *name, const int64_t *v, uint32_t n) {
+  shard_buf_printf(b, "%s%s = array<i64", b->len ? ", " : "", name);
+  for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s%" PRId64, i ? ", " : ": ", v[i]);
+  shard_buf_puts(b, ">");
+}
+
+static void S_put_padding(shard_buf *b, const hwin *w, uint32_t n) {
+  shard_buf_printf(b, "%spadding = dense<", b->len ? ", " : "");
+  if (n) {
+    shard_buf_puts(b, "[");
+    for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", w->lo[i], w->hi[i]);
+    shard_buf_puts(b, "]");
+  }
+  shard_buf_printf(b, "> : tensor<%ux2xi64>", n);
+}
+
+/* reduce-window: the window over every dimension of the operands. */
+static bool S_reduce_window(hp *p, hinst *in, uint32_t rank, shard_buf *attrs) {
+  hwin w;
+  if (!S_window(p, in, rank, &w)) return false;
+  S_put_i64_array(attrs, "window_dimensions", w.size, rank);
+  S_put_i64_array(attrs, "window_strides", w.stride, rank);
+  S_put_i64_array(attrs, "base_dilations", w.ld, rank);
+  S_put_i64_array(attrs, "window_dilations", w.rd, rank);
+  S_put_padding(attrs, &w, rank);
+  return true;
+}
+
+static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
+  hwin w;
+  if (!S_window(p, in, spatial, &w)) return false;
   hattr *dl = S_need(p, in, "dim_labels");
   if (!dl) return false;
   /* b01f_01io->b01f */
@@ -1206,19 +1245,10 @@ static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
     }
   }
   shard_buf_puts(attrs, "]>");
-  shard_buf_puts(attrs, ", window_strides = array<i64");
-  for (uint32_t i = 0; i < spatial; i++) shard_buf_printf(attrs, "%s%" PRId64, i ? ", " : ": ", stride[i]);
-  shard_buf_puts(attrs, ">, padding = dense<");
-  if (spatial) {
-    shard_buf_puts(attrs, "[");
-    for (uint32_t i = 0; i < spatial; i++) shard_buf_printf(attrs, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", lo[i], hi[i]);
-    shard_buf_puts(attrs, "]");
-  }
-  shard_buf_printf(attrs, "> : tensor<%ux2xi64>, lhs_dilation = array<i64", spatial);
-  for (uint32_t i = 0; i < spatial; i++) shard_buf_printf(attrs, "%s%" PRId64, i ? ", " : ": ", ld[i]);
-  shard_buf_puts(attrs, ">, rhs_dilation = array<i64");
-  for (uint32_t i = 0; i < spatial; i++) shard_buf_printf(attrs, "%s%" PRId64, i ? ", " : ": ", rd[i]);
-  shard_buf_puts(attrs, ">");
+  S_put_i64_array(attrs, "window_strides", w.stride, spatial);
+  S_put_padding(attrs, &w, spatial);
+  S_put_i64_array(attrs, "lhs_dilation", w.ld, spatial);
+  S_put_i64_array(attrs, "rhs_dilation", w.rd, spatial);
   int64_t fg = 1, bg = 1;
   if (S_find(in, "feature_group_count") && !S_int_attr(p, in, "feature_group_count", &fg)) return false;
   if (S_find(in, "batch_group_count") && !S_int_attr(p, in, "batch_group_count", &bg)) return false;
@@ -1573,6 +1603,26 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
       if (!ok) S_err(p, in->op_off, on, "'reduce' takes inputs and as many initial values");
       ok = ok && S_array_attr(p, in, "dimensions", "dimensions", &attrs, true) && (region = S_comp_attr(p, in, "to_apply"));
       name = "stablehlo.reduce";
+    } else if (OPEQ("reduce-window")) {
+      ok = in->nops >= 2 && in->nops % 2 == 0;
+      hv *first = ok ? S_operand(p, sc, in, 0) : NULL;
+      ok = ok && first && !first->tuple;
+      if (!ok) S_err(p, in->op_off, on, "'reduce-window' takes array inputs and as many initial values");
+      uint32_t rank = 0;
+      if (ok) {
+        const char *t = strchr(first->type, '<');
+        while (t && *t && *t != '>') rank += *t++ == 'x';
+      }
+      ok = ok && S_reduce_window(p, in, rank, &attrs) && (region = S_comp_attr(p, in, "to_apply"));
+      name = "stablehlo.reduce_window";
+    } else if (OPEQ("reduce-precision")) {
+      int64_t eb, mb;
+      ok = S_need_ops(p, in, 1, 1) && S_int_attr(p, in, "exponent_bits", &eb) && S_int_attr(p, in, "mantissa_bits", &mb);
+      if (ok) shard_buf_printf(&attrs, "exponent_bits = %" PRId64 " : i32, mantissa_bits = %" PRId64 " : i32", eb, mb);
+      name = "stablehlo.reduce_precision";
+    } else if (OPEQ("erf")) {
+      ok = S_need_ops(p, in, 1, 1);
+      name = "chlo.erf";
     } else if (OPEQ("sort")) {
       int64_t d;
       bool stable;
