@@ -131,16 +131,14 @@ static void check_source(const check_config *cfg, shard_source *src, cli_sink *s
   shard_diag_init(&de, cli_sink_diag, sink);
   de.warnings_as_errors = cfg->werror;
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
-  shard_module *m = shard_parse_module(src, &popts, &de);
+  shard_xla_input xin;
+  shard_module *m = shard_xla_read_input(src, &popts, &xin, &de);
   if (!m) {
     /* A failure nobody explained must still fail the run. */
     if (de.errors == 0)
       shard_error(&de, shard_no_span, "internal error: parsing '%s' failed without a diagnostic",
                   src->name);
-    return;
-  }
-  if (!shard_xla_import_if_round_trip(m, &de)) {
-    shard_module_free(m);
+    shard_xla_input_release(&xin);
     return;
   }
   shard_verify_options vopts = {.extra_warnings = true};
@@ -148,6 +146,7 @@ static void check_source(const check_config *cfg, shard_source *src, cli_sink *s
     shard_error(&de, shard_no_span, "internal error: verifying '%s' failed without a diagnostic",
                 src->name);
   shard_module_free(m);
+  shard_xla_input_release(&xin);
 }
 
 static void check_file(const check_config *cfg, const char *path, cli_sink *sink) {
@@ -165,7 +164,7 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
   /* hook: XLA dumps list and validate their HloShardings; HLO text stops
    * here. With --split-input-file each chunk is a module of its own (its
    * device count too). */
-  if (!cfg->split && shard_dump_detect(text, len) &&
+  if (!cfg->split && shard_dump_detect(text, len) && !shard_xla_is_hlo_round_trip_text(text, len) &&
       cli_check_hlo_dump(&whole, sink, cfg->format == CLI_FORMAT_TEXT)) {
     free(text);
     return;
@@ -178,6 +177,7 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
     uint32_t n = shard_source_split(&whole, &chunks, &de);
     for (uint32_t i = 0; i < n; i++)
       if (!(shard_dump_detect(chunks[i].text, chunks[i].len) &&
+            !shard_xla_is_hlo_round_trip_text(chunks[i].text, chunks[i].len) &&
             cli_check_hlo_dump(&chunks[i], sink, cfg->format == CLI_FORMAT_TEXT)))
         check_source(cfg, &chunks[i], sink);
     free(chunks);

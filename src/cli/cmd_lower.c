@@ -251,6 +251,25 @@ static void free_parsed(shard_module *m) {
   free(src);
 }
 
+/* The reference program of --verify read the way the input was: an HLO
+ * dump or a module in XLA's round-trip form imported first (its note was
+ * already given once). */
+static void drop_notes(void *ctx, const shard_diag *d) {
+  if (d->severity != SHARD_NOTE) shard_diag_emit(ctx, d->severity, d->span, "%s", d->message);
+}
+
+static shard_module *read_reference(shard_source *src, shard_xla_input *keep, shard_diag_engine *de) {
+  shard_diag_engine quiet;
+  shard_diag_init(&quiet, drop_notes, de);
+  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
+  shard_module *m = shard_xla_read_input(src, &popts, keep, &quiet);
+  if (m && quiet.errors) {
+    shard_module_free(m);
+    m = NULL;
+  }
+  return m;
+}
+
 /* --local and --verify: the per-device program is the lowered module read
  * back and converted to local shapes (or the --verify-local file). With
  * --local it replaces `module_text`. With --verify both programs run. */
@@ -259,6 +278,8 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   char *local_text = NULL, *given = NULL;
   size_t given_len = 0;
   shard_module *local = NULL, *given_m = NULL, *ref = NULL;
+  shard_xla_input ref_keep = {0};
+  shard_source ref_src = {cli_input_name(cfg->input), input_text, input_len, 0};
   bool ok = false;
   local_text = shard_xmalloc(module_text->len + 1);
   memcpy(local_text, shard_buf_str(module_text), module_text->len + 1);
@@ -289,7 +310,7 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
     if (!given_m)
       goto out;
   }
-  ref = parse_text(cli_input_name(cfg->input), input_text, input_len, de);
+  ref = read_reference(&ref_src, &ref_keep, de);
   if (!ref)
     goto out;
   shard_buf notes;
@@ -307,7 +328,9 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   }
   shard_buf_free(&notes);
 out:
-  free_parsed(ref);
+  if (ref)
+    shard_module_free(ref);
+  shard_xla_input_release(&ref_keep);
   free_parsed(given_m);
   free_parsed(local);
   free(local_text);
@@ -404,13 +427,13 @@ int cmd_lower(int argc, char **argv) {
   shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0};
   shard_verify_options vopts = {.extra_warnings = false};
   shard_buf module_text, plan_text;
+  shard_xla_input xin = {0};
   shard_buf_init(&module_text);
   shard_buf_init(&plan_text);
   code = CLI_EXIT_INVALID;
   cli_progress_update("parsing %s", src.name);
-  shard_module *m = shard_parse_module(&src, &popts, &de);
-  if (!m || de.errors || !shard_xla_import_if_round_trip(m, &de) || !shard_verify_module(m, &vopts, &de) ||
-      de.errors)
+  shard_module *m = shard_xla_read_input(&src, &popts, &xin, &de);
+  if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors)
     goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
@@ -476,6 +499,7 @@ done:
   cli_progress_finish();
   if (m)
     shard_module_free(m);
+  shard_xla_input_release(&xin);
   shard_buf_free(&module_text);
   shard_buf_free(&plan_text);
   shard_buf_free(&err);

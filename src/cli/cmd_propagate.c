@@ -308,6 +308,7 @@ int cmd_propagate(int argc, char **argv) {
   shard_rules_file *rules = NULL;
   shard_module *m = NULL;
   shard_explain *x = NULL;
+  shard_xla_input xin = {0};
   shard_buf out;
   shard_buf_init(&out);
 
@@ -322,9 +323,8 @@ int cmd_propagate(int argc, char **argv) {
   cli_progress_start("propagate", !cfg.no_progress);
   cli_progress_update("parsing %s", src.name);
   shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
-  m = shard_parse_module(&src, &popts, &de);
+  m = shard_xla_read_input(&src, &popts, &xin, &de);
   if (!m || de.errors) goto done;
-  if (!shard_xla_import_if_round_trip(m, &de)) goto done;
   shard_verify_options vopts = {.extra_warnings = false};
   if (!shard_verify_module(m, &vopts, &de) || de.errors) goto done;
 
@@ -373,6 +373,7 @@ done:
   cli_progress_finish();
   shard_explain_free(x);
   if (m) shard_module_free(m);
+  shard_xla_input_release(&xin);
   shard_rules_json_free(rules);
   shard_buf_free(&out);
   shard_buf_free(&err);

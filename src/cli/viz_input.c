@@ -47,10 +47,8 @@ void viz_relay_diag(void *relay, const shard_diag *d) {
 static bool parse_and_verify(viz_input *in, shard_source *src, bool extra_warnings, shard_diag_engine *de) {
   shard_parse_options popts = {.allow_unregistered = !in->is_snippet, .max_depth = 0};
   unsigned before = de->errors;
-  in->module = shard_parse_module(src, &popts, de);
+  in->module = shard_xla_read_input(src, &popts, &in->xla, de);
   if (!in->module)
-    return false;
-  if (!shard_xla_import_if_round_trip(in->module, de))
     return false;
   shard_verify_options vopts = {.extra_warnings = extra_warnings};
   shard_verify_module(in->module, &vopts, de);
@@ -90,6 +88,7 @@ bool viz_input_file(viz_input *in, const char *path, shard_diag_engine *de) {
 void viz_input_free(viz_input *in) {
   if (in->module)
     shard_module_free(in->module);
+  shard_xla_input_release(&in->xla);
   if (in->is_snippet)
     cli_snippet_free(&in->snippet);
   free(in->text);

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "ir/ir.h"
+#include "xla/xla_import.h"
 #include "cost/placement.h"
 
 #ifdef SHARD_HAVE_VIZ
@@ -21,6 +22,7 @@ typedef struct viz_input {
   char *text;          /* file contents otherwise */
   shard_source src;
   shard_module *module; /* NULL until loaded */
+  shard_xla_input xla;  /* the StableHLO an HLO text dump became */
 } viz_input;
 
 /* A mesh of the input and the sub-axes its shardings cut it into. */

@@ -4,7 +4,7 @@
 #
 #   run.sh BUILD_DIR SECONDS_PER_TARGET [TARGET...]
 #
-# TARGET is one of the parser harnesses mlir, notation, hlo, pspec,
+# TARGET is one of the parser harnesses mlir, notation, hlo, hlo_text, pspec,
 # dtensor, tf, rules_json, paddle_oneflow or the pipeline harnesses propagate, export,
 # lower_verify, explain, interp, module_convert, plan (default: all). The
 # targets are built (incrementally) first. Seeds: regressions/ and
@@ -17,6 +17,8 @@
 #              with 8 KB seeds, 521/s with 2 KB)
 #   notation   samples/notation.txt, its lines, tests/malformed/*.notation
 #   hlo        the shardings of tests/convert/cases/inputs/dump.{hlo,mlir}
+#   hlo_text   seeds/hlo_text (small HLO text dumps) and the .hlo inputs of
+#              tests/*/cases
 #   propagate, export, lower_verify, explain, interp, module_convert
 #              samples/*.mlir, the .mlir inputs of tests/*/cases, the
 #              conformance chunks (as for mlir) and the modules of
@@ -36,7 +38,7 @@ set -u
 build=$1
 seconds=$2
 shift 2
-targets=${*:-mlir notation hlo pspec dtensor tf rules_json paddle_oneflow propagate export lower_verify explain interp module_convert plan}
+targets=${*:-mlir notation hlo hlo_text pspec dtensor tf rules_json paddle_oneflow propagate export lower_verify explain interp module_convert plan}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 here=$root/tests/fuzz
 conformance=${SHARD_CONFORMANCE:-/work/shared/conformance}
@@ -109,6 +111,11 @@ for target in $targets; do
     grep '^sharding' "$root"/samples/notation.txt | while read -r line; do
       i=$((i + 1))
       { grep '^@' "$root"/samples/notation.txt; echo "$line"; } > "$seeds/line_$i.txt"
+    done
+    ;;
+  hlo_text)
+    find "$root"/tests -path "$root"/tests/fuzz -prune -o -name '*.hlo' -path '*/cases/*' -print | while read -r f; do
+      cp "$f" "$seeds/case_$(basename "$f")"
     done
     ;;
   hlo)

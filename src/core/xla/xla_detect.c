@@ -1,9 +1,12 @@
 /* Recognising XLA's sdy round-trip form and importing it for the commands
- * that read modules (check, propagate, lower, viz). */
+ * that read modules (check, propagate, lower, viz), HLO text dumps read
+ * first (hlo_text.c). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pass/pass_shardings.h"
 #include "pipeline/pass_registry.h"
+#include "xla/hlo_text.h"
 #include "xla/xla.h"
 #include "xla/xla_import.h"
 
@@ -41,4 +44,48 @@ bool shard_xla_import_if_round_trip(shard_module *m, shard_diag_engine *de) {
              m->src && m->src->name ? m->src->name : "the module");
   unsigned before = de->errors;
   return shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, SHARD_PASS_CONTEXT(de)) && de->errors == before;
+}
+
+shard_module *shard_xla_read_input(shard_source *src, const shard_parse_options *popts, shard_xla_input *keep,
+                                   shard_diag_engine *de) {
+  memset(keep, 0, sizeof *keep);
+  if (!shard_hlo_text_detect(src->text, src->len)) {
+    unsigned before = de->errors;
+    shard_module *m = shard_parse_module(src, popts, de);
+    if (m && (de->errors != before || !shard_xla_import_if_round_trip(m, de))) {
+      shard_module_free(m);
+      m = NULL;
+    }
+    return m;
+  }
+  shard_module *m = shard_hlo_text_read(src, popts, &keep->gen, de);
+  if (!m) return NULL;
+  const char *name = src->name ? src->name : "the input";
+  if (!shard_xla_is_round_trip_form(m)) {
+    shard_note(de, shard_no_span, "%s is an HLO text dump: read as StableHLO, as by XLA's HLO importer", name);
+    return m;
+  }
+  shard_note(de, shard_no_span,
+             "%s is an HLO text dump in XLA's sdy round-trip form (xla.sdy.* frontend attributes): read as "
+             "StableHLO and imported first, as by shard opt -xla-sdy-round-trip-import-pipeline",
+             name);
+  unsigned before = de->errors;
+  if (!shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, de) || de->errors != before) {
+    shard_module_free(m);
+    return NULL;
+  }
+  return m;
+}
+
+bool shard_xla_is_hlo_round_trip_text(const char *text, size_t len) {
+  if (!shard_hlo_text_detect(text, len)) return false;
+  for (size_t i = 0; i + 8 <= len; i++)
+    if (text[i] == 'x' && memcmp(text + i, "xla.sdy.", 8) == 0) return true;
+  return false;
+}
+
+void shard_xla_input_release(shard_xla_input *keep) {
+  free((char *)keep->gen.text);
+  free((char *)keep->gen.name);
+  memset(keep, 0, sizeof *keep);
 }
