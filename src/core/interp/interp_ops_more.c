@@ -7,8 +7,9 @@
  * and rng_bit_generator with XLA's THREE_FRY.
  *
  * Semantics follow the StableHLO spec and its reference interpreter
- * (stablehlo/reference/Ops.cpp): bitcast_convert splits and joins elements
- * least significant part first, reduce_precision rounds the significand to
+ * (stablehlo/reference/Ops.cpp): bitcast_convert lays the operand's
+ * elements end to end as one bit string, least significant bit first, and
+ * reads the result's elements from it, reduce_precision rounds the significand to
  * nearest even and then clamps the exponent (overflow to infinity, underflow
  * to a signed zero; a NaN stays a NaN unless no mantissa bit is left, then it
  * is an infinity of its sign), and
@@ -68,15 +69,15 @@ static bool S_get_tuple_element(interp_proc *p, interp_frame *f, shard_op *op) {
 
 /* ---- element bits ----------------------------------------------------------------- */
 
-/* The binary format of a float element type: significand bits without the
- * hidden one, exponent bits. False for types the interpreter lacks. */
-static bool S_float_format(const char *elem, unsigned *man, unsigned *exp) {
-  if (!strcmp(elem, "f64")) *man = 52, *exp = 11;
-  else if (!strcmp(elem, "f32")) *man = 23, *exp = 8;
-  else if (!strcmp(elem, "f16")) *man = 10, *exp = 5;
-  else if (!strcmp(elem, "bf16")) *man = 7, *exp = 8;
-  else return false;
-  return true;
+/* The IEEE binary formats S_encode/S_decode handle with their NaN payloads. */
+static bool S_ieee_format(shard_float_fmt fmt, unsigned *man, unsigned *exp) {
+  switch (fmt) {
+    case SHARD_FLOAT_F64: *man = 52, *exp = 11; return true;
+    case SHARD_FLOAT_F32: *man = 23, *exp = 8; return true;
+    case SHARD_FLOAT_F16: *man = 10, *exp = 5; return true;
+    case SHARD_FLOAT_BF16: *man = 7, *exp = 8; return true;
+    default: return false;
+  }
 }
 
 /* The bits of a value of an IEEE binary format (man, exp) that the value is
@@ -132,32 +133,57 @@ static double S_decode(uint64_t bits, unsigned man, unsigned exp) {
   return neg ? -v : v;
 }
 
-/* Element i of t as its bits (width t's element width). */
-static bool S_to_bits(const shard_tensor *t, int64_t i, uint64_t *out) {
+/* Part k of t as its bits (width t->bits): an element, or for complex
+ * numbers the real (k even) or imaginary (k odd) part of element k / 2. */
+static bool S_to_bits(const shard_tensor *t, int64_t k, uint64_t *out) {
   unsigned man, exp;
-  if (t->kind == SHARD_ELEM_FLOAT) {
-    if (!S_float_format(t->type->elem, &man, &exp)) return false;
-    *out = S_encode(t->floats[i], man, exp);
+  if (t->kind == SHARD_ELEM_FLOAT || t->kind == SHARD_ELEM_COMPLEX) {
+    if (S_ieee_format(t->fmt, &man, &exp)) *out = S_encode(t->floats[k], man, exp);
+    else if (t->fmt != SHARD_FLOAT_NONE) *out = shard_float_encode(t->floats[k], t->fmt);
+    else return false;
     return true;
   }
-  if (t->kind == SHARD_ELEM_COMPLEX) return false;
   uint64_t mask = t->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
-  *out = (uint64_t)t->ints[i] & mask;
+  *out = (uint64_t)t->ints[k] & mask;
   return true;
 }
 
-static bool S_from_bits(shard_tensor *t, int64_t i, uint64_t bits) {
+static bool S_from_bits(shard_tensor *t, int64_t k, uint64_t bits) {
   unsigned man, exp;
-  if (t->kind == SHARD_ELEM_FLOAT) {
-    if (!S_float_format(t->type->elem, &man, &exp)) return false;
-    t->floats[i] = S_decode(bits, man, exp);
+  if (t->kind == SHARD_ELEM_FLOAT || t->kind == SHARD_ELEM_COMPLEX) {
+    if (S_ieee_format(t->fmt, &man, &exp)) t->floats[k] = S_decode(bits, man, exp);
+    else if (t->fmt != SHARD_FLOAT_NONE) t->floats[k] = shard_float_decode(bits, t->fmt);
+    else return false;
     return true;
   }
-  if (t->kind == SHARD_ELEM_COMPLEX) return false;
-  t->ints[i] = shard_elem_wrap_int((int64_t)bits, t->kind, t->bits);
+  if (t->kind == SHARD_ELEM_BOOL) t->ints[k] = (int64_t)(bits & 1);
+  else t->ints[k] = shard_elem_wrap_int((int64_t)bits, t->kind, t->bits);
   return true;
 }
 
+/* n <= 64 bits at bit position pos of a zeroed little-endian bit string. */
+static void S_put_bits(uint64_t *w, uint64_t pos, uint64_t v, unsigned n) {
+  if (n < 64) v &= (UINT64_C(1) << n) - 1;
+  uint64_t lo = pos / 64;
+  unsigned off = (unsigned)(pos % 64);
+  w[lo] |= v << off;
+  if (off && off + n > 64) w[lo + 1] |= v >> (64 - off);
+}
+
+static uint64_t S_get_bits(const uint64_t *w, uint64_t pos, unsigned n) {
+  uint64_t lo = pos / 64;
+  unsigned off = (unsigned)(pos % 64);
+  uint64_t v = w[lo] >> off;
+  if (off && off + n > 64) v |= w[lo + 1] << (64 - off);
+  return n < 64 ? v & ((UINT64_C(1) << n) - 1) : v;
+}
+
+/* The spec's bits semantics: the operand's elements laid end to end as one
+ * bit string, each element least significant bit first (a complex number
+ * its real part, then its imaginary part), read back as the result's
+ * elements in the same order. So i1 elements become the bits of an i64
+ * from its least significant bit up, and a complex<f64> splits into two
+ * complex<f32> whose first is the real part's low and high halves. */
 static bool S_bitcast_convert(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
@@ -166,40 +192,26 @@ static bool S_bitcast_convert(interp_proc *p, interp_frame *f, shard_op *op) {
     shard_interp_bind(f, &op->results[0], r);
     return true;
   }
-  unsigned xb = x->kind == SHARD_ELEM_COMPLEX ? 2 * x->bits : x->bits;
-  unsigned rb = r->kind == SHARD_ELEM_COMPLEX ? 2 * r->bits : r->bits;
-  if (x->kind == SHARD_ELEM_COMPLEX || r->kind == SHARD_ELEM_COMPLEX || xb == 1 || rb == 1)
-    return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
-                              x->type->elem, r->type->elem);
-  if (x->num * xb != r->num * rb)
+  int64_t xparts = x->kind == SHARD_ELEM_COMPLEX ? 2 * x->num : x->num;
+  int64_t rparts = r->kind == SHARD_ELEM_COMPLEX ? 2 * r->num : r->num;
+  if (x->bits == 0 || x->bits > 64 || r->bits == 0 || r->bits > 64 ||
+      (uint64_t)xparts * x->bits != (uint64_t)rparts * r->bits)
     return shard_interp_error(p, op, "bitcast_convert from %s to %s changes the number of bits", x->type->text,
                               r->type->text);
-  if (xb >= rb) { /* one to one, or one to many: least significant part first */
-    int64_t ri = 0;
-    uint64_t mask = rb >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << rb) - 1;
-    for (int64_t i = 0; i < x->num; i++) {
-      uint64_t b;
-      if (!S_to_bits(x, i, &b)) goto unsupported;
-      for (unsigned k = 0; k < xb / rb; k++)
-        if (!S_from_bits(r, ri++, k * rb >= 64 ? 0 : (b >> (k * rb)) & mask)) goto unsupported;
-    }
-  } else { /* many to one: the first operand element is the least significant part */
-    int64_t ratio = rb / xb;
-    for (int64_t j = 0; j < r->num; j++) {
-      uint64_t acc = 0;
-      for (int64_t k = ratio - 1; k >= 0; k--) {
-        uint64_t b;
-        if (!S_to_bits(x, j * ratio + k, &b)) goto unsupported;
-        acc = (acc << xb) | b;
-      }
-      if (!S_from_bits(r, j, acc)) goto unsupported;
-    }
+  uint64_t total = (uint64_t)xparts * x->bits;
+  uint64_t *w = shard_xcalloc((size_t)(total / 64 + 2), sizeof *w);
+  bool ok = true;
+  for (int64_t k = 0; k < xparts && ok; k++) {
+    uint64_t b;
+    if ((ok = S_to_bits(x, k, &b))) S_put_bits(w, (uint64_t)k * x->bits, b, x->bits);
   }
+  for (int64_t k = 0; k < rparts && ok; k++) ok = S_from_bits(r, k, S_get_bits(w, (uint64_t)k * r->bits, r->bits));
+  free(w);
+  if (!ok)
+    return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
+                              x->type->elem, r->type->elem);
   shard_interp_bind(f, &op->results[0], r);
   return true;
-unsupported:
-  return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
-                            x->type->elem, r->type->elem);
 }
 
 /* XLA's and the reference interpreter's reduce_precision, on the bits of
@@ -210,7 +222,7 @@ static bool S_reduce_precision(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r || !shard_interp_attr_int(p, op, "exponent_bits", &eb) || !shard_interp_attr_int(p, op, "mantissa_bits", &mb))
     return false;
   unsigned man, exp;
-  if (x->kind != SHARD_ELEM_FLOAT || !S_float_format(x->type->elem, &man, &exp))
+  if (x->kind != SHARD_ELEM_FLOAT || !S_ieee_format(x->fmt, &man, &exp))
     return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.reduce_precision' on %s",
                               x->type->elem);
   if (eb < 1 || mb < 0) return shard_interp_error(p, op, "reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0");
