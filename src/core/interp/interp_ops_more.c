@@ -4,7 +4,7 @@
  * located error naming the target), the dynamic_* family (run as their
  * static twins, the shape operands read as the attributes those take), and
  * the linear algebra of triangular_solve and cholesky, the batch_norm ops,
- * and rng_bit_generator with XLA's THREE_FRY.
+ * and rng_bit_generator with XLA's THREE_FRY and PHILOX.
  *
  * Semantics follow the StableHLO spec and its reference interpreter
  * (stablehlo/reference/Ops.cpp): bitcast_convert lays the operand's
@@ -616,44 +616,140 @@ static void S_threefry(uint32_t k0, uint32_t k1, uint32_t *x0, uint32_t *x1) {
   *x1 = b;
 }
 
-/* XLA's RngBitGenerator with THREE_FRY: key = state[0], counter = state[1];
- * element i of a 64-bit output is threefry(counter + i) joined low word
- * first; a 32-bit output of n elements takes the first words of
- * ceil(n / 2) blocks, then their second words. The counter advances by the
- * number of blocks. */
+/* Philox-4x32 with 10 rounds (Random123's, as XLA's prng.cc). */
+static void S_philox(uint32_t k0, uint32_t k1, uint32_t x[4]) {
+  for (unsigned round = 0; round < 10; round++) {
+    uint64_t p0 = (uint64_t)x[0] * UINT32_C(0xD2511F53), p1 = (uint64_t)x[2] * UINT32_C(0xCD9E8D57);
+    uint32_t y0 = (uint32_t)(p1 >> 32) ^ x[1] ^ k0, y2 = (uint32_t)(p0 >> 32) ^ x[3] ^ k1;
+    x[0] = y0;
+    x[1] = (uint32_t)p1;
+    x[2] = y2;
+    x[3] = (uint32_t)p0;
+    k0 += UINT32_C(0x9E3779B9);
+    k1 += UINT32_C(0xBB67AE85);
+  }
+}
+
+/* XLA's RngBitGenerator (rng_bit_generator_expander.cc and prng.cc), which
+ * stablehlo-translate does not run at all ("can be decomposed"); the spec
+ * leaves the bits to the implementation, so XLA's are the ones to match.
+ * key = state[0].
+ * THREE_FRY: counter = state[1]; element i of a 64-bit output is
+ *   threefry(counter + i) joined low word first; a 32-bit output is made of
+ *   the two words of blocks over a half shape (see below); the counter
+ *   advances by the number of blocks.
+ * PHILOX: a 128-bit counter (state[1] low, state[2] high; of a u64[2] state
+ *   state[1] low and the key high, and only its low half is kept); block j
+ *   is philox(counter + j) as four words, given out round-robin: a 32-bit
+ *   output's element 4j + w is word w, a 64-bit output's element 2j + w is
+ *   words 2w and 2w + 1 joined low first; the counter advances by the number
+ *   of blocks.
+ * Narrower integers are the low bits of a 32-bit output of their shape. */
 static bool S_rng_bit_generator(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *st = shard_interp_operand(p, f, op, 0);
   shard_tensor *ns = st ? shard_interp_result(p, op, 0) : NULL, *out = ns ? shard_interp_result(p, op, 1) : NULL;
   if (!out) return false;
   int alg = shard_op_enum(op, "rng_algorithm", SHARD_SHLO_RNG_ALGORITHM);
   const char *an = alg >= 0 ? shard_shlo_enum_name(SHARD_SHLO_RNG_ALGORITHM, (uint32_t)alg) : NULL;
-  if (!an || strcmp(an, "THREE_FRY") != 0)
-    return shard_interp_error(p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY only, not %s",
+  bool philox = an && !strcmp(an, "PHILOX");
+  if (an && !strcmp(an, "DEFAULT"))
+    return shard_interp_error(p, op,
+                              "'stablehlo.rng_bit_generator' with DEFAULT: the spec leaves that algorithm to the "
+                              "implementation (XLA's CPU and GPU backends use PHILOX); write THREE_FRY or PHILOX");
+  if (!an || (!philox && strcmp(an, "THREE_FRY") != 0))
+    return shard_interp_error(p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY and PHILOX, not %s",
                               an ? an : "an unknown algorithm");
-  if (st->kind != SHARD_ELEM_UINT || st->bits != 64 || st->num < 2 || ns->num != st->num)
-    return shard_interp_error(p, op, "THREE_FRY needs a state of at least two ui64");
-  if ((out->kind != SHARD_ELEM_UINT && out->kind != SHARD_ELEM_SINT) || (out->bits != 32 && out->bits != 64))
-    return shard_interp_error(p, op, "the interpreter supports THREE_FRY outputs of 32- or 64-bit integers, not %s",
+  if (st->kind != SHARD_ELEM_UINT || st->bits != 64 || ns->num != st->num || st->num < 2 || (philox && st->num > 3) ||
+      (!philox && st->num != 2))
+    return shard_interp_error(p, op, "%s needs a state of %s ui64, not %s", an, philox ? "two or three" : "two",
+                              st->type->text);
+  if ((out->kind != SHARD_ELEM_UINT && out->kind != SHARD_ELEM_SINT) || out->bits < 8 || out->bits > 64 ||
+      (out->bits & (out->bits - 1)))
+    return shard_interp_error(p, op, "the interpreter supports %s outputs of 8- to 64-bit integers, not %s", an,
                               out->type->elem);
-  uint64_t key = (uint64_t)st->ints[0], counter = (uint64_t)st->ints[1];
+  uint64_t key = (uint64_t)st->ints[0];
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-  int64_t blocks = out->bits == 64 ? out->num : (out->num + 1) / 2;
-  for (int64_t i = 0; i < blocks; i++) {
-    uint64_t in = counter + (uint64_t)i;
-    uint32_t x0 = (uint32_t)in, x1 = (uint32_t)(in >> 32);
-    S_threefry(k0, k1, &x0, &x1);
-    if (out->bits == 64) {
-      shard_interp_set_i(out, i, (int64_t)(((uint64_t)x1 << 32) | x0));
-    } else {
-      shard_interp_set_i(out, i, (int64_t)x0);
-      if (blocks + i < out->num) shard_interp_set_i(out, blocks + i, (int64_t)x1);
-    }
-  }
   for (int64_t i = 0; i < st->num; i++) ns->ints[i] = st->ints[i];
-  ns->ints[1] = (int64_t)(counter + (uint64_t)blocks);
+  if (!philox && out->bits == 64) {
+    uint64_t counter = (uint64_t)st->ints[1];
+    for (int64_t i = 0; i < out->num; i++) {
+      uint64_t in = counter + (uint64_t)i;
+      uint32_t x0 = (uint32_t)in, x1 = (uint32_t)(in >> 32);
+      S_threefry(k0, k1, &x0, &x1);
+      shard_interp_set_i(out, i, (int64_t)(((uint64_t)x1 << 32) | x0));
+    }
+    ns->ints[1] = (int64_t)(counter + (uint64_t)out->num);
+  } else if (!philox) {
+    /* XLA's SplitShapeIntoHalves: the first even dimension (else the first
+     * largest one) is halved, rounding up; block h of that half shape
+     * (row-major) gives the elements 2a and 2a + 1 along the split
+     * dimension, a being h's coordinate there */
+    const shard_type *ty = out->type;
+    uint32_t rank = ty->rank;
+    int64_t split = -1;
+    for (uint32_t d = 0; d < rank && split < 0; d++)
+      if (ty->dims[d] % 2 == 0) split = d;
+    bool any_even = split >= 0;
+    for (uint32_t d = 0; d < rank && !any_even; d++)
+      if (split < 0 || ty->dims[d] > ty->dims[split]) split = d;
+    int64_t *half = INTERP_ARRAY(p, int64_t, rank), *idx = INTERP_ARRAY(p, int64_t, rank);
+    int64_t *strides = INTERP_ARRAY(p, int64_t, rank);
+    shard_interp_strides(rank, ty->dims, strides);
+    int64_t blocks = 1;
+    for (uint32_t d = 0; d < rank; d++) {
+      half[d] = (int64_t)d == split ? (ty->dims[d] + 1) / 2 : ty->dims[d];
+      blocks *= half[d];
+    }
+    uint64_t counter = (uint64_t)st->ints[1];
+    for (int64_t h = 0; h < blocks; h++) {
+      if (h) shard_interp_next_index(rank, half, idx);
+      uint64_t in = counter + (uint64_t)h;
+      uint32_t x[2] = {(uint32_t)in, (uint32_t)(in >> 32)};
+      S_threefry(k0, k1, &x[0], &x[1]);
+      int64_t base = 0;
+      for (uint32_t d = 0; d < rank; d++)
+        if ((int64_t)d != split) base += idx[d] * strides[d];
+      for (int64_t b = 0; b < 2; b++) {
+        if (rank == 0) {
+          if (b == 0) shard_interp_set_i(out, 0, (int64_t)x[0]);
+          continue;
+        }
+        int64_t c = 2 * idx[split] + b;
+        if (c < ty->dims[split]) shard_interp_set_i(out, base + c * strides[split], (int64_t)x[b]);
+      }
+    }
+    ns->ints[1] = (int64_t)(counter + (uint64_t)blocks);
+  } else {
+    uint64_t lo = (uint64_t)st->ints[1], hi = st->num >= 3 ? (uint64_t)st->ints[2] : key;
+    int64_t per = out->bits == 64 ? 2 : 4; /* elements per block */
+    int64_t blocks = (out->num + per - 1) / per;
+    for (int64_t j = 0; j < blocks; j++) {
+      uint64_t clo = lo + (uint64_t)j, chi = hi + (clo < lo ? 1 : 0);
+      uint32_t x[4] = {(uint32_t)clo, (uint32_t)(clo >> 32), (uint32_t)chi, (uint32_t)(chi >> 32)};
+      S_philox(k0, k1, x);
+      for (int64_t w = 0; w < per && j * per + w < out->num; w++) {
+        uint64_t v = per == 2 ? ((uint64_t)x[2 * w + 1] << 32) | x[2 * w] : x[w];
+        shard_interp_set_i(out, j * per + w, (int64_t)v);
+      }
+    }
+    uint64_t nlo = lo + (uint64_t)blocks, nhi = hi + (nlo < lo ? 1 : 0);
+    ns->ints[1] = (int64_t)nlo;
+    if (st->num >= 3) ns->ints[2] = (int64_t)nhi;
+  }
   shard_interp_bind(f, &op->results[0], ns);
   shard_interp_bind(f, &op->results[1], out);
   return true;
+}
+
+/* The reference interpreter's message for the ops it leaves to a
+ * decomposition (stablehlo/reference/Ops.cpp, failOnDecomposableOp). */
+static bool S_decomposable(interp_proc *p, const shard_op *op) {
+  return shard_interp_error(p, op,
+                            "Operation %s is unsupported at the moment. However, this operation can be decomposed into "
+                            "supported operations, so it is possible to transform it into supported form as a "
+                            "workaround. Visit https://github.com/openxla/stablehlo/issues/1571 to learn more about "
+                            "the workaround and the roadmap for supporting this operation.",
+                            op->name);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------- */
@@ -673,6 +769,9 @@ bool shard_interp_exec_more_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   if (!strcmp(n, "triangular_solve")) return S_triangular_solve(p, f, op);
   if (!strcmp(n, "cholesky")) return S_cholesky(p, f, op);
   if (!strcmp(n, "rng_bit_generator")) return S_rng_bit_generator(p, f, op);
+  /* stablehlo.rng (UNIFORM, NORMAL): its values are the implementation's,
+   * and the reference interpreter rejects it */
+  if (!strcmp(n, "rng")) return S_decomposable(p, op);
   if (!strncmp(n, "batch_norm_", 11)) return S_batch_norm(p, f, op, n);
   if (!strncmp(n, "dynamic_", 8) && strcmp(n, "dynamic_slice") != 0 && strcmp(n, "dynamic_update_slice") != 0)
     return S_dynamic(p, f, op, n);
