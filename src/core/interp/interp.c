@@ -751,6 +751,12 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
   interp_world w;
   shard_interp_world_init(&w, p->world->module, p->world->de, p->world->diag_mu, replicas, partitions);
   shard_interp_world_inherit(&w, p->world);
+  const shard_attr *infeed = shard_op_attr(op, "infeed");
+  if (infeed && infeed->kind != SHARD_ATTR_ARRAY) {
+    shard_interp_world_destroy(&w);
+    return shard_interp_error(p, op, "run_parallel's 'infeed' must be an array of functions");
+  }
+  w.infeed = infeed;
   int64_t n = replicas * partitions;
   par_job *jobs = shard_xcalloc((size_t)n, sizeof *jobs);
   uint32_t in_pos = 0, out_pos = 0;
@@ -918,6 +924,8 @@ static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!shard_interp_exec_window_op(p, f, op, &handled)) return false;
   if (handled) return true;
   if (!shard_interp_exec_collective(p, f, op, &handled)) return false;
+  if (handled) return true;
+  if (!shard_interp_exec_p2p(p, f, op, &handled)) return false;
   if (handled) return true;
   if (!shard_interp_exec_chlo_op(p, f, op, &handled)) return false;
   if (handled) return true;

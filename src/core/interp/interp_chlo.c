@@ -736,6 +736,102 @@ static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
 
 /* ---- dispatch ------------------------------------------------------------------------ */
 
+/* ---- scan --------------------------------------------------------------------------- */
+
+/* Flat position of element k of a slice (the tensor with dimension `dim`
+ * removed) in the tensor of `len` slices along `dim`, at slice index i. */
+static int64_t S_scan_pos(int64_t k, int64_t inner, int64_t len, int64_t i) {
+  return (k / inner) * len * inner + i * inner + k % inner;
+}
+
+/* chlo.scan(inputs) inits(inits) dimension=d {body}: for each index i along
+ * d (last to first when is_reverse), the body takes the inputs' slices at i
+ * (d removed) and the carries (the inits at first) and returns the outputs'
+ * slices at i and the next carries. The results are the outputs, then the
+ * final carries: ChloOps.td's semantics, which its decomposition into a
+ * stablehlo.while computes. */
+static bool S_scan(interp_proc *p, interp_frame *f, shard_op *op) {
+  uint32_t nin = shard_chlo_scan_num_inputs(op), ninit = op->num_operands - nin;
+  int64_t dim;
+  if (!shard_interp_attr_int(p, op, "dimension", &dim)) return false;
+  if (op->num_regions != 1 || !op->regions[0].first || op->num_results < ninit)
+    return shard_interp_error(p, op, "'chlo.scan' needs a body and a result for each init");
+  uint32_t nout = op->num_results - ninit;
+  shard_block *b = op->regions[0].first;
+  if (b->num_args != nin + ninit)
+    return shard_interp_error(p, op, "the body of 'chlo.scan' takes %u arguments where %u inputs and %u inits are given",
+                              b->num_args, nin, ninit);
+  const shard_attr *rev = shard_op_attr(op, "is_reverse");
+  bool reverse = rev && rev->kind == SHARD_ATTR_BOOL && rev->u.boolean;
+  /* the scanned length: every input's and output's size along dim */
+  int64_t len = -1;
+  for (uint32_t i = 0; i < nin + nout; i++) {
+    const shard_type *t = i < nin ? op->operands[i].value->type : op->results[i - nin].type;
+    if (t->kind != SHARD_TYPE_TENSOR || dim < 0 || dim >= (int64_t)t->rank)
+      return shard_interp_error(p, op, "dimension %lld is out of range for %s", (long long)dim, t->text);
+    if (len >= 0 && t->dims[dim] != len)
+      return shard_interp_error(p, op, "the inputs and outputs of 'chlo.scan' differ in size along dimension %lld",
+                                (long long)dim);
+    len = t->dims[dim];
+  }
+  if (len < 0) len = 0;
+  shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, nin + ninit + 1);
+  shard_tensor **outs = SHARD_NEW_ARRAY(p->arena, shard_tensor *, nout + 1);
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, nout + ninit + 1);
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, nin + 1);
+  int64_t *in_inner = SHARD_NEW_ARRAY(p->arena, int64_t, nin + nout + 1);
+  for (uint32_t i = 0; i < nin + ninit; i++) {
+    shard_tensor *t = shard_interp_operand(p, f, op, i);
+    if (!t) return false;
+    if (i < nin) in[i] = t;
+    else args[i] = t;
+  }
+  for (uint32_t i = 0; i < nin + nout; i++) {
+    const shard_type *t = i < nin ? op->operands[i].value->type : op->results[i - nin].type;
+    int64_t inner = 1;
+    for (uint32_t d = (uint32_t)dim + 1; d < t->rank; d++) inner *= t->dims[d];
+    in_inner[i] = inner;
+  }
+  for (uint32_t j = 0; j < nout; j++)
+    if (!(outs[j] = shard_interp_result(p, op, j))) return false;
+  for (int64_t s = 0; s < len; s++) {
+    int64_t at = reverse ? len - 1 - s : s;
+    for (uint32_t i = 0; i < nin; i++) {
+      shard_tensor *sl = shard_interp_tensor_like(p, b->args[i].type, op);
+      if (!sl) return false;
+      if (sl->num * len != in[i]->num || sl->kind != in[i]->kind)
+        return shard_interp_error(p, op, "body argument #%u of type %s is no slice of input #%u of type %s", i,
+                                  b->args[i].type->text, i, in[i]->type->text);
+      for (int64_t k = 0; k < sl->num; k++) interp_copy_elem(sl, k, in[i], S_scan_pos(k, in_inner[i], len, at));
+      args[i] = sl;
+    }
+    if (!shard_interp_run_region(p, f, &op->regions[0], args, nin + ninit, res, nout + ninit)) return false;
+    for (uint32_t j = 0; j < nout; j++) {
+      if (res[j]->num * len != outs[j]->num || res[j]->kind != outs[j]->kind)
+        return shard_interp_error(p, op, "the body returns a %s, no slice of result #%u of type %s", res[j]->type->text,
+                                  j, outs[j]->type->text);
+      for (int64_t k = 0; k < res[j]->num; k++)
+        interp_copy_elem(outs[j], S_scan_pos(k, in_inner[nin + j], len, at), res[j], k);
+    }
+    for (uint32_t c = 0; c < ninit; c++) {
+      if (!shard_type_equal(res[nout + c]->type, b->args[nin + c].type))
+        return shard_interp_error(p, op, "the body returns a %s for carry #%u of type %s", res[nout + c]->type->text,
+                                  c, b->args[nin + c].type->text);
+      args[nin + c] = res[nout + c];
+    }
+  }
+  for (uint32_t j = 0; j < nout; j++) shard_interp_bind(f, &op->results[j], outs[j]);
+  for (uint32_t c = 0; c < ninit; c++) {
+    shard_tensor *t = shard_interp_tensor_copy(p->arena, args[nin + c]);
+    if (!shard_type_equal(t->type, op->results[nout + c].type))
+      return shard_interp_error(p, op, "carry #%u of type %s does not match result #%u of type %s", c, t->type->text,
+                                nout + c, op->results[nout + c].type->text);
+    t->type = op->results[nout + c].type;
+    shard_interp_bind(f, &op->results[nout + c], t);
+  }
+  return true;
+}
+
 bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
   if (strncmp(op->name, "chlo.", 5) != 0) return true;
   const char *n = op->name + 5;
@@ -747,6 +843,7 @@ bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++)
     if (!strcmp(n, unary[i])) return S_unary(p, f, op, n);
   if (!strcmp(n, "top_k")) return S_top_k(p, f, op);
+  if (!strcmp(n, "scan")) return S_scan(p, f, op);
   if (!strcmp(n, "ragged_dot")) return S_ragged_dot(p, f, op);
   if (!strcmp(n, "constant")) return S_constant(p, f, op, false);
   if (!strcmp(n, "constant_like")) return S_constant(p, f, op, true);

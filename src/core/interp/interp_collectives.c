@@ -1,4 +1,5 @@
-/* Collectives of the interpreter and the rendezvous between device threads.
+/* Collectives of the interpreter and the rendezvous between device threads,
+ * and the point-to-point ops send, recv and infeed (at the end).
  *
  * Every collective is two barriers over the whole world: each process
  * deposits its operands in its slot, waits for everyone, computes its own
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "interp/interp_internal.h"
 
@@ -39,6 +41,8 @@ void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine
   w->slots = shard_xcalloc((size_t)w->num_procs, sizeof *w->slots);
   w->slot_counts = shard_xcalloc((size_t)w->num_procs, sizeof *w->slot_counts);
   w->max_steps = SHARD_INTERP_DEFAULT_MAX_STEPS;
+  w->p2p_wait = shard_xcalloc((size_t)w->num_procs, sizeof *w->p2p_wait);
+  w->p2p_wait_ch = shard_xcalloc((size_t)w->num_procs, sizeof *w->p2p_wait_ch);
 }
 
 void shard_interp_world_inherit(interp_world *w, const interp_world *parent) {
@@ -53,6 +57,10 @@ void shard_interp_world_destroy(interp_world *w) {
   pthread_cond_destroy(&w->cv);
   free(w->slots);
   free(w->slot_counts);
+  free(w->channels);
+  free(w->p2p_wait);
+  free(w->p2p_wait_ch);
+  if (w->mail) shard_arena_free(w->mail);
 }
 
 void shard_interp_proc_finish(interp_proc *p) {
@@ -60,6 +68,7 @@ void shard_interp_proc_finish(interp_proc *p) {
   pthread_mutex_lock(&w->mu);
   if (p->failed) w->aborted = true;
   else w->unreached = true;
+  w->finished++;
   pthread_cond_broadcast(&w->cv);
   pthread_mutex_unlock(&w->mu);
 }
@@ -658,5 +667,248 @@ bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op,
     if (!shard_type_equal(res[i]->type, op->results[i].type)) res[i]->type = op->results[i].type;
     shard_interp_bind(f, &op->results[i], res[i]);
   }
+  return true;
+}
+
+/* ---- send, recv, infeed -------------------------------------------------------------- */
+
+/* StableHLO's reference interpreter (ProcessGrid::send/recv) pairs a send
+ * and a recv of one channel as a rendezvous: recv announces that it is
+ * ready and waits for a message; send waits for a ready receiver, hands it
+ * its values and goes on. A channel holds one message at a time. Where the
+ * reference gives up after 3 seconds ("send timed out", "recv timed out"),
+ * shard says at once when no process can go on any more (every process that
+ * has not finished waits in a send or recv that nothing will satisfy), and
+ * keeps the time limit for waits on processes stuck elsewhere. */
+#define INTERP_P2P_TIMEOUT_SECONDS 3
+enum { INTERP_WAIT_SEND = 1, INTERP_WAIT_RECV = 2 };
+
+typedef struct interp_channel {
+  int64_t id;
+  int64_t ready;        /* receivers waiting for a message */
+  bool full;            /* msg holds a message no receiver has taken */
+  shard_tensor **msg;   /* in the world's mail arena */
+  uint32_t num_msg;
+} interp_channel;
+
+static interp_channel *S_chan(interp_world *w, int64_t id) {
+  for (uint32_t i = 0; i < w->num_channels; i++)
+    if (w->channels[i].id == id) return &w->channels[i];
+  if (w->num_channels == w->cap_channels) {
+    w->cap_channels = w->cap_channels ? 2 * w->cap_channels : 4;
+    w->channels = shard_xrealloc(w->channels, w->cap_channels * sizeof *w->channels);
+  }
+  interp_channel *c = &w->channels[w->num_channels++];
+  memset(c, 0, sizeof *c);
+  c->id = id;
+  return c;
+}
+
+static bool S_can_send(interp_world *w, int64_t ch) {
+  interp_channel *c = S_chan(w, ch);
+  return c->ready > 0 && !c->full;
+}
+
+static bool S_can_recv(interp_world *w, int64_t ch) { return S_chan(w, ch)->full; }
+
+/* Under w->mu: no process can go on (see above). */
+static bool S_p2p_stuck(interp_world *w) {
+  int64_t waiting = 0;
+  for (int64_t k = 0; k < w->num_procs; k++) {
+    if (!w->p2p_wait[k]) continue;
+    waiting++;
+    if (w->p2p_wait[k] == INTERP_WAIT_SEND ? S_can_send(w, w->p2p_wait_ch[k]) : S_can_recv(w, w->p2p_wait_ch[k]))
+      return false;
+  }
+  return waiting + w->finished >= w->num_procs;
+}
+
+/* Under w->mu: waits until `cond` holds for this process. 1: it holds, 0:
+ * the run was aborted elsewhere, -1: it never will (stuck or timed out). */
+static int S_p2p_wait(interp_proc *p, int kind, int64_t ch) {
+  interp_world *w = p->world;
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += INTERP_P2P_TIMEOUT_SECONDS;
+  w->p2p_wait[p->index] = kind;
+  w->p2p_wait_ch[p->index] = ch;
+  int rc = 1;
+  for (;;) {
+    if (kind == INTERP_WAIT_SEND ? S_can_send(w, ch) : S_can_recv(w, ch)) break;
+    /* every process stuck says so (in device order), not only the one that
+     * noticed first */
+    if (w->p2p_deadlock) {
+      rc = -1;
+      break;
+    }
+    if (w->aborted) {
+      rc = 0;
+      break;
+    }
+    if (S_p2p_stuck(w)) {
+      w->p2p_deadlock = true;
+      rc = -1;
+      break;
+    }
+    if (pthread_cond_timedwait(&w->cv, &w->mu, &deadline) != 0) {
+      /* the deadline passed: one last look */
+      if (!(kind == INTERP_WAIT_SEND ? S_can_send(w, ch) : S_can_recv(w, ch))) rc = w->aborted ? 0 : -1;
+      break;
+    }
+  }
+  w->p2p_wait[p->index] = 0;
+  pthread_cond_broadcast(&w->cv); /* the others re-judge whether all are stuck */
+  return rc;
+}
+
+static bool S_p2p_channel(interp_proc *p, const shard_op *op, int64_t *ch) {
+  const shard_attr *a = shard_op_attr(op, "channel_handle");
+  if (!a) return shard_interp_error(p, op, "'%s' needs a channel_handle", op->name);
+  *ch = S_channel(op);
+  return true;
+}
+
+static bool S_is_token_type(const shard_type *t) {
+  return t && t->kind == SHARD_TYPE_OTHER && !strcmp(t->text, "!stablehlo.token");
+}
+
+/* A token result: no elements of its own. */
+static void S_bind_token(interp_proc *p, interp_frame *f, const shard_op *op, uint32_t i) {
+  shard_tensor *t = SHARD_NEW(p->arena, shard_tensor);
+  memset(t, 0, sizeof *t);
+  t->type = op->results[i].type;
+  t->kind = SHARD_ELEM_BOOL;
+  shard_interp_bind(f, &op->results[i], t);
+}
+
+// stablehlo.send(inputs..., token) {channel_handle} -> token
+static bool S_send(interp_proc *p, interp_frame *f, shard_op *op) {
+  int64_t ch = 0;
+  if (!S_p2p_channel(p, op, &ch)) return false;
+  if (op->num_operands < 1 || op->num_results != 1 || !S_is_token_type(op->results[0].type))
+    return shard_interp_error(p, op, "'stablehlo.send' takes values and a token and gives a token");
+  uint32_t n = op->num_operands - 1;
+  shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  for (uint32_t i = 0; i <= n; i++) {
+    shard_tensor *t = shard_interp_operand(p, f, op, i);
+    if (!t) return false;
+    if (i < n) in[i] = t;
+  }
+  interp_world *w = p->world;
+  pthread_mutex_lock(&w->mu);
+  int rc = S_p2p_wait(p, INTERP_WAIT_SEND, ch);
+  if (rc == 1) {
+    interp_channel *c = S_chan(w, ch);
+    if (!w->mail) w->mail = shard_arena_new();
+    c->msg = SHARD_NEW_ARRAY(w->mail, shard_tensor *, n + 1);
+    for (uint32_t i = 0; i < n; i++) {
+      c->msg[i] = shard_interp_tensor_copy(w->mail, in[i]);
+      c->msg[i]->type = op->operands[i].value->type; /* the module's, not a scratch arena's */
+    }
+    c->num_msg = n;
+    c->full = true;
+    c->ready--;
+    pthread_cond_broadcast(&w->cv);
+  }
+  pthread_mutex_unlock(&w->mu);
+  if (rc == 0) {
+    p->failed = true;
+    return false;
+  }
+  if (rc < 0)
+    return shard_interp_error(p, op, "send timed out: no process receives on channel %lld", (long long)ch);
+  S_bind_token(p, f, op, 0);
+  return true;
+}
+
+// stablehlo.recv(token) {channel_handle} -> (results..., token)
+static bool S_recv(interp_proc *p, interp_frame *f, shard_op *op) {
+  int64_t ch = 0;
+  if (!S_p2p_channel(p, op, &ch)) return false;
+  if (op->num_operands != 1 || op->num_results < 1 || !S_is_token_type(op->results[op->num_results - 1].type))
+    return shard_interp_error(p, op, "'stablehlo.recv' takes a token and gives values and a token");
+  if (!shard_interp_operand(p, f, op, 0)) return false;
+  uint32_t n = op->num_results - 1;
+  interp_world *w = p->world;
+  shard_tensor **got = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  uint32_t num_msg = 0;
+  pthread_mutex_lock(&w->mu);
+  S_chan(w, ch)->ready++;
+  pthread_cond_broadcast(&w->cv);
+  int rc = S_p2p_wait(p, INTERP_WAIT_RECV, ch);
+  interp_channel *c = S_chan(w, ch);
+  if (rc == 1) {
+    num_msg = c->num_msg;
+    for (uint32_t i = 0; i < n && i < num_msg; i++) got[i] = shard_interp_tensor_copy(p->arena, c->msg[i]);
+    c->full = false;
+    pthread_cond_broadcast(&w->cv);
+  } else {
+    c->ready--; /* no longer waiting */
+  }
+  pthread_mutex_unlock(&w->mu);
+  if (rc == 0) {
+    p->failed = true;
+    return false;
+  }
+  if (rc < 0) return shard_interp_error(p, op, "recv timed out: no process sends on channel %lld", (long long)ch);
+  if (num_msg != n)
+    return shard_interp_error(p, op, "recv on channel %lld expects %u values but the send gave %u", (long long)ch, n,
+                              num_msg);
+  for (uint32_t i = 0; i < n; i++) {
+    if (!shard_type_equal(got[i]->type, op->results[i].type))
+      return shard_interp_error(p, op, "recv on channel %lld got a %s where result #%u is a %s", (long long)ch,
+                                got[i]->type->text, i, op->results[i].type->text);
+    got[i]->type = op->results[i].type;
+    shard_interp_bind(f, &op->results[i], got[i]);
+  }
+  S_bind_token(p, f, op, n);
+  return true;
+}
+
+// stablehlo.infeed(token) -> (results..., token): the reference interpreter
+// calls the next function of run_parallel's `infeed` list (one queue for the
+// whole run, taken in order by whichever process asks first) and returns
+// its results.
+static bool S_infeed(interp_proc *p, interp_frame *f, shard_op *op) {
+  interp_world *w = p->world;
+  if (op->num_operands != 1 || op->num_results < 1 || !S_is_token_type(op->results[op->num_results - 1].type))
+    return shard_interp_error(p, op, "'stablehlo.infeed' takes a token and gives values and a token");
+  if (!shard_interp_operand(p, f, op, 0)) return false;
+  if (!w->infeed) return shard_interp_error(p, op, "infeed is only supported when run via interpreter.run_parallel");
+  const shard_attr *ref = NULL;
+  uint32_t pos;
+  pthread_mutex_lock(&w->mu);
+  pos = w->infeed_next;
+  if (pos < w->infeed->u.array.num) ref = w->infeed->u.array.elems[w->infeed_next++];
+  pthread_mutex_unlock(&w->mu);
+  if (!ref)
+    return shard_interp_error(p, op, "the infeed queue is empty: run_parallel's 'infeed' lists %u functions",
+                              w->infeed->u.array.num);
+  shard_op *fn = ref->kind == SHARD_ATTR_SYMREF && ref->u.symref.num == 1
+                     ? shard_module_lookup_symbol(w->module, ref->u.symref.path[0])
+                     : NULL;
+  if (!fn || strcmp(fn->name, "func.func") != 0 || !fn->num_regions || !fn->regions[0].first)
+    return shard_interp_error(p, op, "infeed entry #%u is not a function of this module with a body", pos);
+  if (fn->regions[0].first->num_args != 0)
+    return shard_interp_error(p, op, "infeed function #%u takes arguments", pos);
+  uint32_t n = op->num_results - 1;
+  shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
+  if (!shard_interp_run_region(p, NULL, &fn->regions[0], NULL, 0, res, n)) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!shard_type_equal(res[i]->type, op->results[i].type))
+      return shard_interp_error(p, op, "infeed function #%u gives a %s where result #%u is a %s", pos,
+                                res[i]->type->text, i, op->results[i].type->text);
+    shard_interp_bind(f, &op->results[i], res[i]);
+  }
+  S_bind_token(p, f, op, n);
+  return true;
+}
+
+bool shard_interp_exec_p2p(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
+  *handled = true;
+  if (!strcmp(op->name, "stablehlo.send")) return S_send(p, f, op);
+  if (!strcmp(op->name, "stablehlo.recv")) return S_recv(p, f, op);
+  if (!strcmp(op->name, "stablehlo.infeed")) return S_infeed(p, f, op);
+  *handled = false;
   return true;
 }

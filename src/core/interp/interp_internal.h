@@ -45,6 +45,21 @@ typedef struct interp_world {
   bool track_rounding; /* shard_interp_options.track_rounding */
   const char *probe_dir;  /* shard_interp_options.probe_dir */
   int64_t *probe_count;   /* probes written in this run (shared by nested worlds, under diag_mu) */
+  /* send/recv (interp_collectives.c), under mu: the channels used so far,
+   * what each process waits for (0: nothing), how many have finished, and
+   * the arena of messages in flight (a sender's values may live in a loop's
+   * scratch arena that is gone before the receiver reads them). */
+  struct interp_channel *channels;
+  uint32_t num_channels, cap_channels;
+  int *p2p_wait;         /* per process: INTERP_WAIT_SEND/RECV or 0 */
+  int64_t *p2p_wait_ch;  /* per process: the channel it waits on */
+  int64_t finished;
+  bool p2p_deadlock; /* no process could go on: every waiter gives up */
+  shard_arena *mail;
+  /* infeed: run_parallel's `infeed` array of functions, popped in order
+   * under mu; NULL outside a run_parallel */
+  const shard_attr *infeed;
+  uint32_t infeed_next;
 } interp_world;
 
 /* An error a device thread found, reported once every device has stopped. */
@@ -193,6 +208,11 @@ void shard_interp_world_inherit(interp_world *w, const interp_world *parent);
 void shard_interp_world_destroy(interp_world *w);
 /* A process is done (returned or failed): wakes waiters. */
 void shard_interp_proc_finish(interp_proc *p);
+
+/* interp_collectives.c: stablehlo.send, stablehlo.recv and stablehlo.infeed
+ * as StableHLO's reference interpreter defines them. *handled as for
+ * shard_interp_exec_op. */
+bool shard_interp_exec_p2p(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 
 /* interp.c: runs `region` (isolated from above) once per device of a fresh
  * world of `n` partitions, device k getting args[k] (nargs each) and giving

@@ -4,11 +4,12 @@
  * located error naming the target), the dynamic_* family (run as their
  * static twins, the shape operands read as the attributes those take), and
  * the linear algebra of triangular_solve and cholesky, the batch_norm ops,
- * and rng_bit_generator with XLA's THREE_FRY.
+ * and rng_bit_generator with XLA's THREE_FRY and PHILOX.
  *
  * Semantics follow the StableHLO spec and its reference interpreter
- * (stablehlo/reference/Ops.cpp): bitcast_convert splits and joins elements
- * least significant part first, reduce_precision rounds the significand to
+ * (stablehlo/reference/Ops.cpp): bitcast_convert lays the operand's
+ * elements end to end as one bit string, least significant bit first, and
+ * reads the result's elements from it, reduce_precision rounds the significand to
  * nearest even and then clamps the exponent (overflow to infinity, underflow
  * to a signed zero; a NaN stays a NaN unless no mantissa bit is left, then it
  * is an infinity of its sign), and
@@ -68,15 +69,15 @@ static bool S_get_tuple_element(interp_proc *p, interp_frame *f, shard_op *op) {
 
 /* ---- element bits ----------------------------------------------------------------- */
 
-/* The binary format of a float element type: significand bits without the
- * hidden one, exponent bits. False for types the interpreter lacks. */
-static bool S_float_format(const char *elem, unsigned *man, unsigned *exp) {
-  if (!strcmp(elem, "f64")) *man = 52, *exp = 11;
-  else if (!strcmp(elem, "f32")) *man = 23, *exp = 8;
-  else if (!strcmp(elem, "f16")) *man = 10, *exp = 5;
-  else if (!strcmp(elem, "bf16")) *man = 7, *exp = 8;
-  else return false;
-  return true;
+/* The IEEE binary formats S_encode/S_decode handle with their NaN payloads. */
+static bool S_ieee_format(shard_float_fmt fmt, unsigned *man, unsigned *exp) {
+  switch (fmt) {
+    case SHARD_FLOAT_F64: *man = 52, *exp = 11; return true;
+    case SHARD_FLOAT_F32: *man = 23, *exp = 8; return true;
+    case SHARD_FLOAT_F16: *man = 10, *exp = 5; return true;
+    case SHARD_FLOAT_BF16: *man = 7, *exp = 8; return true;
+    default: return false;
+  }
 }
 
 /* The bits of a value of an IEEE binary format (man, exp) that the value is
@@ -132,32 +133,57 @@ static double S_decode(uint64_t bits, unsigned man, unsigned exp) {
   return neg ? -v : v;
 }
 
-/* Element i of t as its bits (width t's element width). */
-static bool S_to_bits(const shard_tensor *t, int64_t i, uint64_t *out) {
+/* Part k of t as its bits (width t->bits): an element, or for complex
+ * numbers the real (k even) or imaginary (k odd) part of element k / 2. */
+static bool S_to_bits(const shard_tensor *t, int64_t k, uint64_t *out) {
   unsigned man, exp;
-  if (t->kind == SHARD_ELEM_FLOAT) {
-    if (!S_float_format(t->type->elem, &man, &exp)) return false;
-    *out = S_encode(t->floats[i], man, exp);
+  if (t->kind == SHARD_ELEM_FLOAT || t->kind == SHARD_ELEM_COMPLEX) {
+    if (S_ieee_format(t->fmt, &man, &exp)) *out = S_encode(t->floats[k], man, exp);
+    else if (t->fmt != SHARD_FLOAT_NONE) *out = shard_float_encode(t->floats[k], t->fmt);
+    else return false;
     return true;
   }
-  if (t->kind == SHARD_ELEM_COMPLEX) return false;
   uint64_t mask = t->bits >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << t->bits) - 1;
-  *out = (uint64_t)t->ints[i] & mask;
+  *out = (uint64_t)t->ints[k] & mask;
   return true;
 }
 
-static bool S_from_bits(shard_tensor *t, int64_t i, uint64_t bits) {
+static bool S_from_bits(shard_tensor *t, int64_t k, uint64_t bits) {
   unsigned man, exp;
-  if (t->kind == SHARD_ELEM_FLOAT) {
-    if (!S_float_format(t->type->elem, &man, &exp)) return false;
-    t->floats[i] = S_decode(bits, man, exp);
+  if (t->kind == SHARD_ELEM_FLOAT || t->kind == SHARD_ELEM_COMPLEX) {
+    if (S_ieee_format(t->fmt, &man, &exp)) t->floats[k] = S_decode(bits, man, exp);
+    else if (t->fmt != SHARD_FLOAT_NONE) t->floats[k] = shard_float_decode(bits, t->fmt);
+    else return false;
     return true;
   }
-  if (t->kind == SHARD_ELEM_COMPLEX) return false;
-  t->ints[i] = shard_elem_wrap_int((int64_t)bits, t->kind, t->bits);
+  if (t->kind == SHARD_ELEM_BOOL) t->ints[k] = (int64_t)(bits & 1);
+  else t->ints[k] = shard_elem_wrap_int((int64_t)bits, t->kind, t->bits);
   return true;
 }
 
+/* n <= 64 bits at bit position pos of a zeroed little-endian bit string. */
+static void S_put_bits(uint64_t *w, uint64_t pos, uint64_t v, unsigned n) {
+  if (n < 64) v &= (UINT64_C(1) << n) - 1;
+  uint64_t lo = pos / 64;
+  unsigned off = (unsigned)(pos % 64);
+  w[lo] |= v << off;
+  if (off && off + n > 64) w[lo + 1] |= v >> (64 - off);
+}
+
+static uint64_t S_get_bits(const uint64_t *w, uint64_t pos, unsigned n) {
+  uint64_t lo = pos / 64;
+  unsigned off = (unsigned)(pos % 64);
+  uint64_t v = w[lo] >> off;
+  if (off && off + n > 64) v |= w[lo + 1] << (64 - off);
+  return n < 64 ? v & ((UINT64_C(1) << n) - 1) : v;
+}
+
+/* The spec's bits semantics: the operand's elements laid end to end as one
+ * bit string, each element least significant bit first (a complex number
+ * its real part, then its imaginary part), read back as the result's
+ * elements in the same order. So i1 elements become the bits of an i64
+ * from its least significant bit up, and a complex<f64> splits into two
+ * complex<f32> whose first is the real part's low and high halves. */
 static bool S_bitcast_convert(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
@@ -166,40 +192,26 @@ static bool S_bitcast_convert(interp_proc *p, interp_frame *f, shard_op *op) {
     shard_interp_bind(f, &op->results[0], r);
     return true;
   }
-  unsigned xb = x->kind == SHARD_ELEM_COMPLEX ? 2 * x->bits : x->bits;
-  unsigned rb = r->kind == SHARD_ELEM_COMPLEX ? 2 * r->bits : r->bits;
-  if (x->kind == SHARD_ELEM_COMPLEX || r->kind == SHARD_ELEM_COMPLEX || xb == 1 || rb == 1)
-    return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
-                              x->type->elem, r->type->elem);
-  if (x->num * xb != r->num * rb)
+  int64_t xparts = x->kind == SHARD_ELEM_COMPLEX ? 2 * x->num : x->num;
+  int64_t rparts = r->kind == SHARD_ELEM_COMPLEX ? 2 * r->num : r->num;
+  if (x->bits == 0 || x->bits > 64 || r->bits == 0 || r->bits > 64 ||
+      (uint64_t)xparts * x->bits != (uint64_t)rparts * r->bits)
     return shard_interp_error(p, op, "bitcast_convert from %s to %s changes the number of bits", x->type->text,
                               r->type->text);
-  if (xb >= rb) { /* one to one, or one to many: least significant part first */
-    int64_t ri = 0;
-    uint64_t mask = rb >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << rb) - 1;
-    for (int64_t i = 0; i < x->num; i++) {
-      uint64_t b;
-      if (!S_to_bits(x, i, &b)) goto unsupported;
-      for (unsigned k = 0; k < xb / rb; k++)
-        if (!S_from_bits(r, ri++, k * rb >= 64 ? 0 : (b >> (k * rb)) & mask)) goto unsupported;
-    }
-  } else { /* many to one: the first operand element is the least significant part */
-    int64_t ratio = rb / xb;
-    for (int64_t j = 0; j < r->num; j++) {
-      uint64_t acc = 0;
-      for (int64_t k = ratio - 1; k >= 0; k--) {
-        uint64_t b;
-        if (!S_to_bits(x, j * ratio + k, &b)) goto unsupported;
-        acc = (acc << xb) | b;
-      }
-      if (!S_from_bits(r, j, acc)) goto unsupported;
-    }
+  uint64_t total = (uint64_t)xparts * x->bits;
+  uint64_t *w = shard_xcalloc((size_t)(total / 64 + 2), sizeof *w);
+  bool ok = true;
+  for (int64_t k = 0; k < xparts && ok; k++) {
+    uint64_t b;
+    if ((ok = S_to_bits(x, k, &b))) S_put_bits(w, (uint64_t)k * x->bits, b, x->bits);
   }
+  for (int64_t k = 0; k < rparts && ok; k++) ok = S_from_bits(r, k, S_get_bits(w, (uint64_t)k * r->bits, r->bits));
+  free(w);
+  if (!ok)
+    return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
+                              x->type->elem, r->type->elem);
   shard_interp_bind(f, &op->results[0], r);
   return true;
-unsupported:
-  return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.bitcast_convert' from %s to %s",
-                            x->type->elem, r->type->elem);
 }
 
 /* XLA's and the reference interpreter's reduce_precision, on the bits of
@@ -210,7 +222,7 @@ static bool S_reduce_precision(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r || !shard_interp_attr_int(p, op, "exponent_bits", &eb) || !shard_interp_attr_int(p, op, "mantissa_bits", &mb))
     return false;
   unsigned man, exp;
-  if (x->kind != SHARD_ELEM_FLOAT || !S_float_format(x->type->elem, &man, &exp))
+  if (x->kind != SHARD_ELEM_FLOAT || !S_ieee_format(x->fmt, &man, &exp))
     return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.reduce_precision' on %s",
                               x->type->elem);
   if (eb < 1 || mb < 0) return shard_interp_error(p, op, "reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0");
@@ -604,44 +616,140 @@ static void S_threefry(uint32_t k0, uint32_t k1, uint32_t *x0, uint32_t *x1) {
   *x1 = b;
 }
 
-/* XLA's RngBitGenerator with THREE_FRY: key = state[0], counter = state[1];
- * element i of a 64-bit output is threefry(counter + i) joined low word
- * first; a 32-bit output of n elements takes the first words of
- * ceil(n / 2) blocks, then their second words. The counter advances by the
- * number of blocks. */
+/* Philox-4x32 with 10 rounds (Random123's, as XLA's prng.cc). */
+static void S_philox(uint32_t k0, uint32_t k1, uint32_t x[4]) {
+  for (unsigned round = 0; round < 10; round++) {
+    uint64_t p0 = (uint64_t)x[0] * UINT32_C(0xD2511F53), p1 = (uint64_t)x[2] * UINT32_C(0xCD9E8D57);
+    uint32_t y0 = (uint32_t)(p1 >> 32) ^ x[1] ^ k0, y2 = (uint32_t)(p0 >> 32) ^ x[3] ^ k1;
+    x[0] = y0;
+    x[1] = (uint32_t)p1;
+    x[2] = y2;
+    x[3] = (uint32_t)p0;
+    k0 += UINT32_C(0x9E3779B9);
+    k1 += UINT32_C(0xBB67AE85);
+  }
+}
+
+/* XLA's RngBitGenerator (rng_bit_generator_expander.cc and prng.cc), which
+ * stablehlo-translate does not run at all ("can be decomposed"); the spec
+ * leaves the bits to the implementation, so XLA's are the ones to match.
+ * key = state[0].
+ * THREE_FRY: counter = state[1]; element i of a 64-bit output is
+ *   threefry(counter + i) joined low word first; a 32-bit output is made of
+ *   the two words of blocks over a half shape (see below); the counter
+ *   advances by the number of blocks.
+ * PHILOX: a 128-bit counter (state[1] low, state[2] high; of a u64[2] state
+ *   state[1] low and the key high, and only its low half is kept); block j
+ *   is philox(counter + j) as four words, given out round-robin: a 32-bit
+ *   output's element 4j + w is word w, a 64-bit output's element 2j + w is
+ *   words 2w and 2w + 1 joined low first; the counter advances by the number
+ *   of blocks.
+ * Narrower integers are the low bits of a 32-bit output of their shape. */
 static bool S_rng_bit_generator(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *st = shard_interp_operand(p, f, op, 0);
   shard_tensor *ns = st ? shard_interp_result(p, op, 0) : NULL, *out = ns ? shard_interp_result(p, op, 1) : NULL;
   if (!out) return false;
   int alg = shard_op_enum(op, "rng_algorithm", SHARD_SHLO_RNG_ALGORITHM);
   const char *an = alg >= 0 ? shard_shlo_enum_name(SHARD_SHLO_RNG_ALGORITHM, (uint32_t)alg) : NULL;
-  if (!an || strcmp(an, "THREE_FRY") != 0)
-    return shard_interp_error(p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY only, not %s",
+  bool philox = an && !strcmp(an, "PHILOX");
+  if (an && !strcmp(an, "DEFAULT"))
+    return shard_interp_error(p, op,
+                              "'stablehlo.rng_bit_generator' with DEFAULT: the spec leaves that algorithm to the "
+                              "implementation (XLA's CPU and GPU backends use PHILOX); write THREE_FRY or PHILOX");
+  if (!an || (!philox && strcmp(an, "THREE_FRY") != 0))
+    return shard_interp_error(p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY and PHILOX, not %s",
                               an ? an : "an unknown algorithm");
-  if (st->kind != SHARD_ELEM_UINT || st->bits != 64 || st->num < 2 || ns->num != st->num)
-    return shard_interp_error(p, op, "THREE_FRY needs a state of at least two ui64");
-  if ((out->kind != SHARD_ELEM_UINT && out->kind != SHARD_ELEM_SINT) || (out->bits != 32 && out->bits != 64))
-    return shard_interp_error(p, op, "the interpreter supports THREE_FRY outputs of 32- or 64-bit integers, not %s",
+  if (st->kind != SHARD_ELEM_UINT || st->bits != 64 || ns->num != st->num || st->num < 2 || (philox && st->num > 3) ||
+      (!philox && st->num != 2))
+    return shard_interp_error(p, op, "%s needs a state of %s ui64, not %s", an, philox ? "two or three" : "two",
+                              st->type->text);
+  if ((out->kind != SHARD_ELEM_UINT && out->kind != SHARD_ELEM_SINT) || out->bits < 8 || out->bits > 64 ||
+      (out->bits & (out->bits - 1)))
+    return shard_interp_error(p, op, "the interpreter supports %s outputs of 8- to 64-bit integers, not %s", an,
                               out->type->elem);
-  uint64_t key = (uint64_t)st->ints[0], counter = (uint64_t)st->ints[1];
+  uint64_t key = (uint64_t)st->ints[0];
   uint32_t k0 = (uint32_t)key, k1 = (uint32_t)(key >> 32);
-  int64_t blocks = out->bits == 64 ? out->num : (out->num + 1) / 2;
-  for (int64_t i = 0; i < blocks; i++) {
-    uint64_t in = counter + (uint64_t)i;
-    uint32_t x0 = (uint32_t)in, x1 = (uint32_t)(in >> 32);
-    S_threefry(k0, k1, &x0, &x1);
-    if (out->bits == 64) {
-      shard_interp_set_i(out, i, (int64_t)(((uint64_t)x1 << 32) | x0));
-    } else {
-      shard_interp_set_i(out, i, (int64_t)x0);
-      if (blocks + i < out->num) shard_interp_set_i(out, blocks + i, (int64_t)x1);
-    }
-  }
   for (int64_t i = 0; i < st->num; i++) ns->ints[i] = st->ints[i];
-  ns->ints[1] = (int64_t)(counter + (uint64_t)blocks);
+  if (!philox && out->bits == 64) {
+    uint64_t counter = (uint64_t)st->ints[1];
+    for (int64_t i = 0; i < out->num; i++) {
+      uint64_t in = counter + (uint64_t)i;
+      uint32_t x0 = (uint32_t)in, x1 = (uint32_t)(in >> 32);
+      S_threefry(k0, k1, &x0, &x1);
+      shard_interp_set_i(out, i, (int64_t)(((uint64_t)x1 << 32) | x0));
+    }
+    ns->ints[1] = (int64_t)(counter + (uint64_t)out->num);
+  } else if (!philox) {
+    /* XLA's SplitShapeIntoHalves: the first even dimension (else the first
+     * largest one) is halved, rounding up; block h of that half shape
+     * (row-major) gives the elements 2a and 2a + 1 along the split
+     * dimension, a being h's coordinate there */
+    const shard_type *ty = out->type;
+    uint32_t rank = ty->rank;
+    int64_t split = -1;
+    for (uint32_t d = 0; d < rank && split < 0; d++)
+      if (ty->dims[d] % 2 == 0) split = d;
+    bool any_even = split >= 0;
+    for (uint32_t d = 0; d < rank && !any_even; d++)
+      if (split < 0 || ty->dims[d] > ty->dims[split]) split = d;
+    int64_t *half = INTERP_ARRAY(p, int64_t, rank), *idx = INTERP_ARRAY(p, int64_t, rank);
+    int64_t *strides = INTERP_ARRAY(p, int64_t, rank);
+    shard_interp_strides(rank, ty->dims, strides);
+    int64_t blocks = 1;
+    for (uint32_t d = 0; d < rank; d++) {
+      half[d] = (int64_t)d == split ? (ty->dims[d] + 1) / 2 : ty->dims[d];
+      blocks *= half[d];
+    }
+    uint64_t counter = (uint64_t)st->ints[1];
+    for (int64_t h = 0; h < blocks; h++) {
+      if (h) shard_interp_next_index(rank, half, idx);
+      uint64_t in = counter + (uint64_t)h;
+      uint32_t x[2] = {(uint32_t)in, (uint32_t)(in >> 32)};
+      S_threefry(k0, k1, &x[0], &x[1]);
+      int64_t base = 0;
+      for (uint32_t d = 0; d < rank; d++)
+        if ((int64_t)d != split) base += idx[d] * strides[d];
+      for (int64_t b = 0; b < 2; b++) {
+        if (rank == 0) {
+          if (b == 0) shard_interp_set_i(out, 0, (int64_t)x[0]);
+          continue;
+        }
+        int64_t c = 2 * idx[split] + b;
+        if (c < ty->dims[split]) shard_interp_set_i(out, base + c * strides[split], (int64_t)x[b]);
+      }
+    }
+    ns->ints[1] = (int64_t)(counter + (uint64_t)blocks);
+  } else {
+    uint64_t lo = (uint64_t)st->ints[1], hi = st->num >= 3 ? (uint64_t)st->ints[2] : key;
+    int64_t per = out->bits == 64 ? 2 : 4; /* elements per block */
+    int64_t blocks = (out->num + per - 1) / per;
+    for (int64_t j = 0; j < blocks; j++) {
+      uint64_t clo = lo + (uint64_t)j, chi = hi + (clo < lo ? 1 : 0);
+      uint32_t x[4] = {(uint32_t)clo, (uint32_t)(clo >> 32), (uint32_t)chi, (uint32_t)(chi >> 32)};
+      S_philox(k0, k1, x);
+      for (int64_t w = 0; w < per && j * per + w < out->num; w++) {
+        uint64_t v = per == 2 ? ((uint64_t)x[2 * w + 1] << 32) | x[2 * w] : x[w];
+        shard_interp_set_i(out, j * per + w, (int64_t)v);
+      }
+    }
+    uint64_t nlo = lo + (uint64_t)blocks, nhi = hi + (nlo < lo ? 1 : 0);
+    ns->ints[1] = (int64_t)nlo;
+    if (st->num >= 3) ns->ints[2] = (int64_t)nhi;
+  }
   shard_interp_bind(f, &op->results[0], ns);
   shard_interp_bind(f, &op->results[1], out);
   return true;
+}
+
+/* The reference interpreter's message for the ops it leaves to a
+ * decomposition (stablehlo/reference/Ops.cpp, failOnDecomposableOp). */
+static bool S_decomposable(interp_proc *p, const shard_op *op) {
+  return shard_interp_error(p, op,
+                            "Operation %s is unsupported at the moment. However, this operation can be decomposed into "
+                            "supported operations, so it is possible to transform it into supported form as a "
+                            "workaround. Visit https://github.com/openxla/stablehlo/issues/1571 to learn more about "
+                            "the workaround and the roadmap for supporting this operation.",
+                            op->name);
 }
 
 /* ---- dispatch ---------------------------------------------------------------------------- */
@@ -661,6 +769,9 @@ bool shard_interp_exec_more_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   if (!strcmp(n, "triangular_solve")) return S_triangular_solve(p, f, op);
   if (!strcmp(n, "cholesky")) return S_cholesky(p, f, op);
   if (!strcmp(n, "rng_bit_generator")) return S_rng_bit_generator(p, f, op);
+  /* stablehlo.rng (UNIFORM, NORMAL): its values are the implementation's,
+   * and the reference interpreter rejects it */
+  if (!strcmp(n, "rng")) return S_decomposable(p, op);
   if (!strncmp(n, "batch_norm_", 11)) return S_batch_norm(p, f, op, n);
   if (!strncmp(n, "dynamic_", 8) && strcmp(n, "dynamic_slice") != 0 && strcmp(n, "dynamic_update_slice") != 0)
     return S_dynamic(p, f, op, n);

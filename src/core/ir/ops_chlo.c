@@ -11,6 +11,9 @@
  *   %r = chlo.next_after %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
  *   %v, %i = chlo.top_k(%x, k = 2) : tensor<5x3xf32> -> (tensor<5x2xf32>, tensor<5x2xi32>)
  *   %c = chlo.constant dense<1.0> : tensor<f32>
+ *   %y, %c = chlo.scan(%x) inits(%i) dimension=0 attributes {is_reverse = true} {
+ *   ^bb0(%e: tensor<i32>, %acc: tensor<i32>): ... stablehlo.return %o, %n : ...
+ *   } : (tensor<4xi32>, tensor<i32>) -> (tensor<4xi32>, tensor<i32>)
  *
  * The assembly formats are ChloOps.td's. Ops without one (constant_like,
  * ragged_dot, mulhi) are read and printed in generic form. Every
@@ -99,6 +102,40 @@ static bool S_parse_constant(shard_parser *p, shard_op_state *st) {
   return true;
 }
 
+// scan ::= '(' operands ')' 'inits' '(' operands ')' 'dimension' '=' int
+//          ('attributes' attr-dict)? region ':' function-type
+// The inputs and the inits are the operands in that order; their numbers
+// are the inherent operandSegmentSizes = array<i32: inputs, inits>, as for
+// MLIR's AttrSizedOperandSegments.
+static bool S_parse_scan(shard_parser *p, shard_op_state *st) {
+  if (!shard_parser_expect(p, "(")) return false;
+  if (!shard_parser_accept(p, ")") && (!shard_parser_operand_list(p, st) || !shard_parser_expect(p, ")"))) return false;
+  int64_t seg[2];
+  seg[0] = st->operands.len;
+  if (!shard_parser_expect_keyword(p, "inits") || !shard_parser_expect(p, "(")) return false;
+  if (!shard_parser_accept(p, ")") && (!shard_parser_operand_list(p, st) || !shard_parser_expect(p, ")"))) return false;
+  seg[1] = st->operands.len - seg[0];
+  if (!shard_parser_expect_keyword(p, "dimension") || !shard_parser_expect(p, "=")) return false;
+  shard_span at = shard_parser_here(p);
+  int64_t dim;
+  if (!shard_parser_int(p, &dim)) return false;
+  shard_arena *ar = shard_parser_arena(p);
+  shard_attr *da = shard_attr_int(ar, dim, shard_type_other(ar, "i64"));
+  da->span = at;
+  shard_op_state_add_attr(st, "dimension", da, true);
+  shard_attr *sa = shard_attr_dense_i64(ar, seg, 2);
+  sa->u.dense_array.elem = "i32";
+  shard_op_state_add_attr(st, "operandSegmentSizes", sa, true);
+  if (shard_parser_accept_keyword(p, "attributes") && !shard_parser_attr_dict(p, st)) return false;
+  if (!shard_parser_region(p, st, NULL, 0) || !shard_parser_expect(p, ":")) return false;
+  at = shard_parser_here(p);
+  if (!shard_parser_functional_type(p, st)) return false;
+  if (st->operand_types.len != st->operands.len)
+    return shard_parser_error_at(p, at, "%u operands present, but expected %u", st->operands.len,
+                                 st->operand_types.len);
+  return true;
+}
+
 /* ---- printing ------------------------------------------------------------- */
 
 static void S_print_operand_type(shard_printer *pr, const shard_op *op, uint32_t i) {
@@ -152,6 +189,29 @@ static void S_print_top_k(shard_printer *pr, const shard_op *op) {
   shard_printer_puts(pr, ")");
 }
 
+static void S_print_scan(shard_printer *pr, const shard_op *op) {
+  uint32_t ninputs = shard_chlo_scan_num_inputs(op);
+  shard_printer_puts(pr, "(");
+  shard_printer_operands(pr, op, 0, ninputs);
+  shard_printer_puts(pr, ") inits(");
+  shard_printer_operands(pr, op, ninputs, op->num_operands);
+  shard_printer_puts(pr, ") dimension=");
+  const shard_attr *d = shard_op_attr(op, "dimension");
+  if (d && d->kind == SHARD_ATTR_INT) shard_printer_printf(pr, "%lld", (long long)d->u.integer.value);
+  else shard_printer_puts(pr, "<<NULL ATTRIBUTE>>");
+  const char *el[] = {"dimension", "operandSegmentSizes", NULL};
+  bool more = false;
+  for (uint32_t i = 0; i < op->num_attrs && !more; i++)
+    more = strcmp(op->attrs[i].name, "dimension") != 0 && strcmp(op->attrs[i].name, "operandSegmentSizes") != 0;
+  if (more) {
+    shard_printer_puts(pr, " attributes");
+    shard_printer_attr_dict_all(pr, op, el);
+  }
+  if (op->num_regions) shard_printer_region(pr, &op->regions[0], true, false);
+  shard_printer_puts(pr, " : ");
+  shard_printer_functional_type(pr, op);
+}
+
 static void S_print_constant(shard_printer *pr, const shard_op *op) {
   const char *el[] = {"value", NULL};
   shard_printer_attr_dict_all(pr, op, el);
@@ -165,6 +225,7 @@ static const char *const S_inh_broadcast[] = {"broadcast_dimensions", NULL};
 static const char *const S_inh_compare[] = {"broadcast_dimensions", "comparison_direction", "compare_type", NULL};
 static const char *const S_inh_top_k[] = {"k", NULL};
 static const char *const S_inh_value[] = {"value", NULL};
+static const char *const S_inh_scan[] = {"dimension", "is_reverse", "operandSegmentSizes", NULL};
 static const char *const S_inh_ragged_dot[] = {"ragged_dot_dimension_numbers", "precision_config", NULL};
 
 static const shard_op_signature S_sig_unary = {1, 1, 0, 0};
@@ -175,6 +236,10 @@ static const shard_op_signature S_sig_select = {3, 1, 0, 0};
 static const shard_op_signature S_sig_top_k = {1, 2, 0, 0};
 static const shard_op_signature S_sig_constant = {0, 1, 0, 0};
 static const shard_op_signature S_sig_ragged_dot = {3, 1, 0, 0};
+static const shard_op_signature S_sig_scan = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, 1, 0};
+static const shard_attr_req S_req_scan[] = {{.name = "dimension", .need = SHARD_NEED_INT},
+                                           {.name = "operandSegmentSizes", .need = SHARD_NEED_PRESENT},
+                                           {0}};
 static const shard_attr_req S_req_top_k[] = {{.name = "k", .need = SHARD_NEED_INT}, {0}};
 static const shard_attr_req S_req_value[] = {{.name = "value", .need = SHARD_NEED_DENSE}, {0}};
 static const shard_attr_req S_req_constant_like[] = {{.name = "value", .need = SHARD_NEED_PRESENT}, {0}};
@@ -247,6 +312,8 @@ const shard_op_def shard_chlo_ops[] = {
     S_PAIR("polygamma"),
     {.name = "chlo.ragged_dot", .inherent = S_inh_ragged_dot, .required = S_req_ragged_dot,
      .signature = &S_sig_ragged_dot},
+    {.name = "chlo.scan", .parse = S_parse_scan, .print = S_print_scan, .inherent = S_inh_scan,
+     .required = S_req_scan, .signature = &S_sig_scan},
     S_UNARY("sinh"),
     S_UNARY("square"),
     S_UNARY("tan"),
@@ -297,4 +364,12 @@ bool shard_chlo_ragged_dot_dims(const shard_op *op, shard_chlo_ragged_dims *out)
          S_key_list(t, "rhs_contracting_dimensions", out->rhs_contract, &out->num_rhs_contract, M) &&
          S_key_list(t, "lhs_ragged_dimensions", out->lhs_ragged, &out->num_lhs_ragged, M) &&
          S_key_list(t, "rhs_group_dimensions", out->rhs_group, &out->num_rhs_group, M);
+}
+
+uint32_t shard_chlo_scan_num_inputs(const shard_op *op) {
+  const shard_attr *a = shard_op_attr(op, "operandSegmentSizes");
+  if (a && a->kind == SHARD_ATTR_DENSE_ARRAY && a->u.dense_array.num == 2 && a->u.dense_array.vals[0] >= 0 &&
+      a->u.dense_array.vals[0] <= (int64_t)op->num_operands)
+    return (uint32_t)a->u.dense_array.vals[0];
+  return op->num_operands; /* no segment sizes: the verifier rejects the op */
 }

@@ -23,4 +23,8 @@ typedef struct shard_chlo_ragged_dims {
  * than SHARD_CHLO_RAGGED_MAX_DIMS. */
 bool shard_chlo_ragged_dot_dims(const shard_op *op, shard_chlo_ragged_dims *out);
 
+/* chlo.scan's operands are its inputs, then its inits: how many inputs
+ * (operandSegmentSizes[0]; all operands when that is missing). */
+uint32_t shard_chlo_scan_num_inputs(const shard_op *op);
+
 #endif
