@@ -26,6 +26,12 @@ static pthread_mutex_t S_diag_mu = PTHREAD_MUTEX_INITIALIZER;
 
 bool shard_elem_classify(const char *elem, shard_elem_kind *kind, unsigned *bits) {
   if (!elem) return false;
+  if (strncmp(elem, "!quant.uniform<", 15) == 0) { /* held as its storage integers (interp_quant.c) */
+    const char *s = elem + 15;
+    *kind = s[0] == 'u' ? SHARD_ELEM_UINT : SHARD_ELEM_SINT;
+    *bits = shard_elem_bits(elem);
+    return *bits > 0;
+  }
   if (strcmp(elem, "i1") == 0) return *kind = SHARD_ELEM_BOOL, *bits = 1, true;
   shard_float_fmt fmt = shard_float_format(elem);
   if (fmt != SHARD_FLOAT_NONE) return *kind = SHARD_ELEM_FLOAT, *bits = shard_float_width(fmt), true;
@@ -913,6 +919,13 @@ static bool S_exec(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_exec_data(interp_proc *p, interp_frame *f, shard_op *op) {
+  bool handled = false;
+  if (!shard_interp_exec_quant_op(p, f, op, &handled)) return false;
+  if (handled) return true;
+  return shard_interp_exec_plain_op(p, f, op);
+}
+
+bool shard_interp_exec_plain_op(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *name = op->name;
   bool handled = false;
   if (!shard_interp_exec_more_op(p, f, op, &handled)) return false;

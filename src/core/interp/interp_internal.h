@@ -196,6 +196,14 @@ bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bo
  * *handled as for shard_interp_exec_op. */
 bool shard_interp_exec_more_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 
+/* interp_quant.c: uniform_quantize, uniform_dequantize and every other op
+ * on quantized tensors (the spec's dequantize_op_quantize). *handled as for
+ * shard_interp_exec_op. */
+bool shard_interp_exec_quant_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
+/* interp.c: runs a data op by the executors above, without the quantized
+ * rule (a located error when none knows it). */
+bool shard_interp_exec_plain_op(interp_proc *p, interp_frame *f, shard_op *op);
+
 /* interp_collectives.c */
 bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op, bool *handled);
 /* Reports the held-back errors of procs[0..n) in device order through

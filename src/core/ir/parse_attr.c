@@ -285,6 +285,25 @@ static shard_type *S_function_type(shard_parser *p, shard_type **in, uint32_t ni
   return t;
 }
 
+/* !quant.uniform<...> (the '<' is next): read and checked by the type's
+ * owner (ir/type.c), kept in its canonical printed form. */
+static bool S_quant_type(shard_parser *p, uint32_t start, shard_type **out) {
+  const char *text;
+  if (!S_capture_group(p, start, &text)) return false;
+  const char *src = p->lx.src->text + start;
+  shard_quant q;
+  const char *err;
+  size_t off;
+  if (!shard_quant_parse(p->arena, src, p->lx.pos - start, &q, &err, &off))
+    return shard_parser_error_at(p, S_span_at(p, start + (uint32_t)off, 1), "%s", err);
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_quant_print(&b, &q);
+  *out = shard_type_other(p->arena, shard_parser_intern(p, shard_buf_str(&b), (uint32_t)b.len));
+  shard_buf_free(&b);
+  return true;
+}
+
 bool shard_parser_type(shard_parser *p, shard_type **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = false;
@@ -313,7 +332,9 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
     shard_parser_next(p);
     const char *name = t.text + 1;
     uint32_t len = t.len - 1;
-    if (S_ch(p, p->lx.pos) == '<') {
+    if (S_ch(p, p->lx.pos) == '<' && len == 13 && memcmp(name, "quant.uniform", 13) == 0) {
+      ok = S_quant_type(p, start, out);
+    } else if (S_ch(p, p->lx.pos) == '<') {
       const char *text;
       ok = S_capture_group(p, start, &text);
       if (ok) *out = shard_type_other(p->arena, text);
@@ -442,6 +463,8 @@ static bool S_tensor_body_uncached(shard_parser *p, shard_type **out) {
     SHARD_VEC_PUSH(dims, d);
   }
   shard_type *elem;
+  S_skip_ws(p);
+  uint32_t elem_at = p->lx.pos;
   if (!shard_parser_type(p, &elem)) {
     SHARD_VEC_FREE(dims);
     return false;
@@ -467,6 +490,8 @@ static bool S_tensor_body_uncached(shard_parser *p, shard_type **out) {
   }
   *out = shard_type_tensor(p->arena, dims.len, dims.items, elem->text, encoding);
   SHARD_VEC_FREE(dims);
+  const char *bad = (*out)->quant ? shard_quant_check_shape(p->arena, (*out)->quant, (*out)->rank, (*out)->dims) : NULL;
+  if (bad) return shard_parser_error_at(p, S_span_at(p, elem_at, 1), "%s", bad);
   return true;
 }
 

@@ -408,7 +408,11 @@ static bool S_transpose(S_op *s) {
   }
   int64_t *dims = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, n + 1);
   for (uint32_t i = 0; i < n; i++) dims[i] = t->dims[perm[i]];
-  return S_check_inferred_tensor(s, n, dims, t->elem);
+  const char *elem = t->elem;
+  if (t->quant && t->quant->axis >= 0) /* a per-axis type's quantization dimension moves with its dim */
+    for (uint32_t i = 0; i < n; i++)
+      if (perm[i] == t->quant->axis) elem = shard_quant_text_with_axis(s->cx->scratch, t->quant, i);
+  return S_check_inferred_tensor(s, n, dims, elem);
 }
 
 static bool S_concatenate(S_op *s) {

@@ -70,7 +70,7 @@ shard_module *shard_xla_read_input(shard_source *src, const shard_parse_options 
              "StableHLO and imported first, as by shard opt -xla-sdy-round-trip-import-pipeline",
              name);
   unsigned before = de->errors;
-  if (!shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, de) || de->errors != before) {
+  if (!shard_pass_run("xla-sdy-round-trip-import-pipeline", m, NULL, SHARD_PASS_CONTEXT(de)) || de->errors != before) {
     shard_module_free(m);
     return NULL;
   }
