@@ -16,7 +16,7 @@
 // CHECK: #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>
 // CHECK: stablehlo.compare  GE, %arg0, %arg0,  FLOAT
 // CHECK: channel_handle = #stablehlo.channel_handle<handle = 3, type = 0>
-// CHECK: backend_config = #stablehlo.dot<weird = [1]>, other = #stablehlo<comparison_direction XX>
+// CHECK: config = #stablehlo.dot<weird = [1]>, other = #stablehlo<comparison_direction XX>
 // CHECK: dot_dimension_numbers = #stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>, precision_config = [#stablehlo<precision HIGH>, #stablehlo<precision DEFAULT>]
 // CHECK: dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>
 // CHECK: comparison_direction = #stablehlo<comparison_direction GE>
@@ -30,6 +30,6 @@ func.func @f(%a: tensor<2x4x8xf32>, %b: tensor<2x8x16xf32>, %x: tensor<1x7x7x4xf
   %2 = "stablehlo.gather"(%g, %i) <{dimension_numbers = #stablehlo.gather<index_vector_dim = 1, start_index_map = [0], collapsed_slice_dims = [0], offset_dims = [1]>, slice_sizes = array<i64: 1, 4>}> : (tensor<8x4xf32>, tensor<3x1xi32>) -> tensor<3x4xf32>
   %3 = "stablehlo.compare"(%a, %a) {comparison_direction = #stablehlo.comparison_direction<GE>, compare_type = #stablehlo<comparison_type FLOAT>} : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xi1>
   %4 = "stablehlo.collective_permute"(%g) {channel_handle = #stablehlo.channel_handle<type = 0, handle = 3>, source_target_pairs = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<8x4xf32>) -> tensor<8x4xf32>
-  %5 = "stablehlo.custom_call"(%a) {call_target_name = "foo", backend_config = #stablehlo.dot<weird = [1]>, other = #stablehlo<comparison_direction XX>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %5 = "stablehlo.custom_call"(%a) {call_target_name = "foo", config = #stablehlo.dot<weird = [1]>, other = #stablehlo<comparison_direction XX>} : (tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<2x4x16xf32>, tensor<1x5x7x2xf32>, tensor<3x4xf32>, tensor<2x4x8xi1>, tensor<8x4xf32>, tensor<2x4x8xf32>
 }
