@@ -84,6 +84,7 @@ Test(type, constraint_violations_are_located) {
        45},
       {"!quant.uniform<i8:f32:{0:2}, {0.1}>", "sub-channel quantized types are not supported", 22},
       {"!quant.uniform<i8:f32, 0.1", "expected '>'", 26},
+      {"!quant.uniform<i8:f32, 0x3F80>", "expected floating point literal", 23},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     shard_quant q;

@@ -47,9 +47,18 @@ static shard_type *S_expressed_type(interp_proc *p, const shard_type *t) {
   return shard_type_tensor(p->arena, t->rank, t->dims, t->quant->expressed, t->encoding);
 }
 
+/* A tensor the interpreter made itself (a device's piece of a value) may
+ * have a shape its per-axis type does not fit: a located error. */
+static bool S_fits(interp_proc *p, const shard_op *op, const shard_type *t) {
+  const char *bad = shard_quant_check_shape(p->arena, t->quant, t->rank, t->dims);
+  if (bad) return shard_interp_error(p, op, "the interpreter cannot run '%s' on %s: %s", op->name, t->text, bad);
+  return true;
+}
+
 /* dequantize(x): a new tensor of the expressed type. */
 static shard_tensor *S_dequantize(interp_proc *p, const shard_op *op, const shard_tensor *x, shard_type *rtype) {
   const shard_quant *q = S_quant(x->type);
+  if (!S_fits(p, op, x->type)) return NULL;
   shard_tensor *r = shard_interp_tensor_like(p, rtype ? rtype : S_expressed_type(p, x->type), op);
   if (!r) return NULL;
   if (r->kind != SHARD_ELEM_FLOAT) {
@@ -68,9 +77,13 @@ static shard_tensor *S_dequantize(interp_proc *p, const shard_op *op, const shar
   return r;
 }
 
-/* quantize(x, type(r)) into r (storage integers); x holds floats. */
-static void S_quantize_into(shard_tensor *r, const shard_tensor *x) {
+/* quantize(x, type(r)) into r (storage integers); x holds floats (or
+ * integers) of r's shape. */
+static bool S_quantize_into(interp_proc *p, const shard_op *op, shard_tensor *r, const shard_tensor *x) {
   const shard_quant *q = S_quant(r->type);
+  if (!S_fits(p, op, r->type)) return false;
+  if (x->num != r->num)
+    return shard_interp_error(p, op, "quantizing %s into %s: the shapes differ", x->type->text, r->type->text);
   shard_float_fmt fmt = shard_float_format(q->expressed);
   double lo = shard_float_round((double)q->storage_min, fmt), hi = shard_float_round((double)q->storage_max, fmt);
   for (int64_t i = 0; i < r->num; i++) {
@@ -83,11 +96,13 @@ static void S_quantize_into(shard_tensor *r, const shard_tensor *x) {
     v = shard_float_round(v + zp, fmt);
     if (isnan(v)) v = zp; /* NaN has no storage value; the spec leaves it open */
     v = v < lo ? lo : v > hi ? hi : v;
-    int64_t s = (int64_t)v;
-    if (s < q->storage_min) s = q->storage_min; /* the range rounded to a narrow expressed type */
-    if (s > q->storage_max) s = q->storage_max;
-    r->ints[i] = s;
+    /* the range rounded to a narrow expressed type may lie outside it (u32
+     * in f16 rounds to infinity): clamp again before converting */
+    double smin = (double)q->storage_min, smax = (double)q->storage_max;
+    v = v < smin ? smin : v > smax ? smax : v;
+    r->ints[i] = (int64_t)v;
   }
+  return true;
 }
 
 static bool S_uniform_quantize(interp_proc *p, interp_frame *f, shard_op *op) {
@@ -108,7 +123,7 @@ static bool S_uniform_quantize(interp_proc *p, interp_frame *f, shard_op *op) {
     return shard_interp_error(p, op, "'stablehlo.uniform_quantize' operand must be a float or quantized tensor, not %s",
                               x->type->text);
   }
-  S_quantize_into(r, x);
+  if (!S_quantize_into(p, op, r, x)) return false;
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -169,7 +184,10 @@ static bool S_dequantize_op_quantize(interp_proc *p, interp_frame *f, shard_op *
                : false;
         goto done;
       }
-      S_quantize_into(r, t);
+      if (!S_quantize_into(p, op, r, t)) {
+        ok = false;
+        goto done;
+      }
       t = r;
     }
     shard_interp_bind(f, &op->results[i], t);

@@ -247,7 +247,7 @@ static bool S_q_float(quant_cursor *c, double *out, size_t *at) {
   buf[k] = 0;
   char *end;
   double v = k ? strtod(buf, &end) : 0;
-  if (!k || *end || !(isdigit((unsigned char)buf[0]) || ((buf[0] == '-' || buf[0] == '+') && isdigit((unsigned char)buf[1]))))
+  if (!k || *end || strpbrk(buf, "xX") || !(isdigit((unsigned char)buf[0]) || ((buf[0] == '-' || buf[0] == '+') && isdigit((unsigned char)buf[1]))))
     return S_q_fail(c, *at, "expected floating point literal");
   *out = v;
   return true;

@@ -4,7 +4,7 @@
 // dequantize(q) = (q - zero_point) * scale; other ops dequantize, compute and
 // quantize their results.
 // RUN: shard interpret -split-input-file %s
-// ERR: 10 checks passed
+// ERR: 11 checks passed
 
 // per tensor: ties round to even (0.5 -> 0, 1.5 -> 2, -0.5 -> -0, 2.5 -> 2),
 // 200 and -200 clamp to the i8 range
@@ -64,5 +64,16 @@ func.func @main() {
   check.expect_eq_const %s, dense<[2, 2]> : tensor<2x!quant.uniform<i8:f32, 1.0>>
   %m = stablehlo.maximum %a, %b : (tensor<2x!quant.uniform<i8:f32, 0.5>>, tensor<2x!quant.uniform<i8:f32, 0.25:1>>) -> tensor<2x!quant.uniform<i8:f32, 0.5>>
   check.expect_eq_const %m, dense<[2, 4]> : tensor<2x!quant.uniform<i8:f32, 0.5>>
+  func.return
+}
+
+// -----
+
+// u32 storage with f16 as the expressed type: the storage maximum rounds to
+// infinity in f16, so an infinite value saturates at 4294967295; -1.0 clamps to 0
+func.func @main() {
+  %x = stablehlo.constant dense<[65504.0, 0x7C00, -1.0]> : tensor<3xf16>
+  %q = stablehlo.uniform_quantize %x : (tensor<3xf16>) -> tensor<3x!quant.uniform<u32:f16, 1.0>>
+  check.expect_eq_const %q, dense<[65504, 4294967295, 0]> : tensor<3x!quant.uniform<u32:f16, 1.0>>
   func.return
 }
