@@ -1237,10 +1237,19 @@ static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
   S_sep(attrs);
   shard_buf_puts(attrs, "dimension_numbers = #stablehlo.conv<");
   for (int i = 0; i < 3; i++) {
+    /* b and f (i and o for the kernel) once each, and the spatial
+     * dimensions 0 .. n-1 once each */
+    const char *two = i == 1 ? "io" : "bf";
+    bool seen[12] = {false};
+    if (lens[i] != spatial + 2 || spatial > 10)
+      return S_err(p, dl->off, dl->len, "dim_labels: '%.*s' does not name %u dimensions", (int)lens[i], parts[i], spatial + 2);
     shard_buf_puts(attrs, i == 0 ? "[" : i == 1 ? "]x[" : "]->[");
     for (uint32_t j = 0; j < lens[i]; j++) {
       char c = parts[i][j];
-      if (!isalnum((unsigned char)c)) return S_err(p, dl->off, dl->len, "bad dim_labels");
+      int slot = c == two[0] ? 10 : c == two[1] ? 11 : (c >= '0' && c < (char)('0' + spatial)) ? c - '0' : -1;
+      if (slot < 0 || seen[slot])
+        return S_err(p, dl->off, dl->len, "dim_labels: bad or repeated label '%c' in '%.*s'", c, (int)lens[i], parts[i]);
+      seen[slot] = true;
       shard_buf_printf(attrs, "%s%c", j ? ", " : "", c);
     }
   }
