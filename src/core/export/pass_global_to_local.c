@@ -1311,10 +1311,61 @@ static void S_replicated_to_unreduced(g2l *c, shard_op *op) {
   S_replace(c, op, S_only_on_first(c, op, x, first, zero));
 }
 
+/* Shardy's form of a dynamic_update_slice whose update is 1 long along
+ * every sharded dim it does not span (split[d]): the update falls in one
+ * shard there. Per such dim, the start clamped as StableHLO does ([0,
+ * size - 1]) owns the update when it lies in this device's shard, and the
+ * op writes at the local start (0 when not owned); the op's result is kept
+ * where every such dim owns the update, the operand elsewhere. */
+static void S_dynamic_update_slice_one(g2l *c, shard_op *op, const bool *split, const shard_tensor_sharding *out,
+                                       const shard_mesh *mesh, const shard_type *gout) {
+  uint32_t rank = gout->rank;
+  shard_type *local = op->results[0].type;
+  shard_value *x = op->operands[0].value, *owner = NULL;
+  shard_value **owners = G2L_ARRAY(c, shard_value *, rank);
+  uint32_t nowners = 0;
+  char num[32];
+  for (uint32_t d = 0; d < rank; d++) {
+    if (!split[d]) continue;
+    shard_value *start = op->operands[d + 2].value;
+    shard_type *t = start->type;
+    shard_value *zero = S_splat(c, op, t, "0");
+    snprintf(num, sizeof num, "%lld", (long long)(gout->dims[d] - 1));
+    shard_value *clamp_ops[3] = {zero, start, S_splat(c, op, t, num)};
+    shard_value *clamped = &S_new(c, op, "stablehlo.clamp", 3, clamp_ops, t, 0)->results[0];
+    const shard_dim_sharding *ds = S_dim(out, d);
+    shard_value *off = S_dimension_offset(c, op, mesh, ds->axes, ds->num_axes, local->dims[d]);
+    off = &S_new(c, op, "stablehlo.convert", 1, &off, t, 0)->results[0];
+    shard_value *end = S_binary(c, op, "stablehlo.add", clamped, S_splat(c, op, t, "1"), t);
+    snprintf(num, sizeof num, "%lld", (long long)local->dims[d]);
+    shard_value *shard_end = S_binary(c, op, "stablehlo.add", off, S_splat(c, op, t, num), t);
+    shard_value *ge = S_compare(c, op, "GE", clamped, off), *le = S_compare(c, op, "LE", end, shard_end);
+    shard_value *own = S_binary(c, op, "stablehlo.and", ge, le, ge->type);
+    shard_value *sel_ops[3] = {own, S_binary(c, op, "stablehlo.subtract", clamped, off, t), zero};
+    shard_operand_set(&op->operands[d + 2], &S_new(c, op, "stablehlo.select", 3, sel_ops, t, 0)->results[0]);
+    owners[nowners++] = own;
+  }
+  /* the op is rebuilt without its sdy.sharding, as Shardy rebuilds it */
+  shard_tensor_sharding *sharding = S_value_sharding(c, &op->results[0]);
+  shard_type *gtype = S_global_type(c, &op->results[0]);
+  shard_op_remove_attr(op, "sdy.sharding");
+  shard_op *after = op->next;
+  for (uint32_t k = 0; k < nowners; k++)
+    owner = owner ? S_binary(c, after, "stablehlo.and", owner, owners[k], owner->type) : owners[k];
+  shard_value *mask = S_broadcast(c, after, owner, S_tensor(c, rank, local->dims, "i1"), NULL, 0);
+  shard_value *sel_ops[3] = {mask, x, x};
+  shard_op *sel = S_new(c, after, "stablehlo.select", 3, sel_ops, local, 0);
+  shard_value_replace_all_uses(&op->results[0], &sel->results[0]);
+  shard_operand_set(&sel->operands[1], &op->results[0]);
+  S_remember(c, &sel->results[0], gtype, sharding);
+}
+
 /* A dynamic_update_slice whose operand is sharded along a dim the update
  * does not span (Shardy's rule keeps that dim sharded and the update
  * replicated there) writes on each device the part of the update that
- * falls in its shard. Per such dim, with the start clamped as StableHLO
+ * falls in its shard: in Shardy's form when the update is 1 long along
+ * every such dim (S_dynamic_update_slice_one), else (Shardy refuses those)
+ * as follows. Per such dim, with the start clamped as StableHLO
  * does (into [0, size - update]) and made local (minus the shard's offset),
  * the update padded by the local size L on both sides is cut to a window of
  * L at L - local start, which stays in range whenever shard and update
@@ -1346,6 +1397,12 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
     split[d] = any = true;
   }
   if (!any) return;
+  bool unit = true;
+  for (uint32_t d = 0; d < rank; d++) unit = unit && (!split[d] || gupd->dims[d] == 1);
+  if (unit) {
+    S_dynamic_update_slice_one(c, op, split, out, mesh, gout);
+    return;
+  }
   shard_type *i64 = S_i64_scalar(c);
   int64_t *low = G2L_ARRAY(c, int64_t, rank), *high = G2L_ARRAY(c, int64_t, rank),
           *interior = G2L_ARRAY(c, int64_t, rank), *padded = G2L_ARRAY(c, int64_t, rank);
