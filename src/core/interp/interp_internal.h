@@ -10,6 +10,12 @@
 #include "interp/interp.h"
 #include "support/ptrmap.h"
 
+/* glibc's <complex.h> defines C11's CMPLX for GCC only; clang (the fuzz and
+ * asan-clang trees) has the builtin it stands for. */
+#if defined(__clang__) && !defined(CMPLX)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 /* Per-dim scratch of an op's executor, zeroed, in the process's arena (which
  * holds its tensors, so it lives as long as they do): sized by the ranks at
  * hand, the interpreter has no rank limit. INTERP_RANK_ARRAY has one entry per
