@@ -1868,6 +1868,55 @@ static bool S_infeed(S_op *s) {
 
 static bool S_recv(S_op *s) { return S_results_end_with_token(s); }
 
+/* ---- ops whose result type is inferred from their operands --------------- */
+
+/* compare: SameOperandsElementType; the result is i1 of the operands' shape. */
+static bool S_compare(S_op *s) {
+  const shard_type *a = S_operand_type(s->op, 0), *b = S_operand_type(s->op, 1);
+  if (a && b && !S_same_elem(a, b, false))
+    return shard_verify_fail(&s->with, "requires the same element type for all operands");
+  if (!S_ranked(a)) return true;
+  return S_check_inferred_tensor(s, a->rank, a->dims, "i1");
+}
+
+/* The part type of a complex element ("complex<f32>" -> "f32"). */
+static const char *S_complex_part(vf_ctx *cx, const char *e) {
+  size_t n = e ? strlen(e) : 0;
+  if (n < 10 || strncmp(e, "complex<", 8) != 0 || e[n - 1] != '>') return NULL;
+  return shard_arena_strndup(cx->scratch, e + 8, n - 9);
+}
+
+/* real / imag: a complex operand gives its part type, a float one itself. */
+static bool S_real_imag(S_op *s) {
+  const shard_type *a = S_operand_type(s->op, 0);
+  if (!S_ranked(a)) return true;
+  const char *part = S_complex_part(s->cx, a->elem);
+  return S_check_inferred_tensor(s, a->rank, a->dims, part ? part : a->elem);
+}
+
+/* complex: two operands of one float type give complex<that type>. */
+static bool S_complex(S_op *s) {
+  const shard_type *a = S_operand_type(s->op, 0), *b = S_operand_type(s->op, 1);
+  if (a && b && !S_same_elem(a, b, false))
+    return shard_verify_fail(&s->with, "requires the same type for all operands");
+  if (!S_ranked(a)) return true;
+  return S_check_inferred_tensor(s, a->rank, a->dims, shard_arena_printf(s->cx->scratch, "complex<%s>", a->elem));
+}
+
+/* replica_id and partition_id: tensor<ui32>. */
+static bool S_device_id(S_op *s) { return S_check_inferred_tensor(s, 0, NULL, "ui32"); }
+
+/* after_all: tokens in, a token out (ODS). */
+static bool S_after_all(S_op *s) {
+  for (uint32_t i = 0; i < s->op->num_operands; i++)
+    if (!S_is_token(S_operand_type(s->op, i)))
+      return shard_verify_fail(&s->with, "operand #%u must be variadic of token, but got %s", i,
+                               S_ty(s, S_operand_type(s->op, i)));
+  if (s->op->num_results == 1 && !S_is_token(S_result_type(s->op, 0)))
+    return shard_verify_fail(&s->with, "result #0 must be token, but got %s", S_ty(s, S_result_type(s->op, 0)));
+  return true;
+}
+
 /* ---- dense literals ------------------------------------------------------ */
 
 /* MLIR's TensorLiteralParser (buildAttributeAPInt): an unsigned element type
@@ -1940,6 +1989,7 @@ typedef struct S_check {
 
 /* Sorted by name (bsearch). */
 static const S_check K_checks[] = {
+    {"stablehlo.after_all", S_after_all},
     {"stablehlo.all_gather", S_all_gather},
     {"stablehlo.all_reduce", S_all_reduce},
     {"stablehlo.all_to_all", S_all_to_all},
@@ -1953,6 +2003,8 @@ static const S_check K_checks[] = {
     {"stablehlo.cholesky", S_cholesky},
     {"stablehlo.clamp", S_clamp},
     {"stablehlo.collective_permute", S_collective_permute},
+    {"stablehlo.compare", S_compare},
+    {"stablehlo.complex", S_complex},
     {"stablehlo.concatenate", S_concatenate},
     {"stablehlo.convolution", S_convolution},
     {"stablehlo.custom_call", S_custom_call},
@@ -1969,16 +2021,20 @@ static const S_check K_checks[] = {
     {"stablehlo.get_dimension_size", S_get_dimension_size},
     {"stablehlo.get_tuple_element", S_get_tuple_element},
     {"stablehlo.if", S_conditional},
+    {"stablehlo.imag", S_real_imag},
     {"stablehlo.infeed", S_infeed},
     {"stablehlo.iota", S_iota},
     {"stablehlo.map", S_map},
     {"stablehlo.pad", S_pad},
+    {"stablehlo.partition_id", S_device_id},
+    {"stablehlo.real", S_real_imag},
     {"stablehlo.real_dynamic_slice", S_real_dynamic_slice},
     {"stablehlo.recv", S_recv},
     {"stablehlo.reduce", S_reduce},
     {"stablehlo.reduce_precision", S_reduce_precision},
     {"stablehlo.reduce_scatter", S_reduce_scatter},
     {"stablehlo.reduce_window", S_reduce_window},
+    {"stablehlo.replica_id", S_device_id},
     {"stablehlo.reshape", S_reshape},
     {"stablehlo.reverse", S_reverse},
     {"stablehlo.rng", S_rng},
