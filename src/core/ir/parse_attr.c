@@ -170,39 +170,85 @@ static bool S_dense_leaf_ok(const char *t, size_t n) {
   return i == n;
 }
 
-/* The elements of dense<...> (source [from, to), brackets included) are
- * literals, lists of them and quoted strings; anything else is an error
- * here (the payload is kept as text, and its print folds whitespace, so
- * stray text could print as something else, a comment even). */
+/* One element of a dense payload at src[*i] (before `end`): a quoted string
+ * or a literal; *i moves past it. */
+static bool S_dense_element(shard_parser *p, uint32_t *i, uint32_t end) {
+  const char *src = p->lx.src->text;
+  uint32_t start = *i;
+  if (src[start] == '"') {
+    for ((*i)++; *i < end && src[*i] != '"'; (*i)++)
+      if (src[*i] == '\\') (*i)++;
+    (*i)++;
+    return true;
+  }
+  while (*i < end && !strchr("[](), \t\r\n\"", src[*i])) (*i)++;
+  if (!S_dense_leaf_ok(src + start, *i - start))
+    return shard_parser_error_at(p, S_span_at(p, start, *i > start ? *i - start : 1),
+                                 "expected element literal of primitive type");
+  return true;
+}
+
+/* An error at src[i] where another token was expected, placed as MLIR
+ * places it: after a blank, at the blank that follows the previous token. */
+static bool S_dense_wrong_token(shard_parser *p, uint32_t from, uint32_t i, const char *msg) {
+  const char *src = p->lx.src->text;
+  uint32_t at = i;
+  while (at > from + 1 && (src[at - 1] == ' ' || src[at - 1] == '\t' || src[at - 1] == '\r' || src[at - 1] == '\n')) at--;
+  return shard_parser_error_at(p, S_span_at(p, at, 1), "%s", msg);
+}
+
+static uint32_t S_dense_skip_blanks(const char *src, uint32_t i, uint32_t end) {
+  while (i < end && (src[i] == ' ' || src[i] == '\t' || src[i] == '\r' || src[i] == '\n')) i++;
+  return i;
+}
+
+/* The elements of dense<...> (source [from, to), brackets included), read as
+ * MLIR's TensorLiteralParser reads them: an element, a complex pair
+ * `(re, im)`, or a bracketed comma-separated list of those or of lists;
+ * anything else is an error with MLIR's message (the payload is kept as
+ * text, and its print folds whitespace, so stray text could print as
+ * something else, a comment even). Nesting is counted, not recursed into:
+ * only '[' nests. */
 static bool S_check_dense_elements(shard_parser *p, uint32_t from, uint32_t to) {
   const char *src = p->lx.src->text;
-  bool after_element = false; /* an element or a closing bracket came last */
-  for (uint32_t i = from + 1; i + 1 < to;) {
+  uint32_t end = to - 1, depth = 0;
+  bool expect_value = true;
+  for (uint32_t i = S_dense_skip_blanks(src, from + 1, end); i < end; i = S_dense_skip_blanks(src, i, end)) {
     char c = src[i];
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
+    if (!expect_value) {
+      if (depth == 0) return S_dense_wrong_token(p, from, i, "expected '>'");
+      if (c == ',') expect_value = true;
+      else if (c == ']') depth--;
+      else return S_dense_wrong_token(p, from, i, "expected ']'");
       i++;
       continue;
     }
-    if (strchr("[(,", c) || strchr("])", c)) {
-      after_element = strchr("])", c) != NULL;
-      i++;
+    if (c == '[') {
+      depth++;
+      i = S_dense_skip_blanks(src, i + 1, end);
+      if (i < end && src[i] == ']') {
+        depth--;
+        i++;
+        expect_value = false;
+      }
       continue;
     }
-    uint32_t start = i;
-    if (c == '"') {
-      for (i++; i + 1 < to && src[i] != '"'; i++)
-        if (src[i] == '\\') i++;
+    if (c == '(') {
+      i = S_dense_skip_blanks(src, i + 1, end);
+      if (!S_dense_element(p, &i, end)) return false;
+      i = S_dense_skip_blanks(src, i, end);
+      if (i >= end || src[i] != ',') return S_dense_wrong_token(p, from, i, "expected ',' between complex elements");
+      i = S_dense_skip_blanks(src, i + 1, end);
+      if (!S_dense_element(p, &i, end)) return false;
+      i = S_dense_skip_blanks(src, i, end);
+      if (i >= end || src[i] != ')') return S_dense_wrong_token(p, from, i, "expected ')' after complex elements");
       i++;
-    } else {
-      while (i + 1 < to && !strchr("[](), \t\r\n\"", src[i])) i++;
-      if (!S_dense_leaf_ok(src + start, i - start))
-        return shard_parser_error_at(p, S_span_at(p, start, i - start), "expected element literal of primitive type");
+    } else if (!S_dense_element(p, &i, end)) {
+      return false;
     }
-    /* elements are separated by commas: the print drops the blanks, and
-     * `2.0 0.0` would read back as one number */
-    if (after_element) return shard_parser_error_at(p, S_span_at(p, start, 1), "expected ','");
-    after_element = true;
+    expect_value = false;
   }
+  if (expect_value && depth) return shard_parser_error_at(p, S_span_at(p, end, 1), "expected element literal of primitive type");
   return true;
 }
 
