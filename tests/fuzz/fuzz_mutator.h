@@ -71,7 +71,7 @@ static inline size_t fuzz_tokens(const uint8_t *d, size_t n, fuzz_tok *t, size_t
  * 0 when it would not fit. */
 static inline size_t fuzz_splice(uint8_t *d, size_t n, size_t max, size_t off, size_t len, const char *rep,
                                  size_t rlen) {
-  if (n - len + rlen > max) return 0;
+  if (off > n || len > n - off || n - len + rlen > max) return 0;
   memmove(d + off + rlen, d + off + len, n - off - len);
   memcpy(d + off, rep, rlen);
   return n - len + rlen;
@@ -178,6 +178,10 @@ static inline size_t fuzz_mutate_text(uint8_t *d, size_t n, size_t max, uint32_t
         rlen = 0; /* drop "Ax" */
         t.len++;
       } else {
+        /* a dim longer than rep is left alone: snprintf would truncate it and
+         * report the untruncated length (a stack overflow in fuzz_splice's
+         * memcpy, found by fuzz_interp) */
+        if (t.len + 2 >= sizeof rep) return 0;
         rlen = (size_t)snprintf(rep, sizeof rep, "2x%.*s", (int)t.len, (const char *)d + t.off);
       }
     }
