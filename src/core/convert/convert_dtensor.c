@@ -93,10 +93,7 @@ static bool parse_placement(shard_pylex *lx, placement *pl) {
     if (op.kind != SHARD_PYTOK_STRING && op.kind != SHARD_PYTOK_IDENT)
       return shard_pylex_error(lx, &op, "expected a reduce op ('sum', 'avg', 'product', 'max', 'min')");
     const char *name = shard_pylex_text(lx, &op);
-    static const char *const ops[] = {"sum", "avg", "product", "max", "min"};
-    pl->reduce_op = NULL;
-    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
-      if (strcmp(name, ops[i]) == 0) pl->reduce_op = ops[i];
+    pl->reduce_op = shard_mesh_dim_op(name);
     if (!pl->reduce_op)
       return shard_pylex_error(lx, &op, "unknown reduce op '%s' (sum, avg, product, max, min)", name);
     return shard_pylex_expect(lx, ")");

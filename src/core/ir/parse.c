@@ -388,12 +388,6 @@ bool shard_parser_operand(shard_parser *p, shard_op_state *st) {
   return true;
 }
 
-bool shard_parser_accept_operand(shard_parser *p, shard_op_state *st) {
-  shard_tok t = shard_parser_peek(p);
-  if (t.kind != SHARD_TOK_PERCENT) return false;
-  return shard_parser_operand(p, st);
-}
-
 bool shard_parser_operand_list(shard_parser *p, shard_op_state *st) {
   if (shard_parser_peek(p).kind != SHARD_TOK_PERCENT) return true;
   do {

@@ -100,7 +100,6 @@ bool shard_parser_symbol(shard_parser *p, const char **out);
 
 /* Operands and types. */
 bool shard_parser_operand(shard_parser *p, shard_op_state *st); /* appends one */
-bool shard_parser_accept_operand(shard_parser *p, shard_op_state *st);
 /* Comma-separated operands until the next token is not an operand. */
 bool shard_parser_operand_list(shard_parser *p, shard_op_state *st);
 bool shard_parser_type(shard_parser *p, shard_type **out);

@@ -151,7 +151,6 @@ static void S_number_all(shard_printer *pr, const shard_op *root) {
 
 shard_buf *shard_printer_buf(shard_printer *pr) { return pr->out; }
 void shard_printer_puts(shard_printer *pr, const char *s) { shard_buf_puts(pr->out, s); }
-bool shard_printer_generic(const shard_printer *pr) { return pr->opts->generic; }
 
 void shard_printer_printf(shard_printer *pr, const char *fmt, ...) {
   va_list ap;
@@ -208,13 +207,6 @@ void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from
 
 void shard_printer_type(shard_printer *pr, const shard_type *t) {
   shard_buf_puts(pr->out, t ? t->text : "<<NULL TYPE>>");
-}
-
-void shard_printer_types(shard_printer *pr, shard_type *const *ts, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    if (i) shard_buf_puts(pr->out, ", ");
-    shard_printer_type(pr, ts[i]);
-  }
 }
 
 void shard_printer_attr(shard_printer *pr, const shard_attr *a) { shard_attr_print(pr->out, a); }

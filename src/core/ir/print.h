@@ -40,8 +40,6 @@ void shard_printer_value(shard_printer *pr, const shard_value *v);
 /* Operands [from, to) separated by ", ". */
 void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from, uint32_t to);
 void shard_printer_type(shard_printer *pr, const shard_type *t);
-/* t1, t2 (no parens) */
-void shard_printer_types(shard_printer *pr, shard_type *const *ts, uint32_t n);
 void shard_printer_attr(shard_printer *pr, const shard_attr *a);
 /* " {a = b, ...}" of the op's attributes except inherent ones and `elided`
  * (NULL-terminated list); prints nothing when empty. */
@@ -59,7 +57,6 @@ void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_e
 /* "(%a: T, %b: T)" for region entry arguments (with arg attributes when present). */
 void shard_printer_arg_decls(shard_printer *pr, const shard_block *b, bool with_attrs);
 void shard_printer_newline(shard_printer *pr);
-bool shard_printer_generic(const shard_printer *pr);
 /* Prints an op in generic form (used for unknown ops and under --mlir-print-op-generic). */
 void shard_printer_generic_op(shard_printer *pr, const shard_op *op);
 
