@@ -531,7 +531,7 @@ bool cli_lower_verify(shard_module *ref, shard_module *sharded, shard_module *lo
   bool ok = true;
   shard_block *top = local->top->regions[0].first;
   for (shard_op *op = top ? top->first : NULL; op; op = op->next) {
-    if (strcmp(op->name, "func.func") != 0 || !op->regions[0].first) continue;
+    if (strcmp(op->name, "func.func") != 0 || op->num_regions == 0 || !op->regions[0].first) continue;
     fn_outcome r = verify_func(ref, sharded, local, op, &iopts, de, notes);
     if (r == FN_OK) ++*num_verified;
     if (r == FN_FAILED) ok = false;
