@@ -57,7 +57,7 @@ def run(shard, tmp, propagate, item):
         f.write(text)
     try:
         mode = [] if propagate else ["--no-propagate"]
-        r = subprocess.run([shard, "lower", "--verify"] + mode + ["--max-steps", "1000000", src, "-o", src + ".out"],
+        r = subprocess.run([shard, "lower", "--verify"] + mode + ["--max-steps", "100000", src, "-o", src + ".out"],
                            capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
         return name, "CRASH", "timeout", 0

@@ -83,7 +83,7 @@ def main():
             src = os.path.join(tmp, name + ".mlir")
             with open(src, "w", encoding="utf-8") as f:
                 f.write("\n".join(meshes) + "\n\n" + body + "\n")
-            r = subprocess.run([args.shard, "lower", "--verify", "--no-propagate", "--max-steps", "1000000", src, "-o", src + ".out"],
+            r = subprocess.run([args.shard, "lower", "--verify", "--no-propagate", "--max-steps", "100000", src, "-o", src + ".out"],
                                capture_output=True, text=True, timeout=300)
             out = r.stdout + r.stderr
             if r.returncode == 0 and "gave the same results" in out:
