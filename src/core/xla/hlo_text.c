@@ -930,8 +930,11 @@ static bool S_constant(hp *p, hinst *in, shard_buf *b) {
       s++;
     } else {
       const char *w = s;
-      while (s < e && !strchr("{}, \n\t()", *s)) s++;
+      /* a NUL byte is part of a word (strchr would find the terminator and
+       * stop the word before it: an empty word, and no progress) */
+      while (s < e && (*s == '\0' || !strchr("{}, \n\t()", *s))) s++;
       uint32_t n = (uint32_t)(s - w);
+      if (memchr(w, '\0', n)) return S_err(p, (uint32_t)(w - p->t), n, "a NUL byte in the constant");
       if (is_pred && (S_eq(w, n, "true") || S_eq(w, n, "false") || S_eq(w, n, "1") || S_eq(w, n, "0"))) {
         shard_buf_puts(b, (S_eq(w, n, "true") || S_eq(w, n, "1")) ? "true" : "false");
         continue;
