@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "ir/attr_stablehlo_mesh.h"
 #include "ir/parse_internal.h"
 
 /* ---- character-level helpers ------------------------------------------ */
@@ -767,6 +768,11 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
   if (len >= 3 && memcmp(name, "sdy", 3) == 0 && (len == 3 || name[3] == '.')) {
     const char *mnemonic = len > 4 ? shard_parser_intern(p, name + 4, len - 4) : "";
     return shard_parse_sdy_attr(p, mnemonic, span, out);
+  }
+  if (angle && shard_shlo_mesh_attr_name(name, len)) {
+    if (!shard_parse_shlo_mesh_attr(p, name, len, out)) return false;
+    (*out)->span = span;
+    return true;
   }
   if (angle || memchr(name, '.', len)) {
     const char *text = shard_parser_intern(p, t.text, t.len);
