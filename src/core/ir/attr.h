@@ -156,6 +156,7 @@ enum { SHARD_TRANSPOSE_INVALID, SHARD_TRANSPOSE_NO_TRANSPOSE, SHARD_TRANSPOSE_TR
 struct shard_attr {
   shard_attr_kind kind;
   bool mhlo; /* SHARD_ATTR_SHLO_*: spelled #mhlo (an mhlo op's), else #stablehlo */
+  bool chlo; /* SHARD_ATTR_SHLO_ENUM: chlo's own enum, #chlo<comparison_direction LT> */
   shard_span span;
   union {
     const char *raw; /* RAW, LOC: full text as written; FLOAT: number text */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/attr_stablehlo_mesh.h"
+#include "ir/ops_chlo.h"
 #include "ir/parse_internal.h"
 
 /* ---- character-level helpers ------------------------------------------ */
@@ -780,6 +781,7 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
     /* StableHLO attributes shard models are decoded here, once */
     bool shlo = (len >= 9 && memcmp(name, "stablehlo", 9) == 0) || (len >= 4 && memcmp(name, "mhlo", 4) == 0);
     *out = shlo ? shard_attr_shlo_decode(p->arena, text) : NULL;
+    if (len == 4 && memcmp(name, "chlo", 4) == 0) *out = shard_chlo_enum_decode(p->arena, text);
     if (!*out) *out = shard_attr_raw(p->arena, text);
     (*out)->span = span;
     return true;
