@@ -166,6 +166,26 @@ Test(attr_stablehlo_mesh, mesh_attribute_of_a_symbol) {
   free(out);
 }
 
+/* The mesh of a group may be an alias of a #stablehlo.mesh, as anywhere
+ * MLIR parses an attribute; it prints inline. */
+Test(attr_stablehlo_mesh, mesh_through_an_alias) {
+  captured diag = {0};
+  char *mod = S_module("#stablehlo.replica_group_mesh_axes<mesh = #shlo_mesh, axes = []>");
+  char in[4200];
+  snprintf(in, sizeof in, "#shlo_mesh = #stablehlo.mesh<axes=[<name = \"x\", size = 2>]>\n%s", mod);
+  shard_module *m = S_parse(in, &diag);
+  cr_assert_not_null(m, "%s", diag.text);
+  const shard_shlo_mesh_axes *g =
+      shard_attr_mesh_axes(shard_op_attr(S_find(m->top, "stablehlo.all_gather"), "replica_groups"));
+  cr_assert_not_null(g);
+  cr_assert_not_null(shard_attr_shlo_mesh(g->mesh));
+  cr_expect_str_eq(shard_attr_shlo_mesh(g->mesh)->axes[0].name, "x");
+  char *out = S_print(m, false);
+  cr_expect_not_null(strstr(out, "mesh = #stablehlo.mesh<axes=[<name = \"x\", size = 2>]>, axes = []>"), "%s", out);
+  free(out);
+  free(mod);
+}
+
 /* Builders print what the parser reads. */
 Test(attr_stablehlo_mesh, built_group_prints_as_parsed) {
   shard_arena *a = shard_arena_new();

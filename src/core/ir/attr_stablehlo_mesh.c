@@ -6,7 +6,7 @@
  * in any order, each once):
  *
  *   replica-group-mesh-axes ::= '<' struct(mesh = mesh-ref, axes = '[' (axis-ref (',' axis-ref)*)? ']') '>'
- *   mesh-ref  ::= symbol-ref-id | '#stablehlo.mesh' mesh-body
+ *   mesh-ref  ::= symbol-ref-id | '#stablehlo.mesh' mesh-body | alias of a #stablehlo.mesh
  *   axis-ref  ::= '#stablehlo.axis_ref' '<' struct(name = string, (sub_axis_info = '(' int ')' int)?) '>'
  *   mesh-body ::= '<' 'axes' '=' '[' (mesh-axis (',' mesh-axis)*)? ']' (',' 'device_ids' '=' dense-attr)? '>'
  *   mesh-axis ::= '#stablehlo.mesh_axis'? '<' struct(name = string, size = int) '>'
@@ -134,7 +134,7 @@ static bool S_mesh_body(shard_parser *p, shard_attr **out) {
     shard_span at = shard_parser_here(p);
     ok = shard_parser_expect_keyword(p, "device_ids") && shard_parser_expect(p, "=") && shard_parser_attr(p, &ids);
     if (ok && !(ids->kind == SHARD_ATTR_DENSE && ids->u.dense.type && ids->u.dense.type->elem &&
-                strchr("isu", ids->u.dense.type->elem[0])))
+                ids->u.dense.type->elem[0] && strchr("isu", ids->u.dense.type->elem[0])))
       ok = shard_parser_error_at(p, at, "invalid kind of attribute specified");
   }
   ok = ok && shard_parser_expect(p, ">");
@@ -186,6 +186,10 @@ static bool S_mesh_axes_body(shard_parser *p, shard_attr **out) {
       } else if (S_peek_hash(p, "#stablehlo.mesh")) {
         shard_parser_next(p);
         ok = S_mesh_body(p, &mesh);
+      } else if (t.kind == SHARD_TOK_HASH) { /* an alias of a mesh */
+        if ((ok = shard_parser_attr(p, &mesh)) && mesh->kind != SHARD_ATTR_SHLO_MESH)
+          ok = shard_parser_error_at(p, at, "invalid kind of attribute specified");
+        if (ok) at = mesh->span;
       } else {
         ok = shard_parser_error(p, "expected a symbol reference or '#stablehlo.mesh'");
       }
