@@ -270,6 +270,13 @@ HAND = [
      '  %0 = "stablehlo.compare"(%a, %a) {comparison_direction = 1 : i64} : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>\n'
      '  return %0 : tensor<4xi1>\n}\n',
      "{f}:2:3: error: 'stablehlo.compare' op attribute 'comparison_direction' failed to satisfy constraint: enum attribute"),
+    # a mesh-axes replica group is parsed as StableHLO's struct format: an
+    # axis ref without its name is the generated parser's error at the '>'
+    ("shlo_mesh_axes_axis_ref_without_name.mlir",
+     'func.func @f(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
+     '  %0 = "stablehlo.all_gather"(%a) {all_gather_dim = 0 : i64, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<sub_axis_info = (1)2>]>} : (tensor<4xf32>) -> tensor<8xf32>\n'
+     '  return %0 : tensor<8xf32>\n}\n',
+     "{f}:2:173: error: struct is missing required parameter: name"),
     ("terminator_not_last.mlir",
      'func.func @f(%a: tensor<2xf32>) {\n  "func.return"() : () -> ()\n  "a.b"() : () -> ()\n}\n',
      "{f}:2:3: error: 'func.return' op must be the last operation in the parent block"),

@@ -49,3 +49,30 @@ Test(ops_chlo, ragged_dot_dims) {
   cr_assert_eq(d.num_rhs_group, 0);
   shard_module_free(m);
 }
+
+/* chlo's own enums are decoded by the parser (read like StableHLO's) and
+ * print back with their #chlo spelling; another #chlo<...> stays verbatim. */
+Test(ops_chlo, enums_are_typed_and_print_as_chlo) {
+  const char *in =
+      "func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {\n"
+      "  %0 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction GE>,"
+      " compare_type = #chlo<comparison_type TOTALORDER>, other = #chlo<something else>} :"
+      " (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>\n"
+      "  return %0 : tensor<3xi1>\n"
+      "}\n";
+  shard_diag_engine de;
+  shard_module *m = S_parse(in, &de);
+  cr_assert_not_null(m);
+  const shard_op *fn = shard_module_lookup_symbol(m, "f"), *op = fn->regions[0].first->first;
+  cr_assert_eq(shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION), SHARD_CMP_GE);
+  cr_assert_eq(shard_op_enum(op, "compare_type", SHARD_SHLO_COMPARISON_TYPE), SHARD_CMP_TOTALORDER);
+  cr_assert_eq(shard_op_attr(op, "other")->kind, SHARD_ATTR_RAW);
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_attr_print(&b, shard_op_attr(op, "comparison_direction"));
+  shard_buf_putc(&b, ' ');
+  shard_attr_print(&b, shard_op_attr(op, "compare_type"));
+  cr_assert_str_eq(shard_buf_str(&b), "#chlo<comparison_direction GE> #chlo<comparison_type TOTALORDER>");
+  shard_buf_free(&b);
+  shard_module_free(m);
+}

@@ -59,6 +59,7 @@
 
 #include "support/buf.h"
 #include "ir/ir.h"
+#include "ir/attr_stablehlo_mesh.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "support/ptrmap.h"
@@ -237,18 +238,7 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
   for (uint32_t i = 0; i < n; i++) gsize *= shard_axis_size(&axes[i], mesh);
   *group_size = gsize;
   if (c->rgv3 && !S_has_sub_axis(axes, n) && s && s->mesh_name) {
-    shard_buf b;
-    shard_buf_init(&b);
-    shard_buf_printf(&b, "#stablehlo.replica_group_mesh_axes<mesh = @%s, axes = [", s->mesh_name);
-    for (uint32_t i = 0; i < n; i++) {
-      shard_buf_printf(&b, "%s#stablehlo.axis_ref<name = ", i ? ", " : "");
-      shard_buf_put_escaped(&b, axes[i].name, strlen(axes[i].name));
-      shard_buf_puts(&b, ">");
-    }
-    shard_buf_puts(&b, "]>");
-    shard_attr *r = shard_attr_raw(c->a, shard_arena_strdup(c->a, shard_buf_str(&b)));
-    shard_buf_free(&b);
-    return r;
+    return shard_attr_mesh_axes_new(c->a, shard_attr_symbol_ref(c->a, s->mesh_name), axes, n);
   }
   uint32_t max = S_atomic_max(mesh, n);
   shard_axis_ref *atoms = G2L_ARRAY(c, shard_axis_ref, max);

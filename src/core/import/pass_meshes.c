@@ -12,9 +12,9 @@
  * New symbols are named as MLIR's SymbolTable::insert would: the preferred
  * name, else name_0, name_1, ... (first free). */
 #include <inttypes.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "ir/attr_stablehlo_mesh.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 
@@ -66,50 +66,10 @@ static shard_tensor_sharding *S_with_mesh(shard_arena *a, const shard_tensor_sha
   return c;
 }
 
-/* Replica groups of StableHLO collectives name their mesh in raw text:
- * #stablehlo.replica_group_mesh_axes<mesh = MESH, axes = [...]>. Finds MESH:
- * its start and length (balanced over <>, [], ()). */
-static bool S_replica_group_mesh(const char *text, size_t *start, size_t *len) {
-  static const char head[] = "#stablehlo.replica_group_mesh_axes<";
-  if (strncmp(text, head, sizeof head - 1) != 0) return false;
-  const char *p = text + sizeof head - 1;
-  while (*p == ' ') p++;
-  if (strncmp(p, "mesh", 4) != 0) return false;
-  p += 4;
-  while (*p == ' ') p++;
-  if (*p != '=') return false;
-  p++;
-  while (*p == ' ') p++;
-  const char *s = p;
-  int depth = 0;
-  bool in_str = false;
-  for (; *p; p++) {
-    if (in_str) {
-      if (*p == '\\' && p[1]) p++;
-      else if (*p == '"') in_str = false;
-      continue;
-    }
-    if (*p == '"') in_str = true;
-    else if (*p == '<' || *p == '[' || *p == '(') depth++;
-    else if (*p == '>' || *p == ']' || *p == ')') {
-      if (depth == 0) break;
-      depth--;
-    } else if (*p == ',' && depth == 0) break;
-  }
-  while (p > s && p[-1] == ' ') p--;
-  *start = (size_t)(s - text);
-  *len = (size_t)(p - s);
-  return *len > 0;
-}
-
 /* Replaces an existing attribute's value, keeping its inherent flag. */
 static void S_replace_attr(shard_op *op, const char *name, shard_attr *value) {
   for (uint32_t i = 0; i < op->num_attrs; i++)
     if (strcmp(op->attrs[i].name, name) == 0) op->attrs[i].value = value;
-}
-
-static char *S_splice(shard_arena *a, const char *text, size_t start, size_t len, const char *with) {
-  return shard_arena_printf(a, "%.*s%s%s", (int)start, text, with, text + start + len);
 }
 
 static const char *const S_collectives[] = {
@@ -118,11 +78,11 @@ static const char *const S_collectives[] = {
 
 /* ---- -sdy-lift-inlined-meshes ----------------------------------------------- */
 
-/* What a mesh, a deduped symbol or a StableHLO mesh text maps to. */
+/* What a mesh, a deduped symbol or a StableHLO mesh maps to. */
 typedef struct lift_entry {
-  const shard_mesh *mesh; /* an sdy mesh (inlined or of a kept mesh op) */
-  const char *symbol;     /* a deduped mesh symbol */
-  const char *shlo_text;  /* a #stablehlo.mesh<...> */
+  const shard_mesh *mesh;      /* an sdy mesh (inlined or of a kept mesh op) */
+  const char *symbol;          /* a deduped mesh symbol */
+  const shard_attr *shlo_mesh; /* a #stablehlo.mesh<...> */
   const char *new_name;
 } lift_entry;
 
@@ -133,12 +93,12 @@ typedef struct lift_state {
 } lift_state;
 
 static const char *S_lift_lookup(lift_state *st, const shard_mesh *mesh, const char *symbol,
-                                 const char *shlo_text) {
+                                 const shard_attr *shlo_mesh) {
   for (uint32_t i = 0; i < st->map.len; i++) {
     lift_entry *e = &st->map.items[i];
     if (mesh && e->mesh && shard_mesh_equal(mesh, e->mesh)) return e->new_name;
     if (symbol && e->symbol && strcmp(symbol, e->symbol) == 0) return e->new_name;
-    if (shlo_text && e->shlo_text && strcmp(shlo_text, e->shlo_text) == 0) return e->new_name;
+    if (shlo_mesh && e->shlo_mesh && shard_attr_equal(shlo_mesh, e->shlo_mesh)) return e->new_name;
   }
   return NULL;
 }
@@ -175,54 +135,40 @@ static shard_tensor_sharding *S_lift_sharding(shard_tensor_sharding *s, void *ct
   return S_with_mesh(st->m->arena, s, to, NULL);
 }
 
-/* Reads the axes of #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x",
- * size = 2>, ...]> (device ids are ignored, as Shardy does). */
-static shard_mesh *S_parse_shlo_mesh(shard_arena *a, const char *text, size_t len) {
-  SHARD_VEC(shard_mesh_axis) axes = {0};
-  const char *end = text + len;
-  for (const char *p = text; p < end;) {
-    const char *n = strstr(p, "name = \"");
-    if (!n || n >= end) break;
-    n += strlen("name = \"");
-    const char *q = strchr(n, '"');
-    if (!q || q >= end) break;
-    shard_mesh_axis ax = {shard_arena_strndup(a, n, (size_t)(q - n)), 0};
-    const char *sz = strstr(q, "size = ");
-    if (!sz || sz >= end) break;
-    long long v = 0;
-    sscanf(sz + strlen("size = "), "%lld", &v);
-    ax.size = v;
-    SHARD_VEC_PUSH(axes, ax);
-    p = sz;
-  }
+/* The sdy mesh of a #stablehlo.mesh: its axes (device ids are ignored, as
+ * Shardy does). */
+static shard_mesh *S_sdy_mesh_of(shard_arena *a, const shard_shlo_mesh *m) {
   shard_mesh *mesh = SHARD_NEW(a, shard_mesh);
-  mesh->num_axes = axes.len;
-  SHARD_VEC_FREEZE(a, axes, mesh->axes);
+  mesh->num_axes = m->num_axes;
+  mesh->axes = m->num_axes ? shard_arena_dup(a, m->axes, sizeof *m->axes * m->num_axes) : NULL;
   return mesh;
+}
+
+/* A collective's #stablehlo.replica_group_mesh_axes with its mesh replaced. */
+static void S_set_group_mesh(shard_arena *a, shard_op *op, const shard_attr *rg, shard_attr *mesh) {
+  const shard_shlo_mesh_axes *g = shard_attr_mesh_axes(rg);
+  shard_attr *n = shard_attr_mesh_axes_new(a, mesh, g->axes, g->num_axes);
+  n->span = rg->span;
+  S_replace_attr(op, "replica_groups", n);
 }
 
 static void S_lift_replica_groups(lift_state *st, shard_op *op) {
   shard_attr *rg = shard_op_attr(op, "replica_groups");
-  size_t start, len;
-  if (!rg || rg->kind != SHARD_ATTR_RAW || !S_replica_group_mesh(rg->u.raw, &start, &len)) return;
-  const char *mesh_text = rg->u.raw + start;
+  const shard_shlo_mesh_axes *g = shard_attr_mesh_axes(rg);
+  if (!g) return;
+  const char *sym = shard_shlo_mesh_axes_symbol(g);
+  const shard_shlo_mesh *inline_mesh = shard_attr_shlo_mesh(g->mesh);
   const char *to = NULL;
-  if (mesh_text[0] == '@') {
-    char *sym = shard_arena_strndup(st->m->arena, mesh_text + 1, len - 1);
+  if (sym) {
     to = S_lift_lookup(st, NULL, sym, NULL);
-  } else if (strncmp(mesh_text, "#stablehlo.mesh<", strlen("#stablehlo.mesh<")) == 0) {
-    char *key = shard_arena_strndup(st->m->arena, mesh_text, len);
-    to = S_lift_lookup(st, NULL, NULL, key);
+  } else if (inline_mesh) {
+    to = S_lift_lookup(st, NULL, NULL, g->mesh);
     if (!to) {
-      to = S_lift_insert(st, "mesh", S_parse_shlo_mesh(st->m->arena, mesh_text, len));
-      SHARD_VEC_PUSH(st->map, ((lift_entry){.shlo_text = key, .new_name = to}));
+      to = S_lift_insert(st, "mesh", S_sdy_mesh_of(st->m->arena, inline_mesh));
+      SHARD_VEC_PUSH(st->map, ((lift_entry){.shlo_mesh = g->mesh, .new_name = to}));
     }
   }
-  if (!to) return;
-  char *ref = shard_arena_printf(st->m->arena, "@%s", to);
-  shard_attr *n = shard_attr_raw(st->m->arena, S_splice(st->m->arena, rg->u.raw, start, len, ref));
-  n->span = rg->span;
-  S_replace_attr(op, "replica_groups", n);
+  if (to) S_set_group_mesh(st->m->arena, op, rg, shard_attr_symbol_ref(st->m->arena, to));
 }
 
 typedef struct lift_walk {
@@ -234,6 +180,22 @@ static bool S_lift_walk_op(shard_op *op, void *ctx) {
   lift_walk *w = ctx;
   if (strcmp(op->name, w->op_name) == 0) S_lift_replica_groups(w->st, op);
   return true;
+}
+
+/* dense<[...]> : tensor<Nxi64> of a mesh's explicit device ids. */
+static shard_attr *S_device_ids_attr(shard_arena *a, const shard_mesh *mesh) {
+  shard_buf b = {0};
+  shard_buf_putc(&b, '[');
+  for (uint32_t i = 0; i < mesh->num_device_ids; i++)
+    shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", mesh->device_ids[i]);
+  shard_buf_putc(&b, ']');
+  shard_attr *ids = shard_attr_new(a, SHARD_ATTR_DENSE);
+  ids->u.dense.payload = shard_arena_strndup(a, b.data, b.len);
+  int64_t n = mesh->num_device_ids;
+  ids->u.dense.type = shard_type_tensor(a, 1, &n, "i64", NULL);
+  shard_attr_dense_set_ints(a, ids);
+  shard_buf_free(&b);
+  return ids;
 }
 
 /* {axes = [{name = "x", size = 2 : i64}, ...], device_ids = dense<...> : tensor<Nxi64>} */
@@ -250,20 +212,7 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
     axes->u.array.elems[i] = d;
   }
   shard_attr *dict = shard_pass_dict_with(a, NULL, "axes", axes);
-  if (mesh->num_device_ids) {
-    shard_buf b = {0};
-    shard_buf_putc(&b, '[');
-    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
-      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", mesh->device_ids[i]);
-    shard_buf_putc(&b, ']');
-    shard_attr *ids = shard_attr_new(a, SHARD_ATTR_DENSE);
-    ids->u.dense.payload = shard_arena_strndup(a, b.data, b.len);
-    int64_t n = mesh->num_device_ids;
-    ids->u.dense.type = shard_type_tensor(a, 1, &n, "i64", NULL);
-    shard_attr_dense_set_ints(a, ids);
-    shard_buf_free(&b);
-    dict = shard_pass_dict_with(a, dict, "device_ids", ids);
-  }
+  if (mesh->num_device_ids) dict = shard_pass_dict_with(a, dict, "device_ids", S_device_ids_attr(a, mesh));
   return dict;
 }
 
@@ -310,44 +259,20 @@ static shard_tensor_sharding *S_inline_sharding(shard_tensor_sharding *s, void *
   return mesh ? S_with_mesh(m->arena, s, NULL, mesh) : s;
 }
 
-/* #stablehlo.mesh<axes=[<name = "x", size = 2>], device_ids=dense<[1, 0]> : tensor<2xi64>> */
-static char *S_shlo_mesh_text(shard_arena *a, const shard_mesh *mesh) {
-  shard_buf b = {0};
-  shard_buf_puts(&b, "#stablehlo.mesh<axes=[");
-  for (uint32_t i = 0; i < mesh->num_axes; i++) {
-    if (i) shard_buf_puts(&b, ", ");
-    shard_buf_puts(&b, "<name = ");
-    shard_buf_put_escaped(&b, mesh->axes[i].name, strlen(mesh->axes[i].name));
-    shard_buf_printf(&b, ", size = %" PRId64 ">", mesh->axes[i].size);
-  }
-  shard_buf_putc(&b, ']');
-  if (mesh->num_device_ids) {
-    shard_buf_puts(&b, ", device_ids=dense<[");
-    for (uint32_t i = 0; i < mesh->num_device_ids; i++)
-      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", mesh->device_ids[i]);
-    shard_buf_printf(&b, "]> : tensor<%uxi64>", mesh->num_device_ids);
-  }
-  shard_buf_putc(&b, '>');
-  char *out = shard_arena_strndup(a, b.data, b.len);
-  shard_buf_free(&b);
-  return out;
+/* The #stablehlo.mesh of an sdy mesh (with its explicit device ids). */
+static shard_attr *S_shlo_mesh_of(shard_arena *a, const shard_mesh *mesh) {
+  return shard_attr_shlo_mesh_new(a, mesh->axes, mesh->num_axes,
+                                  mesh->num_device_ids ? S_device_ids_attr(a, mesh) : NULL);
 }
 
 static bool S_inline_replica_groups(shard_op *op, void *ctx) {
   shard_module *m = ctx;
   shard_attr *rg = shard_op_attr(op, "replica_groups");
-  size_t start, len;
-  if (!rg || rg->kind != SHARD_ATTR_RAW || !S_replica_group_mesh(rg->u.raw, &start, &len) ||
-      rg->u.raw[start] != '@')
-    return true;
-  char *sym = shard_arena_strndup(m->arena, rg->u.raw + start + 1, len - 1);
+  const char *sym = shard_shlo_mesh_axes_symbol(shard_attr_mesh_axes(rg));
+  if (!sym) return true;
   shard_op *mop = shard_module_lookup_symbol(m, sym);
   shard_mesh *mesh = mop && S_is_mesh_op(mop) ? S_mesh_op_mesh(mop) : NULL;
-  if (!mesh) return true;
-  shard_attr *n = shard_attr_raw(m->arena, S_splice(m->arena, rg->u.raw, start, len,
-                                                    S_shlo_mesh_text(m->arena, mesh)));
-  n->span = rg->span;
-  S_replace_attr(op, "replica_groups", n);
+  if (mesh) S_set_group_mesh(m->arena, op, rg, S_shlo_mesh_of(m->arena, mesh));
   return true;
 }
 

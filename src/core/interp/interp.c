@@ -439,38 +439,6 @@ bool shard_interp_list(const shard_i64s *l, int64_t *out, uint32_t *n, uint32_t 
   return true;
 }
 
-bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint32_t *n, uint32_t max) {
-  size_t klen = strlen(key);
-  *n = 0;
-  for (const char *s = strstr(text, key); s; s = strstr(s + 1, key)) {
-    if (s > text && (isalnum((unsigned char)s[-1]) || s[-1] == '_')) continue;
-    const char *q = s + klen;
-    while (*q == ' ') q++;
-    if (*q != '=') continue;
-    q++;
-    while (*q == ' ') q++;
-    bool list = *q == '[';
-    if (list) q++;
-    for (;;) {
-      while (*q == ' ' || *q == ',') q++;
-      if (!list || *q == ']') break;
-      char *end;
-      long long v = strtoll(q, &end, 10);
-      if (end == q || *n >= max) return false;
-      out[(*n)++] = v;
-      q = end;
-    }
-    if (!list) {
-      char *end;
-      long long v = strtoll(q, &end, 10);
-      if (end == q) return false;
-      out[(*n)++] = v;
-    }
-    return true;
-  }
-  return true; /* absent: empty list */
-}
-
 /* ---- frames ---------------------------------------------------------------- */
 
 shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v) {

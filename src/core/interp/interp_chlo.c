@@ -354,30 +354,6 @@ static int64_t S_mulhi(int64_t a, int64_t b, shard_elem_kind kind, unsigned w) {
   return (int64_t)(pr >> w);
 }
 
-/* The case of an enum attribute: StableHLO's (#stablehlo<comparison_direction LT>),
- * or chlo's, kept as text (#chlo<comparison_direction LT>): the index in
- * `cases` of the word it names, or -1. Only for the TOTALORDER lookup is
- * `cases` shorter than the enum: then StableHLO's case numbering is not used. */
-static int S_enum_case(const shard_op *op, const char *name, shard_shlo_enum_kind kind, const char *const *cases) {
-  const shard_attr *a = shard_op_attr(op, name);
-  if (!a) return -1;
-  int e = shard_attr_enum(a, kind);
-  if (e >= 0) {
-    if (kind == SHARD_SHLO_COMPARISON_TYPE) return e == SHARD_CMP_TOTALORDER ? 0 : -1;
-    return e;
-  }
-  if (a->kind != SHARD_ATTR_RAW || !a->u.raw) return -1;
-  const char *lt = strchr(a->u.raw, '<');
-  const char *sp = lt ? strchr(lt, ' ') : NULL;
-  if (!sp) return -1;
-  sp++;
-  for (int i = 0; cases[i]; i++) {
-    size_t l = strlen(cases[i]);
-    if (!strncmp(sp, cases[i], l) && (sp[l] == '>' || sp[l] == ' ')) return i;
-  }
-  return -1;
-}
-
 /* One element of a broadcasting binary op: x = a[i], y = b[j], into r[k]. */
 static bool S_binary_elem(const char *n, const shard_op *op, const shard_tensor *a, int64_t i, const shard_tensor *b,
                           int64_t j, shard_tensor *r, int64_t k, const S_format *fmt) {
@@ -387,10 +363,9 @@ static bool S_binary_elem(const char *n, const shard_op *op, const shard_tensor 
     return true;
   }
   if (!strcmp(n, "compare")) {
-    static const char *const dirs[] = {"EQ", "NE", "GE", "GT", "LE", "LT", NULL};
-    static const char *const types[] = {"TOTALORDER", NULL};
-    int d = S_enum_case(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION, dirs);
-    bool total = S_enum_case(op, "compare_type", SHARD_SHLO_COMPARISON_TYPE, types) == 0;
+    /* StableHLO's enums or chlo's, decoded alike by the parser */
+    int d = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
+    bool total = shard_op_enum(op, "compare_type", SHARD_SHLO_COMPARISON_TYPE) == SHARD_CMP_TOTALORDER;
     if (d < 0 || a->kind == SHARD_ELEM_COMPLEX) return false;
     int c = S_cmp(a, i, b, j, total);
     bool v = d == 0 ? c == 0 : d == 1 ? c != 0 : d == 2 ? (c == 0 || c == 1) : d == 3 ? c == 1

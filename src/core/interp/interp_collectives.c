@@ -18,13 +18,13 @@
  * partition-major: a group's replicas on partition 0, then on partition 1. Replica groups are dense id
  * tensors or #stablehlo.replica_group_mesh_axes, flattened to ids the way
  * StableHLO's flattenReplicaGroupMeshAxes does. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "ir/attr_stablehlo_mesh.h"
 #include "interp/interp_internal.h"
 
 void shard_interp_world_init(interp_world *w, shard_module *m, shard_diag_engine *de, pthread_mutex_t *diag_mu,
@@ -131,92 +131,39 @@ typedef struct mesh_axes {
   const char **names;
   int64_t *sizes;
   uint32_t num;
-  int64_t *device_ids; /* NULL: iota */
+  const int64_t *device_ids; /* NULL: iota */
   int64_t num_device_ids;
 } mesh_axes;
 
-/* The quoted string after `key = ` at or after s, unescaped into *out (in
- * arena a); the position after it, or NULL. */
-static const char *S_quoted_after(shard_arena *a, const char *s, const char *key, const char **out) {
-  const char *k = strstr(s, key);
-  if (!k) return NULL;
-  const char *q = strchr(k, '"');
-  if (!q) return NULL;
-  char *buf = shard_arena_alloc(a, strlen(q) + 1);
-  size_t n = 0;
-  for (q++; *q && *q != '"'; q++) {
-    if (*q == '\\' && q[1]) q++;
-    buf[n++] = *q;
+/* The axes and device ids of a #stablehlo.mesh. */
+static bool S_from_shlo_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mesh *sm, mesh_axes *m) {
+  m->num = sm->num_axes;
+  m->names = SHARD_NEW_ARRAY(p->arena, const char *, m->num + 1);
+  m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, m->num + 1);
+  for (uint32_t i = 0; i < sm->num_axes; i++) {
+    m->names[i] = sm->axes[i].name;
+    m->sizes[i] = sm->axes[i].size;
   }
-  buf[n] = 0;
-  *out = buf;
-  return *q ? q + 1 : NULL;
-}
-
-// stablehlo-mesh ::= '#stablehlo.mesh<' 'axes' '=' '[' mesh-axis (',' mesh-axis)* ']'
-//                    (',' 'device_ids' '=' dense-attr)? '>'
-// mesh-axis ::= '#stablehlo.mesh_axis<' 'name' '=' string ',' 'size' '=' int '>'
-static bool S_parse_stablehlo_mesh(interp_proc *p, const char *text, mesh_axes *m) {
-  m->num = 0;
-  const char *s = text;
-  uint32_t max = 0;
-  for (const char *a = strstr(s, "mesh_axis<"); a; a = strstr(a + 1, "mesh_axis<")) max++;
-  m->names = SHARD_NEW_ARRAY(p->arena, const char *, max + 1);
-  m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, max + 1);
-  for (const char *a = strstr(s, "mesh_axis<"); a; a = strstr(a + 1, "mesh_axis<")) {
-    const char *after = S_quoted_after(p->arena, a, "name", &m->names[m->num]);
-    int64_t size[1];
-    uint32_t n;
-    if (!after || !shard_interp_raw_list(after, "size", size, &n, 1) || n != 1) return false;
-    m->sizes[m->num++] = size[0];
-  }
-  const char *ids = strstr(s, "device_ids");
   m->device_ids = NULL;
   m->num_device_ids = 0;
-  if (ids) {
-    const char *d = strchr(ids, '<');
-    if (!d) return false;
-    SHARD_VEC(int64_t) v = {0};
-    for (d++; *d && *d != '>';) {
-      if (*d == '-' || (*d >= '0' && *d <= '9')) {
-        char *end;
-        SHARD_VEC_PUSH(v, strtoll(d, &end, 10));
-        d = end;
-      } else {
-        d++;
-      }
-    }
-    m->num_device_ids = v.len;
-    m->device_ids = SHARD_NEW_ARRAY(p->arena, int64_t, v.len + 1);
-    if (v.len) memcpy(m->device_ids, v.items, sizeof(int64_t) * v.len);
-    SHARD_VEC_FREE(v);
+  if (sm->device_ids) {
+    shard_i64s ids;
+    if (!shard_attr_i64_list(sm->device_ids, &ids))
+      return shard_interp_error(p, op, "replica_group_mesh_axes: the mesh's device ids are not a list of integers");
+    m->device_ids = ids.v;
+    m->num_device_ids = ids.n;
   }
-  return m->num > 0;
+  return true;
 }
 
 /* The mesh a replica_group_mesh_axes names: inline #stablehlo.mesh<...>, or
  * a symbol whose `mesh` (or `stablehlo.mesh`) attribute is one, or an
  * sdy.mesh. */
-static bool S_find_mesh(interp_proc *p, const shard_op *op, const char *text, mesh_axes *m) {
-  const char *open = strchr(text, '<'); /* past the attribute's own name */
-  const char *k = open ? strstr(open, "mesh") : NULL;
-  const char *v = k ? strchr(k, '=') : NULL;
-  if (!v) return shard_interp_error(p, op, "replica_group_mesh_axes needs a mesh");
-  for (v++; *v == ' '; v++) {}
-  if (*v != '@') {
-    if (!S_parse_stablehlo_mesh(p, v, m)) return shard_interp_error(p, op, "replica_group_mesh_axes: malformed mesh");
-    return true;
-  }
-  char name[256];
-  size_t n = 0;
-  v++;
-  if (*v == '"') {
-    for (v++; *v && *v != '"' && n + 1 < sizeof name; v++) name[n++] = *v;
-  } else {
-    for (; *v && (isalnum((unsigned char)*v) || *v == '_' || *v == '.' || *v == '$' || *v == '-') && n + 1 < sizeof name; v++)
-      name[n++] = *v;
-  }
-  name[n] = 0;
+static bool S_find_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mesh_axes *rg, mesh_axes *m) {
+  const shard_shlo_mesh *inline_mesh = shard_attr_shlo_mesh(rg->mesh);
+  if (inline_mesh) return S_from_shlo_mesh(p, op, inline_mesh, m);
+  const char *name = shard_shlo_mesh_axes_symbol(rg);
+  if (!name) return shard_interp_error(p, op, "replica_group_mesh_axes needs a mesh");
   shard_op *sym = shard_module_lookup_symbol(p->world->module, name);
   if (!sym) return shard_interp_error(p, op, "replica_group_mesh_axes: no mesh symbol @%s in the module", name);
   const shard_attr *ma = shard_op_attr(sym, "mesh");
@@ -234,7 +181,7 @@ static bool S_find_mesh(interp_proc *p, const shard_op *op, const char *text, me
     m->num_device_ids = sm->device_ids ? sm->num_device_ids : 0;
     return true;
   }
-  if (ma && ma->kind == SHARD_ATTR_RAW && S_parse_stablehlo_mesh(p, ma->u.raw, m)) return true;
+  if (shard_attr_shlo_mesh(ma)) return S_from_shlo_mesh(p, op, shard_attr_shlo_mesh(ma), m);
   return shard_interp_error(p, op, "replica_group_mesh_axes: @%s has no mesh attribute", name);
 }
 
@@ -242,33 +189,17 @@ static bool S_find_mesh(interp_proc *p, const shard_op *op, const char *text, me
  * a groups x size tensor of device ids: groups run over the axes not named
  * (in mesh order), members over the named axes in the order given, the
  * first named axis major. */
-static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const char *text, shard_tensor **out) {
+static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const shard_shlo_mesh_axes *rg,
+                               shard_tensor **out) {
   mesh_axes m;
-  if (!S_find_mesh(p, op, text, &m)) return false;
-  const char *axes = strstr(text, "axes");
-  /* skip the mesh's own `axes =` when the mesh is inline */
-  const char *inline_mesh = strstr(text, "#stablehlo.mesh<");
-  if (inline_mesh) {
-    int depth = 0;
-    const char *q = inline_mesh;
-    for (; *q; q++) {
-      if (*q == '<') depth++;
-      else if (*q == '>' && --depth == 0) break;
-    }
-    axes = *q ? strstr(q, "axes") : NULL;
-  }
-  if (!axes) return shard_interp_error(p, op, "replica_group_mesh_axes needs axes");
+  if (!S_find_mesh(p, op, rg, &m)) return false;
   int *order = INTERP_ARRAY(p, int, m.num); /* transposed position -> mesh axis */
   bool *named = INTERP_ARRAY(p, bool, m.num);
   uint32_t nnamed = 0;
   int *named_order = INTERP_ARRAY(p, int, m.num);
-  for (const char *a = strstr(axes, "axis_ref<"); a; a = strstr(a + 1, "axis_ref<")) {
-    const char *nm;
-    const char *after = S_quoted_after(p->arena, a, "name", &nm);
-    const char *close = strchr(a, '>');
-    if (!after || !close) return shard_interp_error(p, op, "replica_group_mesh_axes: malformed axis_ref");
-    if (strstr(after, "sub_axis") && strstr(after, "sub_axis") < close)
-      return shard_interp_error(p, op, "replica_group_mesh_axes: sub-axes are not supported");
+  for (uint32_t a = 0; a < rg->num_axes; a++) {
+    const char *nm = rg->axes[a].name;
+    if (rg->axes[a].is_sub) return shard_interp_error(p, op, "replica_group_mesh_axes: sub-axes are not supported");
     int found = -1;
     for (uint32_t i = 0; i < m.num; i++)
       if (!strcmp(m.names[i], nm)) found = (int)i;
@@ -316,8 +247,8 @@ static bool S_group_of(interp_proc *p, const shard_op *op, bool permute_like, bo
   if (rg && rg->kind == SHARD_ATTR_DENSE && rg->u.dense.type) {
     if (!shard_tensor_from_dense(p->arena, rg->u.dense.payload, rg->u.dense.type, &groups, &err))
       return shard_interp_error(p, op, "replica_groups: %s", err);
-  } else if (rg && rg->kind == SHARD_ATTR_RAW && strstr(rg->u.raw, "replica_group_mesh_axes")) {
-    if (!S_mesh_axes_groups(p, op, rg->u.raw, &groups)) return false;
+  } else if (shard_attr_mesh_axes(rg)) {
+    if (!S_mesh_axes_groups(p, op, shard_attr_mesh_axes(rg), &groups)) return false;
   } else if (rg) {
     return shard_interp_error(p, op, "the interpreter only supports dense and mesh-axes replica_groups");
   }

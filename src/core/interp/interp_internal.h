@@ -142,9 +142,6 @@ bool shard_interp_next_index(uint32_t rank, const int64_t *dims, int64_t *idx);
 bool shard_interp_attr_i64s(interp_proc *p, const shard_op *op, const char *name, int64_t *out, uint32_t *n,
                             uint32_t max);
 bool shard_interp_attr_int(interp_proc *p, const shard_op *op, const char *name, int64_t *out);
-/* `key = [1, 2]` or `key = 3` inside the text of a StableHLO attribute shard
- * does not model (channel handles, meshes of collectives). */
-bool shard_interp_raw_list(const char *text, const char *key, int64_t *out, uint32_t *n, uint32_t max);
 /* An attribute's integer list copied into out[max]; false when longer. */
 bool shard_interp_list(const shard_i64s *l, int64_t *out, uint32_t *n, uint32_t max);
 

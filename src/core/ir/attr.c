@@ -1,6 +1,7 @@
 /* Attribute builders, printing and equality. sdy attributes are printed by
  * sdy_print.c; everything else here, the way MLIR prints it. */
 #include "ir/attr.h"
+#include "ir/attr_stablehlo_mesh.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -187,6 +188,10 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
   case SHARD_ATTR_SHLO_CHANNEL:
     shard_shlo_attr_print(b, a);
     return;
+  case SHARD_ATTR_SHLO_MESH:
+  case SHARD_ATTR_SHLO_MESH_AXES:
+    shard_shlo_mesh_attr_print(b, a);
+    return;
   case SHARD_ATTR_LOC:
     shard_buf_puts(b, a->u.raw);
     return;
@@ -304,6 +309,7 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
 bool shard_attr_equal(const shard_attr *a, const shard_attr *b) {
   if (a == b) return true;
   if (!a || !b) return false;
+  if (a->kind >= SHARD_ATTR_SHLO_MESH || b->kind >= SHARD_ATTR_SHLO_MESH) return shard_shlo_mesh_attr_equal(a, b);
   if (a->kind >= SHARD_ATTR_SHLO_DOT || b->kind >= SHARD_ATTR_SHLO_DOT) return shard_shlo_attr_equal(a, b);
   /* Printing is canonical, so equal prints mean equal attributes. */
   shard_buf x, y;

@@ -1,8 +1,9 @@
 /* MLIR attributes. The ones shard reasons about are modelled (integers,
  * strings, arrays, dictionaries, dense arrays, every sdy attribute, and
- * StableHLO's dimension numbers, enums and channel handles, decoded once by
- * the parser); any other attribute, or malformed StableHLO text, is kept
- * verbatim, so unknown dialects survive a round trip untouched. Passes, rules
+ * StableHLO's dimension numbers, enums, channel handles, meshes and mesh-axes
+ * replica groups, decoded once by the parser); any other attribute, or
+ * malformed StableHLO text, is kept verbatim, so unknown dialects survive a
+ * round trip untouched (malformed mesh-axes replica groups are parse errors). Passes, rules
  * and the interpreter read attributes only through the accessors below (and
  * shard_op_dot_dims & co. in ir.h), never their text. */
 #ifndef SHARD_ATTR_H
@@ -49,7 +50,10 @@ typedef enum shard_attr_kind {
   SHARD_ATTR_SHLO_GATHER,  /* #stablehlo.gather<offset_dims = [1], ...> */
   SHARD_ATTR_SHLO_SCATTER, /* #stablehlo.scatter<update_window_dims = [1], ...> */
   SHARD_ATTR_SHLO_ENUM,    /* #stablehlo<comparison_direction LT>, #stablehlo<precision HIGH>, ... */
-  SHARD_ATTR_SHLO_CHANNEL  /* #stablehlo.channel_handle<handle = 1, type = 1> */
+  SHARD_ATTR_SHLO_CHANNEL, /* #stablehlo.channel_handle<handle = 1, type = 1> */
+  /* parsed and printed by attr_stablehlo_mesh.c, which has their structs */
+  SHARD_ATTR_SHLO_MESH,      /* #stablehlo.mesh<axes=[<name = "x", size = 2>]> */
+  SHARD_ATTR_SHLO_MESH_AXES  /* #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]> */
 } shard_attr_kind;
 
 typedef struct shard_attr shard_attr;
@@ -152,6 +156,7 @@ enum { SHARD_TRANSPOSE_INVALID, SHARD_TRANSPOSE_NO_TRANSPOSE, SHARD_TRANSPOSE_TR
 struct shard_attr {
   shard_attr_kind kind;
   bool mhlo; /* SHARD_ATTR_SHLO_*: spelled #mhlo (an mhlo op's), else #stablehlo */
+  bool chlo; /* SHARD_ATTR_SHLO_ENUM: chlo's own enum, #chlo<comparison_direction LT> */
   shard_span span;
   union {
     const char *raw; /* RAW, LOC: full text as written; FLOAT: number text */
@@ -185,6 +190,8 @@ struct shard_attr {
     shard_gather_dims *gather; /* GATHER and SCATTER */
     struct { shard_shlo_enum_kind kind; uint32_t value; } shlo_enum;
     struct { int64_t handle, type; } channel;
+    struct shard_shlo_mesh *shlo_mesh;
+    struct shard_shlo_mesh_axes *mesh_axes;
   } u;
 };
 

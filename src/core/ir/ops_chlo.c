@@ -219,6 +219,19 @@ static void S_print_constant(shard_printer *pr, const shard_op *op) {
   shard_printer_attr(pr, shard_op_attr(op, "value"));
 }
 
+/* ---- attributes ----------------------------------------------------------- */
+
+shard_attr *shard_chlo_enum_decode(shard_arena *a, const char *text) {
+  if (strncmp(text, "#chlo<", 6) != 0) return NULL;
+  shard_attr *e = shard_attr_shlo_decode(a, shard_arena_printf(a, "#stablehlo%s", text + 5));
+  if (!e || e->kind != SHARD_ATTR_SHLO_ENUM ||
+      !(e->u.shlo_enum.kind == SHARD_SHLO_COMPARISON_DIRECTION || e->u.shlo_enum.kind == SHARD_SHLO_COMPARISON_TYPE ||
+        e->u.shlo_enum.kind == SHARD_SHLO_PRECISION))
+    return NULL;
+  e->chlo = true;
+  return e;
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 static const char *const S_inh_broadcast[] = {"broadcast_dimensions", NULL};

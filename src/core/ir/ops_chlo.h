@@ -23,6 +23,12 @@ typedef struct shard_chlo_ragged_dims {
  * than SHARD_CHLO_RAGGED_MAX_DIMS. */
 bool shard_chlo_ragged_dot_dims(const shard_op *op, shard_chlo_ragged_dims *out);
 
+/* chlo's enums, #chlo<comparison_direction LT>, #chlo<comparison_type
+ * TOTALORDER> and #chlo<precision HIGH>, from the attribute's text: the same
+ * cases as StableHLO's, so a SHARD_ATTR_SHLO_ENUM marked `chlo` (read with
+ * shard_attr_enum, printed with its #chlo spelling). NULL for any other text. */
+shard_attr *shard_chlo_enum_decode(shard_arena *a, const char *text);
+
 /* chlo.scan's operands are its inputs, then its inits: how many inputs
  * (operandSegmentSizes[0]; all operands when that is missing). */
 uint32_t shard_chlo_scan_num_inputs(const shard_op *op);

@@ -636,7 +636,7 @@ shard_attr *shard_attr_shlo_decode(shard_arena *a, const char *text) {
 }
 
 void shard_shlo_attr_print(shard_buf *b, const shard_attr *a) {
-  const char *dialect = a->mhlo ? "#mhlo" : "#stablehlo";
+  const char *dialect = a->chlo ? "#chlo" : a->mhlo ? "#mhlo" : "#stablehlo";
   switch (a->kind) {
   case SHARD_ATTR_SHLO_DOT: S_dot_print(b, a->u.dot, dialect); return;
   case SHARD_ATTR_SHLO_CONV: S_conv_print(b, a->u.conv, dialect); return;

@@ -11,6 +11,8 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "ir/attr_stablehlo_mesh.h"
+#include "ir/ops_chlo.h"
 #include "ir/parse_internal.h"
 
 /* ---- character-level helpers ------------------------------------------ */
@@ -768,12 +770,18 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
     const char *mnemonic = len > 4 ? shard_parser_intern(p, name + 4, len - 4) : "";
     return shard_parse_sdy_attr(p, mnemonic, span, out);
   }
+  if (angle && shard_shlo_mesh_attr_name(name, len)) {
+    if (!shard_parse_shlo_mesh_attr(p, name, len, out)) return false;
+    (*out)->span = span;
+    return true;
+  }
   if (angle || memchr(name, '.', len)) {
     const char *text = shard_parser_intern(p, t.text, t.len);
     if (angle && !S_capture_group(p, t.off, &text)) return false;
     /* StableHLO attributes shard models are decoded here, once */
     bool shlo = (len >= 9 && memcmp(name, "stablehlo", 9) == 0) || (len >= 4 && memcmp(name, "mhlo", 4) == 0);
     *out = shlo ? shard_attr_shlo_decode(p->arena, text) : NULL;
+    if (len == 4 && memcmp(name, "chlo", 4) == 0) *out = shard_chlo_enum_decode(p->arena, text);
     if (!*out) *out = shard_attr_raw(p->arena, text);
     (*out)->span = span;
     return true;
