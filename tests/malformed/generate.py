@@ -442,6 +442,18 @@ HAND = [
      '  return %0 : tensor<8x4xf32>\n}\n',
      "{f}:3:3: error: expects window-dimensions size == input rank, but got window-dimensions size: 3 and input: "
      "'tensor<8x4xf32>' with rank = 2."),
+    ("shlo_reduce_window_result_shape.mlir",
+     'func.func @main(%a: tensor<8x4xf32>) -> tensor<8x4xf32> {\n'
+     '  %z = stablehlo.constant dense<0.0> : tensor<f32>\n'
+     '  %0 = "stablehlo.reduce_window"(%a, %z) <{padding = dense<[[1, 1], [0, 0]]> : tensor<2x2xi64>, '
+     'window_dimensions = array<i64: 3, 9>, window_strides = array<i64: 2, 1>}> ({\n'
+     '  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n'
+     '    %s = stablehlo.add %x, %y : tensor<f32>\n'
+     '    stablehlo.return %s : tensor<f32>\n'
+     '  }) : (tensor<8x4xf32>, tensor<f32>) -> tensor<8x4xf32>\n'
+     '  return %0 : tensor<8x4xf32>\n}\n',
+     "{f}:3:3: error: 'stablehlo.reduce_window' op inferred type(s) 'tensor<4x0xf32>' are incompatible with return "
+     "type(s) of operation 'tensor<8x4xf32>'"),
     ("shlo_all_gather_replica_id_repeated.mlir",
      'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
      '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [1, 2]]> : '

@@ -1311,6 +1311,58 @@ static bool S_window_attrs(S_op *s, const shard_type *x, uint32_t *nwin_out) {
   return true;
 }
 
+/* The windowed shape of a reduce_window's results (inferWindowOutputShape):
+ * per dim the base-dilated, padded operand, the window-dilated window, the
+ * strided count of its positions (0 when the window is larger). The
+ * results keep their own element types: only the shape is inferred here. */
+static bool S_reduce_window_results(S_op *s, const shard_type *x, uint32_t nwin, uint32_t n) {
+  if (!S_ranked(x) || x->rank != nwin || s->op->num_results != n) return true;
+  const shard_op *op = s->op;
+  uint32_t k;
+  const int64_t *win = S_dims_attr(op, "window_dimensions", &k);
+  const int64_t *strides = S_dims_attr(op, "window_strides", &k);
+  if (strides && k != nwin) strides = NULL;
+  const int64_t *bdil = S_dims_attr(op, "base_dilations", &k);
+  if (bdil && k != nwin) bdil = NULL;
+  const int64_t *wdil = S_dims_attr(op, "window_dilations", &k);
+  if (wdil && k != nwin) wdil = NULL;
+  const shard_attr *pad = shard_verify_attr(op, "padding");
+  const int64_t *pv = pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
+  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
+  for (uint32_t i = 0; i < nwin; i++) {
+    int64_t d = x->dims[i], base, padded, window, st = strides ? strides[i] : 1;
+    bool overflow = S_dynamic(d);
+    if (!overflow) {
+      base = d > 0 ? d - 1 : 0;
+      overflow = __builtin_mul_overflow(base, bdil ? bdil[i] : 1, &base);
+      base = d > 0 ? base + 1 : 0;
+      overflow = overflow || __builtin_add_overflow(base, pv ? pv[2 * i] : 0, &padded) ||
+                 __builtin_add_overflow(padded, pv ? pv[2 * i + 1] : 0, &padded) ||
+                 __builtin_mul_overflow(win[i] - 1, wdil ? wdil[i] : 1, &window);
+    }
+    if (overflow) {
+      shape[i] = SHARD_DYNAMIC_DIM;
+      continue;
+    }
+    window += 1;
+    shape[i] = padded <= 0 || window > padded ? 0 : (padded - window) / st + 1;
+  }
+  bool same = true;
+  for (uint32_t r = 0; same && r < n; r++) {
+    const shard_type *t = S_result_type(op, r);
+    if (!S_ranked(t)) continue;
+    same = t->rank == nwin;
+    for (uint32_t i = 0; same && i < nwin; i++) same = S_dims_compatible(shape[i], t->dims[i]);
+  }
+  if (same) return true;
+  shard_type **inferred = SHARD_NEW_ARRAY(s->cx->scratch, shard_type *, n + 1);
+  for (uint32_t r = 0; r < n; r++) {
+    const char *e = S_elem(S_result_type(op, r));
+    inferred[r] = S_tensor(s, nwin, shape, e ? e : x->elem);
+  }
+  return S_check_inferred(s, inferred, n);
+}
+
 static bool S_reduce_window(S_op *s) {
   const shard_op *op = s->op;
   if (!op->num_operands || op->num_operands % 2) return S_infer_fail(s, "requires at least 1 input value");
@@ -1326,7 +1378,8 @@ static bool S_reduce_window(S_op *s) {
     if (!S_window_attrs(s, in[i], &nwin)) return false;
   uint32_t nd;
   const int64_t *win = S_dims_attr(op, "window_dimensions", &nd);
-  return S_check_reducer(s, S_block(op, 0), in, init, n, win, nd);
+  if (!S_check_reducer(s, S_block(op, 0), in, init, n, win, nd)) return false;
+  return S_reduce_window_results(s, in[0], nwin, n);
 }
 
 /* verifySelectAndScatterOp: the window attributes, the select region
