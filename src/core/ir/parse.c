@@ -839,14 +839,18 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     generic = true;
     ok = S_parse_generic(p, &st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
-    def = shard_op_def_lookup(nt.text, nt.len);
-    if (!def && !memchr(nt.text, '.', nt.len)) {
-      /* the default dialect of func bodies */
-      char name[128];
-      if (nt.len < 100) {
-        snprintf(name, sizeof name, "func.%.*s", (int)nt.len, nt.text);
-        def = shard_op_def_lookup(name, strlen(name));
+    def = shard_strmap_get(&p->op_def_cache, nt.text, nt.len);
+    if (!def) {
+      def = shard_op_def_lookup(nt.text, nt.len);
+      if (!def && !memchr(nt.text, '.', nt.len)) {
+        /* the default dialect of func bodies */
+        char name[128];
+        if (nt.len < 100) {
+          snprintf(name, sizeof name, "func.%.*s", (int)nt.len, nt.text);
+          def = shard_op_def_lookup(name, strlen(name));
+        }
       }
+      if (def) shard_strmap_put(&p->op_def_cache, nt.text, nt.len, (void *)def);
     }
     if (!def || !def->parse) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "custom op '%.*s' is unknown", (int)nt.len, nt.text);
@@ -909,6 +913,7 @@ static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
+  shard_strmap_release(&p->op_def_cache);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {
     S_state_free(p->state_pool.items[i]);

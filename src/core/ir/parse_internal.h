@@ -41,6 +41,10 @@ struct shard_parser {
    * type pointers as bytes): one object per distinct signature, instead of
    * a type and its text built again for every op */
   shard_strmap fn_type_cache;
+  /* custom op names as written -> their definitions: a module names a few
+   * dozen ops a hundred thousand times, and the definition tables are
+   * searched by string compares */
+  shard_strmap op_def_cache;
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;
