@@ -64,26 +64,26 @@ static void S_add(shard_parser *p, shard_op_state *st, const char *name, shard_a
 
 /* int-list ::= '[' (int (',' int)*)? ']' */
 static bool S_int_list(shard_parser *p, shlo_dims *out) {
-  SHARD_VEC(int64_t) v = {0};
-  out->vals = NULL;
+  /* the usual short list stays in out->inl: no allocation per op */
+  uint32_t cap = (uint32_t)(sizeof out->inl / sizeof out->inl[0]);
+  out->vals = out->inl;
   out->num = 0;
   if (!shard_parser_expect(p, "[")) return false;
   if (!shard_parser_accept(p, "]")) {
     do {
       int64_t x;
       if (!shard_parser_int(p, &x)) {
-        SHARD_VEC_FREE(v);
+        shard_shlo_dims_free(out);
         return false;
       }
-      SHARD_VEC_PUSH(v, x);
+      if (out->num == cap) out->vals = shard_svec_grow(out->vals, out->inl, &cap, sizeof x);
+      out->vals[out->num++] = x;
     } while (shard_parser_accept(p, ","));
     if (!shard_parser_expect(p, "]")) {
-      SHARD_VEC_FREE(v);
+      shard_shlo_dims_free(out);
       return false;
     }
   }
-  out->vals = v.items;
-  out->num = v.len;
   return true;
 }
 
@@ -958,7 +958,8 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
   shard_span at = shard_parser_here(p);
   if (!shard_parser_expect(p, "[")) return false;
   shard_arena *a = shard_parser_arena(p);
-  SHARD_VEC(shard_attr *) elems = {0};
+  SHARD_SVEC(shard_attr *, 4) elems;
+  SHARD_SVEC_INIT(elems);
   if (!shard_parser_accept(p, "]")) {
     do {
       shard_span vat = shard_parser_here(p);
@@ -966,18 +967,18 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
       if (!shard_parser_ident(p, &v) ||
           (!shard_shlo_enum_valid("precision", v) &&
            !shard_parser_error_at(p, vat, "expected precision to be one of: %s", shard_shlo_enum_cases("precision")))) {
-        SHARD_VEC_FREE(elems);
+        SHARD_SVEC_FREE(elems);
         return false;
       }
-      SHARD_VEC_PUSH(elems, shard_shlo_enum_encode(a, "precision", v));
+      SHARD_SVEC_PUSH(elems, shard_shlo_enum_encode(a, "precision", v));
     } while (shard_parser_accept(p, ","));
     if (!shard_parser_expect(p, "]")) {
-      SHARD_VEC_FREE(elems);
+      SHARD_SVEC_FREE(elems);
       return false;
     }
   }
   shard_attr *arr = shard_attr_array(a, elems.items, elems.len);
-  SHARD_VEC_FREE(elems);
+  SHARD_SVEC_FREE(elems);
   S_add(p, st, "precision_config", arr, at);
   return true;
 }

@@ -799,7 +799,8 @@ static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
 static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (!shard_parser_enter(p)) return false;
   bool ok = true;
-  SHARD_VEC(result_group) results = {0};
+  SHARD_SVEC(result_group, 4) results;
+  SHARD_SVEC_INIT(results);
   shard_op_state *stp = S_state_get(p);
   shard_op_state st = *stp; /* by value: vectors grow in the local copy */
   shard_tok first = shard_parser_peek(p);
@@ -817,7 +818,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
         }
         g.count = (uint32_t)n;
       }
-      SHARD_VEC_PUSH(results, g);
+      SHARD_SVEC_PUSH(results, g);
     } while (shard_parser_accept(p, ","));
     if (!(ok = shard_parser_expect(p, "="))) goto done;
   }
@@ -887,7 +888,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     next += g->count;
   }
 done:
-  SHARD_VEC_FREE(results);
+  SHARD_SVEC_FREE(results);
   *stp = st;
   S_state_put(p, stp);
   shard_parser_leave(p);

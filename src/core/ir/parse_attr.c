@@ -287,6 +287,9 @@ static const alias_def *S_find_alias(const alias_def *list, uint32_t n, const ch
 /* ---- types ------------------------------------------------------------ */
 
 static bool S_tensor_body(shard_parser *p, shard_type **out);
+/* The parts of a function type, on the stack for the usual few. */
+typedef SHARD_SVEC(shard_type *, 8) S_types;
+static bool S_type_list(shard_parser *p, S_types *out);
 
 /* Builtin type keywords: i32, si8, ui64, f32, f8E4M3FN, bf16, tf32, index,
  * none; with '<': vector, memref, complex, tuple, tensor. Anything else is
@@ -357,23 +360,24 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
   uint32_t start = t.off;
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "(")) {
     shard_parser_next(p);
-    SHARD_VEC(shard_type *) ins = {0};
-    SHARD_VEC(shard_type *) outs = {0};
+    S_types ins, outs;
+    SHARD_SVEC_INIT(ins);
+    SHARD_SVEC_INIT(outs);
     if (!shard_parser_accept(p, ")")) {
       do {
         shard_type *ty;
         if (!shard_parser_type(p, &ty)) goto fn_done;
-        SHARD_VEC_PUSH(ins, ty);
+        SHARD_SVEC_PUSH(ins, ty);
       } while (shard_parser_accept(p, ","));
       if (!shard_parser_expect(p, ")")) goto fn_done;
     }
     if (!shard_parser_expect(p, "->")) goto fn_done;
-    if (!shard_parser_type_list(p, &outs)) goto fn_done;
+    if (!S_type_list(p, &outs)) goto fn_done;
     *out = S_function_type(p, ins.items, ins.len, outs.items, outs.len);
     ok = true;
   fn_done:
-    SHARD_VEC_FREE(ins);
-    SHARD_VEC_FREE(outs);
+    SHARD_SVEC_FREE(ins);
+    SHARD_SVEC_FREE(outs);
   } else if (t.kind == SHARD_TOK_BANG) {
     shard_parser_next(p);
     const char *name = t.text + 1;
@@ -541,20 +545,20 @@ static bool S_tensor_body_uncached(shard_parser *p, shard_type **out) {
   return true;
 }
 
-bool shard_parser_type_list(shard_parser *p, void *vec) {
-  SHARD_VEC(shard_type *) *out = vec;
+/* t or (t1, t2), appended to `out` (the results of a function type) */
+static bool S_type_list(shard_parser *p, S_types *out) {
   if (shard_parser_accept(p, "(")) {
     if (shard_parser_accept(p, ")")) return true;
     do {
       shard_type *t;
       if (!shard_parser_type(p, &t)) return false;
-      SHARD_VEC_PUSH(*out, t);
+      SHARD_SVEC_PUSH(*out, t);
     } while (shard_parser_accept(p, ","));
     return shard_parser_expect(p, ")");
   }
   shard_type *t;
   if (!shard_parser_type(p, &t)) return false;
-  SHARD_VEC_PUSH(*out, t);
+  SHARD_SVEC_PUSH(*out, t);
   return true;
 }
 

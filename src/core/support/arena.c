@@ -53,6 +53,15 @@ char *shard_xstrndup(const char *s, size_t n) {
 
 char *shard_xstrdup(const char *s) { return shard_xstrndup(s, strlen(s)); }
 
+void *shard_svec_grow(void *items, void *inl, uint32_t *cap, size_t item_size) {
+  uint32_t n = *cap;
+  *cap = n ? n * 2 : 8;
+  if (items != inl) return shard_xrealloc(items, item_size * *cap);
+  void *heap = shard_xmalloc(item_size * *cap);
+  if (n) memcpy(heap, inl, item_size * n);
+  return heap;
+}
+
 shard_arena *shard_arena_new(void) { return shard_xcalloc(1, sizeof(shard_arena)); }
 
 void shard_arena_free(shard_arena *a) {
