@@ -37,6 +37,8 @@ typedef struct shard_lexer {
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);
 /* Skips whitespace and // comments, then lexes one token. */
 shard_tok shard_lex(shard_lexer *lx);
+/* The same, written into *out (the parser's lookahead). */
+void shard_lex_into(shard_lexer *lx, shard_tok *out);
 /* Exact text match. Inline: the parser asks it of every token it accepts,
  * and most asks are a one-character punctuation or a first-character miss. */
 static inline bool shard_tok_is(const shard_tok *t, const char *text) {

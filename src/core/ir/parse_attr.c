@@ -356,7 +356,7 @@ static bool S_quant_type(shard_parser *p, uint32_t start, shard_type **out) {
 bool shard_parser_type(shard_parser *p, shard_type **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = false;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   uint32_t start = t.off;
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "(")) {
     shard_parser_next(p);
@@ -792,7 +792,7 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
 bool shard_parser_attr(shard_parser *p, shard_attr **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = true;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   shard_span span = shard_parser_span(p, &t);
   switch (t.kind) {
   case SHARD_TOK_HASH:
@@ -952,7 +952,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
 
 bool shard_parser_optional_loc(shard_parser *p, shard_attr **out) {
   *out = NULL;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_IDENT || !shard_tok_is(&t, "loc")) return true;
   return shard_parser_attr(p, out);
 }

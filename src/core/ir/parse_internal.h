@@ -53,6 +53,16 @@ struct shard_parser {
   uint32_t num_block_refs, cap_block_refs;
 };
 
+/* The lookahead token, lexed on first ask (shard_parser_peek without the
+ * copy, for the parser's own hot paths). */
+static inline const shard_tok *shard_parser_peek_ref(shard_parser *p) {
+  if (!p->has_tok) {
+    shard_lex_into(&p->lx, &p->tok);
+    p->has_tok = true;
+  }
+  return &p->tok;
+}
+
 bool shard_parser_enter(shard_parser *p);
 void shard_parser_leave(shard_parser *p);
 const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n);
