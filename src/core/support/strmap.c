@@ -12,17 +12,27 @@
  * byte loop was most of a lookup), then a 64-bit finaliser so that the low
  * bits the table masks with depend on every byte. */
 uint32_t shard_str_hash(const char *s, size_t len) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len;
+  uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len, w = 0;
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
-    uint64_t w;
     memcpy(&w, s + i, 8);
     h = (h ^ w) * 0xFF51AFD7ED558CCDull;
     h ^= h >> 32;
   }
   if (i < len) {
-    uint64_t w = 0;
-    for (size_t j = 0; i + j < len; j++) w |= (uint64_t)(unsigned char)s[i + j] << (8 * j);
+    /* the last partial word: the final eight bytes (overlapping the words
+     * hashed already) when there are eight, else the bytes read in halves */
+    if (len >= 8) {
+      memcpy(&w, s + len - 8, 8);
+    } else if (len >= 4) {
+      uint32_t lo, hi;
+      memcpy(&lo, s, 4);
+      memcpy(&hi, s + len - 4, 4);
+      w = (uint64_t)lo | (uint64_t)hi << 32;
+    } else {
+      w = (uint64_t)(unsigned char)s[0] | (uint64_t)(unsigned char)s[len / 2] << 8 |
+          (uint64_t)(unsigned char)s[len - 1] << 16;
+    }
     h = (h ^ w) * 0xFF51AFD7ED558CCDull;
   }
   h ^= h >> 33;
