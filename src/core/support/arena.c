@@ -1,5 +1,7 @@
-/* Bump allocation in chunks. Allocations are zeroed and 16-byte aligned;
- * large requests get a chunk of their own so small ones keep packing. */
+/* Bump allocation in chunks. Allocations are zeroed and 8-byte aligned
+ * (nothing shard keeps in an arena needs more: no long double, no
+ * __int128; 16 wasted 6 bytes an allocation on average); large requests get
+ * a chunk of their own so small ones keep packing. */
 #include "support/arena.h"
 
 #include <stdarg.h>
@@ -8,7 +10,7 @@
 #include <string.h>
 
 #define ARENA_CHUNK (64 * 1024)
-#define ARENA_ALIGN 16
+#define ARENA_ALIGN 8
 
 typedef struct arena_chunk {
   struct arena_chunk *next;

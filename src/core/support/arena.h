@@ -16,7 +16,8 @@ typedef struct shard_arena shard_arena;
 shard_arena *shard_arena_new(void);
 /* Frees every allocation made from the arena, then the arena itself. */
 void shard_arena_free(shard_arena *a);
-/* Zero-initialised, aligned for any type. */
+/* Zero-initialised, 8-byte aligned (enough for every type shard keeps in
+ * an arena; not for long double or __int128). */
 void *shard_arena_alloc(shard_arena *a, size_t size);
 void *shard_arena_dup(shard_arena *a, const void *p, size_t size);
 char *shard_arena_strndup(shard_arena *a, const char *s, size_t n);
