@@ -185,6 +185,8 @@ static void S_print_one_elided(shard_printer *pr, const shard_op *op, const char
 }
 
 /* "[1, 2]" of a dense i64 array */
+static void S_print_list(shard_printer *pr, shard_i64s l);
+
 static void S_print_dims(shard_printer *pr, const shard_attr *a) {
   if (!a) {
     shard_printer_puts(pr, S_NULL_ATTR);
@@ -194,17 +196,18 @@ static void S_print_dims(shard_printer *pr, const shard_attr *a) {
     shard_printer_attr(pr, a);
     return;
   }
-  shard_printer_puts(pr, "[");
-  for (uint32_t i = 0; i < a->u.dense_array.num; i++)
-    shard_printer_printf(pr, i ? ", %" PRId64 : "%" PRId64, a->u.dense_array.vals[i]);
-  shard_printer_puts(pr, "]");
+  S_print_list(pr, (shard_i64s){a->u.dense_array.vals, a->u.dense_array.num});
 }
 
 /* "[1, 2]" of an attribute's integer list */
 static void S_print_list(shard_printer *pr, shard_i64s l) {
-  shard_printer_puts(pr, "[");
-  for (uint32_t i = 0; i < l.n; i++) shard_printer_printf(pr, i ? ", %" PRId64 : "%" PRId64, l.v[i]);
-  shard_printer_puts(pr, "]");
+  shard_buf *b = shard_printer_buf(pr); /* integers without printf */
+  shard_buf_putc(b, '[');
+  for (uint32_t i = 0; i < l.n; i++) {
+    if (i) shard_buf_putn(b, ", ", 2);
+    shard_buf_put_i64(b, l.v[i]);
+  }
+  shard_buf_putc(b, ']');
 }
 
 /* An integer attribute without its type, as formats print I64Attr/I32Attr. */
@@ -561,7 +564,9 @@ static bool S_parse_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
 static void S_print_operands_kw_dims(shard_printer *pr, const shard_op *op, const char *kw, const char *name) {
   shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
-  shard_printer_printf(pr, ", %s = ", kw);
+  shard_printer_puts(pr, ", ");
+  shard_printer_puts(pr, kw);
+  shard_printer_puts(pr, " = ");
   S_print_dims(pr, shard_op_attr(op, name));
   S_print_one_elided(pr, op, name);
 }
