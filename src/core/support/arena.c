@@ -121,9 +121,13 @@ void *shard_arena_alloc(shard_arena *a, size_t size) {
     a->head = c;
   }
   void *p = c->mem + c->used;
+  /* most allocations are a few words: when the chunk has room, clear a
+   * fixed 64 bytes (a few stores, no memset call); bytes past this
+   * allocation are free chunk space, cleared again when handed out */
+  if (size <= 64 && c->cap - c->used >= 64) memset(p, 0, 64);
+  else memset(p, 0, size);
   c->used += size;
   a->total += size;
-  memset(p, 0, size);
   return p;
 }
 
