@@ -285,6 +285,7 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
       if (p->defined.items[i] == cur)
         return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
   }
+  name = shard_parser_intern(p, name, len); /* values keep it NUL-terminated */
   ssa_entry *e = SHARD_NEW(p->arena, ssa_entry);
   e->name = name;
   e->len = len;
@@ -355,7 +356,9 @@ bool shard_parser_value_name(shard_parser *p, shard_unresolved *out) {
   shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_PERCENT) return shard_parser_error(p, "expected SSA operand");
   p->has_tok = false;
-  out->name = shard_parser_intern(p, t.text + 1, t.len - 1);
+  /* in the source (not NUL-terminated): a use needs the name only for the
+   * lookup; S_define keeps a copy of a defined one */
+  out->name = t.text + 1;
   out->name_len = t.len - 1;
   out->number = 0;
   out->span = shard_parser_span(p, &t);
