@@ -10,10 +10,10 @@
 
 /* Character classes by table (C_* bits below, index = byte): the lexer
  * touches every byte of the input. */
-enum { C_ALPHA = 1, C_DIGIT = 2, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16, C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */ };
+enum { C_ALPHA = SHARD_LEX_ALPHA, C_DIGIT = SHARD_LEX_DIGIT, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16, C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */ };
 /* NUL is a punctuation token (the parser then reports what it expected
  * there), as it was when punctuation was found by strchr. */
-static const unsigned char S_class[256] = {
+const unsigned char shard_lex_class[256] = {
     32, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0, 32, 32, 32, 32,
     0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 32, 0, 5,
@@ -23,7 +23,7 @@ static const unsigned char S_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
-
+#define S_class shard_lex_class
 
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos) {
   lx->src = src;

@@ -22,6 +22,11 @@ typedef enum shard_tok_kind {
   SHARD_TOK_PUNCT    /* ( ) [ ] { } < > , : = ? * + - | -> :: ... */
 } shard_tok_kind;
 
+/* The lexer's character classes (index: byte), for the parser's own scans
+ * of type bodies: SHARD_LEX_ALPHA (letters and '_') and SHARD_LEX_DIGIT. */
+extern const unsigned char shard_lex_class[256];
+enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2 };
+
 typedef struct shard_tok {
   shard_tok_kind kind;
   const char *text; /* start in the source */

@@ -402,7 +402,9 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
   } else if (t.kind == SHARD_TOK_IDENT) {
     shard_parser_next(p);
     bool angle = S_ch(p, p->lx.pos) == '<';
-    if (!S_builtin_type_name(&t, angle)) {
+    if (angle && t.len == 6 && memcmp(t.text, "tensor", 6) == 0) {
+      ok = S_tensor_body(p, out); /* nearly every type a module spells */
+    } else if (!S_builtin_type_name(&t, angle)) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &t), "expected non-function type");
     } else if (shard_tok_is(&t, "tensor") && angle) {
       ok = S_tensor_body(p, out);
@@ -447,7 +449,8 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
    * the first '>'; anything else (encodings, nested types) is matched */
   const char *src = p->lx.src->text;
   uint32_t end = lt + 1, n = (uint32_t)p->lx.src->len;
-  while (end < n && (isalnum((unsigned char)src[end]) || src[end] == '?' || src[end] == '_')) end++;
+  while (end < n && ((shard_lex_class[(unsigned char)src[end]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || src[end] == '?'))
+    end++;
   if (end < n && src[end] == '>')
     end++;
   else
