@@ -9,7 +9,7 @@ Test(arena, allocations_are_zeroed_and_aligned) {
   shard_arena *a = shard_arena_new();
   for (size_t size = 1; size < 100; size += 7) {
     unsigned char *p = shard_arena_alloc(a, size);
-    cr_expect_eq((uintptr_t)p % 16, 0);
+    cr_expect_eq((uintptr_t)p % 8, 0);
     for (size_t i = 0; i < size; i++) cr_expect_eq(p[i], 0);
     memset(p, 0xab, size);
   }

@@ -60,7 +60,10 @@ Test(strmap, grows_and_clears) {
   shard_strmap_release(&m);
 }
 
-Test(strmap, hash_is_fnv1a) {
-  cr_expect_eq(shard_str_hash("", 0), 2166136261u);
-  cr_expect_eq(shard_str_hash("a", 1), 0xe40c292cu);
+Test(strmap, hash_depends_on_every_byte) {
+  cr_expect_eq(shard_str_hash("stablehlo.add", 13), shard_str_hash("stablehlo.add", 13));
+  cr_expect_neq(shard_str_hash("", 0), shard_str_hash("a", 1));
+  cr_expect_neq(shard_str_hash("a", 1), shard_str_hash("a\0", 2), "the length counts");
+  cr_expect_neq(shard_str_hash("tensor<8x512xf32>", 17), shard_str_hash("tensor<8x512xf16>", 17));
+  cr_expect_neq(shard_str_hash("abcdefgh1", 9), shard_str_hash("abcdefgh2", 9));
 }

@@ -14,17 +14,29 @@
 #include "convert/convert.h"
 #include "ir/lex.h"
 
-/* memchr finds candidate first characters at memory speed; `shard check`
- * runs this over every input. */
+/* First occurrence of needle in hay[0..n), by Horspool's skip table: the
+ * sniff for HLO text runs over every input of `shard check`, and a memchr
+ * for the needle's first letter stopped at every 'm' or 's' of the module. */
 static const char *find_n(const char *hay, size_t n, const char *needle) {
   size_t m = strlen(needle);
   if (m == 0 || m > n) return m == 0 ? hay : NULL;
-  const char *end = hay + n - m + 1;
-  for (const char *p = hay; p < end;) {
-    p = memchr(p, needle[0], (size_t)(end - p));
-    if (!p) return NULL;
-    if (memcmp(p, needle, m) == 0) return p;
-    p++;
+  if (n < 4096) { /* a line or an attribute: memchr, the table is not worth it */
+    const char *end = hay + n - m + 1;
+    for (const char *p = hay; p < end; p++) {
+      p = memchr(p, needle[0], (size_t)(end - p));
+      if (!p) return NULL;
+      if (memcmp(p, needle, m) == 0) return p;
+    }
+    return NULL;
+  }
+  size_t skip[256];
+  for (size_t i = 0; i < 256; i++) skip[i] = m;
+  for (size_t i = 0; i + 1 < m; i++) skip[(unsigned char)needle[i]] = m - 1 - i;
+  const unsigned char last = (unsigned char)needle[m - 1];
+  for (size_t i = 0; i + m <= n;) {
+    unsigned char c = (unsigned char)hay[i + m - 1];
+    if (c == last && memcmp(hay + i, needle, m - 1) == 0) return hay + i;
+    i += skip[c];
   }
   return NULL;
 }

@@ -10,10 +10,10 @@
 
 /* Character classes by table (C_* bits below, index = byte): the lexer
  * touches every byte of the input. */
-enum { C_ALPHA = 1, C_DIGIT = 2, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16, C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */ };
+enum { C_ALPHA = SHARD_LEX_ALPHA, C_DIGIT = SHARD_LEX_DIGIT, C_BARE = 4 /* _ $ . */, C_DASH = 8, C_SPACE = 16, C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */ };
 /* NUL is a punctuation token (the parser then reports what it expected
  * there), as it was when punctuation was found by strchr. */
-static const unsigned char S_class[256] = {
+const unsigned char shard_lex_class[256] = {
     32, 0, 0, 0, 0, 0, 0, 0, 0, 16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0, 32, 32, 32, 32,
     0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 32, 0, 32, 0, 5,
@@ -23,9 +23,7 @@ static const unsigned char S_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
-
-static bool S_is_id_start(int c) { return c >= 0 && (S_class[c] & C_ALPHA); }
-static bool S_is_suffix_char(int c) { return c >= 0 && (S_class[c] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)); }
+#define S_class shard_lex_class
 
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos) {
   lx->src = src;
@@ -34,14 +32,33 @@ void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos) {
   if (pos == 0 && src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) lx->pos = 3;
 }
 
-static int S_at(const shard_lexer *lx, uint32_t i) {
-  return i < lx->src->len ? (unsigned char)lx->src->text[i] : -1;
+/* string ::= '"' ([^"\\\n] | '\\' .)* '"'; t[*pos] is the opening quote.
+ * Leaves *pos after the closing quote, or where an unterminated string
+ * stops (its newline or the end). */
+static bool S_string_body(const unsigned char *t, uint32_t *pos, uint32_t n) {
+  uint32_t i = *pos + 1;
+  bool ok = false;
+  while (i < n && t[i] != '\n') {
+    unsigned char c = t[i++];
+    if (c == '"') {
+      ok = true;
+      break;
+    }
+    if (c == '\\') {
+      if (i >= n) break;
+      i++;
+    }
+  }
+  *pos = i;
+  return ok;
 }
 
-
-static void S_skip_space(shard_lexer *lx) {
+/* One token into *out, from locals (the lexer sees every byte of the input,
+ * and the parser asks for a token about every six bytes). */
+void shard_lex_into(shard_lexer *lx, shard_tok *out) {
   const unsigned char *t = (const unsigned char *)lx->src->text;
   uint32_t pos = lx->pos, n = (uint32_t)lx->src->len;
+  /* blank space and // comments */
   for (;;) {
     while (pos < n && (S_class[t[pos]] & C_SPACE)) pos++;
     if (pos + 1 < n && t[pos] == '/' && t[pos + 1] == '/') {
@@ -51,96 +68,74 @@ static void S_skip_space(shard_lexer *lx) {
     }
     break;
   }
-  lx->pos = pos;
-}
-
-static shard_tok S_make(shard_lexer *lx, shard_tok_kind kind, uint32_t start) {
-  shard_tok t = {kind, lx->src->text + start, lx->pos - start, start};
-  return t;
-}
-
-/* string ::= '"' ([^"\\\n] | '\\' .)* '"' */
-static bool S_lex_string_body(shard_lexer *lx) {
-  lx->pos++; /* opening quote */
-  for (;;) {
-    int c = S_at(lx, lx->pos);
-    if (c < 0 || c == '\n') return false;
-    lx->pos++;
-    if (c == '"') return true;
-    if (c == '\\') {
-      if (S_at(lx, lx->pos) < 0) return false;
-      lx->pos++;
-    }
+  uint32_t start = pos;
+  shard_tok_kind kind;
+  if (pos >= n) {
+    kind = SHARD_TOK_EOF;
+    goto done;
   }
-}
-
-shard_tok shard_lex(shard_lexer *lx) {
-  S_skip_space(lx);
-  uint32_t start = lx->pos;
-  int c = S_at(lx, lx->pos);
-  if (c < 0) return S_make(lx, SHARD_TOK_EOF, start);
-
-  if (S_is_id_start(c)) {
-    const unsigned char *t = (const unsigned char *)lx->src->text;
-    uint32_t pos = lx->pos + 1, n = (uint32_t)lx->src->len;
+  unsigned c = t[pos], cls = S_class[c];
+  if (cls & C_ALPHA) {
+    pos++;
     while (pos < n && (S_class[t[pos]] & (C_ALPHA | C_DIGIT | C_BARE))) pos++;
-    lx->pos = pos;
-    return S_make(lx, SHARD_TOK_IDENT, start);
-  }
-  if (S_class[c] & C_DIGIT) {
-    const unsigned char *t = (const unsigned char *)lx->src->text;
-    uint32_t pos = lx->pos + 1, n = (uint32_t)lx->src->len;
+    kind = SHARD_TOK_IDENT;
+  } else if (cls & C_DIGIT) {
+    pos++;
+    kind = SHARD_TOK_INT;
     if (c == '0' && pos + 1 < n && t[pos] == 'x' && isxdigit(t[pos + 1])) {
       pos += 2;
       while (pos < n && isxdigit(t[pos])) pos++;
-      lx->pos = pos;
-      return S_make(lx, SHARD_TOK_INT, start);
+      goto done;
     }
     while (pos < n && (S_class[t[pos]] & C_DIGIT)) pos++;
-    lx->pos = pos;
-    if (pos >= n || t[pos] != '.') return S_make(lx, SHARD_TOK_INT, start);
-    lx->pos++;
-    while (isdigit(S_at(lx, lx->pos))) lx->pos++;
-    int e = S_at(lx, lx->pos);
-    if (e == 'e' || e == 'E') {
-      int s = S_at(lx, lx->pos + 1);
-      uint32_t digits = lx->pos + 1 + ((s == '+' || s == '-') ? 1 : 0);
-      if (isdigit(S_at(lx, digits))) {
-        lx->pos = digits;
-        while (isdigit(S_at(lx, lx->pos))) lx->pos++;
+    if (pos >= n || t[pos] != '.') goto done;
+    kind = SHARD_TOK_FLOAT;
+    pos++;
+    while (pos < n && isdigit(t[pos])) pos++;
+    if (pos < n && (t[pos] == 'e' || t[pos] == 'E')) {
+      uint32_t digits = pos + 1;
+      if (digits < n && (t[digits] == '+' || t[digits] == '-')) digits++;
+      if (digits < n && isdigit(t[digits])) {
+        pos = digits;
+        while (pos < n && isdigit(t[pos])) pos++;
       }
     }
-    return S_make(lx, SHARD_TOK_FLOAT, start);
-  }
-  if (c == '"') {
-    if (!S_lex_string_body(lx)) return S_make(lx, SHARD_TOK_ERROR, start);
-    return S_make(lx, SHARD_TOK_STRING, start);
-  }
-  if (c == '%' || c == '@' || c == '^' || c == '#' || c == '!') {
-    lx->pos++;
-    shard_tok_kind kind = c == '%'   ? SHARD_TOK_PERCENT
-                          : c == '@' ? SHARD_TOK_AT
-                          : c == '^' ? SHARD_TOK_CARET
-                          : c == '#' ? SHARD_TOK_HASH
-                                     : SHARD_TOK_BANG;
-    if (c == '@' && S_at(lx, lx->pos) == '"') {
-      if (!S_lex_string_body(lx)) return S_make(lx, SHARD_TOK_ERROR, start);
-      return S_make(lx, kind, start);
+  } else if (c == '"') {
+    kind = S_string_body(t, &pos, n) ? SHARD_TOK_STRING : SHARD_TOK_ERROR;
+  } else if (c == '%' || c == '@' || c == '^' || c == '#' || c == '!') {
+    pos++;
+    kind = c == '%'   ? SHARD_TOK_PERCENT
+           : c == '@' ? SHARD_TOK_AT
+           : c == '^' ? SHARD_TOK_CARET
+           : c == '#' ? SHARD_TOK_HASH
+                      : SHARD_TOK_BANG;
+    if (c == '@' && pos < n && t[pos] == '"') {
+      if (!S_string_body(t, &pos, n)) kind = SHARD_TOK_ERROR;
+      goto done;
     }
-    while (S_is_suffix_char(S_at(lx, lx->pos))) lx->pos++;
-    if (lx->pos == start + 1 && c != '#' && c != '!') return S_make(lx, SHARD_TOK_ERROR, start);
-    return S_make(lx, kind, start);
+    while (pos < n && (S_class[t[pos]] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH))) pos++;
+    if (pos == start + 1 && c != '#' && c != '!') kind = SHARD_TOK_ERROR;
+  } else {
+    pos++;
+    kind = SHARD_TOK_PUNCT;
+    int d = pos < n ? t[pos] : -1;
+    if ((c == '-' && d == '>') || (c == ':' && d == ':')) {
+      pos++;
+    } else if (c == '.' && d == '.' && pos + 1 < n && t[pos + 1] == '.') {
+      pos += 2;
+    } else if (!(cls & C_PUNCT)) {
+      kind = SHARD_TOK_ERROR;
+    }
   }
-  lx->pos++;
-  int d = S_at(lx, lx->pos);
-  if ((c == '-' && d == '>') || (c == ':' && d == ':')) {
-    lx->pos++;
-  } else if (c == '.' && d == '.' && S_at(lx, lx->pos + 1) == '.') {
-    lx->pos += 2;
-  } else if (!(S_class[c] & C_PUNCT)) {
-    return S_make(lx, SHARD_TOK_ERROR, start);
-  }
-  return S_make(lx, SHARD_TOK_PUNCT, start);
+done:
+  lx->pos = pos;
+  *out = (shard_tok){kind, lx->src->text + start, pos - start, start};
+}
+
+shard_tok shard_lex(shard_lexer *lx) {
+  shard_tok t;
+  shard_lex_into(lx, &t);
+  return t;
 }
 
 shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t) {

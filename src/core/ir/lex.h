@@ -22,6 +22,11 @@ typedef enum shard_tok_kind {
   SHARD_TOK_PUNCT    /* ( ) [ ] { } < > , : = ? * + - | -> :: ... */
 } shard_tok_kind;
 
+/* The lexer's character classes (index: byte), for the parser's own scans
+ * of type bodies: SHARD_LEX_ALPHA (letters and '_') and SHARD_LEX_DIGIT. */
+extern const unsigned char shard_lex_class[256];
+enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2 };
+
 typedef struct shard_tok {
   shard_tok_kind kind;
   const char *text; /* start in the source */
@@ -37,6 +42,8 @@ typedef struct shard_lexer {
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);
 /* Skips whitespace and // comments, then lexes one token. */
 shard_tok shard_lex(shard_lexer *lx);
+/* The same, written into *out (the parser's lookahead). */
+void shard_lex_into(shard_lexer *lx, shard_tok *out);
 /* Exact text match. Inline: the parser asks it of every token it accepts,
  * and most asks are a one-character punctuation or a first-character miss. */
 static inline bool shard_tok_is(const shard_tok *t, const char *text) {

@@ -64,26 +64,26 @@ static void S_add(shard_parser *p, shard_op_state *st, const char *name, shard_a
 
 /* int-list ::= '[' (int (',' int)*)? ']' */
 static bool S_int_list(shard_parser *p, shlo_dims *out) {
-  SHARD_VEC(int64_t) v = {0};
-  out->vals = NULL;
+  /* the usual short list stays in out->inl: no allocation per op */
+  uint32_t cap = (uint32_t)(sizeof out->inl / sizeof out->inl[0]);
+  out->vals = out->inl;
   out->num = 0;
   if (!shard_parser_expect(p, "[")) return false;
   if (!shard_parser_accept(p, "]")) {
     do {
       int64_t x;
       if (!shard_parser_int(p, &x)) {
-        SHARD_VEC_FREE(v);
+        shard_shlo_dims_free(out);
         return false;
       }
-      SHARD_VEC_PUSH(v, x);
+      if (out->num == cap) out->vals = shard_svec_grow(out->vals, out->inl, &cap, sizeof x);
+      out->vals[out->num++] = x;
     } while (shard_parser_accept(p, ","));
     if (!shard_parser_expect(p, "]")) {
-      SHARD_VEC_FREE(v);
+      shard_shlo_dims_free(out);
       return false;
     }
   }
-  out->vals = v.items;
-  out->num = v.len;
   return true;
 }
 
@@ -185,6 +185,8 @@ static void S_print_one_elided(shard_printer *pr, const shard_op *op, const char
 }
 
 /* "[1, 2]" of a dense i64 array */
+static void S_print_list(shard_printer *pr, shard_i64s l);
+
 static void S_print_dims(shard_printer *pr, const shard_attr *a) {
   if (!a) {
     shard_printer_puts(pr, S_NULL_ATTR);
@@ -194,17 +196,18 @@ static void S_print_dims(shard_printer *pr, const shard_attr *a) {
     shard_printer_attr(pr, a);
     return;
   }
-  shard_printer_puts(pr, "[");
-  for (uint32_t i = 0; i < a->u.dense_array.num; i++)
-    shard_printer_printf(pr, i ? ", %" PRId64 : "%" PRId64, a->u.dense_array.vals[i]);
-  shard_printer_puts(pr, "]");
+  S_print_list(pr, (shard_i64s){a->u.dense_array.vals, a->u.dense_array.num});
 }
 
 /* "[1, 2]" of an attribute's integer list */
 static void S_print_list(shard_printer *pr, shard_i64s l) {
-  shard_printer_puts(pr, "[");
-  for (uint32_t i = 0; i < l.n; i++) shard_printer_printf(pr, i ? ", %" PRId64 : "%" PRId64, l.v[i]);
-  shard_printer_puts(pr, "]");
+  shard_buf *b = shard_printer_buf(pr); /* integers without printf */
+  shard_buf_putc(b, '[');
+  for (uint32_t i = 0; i < l.n; i++) {
+    if (i) shard_buf_putn(b, ", ", 2);
+    shard_buf_put_i64(b, l.v[i]);
+  }
+  shard_buf_putc(b, ']');
 }
 
 /* An integer attribute without its type, as formats print I64Attr/I32Attr. */
@@ -561,7 +564,9 @@ static bool S_parse_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
 static void S_print_operands_kw_dims(shard_printer *pr, const shard_op *op, const char *kw, const char *name) {
   shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
-  shard_printer_printf(pr, ", %s = ", kw);
+  shard_printer_puts(pr, ", ");
+  shard_printer_puts(pr, kw);
+  shard_printer_puts(pr, " = ");
   S_print_dims(pr, shard_op_attr(op, name));
   S_print_one_elided(pr, op, name);
 }
@@ -958,7 +963,8 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
   shard_span at = shard_parser_here(p);
   if (!shard_parser_expect(p, "[")) return false;
   shard_arena *a = shard_parser_arena(p);
-  SHARD_VEC(shard_attr *) elems = {0};
+  SHARD_SVEC(shard_attr *, 4) elems;
+  SHARD_SVEC_INIT(elems);
   if (!shard_parser_accept(p, "]")) {
     do {
       shard_span vat = shard_parser_here(p);
@@ -966,18 +972,18 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
       if (!shard_parser_ident(p, &v) ||
           (!shard_shlo_enum_valid("precision", v) &&
            !shard_parser_error_at(p, vat, "expected precision to be one of: %s", shard_shlo_enum_cases("precision")))) {
-        SHARD_VEC_FREE(elems);
+        SHARD_SVEC_FREE(elems);
         return false;
       }
-      SHARD_VEC_PUSH(elems, shard_shlo_enum_encode(a, "precision", v));
+      SHARD_SVEC_PUSH(elems, shard_shlo_enum_encode(a, "precision", v));
     } while (shard_parser_accept(p, ","));
     if (!shard_parser_expect(p, "]")) {
-      SHARD_VEC_FREE(elems);
+      SHARD_SVEC_FREE(elems);
       return false;
     }
   }
   shard_attr *arr = shard_attr_array(a, elems.items, elems.len);
-  SHARD_VEC_FREE(elems);
+  SHARD_SVEC_FREE(elems);
   S_add(p, st, "precision_config", arr, at);
   return true;
 }

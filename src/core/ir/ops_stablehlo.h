@@ -14,10 +14,12 @@
 #include "support/buf.h"
 
 /* An integer list read out of attribute text; `vals` is heap memory owned by
- * the caller (shard_shlo_dims_free). */
+ * the caller (shard_shlo_dims_free), or `inl` when the op parser read a
+ * short list (such a shlo_dims is not copied by value). */
 typedef struct shlo_dims {
   int64_t *vals;
   uint32_t num;
+  int64_t inl[6];
 } shlo_dims;
 
 void shard_shlo_dims_free(shlo_dims *d);

@@ -80,7 +80,7 @@ static bool S_int_list(const char **s, shlo_dims *out) {
 }
 
 void shard_shlo_dims_free(shlo_dims *d) {
-  free(d->vals);
+  if (d->vals != d->inl) free(d->vals);
   d->vals = NULL;
   d->num = 0;
 }

@@ -45,16 +45,10 @@ const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n) {
   return shard_arena_strndup(p->arena, s, n);
 }
 
-shard_tok shard_parser_peek(shard_parser *p) {
-  if (!p->has_tok) {
-    p->tok = shard_lex(&p->lx);
-    p->has_tok = true;
-  }
-  return p->tok;
-}
+shard_tok shard_parser_peek(shard_parser *p) { return *shard_parser_peek_ref(p); }
 
 shard_tok shard_parser_next(shard_parser *p) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   p->has_tok = false;
   return t;
 }
@@ -62,7 +56,7 @@ shard_tok shard_parser_next(shard_parser *p) {
 shard_span shard_parser_span(shard_parser *p, const shard_tok *t) { return shard_tok_span(&p->lx, t); }
 
 shard_span shard_parser_here(shard_parser *p) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   return shard_parser_span(p, &t);
 }
 
@@ -92,7 +86,7 @@ bool shard_parser_error(shard_parser *p, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   /* at the end of the input, point at the last text, as MLIR does */
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   S_verror(p, t.kind == SHARD_TOK_EOF ? S_wrong_token_span(p) : shard_parser_here(p), fmt, ap);
   va_end(ap);
   return false;
@@ -117,8 +111,10 @@ bool shard_parser_enter(shard_parser *p) {
 void shard_parser_leave(shard_parser *p) { p->depth--; }
 
 bool shard_parser_accept(shard_parser *p, const char *text) {
-  shard_tok t = shard_parser_peek(p);
-  if ((t.kind == SHARD_TOK_PUNCT || t.kind == SHARD_TOK_IDENT) && shard_tok_is(&t, text)) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  /* most asks miss on the first character */
+  if (t->len == 0 || t->text[0] != text[0]) return false;
+  if ((t->kind == SHARD_TOK_PUNCT || t->kind == SHARD_TOK_IDENT) && shard_tok_is(t, text)) {
     p->has_tok = false;
     return true;
   }
@@ -130,7 +126,7 @@ bool shard_parser_accept(shard_parser *p, const char *text) {
  * blank lines, so a missing ';' or ')' is flagged where it belongs rather
  * than at the next line's first token or one past the end of the file. */
 static shard_span S_wrong_token_span(shard_parser *p) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   const char *text = p->lx.src->text;
   uint32_t at = t.off;
   if (t.kind == SHARD_TOK_EOF && at > 0) at--;
@@ -152,8 +148,8 @@ bool shard_parser_expect(shard_parser *p, const char *text) {
 }
 
 bool shard_parser_accept_keyword(shard_parser *p, const char *kw) {
-  shard_tok t = shard_parser_peek(p);
-  if (t.kind == SHARD_TOK_IDENT && shard_tok_is(&t, kw)) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind == SHARD_TOK_IDENT && shard_tok_is(t, kw)) {
     p->has_tok = false;
     return true;
   }
@@ -166,7 +162,7 @@ bool shard_parser_expect_keyword(shard_parser *p, const char *kw) {
 }
 
 bool shard_parser_ident(shard_parser *p, const char **out) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_IDENT) return shard_parser_error(p, "expected identifier");
   p->has_tok = false;
   *out = shard_parser_intern(p, t.text, t.len);
@@ -174,7 +170,7 @@ bool shard_parser_ident(shard_parser *p, const char **out) {
 }
 
 bool shard_parser_accept_int(shard_parser *p, int64_t *out) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   bool neg = false;
   uint32_t save = shard_parser_save(p);
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "-")) {
@@ -214,7 +210,7 @@ bool shard_parser_int(shard_parser *p, int64_t *out) {
 }
 
 bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_STRING) return shard_parser_error(p, "expected string");
   p->has_tok = false;
   uint32_t n;
@@ -226,7 +222,7 @@ bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len) {
 }
 
 bool shard_parser_symbol(shard_parser *p, const char **out) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_AT) return shard_parser_error(p, "expected symbol reference");
   p->has_tok = false;
   if (t.len > 1 && t.text[1] == '"') {
@@ -289,6 +285,7 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
       if (p->defined.items[i] == cur)
         return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
   }
+  name = shard_parser_intern(p, name, len); /* values keep it NUL-terminated */
   ssa_entry *e = SHARD_NEW(p->arena, ssa_entry);
   e->name = name;
   e->len = len;
@@ -356,10 +353,12 @@ static bool S_check_forward_refs(shard_parser *p) {
 /* ---- operands ---------------------------------------------------------------- */
 
 bool shard_parser_value_name(shard_parser *p, shard_unresolved *out) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_PERCENT) return shard_parser_error(p, "expected SSA operand");
   p->has_tok = false;
-  out->name = shard_parser_intern(p, t.text + 1, t.len - 1);
+  /* in the source (not NUL-terminated): a use needs the name only for the
+   * lookup; S_define keeps a copy of a defined one */
+  out->name = t.text + 1;
   out->name_len = t.len - 1;
   out->number = 0;
   out->span = shard_parser_span(p, &t);
@@ -434,7 +433,7 @@ void shard_op_state_add_attr(shard_op_state *st, const char *name, shard_attr *v
 }
 
 bool shard_parser_attr_dict(shard_parser *p, shard_op_state *st) {
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_PUNCT || !shard_tok_is(&t, "{")) return true;
   shard_named_attr *list;
   uint32_t n;
@@ -456,7 +455,7 @@ bool shard_parser_arg_decls(shard_parser *p, void *vec, bool allow_attrs) {
     shard_arg_decl d = {0};
     if (!shard_parser_value_name(p, &d.ref)) return false;
     if (!shard_parser_expect(p, ":") || !shard_parser_type(p, &d.type)) return false;
-    shard_tok t = shard_parser_peek(p);
+    shard_tok t = *shard_parser_peek_ref(p);
     if (allow_attrs && t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "{"))
       if (!shard_parser_attr_dict_into(p, &d.attrs, &d.num_attrs)) return false;
     if (!shard_parser_optional_loc(p, &d.loc)) return false;
@@ -495,7 +494,7 @@ static shard_block *S_block_named(shard_parser *p, shard_region *r, const char *
 // region says where the unclosed brace is, not what the next op lacks.
 static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) {
   for (;;) {
-    shard_tok t = shard_parser_peek(p);
+    shard_tok t = *shard_parser_peek_ref(p);
     if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "}")) return true;
     if (t.kind == SHARD_TOK_CARET) return true;
     if (t.kind == SHARD_TOK_EOF) {
@@ -518,7 +517,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
   bool ok = shard_parser_expect(p, "{");
   S_push_scope(p);
   if (ok) {
-    shard_tok t = shard_parser_peek(p);
+    shard_tok t = *shard_parser_peek_ref(p);
     bool header = t.kind == SHARD_TOK_CARET;
     if (!header || nargs) {
       shard_block *entry = shard_region_add_block(p->arena, r);
@@ -641,7 +640,7 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_
     } while (shard_parser_accept(p, ","));
     if (!shard_parser_expect(p, "]")) return false;
   }
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "<")) {
     shard_parser_next(p);
     shard_named_attr *props;
@@ -793,7 +792,8 @@ static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
 static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (!shard_parser_enter(p)) return false;
   bool ok = true;
-  SHARD_VEC(result_group) results = {0};
+  SHARD_SVEC(result_group, 4) results;
+  SHARD_SVEC_INIT(results);
   shard_op_state *stp = S_state_get(p);
   shard_op_state st = *stp; /* by value: vectors grow in the local copy */
   shard_tok first = shard_parser_peek(p);
@@ -811,7 +811,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
         }
         g.count = (uint32_t)n;
       }
-      SHARD_VEC_PUSH(results, g);
+      SHARD_SVEC_PUSH(results, g);
     } while (shard_parser_accept(p, ","));
     if (!(ok = shard_parser_expect(p, "="))) goto done;
   }
@@ -833,14 +833,18 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     generic = true;
     ok = S_parse_generic(p, &st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
-    def = shard_op_def_lookup(nt.text, nt.len);
-    if (!def && !memchr(nt.text, '.', nt.len)) {
-      /* the default dialect of func bodies */
-      char name[128];
-      if (nt.len < 100) {
-        snprintf(name, sizeof name, "func.%.*s", (int)nt.len, nt.text);
-        def = shard_op_def_lookup(name, strlen(name));
+    def = shard_strmap_get(&p->op_def_cache, nt.text, nt.len);
+    if (!def) {
+      def = shard_op_def_lookup(nt.text, nt.len);
+      if (!def && !memchr(nt.text, '.', nt.len)) {
+        /* the default dialect of func bodies */
+        char name[128];
+        if (nt.len < 100) {
+          snprintf(name, sizeof name, "func.%.*s", (int)nt.len, nt.text);
+          def = shard_op_def_lookup(name, strlen(name));
+        }
       }
+      if (def) shard_strmap_put(&p->op_def_cache, nt.text, nt.len, (void *)def);
     }
     if (!def || !def->parse) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "custom op '%.*s' is unknown", (int)nt.len, nt.text);
@@ -877,7 +881,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     next += g->count;
   }
 done:
-  SHARD_VEC_FREE(results);
+  SHARD_SVEC_FREE(results);
   *stp = st;
   S_state_put(p, stp);
   shard_parser_leave(p);
@@ -888,7 +892,7 @@ done:
 
 static bool S_skip_file_metadata(shard_parser *p) {
   /* {-# dialect_resources: ... #-} */
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (!(t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "{") && t.off + 1 < p->lx.src->len &&
         p->lx.src->text[t.off + 1] == '-'))
     return false;
@@ -903,6 +907,7 @@ static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
+  shard_strmap_release(&p->op_def_cache);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {
     S_state_free(p->state_pool.items[i]);

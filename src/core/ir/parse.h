@@ -103,8 +103,6 @@ bool shard_parser_operand(shard_parser *p, shard_op_state *st); /* appends one *
 /* Comma-separated operands until the next token is not an operand. */
 bool shard_parser_operand_list(shard_parser *p, shard_op_state *st);
 bool shard_parser_type(shard_parser *p, shard_type **out);
-/* t or (t1, t2): appends to `out` vec of shard_type* */
-bool shard_parser_type_list(shard_parser *p, void *vec /* SHARD_VEC(shard_type*)* */);
 /* ': type' giving all operand and result types: either a single type T
  * (all operands and results are T) or a function type (ins) -> outs. */
 bool shard_parser_same_or_functional_type(shard_parser *p, shard_op_state *st);

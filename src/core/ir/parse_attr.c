@@ -289,6 +289,9 @@ static const alias_def *S_find_alias(const alias_def *list, uint32_t n, const ch
 /* ---- types ------------------------------------------------------------ */
 
 static bool S_tensor_body(shard_parser *p, shard_type **out);
+/* The parts of a function type, on the stack for the usual few. */
+typedef SHARD_SVEC(shard_type *, 8) S_types;
+static bool S_type_list(shard_parser *p, S_types *out);
 
 /* Builtin type keywords: i32, si8, ui64, f32, f8E4M3FN, bf16, tf32, index,
  * none; with '<': vector, memref, complex, tuple, tensor. Anything else is
@@ -355,27 +358,28 @@ static bool S_quant_type(shard_parser *p, uint32_t start, shard_type **out) {
 bool shard_parser_type(shard_parser *p, shard_type **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = false;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   uint32_t start = t.off;
   if (t.kind == SHARD_TOK_PUNCT && shard_tok_is(&t, "(")) {
     shard_parser_next(p);
-    SHARD_VEC(shard_type *) ins = {0};
-    SHARD_VEC(shard_type *) outs = {0};
+    S_types ins, outs;
+    SHARD_SVEC_INIT(ins);
+    SHARD_SVEC_INIT(outs);
     if (!shard_parser_accept(p, ")")) {
       do {
         shard_type *ty;
         if (!shard_parser_type(p, &ty)) goto fn_done;
-        SHARD_VEC_PUSH(ins, ty);
+        SHARD_SVEC_PUSH(ins, ty);
       } while (shard_parser_accept(p, ","));
       if (!shard_parser_expect(p, ")")) goto fn_done;
     }
     if (!shard_parser_expect(p, "->")) goto fn_done;
-    if (!shard_parser_type_list(p, &outs)) goto fn_done;
+    if (!S_type_list(p, &outs)) goto fn_done;
     *out = S_function_type(p, ins.items, ins.len, outs.items, outs.len);
     ok = true;
   fn_done:
-    SHARD_VEC_FREE(ins);
-    SHARD_VEC_FREE(outs);
+    SHARD_SVEC_FREE(ins);
+    SHARD_SVEC_FREE(outs);
   } else if (t.kind == SHARD_TOK_BANG) {
     shard_parser_next(p);
     const char *name = t.text + 1;
@@ -400,7 +404,9 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
   } else if (t.kind == SHARD_TOK_IDENT) {
     shard_parser_next(p);
     bool angle = S_ch(p, p->lx.pos) == '<';
-    if (!S_builtin_type_name(&t, angle)) {
+    if (angle && t.len == 6 && memcmp(t.text, "tensor", 6) == 0) {
+      ok = S_tensor_body(p, out); /* nearly every type a module spells */
+    } else if (!S_builtin_type_name(&t, angle)) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &t), "expected non-function type");
     } else if (shard_tok_is(&t, "tensor") && angle) {
       ok = S_tensor_body(p, out);
@@ -445,7 +451,8 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
    * the first '>'; anything else (encodings, nested types) is matched */
   const char *src = p->lx.src->text;
   uint32_t end = lt + 1, n = (uint32_t)p->lx.src->len;
-  while (end < n && (isalnum((unsigned char)src[end]) || src[end] == '?' || src[end] == '_')) end++;
+  while (end < n && ((shard_lex_class[(unsigned char)src[end]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || src[end] == '?'))
+    end++;
   if (end < n && src[end] == '>')
     end++;
   else
@@ -543,20 +550,20 @@ static bool S_tensor_body_uncached(shard_parser *p, shard_type **out) {
   return true;
 }
 
-bool shard_parser_type_list(shard_parser *p, void *vec) {
-  SHARD_VEC(shard_type *) *out = vec;
+/* t or (t1, t2), appended to `out` (the results of a function type) */
+static bool S_type_list(shard_parser *p, S_types *out) {
   if (shard_parser_accept(p, "(")) {
     if (shard_parser_accept(p, ")")) return true;
     do {
       shard_type *t;
       if (!shard_parser_type(p, &t)) return false;
-      SHARD_VEC_PUSH(*out, t);
+      SHARD_SVEC_PUSH(*out, t);
     } while (shard_parser_accept(p, ","));
     return shard_parser_expect(p, ")");
   }
   shard_type *t;
   if (!shard_parser_type(p, &t)) return false;
-  SHARD_VEC_PUSH(*out, t);
+  SHARD_SVEC_PUSH(*out, t);
   return true;
 }
 
@@ -796,7 +803,7 @@ static bool S_hash_attr(shard_parser *p, shard_tok t, shard_attr **out) {
 bool shard_parser_attr(shard_parser *p, shard_attr **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = true;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   shard_span span = shard_parser_span(p, &t);
   switch (t.kind) {
   case SHARD_TOK_HASH:
@@ -956,7 +963,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
 
 bool shard_parser_optional_loc(shard_parser *p, shard_attr **out) {
   *out = NULL;
-  shard_tok t = shard_parser_peek(p);
+  shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_IDENT || !shard_tok_is(&t, "loc")) return true;
   return shard_parser_attr(p, out);
 }

@@ -41,6 +41,10 @@ struct shard_parser {
    * type pointers as bytes): one object per distinct signature, instead of
    * a type and its text built again for every op */
   shard_strmap fn_type_cache;
+  /* custom op names as written -> their definitions: a module names a few
+   * dozen ops a hundred thousand times, and the definition tables are
+   * searched by string compares */
+  shard_strmap op_def_cache;
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;
@@ -48,6 +52,16 @@ struct shard_parser {
   struct block_ref { shard_block *block; shard_span span; } *block_refs;
   uint32_t num_block_refs, cap_block_refs;
 };
+
+/* The lookahead token, lexed on first ask (shard_parser_peek without the
+ * copy, for the parser's own hot paths). */
+static inline const shard_tok *shard_parser_peek_ref(shard_parser *p) {
+  if (!p->has_tok) {
+    shard_lex_into(&p->lx, &p->tok);
+    p->has_tok = true;
+  }
+  return &p->tok;
+}
 
 bool shard_parser_enter(shard_parser *p);
 void shard_parser_leave(shard_parser *p);

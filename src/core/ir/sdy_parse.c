@@ -388,7 +388,8 @@ static bool parse_priority(shard_parser *p, int64_t *out) {
 /* dim-sharding ::= '{' (axis-ref (',' axis-ref)* (',' '?')? | '?')? '}' priority?
  * Same loop as DimensionShardingAttr::parse: a '?' must be last. */
 static bool parse_dim_sharding(shard_parser *p, shard_dim_sharding *out) {
-  SHARD_VEC(shard_axis_ref) axes = {0};
+  SHARD_SVEC(shard_axis_ref, 4) axes;
+  SHARD_SVEC_INIT(axes);
   memset(out, 0, sizeof *out);
   out->priority = SHARD_NO_PRIORITY;
   if (!shard_parser_expect(p, "{")) return false;
@@ -401,15 +402,15 @@ static bool parse_dim_sharding(shard_parser *p, shard_dim_sharding *out) {
     }
     shard_axis_ref r;
     if (!parse_axis_ref(p, &r)) goto fail;
-    SHARD_VEC_PUSH(axes, r);
+    SHARD_SVEC_PUSH(axes, r);
   }
   if (shard_parser_peek(p).kind == SHARD_TOK_IDENT && !parse_priority(p, &out->priority)) goto fail;
   out->num_axes = axes.len;
-  SHARD_VEC_FREEZE(shard_parser_arena(p), axes, out->axes);
+  SHARD_SVEC_FREEZE(shard_parser_arena(p), axes, out->axes);
   return true;
 
 fail:
-  SHARD_VEC_FREE(axes);
+  SHARD_SVEC_FREE(axes);
   return false;
 }
 
@@ -475,7 +476,8 @@ static bool parse_replicated_unreduced(shard_parser *p, shard_tensor_sharding *s
 /* sharding-body ::= '<' mesh-or-ref ',' '[' (dim-sharding (',' dim-sharding)*)? ']'
  *                   replicated-unreduced '>' */
 bool shard_parse_sdy_sharding_body(shard_parser *p, shard_tensor_sharding **out) {
-  SHARD_VEC(shard_dim_sharding) dims = {0};
+  SHARD_SVEC(shard_dim_sharding, 6) dims;
+  SHARD_SVEC_INIT(dims);
   shard_arena *arena = shard_parser_arena(p);
   shard_tensor_sharding *s = SHARD_NEW(arena, shard_tensor_sharding);
   shard_span start = shard_parser_here(p);
@@ -491,20 +493,20 @@ bool shard_parse_sdy_sharding_body(shard_parser *p, shard_tensor_sharding **out)
                                          "::llvm::ArrayRef<DimensionShardingAttr>"));
         goto fail;
       }
-      SHARD_VEC_PUSH(dims, d);
+      SHARD_SVEC_PUSH(dims, d);
     } while (shard_parser_accept(p, ","));
   }
   if (!shard_parser_expect(p, "]") || !parse_replicated_unreduced(p, s) ||
       !expect_close(p, ">", &end))
     goto fail;
   s->rank = dims.len;
-  SHARD_VEC_FREEZE(arena, dims, s->dims);
+  SHARD_SVEC_FREEZE(arena, dims, s->dims);
   s->span = span_from(p, start.off, end);
   *out = s;
   return true;
 
 fail:
-  SHARD_VEC_FREE(dims);
+  SHARD_SVEC_FREE(dims);
   return false;
 }
 

@@ -1,5 +1,7 @@
-/* Bump allocation in chunks. Allocations are zeroed and 16-byte aligned;
- * large requests get a chunk of their own so small ones keep packing. */
+/* Bump allocation in chunks. Allocations are zeroed and 8-byte aligned
+ * (nothing shard keeps in an arena needs more: no long double, no
+ * __int128; 16 wasted 6 bytes an allocation on average); large requests get
+ * a chunk of their own so small ones keep packing. */
 #include "support/arena.h"
 
 #include <stdarg.h>
@@ -8,7 +10,7 @@
 #include <string.h>
 
 #define ARENA_CHUNK (64 * 1024)
-#define ARENA_ALIGN 16
+#define ARENA_ALIGN 8
 
 typedef struct arena_chunk {
   struct arena_chunk *next;
@@ -52,6 +54,15 @@ char *shard_xstrndup(const char *s, size_t n) {
 }
 
 char *shard_xstrdup(const char *s) { return shard_xstrndup(s, strlen(s)); }
+
+void *shard_svec_grow(void *items, void *inl, uint32_t *cap, size_t item_size) {
+  uint32_t n = *cap;
+  *cap = n ? n * 2 : 8;
+  if (items != inl) return shard_xrealloc(items, item_size * *cap);
+  void *heap = shard_xmalloc(item_size * *cap);
+  if (n) memcpy(heap, inl, item_size * n);
+  return heap;
+}
 
 shard_arena *shard_arena_new(void) { return shard_xcalloc(1, sizeof(shard_arena)); }
 
@@ -110,9 +121,13 @@ void *shard_arena_alloc(shard_arena *a, size_t size) {
     a->head = c;
   }
   void *p = c->mem + c->used;
+  /* most allocations are a few words: when the chunk has room, clear a
+   * fixed 64 bytes (a few stores, no memset call); bytes past this
+   * allocation are free chunk space, cleared again when handed out */
+  if (size <= 64 && c->cap - c->used >= 64) memset(p, 0, 64);
+  else memset(p, 0, size);
   c->used += size;
   a->total += size;
-  memset(p, 0, size);
   return p;
 }
 

@@ -16,7 +16,8 @@ typedef struct shard_arena shard_arena;
 shard_arena *shard_arena_new(void);
 /* Frees every allocation made from the arena, then the arena itself. */
 void shard_arena_free(shard_arena *a);
-/* Zero-initialised, aligned for any type. */
+/* Zero-initialised, 8-byte aligned (enough for every type shard keeps in
+ * an arena; not for long double or __int128). */
 void *shard_arena_alloc(shard_arena *a, size_t size);
 void *shard_arena_dup(shard_arena *a, const void *p, size_t size);
 char *shard_arena_strndup(shard_arena *a, const char *s, size_t n);
@@ -56,5 +57,26 @@ char *shard_xstrndup(const char *s, size_t n);
     (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL; \
     SHARD_VEC_FREE(v);                                                         \
   } while (0)
+
+/* A vector with room for its first N items inside itself: built on the stack
+ * while parsing one op, it needs no heap allocation unless it outgrows N.
+ * SHARD_SVEC_INIT before use; never copy one by value (items may point
+ * into it); SHARD_SVEC_FREE frees a heap buffer if it grew one. */
+#define SHARD_SVEC(T, N) struct { T *items; uint32_t len, cap; T inl[N]; }
+#define SHARD_SVEC_INIT(v) ((v).items = (v).inl, (v).len = 0, (v).cap = (uint32_t)(sizeof((v).inl) / sizeof((v).inl[0])))
+#define SHARD_SVEC_PUSH(v, x)                                                  \
+  do {                                                                         \
+    if ((v).len == (v).cap)                                                    \
+      (v).items = shard_svec_grow((v).items, (v).inl, &(v).cap, sizeof(*(v).items)); \
+    (v).items[(v).len++] = (x);                                                \
+  } while (0)
+#define SHARD_SVEC_FREE(v) (((v).items != (v).inl ? free((v).items) : (void)0), SHARD_SVEC_INIT(v))
+#define SHARD_SVEC_FREEZE(a, v, out)                                           \
+  do {                                                                         \
+    (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL; \
+    SHARD_SVEC_FREE(v);                                                        \
+  } while (0)
+/* Doubles the capacity, moving inline items to the heap on the first growth. */
+void *shard_svec_grow(void *items, void *inl, uint32_t *cap, size_t item_size);
 
 #endif

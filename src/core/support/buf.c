@@ -48,7 +48,13 @@ void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
   b->data[b->len] = '\0';
 }
 
-void shard_buf_putc(shard_buf *b, char c) { shard_buf_putn(b, &c, 1); }
+void shard_buf_putc(shard_buf *b, char c) {
+  /* the printers write a character at a time between names: no reserve or
+   * memcpy when there is room */
+  if (b->len + 2 > b->cap) reserve(b, 1);
+  b->data[b->len++] = c;
+  b->data[b->len] = '\0';
+}
 
 void shard_buf_puts(shard_buf *b, const char *s) { shard_buf_putn(b, s, strlen(s)); }
 
@@ -102,7 +108,11 @@ void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n) {
     if (c == '\\') {
       shard_buf_puts(b, "\\\\");
     } else if (c >= 0x20 && c < 0x7f && c != '"') {
-      shard_buf_putc(b, (char)c);
+      /* a run of characters that need no escape, in one write */
+      size_t j = i + 1;
+      while (j < n && (unsigned char)s[j] >= 0x20 && (unsigned char)s[j] < 0x7f && s[j] != '"' && s[j] != '\\') j++;
+      shard_buf_putn(b, s + i, j - i);
+      i = j - 1;
     } else {
       char esc[3] = {'\\', hex[c >> 4], hex[c & 15]};
       shard_buf_putn(b, esc, 3);

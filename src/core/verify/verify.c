@@ -206,9 +206,6 @@ const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
   return NULL;
 }
 
-bool shard_verify_op_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
-
-bool shard_verify_is_sdy_op(const shard_op *op) { return op && strncmp(op->name, "sdy.", 4) == 0; }
 
 uint32_t shard_verify_type_rank(const shard_type *t) {
   return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;

@@ -163,7 +163,7 @@ static bool S_scan(const shard_op *op, vf_emit *e) {
 }
 
 bool shard_verify_check_chlo(vf_ctx *cx, const shard_op *op) {
-  if (strncmp(op->name, "chlo.", 5) != 0 || !op->def) return true;
+  if (op->name[0] != 'c' || strncmp(op->name, "chlo.", 5) != 0 || !op->def) return true;
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   const char *n = op->name + 5;
   if (!strcmp(n, "top_k")) return S_top_k(op, &e);

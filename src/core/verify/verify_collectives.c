@@ -15,7 +15,7 @@ static const char *const S_collectives[] = {
 };
 
 bool shard_verify_is_collective(const shard_op *op) {
-  if (!op || strncmp(op->name, "sdy.", 4) != 0) return false;
+  if (!shard_verify_is_sdy_op(op)) return false;
   for (size_t i = 0; i < sizeof S_collectives / sizeof *S_collectives; i++)
     if (strcmp(op->name, S_collectives[i]) == 0) return true;
   return false;

@@ -275,7 +275,7 @@ typedef struct shlo_dot_dims {
   shlo_dims lhs_batch, rhs_batch, lhs_contract, rhs_contract;
 } shlo_dot_dims;
 
-static shlo_dims S_view(const shard_i64s *l) { return (shlo_dims){(int64_t *)l->v, l->n}; }
+static shlo_dims S_view(const shard_i64s *l) { return (shlo_dims){(int64_t *)l->v, l->n, {0}}; }
 
 static bool S_dot_dims_view(const shard_attr *a, shlo_dot_dims *d) {
   const shard_dot_dims *t = shard_attr_dot_dims(a);
