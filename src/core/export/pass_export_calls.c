@@ -111,22 +111,7 @@ static const char *S_export_func(shard_symbol_table *t, shard_op *nc, const shar
   if (thread) shard_op_set_attr(a, func, "execution_thread", thread, false);
 
   /* Move the blocks over. */
-  shard_region *to = &func->regions[0];
-  to->first = body->first;
-  to->last = body->last;
-  body->first = body->last = NULL;
-  for (shard_block *b = to->first; b; b = b->next) {
-    b->parent = to;
-    shard_op *term = b->last;
-    if (!term || !S_is(term, "sdy.return")) continue;
-    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
-    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, "func.return", term->num_operands, vals, 0, NULL, 0);
-    ret->loc = term->loc;
-    ret->span = term->span;
-    shard_op_insert_before(term, ret);
-    shard_op_erase(term);
-  }
+  shard_pass_move_body(a, body, &func->regions[0], "sdy.return", "func.return", false);
   for (uint32_t i = 0; i < nargs; i++) S_remove_edge(&entry->args[i]);
   if (in && in->kind == SHARD_ATTR_SDY_PER_VALUE)
     for (uint32_t i = 0; i < nargs && i < in->u.per_value->num; i++)

@@ -299,6 +299,30 @@ shard_op *shard_pass_op_new(shard_arena *a, const char *name, uint32_t num_opera
   return op;
 }
 
+void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, const char *old_term,
+                          const char *new_term, bool drop_arg_attrs) {
+  to->first = from->first;
+  to->last = from->last;
+  from->first = from->last = NULL;
+  for (shard_block *b = to->first; b; b = b->next) {
+    b->parent = to;
+    if (drop_arg_attrs)
+      for (uint32_t i = 0; i < b->num_args; i++) {
+        b->args[i].attrs = NULL;
+        b->args[i].num_attrs = 0;
+      }
+    shard_op *term = b->last;
+    if (!term || strcmp(term->name, old_term) != 0) continue;
+    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
+    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
+    shard_op *ret = shard_pass_op_new(a, new_term, term->num_operands, vals, 0, NULL, 0);
+    ret->loc = term->loc;
+    ret->span = term->span;
+    shard_op_insert_before(term, ret);
+    shard_op_erase(term);
+  }
+}
+
 /* ---- the module walk ------------------------------------------------------ */
 
 typedef struct map_state {

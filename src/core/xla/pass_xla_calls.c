@@ -75,22 +75,7 @@ bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *
       shard_region_clone_into(a, mb->region, &nc->regions[0], NULL);
     } else {
       shard_region *to = &nc->regions[0];
-      to->first = func->regions[0].first;
-      to->last = func->regions[0].last;
-      func->regions[0].first = func->regions[0].last = NULL;
-      for (shard_block *b = to->first; b; b = b->next) {
-        b->parent = to;
-        for (uint32_t k = 0; k < b->num_args; k++) b->args[k].attrs = NULL, b->args[k].num_attrs = 0;
-        shard_op *t = b->last;
-        if (!t || strcmp(t->name, "func.return") != 0) continue;
-        shard_value **vals = t->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, t->num_operands) : NULL;
-        for (uint32_t k = 0; k < t->num_operands; k++) vals[k] = t->operands[k].value;
-        shard_op *ret = shard_pass_op_new(a, "sdy.return", t->num_operands, vals, 0, NULL, 0);
-        ret->span = t->span;
-        ret->loc = t->loc;
-        shard_op_insert_before(t, ret);
-        shard_op_erase(t);
-      }
+      shard_pass_move_body(a, &func->regions[0], to, "func.return", "sdy.return", true);
       moved_body nb = {func, to};
       SHARD_VEC_PUSH(moved, nb);
     }
