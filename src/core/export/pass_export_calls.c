@@ -131,13 +131,7 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
 
   const char *callee = S_export_func(t, nc, in);
 
-  shard_value **operands = nc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, nc->num_operands) : NULL;
-  for (uint32_t i = 0; i < nc->num_operands; i++) operands[i] = nc->operands[i].value;
-  shard_type **types = nc->num_results ? SHARD_NEW_ARRAY(a, shard_type *, nc->num_results) : NULL;
-  for (uint32_t i = 0; i < nc->num_results; i++) types[i] = nc->results[i].type;
-  shard_op *call = shard_pass_op_new(a, "func.call", nc->num_operands, operands, nc->num_results, types, 0);
-  call->loc = nc->loc;
-  call->span = nc->span;
+  shard_op *call = shard_pass_op_like(a, "func.call", nc, 0);
   shard_call_set_callee(a, call, callee);
   for (uint32_t i = 0; i < nc->num_attrs; i++)
     if (!nc->attrs[i].inherent && strcmp(nc->attrs[i].name, "execution_thread") != 0)

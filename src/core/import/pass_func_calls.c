@@ -139,14 +139,7 @@ static void S_import_call(import_state *st, shard_op *call) {
   const char *callee = shard_call_callee(call);
   shard_op *func = shard_call_callee_func(m, call);
   if (!func || !func->num_regions) return;
-  shard_value **operands = call->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, call->num_operands) : NULL;
-  for (uint32_t i = 0; i < call->num_operands; i++) operands[i] = call->operands[i].value;
-  shard_type **types = call->num_results ? SHARD_NEW_ARRAY(a, shard_type *, call->num_results) : NULL;
-  for (uint32_t i = 0; i < call->num_results; i++) types[i] = call->results[i].type;
-  shard_op *nc = shard_pass_op_new(a, "sdy.named_computation", call->num_operands, operands,
-                                   call->num_results, types, 1);
-  nc->loc = call->loc;
-  nc->span = call->span;
+  shard_op *nc = shard_pass_op_like(a, "sdy.named_computation", call, 1);
   const char *name = shard_func_original_name(func);
   shard_op_set_attr(a, nc, "name", shard_attr_string(a, name, (uint32_t)strlen(name)), true);
   shard_attr *in = S_func_arg_shardings(m, func);

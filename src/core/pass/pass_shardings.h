@@ -71,6 +71,10 @@ void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_
 shard_op *shard_pass_op_new(shard_arena *a, const char *name, uint32_t num_operands,
                             shard_value *const *operands, uint32_t num_results,
                             shard_type *const *result_types, uint32_t num_regions);
+/* An op `name` with the operands, result types, location and span of `like`
+ * (and `num_regions` empty regions): a call becoming a named computation,
+ * a composite a call, and back. */
+shard_op *shard_pass_op_like(shard_arena *a, const char *name, const shard_op *like, uint32_t num_regions);
 /* Moves the blocks of `from` into the empty region `to` (`from` is left
  * empty) and turns every block's terminator named `old_term` into a
  * `new_term` with its operands, location and span: a func body becoming a

@@ -52,13 +52,7 @@ bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *
     shard_op *func = shard_call_callee_func(m, call);
     if (!func || !func->num_regions) continue;
     const char *callee = shard_call_callee(call);
-    shard_value **ins = call->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, call->num_operands) : NULL;
-    for (uint32_t k = 0; k < call->num_operands; k++) ins[k] = call->operands[k].value;
-    shard_type **types = call->num_results ? SHARD_NEW_ARRAY(a, shard_type *, call->num_results) : NULL;
-    for (uint32_t k = 0; k < call->num_results; k++) types[k] = call->results[k].type;
-    shard_op *nc = shard_pass_op_new(a, "sdy.named_computation", call->num_operands, ins, call->num_results, types, 1);
-    nc->span = call->span;
-    nc->loc = call->loc;
+    shard_op *nc = shard_pass_op_like(a, "sdy.named_computation", call, 1);
     shard_op_set_attr(a, nc, "name", shard_attr_string(a, callee, (uint32_t)strlen(callee)), true);
     shard_attr *out = shard_op_attr(call, "sdy.sharding");
     if (out && out->kind == SHARD_ATTR_SDY_PER_VALUE) shard_op_set_attr(a, nc, "out_shardings", out, true);
