@@ -412,6 +412,20 @@ static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
   return true;
 }
 
+/* Fills r with elements of x moved along an affine map of r's index:
+ * r[idx] = x[base + sum over d of idx[d] * step[d]] (step in x's flat
+ * positions, one per dim of r). transpose, broadcast_in_dim, slice and
+ * reverse are each such a map. idx is zeroed scratch of r's rank. */
+static void S_copy_affine(shard_tensor *r, const shard_tensor *x, int64_t base, const int64_t *step, int64_t *idx) {
+  uint32_t rank = r->type->rank;
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = base;
+    for (uint32_t d = 0; d < rank; d++) si += idx[d] * step[d];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(rank, r->type->dims, idx);
+  }
+}
+
 static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *perm = INTERP_RANK_ARRAY(p, op, int64_t);
@@ -419,14 +433,11 @@ static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, shard_interp_op_rank(op))) return false;
   uint32_t rank = r->type->rank;
   if (n != rank) return shard_interp_error(p, op, "permutation has the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += idx[d] * xs[perm[d]];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
-  }
+  for (uint32_t d = 0; d < rank; d++) step[d] = xs[perm[d]];
+  S_copy_affine(r, x, 0, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -437,14 +448,13 @@ static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t n;
   if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, shard_interp_op_rank(op))) return false;
   if (n != x->type->rank) return shard_interp_error(p, op, "broadcast_dimensions has the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(n, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < n; d++) si += (x->type->dims[d] == 1 ? 0 : idx[bd[d]]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(r->type->rank, r->type->dims, idx);
-  }
+  /* a dim of size 1 is broadcast: its index stays 0 */
+  for (uint32_t d = 0; d < n; d++)
+    if (x->type->dims[d] != 1 && bd[d] >= 0 && bd[d] < r->type->rank) step[bd[d]] += xs[d];
+  S_copy_affine(r, x, 0, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -460,14 +470,14 @@ static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
     return false;
   uint32_t rank = x->type->rank;
   if (n1 != rank || n2 != rank) return shard_interp_error(p, op, "slice attributes have the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t), base = 0;
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += (start[d] + idx[d] * stride[d]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
+  for (uint32_t d = 0; d < rank; d++) {
+    base += start[d] * xs[d];
+    step[d] = stride[d] * xs[d];
   }
+  S_copy_affine(r, x, base, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -565,14 +575,14 @@ static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
     if (dims[k] < 0 || dims[k] >= (int64_t)rank)
       return shard_interp_error(p, op, "reverse dimension %lld is out of range", (long long)dims[k]);
     else rev[dims[k]] = true;
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t), base = 0;
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += (rev[d] ? x->type->dims[d] - 1 - idx[d] : idx[d]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
+  for (uint32_t d = 0; d < rank; d++) {
+    if (rev[d]) base += (x->type->dims[d] - 1) * xs[d];
+    step[d] = rev[d] ? -xs[d] : xs[d];
   }
+  S_copy_affine(r, x, base, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
