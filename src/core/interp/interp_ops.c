@@ -728,55 +728,36 @@ typedef int32_t S_v4i __attribute__((vector_size(16)));
 typedef double S_v2d __attribute__((vector_size(16)));
 typedef int64_t S_v2i __attribute__((vector_size(16)));
 
-static void S_row_f32(float *restrict acc, float *restrict mag, float x, const float *restrict b, int64_t n) {
-  S_v4f xv = {x, x, x, x};
-  const S_v4i nosign = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    S_v4f bv, av;
-    memcpy(&bv, b + i, sizeof bv);
-    memcpy(&av, acc + i, sizeof av);
-    S_v4f prod = xv * bv;
-    av = av + prod;
-    memcpy(acc + i, &av, sizeof av);
-    if (mag) {
-      S_v4f mv;
-      memcpy(&mv, mag + i, sizeof mv);
-      mv = mv + (S_v4f)((S_v4i)prod & nosign);
-      memcpy(mag + i, &mv, sizeof mv);
-    }
+/* One body for both formats: T the element, VT a vector of it, VI the
+ * integers of its width, NOSIGN the mask that clears a sign bit, FABS the
+ * scalar |.|. A scalar operand of a vector operation stands for every lane. */
+#define S_ROW_KERNEL(NAME, T, VT, VI, NOSIGN, FABS)                                          \
+  static void NAME(T *restrict acc, T *restrict mag, T x, const T *restrict b, int64_t n) { \
+    const int64_t lanes = (int64_t)(sizeof(VT) / sizeof(T));                                \
+    int64_t i = 0;                                                                          \
+    for (; i + lanes <= n; i += lanes) {                                                    \
+      VT bv, av;                                                                            \
+      memcpy(&bv, b + i, sizeof bv);                                                        \
+      memcpy(&av, acc + i, sizeof av);                                                      \
+      VT prod = x * bv;                                                                     \
+      av = av + prod;                                                                       \
+      memcpy(acc + i, &av, sizeof av);                                                      \
+      if (mag) {                                                                            \
+        VT mv;                                                                              \
+        memcpy(&mv, mag + i, sizeof mv);                                                    \
+        mv = mv + (VT)((VI)prod & (NOSIGN));                                                \
+        memcpy(mag + i, &mv, sizeof mv);                                                    \
+      }                                                                                     \
+    }                                                                                       \
+    for (; i < n; i++) {                                                                    \
+      T prod = x * b[i];                                                                    \
+      acc[i] = acc[i] + prod;                                                               \
+      if (mag) mag[i] += FABS(prod);                                                        \
+    }                                                                                       \
   }
-  for (; i < n; i++) {
-    float prod = x * b[i];
-    acc[i] = acc[i] + prod;
-    if (mag) mag[i] += fabsf(prod);
-  }
-}
 
-static void S_row_f64(double *restrict acc, double *restrict mag, double x, const double *restrict b, int64_t n) {
-  S_v2d xv = {x, x};
-  const S_v2i nosign = {INT64_MAX, INT64_MAX};
-  int64_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    S_v2d bv, av;
-    memcpy(&bv, b + i, sizeof bv);
-    memcpy(&av, acc + i, sizeof av);
-    S_v2d prod = xv * bv;
-    av = av + prod;
-    memcpy(acc + i, &av, sizeof av);
-    if (mag) {
-      S_v2d mv;
-      memcpy(&mv, mag + i, sizeof mv);
-      mv = mv + (S_v2d)((S_v2i)prod & nosign);
-      memcpy(mag + i, &mv, sizeof mv);
-    }
-  }
-  for (; i < n; i++) {
-    double prod = x * b[i];
-    acc[i] = acc[i] + prod;
-    if (mag) mag[i] += fabs(prod);
-  }
-}
+S_ROW_KERNEL(S_row_f32, float, S_v4f, S_v4i, 0x7fffffff, fabsf)
+S_ROW_KERNEL(S_row_f64, double, S_v2d, S_v2i, INT64_MAX, fabs)
 
 /* stablehlo.dot_general / dot. The result is [batch, lhs free, rhs free]
  * row-major; every element is the sum over the contracting dims (row-major
