@@ -425,3 +425,15 @@ const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_
   shard_attr *mesh = shard_op_attr(op, "mesh");
   return mesh && mesh->kind == SHARD_ATTR_SDY_MESH ? mesh->u.mesh : NULL;
 }
+
+const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s) {
+  if (s->inline_mesh || !s->mesh_name) return shard_module_sharding_mesh(m, s);
+  for (uint32_t i = 0; i < memo->num; i++)
+    if (memo->names[i] == s->mesh_name || strcmp(memo->names[i], s->mesh_name) == 0) return memo->meshes[i];
+  const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
+  if (memo->num < sizeof memo->meshes / sizeof *memo->meshes) {
+    memo->names[memo->num] = s->mesh_name;
+    memo->meshes[memo->num++] = mesh;
+  }
+  return mesh;
+}
