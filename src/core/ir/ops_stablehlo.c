@@ -1705,12 +1705,25 @@ static const char *const S_inh_triangular_solve[] = {"left_side", "lower", "unit
 
 /* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
 
-static const shard_attr_req S_required_stablehlo_broadcast[] = {
-    {.name = "broadcast_sizes", .need = SHARD_NEED_DIMS},
+/* Requirements several ops share (an op's own list below otherwise). */
+static const shard_attr_req S_required_broadcast_dimensions[] = {
+    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
     {0},
 };
-static const shard_attr_req S_required_stablehlo_broadcast_in_dim[] = {
-    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
+static const shard_attr_req S_required_dimension[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_dimensions[] = {
+    {.name = "dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_iota_dimension[] = {
+    {.name = "iota_dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_broadcast[] = {
+    {.name = "broadcast_sizes", .need = SHARD_NEED_DIMS},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_cholesky = {1, 1, SHARD_ARITY_ANY, 0};
@@ -1720,10 +1733,6 @@ static const shard_attr_req S_required_stablehlo_compare[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_complex = {2, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_concatenate[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_constant[] = {
     {.name = "value", .need = SHARD_NEED_PRESENT},
     {0},
@@ -1750,14 +1759,6 @@ static const shard_attr_req S_required_stablehlo_dot_general[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_dot_general = {2, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_dynamic_broadcast_in_dim[] = {
-    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
-static const shard_attr_req S_required_stablehlo_dynamic_iota[] = {
-    {.name = "iota_dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_dynamic_slice[] = {
     {.name = "slice_sizes", .need = SHARD_NEED_DIMS},
     {0},
@@ -1771,16 +1772,8 @@ static const shard_attr_req S_required_stablehlo_fft[] = {
     {.name = "fft_type", .need = SHARD_NEED_ENUM, .enum_kind = "fft_type"},
     {0},
 };
-static const shard_attr_req S_required_stablehlo_get_dimension_size[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_get_tuple_element[] = {
     {.name = "index", .need = SHARD_NEED_INT},
-    {0},
-};
-static const shard_attr_req S_required_stablehlo_iota[] = {
-    {.name = "iota_dimension", .need = SHARD_NEED_INT},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_iota = {0, 1, SHARD_ARITY_ANY, 0};
@@ -1792,20 +1785,12 @@ static const shard_attr_req S_required_stablehlo_pad[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_partition_id = {0, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_reduce[] = {
-    {.name = "dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_reduce_precision[] = {
     {.name = "exponent_bits", .need = SHARD_NEED_INT},
     {.name = "mantissa_bits", .need = SHARD_NEED_INT},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_replica_id = {0, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_reverse[] = {
-    {.name = "dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_rng[] = {
     {.name = "rng_distribution", .need = SHARD_NEED_ENUM, .enum_kind = "rng_distribution"},
     {0},
@@ -1815,10 +1800,6 @@ static const shard_attr_req S_required_stablehlo_rng_bit_generator[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_select = {3, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_set_dimension_size[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_slice[] = {
     {.name = "limit_indices", .need = SHARD_NEED_DIMS},
     {.name = "start_indices", .need = SHARD_NEED_DIMS},
@@ -1855,7 +1836,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.broadcast", .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast,
      .required = S_required_stablehlo_broadcast},
     {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_broadcast_in_dim,
-     .required = S_required_stablehlo_broadcast_in_dim},
+     .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.case"},
     {.name = "stablehlo.cbrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.ceil", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1872,7 +1853,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.composite", .parse = S_parse_composite, .print = S_print_composite, .inherent = S_inh_composite,
      .required = S_required_stablehlo_composite},
     {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_concatenate},
+     .required = S_required_dimension},
     {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,
      .required = S_required_stablehlo_constant, .signature = &S_signature_stablehlo_constant},
     {.name = "stablehlo.convert", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1890,11 +1871,11 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general,
      .required = S_required_stablehlo_dot_general, .signature = &S_signature_stablehlo_dot_general},
     {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_dynamic_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_dynamic_broadcast_in_dim,
-     .required = S_required_stablehlo_dynamic_broadcast_in_dim},
+     .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.dynamic_conv", .inherent = S_inh_dynamic_conv},
     {.name = "stablehlo.dynamic_gather", .inherent = S_inh_dynamic_gather},
     {.name = "stablehlo.dynamic_iota", .parse = S_parse_dynamic_iota, .print = S_print_dynamic_iota, .inherent = S_inh_dynamic_iota,
-     .required = S_required_stablehlo_dynamic_iota},
+     .required = S_required_iota_dimension},
     {.name = "stablehlo.dynamic_pad", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_slice", .parse = S_parse_dynamic_slice, .print = S_print_dynamic_slice, .inherent = S_inh_dynamic_slice,
@@ -1909,14 +1890,14 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.floor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.gather", .inherent = S_inh_gather},
     {.name = "stablehlo.get_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_get_dimension_size},
+     .required = S_required_dimension},
     {.name = "stablehlo.get_tuple_element", .parse = S_parse_get_tuple_element, .print = S_print_get_tuple_element, .inherent = S_inh_get_tuple_element,
      .required = S_required_stablehlo_get_tuple_element},
     {.name = "stablehlo.if"},
     {.name = "stablehlo.imag", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.infeed", .inherent = S_inh_infeed},
     {.name = "stablehlo.iota", .parse = S_parse_iota, .print = S_print_iota, .inherent = S_inh_dynamic_iota,
-     .required = S_required_stablehlo_iota, .signature = &S_signature_stablehlo_iota},
+     .required = S_required_iota_dimension, .signature = &S_signature_stablehlo_iota},
     {.name = "stablehlo.is_finite", .parse = S_parse_functional, .print = S_print_functional, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log_plus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1941,7 +1922,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.real_dynamic_slice", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.recv", .inherent = S_inh_recv},
     {.name = "stablehlo.reduce", .parse = S_parse_reduce, .print = S_print_reduce, .inherent = S_inh_map,
-     .required = S_required_stablehlo_reduce},
+     .required = S_required_dimensions},
     {.name = "stablehlo.reduce_precision", .parse = S_parse_reduce_precision, .print = S_print_reduce_precision, .inherent = S_inh_reduce_precision, .traits = SHARD_TRAIT_ELEMENTWISE,
      .required = S_required_stablehlo_reduce_precision},
     {.name = "stablehlo.reduce_scatter", .inherent = S_inh_reduce_scatter},
@@ -1952,7 +1933,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.return", .parse = S_parse_return, .print = S_print_return, .traits = SHARD_TRAIT_TERMINATOR},
     {.name = "stablehlo.reverse", .parse = S_parse_reverse, .print = S_print_reverse, .inherent = S_inh_map,
-     .required = S_required_stablehlo_reverse},
+     .required = S_required_dimensions},
     {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng,
      .required = S_required_stablehlo_rng},
     {.name = "stablehlo.rng_bit_generator", .parse = S_parse_rng_bit_generator, .print = S_print_rng_bit_generator, .inherent = S_inh_rng_bit_generator, .result_names = S_rng_bit_generator_names,
@@ -1966,7 +1947,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.select_and_scatter", .inherent = S_inh_select_and_scatter},
     {.name = "stablehlo.send", .inherent = S_inh_recv},
     {.name = "stablehlo.set_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_set_dimension_size},
+     .required = S_required_dimension},
     {.name = "stablehlo.shift_left", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_arithmetic", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_logical", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
