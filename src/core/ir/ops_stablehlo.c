@@ -550,11 +550,41 @@ static void S_print_compare(shard_printer *pr, const shard_op *op) {
 
 /* ---- shape ops ------------------------------------------------------------ */
 
-// broadcast_in_dim ::= operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") &&
-         S_kw_dims(p, st, "dims", "broadcast_dimensions") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
+// kw-dims-op ::= operand (',' operand)* ',' kw '=' int-list attr-dict ':' type-form
+// where the op's row in S_kw_dims_ops gives the operand count, the keyword,
+// the attribute and the type form (function-type, or type | function-type):
+//   broadcast_in_dim %x, dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+//   dynamic_broadcast_in_dim %x, %s, dims = [0] : ...
+//   broadcast %x, sizes = [3] : ...   transpose %x, dims = [1, 0] : ...
+//   reverse %x, dims = [0] : tensor<2xf32>
+static const struct {
+  const char *op; /* after the dialect prefix (stablehlo. or mhlo.) */
+  uint32_t operands;
+  const char *kw, *attr;
+  bool same; /* ':' (type | function-type), custom<SameOperandsAndResultType> */
+} S_kw_dims_ops[] = {
+    {"broadcast", 1, "sizes", "broadcast_sizes", false},
+    {"broadcast_in_dim", 1, "dims", "broadcast_dimensions", false},
+    {"dynamic_broadcast_in_dim", 2, "dims", "broadcast_dimensions", false},
+    {"reverse", 1, "dims", "dimensions", true},
+    {"transpose", 1, "dims", "permutation", false},
+};
+
+static int S_kw_dims_row(const char *name) {
+  const char *dot = strchr(name, '.');
+  const char *op = dot ? dot + 1 : name;
+  for (int i = 0; i < (int)(sizeof S_kw_dims_ops / sizeof S_kw_dims_ops[0]); i++)
+    if (strcmp(S_kw_dims_ops[i].op, op) == 0) return i;
+  return -1;
+}
+
+static bool S_parse_kw_dims_op(shard_parser *p, shard_op_state *st) {
+  int r = S_kw_dims_row(st->name);
+  if (r < 0) return shard_parser_error(p, "no custom syntax for '%s'", st->name);
+  for (uint32_t i = 0; i < S_kw_dims_ops[r].operands; i++)
+    if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",")) return false;
+  if (!S_kw_dims(p, st, S_kw_dims_ops[r].kw, S_kw_dims_ops[r].attr) || !S_attr_dict(p, st)) return false;
+  return S_kw_dims_ops[r].same ? S_colon_same(p, st) : S_colon_functional(p, st);
 }
 
 /* operand(s) ',' kw '=' dims attr-dict, the shared middle of several ops */
@@ -566,49 +596,12 @@ static void S_print_operands_kw_dims(shard_printer *pr, const shard_op *op, cons
   S_print_one_elided(pr, op, name);
 }
 
-static void S_print_broadcast_in_dim(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "broadcast_dimensions");
-  S_print_colon_functional(pr, op);
-}
-
-// dynamic_broadcast_in_dim ::= operand ',' operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_dynamic_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && shard_parser_operand(p, st) &&
-         shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "broadcast_dimensions") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
-}
-
-// broadcast ::= operand ',' 'sizes' '=' int-list attr-dict ':' function-type
-static bool S_parse_broadcast(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") &&
-         S_kw_dims(p, st, "sizes", "broadcast_sizes") && S_attr_dict(p, st) && S_colon_functional(p, st);
-}
-
-static void S_print_broadcast(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "sizes", "broadcast_sizes");
-  S_print_colon_functional(pr, op);
-}
-
-// transpose ::= operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_transpose(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "permutation") &&
-         S_attr_dict(p, st) && S_colon_functional(p, st);
-}
-
-static void S_print_transpose(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "permutation");
-  S_print_colon_functional(pr, op);
-}
-
-// reverse ::= operand ',' 'dims' '=' int-list attr-dict ':' (type | function-type)
-static bool S_parse_reverse(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "dimensions") &&
-         S_attr_dict(p, st) && S_colon_same(p, st);
-}
-
-static void S_print_reverse(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "dimensions");
-  S_print_colon_same(pr, op);
+static void S_print_kw_dims_op(shard_printer *pr, const shard_op *op) {
+  int r = S_kw_dims_row(op->name);
+  if (r < 0) return;
+  S_print_operands_kw_dims(pr, op, S_kw_dims_ops[r].kw, S_kw_dims_ops[r].attr);
+  if (S_kw_dims_ops[r].same) S_print_colon_same(pr, op);
+  else S_print_colon_functional(pr, op);
 }
 
 // pad ::= operand ',' operand ',' 'low' '=' int-list ',' 'high' '=' int-list ','
@@ -1833,9 +1826,9 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.batch_norm_inference", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.batch_norm_training", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.bitcast_convert", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.broadcast", .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast,
+    {.name = "stablehlo.broadcast", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast,
      .required = S_required_stablehlo_broadcast},
-    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_broadcast_in_dim,
+    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast_in_dim,
      .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.case"},
     {.name = "stablehlo.cbrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1870,7 +1863,7 @@ const shard_op_def shard_stablehlo_ops[] = {
      .signature = &S_signature_stablehlo_dot},
     {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general,
      .required = S_required_stablehlo_dot_general, .signature = &S_signature_stablehlo_dot_general},
-    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_dynamic_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_dynamic_broadcast_in_dim,
+    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_dynamic_broadcast_in_dim,
      .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.dynamic_conv", .inherent = S_inh_dynamic_conv},
     {.name = "stablehlo.dynamic_gather", .inherent = S_inh_dynamic_gather},
@@ -1932,7 +1925,7 @@ const shard_op_def shard_stablehlo_ops[] = {
      .signature = &S_signature_stablehlo_replica_id},
     {.name = "stablehlo.reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.return", .parse = S_parse_return, .print = S_print_return, .traits = SHARD_TRAIT_TERMINATOR},
-    {.name = "stablehlo.reverse", .parse = S_parse_reverse, .print = S_print_reverse, .inherent = S_inh_map,
+    {.name = "stablehlo.reverse", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_map,
      .required = S_required_dimensions},
     {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng,
      .required = S_required_stablehlo_rng},
@@ -1961,7 +1954,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.tan", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.tanh", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.torch_index_select", .inherent = S_inh_torch_index_select},
-    {.name = "stablehlo.transpose", .parse = S_parse_transpose, .print = S_print_transpose, .inherent = S_inh_transpose,
+    {.name = "stablehlo.transpose", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_transpose,
      .required = S_required_stablehlo_transpose},
     {.name = "stablehlo.triangular_solve", .inherent = S_inh_triangular_solve},
     {.name = "stablehlo.tuple", .parse = S_parse_tuple, .print = S_print_tuple,
