@@ -124,12 +124,6 @@ static void show_as_typed(session *s, const char *text, size_t col) {
     memcpy(s->shown_text, s->line.text, col);
 }
 
-static const char *const commands[] = {":help",   ":quit",     ":local",    ":map",  ":viz",
-                                       ":compare", ":load",     ":show",     ":why",  ":values",
-                                       ":meshes",  ":list",     ":reshard",  ":topology",
-                                       ":propagate", ":step",   ":memory"};
-#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
-
 void cmd_repl_usage(FILE *f) {
   fprintf(f,
           "usage: shard repl [--history FILE | --no-history] [--color=WHEN] [FILE]\n"
@@ -596,19 +590,30 @@ static void load(session *s, const char *arg) {
 static const char *sharding_at(const session *s, const shard_value *v, uint32_t step);
 static char *explanation_of(const session *s, const char *name);
 
+/* The loaded module's value named by the word at arg, with *name its name
+ * (to free); NULL, after an error, when there is none. */
+static shard_value *named_value(session *s, const char *arg, char **name) {
+  size_t len = word_len(arg);
+  *name = shard_xstrndup(arg, len);
+  shard_value *v = len ? viz_find_value(loaded_module(s), NULL, *name) : NULL;
+  if (!v) {
+    error_at(s, arg, len, "no value '%s' in the loaded module", *name);
+    free(*name);
+    *name = NULL;
+  }
+  return v;
+}
+
 static void show_value(session *s, const char *arg) {
   size_t len = word_len(arg);
   if (!loaded_module(s)) {
     error_at(s, arg, len, "%s", "no module loaded (use ':load FILE')");
     return;
   }
-  char *name = shard_xstrndup(arg, len);
-  shard_value *v = len ? viz_find_value(loaded_module(s), NULL, name) : NULL;
-  if (!v) {
-    error_at(s, arg, len, "no value '%s' in the loaded module", name);
-    free(name);
+  char *name;
+  shard_value *v = named_value(s, arg, &name);
+  if (!v)
     return;
-  }
   if (s->propagated && s->cursor < s->num_steps) {
     /* Walking propagation: the value as of the current step. */
     const shard_value *held = shard_propagation_shardable_value(v);
@@ -700,7 +705,7 @@ static void draw_meshes(session *s) {
   free(text);
 }
 
-static void list_session(const session *s) {
+static void list_session(session *s) {
   for (uint32_t i = 0; i < s->meshes.len; i++)
     printf("%s\n", s->meshes.items[i].text);
   for (uint32_t i = 0; i < s->module_meshes.len; i++)
@@ -1113,16 +1118,12 @@ static char *explanation_of(const session *s, const char *name) {
 
 /* :why %v */
 static void why(session *s, const char *arg) {
-  size_t len = word_len(arg);
   if (!ensure_propagated(s, arg))
     return;
-  char *name = shard_xstrndup(arg, len);
-  shard_value *v = len ? viz_find_value(loaded_module(s), NULL, name) : NULL;
-  if (!v) {
-    error_at(s, arg, len, "no value '%s' in the loaded module", name);
-    free(name);
+  char *name;
+  shard_value *v = named_value(s, arg, &name);
+  if (!v)
     return;
-  }
   char *text = explanation_of(s, name);
   if (text)
     printf("%s\n", text);
@@ -1131,6 +1132,35 @@ static void why(session *s, const char *arg) {
   free(text);
   free(name);
 }
+
+/* The commands, in the order completion offers them: the first five are
+ * run by run_line itself (help, quit and the subject views, which have
+ * aliases or need the command's name), the others by their function, given
+ * the rest of the line (with_arg) or not (plain). */
+static const struct {
+  const char *name;
+  void (*with_arg)(session *s, const char *arg);
+  void (*plain)(session *s);
+} commands[] = {
+    {":help", NULL, NULL},
+    {":quit", NULL, NULL},
+    {":local", NULL, NULL},
+    {":map", NULL, NULL},
+    {":viz", NULL, NULL},
+    {":compare", compare, NULL},
+    {":load", load, NULL},
+    {":show", show_value, NULL},
+    {":why", why, NULL},
+    {":values", NULL, list_values},
+    {":meshes", NULL, draw_meshes},
+    {":list", NULL, list_session},
+    {":reshard", reshard, NULL},
+    {":topology", set_topology, NULL},
+    {":propagate", propagate_module, NULL},
+    {":step", step, NULL},
+    {":memory", memory, NULL},
+};
+#define NUM_COMMANDS (sizeof commands / sizeof commands[0])
 
 /* Runs one line; false to end the session. */
 static bool run_line(session *s, const char *line) {
@@ -1166,34 +1196,17 @@ static bool run_line(session *s, const char *line) {
     free(cmd);
     return false;
   }
+  size_t i = 0;
+  while (i < NUM_COMMANDS && strcmp(cmd, commands[i].name) != 0)
+    i++;
   if (strcmp(cmd, ":help") == 0 || strcmp(cmd, ":h") == 0 || strcmp(cmd, ":?") == 0)
     help();
   else if (strcmp(cmd, ":local") == 0 || strcmp(cmd, ":map") == 0 || strcmp(cmd, ":viz") == 0)
     show_subject(s, cmd, arg);
-  else if (strcmp(cmd, ":compare") == 0)
-    compare(s, arg);
-  else if (strcmp(cmd, ":load") == 0)
-    load(s, arg);
-  else if (strcmp(cmd, ":show") == 0)
-    show_value(s, arg);
-  else if (strcmp(cmd, ":why") == 0)
-    why(s, arg);
-  else if (strcmp(cmd, ":reshard") == 0)
-    reshard(s, arg);
-  else if (strcmp(cmd, ":topology") == 0)
-    set_topology(s, arg);
-  else if (strcmp(cmd, ":propagate") == 0)
-    propagate_module(s, arg);
-  else if (strcmp(cmd, ":step") == 0)
-    step(s, arg);
-  else if (strcmp(cmd, ":memory") == 0)
-    memory(s, arg);
-  else if (strcmp(cmd, ":values") == 0)
-    list_values(s);
-  else if (strcmp(cmd, ":meshes") == 0)
-    draw_meshes(s);
-  else if (strcmp(cmd, ":list") == 0)
-    list_session(s);
+  else if (i < NUM_COMMANDS && commands[i].with_arg)
+    commands[i].with_arg(s, arg);
+  else if (i < NUM_COMMANDS && commands[i].plain)
+    commands[i].plain(s);
   else
     error_at(s, p, n, "unknown command '%s' (try ':help')", cmd);
   free(cmd);
@@ -1207,7 +1220,7 @@ static uint32_t complete(void *ctx, const char *text, char ***out) {
   SHARD_VEC(char *) c = {0};
   if (text[0] == ':' || text[0] == '\0')
     for (size_t i = 0; i < NUM_COMMANDS; i++)
-      SHARD_VEC_PUSH(c, shard_xstrdup(commands[i]));
+      SHARD_VEC_PUSH(c, shard_xstrdup(commands[i].name));
   if (text[0] == '@' || text[0] == '\0') {
     named_vec *lists[] = {&s->meshes, &s->module_meshes};
     for (int l = 0; l < 2; l++)

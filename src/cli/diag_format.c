@@ -225,17 +225,10 @@ static char *path_to_uri(const char *path) {
   return shard_buf_take(&b);
 }
 
+/* SARIF's levels are the severity names, but for remarks: SARIF has none,
+ * they are notes there. */
 static const char *sarif_level(shard_severity s) {
-  switch (s) {
-  case SHARD_ERROR:
-    return "error";
-  case SHARD_WARNING:
-    return "warning";
-  case SHARD_NOTE:
-  case SHARD_REMARK:
-    return "note";
-  }
-  return "error";
+  return s == SHARD_REMARK ? "note" : shard_severity_name(s);
 }
 
 static cJSON *sarif_location(const cli_collected *c) {

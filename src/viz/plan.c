@@ -95,22 +95,11 @@ static uint32_t sends_to(const shard_comm_groups *g, uint32_t pos) {
 /* ---- text ------------------------------------------------------------------------------ */
 
 static void term_groups(shard_buf *out, const shard_comm_groups *g, const shard_viz_options *o) {
-  uint32_t rows, cols;
-  shard_viz_mesh_shape(g->mesh, &rows, &cols);
   shard_viz_table t;
-  shard_viz_table_init(&t, rows, cols);
+  shard_viz_mesh_table_init(&t, g->mesh);
+  uint32_t rows = t.rows, cols = t.cols;
   shard_buf c;
   shard_buf_init(&c);
-  for (uint32_t r = 0; r < rows; r++) {
-    shard_buf_clear(&c);
-    shard_viz_mesh_label(&c, g->mesh, 'r', r);
-    t.row_labels[r] = shard_xstrdup(shard_buf_str(&c));
-  }
-  for (uint32_t col = 0; col < cols; col++) {
-    shard_buf_clear(&c);
-    shard_viz_mesh_label(&c, g->mesh, 'c', col);
-    t.col_labels[col] = shard_xstrdup(shard_buf_str(&c));
-  }
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t col = 0; col < cols; col++) {
       uint32_t pos = shard_viz_mesh_position(g->mesh, r, col);

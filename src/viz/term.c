@@ -234,22 +234,30 @@ static void tensor_grids(shard_buf *out, const shard_placement *p, const shard_v
   shard_viz_grid_free(&g);
 }
 
-/* Mesh grid of a placement: each device with the block it holds. */
-static void device_grid(shard_buf *out, const shard_placement *p, const shard_viz_options *o) {
+void shard_viz_mesh_table_init(table *t, const shard_mesh *m) {
   uint32_t rows, cols;
-  shard_viz_mesh_shape(p->mesh, &rows, &cols);
-  table t;
-  table_init(&t, rows, cols);
+  shard_viz_mesh_shape(m, &rows, &cols);
+  table_init(t, rows, cols);
   shard_buf b;
   shard_buf_init(&b);
-  for (uint32_t r = 0; r < rows && p->mesh->num_axes > 1; r++) {
-    shard_viz_mesh_label(&b, p->mesh, 'r', r);
-    t.row_labels[r] = take(&b);
+  for (uint32_t r = 0; r < rows; r++) {
+    shard_viz_mesh_label(&b, m, 'r', r);
+    t->row_labels[r] = take(&b);
   }
-  for (uint32_t c = 0; c < cols && p->mesh->num_axes > 0; c++) {
-    shard_viz_mesh_label(&b, p->mesh, 'c', c);
-    t.col_labels[c] = take(&b);
+  for (uint32_t c = 0; c < cols; c++) {
+    shard_viz_mesh_label(&b, m, 'c', c);
+    t->col_labels[c] = take(&b);
   }
+  shard_buf_free(&b);
+}
+
+/* Mesh grid of a placement: each device with the block it holds. */
+static void device_grid(shard_buf *out, const shard_placement *p, const shard_viz_options *o) {
+  table t;
+  shard_viz_mesh_table_init(&t, p->mesh);
+  uint32_t rows = t.rows, cols = t.cols;
+  shard_buf b;
+  shard_buf_init(&b);
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t c = 0; c < cols; c++) {
       const shard_placement_device *dev = &p->devices[shard_viz_mesh_position(p->mesh, r, c)];
@@ -353,18 +361,9 @@ static void one_mesh(shard_buf *out, const shard_viz_mesh *vm, const shard_viz_o
     shard_buf_free(&b);
     return;
   }
-  uint32_t rows, cols;
-  shard_viz_mesh_shape(m, &rows, &cols);
   table t;
-  table_init(&t, rows, cols);
-  for (uint32_t r = 0; r < rows && m->num_axes > 1; r++) {
-    shard_viz_mesh_label(&b, m, 'r', r);
-    t.row_labels[r] = take(&b);
-  }
-  for (uint32_t c = 0; c < cols && m->num_axes > 0; c++) {
-    shard_viz_mesh_label(&b, m, 'c', c);
-    t.col_labels[c] = take(&b);
-  }
+  shard_viz_mesh_table_init(&t, m);
+  uint32_t rows = t.rows, cols = t.cols;
   for (uint32_t r = 0; r < rows; r++)
     for (uint32_t c = 0; c < cols; c++) {
       uint32_t pos = shard_viz_mesh_position(m, r, c);

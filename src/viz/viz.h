@@ -113,6 +113,10 @@ typedef struct shard_viz_table {
   int *colors;
 } shard_viz_table;
 void shard_viz_table_init(shard_viz_table *t, uint32_t rows, uint32_t cols);
+/* A table of mesh m's grid (shard_viz_mesh_shape) with its rows and columns
+ * labelled by mesh coordinates (shard_viz_mesh_label); the caller fills the
+ * cells. */
+void shard_viz_mesh_table_init(shard_viz_table *t, const shard_mesh *m);
 void shard_viz_table_free(shard_viz_table *t);
 void shard_viz_table_draw(shard_buf *out, const shard_viz_table *t, bool color);
 

@@ -1196,6 +1196,7 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
   int64_t *k1 = shard_xcalloc((size_t)n, sizeof(int64_t));
   int64_t *kr = shard_xcalloc((size_t)n, sizeof(int64_t));
   int64_t *kg = shard_xcalloc((size_t)n, sizeof(int64_t));
+  bool ok = true;
   for (int64_t pos = 0; pos < n; pos++) {
     int64_t rest = pos;
     for (uint32_t a = m->num_axes; a-- > 0;) {
@@ -1205,14 +1206,8 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     int64_t dev = m->device_ids ? m->device_ids[pos] : pos;
     if (dev < 0 || dev >= n || out->held[dev]) {
       shard_buf_puts(err, "the mesh device ids are not a permutation");
-      free(digits);
-      free(tiles);
-      free(mc);
-      free(k1);
-      free(kr);
-      free(kg);
-      shard_device_map_free(out);
-      return false;
+      ok = false;
+      break;
     }
     out->held[dev] = true;
     int64_t tile_lin = 0;
@@ -1235,15 +1230,18 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
     kr[dev] = digits_index(unr_digits, s->num_unreduced, mc);
     kg[dev] = 0;
   }
-  classes(k1, kr, out->held, n, out->replica);
-  classes(k1, kg, out->held, n, out->group);
+  if (ok) {
+    classes(k1, kr, out->held, n, out->replica);
+    classes(k1, kg, out->held, n, out->group);
+  }
   free(digits);
   free(tiles);
   free(mc);
   free(k1);
   free(kr);
   free(kg);
-  return true;
+  if (!ok) shard_device_map_free(out);
+  return ok;
 }
 
 bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b, shard_buf *why) {

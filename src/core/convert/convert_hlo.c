@@ -193,20 +193,28 @@ static bool parse_device_id(hlo_parser *p, int64_t *out) {
   return true;
 }
 
+typedef SHARD_VEC(int64_t) int_vec;
+
+/* ints ::= INT (',' INT)*, appended to v; v is freed on an error. */
+static bool parse_ints(hlo_parser *p, int_vec *v) {
+  do {
+    int64_t x;
+    if (!parse_int(p, &x)) {
+      SHARD_VEC_FREE(*v);
+      return false;
+    }
+    SHARD_VEC_PUSH(*v, x);
+  } while (accept(p, ","));
+  return true;
+}
+
 /* int-list ::= INT (',' INT)*  (between the given brackets) */
 static bool parse_int_list(hlo_parser *p, const char *open, const char *close, int64_t **out,
                            uint32_t *n) {
-  SHARD_VEC(int64_t) v = {0};
+  int_vec v = {0};
   if (!expect(p, open)) return false;
   if (!accept(p, close)) {
-    do {
-      int64_t x;
-      if (!parse_int(p, &x)) {
-        SHARD_VEC_FREE(v);
-        return false;
-      }
-      SHARD_VEC_PUSH(v, x);
-    } while (accept(p, ","));
+    if (!parse_ints(p, &v)) return false;
     if (!expect(p, close)) {
       SHARD_VEC_FREE(v);
       return false;
@@ -392,15 +400,8 @@ static bool parse_tile_assignment(hlo_parser *p, shard_hlo_sharding *h) {
                        (long long)rtotal, (long long)total);
     return true;
   }
-  SHARD_VEC(int64_t) v = {0};
-  do {
-    int64_t d;
-    if (!parse_int(p, &d)) {
-      SHARD_VEC_FREE(v);
-      return false;
-    }
-    SHARD_VEC_PUSH(v, d);
-  } while (accept(p, ","));
+  int_vec v = {0};
+  if (!parse_ints(p, &v)) return false;
   if ((int64_t)v.len != total) {
     uint32_t n = v.len;
     SHARD_VEC_FREE(v);
@@ -762,15 +763,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     } else {
       int64_t *list;
       uint32_t n = 0;
-      SHARD_VEC(int64_t) v = {0};
-      do {
-        int64_t x;
-        if (!parse_int(p, &x)) {
-          SHARD_VEC_FREE(v);
-          return false;
-        }
-        SHARD_VEC_PUSH(v, x);
-      } while (accept(p, ","));
+      int_vec v = {0};
+      if (!parse_ints(p, &v)) return false;
       n = v.len;
       SHARD_VEC_FREEZE(cx->arena, v, list);
       if ((int64_t)n != total)
@@ -1364,17 +1358,27 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
   return c;
 }
 
+/* The kinds HloSharding and shard_conv share that carry nothing but a
+ * maximal sharding's device: one table for reading and for writing. */
+static const struct {
+  shard_hlo_kind hlo;
+  shard_conv_kind conv;
+} plain_kinds[] = {
+    {SHARD_HLO_REPLICATED, SHARD_CONV_REPLICATED}, {SHARD_HLO_MANUAL, SHARD_CONV_MANUAL},
+    {SHARD_HLO_UNKNOWN, SHARD_CONV_UNKNOWN},       {SHARD_HLO_UNREDUCED, SHARD_CONV_UNREDUCED},
+    {SHARD_HLO_MAXIMAL, SHARD_CONV_MAXIMAL},
+};
+#define NUM_PLAIN_KINDS (sizeof plain_kinds / sizeof plain_kinds[0])
+
 shard_conv *shard_hlo_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
   shard_conv *c;
+  for (size_t i = 0; i < NUM_PLAIN_KINDS; i++)
+    if (plain_kinds[i].hlo == h->kind) {
+      c = shard_conv_new(cx, plain_kinds[i].conv, h->span);
+      if (h->kind == SHARD_HLO_MAXIMAL) c->device = h->device;
+      return c;
+    }
   switch (h->kind) {
-  case SHARD_HLO_REPLICATED: return shard_conv_new(cx, SHARD_CONV_REPLICATED, h->span);
-  case SHARD_HLO_MANUAL: return shard_conv_new(cx, SHARD_CONV_MANUAL, h->span);
-  case SHARD_HLO_UNKNOWN: return shard_conv_new(cx, SHARD_CONV_UNKNOWN, h->span);
-  case SHARD_HLO_UNREDUCED: return shard_conv_new(cx, SHARD_CONV_UNREDUCED, h->span);
-  case SHARD_HLO_MAXIMAL:
-    c = shard_conv_new(cx, SHARD_CONV_MAXIMAL, h->span);
-    c->device = h->device;
-    return c;
   case SHARD_HLO_NAMED:
     if (h->named->kind == SHARD_CONV_NAMED && !shard_conv_validate(cx, h->named)) return NULL;
     return h->named;
@@ -1397,6 +1401,7 @@ shard_conv *shard_hlo_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h) {
     }
     cx->rank = rank;
     return c;
+  default: break; /* plain_kinds, above */
   }
   return NULL;
 }
@@ -1616,15 +1621,13 @@ shard_hlo_sharding *shard_hlo_from_conv(shard_conv_ctx *cx, const shard_conv *c,
 
 static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bool warn) {
   shard_hlo_sharding *h;
+  for (size_t i = 0; i < NUM_PLAIN_KINDS; i++)
+    if (plain_kinds[i].conv == c->kind) {
+      h = hlo_kind(cx, plain_kinds[i].hlo, c->span);
+      if (c->kind == SHARD_CONV_MAXIMAL) h->device = c->device;
+      return h;
+    }
   switch (c->kind) {
-  case SHARD_CONV_REPLICATED: return hlo_kind(cx, SHARD_HLO_REPLICATED, c->span);
-  case SHARD_CONV_MANUAL: return hlo_kind(cx, SHARD_HLO_MANUAL, c->span);
-  case SHARD_CONV_UNKNOWN: return hlo_kind(cx, SHARD_HLO_UNKNOWN, c->span);
-  case SHARD_CONV_UNREDUCED: return hlo_kind(cx, SHARD_HLO_UNREDUCED, c->span);
-  case SHARD_CONV_MAXIMAL:
-    h = hlo_kind(cx, SHARD_HLO_MAXIMAL, c->span);
-    h->device = c->device;
-    return h;
   case SHARD_CONV_NAMED: return named_to_v2(cx, c, warn);
   case SHARD_CONV_TUPLE:
     h = hlo_kind(cx, SHARD_HLO_TUPLE, c->span);
@@ -1636,6 +1639,7 @@ static shard_hlo_sharding *from_conv(shard_conv_ctx *cx, const shard_conv *c, bo
       h->elems[i] = *e;
     }
     return h;
+  default: break; /* plain_kinds, above */
   }
   return NULL;
 }

@@ -450,11 +450,8 @@ typedef struct xr {
   bool full;
   shard_diag_engine *de;
   bool failed;
-  /* meshes by symbol name, looked up once: the pass adds no meshes, and
-   * finding one is a walk over the module's top-level ops */
-  const char *mesh_names[8];
-  const shard_mesh *meshes[8];
-  uint32_t num_meshes;
+  /* meshes by symbol name: the pass adds no meshes */
+  shard_mesh_memo meshes;
   /* rules created for ops without a sdy.sharding_rule (after an export
    * dropped them), shared by equal ops as in a propagation session */
   shard_rule_cache *rules;
@@ -526,16 +523,7 @@ static shard_value *S_bypass_barriers(shard_value *v) {
 }
 
 static const shard_mesh *S_mesh(xr *x, const shard_tensor_sharding *s) {
-  if (!s) return NULL;
-  if (s->inline_mesh || !s->mesh_name) return shard_module_sharding_mesh(x->m, s);
-  for (uint32_t i = 0; i < x->num_meshes; i++)
-    if (x->mesh_names[i] == s->mesh_name || strcmp(x->mesh_names[i], s->mesh_name) == 0) return x->meshes[i];
-  const shard_mesh *mesh = shard_module_sharding_mesh(x->m, s);
-  if (x->num_meshes < sizeof x->meshes / sizeof *x->meshes) {
-    x->mesh_names[x->num_meshes] = s->mesh_name;
-    x->meshes[x->num_meshes++] = mesh;
-  }
-  return mesh;
+  return s ? shard_mesh_memo_get(&x->meshes, x->m, s) : NULL;
 }
 
 static bool S_single_device(xr *x, const shard_tensor_sharding *s) {
@@ -1582,7 +1570,7 @@ static bool S_run_func(xr *x, shard_op *func) {
 }
 
 static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {0}, {0}, 0, shard_rule_cache_new(NULL), lower_run == 1, lower_run == 2,
+  xr x = {m, m->arena, full_version, de, false, {{0}, {0}, 0}, shard_rule_cache_new(NULL), lower_run == 1, lower_run == 2,
           for_lower};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};

@@ -111,22 +111,7 @@ static const char *S_export_func(shard_symbol_table *t, shard_op *nc, const shar
   if (thread) shard_op_set_attr(a, func, "execution_thread", thread, false);
 
   /* Move the blocks over. */
-  shard_region *to = &func->regions[0];
-  to->first = body->first;
-  to->last = body->last;
-  body->first = body->last = NULL;
-  for (shard_block *b = to->first; b; b = b->next) {
-    b->parent = to;
-    shard_op *term = b->last;
-    if (!term || !S_is(term, "sdy.return")) continue;
-    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
-    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, "func.return", term->num_operands, vals, 0, NULL, 0);
-    ret->loc = term->loc;
-    ret->span = term->span;
-    shard_op_insert_before(term, ret);
-    shard_op_erase(term);
-  }
+  shard_pass_move_body(a, body, &func->regions[0], "sdy.return", "func.return", false);
   for (uint32_t i = 0; i < nargs; i++) S_remove_edge(&entry->args[i]);
   if (in && in->kind == SHARD_ATTR_SDY_PER_VALUE)
     for (uint32_t i = 0; i < nargs && i < in->u.per_value->num; i++)
@@ -146,13 +131,7 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
 
   const char *callee = S_export_func(t, nc, in);
 
-  shard_value **operands = nc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, nc->num_operands) : NULL;
-  for (uint32_t i = 0; i < nc->num_operands; i++) operands[i] = nc->operands[i].value;
-  shard_type **types = nc->num_results ? SHARD_NEW_ARRAY(a, shard_type *, nc->num_results) : NULL;
-  for (uint32_t i = 0; i < nc->num_results; i++) types[i] = nc->results[i].type;
-  shard_op *call = shard_pass_op_new(a, "func.call", nc->num_operands, operands, nc->num_results, types, 0);
-  call->loc = nc->loc;
-  call->span = nc->span;
+  shard_op *call = shard_pass_op_like(a, "func.call", nc, 0);
   shard_call_set_callee(a, call, callee);
   for (uint32_t i = 0; i < nc->num_attrs; i++)
     if (!nc->attrs[i].inherent && strcmp(nc->attrs[i].name, "execution_thread") != 0)

@@ -309,14 +309,18 @@ static shard_value *S_transpose(g2l *c, shard_op *before, shard_value *v, const 
   return &op->results[0];
 }
 
-static shard_value *S_constant_i64(g2l *c, shard_op *before, const char *payload, uint32_t rank, const int64_t *dims) {
-  shard_type *t = S_tensor(c, rank, dims, "i64");
+/* A constant of dense literal `payload` (a splat or a nested list) with type t. */
+static shard_value *S_splat(g2l *c, shard_op *before, shard_type *t, const char *payload) {
   shard_op *op = S_new(c, before, "stablehlo.constant", 0, NULL, t, 0);
   shard_attr *v = shard_attr_new(c->a, SHARD_ATTR_DENSE);
   v->u.dense.payload = shard_arena_strdup(c->a, payload);
   v->u.dense.type = t;
   shard_op_set_attr(c->a, op, "value", v, true);
   return &op->results[0];
+}
+
+static shard_value *S_constant_i64(g2l *c, shard_op *before, const char *payload, uint32_t rank, const int64_t *dims) {
+  return S_splat(c, before, S_tensor(c, rank, dims, "i64"), payload);
 }
 
 static void S_channel(g2l *c, shard_op *op) {
@@ -416,11 +420,8 @@ static void S_replace(g2l *c, shard_op *op, shard_value *v) {
   shard_op_erase(op);
 }
 
-static void S_all_gather(g2l *c, shard_op *op) {
-  shard_tensor_sharding *s;
-  const shard_mesh *mesh;
-  const shard_attr *g = S_op_axis_lists(c, op, "gathering_axes", &mesh, &s);
-  if (!g) return;
+static void S_all_gather(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s,
+                         const shard_attr *g) {
   shard_value *cur = op->operands[0].value;
   uint32_t rank = cur->type->rank, ndims = 0;
   for (uint32_t d = 0; d < g->u.axis_lists.num; d++) ndims += g->u.axis_lists.dims[d].num > 0;
@@ -525,11 +526,8 @@ static void S_all_reduce(g2l *c, shard_op *op) {
   S_replace(c, op, &ar->results[0]);
 }
 
-static void S_all_slice(g2l *c, shard_op *op) {
-  shard_tensor_sharding *s;
-  const shard_mesh *mesh;
-  const shard_attr *axes = S_op_axis_lists(c, op, "slicing_axes", &mesh, &s);
-  if (!axes) return;
+static void S_all_slice(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s,
+                        const shard_attr *axes) {
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
   S_replace(c, op, S_dynamic_slice_for_axes(c, op, op->operands[0].value, mesh, axes->u.axis_lists.dims, local));
 }
@@ -717,11 +715,8 @@ static void S_collective_permute(g2l *c, shard_op *op) {
   S_replace(c, op, &cp->results[0]);
 }
 
-static void S_reduce_scatter(g2l *c, shard_op *op) {
-  shard_tensor_sharding *s;
-  const shard_mesh *mesh;
-  const shard_attr *rs = S_op_axis_lists(c, op, "reduce_scatter_axes", &mesh, &s);
-  if (!rs) return;
+static void S_reduce_scatter(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s,
+                             const shard_attr *rs) {
   shard_tensor_sharding *ins = S_value_sharding(c, op->operands[0].value);
   shard_value *in = op->operands[0].value;
   shard_type *local = S_local_type(c, op->results[0].type, s, NULL, 0);
@@ -1206,16 +1201,6 @@ static void S_convolution(g2l *c, shard_op *op) {
     S_local_group_count(c, op, "batch_group_count", S_operand_shards(c, op->operands[0].value, dn->in_batch));
   }
   shard_op_remove_attr(op, "sdy.sharding");
-}
-
-/* A constant splat of `payload` with type t. */
-static shard_value *S_splat(g2l *c, shard_op *before, shard_type *t, const char *payload) {
-  shard_op *op = S_new(c, before, "stablehlo.constant", 0, NULL, t, 0);
-  shard_attr *v = shard_attr_new(c->a, SHARD_ATTR_DENSE);
-  v->u.dense.payload = shard_arena_strdup(c->a, payload);
-  v->u.dense.type = t;
-  shard_op_set_attr(c->a, op, "value", v, true);
-  return &op->results[0];
 }
 
 /* The literal of zero (false for i1) of an element type. */
@@ -1795,15 +1780,38 @@ static void S_propagation_barrier(shard_op *op) {
   shard_op_erase(op);
 }
 
+/* The collectives whose axes are listed per dimension (an axis-lists
+ * attribute): each is converted knowing its mesh, its sharding and the
+ * lists, and left alone when it lacks one of them. */
+typedef void (*axis_lists_fn)(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s,
+                              const shard_attr *axes);
+static bool S_axis_lists_collective(g2l *c, shard_op *op) {
+  static const struct {
+    const char *op, *axes;
+    axis_lists_fn fn;
+  } K[] = {
+      {"sdy.all_gather", "gathering_axes", S_all_gather},
+      {"sdy.all_slice", "slicing_axes", S_all_slice},
+      {"sdy.reduce_scatter", "reduce_scatter_axes", S_reduce_scatter},
+  };
+  for (size_t i = 0; i < sizeof K / sizeof K[0]; i++) {
+    if (strcmp(op->name, K[i].op) != 0) continue;
+    shard_tensor_sharding *s;
+    const shard_mesh *mesh;
+    const shard_attr *axes = S_op_axis_lists(c, op, K[i].axes, &mesh, &s);
+    if (axes) K[i].fn(c, op, mesh, s, axes);
+    return true;
+  }
+  return false;
+}
+
 static void S_convert_op(g2l *c, shard_op *op) {
   const char *n = op->name;
   if (!strcmp(n, "sdy.propagation_barrier")) return S_propagation_barrier(op);
-  if (!strcmp(n, "sdy.all_gather")) return S_all_gather(c, op);
+  if (S_axis_lists_collective(c, op)) return;
   if (!strcmp(n, "sdy.all_reduce")) return S_all_reduce(c, op);
-  if (!strcmp(n, "sdy.all_slice")) return S_all_slice(c, op);
   if (!strcmp(n, "sdy.all_to_all")) return S_all_to_all(c, op);
   if (!strcmp(n, "sdy.collective_permute")) return S_collective_permute(c, op);
-  if (!strcmp(n, "sdy.reduce_scatter")) return S_reduce_scatter(c, op);
   if (!strcmp(n, "sdy.constant")) return S_constant(c, op);
   if (!strcmp(n, "sdy.replicated_to_unreduced")) return S_replicated_to_unreduced(c, op);
   if (!strcmp(n, "sdy.manual_computation")) return S_manual_computation(c, op);

@@ -116,34 +116,20 @@ static shard_attr *S_func_arg_shardings(shard_module *m, shard_op *func) {
  * arguments lose their func argument attributes, and func.return becomes
  * sdy.return. */
 static void S_move_body(shard_arena *a, shard_region *from, shard_region *to) {
-  to->first = from->first;
-  to->last = from->last;
-  from->first = from->last = NULL;
+  shard_pass_move_body(a, from, to, "func.return", "sdy.return", false);
   /* The func keeps an empty entry block with the argument attributes: later
-   * calls still read their in_shardings from it until it is erased. */
+   * calls still read their in_shardings from it until it is erased. Only an
+   * entry block's arguments carry attributes (func arguments'). */
   if (to->first) {
     shard_block *stub = shard_region_add_block(a, from);
     for (uint32_t i = 0; i < to->first->num_args; i++) {
-      shard_value *arg = shard_block_add_arg(a, stub, to->first->args[i].type);
-      arg->attrs = to->first->args[i].attrs;
-      arg->num_attrs = to->first->args[i].num_attrs;
+      shard_value *src = &to->first->args[i];
+      shard_value *arg = shard_block_add_arg(a, stub, src->type);
+      arg->attrs = src->attrs;
+      arg->num_attrs = src->num_attrs;
+      src->attrs = NULL;
+      src->num_attrs = 0;
     }
-  }
-  for (shard_block *b = to->first; b; b = b->next) {
-    b->parent = to;
-    for (uint32_t i = 0; i < b->num_args; i++) {
-      b->args[i].attrs = NULL;
-      b->args[i].num_attrs = 0;
-    }
-    shard_op *term = b->last;
-    if (!term || strcmp(term->name, "func.return") != 0) continue;
-    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
-    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, "sdy.return", term->num_operands, vals, 0, NULL, 0);
-    ret->loc = term->loc;
-    ret->span = term->span;
-    shard_op_insert_before(term, ret);
-    shard_op_erase(term);
   }
 }
 
@@ -153,14 +139,7 @@ static void S_import_call(import_state *st, shard_op *call) {
   const char *callee = shard_call_callee(call);
   shard_op *func = shard_call_callee_func(m, call);
   if (!func || !func->num_regions) return;
-  shard_value **operands = call->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, call->num_operands) : NULL;
-  for (uint32_t i = 0; i < call->num_operands; i++) operands[i] = call->operands[i].value;
-  shard_type **types = call->num_results ? SHARD_NEW_ARRAY(a, shard_type *, call->num_results) : NULL;
-  for (uint32_t i = 0; i < call->num_results; i++) types[i] = call->results[i].type;
-  shard_op *nc = shard_pass_op_new(a, "sdy.named_computation", call->num_operands, operands,
-                                   call->num_results, types, 1);
-  nc->loc = call->loc;
-  nc->span = call->span;
+  shard_op *nc = shard_pass_op_like(a, "sdy.named_computation", call, 1);
   const char *name = shard_func_original_name(func);
   shard_op_set_attr(a, nc, "name", shard_attr_string(a, name, (uint32_t)strlen(name)), true);
   shard_attr *in = S_func_arg_shardings(m, func);

@@ -412,6 +412,20 @@ static bool S_reshape(interp_proc *p, interp_frame *f, shard_op *op) {
   return true;
 }
 
+/* Fills r with elements of x moved along an affine map of r's index:
+ * r[idx] = x[base + sum over d of idx[d] * step[d]] (step in x's flat
+ * positions, one per dim of r). transpose, broadcast_in_dim, slice and
+ * reverse are each such a map. idx is zeroed scratch of r's rank. */
+static void S_copy_affine(shard_tensor *r, const shard_tensor *x, int64_t base, const int64_t *step, int64_t *idx) {
+  uint32_t rank = r->type->rank;
+  for (int64_t i = 0; i < r->num; i++) {
+    int64_t si = base;
+    for (uint32_t d = 0; d < rank; d++) si += idx[d] * step[d];
+    interp_copy_elem(r, i, x, si);
+    shard_interp_next_index(rank, r->type->dims, idx);
+  }
+}
+
 static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t *perm = INTERP_RANK_ARRAY(p, op, int64_t);
@@ -419,14 +433,11 @@ static bool S_transpose(interp_proc *p, interp_frame *f, shard_op *op) {
   if (!r || !shard_interp_attr_i64s(p, op, "permutation", perm, &n, shard_interp_op_rank(op))) return false;
   uint32_t rank = r->type->rank;
   if (n != rank) return shard_interp_error(p, op, "permutation has the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += idx[d] * xs[perm[d]];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
-  }
+  for (uint32_t d = 0; d < rank; d++) step[d] = xs[perm[d]];
+  S_copy_affine(r, x, 0, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -437,14 +448,13 @@ static bool S_broadcast_in_dim(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t n;
   if (!r || !shard_interp_attr_i64s(p, op, "broadcast_dimensions", bd, &n, shard_interp_op_rank(op))) return false;
   if (n != x->type->rank) return shard_interp_error(p, op, "broadcast_dimensions has the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t);
   shard_interp_strides(n, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < n; d++) si += (x->type->dims[d] == 1 ? 0 : idx[bd[d]]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(r->type->rank, r->type->dims, idx);
-  }
+  /* a dim of size 1 is broadcast: its index stays 0 */
+  for (uint32_t d = 0; d < n; d++)
+    if (x->type->dims[d] != 1 && bd[d] >= 0 && bd[d] < r->type->rank) step[bd[d]] += xs[d];
+  S_copy_affine(r, x, 0, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -460,14 +470,14 @@ static bool S_slice(interp_proc *p, interp_frame *f, shard_op *op) {
     return false;
   uint32_t rank = x->type->rank;
   if (n1 != rank || n2 != rank) return shard_interp_error(p, op, "slice attributes have the wrong length");
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t), base = 0;
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += (start[d] + idx[d] * stride[d]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
+  for (uint32_t d = 0; d < rank; d++) {
+    base += start[d] * xs[d];
+    step[d] = stride[d] * xs[d];
   }
+  S_copy_affine(r, x, base, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -565,14 +575,14 @@ static bool S_reverse(interp_proc *p, interp_frame *f, shard_op *op) {
     if (dims[k] < 0 || dims[k] >= (int64_t)rank)
       return shard_interp_error(p, op, "reverse dimension %lld is out of range", (long long)dims[k]);
     else rev[dims[k]] = true;
-  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
+  int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t),
+          *step = INTERP_RANK_ARRAY(p, op, int64_t), base = 0;
   shard_interp_strides(rank, x->type->dims, xs);
-  for (int64_t i = 0; i < r->num; i++) {
-    int64_t si = 0;
-    for (uint32_t d = 0; d < rank; d++) si += (rev[d] ? x->type->dims[d] - 1 - idx[d] : idx[d]) * xs[d];
-    interp_copy_elem(r, i, x, si);
-    shard_interp_next_index(rank, r->type->dims, idx);
+  for (uint32_t d = 0; d < rank; d++) {
+    if (rev[d]) base += (x->type->dims[d] - 1) * xs[d];
+    step[d] = rev[d] ? -xs[d] : xs[d];
   }
+  S_copy_affine(r, x, base, step, idx);
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
@@ -718,55 +728,36 @@ typedef int32_t S_v4i __attribute__((vector_size(16)));
 typedef double S_v2d __attribute__((vector_size(16)));
 typedef int64_t S_v2i __attribute__((vector_size(16)));
 
-static void S_row_f32(float *restrict acc, float *restrict mag, float x, const float *restrict b, int64_t n) {
-  S_v4f xv = {x, x, x, x};
-  const S_v4i nosign = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    S_v4f bv, av;
-    memcpy(&bv, b + i, sizeof bv);
-    memcpy(&av, acc + i, sizeof av);
-    S_v4f prod = xv * bv;
-    av = av + prod;
-    memcpy(acc + i, &av, sizeof av);
-    if (mag) {
-      S_v4f mv;
-      memcpy(&mv, mag + i, sizeof mv);
-      mv = mv + (S_v4f)((S_v4i)prod & nosign);
-      memcpy(mag + i, &mv, sizeof mv);
-    }
+/* One body for both formats: T the element, VT a vector of it, VI the
+ * integers of its width, NOSIGN the mask that clears a sign bit, FABS the
+ * scalar |.|. A scalar operand of a vector operation stands for every lane. */
+#define S_ROW_KERNEL(NAME, T, VT, VI, NOSIGN, FABS)                                          \
+  static void NAME(T *restrict acc, T *restrict mag, T x, const T *restrict b, int64_t n) { \
+    const int64_t lanes = (int64_t)(sizeof(VT) / sizeof(T));                                \
+    int64_t i = 0;                                                                          \
+    for (; i + lanes <= n; i += lanes) {                                                    \
+      VT bv, av;                                                                            \
+      memcpy(&bv, b + i, sizeof bv);                                                        \
+      memcpy(&av, acc + i, sizeof av);                                                      \
+      VT prod = x * bv;                                                                     \
+      av = av + prod;                                                                       \
+      memcpy(acc + i, &av, sizeof av);                                                      \
+      if (mag) {                                                                            \
+        VT mv;                                                                              \
+        memcpy(&mv, mag + i, sizeof mv);                                                    \
+        mv = mv + (VT)((VI)prod & (NOSIGN));                                                \
+        memcpy(mag + i, &mv, sizeof mv);                                                    \
+      }                                                                                     \
+    }                                                                                       \
+    for (; i < n; i++) {                                                                    \
+      T prod = x * b[i];                                                                    \
+      acc[i] = acc[i] + prod;                                                               \
+      if (mag) mag[i] += FABS(prod);                                                        \
+    }                                                                                       \
   }
-  for (; i < n; i++) {
-    float prod = x * b[i];
-    acc[i] = acc[i] + prod;
-    if (mag) mag[i] += fabsf(prod);
-  }
-}
 
-static void S_row_f64(double *restrict acc, double *restrict mag, double x, const double *restrict b, int64_t n) {
-  S_v2d xv = {x, x};
-  const S_v2i nosign = {INT64_MAX, INT64_MAX};
-  int64_t i = 0;
-  for (; i + 2 <= n; i += 2) {
-    S_v2d bv, av;
-    memcpy(&bv, b + i, sizeof bv);
-    memcpy(&av, acc + i, sizeof av);
-    S_v2d prod = xv * bv;
-    av = av + prod;
-    memcpy(acc + i, &av, sizeof av);
-    if (mag) {
-      S_v2d mv;
-      memcpy(&mv, mag + i, sizeof mv);
-      mv = mv + (S_v2d)((S_v2i)prod & nosign);
-      memcpy(mag + i, &mv, sizeof mv);
-    }
-  }
-  for (; i < n; i++) {
-    double prod = x * b[i];
-    acc[i] = acc[i] + prod;
-    if (mag) mag[i] += fabs(prod);
-  }
-}
+S_ROW_KERNEL(S_row_f32, float, S_v4f, S_v4i, 0x7fffffff, fabsf)
+S_ROW_KERNEL(S_row_f64, double, S_v2d, S_v2i, INT64_MAX, fabs)
 
 /* stablehlo.dot_general / dot. The result is [batch, lhs free, rhs free]
  * row-major; every element is the sum over the contracting dims (row-major

@@ -136,6 +136,19 @@ static bool S_fold(fold *fo, shard_tensor *const *acc, int64_t ai, shard_tensor 
   return true;
 }
 
+/* Splits a gather result (scatter update) index idx of rank r: its dims
+ * listed in window_dims give the offset (update window) index, the others
+ * the batch index the start indices are read at. Returns the window's size. */
+static uint32_t S_split_index(const int64_t *idx, uint32_t r, const int64_t *window_dims, uint32_t n_win,
+                              int64_t *window, int64_t *batch) {
+  uint32_t nb = 0, nw = 0;
+  for (uint32_t d = 0; d < r; d++) {
+    if (S_contains(window_dims, n_win, d)) window[nw++] = idx[d];
+    else batch[nb++] = idx[d];
+  }
+  return nw;
+}
+
 /* The index vector of start_indices (row-major strides `strides`) at batch
  * position `batch` (the dims other than index_vector_dim, in order) into
  * `vec`; *len entries, at most max. Also
@@ -190,11 +203,7 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_interp_strides(xr, x->type->dims, xs);
   shard_interp_strides(si->type->rank, si->type->dims, ss);
   for (int64_t i = 0; i < r->num; i++) {
-    uint32_t nb = 0, no = 0, len;
-    for (uint32_t d = 0; d < rr; d++) {
-      if (S_contains(offset_dims, n_off, d)) offset[no++] = idx[d];
-      else batch[nb++] = idx[d];
-    }
+    uint32_t len, no = S_split_index(idx, rr, offset_dims, n_off, offset, batch);
     S_index_vector(si, ss, ivd, batch, full, vec, shard_interp_op_rank(op), &len);
     memset(xi, 0, sizeof(int64_t) * xr);
     for (uint32_t k = 0; k < n_map && k < len; k++) {
@@ -259,11 +268,7 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
   fold fo;
   S_fold_init(&fo, p, f, &op->regions[0], res, n);
   for (int64_t u = 0; u < up[0]->num; u++) {
-    uint32_t nb = 0, nw = 0, len;
-    for (uint32_t d = 0; d < ur; d++) {
-      if (S_contains(window_dims, n_win, d)) window[nw++] = idx[d];
-      else batch[nb++] = idx[d];
-    }
+    uint32_t len, nw = S_split_index(idx, ur, window_dims, n_win, window, batch);
     S_index_vector(si, ss, ivd, batch, full, vec, shard_interp_op_rank(op), &len);
     memset(xi, 0, sizeof(int64_t) * xr);
     for (uint32_t k = 0; k < n_map && k < len; k++) xi[to_operand[k]] += vec[k];

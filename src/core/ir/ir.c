@@ -178,34 +178,22 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
   return op;
 }
 
-void shard_block_append(shard_block *b, shard_op *op) {
+/* Links op into block b between prev and next (either NULL at an end). */
+static void S_link(shard_block *b, shard_op *op, shard_op *prev, shard_op *next) {
   op->parent = b;
-  op->prev = b->last;
-  op->next = NULL;
-  if (b->last) b->last->next = op;
+  op->prev = prev;
+  op->next = next;
+  if (prev) prev->next = op;
   else b->first = op;
-  b->last = op;
-}
-
-void shard_op_insert_before(shard_op *pos, shard_op *op) {
-  shard_block *b = pos->parent;
-  op->parent = b;
-  op->next = pos;
-  op->prev = pos->prev;
-  if (pos->prev) pos->prev->next = op;
-  else b->first = op;
-  pos->prev = op;
-}
-
-void shard_op_insert_after(shard_op *pos, shard_op *op) {
-  shard_block *b = pos->parent;
-  op->parent = b;
-  op->prev = pos;
-  op->next = pos->next;
-  if (pos->next) pos->next->prev = op;
+  if (next) next->prev = op;
   else b->last = op;
-  pos->next = op;
 }
+
+void shard_block_append(shard_block *b, shard_op *op) { S_link(b, op, b->last, NULL); }
+
+void shard_op_insert_before(shard_op *pos, shard_op *op) { S_link(pos->parent, op, pos->prev, pos); }
+
+void shard_op_insert_after(shard_op *pos, shard_op *op) { S_link(pos->parent, op, pos, pos->next); }
 
 void shard_op_insert_after_value(shard_value *v, shard_op *op) {
   if (v->def) shard_op_insert_after(v->def, op);
@@ -436,4 +424,16 @@ const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_
   if (!op || strcmp(op->name, "sdy.mesh") != 0) return NULL;
   shard_attr *mesh = shard_op_attr(op, "mesh");
   return mesh && mesh->kind == SHARD_ATTR_SDY_MESH ? mesh->u.mesh : NULL;
+}
+
+const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s) {
+  if (s->inline_mesh || !s->mesh_name) return shard_module_sharding_mesh(m, s);
+  for (uint32_t i = 0; i < memo->num; i++)
+    if (memo->names[i] == s->mesh_name || strcmp(memo->names[i], s->mesh_name) == 0) return memo->meshes[i];
+  const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
+  if (memo->num < sizeof memo->meshes / sizeof *memo->meshes) {
+    memo->names[memo->num] = s->mesh_name;
+    memo->meshes[memo->num++] = mesh;
+  }
+  return mesh;
 }

@@ -186,6 +186,16 @@ shard_op *shard_module_lookup_symbol(const shard_module *m, const char *name);
 void shard_module_note_symbol(shard_module *m, shard_op *op);
 /* The mesh a sharding refers to (inlined or by symbol), or NULL if unknown. */
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
+/* shard_module_sharding_mesh's answers by mesh name, for a pass that asks
+ * often while it adds and changes no mesh (propagation, explicit reshards):
+ * a short list before the symbol index's lookup and check. Zero it to start;
+ * names past its size are looked up every time. */
+typedef struct shard_mesh_memo {
+  const char *names[16];
+  const shard_mesh *meshes[16];
+  uint32_t num;
+} shard_mesh_memo;
+const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s);
 
 #define SHARD_OP_GENERIC_INPUT 1u /* the op was written in generic form */
 #define SHARD_OP_MHLO 2u /* written `mhlo.X`: read as its StableHLO twin (name "stablehlo.X"), printed as written */

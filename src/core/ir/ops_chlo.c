@@ -26,16 +26,25 @@
 
 /* ---- parsing -------------------------------------------------------------- */
 
-// unary ::= operand attr-dict ':' type '->' type
-static bool S_parse_unary(shard_parser *p, shard_op_state *st) {
-  shard_type *a, *r;
-  if (!shard_parser_operand(p, st) || !shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":") ||
-      !shard_parser_type(p, &a) || !shard_parser_expect(p, "->") || !shard_parser_type(p, &r))
-    return false;
-  SHARD_VEC_PUSH(st->operand_types, a);
+// typed-n ::= operand (',' operand){n-1} attr-dict ':' type (',' type){n-1} '->' type
+// (unary: n = 1; pair: n = 2)
+static bool S_parse_typed(shard_parser *p, shard_op_state *st, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if ((i && !shard_parser_expect(p, ",")) || !shard_parser_operand(p, st)) return false;
+  if (!shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":")) return false;
+  for (uint32_t i = 0; i < n; i++) {
+    shard_type *t;
+    if ((i && !shard_parser_expect(p, ",")) || !shard_parser_type(p, &t)) return false;
+    SHARD_VEC_PUSH(st->operand_types, t);
+  }
+  shard_type *r;
+  if (!shard_parser_expect(p, "->") || !shard_parser_type(p, &r)) return false;
   SHARD_VEC_PUSH(st->result_types, r);
   return true;
 }
+
+// unary ::= operand attr-dict ':' type '->' type
+static bool S_parse_unary(shard_parser *p, shard_op_state *st) { return S_parse_typed(p, st, 1); }
 
 // broadcast-binary ::= operand ',' operand attr-dict ':' '(' type ',' type ')' '->' type
 // broadcast-select ::= operand ',' operand ',' operand attr-dict ':' '(' type ',' type ',' type ')' '->' type
@@ -52,18 +61,7 @@ static bool S_parse_broadcast(shard_parser *p, shard_op_state *st) {
 }
 
 // pair ::= operand ',' operand attr-dict ':' type ',' type '->' type   (next_after, polygamma, zeta)
-static bool S_parse_pair(shard_parser *p, shard_op_state *st) {
-  shard_type *a, *b, *r;
-  if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !shard_parser_operand(p, st) ||
-      !shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":") || !shard_parser_type(p, &a) ||
-      !shard_parser_expect(p, ",") || !shard_parser_type(p, &b) || !shard_parser_expect(p, "->") ||
-      !shard_parser_type(p, &r))
-    return false;
-  SHARD_VEC_PUSH(st->operand_types, a);
-  SHARD_VEC_PUSH(st->operand_types, b);
-  SHARD_VEC_PUSH(st->result_types, r);
-  return true;
-}
+static bool S_parse_pair(shard_parser *p, shard_op_state *st) { return S_parse_typed(p, st, 2); }
 
 // top-k ::= '(' operand ',' 'k' '=' int ')' attr-dict ':' type '->' '(' type ',' type ')'
 static bool S_parse_top_k(shard_parser *p, shard_op_state *st) {
@@ -142,15 +140,21 @@ static void S_print_operand_type(shard_printer *pr, const shard_op *op, uint32_t
   shard_printer_type(pr, i < op->num_operands && op->operands[i].value ? op->operands[i].value->type : NULL);
 }
 
-static void S_print_unary(shard_printer *pr, const shard_op *op) {
+/* typed-n (S_parse_typed): the types of the first n operands, then the result's. */
+static void S_print_typed(shard_printer *pr, const shard_op *op, uint32_t n) {
   shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_printer_attr_dict_all(pr, op, NULL);
   shard_printer_puts(pr, " : ");
-  S_print_operand_type(pr, op, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    if (i) shard_printer_puts(pr, ", ");
+    S_print_operand_type(pr, op, i);
+  }
   shard_printer_puts(pr, " -> ");
   shard_printer_type(pr, op->num_results ? op->results[0].type : NULL);
 }
+
+static void S_print_unary(shard_printer *pr, const shard_op *op) { S_print_typed(pr, op, 1); }
 
 static void S_print_broadcast(shard_printer *pr, const shard_op *op) {
   shard_printer_puts(pr, " ");
@@ -160,17 +164,7 @@ static void S_print_broadcast(shard_printer *pr, const shard_op *op) {
   shard_printer_functional_type(pr, op);
 }
 
-static void S_print_pair(shard_printer *pr, const shard_op *op) {
-  shard_printer_puts(pr, " ");
-  shard_printer_operands(pr, op, 0, op->num_operands);
-  shard_printer_attr_dict_all(pr, op, NULL);
-  shard_printer_puts(pr, " : ");
-  S_print_operand_type(pr, op, 0);
-  shard_printer_puts(pr, ", ");
-  S_print_operand_type(pr, op, 1);
-  shard_printer_puts(pr, " -> ");
-  shard_printer_type(pr, op->num_results ? op->results[0].type : NULL);
-}
+static void S_print_pair(shard_printer *pr, const shard_op *op) { S_print_typed(pr, op, 2); }
 
 static void S_print_top_k(shard_printer *pr, const shard_op *op) {
   const shard_attr *k = shard_op_attr(op, "k");

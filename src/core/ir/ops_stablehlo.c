@@ -553,11 +553,41 @@ static void S_print_compare(shard_printer *pr, const shard_op *op) {
 
 /* ---- shape ops ------------------------------------------------------------ */
 
-// broadcast_in_dim ::= operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") &&
-         S_kw_dims(p, st, "dims", "broadcast_dimensions") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
+// kw-dims-op ::= operand (',' operand)* ',' kw '=' int-list attr-dict ':' type-form
+// where the op's row in S_kw_dims_ops gives the operand count, the keyword,
+// the attribute and the type form (function-type, or type | function-type):
+//   broadcast_in_dim %x, dims = [0] : (tensor<2xf32>) -> tensor<2x3xf32>
+//   dynamic_broadcast_in_dim %x, %s, dims = [0] : ...
+//   broadcast %x, sizes = [3] : ...   transpose %x, dims = [1, 0] : ...
+//   reverse %x, dims = [0] : tensor<2xf32>
+static const struct {
+  const char *op; /* after the dialect prefix (stablehlo. or mhlo.) */
+  uint32_t operands;
+  const char *kw, *attr;
+  bool same; /* ':' (type | function-type), custom<SameOperandsAndResultType> */
+} S_kw_dims_ops[] = {
+    {"broadcast", 1, "sizes", "broadcast_sizes", false},
+    {"broadcast_in_dim", 1, "dims", "broadcast_dimensions", false},
+    {"dynamic_broadcast_in_dim", 2, "dims", "broadcast_dimensions", false},
+    {"reverse", 1, "dims", "dimensions", true},
+    {"transpose", 1, "dims", "permutation", false},
+};
+
+static int S_kw_dims_row(const char *name) {
+  const char *dot = strchr(name, '.');
+  const char *op = dot ? dot + 1 : name;
+  for (int i = 0; i < (int)(sizeof S_kw_dims_ops / sizeof S_kw_dims_ops[0]); i++)
+    if (strcmp(S_kw_dims_ops[i].op, op) == 0) return i;
+  return -1;
+}
+
+static bool S_parse_kw_dims_op(shard_parser *p, shard_op_state *st) {
+  int r = S_kw_dims_row(st->name);
+  if (r < 0) return shard_parser_error(p, "no custom syntax for '%s'", st->name);
+  for (uint32_t i = 0; i < S_kw_dims_ops[r].operands; i++)
+    if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",")) return false;
+  if (!S_kw_dims(p, st, S_kw_dims_ops[r].kw, S_kw_dims_ops[r].attr) || !S_attr_dict(p, st)) return false;
+  return S_kw_dims_ops[r].same ? S_colon_same(p, st) : S_colon_functional(p, st);
 }
 
 /* operand(s) ',' kw '=' dims attr-dict, the shared middle of several ops */
@@ -571,49 +601,12 @@ static void S_print_operands_kw_dims(shard_printer *pr, const shard_op *op, cons
   S_print_one_elided(pr, op, name);
 }
 
-static void S_print_broadcast_in_dim(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "broadcast_dimensions");
-  S_print_colon_functional(pr, op);
-}
-
-// dynamic_broadcast_in_dim ::= operand ',' operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_dynamic_broadcast_in_dim(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && shard_parser_operand(p, st) &&
-         shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "broadcast_dimensions") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
-}
-
-// broadcast ::= operand ',' 'sizes' '=' int-list attr-dict ':' function-type
-static bool S_parse_broadcast(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") &&
-         S_kw_dims(p, st, "sizes", "broadcast_sizes") && S_attr_dict(p, st) && S_colon_functional(p, st);
-}
-
-static void S_print_broadcast(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "sizes", "broadcast_sizes");
-  S_print_colon_functional(pr, op);
-}
-
-// transpose ::= operand ',' 'dims' '=' int-list attr-dict ':' function-type
-static bool S_parse_transpose(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "permutation") &&
-         S_attr_dict(p, st) && S_colon_functional(p, st);
-}
-
-static void S_print_transpose(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "permutation");
-  S_print_colon_functional(pr, op);
-}
-
-// reverse ::= operand ',' 'dims' '=' int-list attr-dict ':' (type | function-type)
-static bool S_parse_reverse(shard_parser *p, shard_op_state *st) {
-  return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && S_kw_dims(p, st, "dims", "dimensions") &&
-         S_attr_dict(p, st) && S_colon_same(p, st);
-}
-
-static void S_print_reverse(shard_printer *pr, const shard_op *op) {
-  S_print_operands_kw_dims(pr, op, "dims", "dimensions");
-  S_print_colon_same(pr, op);
+static void S_print_kw_dims_op(shard_printer *pr, const shard_op *op) {
+  int r = S_kw_dims_row(op->name);
+  if (r < 0) return;
+  S_print_operands_kw_dims(pr, op, S_kw_dims_ops[r].kw, S_kw_dims_ops[r].attr);
+  if (S_kw_dims_ops[r].same) S_print_colon_same(pr, op);
+  else S_print_colon_functional(pr, op);
 }
 
 // pad ::= operand ',' operand ',' 'low' '=' int-list ',' 'high' '=' int-list ','
@@ -1711,12 +1704,25 @@ static const char *const S_inh_triangular_solve[] = {"left_side", "lower", "unit
 
 /* ---- what the verifier demands before a custom form prints (opdef.h) ---- */
 
-static const shard_attr_req S_required_stablehlo_broadcast[] = {
-    {.name = "broadcast_sizes", .need = SHARD_NEED_DIMS},
+/* Requirements several ops share (an op's own list below otherwise). */
+static const shard_attr_req S_required_broadcast_dimensions[] = {
+    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
     {0},
 };
-static const shard_attr_req S_required_stablehlo_broadcast_in_dim[] = {
-    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
+static const shard_attr_req S_required_dimension[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_dimensions[] = {
+    {.name = "dimensions", .need = SHARD_NEED_DIMS},
+    {0},
+};
+static const shard_attr_req S_required_iota_dimension[] = {
+    {.name = "iota_dimension", .need = SHARD_NEED_INT},
+    {0},
+};
+static const shard_attr_req S_required_stablehlo_broadcast[] = {
+    {.name = "broadcast_sizes", .need = SHARD_NEED_DIMS},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_cholesky = {1, 1, SHARD_ARITY_ANY, 0};
@@ -1726,10 +1732,6 @@ static const shard_attr_req S_required_stablehlo_compare[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_complex = {2, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_concatenate[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_constant[] = {
     {.name = "value", .need = SHARD_NEED_PRESENT},
     {0},
@@ -1756,14 +1758,6 @@ static const shard_attr_req S_required_stablehlo_dot_general[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_dot_general = {2, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_dynamic_broadcast_in_dim[] = {
-    {.name = "broadcast_dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
-static const shard_attr_req S_required_stablehlo_dynamic_iota[] = {
-    {.name = "iota_dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_dynamic_slice[] = {
     {.name = "slice_sizes", .need = SHARD_NEED_DIMS},
     {0},
@@ -1777,16 +1771,8 @@ static const shard_attr_req S_required_stablehlo_fft[] = {
     {.name = "fft_type", .need = SHARD_NEED_ENUM, .enum_kind = "fft_type"},
     {0},
 };
-static const shard_attr_req S_required_stablehlo_get_dimension_size[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_get_tuple_element[] = {
     {.name = "index", .need = SHARD_NEED_INT},
-    {0},
-};
-static const shard_attr_req S_required_stablehlo_iota[] = {
-    {.name = "iota_dimension", .need = SHARD_NEED_INT},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_iota = {0, 1, SHARD_ARITY_ANY, 0};
@@ -1798,20 +1784,12 @@ static const shard_attr_req S_required_stablehlo_pad[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_partition_id = {0, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_reduce[] = {
-    {.name = "dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_reduce_precision[] = {
     {.name = "exponent_bits", .need = SHARD_NEED_INT},
     {.name = "mantissa_bits", .need = SHARD_NEED_INT},
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_replica_id = {0, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_reverse[] = {
-    {.name = "dimensions", .need = SHARD_NEED_DIMS},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_rng[] = {
     {.name = "rng_distribution", .need = SHARD_NEED_ENUM, .enum_kind = "rng_distribution"},
     {0},
@@ -1821,10 +1799,6 @@ static const shard_attr_req S_required_stablehlo_rng_bit_generator[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_select = {3, 1, SHARD_ARITY_ANY, 0};
-static const shard_attr_req S_required_stablehlo_set_dimension_size[] = {
-    {.name = "dimension", .need = SHARD_NEED_INT},
-    {0},
-};
 static const shard_attr_req S_required_stablehlo_slice[] = {
     {.name = "limit_indices", .need = SHARD_NEED_DIMS},
     {.name = "start_indices", .need = SHARD_NEED_DIMS},
@@ -1858,10 +1832,10 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.batch_norm_inference", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.batch_norm_training", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.bitcast_convert", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.broadcast", .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast,
+    {.name = "stablehlo.broadcast", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast,
      .required = S_required_stablehlo_broadcast},
-    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_broadcast_in_dim,
-     .required = S_required_stablehlo_broadcast_in_dim},
+    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast_in_dim,
+     .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.case"},
     {.name = "stablehlo.cbrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.ceil", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1878,7 +1852,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.composite", .parse = S_parse_composite, .print = S_print_composite, .inherent = S_inh_composite,
      .required = S_required_stablehlo_composite},
     {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_concatenate},
+     .required = S_required_dimension},
     {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,
      .required = S_required_stablehlo_constant, .signature = &S_signature_stablehlo_constant},
     {.name = "stablehlo.convert", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1895,12 +1869,12 @@ const shard_op_def shard_stablehlo_ops[] = {
      .signature = &S_signature_stablehlo_dot},
     {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general,
      .required = S_required_stablehlo_dot_general, .signature = &S_signature_stablehlo_dot_general},
-    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_dynamic_broadcast_in_dim, .print = S_print_broadcast_in_dim, .inherent = S_inh_dynamic_broadcast_in_dim,
-     .required = S_required_stablehlo_dynamic_broadcast_in_dim},
+    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_dynamic_broadcast_in_dim,
+     .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.dynamic_conv", .inherent = S_inh_dynamic_conv},
     {.name = "stablehlo.dynamic_gather", .inherent = S_inh_dynamic_gather},
     {.name = "stablehlo.dynamic_iota", .parse = S_parse_dynamic_iota, .print = S_print_dynamic_iota, .inherent = S_inh_dynamic_iota,
-     .required = S_required_stablehlo_dynamic_iota},
+     .required = S_required_iota_dimension},
     {.name = "stablehlo.dynamic_pad", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_slice", .parse = S_parse_dynamic_slice, .print = S_print_dynamic_slice, .inherent = S_inh_dynamic_slice,
@@ -1915,14 +1889,14 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.floor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.gather", .inherent = S_inh_gather},
     {.name = "stablehlo.get_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_get_dimension_size},
+     .required = S_required_dimension},
     {.name = "stablehlo.get_tuple_element", .parse = S_parse_get_tuple_element, .print = S_print_get_tuple_element, .inherent = S_inh_get_tuple_element,
      .required = S_required_stablehlo_get_tuple_element},
     {.name = "stablehlo.if"},
     {.name = "stablehlo.imag", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.infeed", .inherent = S_inh_infeed},
     {.name = "stablehlo.iota", .parse = S_parse_iota, .print = S_print_iota, .inherent = S_inh_dynamic_iota,
-     .required = S_required_stablehlo_iota, .signature = &S_signature_stablehlo_iota},
+     .required = S_required_iota_dimension, .signature = &S_signature_stablehlo_iota},
     {.name = "stablehlo.is_finite", .parse = S_parse_functional, .print = S_print_functional, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.log_plus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1947,7 +1921,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.real_dynamic_slice", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.recv", .inherent = S_inh_recv},
     {.name = "stablehlo.reduce", .parse = S_parse_reduce, .print = S_print_reduce, .inherent = S_inh_map,
-     .required = S_required_stablehlo_reduce},
+     .required = S_required_dimensions},
     {.name = "stablehlo.reduce_precision", .parse = S_parse_reduce_precision, .print = S_print_reduce_precision, .inherent = S_inh_reduce_precision, .traits = SHARD_TRAIT_ELEMENTWISE,
      .required = S_required_stablehlo_reduce_precision},
     {.name = "stablehlo.reduce_scatter", .inherent = S_inh_reduce_scatter},
@@ -1957,8 +1931,8 @@ const shard_op_def shard_stablehlo_ops[] = {
      .signature = &S_signature_stablehlo_replica_id},
     {.name = "stablehlo.reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.return", .parse = S_parse_return, .print = S_print_return, .traits = SHARD_TRAIT_TERMINATOR},
-    {.name = "stablehlo.reverse", .parse = S_parse_reverse, .print = S_print_reverse, .inherent = S_inh_map,
-     .required = S_required_stablehlo_reverse},
+    {.name = "stablehlo.reverse", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_map,
+     .required = S_required_dimensions},
     {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng,
      .required = S_required_stablehlo_rng},
     {.name = "stablehlo.rng_bit_generator", .parse = S_parse_rng_bit_generator, .print = S_print_rng_bit_generator, .inherent = S_inh_rng_bit_generator, .result_names = S_rng_bit_generator_names,
@@ -1972,7 +1946,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.select_and_scatter", .inherent = S_inh_select_and_scatter},
     {.name = "stablehlo.send", .inherent = S_inh_recv},
     {.name = "stablehlo.set_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
-     .required = S_required_stablehlo_set_dimension_size},
+     .required = S_required_dimension},
     {.name = "stablehlo.shift_left", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_arithmetic", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.shift_right_logical", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
@@ -1986,7 +1960,7 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.tan", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.tanh", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.torch_index_select", .inherent = S_inh_torch_index_select},
-    {.name = "stablehlo.transpose", .parse = S_parse_transpose, .print = S_print_transpose, .inherent = S_inh_transpose,
+    {.name = "stablehlo.transpose", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_transpose,
      .required = S_required_stablehlo_transpose},
     {.name = "stablehlo.triangular_solve", .inherent = S_inh_triangular_solve},
     {.name = "stablehlo.tuple", .parse = S_parse_tuple, .print = S_print_tuple,

@@ -299,6 +299,41 @@ shard_op *shard_pass_op_new(shard_arena *a, const char *name, uint32_t num_opera
   return op;
 }
 
+shard_op *shard_pass_op_like(shard_arena *a, const char *name, const shard_op *like, uint32_t num_regions) {
+  shard_value **operands = like->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, like->num_operands) : NULL;
+  for (uint32_t i = 0; i < like->num_operands; i++) operands[i] = like->operands[i].value;
+  shard_type **types = like->num_results ? SHARD_NEW_ARRAY(a, shard_type *, like->num_results) : NULL;
+  for (uint32_t i = 0; i < like->num_results; i++) types[i] = like->results[i].type;
+  shard_op *op = shard_pass_op_new(a, name, like->num_operands, operands, like->num_results, types, num_regions);
+  op->loc = like->loc;
+  op->span = like->span;
+  return op;
+}
+
+void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, const char *old_term,
+                          const char *new_term, bool drop_arg_attrs) {
+  to->first = from->first;
+  to->last = from->last;
+  from->first = from->last = NULL;
+  for (shard_block *b = to->first; b; b = b->next) {
+    b->parent = to;
+    if (drop_arg_attrs)
+      for (uint32_t i = 0; i < b->num_args; i++) {
+        b->args[i].attrs = NULL;
+        b->args[i].num_attrs = 0;
+      }
+    shard_op *term = b->last;
+    if (!term || strcmp(term->name, old_term) != 0) continue;
+    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
+    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
+    shard_op *ret = shard_pass_op_new(a, new_term, term->num_operands, vals, 0, NULL, 0);
+    ret->loc = term->loc;
+    ret->span = term->span;
+    shard_op_insert_before(term, ret);
+    shard_op_erase(term);
+  }
+}
+
 /* ---- the module walk ------------------------------------------------------ */
 
 typedef struct map_state {

@@ -71,6 +71,17 @@ void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_
 shard_op *shard_pass_op_new(shard_arena *a, const char *name, uint32_t num_operands,
                             shard_value *const *operands, uint32_t num_results,
                             shard_type *const *result_types, uint32_t num_regions);
+/* An op `name` with the operands, result types, location and span of `like`
+ * (and `num_regions` empty regions): a call becoming a named computation,
+ * a composite a call, and back. */
+shard_op *shard_pass_op_like(shard_arena *a, const char *name, const shard_op *like, uint32_t num_regions);
+/* Moves the blocks of `from` into the empty region `to` (`from` is left
+ * empty) and turns every block's terminator named `old_term` into a
+ * `new_term` with its operands, location and span: a func body becoming a
+ * named computation's or the other way (func.return <-> sdy.return). With
+ * `drop_arg_attrs`, the blocks' arguments lose their attributes. */
+void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, const char *old_term,
+                          const char *new_term, bool drop_arg_attrs);
 
 /* Looks an entry up in a dictionary attribute (any order). */
 shard_attr *shard_pass_dict_get(const shard_attr *dict, const char *name);

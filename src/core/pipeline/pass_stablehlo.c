@@ -99,13 +99,7 @@ shard_op *shard_composite_to_call(shard_module *m, shard_op *c, bool keep_shardi
     return NULL;
   }
   shard_arena *a = m->arena;
-  shard_value **operands = SHARD_NEW_ARRAY(a, shard_value *, c->num_operands + 1);
-  for (uint32_t i = 0; i < c->num_operands; i++) operands[i] = c->operands[i].value;
-  shard_type **types = SHARD_NEW_ARRAY(a, shard_type *, c->num_results + 1);
-  for (uint32_t i = 0; i < c->num_results; i++) types[i] = c->results[i].type;
-  shard_op *call = shard_pass_op_new(a, "func.call", c->num_operands, operands, c->num_results, types, 0);
-  call->loc = c->loc;
-  call->span = c->span;
+  shard_op *call = shard_pass_op_like(a, "func.call", c, 0);
   shard_call_set_callee(a, call, d->u.symref.path[0]);
   shard_attr *s = keep_sharding ? shard_op_attr(c, "sdy.sharding") : NULL;
   if (s) shard_op_set_attr(a, call, "sdy.sharding", s, false);

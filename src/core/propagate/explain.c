@@ -657,6 +657,29 @@ typedef struct changed {
   uint32_t off; /* source order */
 } changed;
 
+/* The axes a changed value gained (in its final sharding, not its initial
+ * one), dim by dim, each traced to where it came from: what both renderings
+ * list under a changed value. */
+typedef struct gained_iter {
+  const changed *c;
+  uint32_t d, k;
+} gained_iter;
+
+static bool S_next_gained(shard_explain *x, gained_iter *it, uint32_t *dim, const shard_axis_ref **ax,
+                          axis_story *s) {
+  const shard_tensor_sharding *f = it->c->final;
+  for (; it->d < f->rank; it->d++, it->k = 0)
+    while (it->k < f->dims[it->d].num_axes) {
+      const shard_axis_ref *a = &f->dims[it->d].axes[it->k++];
+      if (S_dim_has(it->c->ti->initial, it->d, a->name)) continue;
+      S_trace(x, it->c->ti->t, it->d, a->name, s);
+      *dim = it->d;
+      *ax = a;
+      return true;
+    }
+  return false;
+}
+
 static int S_cmp_changed(const void *pa, const void *pb) {
   const changed *a = pa, *b = pb;
   bool fa = !a->ti->t.value, fb = !b->ti->t.value;
@@ -732,22 +755,21 @@ void shard_explain_render_text(shard_explain *x, shard_buf *b) {
     shard_buf_puts(b, " -> ");
     S_sharding_text(b, c->final);
     shard_buf_puts(b, "\n");
-    for (uint32_t d = 0; d < c->final->rank; d++)
-      for (uint32_t k = 0; k < c->final->dims[d].num_axes; k++) {
-        const shard_axis_ref *ax = &c->final->dims[d].axes[k];
-        if (S_dim_has(c->ti->initial, d, ax->name)) continue;
-        axis_story s;
-        S_trace(x, c->ti->t, d, ax->name, &s);
-        shard_buf_printf(b, "  dim %u ", d);
-        shard_axis_print(b, ax);
-        shard_buf_puts(b, ": ");
-        S_origin_text(b, &s);
-        if (s.len) {
-          shard_buf_puts(b, " -> ");
-          S_story_path(x, &s, b, false);
-        }
-        shard_buf_puts(b, "\n");
+    gained_iter it = {c, 0, 0};
+    uint32_t d;
+    const shard_axis_ref *ax;
+    axis_story s;
+    while (S_next_gained(x, &it, &d, &ax, &s)) {
+      shard_buf_printf(b, "  dim %u ", d);
+      shard_axis_print(b, ax);
+      shard_buf_puts(b, ": ");
+      S_origin_text(b, &s);
+      if (s.len) {
+        shard_buf_puts(b, " -> ");
+        S_story_path(x, &s, b, false);
       }
+      shard_buf_puts(b, "\n");
+    }
   }
   for (uint32_t i = 0; i < x->conflicts.len; i++) {
     const finding *f = &x->conflicts.items[i];
@@ -815,30 +837,29 @@ void shard_explain_render_json(shard_explain *x, shard_buf *b) {
     JSON_FIELD(b, "after", shard_sharding_print(out_, c->final));
     shard_buf_puts(b, ",\n     \"axes\": [");
     bool first = true;
-    for (uint32_t d = 0; d < c->final->rank; d++)
-      for (uint32_t k = 0; k < c->final->dims[d].num_axes; k++) {
-        const shard_axis_ref *ax = &c->final->dims[d].axes[k];
-        if (S_dim_has(c->ti->initial, d, ax->name)) continue;
-        axis_story s;
-        S_trace(x, c->ti->t, d, ax->name, &s);
-        shard_buf_printf(b, "%s{\"dim\": %u, ", first ? "\n       " : ",\n       ", d);
-        first = false;
-        JSON_FIELD(b, "axis", shard_buf_puts(out_, ax->name));
-        shard_buf_puts(b, ", \"origin\": ");
-        if (s.origin_known) {
-          shard_buf_puts(b, "{");
-          JSON_FIELD(b, "value", S_target_name(out_, s.origin));
-          shard_buf_puts(b, ", ");
-          JSON_FIELD(b, "at", S_loc(out_, S_target_span(s.origin)));
-          shard_buf_printf(b, ", \"dim\": %u, \"kind\": \"%s\"}", s.origin_dim,
-                           s.annotated ? "annotation" : s.constraint ? "sharding_constraint" : "sharding");
-        } else {
-          shard_buf_puts(b, "null");
-        }
-        shard_buf_puts(b, ", \"via\": [");
-        S_story_path(x, &s, b, true);
-        shard_buf_puts(b, "]}");
+    gained_iter it = {c, 0, 0};
+    uint32_t d;
+    const shard_axis_ref *ax;
+    axis_story s;
+    while (S_next_gained(x, &it, &d, &ax, &s)) {
+      shard_buf_printf(b, "%s{\"dim\": %u, ", first ? "\n       " : ",\n       ", d);
+      first = false;
+      JSON_FIELD(b, "axis", shard_buf_puts(out_, ax->name));
+      shard_buf_puts(b, ", \"origin\": ");
+      if (s.origin_known) {
+        shard_buf_puts(b, "{");
+        JSON_FIELD(b, "value", S_target_name(out_, s.origin));
+        shard_buf_puts(b, ", ");
+        JSON_FIELD(b, "at", S_loc(out_, S_target_span(s.origin)));
+        shard_buf_printf(b, ", \"dim\": %u, \"kind\": \"%s\"}", s.origin_dim,
+                         s.annotated ? "annotation" : s.constraint ? "sharding_constraint" : "sharding");
+      } else {
+        shard_buf_puts(b, "null");
       }
+      shard_buf_puts(b, ", \"via\": [");
+      S_story_path(x, &s, b, true);
+      shard_buf_puts(b, "]}");
+    }
     shard_buf_puts(b, first ? "]}" : "\n     ]}");
   }
   shard_buf_puts(b, n ? "\n  ]" : "]");

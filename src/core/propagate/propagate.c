@@ -69,10 +69,8 @@ struct shard_propagation {
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
-  /* meshes by symbol, looked up once */
-  const char *mesh_names[16];
-  const shard_mesh *meshes[16];
-  uint32_t num_meshes;
+  /* meshes by symbol: propagation adds no meshes */
+  shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
   group_member *members;
   uint32_t num_members;
@@ -576,15 +574,7 @@ static bool S_empty_axes(const shard_tensor_sharding *t) {
 }
 
 static const shard_mesh *S_mesh_of(shard_propagation *s, const shard_tensor_sharding *t) {
-  if (t->inline_mesh || !t->mesh_name) return shard_module_sharding_mesh(s->m, t);
-  for (uint32_t i = 0; i < s->num_meshes; i++)
-    if (strcmp(s->mesh_names[i], t->mesh_name) == 0) return s->meshes[i];
-  const shard_mesh *mesh = shard_module_sharding_mesh(s->m, t);
-  if (s->num_meshes < sizeof s->meshes / sizeof *s->meshes) {
-    s->mesh_names[s->num_meshes] = t->mesh_name;
-    s->meshes[s->num_meshes++] = mesh;
-  }
-  return mesh;
+  return shard_mesh_memo_get(&s->meshes, s->m, t);
 }
 
 /* The mesh shared by all present shardings (empty meshes don't count); false

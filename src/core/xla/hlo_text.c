@@ -1356,57 +1356,47 @@ static bool S_pad(hp *p, hinst *in, shard_buf *attrs) {
   return ok;
 }
 
-static bool S_gather(hp *p, hinst *in, shard_buf *attrs) {
-  static const char *const keys[][2] = {{"offset_dims", "offset_dims"},
-                                        {"collapsed_slice_dims", "collapsed_slice_dims"},
-                                        {"operand_batching_dims", "operand_batching_dims"},
-                                        {"start_indices_batching_dims", "start_indices_batching_dims"},
-                                        {"start_index_map", "start_index_map"}};
+/* Gather's and scatter's dimension numbers, `head` then their five dim
+ * lists `keys` (HLO and StableHLO spell them alike) and index_vector_dim. */
+static bool S_index_dimnums(hp *p, hinst *in, shard_buf *attrs, const char *head, const char *const keys[5]) {
   bool ok = true, first = true;
   S_sep(attrs);
-  shard_buf_puts(attrs, "dimension_numbers = #stablehlo.gather<");
+  shard_buf_puts(attrs, head);
   for (int i = 0; i < 5 && ok; i++) {
-    hattr *a = S_find(in, keys[i][0]);
+    hattr *a = S_find(in, keys[i]);
     i64vec v = {0};
     if (a) ok = S_ints(p, a, &v);
-    S_dims_field(attrs, keys[i][1], &v, &first);
+    S_dims_field(attrs, keys[i], &v, &first);
     SHARD_VEC_FREE(v);
   }
   int64_t ivd = 0;
   if (ok) ok = S_int_attr(p, in, "index_vector_dim", &ivd);
   if (ok) shard_buf_printf(attrs, "%sindex_vector_dim = %" PRId64 ">", first ? "" : ", ", ivd);
-  if (ok) ok = S_array_attr(p, in, "slice_sizes", "slice_sizes", attrs, true);
-  bool sorted;
-  if (ok) ok = S_flag(p, in, "indices_are_sorted", &sorted);
-  if (ok && sorted) shard_buf_puts(attrs, ", indices_are_sorted = true");
   return ok;
 }
 
-static bool S_scatter(hp *p, hinst *in, shard_buf *attrs) {
-  static const char *const keys[][2] = {{"update_window_dims", "update_window_dims"},
-                                        {"inserted_window_dims", "inserted_window_dims"},
-                                        {"input_batching_dims", "input_batching_dims"},
-                                        {"scatter_indices_batching_dims", "scatter_indices_batching_dims"},
-                                        {"scatter_dims_to_operand_dims", "scatter_dims_to_operand_dims"}};
-  bool ok = true, first = true;
-  S_sep(attrs);
-  shard_buf_puts(attrs, "scatter_dimension_numbers = #stablehlo.scatter<");
-  for (int i = 0; i < 5 && ok; i++) {
-    hattr *a = S_find(in, keys[i][0]);
-    i64vec v = {0};
-    if (a) ok = S_ints(p, a, &v);
-    S_dims_field(attrs, keys[i][1], &v, &first);
-    SHARD_VEC_FREE(v);
-  }
-  int64_t ivd = 0;
-  if (ok) ok = S_int_attr(p, in, "index_vector_dim", &ivd);
-  if (ok) shard_buf_printf(attrs, "%sindex_vector_dim = %" PRId64 ">", first ? "" : ", ", ivd);
+/* A boolean HLO attribute `key`, written `, key = true` when set (false is
+ * the default StableHLO leaves out). */
+static bool S_true_flag(hp *p, hinst *in, const char *key, shard_buf *attrs) {
   bool flag;
-  if (ok) ok = S_flag(p, in, "indices_are_sorted", &flag);
-  if (ok && flag) shard_buf_puts(attrs, ", indices_are_sorted = true");
-  if (ok) ok = S_flag(p, in, "unique_indices", &flag);
-  if (ok && flag) shard_buf_puts(attrs, ", unique_indices = true");
-  return ok;
+  if (!S_flag(p, in, key, &flag)) return false;
+  if (flag) shard_buf_printf(attrs, ", %s = true", key);
+  return true;
+}
+
+static bool S_gather(hp *p, hinst *in, shard_buf *attrs) {
+  static const char *const keys[5] = {"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                                      "start_indices_batching_dims", "start_index_map"};
+  return S_index_dimnums(p, in, attrs, "dimension_numbers = #stablehlo.gather<", keys) &&
+         S_array_attr(p, in, "slice_sizes", "slice_sizes", attrs, true) &&
+         S_true_flag(p, in, "indices_are_sorted", attrs);
+}
+
+static bool S_scatter(hp *p, hinst *in, shard_buf *attrs) {
+  static const char *const keys[5] = {"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                                      "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"};
+  return S_index_dimnums(p, in, attrs, "scatter_dimension_numbers = #stablehlo.scatter<", keys) &&
+         S_true_flag(p, in, "indices_are_sorted", attrs) && S_true_flag(p, in, "unique_indices", attrs);
 }
 
 /* HLO opcode -> StableHLO op for the ops without attributes of their own. */

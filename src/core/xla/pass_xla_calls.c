@@ -52,13 +52,7 @@ bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *
     shard_op *func = shard_call_callee_func(m, call);
     if (!func || !func->num_regions) continue;
     const char *callee = shard_call_callee(call);
-    shard_value **ins = call->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, call->num_operands) : NULL;
-    for (uint32_t k = 0; k < call->num_operands; k++) ins[k] = call->operands[k].value;
-    shard_type **types = call->num_results ? SHARD_NEW_ARRAY(a, shard_type *, call->num_results) : NULL;
-    for (uint32_t k = 0; k < call->num_results; k++) types[k] = call->results[k].type;
-    shard_op *nc = shard_pass_op_new(a, "sdy.named_computation", call->num_operands, ins, call->num_results, types, 1);
-    nc->span = call->span;
-    nc->loc = call->loc;
+    shard_op *nc = shard_pass_op_like(a, "sdy.named_computation", call, 1);
     shard_op_set_attr(a, nc, "name", shard_attr_string(a, callee, (uint32_t)strlen(callee)), true);
     shard_attr *out = shard_op_attr(call, "sdy.sharding");
     if (out && out->kind == SHARD_ATTR_SDY_PER_VALUE) shard_op_set_attr(a, nc, "out_shardings", out, true);
@@ -75,22 +69,7 @@ bool shard_pass_xla_import_uninlineable_func_calls(shard_module *m, const char *
       shard_region_clone_into(a, mb->region, &nc->regions[0], NULL);
     } else {
       shard_region *to = &nc->regions[0];
-      to->first = func->regions[0].first;
-      to->last = func->regions[0].last;
-      func->regions[0].first = func->regions[0].last = NULL;
-      for (shard_block *b = to->first; b; b = b->next) {
-        b->parent = to;
-        for (uint32_t k = 0; k < b->num_args; k++) b->args[k].attrs = NULL, b->args[k].num_attrs = 0;
-        shard_op *t = b->last;
-        if (!t || strcmp(t->name, "func.return") != 0) continue;
-        shard_value **vals = t->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, t->num_operands) : NULL;
-        for (uint32_t k = 0; k < t->num_operands; k++) vals[k] = t->operands[k].value;
-        shard_op *ret = shard_pass_op_new(a, "sdy.return", t->num_operands, vals, 0, NULL, 0);
-        ret->span = t->span;
-        ret->loc = t->loc;
-        shard_op_insert_before(t, ret);
-        shard_op_erase(t);
-      }
+      shard_pass_move_body(a, &func->regions[0], to, "func.return", "sdy.return", true);
       moved_body nb = {func, to};
       SHARD_VEC_PUSH(moved, nb);
     }

@@ -127,13 +127,7 @@ bool shard_pass_xla_round_trip_export_ops(shard_module *m, const char *options, 
   for (uint32_t i = 0; i < c.ops.len; i++) {
     shard_op *op = c.ops.items[i];
     if (S_is(op, "sdy.constant")) {
-      shard_op *n = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &op->results[0].type, 0);
-      n->span = op->span;
-      n->loc = op->loc;
-      for (uint32_t k = 0; k < op->num_attrs; k++)
-        shard_op_set_attr(a, n, op->attrs[k].name, op->attrs[k].value, op->attrs[k].inherent);
-      shard_op_insert_before(op, n);
-      shard_value_replace_all_uses(&op->results[0], &n->results[0]);
+      shard_xla_constant_from_sdy(a, op)->loc = op->loc;
       shard_op_erase(op);
     } else if (S_is(op, "sdy.sharding_group")) {
       shard_attr *g = shard_op_attr(op, "group_id");
@@ -209,21 +203,7 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
     shard_op_set_attr(a, func, "function_type", fta, true);
     shard_op_set_attr(a, func, "sym_name", shard_attr_string(a, SHARD_XLA_MANUAL_BODY, (uint32_t)strlen(SHARD_XLA_MANUAL_BODY)), true);
     shard_op_set_attr(a, func, "sym_visibility", shard_attr_string(a, "private", 7), true);
-    func->regions[0].first = mc->regions[0].first;
-    func->regions[0].last = mc->regions[0].last;
-    mc->regions[0].first = mc->regions[0].last = NULL;
-    for (shard_block *b = func->regions[0].first; b; b = b->next) {
-      b->parent = &func->regions[0];
-      shard_op *t = b->last;
-      if (!t || !S_is(t, "sdy.return")) continue;
-      shard_value **vals = t->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, t->num_operands) : NULL;
-      for (uint32_t k = 0; k < t->num_operands; k++) vals[k] = t->operands[k].value;
-      shard_op *ret = shard_pass_op_new(a, "func.return", t->num_operands, vals, 0, NULL, 0);
-      ret->span = t->span;
-      ret->loc = t->loc;
-      shard_op_insert_before(t, ret);
-      shard_op_erase(t);
-    }
+    shard_pass_move_body(a, &mc->regions[0], &func->regions[0], "sdy.return", "func.return", false);
     const char *name = shard_symbol_table_insert(&st, func);
     /* the call */
     shard_value **args = mc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, mc->num_operands) : NULL;

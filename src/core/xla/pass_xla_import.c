@@ -375,26 +375,7 @@ static bool S_collect_body_calls(shard_op *op, void *ctx) {
 
 /* Moves the blocks of func's body into `to`; func.return becomes sdy.return. */
 static void S_move_body(shard_arena *a, shard_op *func, shard_region *to) {
-  shard_region *from = &func->regions[0];
-  to->first = from->first;
-  to->last = from->last;
-  from->first = from->last = NULL;
-  for (shard_block *b = to->first; b; b = b->next) {
-    b->parent = to;
-    for (uint32_t i = 0; i < b->num_args; i++) {
-      b->args[i].attrs = NULL;
-      b->args[i].num_attrs = 0;
-    }
-    shard_op *term = b->last;
-    if (!term || !S_is(term, "func.return")) continue;
-    shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
-    for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, "sdy.return", term->num_operands, vals, 0, NULL, 0);
-    ret->loc = term->loc;
-    ret->span = term->span;
-    shard_op_insert_before(term, ret);
-    shard_op_erase(term);
-  }
+  shard_pass_move_body(a, &func->regions[0], to, "func.return", "sdy.return", true);
 }
 
 /* The attribute of frontend entry `key` of a body call, parsed; absent

@@ -213,22 +213,7 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
         break;
       }
       shard_region *to = &mc->regions[0];
-      to->first = func->regions[0].first;
-      to->last = func->regions[0].last;
-      func->regions[0].first = func->regions[0].last = NULL;
-      for (shard_block *b = to->first; b; b = b->next) {
-        b->parent = to;
-        for (uint32_t i = 0; i < b->num_args; i++) b->args[i].attrs = NULL, b->args[i].num_attrs = 0;
-        shard_op *t = b->last;
-        if (!t || strcmp(t->name, "func.return") != 0) continue;
-        shard_value **vals = t->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, t->num_operands) : NULL;
-        for (uint32_t i = 0; i < t->num_operands; i++) vals[i] = t->operands[i].value;
-        shard_op *ret = shard_pass_op_new(a, "sdy.return", t->num_operands, vals, 0, NULL, 0);
-        ret->span = t->span;
-        ret->loc = t->loc;
-        shard_op_insert_before(t, ret);
-        shard_op_erase(t);
-      }
+      shard_pass_move_body(a, &func->regions[0], to, "func.return", "sdy.return", true);
       moved mvn = {sm.callee, to, func};
       SHARD_VEC_PUSH(bodies, mvn);
     }

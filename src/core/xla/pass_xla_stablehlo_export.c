@@ -139,12 +139,7 @@ static void S_export_ops(shard_module *m) {
   for (uint32_t i = 0; i < c.ops.len; i++) {
     shard_op *op = c.ops.items[i];
     if (S_is(op, "sdy.constant")) {
-      shard_op *n = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &op->results[0].type, 0);
-      n->span = op->span;
-      for (uint32_t k = 0; k < op->num_attrs; k++)
-        shard_op_set_attr(a, n, op->attrs[k].name, op->attrs[k].value, op->attrs[k].inherent);
-      shard_op_insert_before(op, n);
-      shard_value_replace_all_uses(&op->results[0], &n->results[0]);
+      shard_xla_constant_from_sdy(a, op);
     } else if (S_is(op, "sdy.reshard") || S_is(op, "sdy.all_gather") || S_is(op, "sdy.all_slice") ||
                S_is(op, "sdy.all_to_all") || S_is(op, "sdy.collective_permute") || S_is(op, "sdy.reduce_scatter")) {
       shard_attr *s = shard_op_attr(op, "sharding");

@@ -68,6 +68,10 @@ char *shard_xla_attr_text(shard_arena *a, const shard_attr *attr);
 shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands,
                                 shard_value *const *operands, uint32_t num_results,
                                 shard_type *const *result_types);
+/* The stablehlo.constant an sdy.constant `op` becomes when exported to XLA:
+ * op's attributes and span, inserted before op and given op's uses. op is
+ * left for the caller to erase. */
+shard_op *shard_xla_constant_from_sdy(shard_arena *a, shard_op *op);
 /* Is op a stablehlo.custom_call to `target`? */
 bool shard_xla_is_custom_call(const shard_op *op, const char *target);
 

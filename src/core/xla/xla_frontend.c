@@ -184,6 +184,16 @@ shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num
   return op;
 }
 
+shard_op *shard_xla_constant_from_sdy(shard_arena *a, shard_op *op) {
+  shard_op *n = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &op->results[0].type, 0);
+  n->span = op->span;
+  for (uint32_t k = 0; k < op->num_attrs; k++)
+    shard_op_set_attr(a, n, op->attrs[k].name, op->attrs[k].value, op->attrs[k].inherent);
+  shard_op_insert_before(op, n);
+  shard_value_replace_all_uses(&op->results[0], &n->results[0]);
+  return n;
+}
+
 bool shard_xla_is_custom_call(const shard_op *op, const char *target) {
   if (strcmp(op->name, "stablehlo.custom_call") != 0) return false;
   shard_attr *t = shard_op_attr(op, "call_target_name");
