@@ -135,17 +135,19 @@ typedef struct mesh_axes {
   int64_t num_device_ids;
 } mesh_axes;
 
-/* The axes and device ids of a #stablehlo.mesh. */
-static bool S_from_shlo_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mesh *sm, mesh_axes *m) {
-  m->num = sm->num_axes;
-  m->names = SHARD_NEW_ARRAY(p->arena, const char *, m->num + 1);
-  m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, m->num + 1);
-  for (uint32_t i = 0; i < sm->num_axes; i++) {
-    m->names[i] = sm->axes[i].name;
-    m->sizes[i] = sm->axes[i].size;
-  }
+/* Room for n axes (names and sizes filled by the caller), no device ids. */
+static void S_mesh_axes_init(interp_proc *p, mesh_axes *m, uint32_t n) {
+  m->num = n;
+  m->names = SHARD_NEW_ARRAY(p->arena, const char *, n + 1);
+  m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, n + 1);
   m->device_ids = NULL;
   m->num_device_ids = 0;
+}
+
+/* The axes and device ids of a #stablehlo.mesh. */
+static bool S_from_shlo_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mesh *sm, mesh_axes *m) {
+  S_mesh_axes_init(p, m, sm->num_axes);
+  for (uint32_t i = 0; i < sm->num_axes; i++) m->names[i] = sm->axes[i].name, m->sizes[i] = sm->axes[i].size;
   if (sm->device_ids) {
     shard_i64s ids;
     if (!shard_attr_i64_list(sm->device_ids, &ids))
@@ -170,13 +172,8 @@ static bool S_find_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mes
   if (!ma) ma = shard_op_attr(sym, "stablehlo.mesh");
   if (ma && ma->kind == SHARD_ATTR_SDY_MESH && ma->u.mesh) {
     const shard_mesh *sm = ma->u.mesh;
-    m->num = sm->num_axes;
-    m->names = SHARD_NEW_ARRAY(p->arena, const char *, m->num + 1);
-    m->sizes = SHARD_NEW_ARRAY(p->arena, int64_t, m->num + 1);
-    for (uint32_t i = 0; i < sm->num_axes; i++) {
-      m->names[i] = sm->axes[i].name;
-      m->sizes[i] = sm->axes[i].size;
-    }
+    S_mesh_axes_init(p, m, sm->num_axes);
+    for (uint32_t i = 0; i < sm->num_axes; i++) m->names[i] = sm->axes[i].name, m->sizes[i] = sm->axes[i].size;
     m->device_ids = sm->device_ids;
     m->num_device_ids = sm->device_ids ? sm->num_device_ids : 0;
     return true;

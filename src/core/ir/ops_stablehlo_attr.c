@@ -41,6 +41,22 @@ static bool S_ident(const char **s, const char **start, size_t *len) {
   return true;
 }
 
+/* `name =` of a struct attribute whose fields are fields[0..n): the field's
+ * index, marked in seen[]; -1 for a name that is not one of them, one seen
+ * before (MLIR refuses a repeated struct parameter) or a missing '='. */
+static int S_field(const char **s, const char *const *fields, int n, bool *seen) {
+  const char *name;
+  size_t len;
+  if (!S_ident(s, &name, &len)) return -1;
+  for (int i = 0; i < n; i++)
+    if (strlen(fields[i]) == len && strncmp(name, fields[i], len) == 0) {
+      if (seen[i] || !S_lit(s, "=")) return -1;
+      seen[i] = true;
+      return i;
+    }
+  return -1;
+}
+
 /* An integer that fits int64; strtoll saturates, and a saturated value would
  * print as a different number than the one written. */
 static bool S_int(const char **s, int64_t *v) {
@@ -182,20 +198,11 @@ static shard_attr *S_dot_decode(shard_arena *a, const char *s) {
   bool ok = S_lit(&s, "<");
   if (ok && !S_lit(&s, ">")) {
     do {
-      const char *name;
-      size_t len;
-      int field = -1;
-      if (!S_ident(&s, &name, &len)) {
+      int field = S_field(&s, S_dot_fields, 4, seen);
+      if (field < 0 || !S_int_list(&s, &lists[field])) {
         ok = false;
         break;
       }
-      for (int i = 0; i < 4; i++)
-        if (strlen(S_dot_fields[i]) == len && strncmp(name, S_dot_fields[i], len) == 0) field = i;
-      if (field < 0 || seen[field] || !S_lit(&s, "=") || !S_int_list(&s, &lists[field])) {
-        ok = false;
-        break;
-      }
-      seen[field] = true;
     } while (S_lit(&s, ","));
     ok = ok && S_lit(&s, ">");
   }
@@ -264,21 +271,8 @@ static shard_attr *S_gather_decode(shard_arena *a, const char *s, shard_attr_kin
   bool ok = S_lit(&s, "<");
   if (ok && !S_lit(&s, ">")) {
     do {
-      const char *name;
-      size_t len;
-      int field = -1;
-      if (!S_ident(&s, &name, &len)) {
-        ok = false;
-        break;
-      }
-      for (int i = 0; i < S_DIMNUM_FIELDS; i++)
-        if (strlen(fields[i]) == len && strncmp(name, fields[i], len) == 0) field = i;
-      if (field < 0 || seen[field] || !S_lit(&s, "=")) {
-        ok = false;
-        break;
-      }
-      seen[field] = true;
-      if (field == S_DIMNUM_FIELDS - 1 ? !S_int(&s, &ivd) : !S_int_list(&s, &lists[field])) {
+      int field = S_field(&s, fields, S_DIMNUM_FIELDS, seen);
+      if (field < 0 || (field == S_DIMNUM_FIELDS - 1 ? !S_int(&s, &ivd) : !S_int_list(&s, &lists[field]))) {
         ok = false;
         break;
       }
@@ -489,20 +483,11 @@ static shard_attr *S_conv_decode(shard_arena *a, const char *s) {
   if (ok && S_lit(&s, "raw")) {
     bool seen[9] = {false};
     do {
-      const char *name;
-      size_t len;
-      int field = -1;
-      if (!S_ident(&s, &name, &len)) {
+      int field = S_field(&s, S_conv_raw_fields, 9, seen);
+      if (field < 0) {
         ok = false;
         break;
       }
-      for (int i = 0; i < 9; i++)
-        if (strlen(S_conv_raw_fields[i]) == len && strncmp(name, S_conv_raw_fields[i], len) == 0) field = i;
-      if (field < 0 || seen[field] || !S_lit(&s, "=")) {
-        ok = false;
-        break;
-      }
-      seen[field] = true;
       int64_t *scalar = S_conv_scalar(&d, field);
       if (scalar ? !S_int(&s, scalar) : !S_int_list(&s, &l[field / 3])) {
         ok = false;
@@ -589,20 +574,12 @@ static shard_attr *S_channel_decode(shard_arena *a, const char *s) {
   bool ok = S_lit(&s, "<");
   if (ok && !S_lit(&s, ">")) {
     do {
-      const char *name;
-      size_t len;
-      int field = -1;
-      if (!S_ident(&s, &name, &len)) {
+      static const char *const fields[] = {"handle", "type"};
+      int field = S_field(&s, fields, 2, seen);
+      if (field < 0 || !S_int(&s, &v[field])) {
         ok = false;
         break;
       }
-      if (len == 6 && !strncmp(name, "handle", 6)) field = 0;
-      else if (len == 4 && !strncmp(name, "type", 4)) field = 1;
-      if (field < 0 || seen[field] || !S_lit(&s, "=") || !S_int(&s, &v[field])) {
-        ok = false;
-        break;
-      }
-      seen[field] = true;
     } while (S_lit(&s, ","));
     ok = ok && S_lit(&s, ">");
   }
