@@ -454,6 +454,19 @@ HAND = [
      '  return %0 : tensor<8x4xf32>\n}\n',
      "{f}:3:3: error: 'stablehlo.reduce_window' op inferred type(s) 'tensor<4x0xf32>' are incompatible with return "
      "type(s) of operation 'tensor<8x4xf32>'"),
+    ("shlo_dot_general_precision_not_an_enum.mlir",
+     'func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {\n'
+     '  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], '
+     'rhs_contracting_dimensions = [0]>, precision_config = [#stablehlo<precision HIGH>, 3 : i32]} : '
+     '(tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>\n'
+     '  return %0 : tensor<4x2xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.dot_general' op attribute 'precision_config' failed to satisfy constraint: "
+     "Precision Config attribute"),
+    ("shlo_dot_precision_three_entries.mlir",
+     'func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x2xf32>) -> tensor<4x2xf32> {\n'
+     '  %0 = stablehlo.dot %a, %b, precision = [HIGH, HIGH, DEFAULT] : (tensor<4x8xf32>, tensor<8x2xf32>) -> tensor<4x2xf32>\n'
+     '  return %0 : tensor<4x2xf32>\n}\n',
+     "{f}:2:3: error: 'stablehlo.dot' op expects precision config to be empty or have <= 2 elements."),
     ("shlo_all_gather_replica_id_repeated.mlir",
      'func.func @main(%a: tensor<4xf32>) -> tensor<8xf32> {\n'
      '  %0 = "stablehlo.all_gather"(%a) <{all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1], [1, 2]]> : '

@@ -774,8 +774,22 @@ static bool S_dims_distinct(S_op *s, const shlo_dims *a, const shlo_dims *b, con
   return true;
 }
 
+/* precision_config of dot, dot_general and convolution: an array of
+ * #stablehlo<precision ...> (the attribute's constraint), at most two
+ * (verifyPrecisionConfig). */
+static bool S_precision_config(S_op *s) {
+  const shard_attr *a = shard_verify_attr(s->op, "precision_config");
+  if (!a) return true;
+  bool ok = a->kind == SHARD_ATTR_ARRAY;
+  for (uint32_t i = 0; ok && i < a->u.array.num; i++) ok = shard_attr_enum(a->u.array.elems[i], SHARD_SHLO_PRECISION) >= 0;
+  if (!ok) return shard_verify_fail(&s->with, "attribute 'precision_config' failed to satisfy constraint: Precision Config attribute");
+  if (a->u.array.num > 2) return shard_verify_fail(&s->with, "expects precision config to be empty or have <= 2 elements.");
+  return true;
+}
+
 static bool S_dot_general(S_op *s) {
   shlo_dot_dims d;
+  if (!S_precision_config(s)) return false;
   if (!S_dot_dims_view(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
     return shard_verify_fail(&s->with, "attribute 'dot_dimension_numbers' failed to satisfy constraint: "
                              "Attribute that models the dimension information for dot.");
@@ -822,6 +836,7 @@ static bool S_dot_general(S_op *s) {
 }
 
 static bool S_dot(S_op *s) {
+  if (!S_precision_config(s)) return false;
   const shard_type *l = S_operand_type(s->op, 0), *r = S_operand_type(s->op, 1), *res = S_result_type(s->op, 0);
   if (!S_ranked(l) || !S_ranked(r)) return true;
   int64_t dims[2];
@@ -1465,6 +1480,7 @@ static bool S_conv_window(S_op *s, const char *attr, const char *what, const cha
 
 static bool S_convolution(S_op *s) {
   const shard_op *op = s->op;
+  if (!S_precision_config(s)) return false;
   const shard_type *lhs = S_operand_type(op, 0), *rhs = S_operand_type(op, 1), *res = S_result_type(op, 0);
   if (!S_ranked(lhs) || !S_ranked(rhs)) return true;
   uint32_t rank = lhs->rank;
