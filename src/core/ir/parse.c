@@ -19,12 +19,12 @@
 
 bool shard_parser_alias_def(shard_parser *p);
 
-struct ssa_entry {
+struct ssa_entry { /* one per definition: the counts side by side, 48 bytes */
   const char *name;
-  uint32_t len;
   shard_value *values; /* `count` consecutive values (op results or one block arg) */
-  uint32_t count;
   ssa_entry *shadowed;
+  uint32_t len;
+  uint32_t count;
   shard_span span;
 };
 
