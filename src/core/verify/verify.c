@@ -655,7 +655,7 @@ static const shard_op *S_ancestor_in(const shard_op *op, const shard_block *b) {
  * regions): the module body. */
 static bool S_graph_block(const shard_block *b) {
   const shard_op *owner = b && b->parent ? b->parent->parent : NULL;
-  return owner && strcmp(owner->name, "builtin.module") == 0;
+  return owner && owner->name[0] == 'b' && strcmp(owner->name, "builtin.module") == 0;
 }
 
 /* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
