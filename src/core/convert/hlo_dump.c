@@ -41,11 +41,34 @@ static const char *find_n(const char *hay, size_t n, const char *needle) {
   return NULL;
 }
 
+/* Whether hay holds "mhlo.sharding" or "sharding={", in one pass (the sniff
+ * of every `shard check` input scanned the module once for each): Horspool
+ * over a 10-byte window, the two needles' first ten bytes sharing one skip
+ * table, a window ending in the last byte of either checked in full. */
+static bool S_has_sharding_key(const char *hay, size_t n) {
+  static const char a[] = "mhlo.sharding", b[] = "sharding={";
+  enum { W = 10, A = sizeof a - 1, B = sizeof b - 1 };
+  if (n < 4096) return find_n(hay, n, a) != NULL || find_n(hay, n, b) != NULL;
+  unsigned char skip[256];
+  memset(skip, W, sizeof skip);
+  for (size_t i = 0; i + 1 < W; i++) {
+    if (skip[(unsigned char)a[i]] > W - 1 - i) skip[(unsigned char)a[i]] = (unsigned char)(W - 1 - i);
+    if (skip[(unsigned char)b[i]] > W - 1 - i) skip[(unsigned char)b[i]] = (unsigned char)(W - 1 - i);
+  }
+  for (size_t i = 0; i + W <= n;) {
+    unsigned char c = (unsigned char)hay[i + W - 1];
+    if (c == (unsigned char)a[W - 1] && i + A <= n && memcmp(hay + i, a, A) == 0) return true;
+    if (c == (unsigned char)b[W - 1] && i + B <= n && memcmp(hay + i, b, B) == 0) return true;
+    i += skip[c];
+  }
+  return false;
+}
+
 bool shard_dump_detect(const char *text, size_t len) {
   size_t i = 0;
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r')) i++;
   if (len - i >= 9 && memcmp(text + i, "HloModule", 9) == 0) return true;
-  return find_n(text, len, "mhlo.sharding") != NULL || find_n(text, len, "sharding={") != NULL;
+  return S_has_sharding_key(text, len);
 }
 
 static bool is_hlo_text(const char *text, size_t len) {

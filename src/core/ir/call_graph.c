@@ -16,7 +16,8 @@
 #include "ir/clone.h"
 #include "support/ptrmap.h"
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* first letter first: asked of every op of a module */
+static bool S_is(const shard_op *op, const char *name) { return op->name[0] == name[0] && strcmp(op->name, name) == 0; }
 
 static bool S_has_body(const shard_op *func) {
   return func->num_regions && func->regions[0].first;

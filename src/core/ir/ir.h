@@ -25,16 +25,17 @@ typedef struct shard_value shard_value;
 typedef struct shard_operand shard_operand;
 typedef struct shard_op_def shard_op_def;
 
+/* The two counts sit together (no padding after each): 80 bytes, not 88. */
 struct shard_value {
   shard_type *type;
   shard_op *def;      /* defining op; NULL for a block argument */
   shard_block *block; /* owning block of a block argument */
-  uint32_t index;     /* result number or argument number */
   shard_operand *first_use;
   shard_attr *loc;        /* loc(...) of a block argument, if written */
   shard_named_attr *attrs; /* argument attributes (func.func args), sorted */
-  uint32_t num_attrs;
   const char *name; /* the SSA name in the source, without '%' (NULL if none) */
+  uint32_t index;     /* result number or argument number */
+  uint32_t num_attrs;
   shard_span span;
 };
 
@@ -59,24 +60,26 @@ struct shard_region {
   shard_block *first, *last;
 };
 
+/* Counts in pairs between the pointers (no padding after each): 128 bytes,
+ * not 152, for every op of a module. */
 struct shard_op {
   const char *name; /* "stablehlo.add" */
   const shard_op_def *def; /* NULL for an op shard does not know */
   shard_block *parent;
   shard_op *prev, *next;
   shard_operand *operands;
-  uint32_t num_operands;
   shard_value *results;
+  uint32_t num_operands;
   uint32_t num_results;
   shard_named_attr *attrs; /* sorted by name */
-  uint32_t num_attrs;
   shard_region *regions;
+  uint32_t num_attrs;
   uint32_t num_regions;
   shard_block **successors;
-  uint32_t num_successors;
   shard_attr *loc; /* trailing loc(...) or NULL */
-  shard_span span; /* from the first result name (or op name) */
+  uint32_t num_successors;
   uint32_t flags;
+  shard_span span; /* from the first result name (or op name) */
 };
 
 /* A parsed module. `top` is the builtin.module op (implicit if the source had none). */

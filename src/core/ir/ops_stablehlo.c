@@ -960,6 +960,15 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
   SHARD_SVEC_INIT(elems);
   if (!shard_parser_accept(p, "]")) {
     do {
+      /* a known case straight from the token: no span, intern or lookup by
+       * the kind's name for each of the two values of every dot */
+      shard_tok t = shard_parser_peek(p);
+      int known = t.kind == SHARD_TOK_IDENT ? shard_shlo_enum_case(SHARD_SHLO_PRECISION, t.text, t.len) : -1;
+      if (known >= 0) {
+        shard_parser_next(p);
+        SHARD_SVEC_PUSH(elems, shard_attr_shlo_enum(a, SHARD_SHLO_PRECISION, (uint32_t)known));
+        continue;
+      }
       shard_span vat = shard_parser_here(p);
       const char *v;
       if (!shard_parser_ident(p, &v) ||

@@ -19,12 +19,12 @@
 
 bool shard_parser_alias_def(shard_parser *p);
 
-struct ssa_entry {
+struct ssa_entry { /* one per definition: the counts side by side, 48 bytes */
   const char *name;
-  uint32_t len;
   shard_value *values; /* `count` consecutive values (op results or one block arg) */
-  uint32_t count;
   ssa_entry *shadowed;
+  uint32_t len;
+  uint32_t count;
   shard_span span;
 };
 
@@ -681,7 +681,7 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_
  * argument failed to verify, and propagation ignored them). An array of
  * the wrong length stays for the verifier to reject. */
 static void S_func_arg_attrs_to_block(shard_parser *p, shard_op *op) {
-  if (strcmp(op->name, "func.func") != 0 || op->num_regions == 0 || !op->regions[0].first) return;
+  if (op->name[0] != 'f' || strcmp(op->name, "func.func") != 0 || op->num_regions == 0 || !op->regions[0].first) return;
   shard_block *entry = op->regions[0].first;
   shard_attr *arr = shard_op_attr(op, "arg_attrs");
   if (!arr || arr->kind != SHARD_ATTR_ARRAY || arr->u.array.num != entry->num_args) return;

@@ -562,6 +562,7 @@ static bool S_check_named_syntax(vf_ctx *cx, const shard_named_attr *list, uint3
 
 static bool S_phase1_op(shard_op *op, void *ctxp) {
   vf_ctx *cx = ctxp;
+  cx->num_ops++;
   if (shard_verify_op_is(op, "sdy.mesh")) {
     const shard_mesh *m = S_mesh_of_op(op);
     vf_emit e = shard_verify_emit_op(cx, NULL, "custom op 'sdy.mesh' ");
@@ -655,7 +656,7 @@ static const shard_op *S_ancestor_in(const shard_op *op, const shard_block *b) {
  * regions): the module body. */
 static bool S_graph_block(const shard_block *b) {
   const shard_op *owner = b && b->parent ? b->parent->parent : NULL;
-  return owner && strcmp(owner->name, "builtin.module") == 0;
+  return owner && owner->name[0] == 'b' && strcmp(owner->name, "builtin.module") == 0;
 }
 
 /* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
@@ -770,6 +771,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
     shard_walk(m->top, S_phase1_op, &cx);
     if (cx.ok) {
       if (cx.opts->extra_warnings) S_warn_device_counts(&cx);
+      shard_ptrmap_reserve(&cx.walked, cx.num_ops); /* no rehash per doubling */
       S_walk(&cx, m->top, NULL, NULL);
       if (cx.ok) shard_verify_check_recursion(&cx);
     }

@@ -42,7 +42,12 @@ typedef struct vf_ctx {
   shard_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
   shard_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
   shard_ptrmap walked;       /* ops whose walk (regions included) has finished */
+  uint32_t num_ops;          /* counted by the first walk: walked is sized once */
   vf_axis_set seen;       /* axis refs of the sharding being verified */
+  /* verify_stablehlo.c's dispatch by op name, remembered by the name's
+   * pointer (the ops that spell a name share it): a bsearch of string
+   * compares per op otherwise */
+  struct vf_name_check { const char *name; const void *check; bool stablehlo; } shlo_checks[16];
   bool ok;
 } vf_ctx;
 

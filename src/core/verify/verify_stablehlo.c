@@ -2124,9 +2124,17 @@ static int S_cmp_check(const void *key, const void *elem) {
 }
 
 bool shard_verify_check_stablehlo(vf_ctx *cx, const shard_op *op) {
-  if (strncmp(op->name, "stablehlo.", 10) != 0) return true;
+  struct vf_name_check *slot = &cx->shlo_checks[((uintptr_t)op->name >> 3) & 15];
+  if (slot->name != op->name) {
+    slot->name = op->name;
+    slot->stablehlo = strncmp(op->name, "stablehlo.", 10) == 0;
+    slot->check = slot->stablehlo ? bsearch(op->name, K_checks, sizeof K_checks / sizeof K_checks[0],
+                                            sizeof K_checks[0], S_cmp_check)
+                                  : NULL;
+  }
+  if (!slot->stablehlo) return true;
   S_op s = S_begin(cx, op);
   if (op->def && (op->def->traits & SHARD_TRAIT_ELEMENTWISE) && !S_elementwise(&s)) return false;
-  const S_check *c = bsearch(op->name, K_checks, sizeof K_checks / sizeof K_checks[0], sizeof K_checks[0], S_cmp_check);
+  const S_check *c = slot->check;
   return c ? c->fn(&s) : true;
 }

@@ -17,12 +17,22 @@ static bool S_has_xla_key(const shard_attr *dict) {
   return false;
 }
 
+/* Asked of every op of every module a command reads: the attributes are
+ * looked up only when one is named mhlo.*, op names tested first letter
+ * first. */
+static bool S_has_m_attr(const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    if (op->attrs[i].name[0] == 'm') return true;
+  return false;
+}
+
 static bool S_op_in_form(shard_op *op, void *ctx) {
   bool *found = ctx;
-  if (S_has_xla_key(shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS))) *found = true;
-  shard_attr *t = strcmp(op->name, "stablehlo.custom_call") == 0 ? shard_op_attr(op, "call_target_name") : NULL;
+  if (S_has_m_attr(op) && S_has_xla_key(shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS))) *found = true;
+  shard_attr *t =
+      op->name[0] == 's' && strcmp(op->name, "stablehlo.custom_call") == 0 ? shard_op_attr(op, "call_target_name") : NULL;
   if (t && t->kind == SHARD_ATTR_STRING && strncmp(t->u.str.data, "xla.sdy.", 8) == 0) *found = true;
-  if (strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first) {
+  if (op->name[0] == 'f' && strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first) {
     shard_block *entry = op->regions[0].first;
     for (uint32_t i = 0; i < entry->num_args; i++)
       if (S_has_xla_key(shard_value_attr(&entry->args[i], SHARD_XLA_FRONTEND_ATTRS))) *found = true;
