@@ -481,7 +481,7 @@ static bool collect_values(shard_op *op, void *ctx) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (uint32_t i = 0; i < b->num_args; i++)
-        if (b->args[i].name && shard_pass_value_sharding(&b->args[i])) {
+        if (b->args[i].name && shard_value_sharding(&b->args[i])) {
           char *name = shard_xmalloc(strlen(b->args[i].name) + 2);
           sprintf(name, "%%%s", b->args[i].name);
           SHARD_VEC_PUSH(s->value_names, name);
@@ -494,7 +494,7 @@ static bool collect_values(shard_op *op, void *ctx) {
     /* Results sharing a name (%0:2) are %0#0, %0#1 in MLIR's spelling. */
     bool shared = i > 0 && op->results[i - 1].name == v->name;
     k = shared ? k + 1 : 0;
-    if (!shard_pass_value_sharding(v))
+    if (!shard_value_sharding(v))
       continue;
     bool group = shared || (i + 1 < op->num_results && op->results[i + 1].name == v->name);
     char *name = shard_xmalloc(strlen(v->name) + 16);
@@ -623,7 +623,7 @@ static void show_value(session *s, const char *arg) {
     free(name);
     return;
   }
-  const shard_tensor_sharding *sh = shard_pass_value_sharding(v);
+  const shard_tensor_sharding *sh = shard_value_sharding(v);
   shard_buf b;
   shard_buf_init(&b);
   shard_buf_printf(&b, "%s : %s", name, v->type ? v->type->text : "?");
@@ -662,7 +662,7 @@ static void list_values(session *s) {
   }
   for (uint32_t i = 0; i < s->value_names.len; i++) {
       shard_value *v = viz_find_value(loaded_module(s), NULL, s->value_names.items[i]);
-      const shard_tensor_sharding *sh = v ? shard_pass_value_sharding(v) : NULL;
+      const shard_tensor_sharding *sh = v ? shard_value_sharding(v) : NULL;
       shard_buf b;
       shard_buf_init(&b);
       shard_buf_printf(&b, "%s : %s", s->value_names.items[i], v && v->type ? v->type->text : "?");

@@ -276,9 +276,9 @@ static shard_tensor_sharding *count_sharding(shard_tensor_sharding *s, void *ctx
 static int64_t func_devices(shard_module *m, const shard_op *fn, const shard_type *ft) {
   device_count d = {m, 1, false};
   for (uint32_t i = 0; i < ft->num_inputs + ft->num_results; i++)
-    count_mesh(&d, i < ft->num_inputs ? shard_pass_func_arg_sharding(fn, i)
-                                      : shard_pass_func_result_sharding(fn, i - ft->num_inputs));
-  if (d.n == 1 && !d.mixed) shard_pass_map_shardings(m, count_sharding, &d);
+    count_mesh(&d, i < ft->num_inputs ? shard_func_arg_sharding(fn, i)
+                                      : shard_func_result_sharding(fn, i - ft->num_inputs));
+  if (d.n == 1 && !d.mixed) shard_map_shardings(m, count_sharding, &d);
   return d.mixed ? 0 : d.n;
 }
 
@@ -347,7 +347,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     bool in = i < rt->num_inputs;
     uint32_t j = in ? i : i - rt->num_inputs;
     shard_type *g = in ? rt->inputs[j] : rt->results[j], *l = in ? lt->inputs[j] : lt->results[j];
-    const shard_tensor_sharding *s = in ? shard_pass_func_arg_sharding(sfn, j) : shard_pass_func_result_sharding(sfn, j);
+    const shard_tensor_sharding *s = in ? shard_func_arg_sharding(sfn, j) : shard_func_result_sharding(sfn, j);
     if (!static_tensor(g) || !static_tensor(l) || g->rank != l->rank) {
       shard_buf_printf(notes, "@%s: not verified (%s #%u is not a static tensor)\n", name, in ? "argument" : "result", j);
       return FN_SKIPPED;
@@ -400,7 +400,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
       goto done;
     }
     fill_random(gin[i], seed_of(name, i));
-    const shard_tensor_sharding *s = shard_pass_func_arg_sharding(sfn, i);
+    const shard_tensor_sharding *s = shard_func_arg_sharding(sfn, i);
     const shard_mesh *mesh = s ? shard_module_sharding_mesh(sharded, s) : NULL;
     for (int64_t k = 0; k < ndev; k++) {
       int64_t *origin = SHARD_NEW_ARRAY(a, int64_t, lt->inputs[i]->rank);
@@ -436,7 +436,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   for (uint32_t r = 0; r < rt->num_results; r++) {
     double max_diff = 0, max_bound = 0; /* over elements that had a finite nonzero bound */
     bool bounded = false;
-    const shard_tensor_sharding *s = shard_pass_func_result_sharding(sfn, r);
+    const shard_tensor_sharding *s = shard_func_result_sharding(sfn, r);
     const shard_mesh *mesh = s ? shard_module_sharding_mesh(sharded, s) : NULL;
     const shard_tensor *g = gout[r];
     bool *covered = shard_xcalloc((size_t)g->num + 1, 1);

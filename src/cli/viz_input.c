@@ -110,7 +110,7 @@ uint32_t viz_snippet_placements(viz_input *in, shard_arena *a, shard_placement *
   const shard_block *entry = fn->regions[0].first;
   for (uint32_t i = 0; i < n && i < entry->num_args; i++) {
     const shard_value *arg = &entry->args[i];
-    const shard_tensor_sharding *s = shard_pass_value_sharding(arg);
+    const shard_tensor_sharding *s = shard_value_sharding(arg);
     const shard_mesh *m = s ? shard_module_sharding_mesh(in->module, s) : NULL;
     if (!s || !m) {
       shard_error(de, snippet_span(in, i), "this sharding has no known mesh");
@@ -189,7 +189,7 @@ shard_value *viz_find_value(const shard_module *m, shard_op *func, const char *n
 
 shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_value *v,
                                      const char *what, shard_diag_engine *de) {
-  const shard_tensor_sharding *s = shard_pass_value_sharding(v);
+  const shard_tensor_sharding *s = shard_value_sharding(v);
   if (!s) {
     shard_error(de, v->span, "%s has no sharding", what);
     return NULL;
@@ -210,7 +210,7 @@ shard_placement *viz_result_placement(viz_input *in, shard_arena *a, shard_op *f
     shard_error(de, func->span, "@%s has no result %u", func_name(func), i);
     return NULL;
   }
-  const shard_tensor_sharding *s = shard_pass_func_result_sharding(func, i);
+  const shard_tensor_sharding *s = shard_func_result_sharding(func, i);
   if (!s) {
     shard_error(de, func->span, "result %u of @%s has no sharding", i, func_name(func));
     return NULL;
@@ -277,7 +277,7 @@ uint32_t viz_mesh_uses(const viz_input *in, viz_mesh_use **out) {
     }
   if (m && uses.len) {
     sub_axis_collect c = {uses.items, uses.len, m};
-    shard_pass_map_shardings(in->module, collect_sharding, &c);
+    shard_map_shardings(in->module, collect_sharding, &c);
     /* Sub-axes in mesh order, as Shardy sorts them. */
     for (uint32_t u = 0; u < uses.len; u++) {
       viz_mesh_use *use = &uses.items[u];

@@ -178,7 +178,7 @@ static inline bool fuzz_small_enough(shard_module *m) {
   fuzz_budget b = {m, true};
   shard_walk(m->top, fuzz_budget_op, &b);
   if (!b.ok) return false;
-  shard_pass_map_shardings(m, fuzz_budget_sharding, &b);
+  shard_map_shardings(m, fuzz_budget_sharding, &b);
   for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op && b.ok; op = op->next) {
     shard_attr *mesh = strcmp(op->name, "sdy.mesh") == 0 ? shard_op_attr(op, "mesh") : NULL;
     if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH && shard_mesh_num_devices(mesh->u.mesh) > FUZZ_MAX_DEVICES_RUN)

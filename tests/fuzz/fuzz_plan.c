@@ -90,8 +90,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   shard_module *m = fuzz_read_verified(&src, &de);
   shard_op *fn = m ? shard_module_lookup_symbol(m, "main") : NULL;
   if (fn) {
-    const shard_tensor_sharding *in = shard_pass_func_arg_sharding(fn, 0);
-    const shard_tensor_sharding *out = shard_pass_func_arg_sharding(fn, 1);
+    const shard_tensor_sharding *in = shard_func_arg_sharding(fn, 0);
+    const shard_tensor_sharding *out = shard_func_arg_sharding(fn, 1);
     const shard_mesh *mesh = shard_module_sharding_mesh(m, in);
     shard_arena *a = shard_arena_new();
     shard_reshard_step *steps = NULL;

@@ -87,7 +87,7 @@ static shard_op *nth_op(shard_op *func, const char *name, int n) {
 static shard_attr *result_attr(shard_op *func, uint32_t i, const char *name) {
   shard_attr *arr = shard_op_attr(func, "res_attrs");
   if (!arr || arr->kind != SHARD_ATTR_ARRAY || i >= arr->u.array.num) return NULL;
-  return shard_pass_dict_get(arr->u.array.elems[i], name);
+  return shard_dict_get(arr->u.array.elems[i], name);
 }
 
 static shard_attr *arg_attr(shard_op *func, uint32_t i, const char *name) {

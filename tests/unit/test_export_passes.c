@@ -67,7 +67,7 @@ Test(update_non_divisible, largest_dividing_prefix_for_every_size) {
       cr_assert(shard_pass_update_non_divisible_input_output_shardings(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
       cr_assert(S_verifies(m), "dim %lld: %s", (long long)dim, S_messages);
       shard_op *f = shard_module_lookup_symbol(m, "main");
-      const shard_tensor_sharding *s = shard_pass_func_arg_sharding(f, 0);
+      const shard_tensor_sharding *s = shard_func_arg_sharding(f, 0);
       cr_assert(s && s->rank == 1);
       const shard_dim_sharding *d = &s->dims[0];
       int64_t size = 1;
@@ -114,7 +114,7 @@ Test(export_named_computations, import_export_round_trip_keeps_shardings_and_cal
   cr_assert(S_verifies(m), "%s", S_messages);
   shard_op *foo = shard_module_lookup_symbol(m, "foo");
   cr_assert(foo, "the computation became @foo again");
-  const shard_tensor_sharding *arg = shard_pass_func_arg_sharding(foo, 0);
+  const shard_tensor_sharding *arg = shard_func_arg_sharding(foo, 0);
   cr_assert(arg && arg->dims[0].num_axes == 1 && strcmp(arg->dims[0].axes[0].name, "x") == 0);
   shard_op *main_func = shard_module_lookup_symbol(m, "main");
   shard_op **calls;

@@ -55,7 +55,7 @@ Test(ir, op_is_compares_known_and_unknown_names) {
   }
   /* An op built by a pass with a known name finds its definition too. */
   shard_value *a = &func->regions[0].first->args[0];
-  shard_op *made = shard_pass_op_new(m->arena, "stablehlo.multiply", 2, (shard_value *[]){a, a}, 1, &a->type, 0);
+  shard_op *made = shard_op_new_named(m->arena, "stablehlo.multiply", 2, (shard_value *[]){a, a}, 1, &a->type, 0);
   cr_expect(shard_op_is(made, &K_mul));
   cr_expect_not(shard_op_is(made, &K_add));
   shard_module_free(m);
@@ -88,7 +88,7 @@ Test(ir, symbol_lookup_follows_additions_erasures_and_renames) {
   shard_op *added[200];
   for (int i = 0; i < 200; i++) {
     snprintf(name, sizeof name, "mesh_%d", i);
-    added[i] = shard_pass_op_new(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+    added[i] = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
     shard_op_set_attr(m->arena, added[i], "sym_name",
                       shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
     shard_block_append(m->top->regions[0].first, added[i]);
@@ -103,7 +103,7 @@ Test(ir, symbol_lookup_follows_additions_erasures_and_renames) {
 
   /* The name of an erased symbol given to a new op finds the new op. */
   shard_op_erase(mesh);
-  shard_op *again = shard_pass_op_new(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  shard_op *again = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
   shard_op_set_attr(m->arena, again, "sym_name", shard_attr_string(m->arena, "mesh", 4), true);
   shard_op_insert_before(main_fn, again);
   cr_expect_eq(shard_module_lookup_symbol(m, "mesh"), again);

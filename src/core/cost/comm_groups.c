@@ -143,7 +143,7 @@ static const shard_tensor_sharding *operand_sharding(const shard_value *v) {
     if (s)
       return s;
   }
-  return shard_pass_value_sharding(v);
+  return shard_value_sharding(v);
 }
 
 /* Which device each block comes from. Quietly gives no transfers when a

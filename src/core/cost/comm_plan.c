@@ -163,7 +163,7 @@ static const shard_tensor_sharding *value_sharding(const shard_value *v) {
     if (out && out->kind == SHARD_ATTR_SDY_SHARDING)
       return out->u.sharding;
   }
-  return shard_pass_value_sharding(v);
+  return shard_value_sharding(v);
 }
 
 /* "argument 2", "result of stablehlo.dot_general at 12:8". */

@@ -73,7 +73,7 @@ static const shard_tensor_sharding *carried_sharding(shard_arena *a, const shard
     if (s)
       return s;
   }
-  const shard_tensor_sharding *s = shard_pass_value_sharding(v);
+  const shard_tensor_sharding *s = shard_value_sharding(v);
   return s ? s : shard_propagation_value_sharding(a, v);
 }
 
@@ -175,7 +175,7 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
   if (n.kind == SHARD_FLOW_COLLECTIVE)
     n.detail = collective_detail(b, op);
   if (n.kind == SHARD_FLOW_RESHARD) {
-    const shard_tensor_sharding *s = shard_pass_value_sharding(&op->results[0]);
+    const shard_tensor_sharding *s = shard_value_sharding(&op->results[0]);
     if (s) {
       shard_buf d;
       shard_buf_init(&d);
@@ -268,7 +268,7 @@ static void cost_reshard(const shard_module *m, shard_comm_plan *plan, shard_flo
   const shard_value *in_v = op->operands[0].value;
   const shard_type *ty = in_v->type;
   const shard_tensor_sharding *in = carried_sharding(plan->arena, in_v);
-  const shard_tensor_sharding *out = shard_pass_value_sharding(&op->results[0]);
+  const shard_tensor_sharding *out = shard_value_sharding(&op->results[0]);
   if (!ty || ty->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(ty) || !out ||
       !shard_elem_bits(ty->elem))
     return;

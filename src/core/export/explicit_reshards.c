@@ -544,7 +544,7 @@ static bool S_equivalent(const shard_tensor_sharding *a, const shard_tensor_shar
 
 static shard_tensor_sharding *S_closed_replicated(xr *x, const char *mesh_name, shard_mesh *inline_mesh,
                                                   uint32_t rank) {
-  return shard_pass_sharding_open(x->a, mesh_name, inline_mesh, rank, false);
+  return shard_sharding_open(x->a, mesh_name, inline_mesh, rank, false);
 }
 
 static shard_axes S_unreduced(const shard_tensor_sharding *s) {
@@ -553,7 +553,7 @@ static shard_axes S_unreduced(const shard_tensor_sharding *s) {
 
 static shard_op *S_new_op(xr *x, const char *name, shard_value *in, shard_op *near) {
   shard_type *type = in->type;
-  shard_op *op = shard_pass_op_new(x->a, name, 1, &in, 1, &type, 0);
+  shard_op *op = shard_op_new_named(x->a, name, 1, &in, 1, &type, 0);
   if (near) op->span = near->span;
   return op;
 }
@@ -596,7 +596,7 @@ static void S_replace_uses_except(shard_value *from, shard_value *to, const shar
 }
 
 static shard_tensor_sharding *S_with_unreduced(xr *x, const shard_tensor_sharding *s, shard_axes u) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(x->a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(x->a, s);
   c->unreduced = u.v;
   c->num_unreduced = u.n;
   return c;
@@ -670,7 +670,7 @@ static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, sh
   shard_value *result = input;
   shard_tensor_sharding *last = in;
   if (need_reshard) {
-    shard_tensor_sharding *r = shard_pass_sharding_clone(x->a, in);
+    shard_tensor_sharding *r = shard_sharding_clone(x->a, in);
     r->dims = tmp;
     result = S_new_reshard(x, c, result, r, use->owner);
     last = r;
@@ -683,7 +683,7 @@ static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, sh
     memcpy(both.v + both.n, r2u.v, sizeof *r2u.v * r2u.n);
     both.n += r2u.n;
     both = S_sort_and_merge(x->a, both, mesh);
-    shard_tensor_sharding *s = shard_pass_sharding_clone(x->a, in);
+    shard_tensor_sharding *s = shard_sharding_clone(x->a, in);
     s->dims = tmp;
     s->replicated = out->replicated;
     s->num_replicated = out->num_replicated;
@@ -791,7 +791,7 @@ static void S_data_flow_op(xr *x, shard_op *op, bool full) {
     shard_tensor_sharding *owner;
     if (named) owner = S_per_value_at(op, "out_shardings", i);
     else if (manual)
-      owner = shard_pass_sharding_erase_manual(x->a, S_per_value_at(op, "out_shardings", i),
+      owner = shard_sharding_erase_manual(x->a, S_per_value_at(op, "out_shardings", i),
                                                shard_op_attr(op, "manual_axes"));
     else owner = S_per_value_at(op, "sdy.sharding", i);
     shard_operand *sources[64];
@@ -817,7 +817,7 @@ static void S_data_flow_op(xr *x, shard_op *op, bool full) {
      * itself, except that the reduction is reset to the default. */
     shard_tensor_sharding *owner = S_per_value_at(op, "in_shardings", i);
     if (manual && owner) {
-      owner = shard_pass_sharding_clone(x->a, owner);
+      owner = shard_sharding_clone(x->a, owner);
       owner->reduction = SHARD_RED_SUM;
     }
     S_reshard_to_target(x, &op->operands[i], owner, none, true, full);
@@ -842,12 +842,12 @@ static void S_call_op(xr *x, shard_op *call) {
   shard_tensor_sharding **targets = SHARD_NEW_ARRAY(x->a, shard_tensor_sharding *, n + 1);
   shard_block *body = func->num_regions ? func->regions[0].first : NULL;
   uint32_t nargs = body ? body->num_args : 0;
-  for (uint32_t i = 0; i < nargs && i < n; i++) targets[i] = shard_pass_func_arg_sharding(func, i);
+  for (uint32_t i = 0; i < nargs && i < n; i++) targets[i] = shard_func_arg_sharding(func, i);
   shard_tensor_sharding *ref = S_first_non_maximal(x, targets, nargs < n ? nargs : n);
   if (ref) {
     for (uint32_t i = 0; i < n; i++)
       if (!targets[i])
-        targets[i] = shard_pass_sharding_open(x->a, ref->mesh_name, ref->inline_mesh,
+        targets[i] = shard_sharding_open(x->a, ref->mesh_name, ref->inline_mesh,
                                               S_rank(call->operands[i].value), true);
   } else {
     for (uint32_t i = 0; i < n; i++) targets[i] = S_sharding(x, call->operands[i].value);
@@ -866,7 +866,7 @@ static void S_func_return(xr *x, shard_op *func) {
   if (!ret) return;
   cursor c = S_before(ret);
   for (uint32_t i = 0; i < ret->num_operands; i++)
-    S_reshard_to_target(x, &ret->operands[i], shard_pass_func_result_sharding(func, i), c, false, x->full);
+    S_reshard_to_target(x, &ret->operands[i], shard_func_result_sharding(func, i), c, false, x->full);
 }
 
 /* ---- the mesh an op is resharded on ------------------------------------------------------- */
@@ -1541,14 +1541,14 @@ static bool S_check_io(xr *x, shard_op *func) {
   shard_block *body = func->num_regions ? func->regions[0].first : NULL;
   uint32_t nargs = body ? body->num_args : 0;
   for (uint32_t i = 0; i < nargs; i++)
-    if (S_single_device(x, shard_pass_func_arg_sharding(func, i))) {
+    if (S_single_device(x, shard_func_arg_sharding(func, i))) {
       shard_error(x->de, func->span,
                   "'func.func' op function argument %u cannot have a single-device (maximal) sharding attribute", i);
       return false;
     }
-  uint32_t nres = shard_pass_func_num_results(func);
+  uint32_t nres = shard_func_num_results(func);
   for (uint32_t i = 0; i < nres; i++)
-    if (S_single_device(x, shard_pass_func_result_sharding(func, i))) {
+    if (S_single_device(x, shard_func_result_sharding(func, i))) {
       shard_error(x->de, func->span,
                   "'func.func' op function result %u cannot have a single-device (maximal) sharding attribute", i);
       return false;

@@ -79,7 +79,7 @@ static shard_attr *S_edge_shardings(shard_arena *a, shard_value *owners, uint32_
     shard_attr *s = edge ? shard_op_attr(edge, "sharding") : NULL;
     if (s && s->kind == SHARD_ATTR_SDY_SHARDING) list[i] = *s->u.sharding;
     else
-      list[i] = *shard_pass_sharding_open(a, first->mesh_name, first->inline_mesh,
+      list[i] = *shard_sharding_open(a, first->mesh_name, first->inline_mesh,
                                           S_rank(owners[i].type), true);
   }
   return shard_attr_per_value(a, list, n);
@@ -97,7 +97,7 @@ static const char *S_export_func(shard_symbol_table *t, shard_op *nc, const shar
   shard_type **outs = nc->num_results ? SHARD_NEW_ARRAY(a, shard_type *, nc->num_results) : NULL;
   for (uint32_t i = 0; i < nc->num_results; i++) outs[i] = nc->results[i].type;
 
-  shard_op *func = shard_pass_op_new(a, "func.func", 0, NULL, 0, NULL, 1);
+  shard_op *func = shard_op_new_named(a, "func.func", 0, NULL, 0, NULL, 1);
   func->loc = nc->loc;
   func->span = nc->span;
   shard_attr *name = shard_op_attr(nc, "name");
@@ -115,7 +115,7 @@ static const char *S_export_func(shard_symbol_table *t, shard_op *nc, const shar
   for (uint32_t i = 0; i < nargs; i++) S_remove_edge(&entry->args[i]);
   if (in && in->kind == SHARD_ATTR_SDY_PER_VALUE)
     for (uint32_t i = 0; i < nargs && i < in->u.per_value->num; i++)
-      shard_pass_set_func_arg_sharding(a, func, i, &in->u.per_value->shardings[i]);
+      shard_func_set_arg_sharding(a, func, i, &in->u.per_value->shardings[i]);
   return shard_symbol_table_insert(t, func);
 }
 
@@ -177,17 +177,17 @@ static shard_tensor_sharding *S_func_shardings(const shard_module *m, const shar
   const shard_tensor_sharding *first = NULL;
   for (uint32_t i = 0; i < *n && !first; i++) {
     const shard_tensor_sharding *s =
-        results ? shard_pass_func_result_sharding(func, i) : shard_pass_func_arg_sharding(func, i);
-    const shard_mesh *mesh = s ? shard_pass_sharding_mesh(m, s) : NULL;
+        results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
+    const shard_mesh *mesh = s ? shard_sharding_mesh(m, s) : NULL;
     if (s && !(mesh && shard_mesh_is_maximal(mesh))) first = s;
   }
   if (!first) return NULL;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, *n);
   for (uint32_t i = 0; i < *n; i++) {
     shard_tensor_sharding *s =
-        results ? shard_pass_func_result_sharding(func, i) : shard_pass_func_arg_sharding(func, i);
+        results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
     list[i] = s ? *s
-                : *shard_pass_sharding_open(m->arena, first->mesh_name, first->inline_mesh,
+                : *shard_sharding_open(m->arena, first->mesh_name, first->inline_mesh,
                                             S_rank(types[i]), true);
   }
   return list;
@@ -345,7 +345,7 @@ bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
     shard_op *ret = entry ? entry->last : NULL;
     if (!ret || !S_is(ret, "func.return")) continue;
     for (uint32_t i = 0; i < ret->num_operands; i++)
-      shard_pass_set_func_result_sharding(
+      shard_func_set_result_sharding(
           m->arena, func, i, shard_propagation_value_sharding(m->arena, ret->operands[i].value));
   }
   return true;
@@ -354,7 +354,7 @@ bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
 /* ---- -sdy-insert-func-call-reshards ---------------------------------------- */
 
 static shard_tensor_sharding *S_closed_like(shard_arena *a, const shard_tensor_sharding *s) {
-  return shard_pass_sharding_open(a, s->mesh_name, s->inline_mesh, s->rank, false);
+  return shard_sharding_open(a, s->mesh_name, s->inline_mesh, s->rank, false);
 }
 
 static void S_insert_call_reshards(shard_module *m, shard_op *call) {
@@ -376,7 +376,7 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
     shard_tensor_sharding *cur = pv && i < pv->num ? &pv->shardings[i] : NULL;
     if (shard_reshard_equivalent(&want[i], cur)) continue;
     shard_value *result = &call->results[i];
-    shard_op *reshard = shard_pass_op_new(a, "sdy.reshard", 1, &result, 1, &result->type, 0);
+    shard_op *reshard = shard_op_new_named(a, "sdy.reshard", 1, &result, 1, &result->type, 0);
     reshard->loc = call->loc;
     reshard->span = call->span;
     shard_op_set_attr(a, reshard, "sharding",

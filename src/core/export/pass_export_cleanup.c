@@ -59,7 +59,7 @@ static bool S_remove_debug(shard_op *op, void *ctx) {
   shard_module *m = ctx;
   if (shard_op_is(op, &K_func_func)) {
     for (const char *const *a = S_debug_attrs; *a; a++)
-      shard_pass_func_remove_arg_result_attr(m->arena, op, *a);
+      shard_func_remove_arg_result_attr(m->arena, op, *a);
     return true;
   }
   for (const char *const *a = S_debug_attrs; *a; a++) shard_op_remove_attr(op, *a);
@@ -77,7 +77,7 @@ bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *optio
 static bool S_drop_sharding(shard_op *op, void *ctx) {
   shard_module *m = ctx;
   shard_op_remove_attr(op, "sdy.sharding");
-  if (shard_op_is(op, &K_func_func)) shard_pass_func_remove_arg_result_attr(m->arena, op, "sdy.sharding");
+  if (shard_op_is(op, &K_func_func)) shard_func_remove_arg_result_attr(m->arena, op, "sdy.sharding");
   return true;
 }
 
@@ -98,7 +98,7 @@ bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *opti
     /* Same operand, result, inherent `sharding` and discardable attributes:
      * only the op changes. */
     shard_op *op = c.ops.items[i];
-    shard_op *reshard = shard_pass_op_new(m->arena, "sdy.reshard", 0, NULL, 0, NULL, 0);
+    shard_op *reshard = shard_op_new_named(m->arena, "sdy.reshard", 0, NULL, 0, NULL, 0);
     op->name = reshard->name;
     op->def = reshard->def;
   }
@@ -110,7 +110,7 @@ bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *opti
 
 static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
   shard_arena *a = ctx;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t d = 0; d < s->rank; d++) {
     c->dims[d] = s->dims[d];
@@ -122,6 +122,6 @@ static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
 }
 
 bool shard_pass_close_shardings(shard_module *m, const char *options, const shard_pass_context *cx) {
-  shard_pass_map_shardings(m, S_close, m->arena);
+  shard_map_shardings(m, S_close, m->arena);
   return true;
 }

@@ -67,10 +67,10 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
 static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tensor_sharding *s,
                                                const shard_type *type, const shard_op *mc) {
   if (!s || !shard_type_is_static_tensor(type) || type->rank != s->rank) return (shard_tensor_sharding *)s;
-  const shard_mesh *mesh = shard_pass_sharding_mesh(m, s);
+  const shard_mesh *mesh = shard_sharding_mesh(m, s);
   if (!mesh) return (shard_tensor_sharding *)s;
   shard_attr *manual = mc ? shard_op_attr(mc, "manual_axes") : NULL;
-  shard_tensor_sharding *t = shard_pass_sharding_clone(m->arena, s);
+  shard_tensor_sharding *t = shard_sharding_clone(m->arena, s);
   t->dims = SHARD_NEW_ARRAY(m->arena, shard_dim_sharding, s->rank + 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     t->dims[d] = s->dims[d];
@@ -134,13 +134,13 @@ bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, con
     uint32_t n;
     shard_type **types = S_func_types(func, false, &n);
     for (uint32_t i = 0; i < n; i++) {
-      shard_tensor_sharding *s = shard_pass_func_arg_sharding(func, i);
-      if (s) shard_pass_set_func_arg_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
+      shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
+      if (s) shard_func_set_arg_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
     }
     types = S_func_types(func, true, &n);
     for (uint32_t i = 0; i < n; i++) {
-      shard_tensor_sharding *s = shard_pass_func_result_sharding(func, i);
-      if (s) shard_pass_set_func_result_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
+      shard_tensor_sharding *s = shard_func_result_sharding(func, i);
+      if (s) shard_func_set_result_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
     }
   }
   op_vec ops = {0};
@@ -161,7 +161,7 @@ bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, con
 /* ---- -sdy-remove-sub-axes-in-input-output-shardings ----------------------------- */
 
 static shard_tensor_sharding *S_without_sub_axes(shard_arena *a, const shard_tensor_sharding *s) {
-  shard_tensor_sharding *t = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *t = shard_sharding_clone(a, s);
   t->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank + 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     t->dims[d] = s->dims[d];
@@ -180,13 +180,13 @@ bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const
   uint32_t n;
   S_func_types(func, false, &n);
   for (uint32_t i = 0; i < n; i++) {
-    shard_tensor_sharding *s = shard_pass_func_arg_sharding(func, i);
-    if (s) shard_pass_set_func_arg_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
+    shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
+    if (s) shard_func_set_arg_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
   }
   S_func_types(func, true, &n);
   for (uint32_t i = 0; i < n; i++) {
-    shard_tensor_sharding *s = shard_pass_func_result_sharding(func, i);
-    if (s) shard_pass_set_func_result_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
+    shard_tensor_sharding *s = shard_func_result_sharding(func, i);
+    if (s) shard_func_set_result_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
   }
   return true;
 }
@@ -255,7 +255,7 @@ static void S_set_kind(pad_ctx *c, const shard_value *v, pad_kind k) {
 static shard_type *S_padded_type(const pad_ctx *c, shard_type *type, const shard_tensor_sharding *s) {
   if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
     return type;
-  const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
+  const shard_mesh *mesh = shard_sharding_mesh(c->m, s);
   if (!mesh) return type;
   int64_t *dims = PAD_ARRAY(c->a, int64_t, type->rank);
   bool changed = false;
@@ -277,7 +277,7 @@ static bool S_needs_padding(const pad_ctx *c, shard_type *type, const shard_tens
 
 /* Legal in Shardy's sense: the value's original type is divisible. */
 static bool S_legal_value(const pad_ctx *c, const shard_value *v) {
-  return !S_needs_padding(c, S_orig_type(c, v), shard_pass_value_sharding_or_out(v));
+  return !S_needs_padding(c, S_orig_type(c, v), shard_value_sharding_or_out(v));
 }
 
 static const shard_tensor_sharding *S_out_sharding(const shard_op *op) {
@@ -313,7 +313,7 @@ static bool S_op_illegal(const pad_ctx *c, const shard_op *op) {
 
 static shard_op *S_new_before(pad_ctx *c, shard_op *pos, const char *name, uint32_t n, shard_value *const *ops,
                               shard_type *type) {
-  shard_op *op = shard_pass_op_new(c->a, name, n, ops, type ? 1 : 0, type ? &type : NULL, 0);
+  shard_op *op = shard_op_new_named(c->a, name, n, ops, type ? 1 : 0, type ? &type : NULL, 0);
   op->span = pos->span; /* diagnostics about it point at the op it serves */
   shard_op_insert_before(pos, op);
   return op;
@@ -342,8 +342,8 @@ static shard_value *S_kind_constant(pad_ctx *c, shard_op *pos, const char *elem,
 }
 
 static void S_copy_sharding(pad_ctx *c, shard_value *to, const shard_value *from) {
-  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(from);
-  if (s) shard_pass_set_value_sharding(c->a, to, s);
+  shard_tensor_sharding *s = shard_value_sharding_or_out(from);
+  if (s) shard_value_set_sharding(c->a, to, s);
 }
 
 /* stablehlo.pad of `v` by `pad` with the given high padding (low and
@@ -383,7 +383,7 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
                                    shard_value *pad, const int64_t *dims, uint32_t ndims) {
   shard_type *t = v->type;
   if (shard_type_equal(t, orig) || t->rank != orig->rank) return v;
-  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
+  shard_tensor_sharding *s = shard_value_sharding_or_out(v);
   shard_type *i32 = shard_type_tensor(c->a, t->rank, t->dims, "i32", NULL);
   shard_type *i1 = shard_type_tensor(c->a, t->rank, t->dims, "i1", NULL);
   shard_value *mask = NULL;
@@ -391,22 +391,22 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
     if (orig->dims[d] == t->dims[d] || (dims && !S_contains(dims, ndims, d))) continue;
     shard_op *iota = S_new_before(c, pos, "stablehlo.iota", 0, NULL, i32);
     shard_op_set_attr(c->a, iota, "iota_dimension", shard_attr_int(c->a, d, shard_type_other(c->a, "i64")), true);
-    if (s) shard_pass_set_value_sharding(c->a, &iota->results[0], s);
+    if (s) shard_value_set_sharding(c->a, &iota->results[0], s);
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)orig->dims[d]);
     shard_value *limit = S_scalar(c, pos, "i32", text);
     shard_op *bcast = S_new_before(c, pos, "stablehlo.broadcast_in_dim", 1, &limit, i32);
     shard_op_set_attr(c->a, bcast, "broadcast_dimensions", shard_attr_dense_i64(c->a, NULL, 0), true);
-    if (s) shard_pass_set_value_sharding(c->a, &bcast->results[0], s);
+    if (s) shard_value_set_sharding(c->a, &bcast->results[0], s);
     shard_value *cmp_ops[2] = {&iota->results[0], &bcast->results[0]};
     shard_op *cmp = S_new_before(c, pos, "stablehlo.compare", 2, cmp_ops, i1);
     shard_op_set_attr(c->a, cmp, "comparison_direction", shard_attr_shlo_enum(c->a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_LT),
                       true);
-    if (s) shard_pass_set_value_sharding(c->a, &cmp->results[0], s);
+    if (s) shard_value_set_sharding(c->a, &cmp->results[0], s);
     if (mask) {
       shard_value *and_ops[2] = {mask, &cmp->results[0]};
       shard_op *both = S_new_before(c, pos, "stablehlo.and", 2, and_ops, i1);
-      if (s) shard_pass_set_value_sharding(c->a, &both->results[0], s);
+      if (s) shard_value_set_sharding(c->a, &both->results[0], s);
       mask = &both->results[0];
     } else {
       mask = &cmp->results[0];
@@ -415,10 +415,10 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
   if (!mask) return v;
   shard_op *bpad = S_new_before(c, pos, "stablehlo.broadcast_in_dim", 1, &pad, t);
   shard_op_set_attr(c->a, bpad, "broadcast_dimensions", shard_attr_dense_i64(c->a, NULL, 0), true);
-  if (s) shard_pass_set_value_sharding(c->a, &bpad->results[0], s);
+  if (s) shard_value_set_sharding(c->a, &bpad->results[0], s);
   shard_value *sel_ops[3] = {mask, v, &bpad->results[0]};
   shard_op *sel = S_new_before(c, pos, "stablehlo.select", 3, sel_ops, t);
-  if (s) shard_pass_set_value_sharding(c->a, &sel->results[0], s);
+  if (s) shard_value_set_sharding(c->a, &sel->results[0], s);
   return &sel->results[0];
 }
 
@@ -453,14 +453,14 @@ static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const
   }
   if (!needed) return res;
   shard_type *st = shard_type_with_dims(c->a, t, limit);
-  shard_op *slice = shard_pass_op_new(c->a, "stablehlo.slice", 1, &res, 1, &st, 0);
+  shard_op *slice = shard_op_new_named(c->a, "stablehlo.slice", 1, &res, 1, &st, 0);
   shard_op_set_attr(c->a, slice, "start_indices", shard_attr_dense_i64(c->a, zero, t->rank), true);
   shard_op_set_attr(c->a, slice, "limit_indices", shard_attr_dense_i64(c->a, limit, t->rank), true);
   shard_op_set_attr(c->a, slice, "strides", shard_attr_dense_i64(c->a, one, t->rank), true);
   shard_op_insert_after(*after, slice);
   *after = slice;
   shard_value *r = &slice->results[0];
-  if (s) shard_pass_set_value_sharding(c->a, r, (shard_tensor_sharding *)s);
+  if (s) shard_value_set_sharding(c->a, r, (shard_tensor_sharding *)s);
   if (k != PAD_UNKNOWN) S_set_kind(c, r, k);
   shard_value_replace_all_uses(res, r);
   shard_operand_set(&slice->operands[0], res);
@@ -538,7 +538,7 @@ static void S_pad_generic(pad_ctx *c, shard_op *op) {
   for (uint32_t r = 0; r < op->num_results; r++) {
     shard_value *v = &op->results[r];
     shard_type *orig = S_orig_type(c, v);
-    shard_type *padded = S_padded_type(c, orig, shard_pass_value_sharding_or_out(v));
+    shard_type *padded = S_padded_type(c, orig, shard_value_sharding_or_out(v));
     int64_t *dims = PAD_ARRAY(c->a, int64_t, padded->kind == SHARD_TYPE_TENSOR ? padded->rank : 0);
     if (padded->kind == SHARD_TYPE_TENSOR && op->results[r].type->kind == SHARD_TYPE_TENSOR &&
         op->results[r].type->rank == padded->rank && S_infer(c->a, op, r, dims)) {
@@ -558,7 +558,7 @@ static void S_pad_generic(pad_ctx *c, shard_op *op) {
 static void S_pad_slice(pad_ctx *c, shard_op *op) {
   shard_value *v = &op->results[0];
   shard_type *orig = S_orig_type(c, v);
-  shard_type *padded = S_padded_type(c, orig, shard_pass_value_sharding_or_out(v));
+  shard_type *padded = S_padded_type(c, orig, shard_value_sharding_or_out(v));
   if (padded == orig) return S_pad_generic(c, op);
   int64_t *start = PAD_ARRAY(c->a, int64_t, padded->rank), *limit = PAD_ARRAY(c->a, int64_t, padded->rank);
   uint32_t n = shard_op_i64_list_copy(op, "start_indices", start, padded->rank + 1);
@@ -571,7 +571,7 @@ static void S_pad_slice(pad_ctx *c, shard_op *op) {
 static void S_pad_pad(pad_ctx *c, shard_op *op) {
   if (op->num_operands != 2) return S_pad_generic(c, op);
   shard_value *in = op->operands[0].value, *v = &op->results[0];
-  shard_type *padded = S_padded_type(c, S_orig_type(c, v), shard_pass_value_sharding_or_out(v));
+  shard_type *padded = S_padded_type(c, S_orig_type(c, v), shard_value_sharding_or_out(v));
   uint32_t rank = in->type->rank;
   int64_t *low = PAD_ARRAY(c->a, int64_t, rank), *high = PAD_ARRAY(c->a, int64_t, rank),
           *interior = PAD_ARRAY(c->a, int64_t, rank), *nh = PAD_ARRAY(c->a, int64_t, rank);
@@ -682,7 +682,7 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   if (pr != rhs) shard_operand_set(&op->operands[1], pr);
   int64_t *dims = PAD_ARRAY(c->a, int64_t, v->type->rank);
   if (!S_conv_result_dims(op, &dn, pl->type, pr->type, dims)) return S_pad_generic(c, op);
-  const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
+  const shard_tensor_sharding *s = shard_value_sharding_or_out(v);
   shard_type *target = S_padded_type(c, S_orig_type(c, v), s);
   for (uint32_t i = 0; i < dn.out_spatial.n; i++) {
     int64_t d = dn.out_spatial.v[i];
@@ -797,8 +797,8 @@ static bool S_check_padded_sizes(pad_ctx *c, const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_value *v = &op->results[i];
     const shard_type *t = v->type;
-    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
-    const shard_mesh *mesh = s ? shard_pass_sharding_mesh(c->m, s) : NULL;
+    const shard_tensor_sharding *s = shard_value_sharding_or_out(v);
+    const shard_mesh *mesh = s ? shard_sharding_mesh(c->m, s) : NULL;
     if (!mesh || !t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) continue;
     for (uint32_t d = 0; d < t->rank; d++) {
       int64_t size = t->dims[d], count = shard_sharding_dim_size(s, d, mesh), padded;
@@ -820,7 +820,7 @@ static bool S_check_func_io(const pad_ctx *c, shard_op *func, shard_diag_engine 
   uint32_t n;
   shard_type **types = S_func_types(func, false, &n);
   for (uint32_t i = 0; i < n; i++)
-    if (S_needs_padding(c, types[i], shard_pass_func_arg_sharding(func, i))) {
+    if (S_needs_padding(c, types[i], shard_func_arg_sharding(func, i))) {
       shard_error(de, func->span,
                   "'func.func' op argument #%u has a non-divisible sharding. Shardy expects "
                   "function IO to be divisible.",
@@ -830,7 +830,7 @@ static bool S_check_func_io(const pad_ctx *c, shard_op *func, shard_diag_engine 
     }
   types = S_func_types(func, true, &n);
   for (uint32_t i = 0; i < n; i++)
-    if (S_needs_padding(c, types[i], shard_pass_func_result_sharding(func, i))) {
+    if (S_needs_padding(c, types[i], shard_func_result_sharding(func, i))) {
       shard_error(de, func->span,
                   "'func.func' op result #%u has a non-divisible sharding. Shardy expects "
                   "function IO to be divisible.",

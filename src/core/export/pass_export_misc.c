@@ -170,7 +170,7 @@ bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const
     if (gathered || !dot->num_results) continue;
     shard_op *user = S_only_user(dot);
     if (!user || !shard_op_is(user, &K_sdy_reduce_scatter)) continue;
-    shard_tensor_sharding *cur = shard_pass_value_sharding(&dot->results[0]);
+    shard_tensor_sharding *cur = shard_value_sharding(&dot->results[0]);
     if (cur && cur->num_unreduced) continue;
     shard_tensor_sharding *rs = shard_propagation_value_sharding(m->arena, &user->results[0]);
     if (!rs) continue;
@@ -295,7 +295,7 @@ static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_ten
   const shard_mesh *mesh = NULL;
   for (uint32_t i = 0; i < nin + nout; i++) {
     const shard_tensor_sharding *s = i < nin ? ins[i] : outs[i - nin];
-    const shard_mesh *cur = s ? shard_pass_sharding_mesh(c->m, s) : NULL;
+    const shard_mesh *cur = s ? shard_sharding_mesh(c->m, s) : NULL;
     if (!cur) continue;
     if (!mesh) mesh = cur;
     else if (mesh != cur && !shard_mesh_equal(mesh, cur)) return true;
@@ -407,12 +407,12 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
   for (uint32_t i = 0; i < call->num_operands; i++) {
     shard_value *v = call->operands[i].value;
     if (S_from_explicit_reshard(v)) continue;
-    if (!S_check_equal(c, call, S_sharding_past_barriers(c->m, v), shard_pass_func_arg_sharding(callee, i),
+    if (!S_check_equal(c, call, S_sharding_past_barriers(c->m, v), shard_func_arg_sharding(callee, i),
                        "call argument", i, "."))
       return false;
   }
   for (uint32_t i = 0; i < call->num_results; i++)
-    if (!S_check_equal(c, call, shard_pass_func_result_sharding(callee, i),
+    if (!S_check_equal(c, call, shard_func_result_sharding(callee, i),
                        S_sharding_past_barriers(c->m, &call->results[i]), "call result", i, "."))
       return false;
   return true;
@@ -432,14 +432,14 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   if (!parent) return true;
   if (shard_op_is(parent, &K_func_func)) {
     for (uint32_t i = 0; i < op->num_operands; i++)
-      if (!S_check_return_pair(c, op, op->operands[i].value, shard_pass_func_result_sharding(parent, i), i))
+      if (!S_check_return_pair(c, op, op->operands[i].value, shard_func_result_sharding(parent, i), i))
         return false;
     return true;
   }
   for (uint32_t i = 0; i < op->num_operands && i < parent->num_results; i++) {
     shard_tensor_sharding *s = S_sharding_past_barriers(c->m, &parent->results[i]);
     if (shard_op_is(parent, &K_sdy_manual_computation))
-      s = shard_pass_sharding_erase_manual(c->m->arena, s, shard_op_attr(parent, "manual_axes"));
+      s = shard_sharding_erase_manual(c->m->arena, s, shard_op_attr(parent, "manual_axes"));
     if (!S_check_return_pair(c, op, op->operands[i].value, s, i)) return false;
   }
   return true;
@@ -539,7 +539,7 @@ bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, cons
 
 /* The device of a sharding on a maximal mesh (<[], device_ids=[d]>), or -1. */
 static int64_t S_single_device(const shard_module *m, const shard_tensor_sharding *s) {
-  const shard_mesh *mesh = s ? shard_pass_sharding_mesh(m, s) : NULL;
+  const shard_mesh *mesh = s ? shard_sharding_mesh(m, s) : NULL;
   if (!mesh || !shard_mesh_is_maximal(mesh) || !mesh->num_device_ids) return -1;
   return mesh->device_ids[0];
 }
@@ -549,7 +549,7 @@ static int64_t S_op_single_device(const shard_module *m, const shard_op *op) {
   int64_t device = -1;
   for (uint32_t i = 0; i < op->num_results; i++) {
     if (op->results[i].type->kind != SHARD_TYPE_TENSOR) continue;
-    int64_t d = S_single_device(m, shard_pass_value_sharding(&op->results[i]));
+    int64_t d = S_single_device(m, shard_value_sharding(&op->results[i]));
     if (d >= 0 && device < 0) device = d;
   }
   return device;
@@ -557,7 +557,7 @@ static int64_t S_op_single_device(const shard_module *m, const shard_op *op) {
 
 static shard_op *S_new_before(shard_arena *a, shard_op *pos, const char *name, uint32_t nin,
                               shard_value **in, shard_type *result) {
-  shard_op *op = shard_pass_op_new(a, name, nin, in, result ? 1 : 0, &result, 0);
+  shard_op *op = shard_op_new_named(a, name, nin, in, result ? 1 : 0, &result, 0);
   op->loc = pos->loc;
   op->span = pos->span;
   shard_op_insert_before(pos, op);
@@ -566,7 +566,7 @@ static shard_op *S_new_before(shard_arena *a, shard_op *pos, const char *name, u
 
 /* stablehlo.constant dense<text> : type */
 static shard_op *S_constant(shard_arena *a, shard_type *type, const char *text) {
-  shard_op *c = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &type, 0);
+  shard_op *c = shard_op_new_named(a, "stablehlo.constant", 0, NULL, 1, &type, 0);
   shard_attr *v = shard_attr_new(a, SHARD_ATTR_DENSE);
   v->u.dense.payload = text;
   v->u.dense.type = type;
@@ -608,7 +608,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
   shard_value *guard = S_device_guard(a, op, device, replicas);
   shard_type **types = SHARD_NEW_ARRAY(a, shard_type *, op->num_results + 1);
   for (uint32_t i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
-  shard_op *branch = shard_pass_op_new(a, "stablehlo.if", 1, &guard, op->num_results, types, 2);
+  shard_op *branch = shard_op_new_named(a, "stablehlo.if", 1, &guard, op->num_results, types, 2);
   branch->loc = op->loc;
   branch->span = op->span;
   shard_op_insert_before(op, branch);
@@ -621,7 +621,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
   for (uint32_t i = 0; i < copy->num_operands; i++) {
     shard_op *def = copy->operands[i].value->def;
     if (def && shard_op_is(def, &K_sdy_reshard) && def->num_operands &&
-        S_single_device(m, shard_pass_value_sharding(&def->results[0])) >= 0) {
+        S_single_device(m, shard_value_sharding(&def->results[0])) >= 0) {
       shard_operand_set(&copy->operands[i], def->operands[0].value);
       SHARD_VEC_PUSH(reshards, def);
     }
@@ -629,7 +629,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
   shard_block_append(then_block, copy);
   shard_value **vals = SHARD_NEW_ARRAY(a, shard_value *, op->num_results + 1);
   for (uint32_t i = 0; i < op->num_results; i++) vals[i] = &copy->results[i];
-  shard_op *ret = shard_pass_op_new(a, "stablehlo.return", op->num_results, vals, 0, NULL, 0);
+  shard_op *ret = shard_op_new_named(a, "stablehlo.return", op->num_results, vals, 0, NULL, 0);
   ret->loc = op->loc;
   shard_block_append(then_block, ret);
 
@@ -641,13 +641,13 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
     shard_op *z = NULL;
     if (t->kind == SHARD_TYPE_TENSOR) z = S_constant(a, t, S_zero_text(t->elem));
     else if (strcmp(t->text, "!stablehlo.token") == 0)
-      z = shard_pass_op_new(a, "stablehlo.create_token", 0, NULL, 1, &t, 0);
+      z = shard_op_new_named(a, "stablehlo.create_token", 0, NULL, 1, &t, 0);
     if (!z) continue;
     z->loc = op->loc;
     shard_block_append(else_block, z);
     vals[n++] = &z->results[0];
   }
-  ret = shard_pass_op_new(a, "stablehlo.return", n, vals, 0, NULL, 0);
+  ret = shard_op_new_named(a, "stablehlo.return", n, vals, 0, NULL, 0);
   ret->loc = op->loc;
   shard_block_append(else_block, ret);
 
@@ -668,8 +668,8 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
       continue;
     }
     shard_tensor_sharding *replicated =
-        shard_pass_sharding_open(a, shard_symbol_name(mesh_op), NULL, types[i]->rank, false);
-    shard_op *ar = shard_pass_op_new(a, "sdy.all_reduce", 1, &res, 1, &types[i], 0);
+        shard_sharding_open(a, shard_symbol_name(mesh_op), NULL, types[i]->rank, false);
+    shard_op *ar = shard_op_new_named(a, "sdy.all_reduce", 1, &res, 1, &types[i], 0);
     ar->loc = op->loc;
     ar->span = op->span;
     shard_op_set_attr(a, ar, "reduction_axes", axes, true);
@@ -683,7 +683,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
     while (u) {
       shard_operand *next = u->next_use;
       shard_op *user = u->owner;
-      shard_tensor_sharding *s = shard_op_is(user, &K_sdy_reshard) ? shard_pass_value_sharding(&user->results[0]) : NULL;
+      shard_tensor_sharding *s = shard_op_is(user, &K_sdy_reshard) ? shard_value_sharding(&user->results[0]) : NULL;
       if (s && shard_sharding_equal(s, replicated)) {
         shard_value_replace_all_uses(&user->results[0], &ar->results[0]);
         if (next && next->owner == user) next = next->next_use;

@@ -114,7 +114,7 @@ static bool S_is_manual(const char *name, const char *const *manual, uint32_t nm
 static shard_type *S_local_type(g2l *c, shard_type *t, const shard_tensor_sharding *s, const char *const *manual,
                                 uint32_t nmanual) {
   if (!s || !t || t->kind != SHARD_TYPE_TENSOR || s->rank != t->rank) return t;
-  const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
+  const shard_mesh *mesh = shard_sharding_mesh(c->m, s);
   if (!mesh) return t;
   int64_t *local = G2L_ARRAY(c, int64_t, t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
@@ -141,7 +141,7 @@ static shard_tensor_sharding *S_result_sharding(const shard_value *v) {
     shard_tensor_sharding *s = S_attr_sharding(op, "out_sharding");
     if (s) return s;
   }
-  return shard_pass_value_sharding(v);
+  return shard_value_sharding(v);
 }
 
 /* ---- global types ---------------------------------------------------------------------------- */
@@ -291,7 +291,7 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
 
 static shard_op *S_new(g2l *c, shard_op *before, const char *name, uint32_t nops, shard_value *const *ops,
                        shard_type *result, uint32_t nregions) {
-  shard_op *op = shard_pass_op_new(c->a, name, nops, ops, result ? 1 : 0, result ? &result : NULL, nregions);
+  shard_op *op = shard_op_new_named(c->a, name, nops, ops, result ? 1 : 0, result ? &result : NULL, nregions);
   shard_op_insert_before(before, op);
   return op;
 }
@@ -339,10 +339,10 @@ static void S_reduction_body(g2l *c, shard_op *op, shard_reduction red, const ch
   shard_block_add_arg(c->a, b, st); /* may move the argument array: take addresses after */
   shard_value *xy[2] = {&b->args[0], &b->args[1]};
   const char *name = red == SHARD_RED_MAX ? "stablehlo.maximum" : red == SHARD_RED_MIN ? "stablehlo.minimum" : "stablehlo.add";
-  shard_op *combine = shard_pass_op_new(c->a, name, 2, xy, 1, &st, 0);
+  shard_op *combine = shard_op_new_named(c->a, name, 2, xy, 1, &st, 0);
   shard_block_append(b, combine);
   shard_value *r = &combine->results[0];
-  shard_block_append(b, shard_pass_op_new(c->a, "stablehlo.return", 1, &r, 0, NULL, 0));
+  shard_block_append(b, shard_op_new_named(c->a, "stablehlo.return", 1, &r, 0, NULL, 0));
 }
 
 static shard_value *S_device_id(g2l *c, shard_op *before) {
@@ -393,7 +393,7 @@ static shard_value *S_dynamic_slice_for_axes(g2l *c, shard_op *before, shard_val
 
 static const shard_mesh *S_op_mesh(g2l *c, shard_op *op, shard_tensor_sharding **s) {
   *s = S_attr_sharding(op, "out_sharding");
-  const shard_mesh *mesh = *s ? shard_pass_sharding_mesh(c->m, *s) : NULL;
+  const shard_mesh *mesh = *s ? shard_sharding_mesh(c->m, *s) : NULL;
   if (!mesh) {
     shard_error(c->de, op->span, "'%s' op failed to resolve mesh", op->name);
     c->failed = true;
@@ -671,7 +671,7 @@ static void S_collective_permute(g2l *c, shard_op *op) {
   shard_tensor_sharding *out;
   const shard_mesh *out_mesh = S_op_mesh(c, op, &out);
   shard_tensor_sharding *in = S_value_sharding(c, op->operands[0].value);
-  const shard_mesh *in_mesh = in ? shard_pass_sharding_mesh(c->m, in) : NULL;
+  const shard_mesh *in_mesh = in ? shard_sharding_mesh(c->m, in) : NULL;
   if (!out_mesh) return;
   if (!in_mesh) in_mesh = out_mesh;
   uint32_t maxall = S_num_axes(in) + S_num_axes(out), max = S_atomic_max(out_mesh, maxall);
@@ -794,7 +794,7 @@ static void S_reduce_scatter(g2l *c, shard_op *op, const shard_mesh *mesh, shard
 }
 
 static void S_constant(g2l *c, shard_op *op) {
-  shard_tensor_sharding *s = shard_pass_value_sharding(&op->results[0]);
+  shard_tensor_sharding *s = shard_value_sharding(&op->results[0]);
   shard_type *global = op->results[0].type, *local = S_local_type(c, global, s, NULL, 0);
   shard_attr *value = shard_op_attr(op, "value");
   if (!value || value->kind != SHARD_ATTR_DENSE) return;
@@ -808,7 +808,7 @@ static void S_constant(g2l *c, shard_op *op) {
   shard_op_set_attr(c->a, cst, "value", nv, true);
   shard_value *v = &cst->results[0];
   if (!splat && !shard_type_equal(local, global)) {
-    const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
+    const shard_mesh *mesh = shard_sharding_mesh(c->m, s);
     shard_axis_list *per = G2L_ARRAY(c, shard_axis_list, s->rank);
     for (uint32_t d = 0; d < s->rank; d++) per[d] = (shard_axis_list){s->dims[d].axes, s->dims[d].num_axes};
     v = S_dynamic_slice_for_axes(c, op, v, mesh, per, local);
@@ -935,7 +935,7 @@ static bool S_concatenate(g2l *c, shard_op *op) {
 static void S_iota(g2l *c, shard_op *op) {
   shard_tensor_sharding *s = S_value_sharding(c, &op->results[0]);
   if (!s || shard_sharding_fully_replicated(s)) return;
-  const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, s);
+  const shard_mesh *mesh = shard_sharding_mesh(c->m, s);
   if (!mesh) {
     shard_error(c->de, op->span, "'%s' op failed to resolve mesh", op->name);
     c->failed = true;
@@ -983,7 +983,7 @@ static void S_pad(g2l *c, shard_op *op) {
     S_localize_results(c, op);
     return;
   }
-  const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, in);
+  const shard_mesh *mesh = shard_sharding_mesh(c->m, in);
   if (!mesh) {
     shard_error(c->de, op->span, "'%s' op failed to resolve mesh", op->name);
     c->failed = true;
@@ -1142,7 +1142,7 @@ static void S_slice(g2l *c, shard_op *op) {
   shard_op_i64_list_copy(op, "start_indices", start, rank);
   shard_op_i64_list_copy(op, "limit_indices", limit, rank);
   shard_op_i64_list_copy(op, "strides", strides, rank);
-  const shard_mesh *mesh = shard_pass_sharding_mesh(c->m, in_rep ? out : in);
+  const shard_mesh *mesh = shard_sharding_mesh(c->m, in_rep ? out : in);
   for (uint32_t d = 0; d < rank; d++) {
     const shard_dim_sharding *ia = S_dim(in, d), *oa = S_dim(out, d);
     if (!S_same_axes(ia, oa)) {
@@ -1353,7 +1353,7 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
   shard_value *x = op->operands[0].value, *u = op->num_operands > 1 ? op->operands[1].value : NULL;
   shard_type *gout = op->results[0].type, *gupd = u ? S_global_type(c, u) : NULL;
   const shard_tensor_sharding *in = S_value_sharding(c, x), *out = S_value_sharding(c, &op->results[0]);
-  const shard_mesh *mesh = out ? shard_pass_sharding_mesh(c->m, out) : NULL;
+  const shard_mesh *mesh = out ? shard_sharding_mesh(c->m, out) : NULL;
   S_localize_results(c, op);
   shard_type *local = op->results[0].type;
   if (!rank || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh ||
@@ -1512,7 +1512,7 @@ static void S_gather(g2l *c, shard_op *op) {
   }
   if (changed) shard_op_set_attr(c->a, op, "slice_sizes", shard_attr_dense_i64(c->a, sizes, n), true);
   if (!nindexed && !nunindexed) return;
-  const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : NULL;
+  const shard_mesh *mesh = xs ? shard_sharding_mesh(c->m, xs) : NULL;
   shard_type *it = idx->type, *out = op->results[0].type;
   if (!mesh) return;
   bool implicit = ivd >= (int64_t)it->rank;
@@ -1594,10 +1594,10 @@ static void S_gather(g2l *c, shard_op *op) {
     shard_block_add_arg(c->a, b, bool_scalar);
     shard_block_add_arg(c->a, b, bool_scalar);
     shard_value *xy[2] = {&b->args[0], &b->args[1]};
-    shard_op *and = shard_pass_op_new(c->a, "stablehlo.and", 2, xy, 1, &bool_scalar, 0);
+    shard_op *and = shard_op_new_named(c->a, "stablehlo.and", 2, xy, 1, &bool_scalar, 0);
     shard_block_append(b, and);
     shard_value *r = &and->results[0];
-    shard_block_append(b, shard_pass_op_new(c->a, "stablehlo.return", 1, &r, 0, NULL, 0));
+    shard_block_append(b, shard_op_new_named(c->a, "stablehlo.return", 1, &r, 0, NULL, 0));
     mask = &red->results[0];
   }
   bool scalar_mask = mask->type->rank == 0;
@@ -1662,7 +1662,7 @@ static void S_scatter(g2l *c, shard_op *op) {
   int64_t ivd = dn->index_vector_dim;
   shard_value *x = op->operands[0].value;
   const shard_tensor_sharding *xs = S_value_sharding(c, x), *us = S_value_sharding(c, upd);
-  const shard_mesh *mesh = xs ? shard_pass_sharding_mesh(c->m, xs) : us ? shard_pass_sharding_mesh(c->m, us) : NULL;
+  const shard_mesh *mesh = xs ? shard_sharding_mesh(c->m, xs) : us ? shard_sharding_mesh(c->m, us) : NULL;
   /* axes sharding the updates' batch dims (not update_window_dims) that
    * shard no operand dim: every device along them scatters its part into
    * the whole operand and the all_reduce that follows sums them, so only
@@ -1854,11 +1854,11 @@ static void S_convert_func(g2l *c, shard_op *fn) {
   shard_type **in = SHARD_NEW_ARRAY(c->a, shard_type *, type->num_inputs + 1);
   shard_type **out = SHARD_NEW_ARRAY(c->a, shard_type *, type->num_results + 1);
   for (uint32_t i = 0; i < type->num_inputs; i++) {
-    in[i] = S_local_type(c, type->inputs[i], shard_pass_func_arg_sharding(fn, i), NULL, 0);
+    in[i] = S_local_type(c, type->inputs[i], shard_func_arg_sharding(fn, i), NULL, 0);
     if (body && i < body->num_args) body->args[i].type = in[i];
   }
   for (uint32_t i = 0; i < type->num_results; i++)
-    out[i] = S_local_type(c, type->results[i], shard_pass_func_result_sharding(fn, i), NULL, 0);
+    out[i] = S_local_type(c, type->results[i], shard_func_result_sharding(fn, i), NULL, 0);
   shard_attr *nt = shard_attr_new(c->a, SHARD_ATTR_TYPE);
   nt->u.type = shard_type_function(c->a, in, type->num_inputs, out, type->num_results);
   shard_op_set_attr(c->a, fn, "function_type", nt, true);

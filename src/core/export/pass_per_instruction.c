@@ -121,9 +121,9 @@ static bool S_is_sharded(const shard_tensor_sharding *s) {
 
 static bool S_has_sharded_value(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++)
-    if (S_is_sharded(shard_pass_value_sharding_or_out(&op->results[i]))) return true;
+    if (S_is_sharded(shard_value_sharding_or_out(&op->results[i]))) return true;
   for (uint32_t i = 0; i < op->num_operands; i++)
-    if (S_is_sharded(shard_pass_value_sharding_or_out(op->operands[i].value))) return true;
+    if (S_is_sharded(shard_value_sharding_or_out(op->operands[i].value))) return true;
   return false;
 }
 
@@ -149,11 +149,11 @@ static bool S_skipped(const shard_op *op) {
  * replicated on the op's mesh; unreduced axes dropped for results. */
 static shard_tensor_sharding *S_instr_sharding(shard_arena *a, const shard_value *v, const char *mesh,
                                                const shard_mesh *inline_mesh, bool clear_unreduced) {
-  shard_tensor_sharding *s = shard_pass_value_sharding_or_out(v);
+  shard_tensor_sharding *s = shard_value_sharding_or_out(v);
   uint32_t rank = v->type && v->type->kind == SHARD_TYPE_TENSOR ? v->type->rank : 0;
-  if (!s) return shard_pass_sharding_open(a, mesh, inline_mesh, rank, false);
+  if (!s) return shard_sharding_open(a, mesh, inline_mesh, rank, false);
   if (clear_unreduced && s->num_unreduced) {
-    s = shard_pass_sharding_clone(a, s);
+    s = shard_sharding_clone(a, s);
     s->num_unreduced = 0;
   }
   return s;
@@ -178,7 +178,7 @@ static void S_collect_axes(const shard_tensor_sharding *s, const char ***names, 
 static shard_type *S_padded_type(shard_module *m, shard_type *type, const shard_tensor_sharding *s) {
   if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
     return type;
-  const shard_mesh *mesh = shard_pass_sharding_mesh(m, s);
+  const shard_mesh *mesh = shard_sharding_mesh(m, s);
   if (!mesh) return type;
   int64_t *dims = PI_DIMS(m->arena, type->rank);
   bool changed = false;
@@ -216,21 +216,21 @@ static const char *S_zero_payload(const char *elem) {
 static shard_value *S_pad_zero(shard_arena *a, shard_op *pos, shard_value *v, shard_type *type,
                                shard_tensor_sharding *s) {
   shard_type *st = shard_type_tensor(a, 0, NULL, type->elem, NULL);
-  shard_op *cst = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &st, 0);
+  shard_op *cst = shard_op_new_named(a, "stablehlo.constant", 0, NULL, 1, &st, 0);
   shard_attr *val = shard_attr_new(a, SHARD_ATTR_DENSE);
   val->u.dense.payload = S_zero_payload(type->elem);
   val->u.dense.type = st;
   shard_op_set_attr(a, cst, "value", val, true);
   shard_op_insert_before(pos, cst);
   shard_value *ops[2] = {v, &cst->results[0]};
-  shard_op *pad = shard_pass_op_new(a, "stablehlo.pad", 2, ops, 1, &type, 0);
+  shard_op *pad = shard_op_new_named(a, "stablehlo.pad", 2, ops, 1, &type, 0);
   int64_t *zero = PI_DIMS(a, type->rank), *high = PI_DIMS(a, type->rank);
   for (uint32_t d = 0; d < type->rank; d++) high[d] = type->dims[d] - v->type->dims[d];
   S_set_i64s(a, pad, "edge_padding_low", zero, type->rank);
   S_set_i64s(a, pad, "edge_padding_high", high, type->rank);
   S_set_i64s(a, pad, "interior_padding", zero, type->rank);
   shard_op_insert_before(pos, pad);
-  shard_pass_set_value_sharding(a, &pad->results[0], s);
+  shard_value_set_sharding(a, &pad->results[0], s);
   return &pad->results[0];
 }
 
@@ -268,11 +268,11 @@ static bool S_run_pipeline(pi_ctx *c, shard_module *tm) {
 
 static const shard_tensor_sharding *S_first_sharding(const shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++) {
-    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(op->operands[i].value);
+    const shard_tensor_sharding *s = shard_value_sharding_or_out(op->operands[i].value);
     if (s) return s;
   }
   for (uint32_t i = 0; i < op->num_results; i++) {
-    const shard_tensor_sharding *s = shard_pass_value_sharding_or_out(&op->results[i]);
+    const shard_tensor_sharding *s = shard_value_sharding_or_out(&op->results[i]);
     if (s) return s;
   }
   return NULL;
@@ -315,12 +315,12 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
     res_types[i] = unified ? unified : S_padded_type(c->m, op->results[i].type, &outs[i]);
 
   /* 2. the op alone in a private func of a scratch module */
-  shard_op *top = shard_pass_op_new(a, "builtin.module", 0, NULL, 0, NULL, 1);
+  shard_op *top = shard_op_new_named(a, "builtin.module", 0, NULL, 0, NULL, 1);
   shard_block *tb = shard_region_add_block(a, &top->regions[0]);
   shard_block *mb = c->m->top->regions[0].first;
   for (shard_op *x = mb ? mb->first : NULL; x; x = x->next)
     if (S_is(x, "sdy.mesh")) shard_block_append(tb, shard_op_clone(a, x, NULL));
-  shard_op *func = shard_pass_op_new(a, "func.func", 0, NULL, 0, NULL, 1);
+  shard_op *func = shard_op_new_named(a, "func.func", 0, NULL, 0, NULL, 1);
   shard_op_set_attr(a, func, "sym_name", shard_attr_string(a, "outlined_op", 11), true);
   shard_attr *ft = shard_attr_new(a, SHARD_ATTR_TYPE);
   ft->u.type = shard_type_function(a, arg_types, nin, res_types, nout);
@@ -329,8 +329,8 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
   shard_block_append(tb, func);
   shard_block *fb = shard_region_add_block(a, &func->regions[0]);
   for (uint32_t i = 0; i < nin; i++) shard_block_add_arg(a, fb, arg_types[i]);
-  for (uint32_t i = 0; i < nin; i++) shard_pass_set_func_arg_sharding(a, func, i, &ins[i]);
-  for (uint32_t i = 0; i < nout; i++) shard_pass_set_func_result_sharding(a, func, i, &outs[i]);
+  for (uint32_t i = 0; i < nin; i++) shard_func_set_arg_sharding(a, func, i, &ins[i]);
+  for (uint32_t i = 0; i < nout; i++) shard_func_set_result_sharding(a, func, i, &outs[i]);
   shard_op *clone = shard_op_clone(a, op, NULL);
   shard_block_append(fb, clone);
   /* operand i reads argument i, even when the op reads a value twice */
@@ -342,7 +342,7 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
     }
   shard_value **rets = SHARD_NEW_ARRAY(a, shard_value *, nout + 1);
   for (uint32_t i = 0; i < nout; i++) rets[i] = &clone->results[i];
-  shard_block_append(fb, shard_pass_op_new(a, "func.return", nout, rets, 0, NULL, 0));
+  shard_block_append(fb, shard_op_new_named(a, "func.return", nout, rets, 0, NULL, 0));
 
   shard_module tm = {.arena = a, .top = top, .implicit_top = true, .src = c->m->src};
   bool ran = S_run_pipeline(c, &tm);
@@ -353,7 +353,7 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
   }
 
   /* 3. the partitioned body in a manual computation */
-  shard_op *mc = shard_pass_op_new(a, "sdy.manual_computation", nin, operands, nout, res_types, 1);
+  shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, operands, nout, res_types, 1);
   shard_op_set_attr(a, mc, "in_shardings", shard_attr_per_value(a, ins, nin), true);
   shard_op_set_attr(a, mc, "out_shardings", shard_attr_per_value(a, outs, nout), true);
   shard_attr *man = shard_attr_new(a, SHARD_ATTR_SDY_MANUAL_AXES);
@@ -372,7 +372,7 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
     if (!term || S_is(term, "sdy.return")) continue;
     shard_value **vals = SHARD_NEW_ARRAY(a, shard_value *, term->num_operands + 1);
     for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, "sdy.return", term->num_operands, vals, 0, NULL, 0);
+    shard_op *ret = shard_op_new_named(a, "sdy.return", term->num_operands, vals, 0, NULL, 0);
     shard_op_insert_before(term, ret);
     shard_op_erase(term);
   }
@@ -384,12 +384,12 @@ static bool S_partition(pi_ctx *c, shard_op *op) {
     if (!shard_type_equal(orig, r->type)) {
       int64_t *zero = PI_DIMS(a, orig->rank), *one = PI_DIMS(a, orig->rank);
       for (uint32_t d = 0; d < orig->rank; d++) one[d] = 1;
-      shard_op *slice = shard_pass_op_new(a, "stablehlo.slice", 1, &r, 1, &orig, 0);
+      shard_op *slice = shard_op_new_named(a, "stablehlo.slice", 1, &r, 1, &orig, 0);
       S_set_i64s(a, slice, "start_indices", zero, orig->rank);
       S_set_i64s(a, slice, "limit_indices", orig->dims, orig->rank);
       S_set_i64s(a, slice, "strides", one, orig->rank);
       shard_op_insert_before(op, slice);
-      shard_pass_set_value_sharding(a, &slice->results[0], &outs[i]);
+      shard_value_set_sharding(a, &slice->results[0], &outs[i]);
       r = &slice->results[0];
     }
     shard_value_replace_all_uses(&op->results[i], r);

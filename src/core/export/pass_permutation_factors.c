@@ -66,7 +66,7 @@ int64_t shard_perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const 
 shard_value *shard_perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
                               const shard_op *near) {
   shard_type *type = in->type;
-  shard_op *op = shard_pass_op_new(c->m->arena, "sdy.reshard", 1, &in, 1, &type, 0);
+  shard_op *op = shard_op_new_named(c->m->arena, "sdy.reshard", 1, &in, 1, &type, 0);
   if (near) op->span = near->span;
   shard_op_set_attr(c->m->arena, op, "sharding", shard_attr_sharding(c->m->arena, s), true);
   shard_op_insert_before(before, op);
@@ -90,7 +90,7 @@ shard_value *shard_perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, sh
   shard_arena *a = c->m->arena;
   shard_value *res = &op->results[i];
   shard_type *type = res->type;
-  shard_op *rs = shard_pass_op_new(a, "sdy.reshard", 1, &res, 1, &type, 0);
+  shard_op *rs = shard_op_new_named(a, "sdy.reshard", 1, &res, 1, &type, 0);
   rs->span = op->span;
   shard_op_set_attr(a, rs, "sharding", shard_attr_sharding(a, old), true);
   S_insert_after(op, rs);
@@ -213,7 +213,7 @@ void shard_perm_resolve_by_replication(perm_ctx *c, shard_op *op, const shard_op
     for (uint32_t i = 0; i < nout; i++) {
       if (!update[nin + i]) continue;
       shard_tensor_sharding *old = s[nin + i];
-      if (!old) old = shard_pass_sharding_open(a, mesh_name, NULL, op->results[i].type->rank, false);
+      if (!old) old = shard_sharding_open(a, mesh_name, NULL, op->results[i].type->rank, false);
       shard_tensor_sharding *ns = shard_projection_to_sharding(a, p, nin + i, &rule->results[i], mesh_name, NULL);
       shard_perm_reshard_result(c, op, i, old, ns);
     }
@@ -271,7 +271,7 @@ bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tenso
 static shard_tensor_sharding *S_without_axes(shard_arena *a, const shard_tensor_sharding *s,
                                              const shard_axis_ref *removed, uint32_t nremoved,
                                              const shard_mesh *mesh) {
-  shard_tensor_sharding *r = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *r = shard_sharding_clone(a, s);
   r->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank);
   for (uint32_t d = 0; d < s->rank; d++) {
     r->dims[d] = s->dims[d];

@@ -46,7 +46,7 @@ static int64_t S_mod(int64_t a, int64_t b) { return a - S_floor_div(a, b) * b; }
 
 static shard_op *S_emit(perm_ctx *c, const cursor *at, const char *name, uint32_t nin, shard_value **in,
                         shard_type *type, const shard_op *near) {
-  shard_op *op = shard_pass_op_new(c->m->arena, name, nin, in, type ? 1 : 0, &type, 0);
+  shard_op *op = shard_op_new_named(c->m->arena, name, nin, in, type ? 1 : 0, &type, 0);
   if (near) op->span = near->span;
   if (at->before) shard_op_insert_before(at->before, op);
   else shard_block_append(at->block, op);
@@ -270,7 +270,7 @@ static const char *S_mesh_symbol(perm_ctx *c, shard_mesh *mesh, const char *base
   const char *name = base;
   while (shard_module_lookup_symbol(c->m, name))
     name = shard_arena_printf(a, "%s_%lld", base, (long long)c->symbol_counter++);
-  shard_op *op = shard_pass_op_new(a, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  shard_op *op = shard_op_new_named(a, "sdy.mesh", 0, NULL, 0, NULL, 0);
   op->span = c->m->top->span;
   shard_op_set_attr(a, op, "sym_name", shard_attr_string(a, name, (uint32_t)strlen(name)), true);
   shard_attr *ma = shard_attr_new(a, SHARD_ATTR_SDY_MESH);
@@ -284,7 +284,7 @@ static const char *S_mesh_symbol(perm_ctx *c, shard_mesh *mesh, const char *base
 /* The sharding without the axes named in `manual` (removeAxesFromSharding). */
 static shard_tensor_sharding *S_without_manual(perm_ctx *c, const shard_tensor_sharding *s, const name_set *manual) {
   shard_arena *a = c->m->arena;
-  shard_tensor_sharding *r = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *r = shard_sharding_clone(a, s);
   r->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank ? s->rank : 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     r->dims[d] = s->dims[d];
@@ -314,7 +314,7 @@ static shard_op *S_manual_computation(perm_ctx *c, const cursor *at, shard_value
                                       shard_type *result_type, shard_tensor_sharding *out_s, const shard_mesh *mesh,
                                       const name_set *manual, const shard_op *near) {
   shard_arena *a = c->m->arena;
-  shard_op *mc = shard_pass_op_new(a, "sdy.manual_computation", nin, in, 1, &result_type, 1);
+  shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, in, 1, &result_type, 1);
   if (near) mc->span = near->span;
   shard_tensor_sharding *ins = SHARD_NEW_ARRAY(a, shard_tensor_sharding, nin);
   for (uint32_t i = 0; i < nin; i++) ins[i] = *in_s[i];
@@ -451,14 +451,14 @@ bool shard_perm_halo_reverse(perm_ctx *c, shard_op *op) {
 
   shard_mesh *rev = S_reversed_mesh(c, mesh, to_reverse, nrev);
   const char *rev_name = S_mesh_symbol(c, rev, shard_arena_printf(a, "%s_reversed", in_s->mesh_name));
-  shard_tensor_sharding *rev_s = shard_pass_sharding_clone(a, in_s);
+  shard_tensor_sharding *rev_s = shard_sharding_clone(a, in_s);
   rev_s->mesh_name = rev_name;
   rev_s->inline_mesh = NULL;
 
   shard_operand_set(&op->operands[0], input);
   if (manual.n) op->results[0].type = input->type;
   shard_propagation_set_value_sharding(a, &op->results[0], rev_s);
-  if (!out_s) out_s = shard_pass_sharding_open(a, in_s->mesh_name, NULL, t->rank, false);
+  if (!out_s) out_s = shard_sharding_open(a, in_s->mesh_name, NULL, t->rank, false);
   cursor after = {op->parent, op->next};
   shard_value *res = &op->results[0];
   shard_op *rs = S_emit(c, &after, "sdy.reshard", 1, &res, res->type, op);
@@ -754,7 +754,7 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
     int64_t n = shard_perm_dim_shards(in_s, d, mesh);
     padded_out[d] = S_ceil_div(out->dims[d], n) * n;
   }
-  shard_tensor_sharding *scalar_s = shard_pass_sharding_open(a, in_s->mesh_name, NULL, 0, false);
+  shard_tensor_sharding *scalar_s = shard_sharding_open(a, in_s->mesh_name, NULL, 0, false);
   shard_value *mc_in[2] = {input, pad_value};
   shard_tensor_sharding *mc_s[2] = {in_s, scalar_s};
   shard_type *local_types[2] = {S_tensor(c, rank, local, t->elem), pad_value->type};
@@ -983,7 +983,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
     padded_result[d] = S_ceil_div(out->dims[d], n) * n;
     local_out[d] = pout[d] / S_manual_shards(out_s, d, mesh, &manual);
   }
-  shard_tensor_sharding *scalar_s = shard_pass_sharding_open(a, in_s->mesh_name, NULL, 0, false);
+  shard_tensor_sharding *scalar_s = shard_sharding_open(a, in_s->mesh_name, NULL, 0, false);
   shard_value *mc_in[2] = {input, pad_value};
   shard_tensor_sharding *mc_s[2] = {in_s, scalar_s};
   shard_type *local_types[2] = {S_tensor(c, rank, local_in, in->elem), pad_value->type};

@@ -36,18 +36,18 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
       return o->u.sharding;
     if (S_is(op, "sdy.manual_computation") || S_is(op, "sdy.named_computation"))
       return S_per_value_at(op, "out_shardings", v->index);
-    return shard_pass_value_sharding(v);
+    return shard_value_sharding(v);
   }
   shard_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
   if (owner && S_is(owner, "stablehlo.while") && v->index < owner->num_results)
-    return shard_pass_value_sharding(&owner->results[v->index]);
+    return shard_value_sharding(&owner->results[v->index]);
   if (owner && S_is(owner, "sdy.named_computation"))
     return S_per_value_at(owner, "in_shardings", v->index);
   if (owner && S_is(owner, "sdy.manual_computation")) {
     shard_tensor_sharding *s = S_per_value_at(owner, "in_shardings", v->index);
-    return shard_pass_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
+    return shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
   }
-  return shard_pass_value_sharding(v);
+  return shard_value_sharding(v);
 }
 
 static shard_value *S_bypass_barriers(shard_value *v) {
@@ -101,7 +101,7 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
       [SHARD_RESHARD_ALL_GATHER] = "sdy.all_gather",
   };
   shard_type *type = reshard->results[0].type;
-  shard_op *op = shard_pass_op_new(a, names[st->kind], 1, &input, 1, &type, 0);
+  shard_op *op = shard_op_new_named(a, names[st->kind], 1, &input, 1, &type, 0);
   if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER) {
     shard_attr *axes = shard_attr_new(a, SHARD_ATTR_SDY_AXIS_LISTS);
     axes->u.axis_lists.dims = st->axes_per_dim;
@@ -130,7 +130,7 @@ static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de)
   shard_value *bypassed = S_bypass_barriers(input);
   shard_tensor_sharding *in = S_sharding_of(a, bypassed);
   if (!in)
-    in = shard_pass_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type),
+    in = shard_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type),
                                   true);
   const shard_mesh *in_mesh = shard_module_sharding_mesh(m, in);
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);

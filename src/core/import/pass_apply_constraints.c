@@ -67,9 +67,9 @@ static bool S_shardable(shard_value *v) {
 static shard_tensor_sharding *S_get_sharding(shard_value *v) {
   shard_op *edge = S_edge_lookup(v);
   if (edge) return S_attr_sharding(edge, "sharding");
-  if (v->def || S_is(S_block_owner(v), "func.func")) return shard_pass_value_sharding(v);
+  if (v->def || S_is(S_block_owner(v), "func.func")) return shard_value_sharding(v);
   shard_value *owner = S_edge_owner(v);
-  if (owner && owner != v) return shard_pass_value_sharding(owner);
+  if (owner && owner != v) return shard_value_sharding(owner);
   shard_op *op = S_block_owner(v);
   if (S_is(op, "sdy.named_computation") || S_is(op, "sdy.manual_computation")) {
     shard_attr *in = shard_op_attr(op, "in_shardings");
@@ -86,11 +86,11 @@ static void S_set_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding
     return;
   }
   if (v->def || S_is(S_block_owner(v), "func.func")) {
-    shard_pass_set_value_sharding(a, v, s);
+    shard_value_set_sharding(a, v, s);
     return;
   }
   shard_value *owner = S_edge_owner(v);
-  if (owner && owner != v) shard_pass_set_value_sharding(a, owner, s);
+  if (owner && owner != v) shard_value_set_sharding(a, owner, s);
 }
 
 static bool S_fully_closed(const shard_tensor_sharding *s) {
@@ -162,7 +162,7 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
     if (constraint) {
       shard_op_unlink(constraint);
     } else {
-      constraint = shard_pass_op_new(m->arena, "sdy.sharding_constraint", 1, &input, 1,
+      constraint = shard_op_new_named(m->arena, "sdy.sharding_constraint", 1, &input, 1,
                                      &input->type, 0);
       constraint->span = user->span;
       shard_op_set_attr(m->arena, constraint, "sharding", shard_attr_sharding(m->arena, s), true);
@@ -173,8 +173,8 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
       /* unreduced axes do not propagate, so the input gets them directly */
       shard_tensor_sharding *cur = S_get_sharding(input);
       shard_tensor_sharding *n =
-          cur ? shard_pass_sharding_clone(m->arena, cur)
-              : shard_pass_sharding_open(m->arena, s->mesh_name, s->inline_mesh,
+          cur ? shard_sharding_clone(m->arena, cur)
+              : shard_sharding_open(m->arena, s->mesh_name, s->inline_mesh,
                                          input->type && input->type->kind == SHARD_TYPE_TENSOR ? input->type->rank : 0,
                                          true);
       n->unreduced = s->unreduced;

@@ -62,7 +62,7 @@ static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, own
   if (shard_op_is(op, &K_sdy_manual_computation)) {
     if (kind == OWNERS_RESULTS) return S_per_value_at(shard_op_attr(op, "out_shardings"), i);
     shard_tensor_sharding *s = S_per_value_at(shard_op_attr(op, "in_shardings"), i);
-    return s ? shard_pass_sharding_erase_manual(a, s, shard_op_attr(op, "manual_axes")) : NULL;
+    return s ? shard_sharding_erase_manual(a, s, shard_op_attr(op, "manual_axes")) : NULL;
   }
   if (kind != OWNERS_RESULTS) return NULL;
   return S_per_value_at(shard_op_attr(op, "sdy.sharding"), i);
@@ -76,7 +76,7 @@ static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
     shard_attr *in = shard_op_attr(op, "in_shardings");
     for (uint32_t i = 0; i < n; i++) {
       shard_tensor_sharding *outer = S_per_value_at(in, i);
-      if (outer) list[i] = *shard_pass_sharding_add_free(a, outer, &list[i], manual);
+      if (outer) list[i] = *shard_sharding_add_free(a, outer, &list[i], manual);
     }
   }
   const char *name = "sdy.sharding";
@@ -92,7 +92,7 @@ static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
 
 static shard_op *S_new_edge(shard_arena *a, shard_value *input, shard_tensor_sharding *s,
                             shard_span span) {
-  shard_op *edge = shard_pass_op_new(a, "sdy.data_flow_edge", 1, NULL, 1, &input->type, 0);
+  shard_op *edge = shard_op_new_named(a, "sdy.data_flow_edge", 1, NULL, 1, &input->type, 0);
   edge->span = span;
   if (s) shard_op_set_attr(a, edge, "sharding", shard_attr_sharding(a, s), true);
   return edge;
@@ -195,7 +195,7 @@ static void S_sink_shardings(shard_arena *a, shard_op *op, owner_kind kind) {
     }
     shard_type *t = owners[i].type;
     uint32_t rank = t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-    list[i] = *shard_pass_sharding_open(a, first->mesh_name, first->inline_mesh, rank, true);
+    list[i] = *shard_sharding_open(a, first->mesh_name, first->inline_mesh, rank, true);
   }
   S_set_owner_shardings(a, op, kind, list, n);
 }

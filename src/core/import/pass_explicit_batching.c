@@ -78,7 +78,7 @@ static shard_type *S_i64(shard_arena *a) { return shard_type_other(a, "i64"); }
 
 static shard_op *S_new_op(shard_arena *a, const char *name, uint32_t n, shard_value **operands,
                           shard_type *type, const shard_op *at) {
-  shard_op *op = shard_pass_op_new(a, name, n, operands, 1, &type, 0);
+  shard_op *op = shard_op_new_named(a, name, n, operands, 1, &type, 0);
   op->loc = at->loc;
   op->span = at->span;
   shard_op_insert_before((shard_op *)at, op);

@@ -28,21 +28,21 @@ static bool S_propagate_to_call(shard_op *op, void *ctx) {
   if (!callee || callee->kind != SHARD_ATTR_SYMREF || callee->u.symref.num != 1) return true;
   shard_op *func = shard_module_lookup_symbol(st->m, callee->u.symref.path[0]);
   if (!func || strcmp(func->name, "func.func") != 0) return true;
-  uint32_t n = shard_pass_func_num_results(func);
+  uint32_t n = shard_func_num_results(func);
   const shard_tensor_sharding *first = NULL;
-  for (uint32_t i = 0; i < n && !first; i++) first = shard_pass_func_result_sharding(func, i);
+  for (uint32_t i = 0; i < n && !first; i++) first = shard_func_result_sharding(func, i);
   if (!first) return true;
   shard_attr *ft = shard_op_attr(func, "function_type");
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(st->m->arena, shard_tensor_sharding, n);
   for (uint32_t i = 0; i < n; i++) {
-    shard_tensor_sharding *s = shard_pass_func_result_sharding(func, i);
+    shard_tensor_sharding *s = shard_func_result_sharding(func, i);
     if (s) {
       list[i] = *s;
       continue;
     }
     const shard_type *t = ft->u.type->results[i];
     uint32_t rank = t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-    list[i] = *shard_pass_sharding_open(st->m->arena, first->mesh_name, first->inline_mesh, rank, true);
+    list[i] = *shard_sharding_open(st->m->arena, first->mesh_name, first->inline_mesh, rank, true);
   }
   shard_op_set_attr(st->m->arena, op, "sdy.sharding", shard_attr_per_value(st->m->arena, list, n), false);
   return true;
@@ -93,21 +93,21 @@ static shard_attr *S_func_arg_shardings(shard_module *m, shard_op *func) {
   uint32_t n = entry ? entry->num_args : 0;
   const shard_tensor_sharding *first = NULL;
   for (uint32_t i = 0; i < n && !first; i++) {
-    const shard_tensor_sharding *s = shard_pass_func_arg_sharding(func, i);
-    const shard_mesh *mesh = s ? shard_pass_sharding_mesh(m, s) : NULL;
+    const shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
+    const shard_mesh *mesh = s ? shard_sharding_mesh(m, s) : NULL;
     if (s && !(mesh && shard_mesh_is_maximal(mesh))) first = s;
   }
   if (!first) return NULL;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, n);
   for (uint32_t i = 0; i < n; i++) {
-    shard_tensor_sharding *s = shard_pass_func_arg_sharding(func, i);
+    shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
     if (s) {
       list[i] = *s;
       continue;
     }
     const shard_type *t = entry->args[i].type;
     uint32_t rank = t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-    list[i] = *shard_pass_sharding_open(m->arena, first->mesh_name, first->inline_mesh, rank, true);
+    list[i] = *shard_sharding_open(m->arena, first->mesh_name, first->inline_mesh, rank, true);
   }
   return shard_attr_per_value(m->arena, list, n);
 }
@@ -195,7 +195,7 @@ static void S_add_named_computation_edges(shard_arena *a, shard_op *nc) {
   for (uint32_t k = body ? body->num_args : 0; k-- > 0;) {
     shard_value *arg = &body->args[k];
     if (!shard_type_is_static_tensor(arg->type)) continue;
-    shard_op *edge = shard_pass_op_new(a, "sdy.data_flow_edge", 1, NULL, 1, &arg->type, 0);
+    shard_op *edge = shard_op_new_named(a, "sdy.data_flow_edge", 1, NULL, 1, &arg->type, 0);
     edge->span = nc->span;
     shard_tensor_sharding *s = S_per_value_entry(in, k);
     if (s) shard_op_set_attr(a, edge, "sharding", shard_attr_sharding(a, s), true);
@@ -206,7 +206,7 @@ static void S_add_named_computation_edges(shard_arena *a, shard_op *nc) {
   for (uint32_t k = nc->num_results; k-- > 0;) {
     shard_value *res = &nc->results[k];
     if (!shard_type_is_static_tensor(res->type)) continue;
-    shard_op *edge = shard_pass_op_new(a, "sdy.data_flow_edge", 1, NULL, 1, &res->type, 0);
+    shard_op *edge = shard_op_new_named(a, "sdy.data_flow_edge", 1, NULL, 1, &res->type, 0);
     edge->span = nc->span;
     shard_tensor_sharding *s = S_per_value_entry(out, k);
     if (s) shard_op_set_attr(a, edge, "sharding", shard_attr_sharding(a, s), true);
@@ -297,10 +297,10 @@ static bool S_is_func(const shard_op *op) { return strcmp(op->name, "func.func")
 
 static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_tensor_sharding *s,
                              shard_span span) {
-  shard_op *edge = shard_pass_op_new(a, "sdy.func_data_flow_edge", 1, NULL, 1, &input->type, 0);
+  shard_op *edge = shard_op_new_named(a, "sdy.func_data_flow_edge", 1, NULL, 1, &input->type, 0);
   edge->span = span;
   if (s) {
-    shard_tensor_sharding *copy = shard_pass_sharding_clone(a, s);
+    shard_tensor_sharding *copy = shard_sharding_clone(a, s);
     shard_op_set_attr(a, edge, "sdy.sharding", shard_attr_per_value(a, copy, 1), false);
   }
   return edge;
@@ -318,7 +318,7 @@ bool shard_pass_add_func_data_flow_edges(shard_module *m, const char *options, c
       for (uint32_t i = 0; i < entry->num_args; i++) {
         shard_value *arg = &entry->args[i];
         if (!shard_type_is_static_tensor(arg->type)) continue;
-        shard_op *edge = S_func_edge(a, arg, shard_pass_func_arg_sharding(func, i), func->span);
+        shard_op *edge = S_func_edge(a, arg, shard_func_arg_sharding(func, i), func->span);
         if (first) shard_op_insert_before(first, edge);
         else shard_block_append(entry, edge);
         S_route_through(arg, edge);
@@ -385,14 +385,14 @@ bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options,
     shard_op *edge = edges.items[i];
     if (edge->num_operands != 1 || edge->num_results != 1) continue;
     shard_value *input = edge->operands[0].value;
-    shard_tensor_sharding *own = shard_pass_value_sharding(&edge->results[0]);
-    shard_tensor_sharding *before = shard_pass_value_sharding(input);
+    shard_tensor_sharding *own = shard_value_sharding(&edge->results[0]);
+    shard_tensor_sharding *before = shard_value_sharding(input);
     if (own) {
-      shard_pass_set_value_sharding(m->arena, input, shard_pass_sharding_clone(m->arena, own));
+      shard_value_set_sharding(m->arena, input, shard_sharding_clone(m->arena, own));
     } else if (before) {
-      shard_pass_set_value_sharding(
+      shard_value_set_sharding(
           m->arena, input,
-          shard_pass_sharding_open(m->arena, before->mesh_name, before->inline_mesh, before->rank, true));
+          shard_sharding_open(m->arena, before->mesh_name, before->inline_mesh, before->rank, true));
     }
     shard_value_replace_all_uses(&edge->results[0], input);
     shard_op_erase(edge);

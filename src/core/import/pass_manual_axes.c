@@ -124,7 +124,7 @@ static shard_tensor_sharding *S_add_unused(shard_arena *a, const shard_tensor_sh
   /* No replicated axes means no array: memcpy's arguments must not be NULL. */
   if (s->num_replicated) memcpy(repl + n, s->replicated, sizeof(*repl) * s->num_replicated);
   n += s->num_replicated;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->replicated = repl;
   c->num_replicated = S_sort_and_merge(repl, n, mesh);
   c->mesh_name = common->mesh_name;

@@ -48,7 +48,7 @@ static const char *S_unique_symbol(shard_module *m, const char *base) {
 }
 
 static shard_op *S_new_mesh_op(shard_module *m, const char *name, shard_mesh *mesh) {
-  shard_op *op = shard_pass_op_new(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+  shard_op *op = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
   op->span = m->top->span;
   shard_op_set_attr(m->arena, op, "sym_name",
                     shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
@@ -60,7 +60,7 @@ static shard_op *S_new_mesh_op(shard_module *m, const char *name, shard_mesh *me
 
 static shard_tensor_sharding *S_with_mesh(shard_arena *a, const shard_tensor_sharding *s,
                                           const char *name, shard_mesh *inline_mesh) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->mesh_name = name;
   c->inline_mesh = inline_mesh;
   return c;
@@ -206,13 +206,13 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
   axes->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, mesh->num_axes);
   for (uint32_t i = 0; i < mesh->num_axes; i++) {
     shard_attr *d = NULL;
-    d = shard_pass_dict_with(a, d, "name",
+    d = shard_dict_with(a, d, "name",
                              shard_attr_string(a, mesh->axes[i].name, (uint32_t)strlen(mesh->axes[i].name)));
-    d = shard_pass_dict_with(a, d, "size", shard_attr_int(a, mesh->axes[i].size, i64));
+    d = shard_dict_with(a, d, "size", shard_attr_int(a, mesh->axes[i].size, i64));
     axes->u.array.elems[i] = d;
   }
-  shard_attr *dict = shard_pass_dict_with(a, NULL, "axes", axes);
-  if (mesh->num_device_ids) dict = shard_pass_dict_with(a, dict, "device_ids", S_device_ids_attr(a, mesh));
+  shard_attr *dict = shard_dict_with(a, NULL, "axes", axes);
+  if (mesh->num_device_ids) dict = shard_dict_with(a, dict, "device_ids", S_device_ids_attr(a, mesh));
   return dict;
 }
 
@@ -235,7 +235,7 @@ bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const 
       st.insert_after = op;
     }
   }
-  shard_pass_map_shardings(m, S_lift_sharding, &st);
+  shard_map_shardings(m, S_lift_sharding, &st);
   for (const char *const *name = S_collectives; *name; name++) {
     lift_walk w = {&st, *name};
     shard_walk(m->top, S_lift_walk_op, &w);
@@ -277,7 +277,7 @@ static bool S_inline_replica_groups(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_inline_meshes(shard_module *m, const char *options, const shard_pass_context *cx) {
-  shard_pass_map_shardings(m, S_inline_sharding, m);
+  shard_map_shardings(m, S_inline_sharding, m);
   shard_walk(m->top, S_inline_replica_groups, m);
   shard_block *b = S_module_block(m);
   for (shard_op *op = b->first, *next; op; op = next) {
@@ -305,7 +305,7 @@ static shard_tensor_sharding *S_remove_size_one(shard_tensor_sharding *s, void *
   const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
   if (!mesh) return s;
   shard_arena *a = m->arena;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   bool changed = false;
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t d = 0; d < s->rank; d++) {
@@ -330,6 +330,6 @@ bool shard_pass_remove_size_one_axes(shard_module *m, const char *options, const
     for (uint32_t i = 0; mesh && i < mesh->num_axes; i++)
       if (mesh->axes[i].size == 1) any = true;
   }
-  if (any) shard_pass_map_shardings(m, S_remove_size_one, m);
+  if (any) shard_map_shardings(m, S_remove_size_one, m);
   return true;
 }

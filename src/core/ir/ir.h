@@ -153,7 +153,7 @@ shard_op *shard_op_parent_op(const shard_op *op);
 shard_op *shard_op_ancestor(const shard_op *op, const char *name);
 
 /* Op names resolved to their definitions once. Every op of a name shard
- * knows carries that name's definition (the parser, shard_pass_op_new and the
+ * knows carries that name's definition (the parser, shard_op_new_named and the
  * cloners set it, and a definition is found only by the exact name), so
  * testing an op against a known name compares definition pointers instead of
  * strings; an op without a definition compares names. One per name, at file

@@ -12,14 +12,14 @@
 
 /* ---- dictionaries --------------------------------------------------------- */
 
-shard_attr *shard_pass_dict_get(const shard_attr *dict, const char *name) {
+shard_attr *shard_dict_get(const shard_attr *dict, const char *name) {
   if (!dict || dict->kind != SHARD_ATTR_DICT) return NULL;
   for (uint32_t i = 0; i < dict->u.dict.num; i++)
     if (strcmp(dict->u.dict.entries[i].name, name) == 0) return dict->u.dict.entries[i].value;
   return NULL;
 }
 
-shard_attr *shard_pass_dict_with(shard_arena *a, const shard_attr *dict, const char *name,
+shard_attr *shard_dict_with(shard_arena *a, const shard_attr *dict, const char *name,
                                  shard_attr *value) {
   uint32_t n = dict && dict->kind == SHARD_ATTR_DICT ? dict->u.dict.num : 0;
   shard_attr *out = shard_attr_new(a, SHARD_ATTR_DICT);
@@ -43,7 +43,7 @@ shard_attr *shard_pass_dict_with(shard_arena *a, const shard_attr *dict, const c
 
 /* ---- shardings -------------------------------------------------------------- */
 
-shard_tensor_sharding *shard_pass_sharding_clone(shard_arena *a, const shard_tensor_sharding *s) {
+shard_tensor_sharding *shard_sharding_clone(shard_arena *a, const shard_tensor_sharding *s) {
   shard_tensor_sharding *c = SHARD_NEW(a, shard_tensor_sharding);
   *c = *s;
   return c;
@@ -54,16 +54,16 @@ static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *m
   return shard_dim_manual_prefix(d, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
-shard_tensor_sharding *shard_pass_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
+shard_tensor_sharding *shard_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
                                                         const shard_attr *manual) {
   if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return (shard_tensor_sharding *)s;
   return shard_sharding_drop_manual(a, s, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
-shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
+shard_tensor_sharding *shard_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
                                                     const shard_tensor_sharding *inner, const shard_attr *manual) {
   if (!outer) return (shard_tensor_sharding *)inner;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, inner);
+  shard_tensor_sharding *c = shard_sharding_clone(a, inner);
   c->rank = outer->rank;
   c->dims = outer->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, outer->rank) : NULL;
   for (uint32_t d = 0; d < outer->rank; d++) {
@@ -84,11 +84,11 @@ shard_tensor_sharding *shard_pass_sharding_add_free(shard_arena *a, const shard_
   return c;
 }
 
-const shard_mesh *shard_pass_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {
+const shard_mesh *shard_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s) {
   return shard_module_sharding_mesh(m, s);
 }
 
-shard_tensor_sharding *shard_pass_sharding_open(shard_arena *a, const char *mesh_name,
+shard_tensor_sharding *shard_sharding_open(shard_arena *a, const char *mesh_name,
                                                 const shard_mesh *inline_mesh, uint32_t rank,
                                                 bool open) {
   shard_tensor_sharding *s = SHARD_NEW(a, shard_tensor_sharding);
@@ -106,7 +106,7 @@ shard_tensor_sharding *shard_pass_sharding_open(shard_arena *a, const char *mesh
 /* ---- functions ----------------------------------------------------------- */
 
 static shard_tensor_sharding *S_dict_sharding(const shard_attr *dict) {
-  shard_attr *s = shard_pass_dict_get(dict, "sdy.sharding");
+  shard_attr *s = shard_dict_get(dict, "sdy.sharding");
   return s && s->kind == SHARD_ATTR_SDY_SHARDING ? s->u.sharding : NULL;
 }
 
@@ -114,7 +114,7 @@ static shard_attr *S_sharding_attr(shard_arena *a, shard_tensor_sharding *s) {
   return s ? shard_attr_sharding(a, s) : NULL;
 }
 
-uint32_t shard_pass_func_num_results(const shard_op *func) {
+uint32_t shard_func_num_results(const shard_op *func) {
   shard_attr *ft = shard_op_attr(func, "function_type");
   if (!ft || ft->kind != SHARD_ATTR_TYPE || ft->u.type->kind != SHARD_TYPE_FUNCTION) return 0;
   return ft->u.type->num_results;
@@ -159,7 +159,7 @@ static void S_func_set_attr_dict(shard_arena *a, shard_op *func, const char *nam
   else shard_op_remove_attr(func, name);
 }
 
-shard_tensor_sharding *shard_pass_func_arg_sharding(const shard_op *func, uint32_t i) {
+shard_tensor_sharding *shard_func_arg_sharding(const shard_op *func, uint32_t i) {
   shard_block *entry = S_func_entry(func);
   if (entry) {
     if (i >= entry->num_args) return NULL;
@@ -169,7 +169,7 @@ shard_tensor_sharding *shard_pass_func_arg_sharding(const shard_op *func, uint32
   return S_dict_sharding(S_func_attr_dict(func, "arg_attrs", i));
 }
 
-void shard_pass_set_func_arg_sharding(shard_arena *a, shard_op *func, uint32_t i,
+void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i,
                                       shard_tensor_sharding *s) {
   shard_block *entry = S_func_entry(func);
   if (entry) {
@@ -178,35 +178,35 @@ void shard_pass_set_func_arg_sharding(shard_arena *a, shard_op *func, uint32_t i
     else shard_value_remove_attr(&entry->args[i], "sdy.sharding");
     return;
   }
-  shard_attr *dict = shard_pass_dict_with(a, S_func_attr_dict(func, "arg_attrs", i),
+  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "arg_attrs", i),
                                           "sdy.sharding", S_sharding_attr(a, s));
   S_func_set_attr_dict(a, func, "arg_attrs", S_func_num_args(func), i, dict);
 }
 
-shard_tensor_sharding *shard_pass_func_result_sharding(const shard_op *func, uint32_t i) {
+shard_tensor_sharding *shard_func_result_sharding(const shard_op *func, uint32_t i) {
   return S_dict_sharding(S_func_attr_dict(func, "res_attrs", i));
 }
 
-void shard_pass_set_func_result_sharding(shard_arena *a, shard_op *func, uint32_t i,
+void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i,
                                          shard_tensor_sharding *s) {
-  shard_attr *dict = shard_pass_dict_with(a, S_func_attr_dict(func, "res_attrs", i),
+  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "res_attrs", i),
                                           "sdy.sharding", S_sharding_attr(a, s));
-  S_func_set_attr_dict(a, func, "res_attrs", shard_pass_func_num_results(func), i, dict);
+  S_func_set_attr_dict(a, func, "res_attrs", shard_func_num_results(func), i, dict);
 }
 
-shard_attr *shard_pass_func_result_attr(const shard_op *func, uint32_t i, const char *name) {
-  return shard_pass_dict_get(S_func_attr_dict(func, "res_attrs", i), name);
+shard_attr *shard_func_result_attr(const shard_op *func, uint32_t i, const char *name) {
+  return shard_dict_get(S_func_attr_dict(func, "res_attrs", i), name);
 }
 
-void shard_pass_set_func_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
+void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
                                      shard_attr *value) {
   shard_attr *old = S_func_attr_dict(func, "res_attrs", i);
-  if (!value && !shard_pass_dict_get(old, name)) return;
-  shard_attr *dict = shard_pass_dict_with(a, old, name, value);
-  S_func_set_attr_dict(a, func, "res_attrs", shard_pass_func_num_results(func), i, dict);
+  if (!value && !shard_dict_get(old, name)) return;
+  shard_attr *dict = shard_dict_with(a, old, name, value);
+  S_func_set_attr_dict(a, func, "res_attrs", shard_func_num_results(func), i, dict);
 }
 
-void shard_pass_func_remove_arg_result_attr(shard_arena *a, shard_op *func, const char *name) {
+void shard_func_remove_arg_result_attr(shard_arena *a, shard_op *func, const char *name) {
   shard_block *entry = S_func_entry(func);
   for (uint32_t i = 0; entry && i < entry->num_args; i++) shard_value_remove_attr(&entry->args[i], name);
   static const char *const lists[] = {"arg_attrs", "res_attrs"};
@@ -216,8 +216,8 @@ void shard_pass_func_remove_arg_result_attr(shard_arena *a, shard_op *func, cons
     uint32_t n = arr->u.array.num;
     for (uint32_t i = 0; i < n; i++) {
       shard_attr *dict = S_func_attr_dict(func, lists[l], i);
-      if (shard_pass_dict_get(dict, name))
-        S_func_set_attr_dict(a, func, lists[l], n, i, shard_pass_dict_with(a, dict, name, NULL));
+      if (shard_dict_get(dict, name))
+        S_func_set_attr_dict(a, func, lists[l], n, i, shard_dict_with(a, dict, name, NULL));
     }
   }
 }
@@ -235,7 +235,7 @@ static bool S_single_sharding_op(const shard_op *op) {
          shard_op_is(op, &K_sdy_data_flow_edge);
 }
 
-shard_tensor_sharding *shard_pass_value_sharding(const shard_value *v) {
+shard_tensor_sharding *shard_value_sharding(const shard_value *v) {
   if (!v->def) {
     shard_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
     if (owner && shard_op_is(owner, &K_func_func) && v->block == owner->regions[0].first) {
@@ -254,16 +254,16 @@ shard_tensor_sharding *shard_pass_value_sharding(const shard_value *v) {
   return &pv->u.per_value->shardings[v->index];
 }
 
-shard_tensor_sharding *shard_pass_value_sharding_or_out(const shard_value *v) {
+shard_tensor_sharding *shard_value_sharding_or_out(const shard_value *v) {
   const shard_op *op = v->def;
   if (op && strncmp(op->name, "sdy.", 4) == 0) {
     const shard_attr *out = shard_op_attr(op, "out_sharding");
     if (out && out->kind == SHARD_ATTR_SDY_SHARDING) return out->u.sharding;
   }
-  return shard_pass_value_sharding(v);
+  return shard_value_sharding(v);
 }
 
-void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+void shard_value_set_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
   if (!v->def) {
     shard_value_set_attr(a, v, "sdy.sharding", shard_attr_sharding(a, s));
     return;
@@ -282,7 +282,7 @@ void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_
     else {
       shard_type *t = op->results[i].type;
       uint32_t rank = t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-      list[i] = *shard_pass_sharding_open(a, s->mesh_name, s->inline_mesh, rank, true);
+      list[i] = *shard_sharding_open(a, s->mesh_name, s->inline_mesh, rank, true);
     }
   }
   shard_op_set_attr(a, op, "sdy.sharding", shard_attr_per_value(a, list, op->num_results), false);
@@ -290,7 +290,7 @@ void shard_pass_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_
 
 /* ---- ops -------------------------------------------------------------------- */
 
-shard_op *shard_pass_op_new(shard_arena *a, const char *name, uint32_t num_operands,
+shard_op *shard_op_new_named(shard_arena *a, const char *name, uint32_t num_operands,
                             shard_value *const *operands, uint32_t num_results,
                             shard_type *const *result_types, uint32_t num_regions) {
   shard_op *op = shard_op_create(a, name, num_operands, operands, num_results, result_types,
@@ -304,7 +304,7 @@ shard_op *shard_pass_op_like(shard_arena *a, const char *name, const shard_op *l
   for (uint32_t i = 0; i < like->num_operands; i++) operands[i] = like->operands[i].value;
   shard_type **types = like->num_results ? SHARD_NEW_ARRAY(a, shard_type *, like->num_results) : NULL;
   for (uint32_t i = 0; i < like->num_results; i++) types[i] = like->results[i].type;
-  shard_op *op = shard_pass_op_new(a, name, like->num_operands, operands, like->num_results, types, num_regions);
+  shard_op *op = shard_op_new_named(a, name, like->num_operands, operands, like->num_results, types, num_regions);
   op->loc = like->loc;
   op->span = like->span;
   return op;
@@ -326,7 +326,7 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
     if (!term || strcmp(term->name, old_term) != 0) continue;
     shard_value **vals = term->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, term->num_operands) : NULL;
     for (uint32_t i = 0; i < term->num_operands; i++) vals[i] = term->operands[i].value;
-    shard_op *ret = shard_pass_op_new(a, new_term, term->num_operands, vals, 0, NULL, 0);
+    shard_op *ret = shard_op_new_named(a, new_term, term->num_operands, vals, 0, NULL, 0);
     ret->loc = term->loc;
     ret->span = term->span;
     shard_op_insert_before(term, ret);
@@ -338,7 +338,7 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
 
 typedef struct map_state {
   shard_module *m;
-  shard_pass_sharding_fn fn;
+  shard_sharding_map_fn fn;
   void *ctx;
 } map_state;
 
@@ -380,7 +380,7 @@ static void S_map_func_dicts(map_state *st, shard_op *func, const char *name) {
   shard_attr *copy = NULL;
   for (uint32_t i = 0; i < arr->u.array.num; i++) {
     shard_attr *dict = arr->u.array.elems[i];
-    shard_attr *s = shard_pass_dict_get(dict, "sdy.sharding");
+    shard_attr *s = shard_dict_get(dict, "sdy.sharding");
     shard_attr *n = s ? S_map_attr(st, s) : NULL;
     if (!n) continue;
     if (!copy) {
@@ -389,7 +389,7 @@ static void S_map_func_dicts(map_state *st, shard_op *func, const char *name) {
       copy->u.array.elems = shard_arena_dup(st->m->arena, arr->u.array.elems,
                                             sizeof(shard_attr *) * arr->u.array.num);
     }
-    copy->u.array.elems[i] = shard_pass_dict_with(st->m->arena, dict, "sdy.sharding", n);
+    copy->u.array.elems[i] = shard_dict_with(st->m->arena, dict, "sdy.sharding", n);
   }
   if (copy) shard_op_set_attr(st->m->arena, func, name, copy, true);
 }
@@ -414,7 +414,7 @@ static bool S_map_op(shard_op *op, void *ctx) {
   return true;
 }
 
-void shard_pass_map_shardings(shard_module *m, shard_pass_sharding_fn fn, void *ctx) {
+void shard_map_shardings(shard_module *m, shard_sharding_map_fn fn, void *ctx) {
   map_state st = {m, fn, ctx};
   shard_walk(m->top, S_map_op, &st);
 }

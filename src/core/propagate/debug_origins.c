@@ -246,12 +246,12 @@ static void S_seed_func(shard_debug_origins *d, shard_op *func) {
   shard_block *entry = S_body(func);
   for (uint32_t i = 0; entry && i < entry->num_args; i++) {
     origin o = {ORIGIN_INPUT, i, 0};
-    S_add_sharding_origins(d, &entry->args[i], shard_pass_func_arg_sharding(func, i), o);
+    S_add_sharding_origins(d, &entry->args[i], shard_func_arg_sharding(func, i), o);
   }
   shard_op *ret = S_return_of(func);
   for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
     origin o = {ORIGIN_OUTPUT, i, 0};
-    S_add_sharding_origins(d, ret->operands[i].value, shard_pass_func_result_sharding(func, i), o);
+    S_add_sharding_origins(d, ret->operands[i].value, shard_func_result_sharding(func, i), o);
   }
 }
 
@@ -528,7 +528,7 @@ static shard_attr *S_result_dict(const shard_op *func, uint32_t i) {
 
 /* Sets `name` in the attribute dictionary of func result i. */
 static void S_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name, shard_attr *value) {
-  uint32_t n = shard_pass_func_num_results(func);
+  uint32_t n = shard_func_num_results(func);
   if (i >= n) return;
   shard_attr *old = shard_op_attr(func, "res_attrs");
   shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
@@ -537,7 +537,7 @@ static void S_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const 
   for (uint32_t k = 0; k < n; k++) {
     shard_attr *e = old && old->kind == SHARD_ATTR_ARRAY && k < old->u.array.num ? old->u.array.elems[k] : NULL;
     if (!e) e = shard_attr_new(a, SHARD_ATTR_DICT);
-    arr->u.array.elems[k] = k == i ? shard_pass_dict_with(a, e, name, value) : e;
+    arr->u.array.elems[k] = k == i ? shard_dict_with(a, e, name, value) : e;
   }
   shard_op_set_attr(a, func, "res_attrs", arr, true);
 }
@@ -635,10 +635,10 @@ static void S_func_to_self(shard_arena *a, shard_op *func) {
     shard_attr *c = S_to_self(a, shard_value_attr(&entry->args[i], "sdy.sharding_origins"), buf);
     if (c) shard_value_set_attr(a, &entry->args[i], "sdy.sharding_origins", c);
   }
-  uint32_t n = shard_pass_func_num_results(func);
+  uint32_t n = shard_func_num_results(func);
   for (uint32_t i = 0; i < n; i++) {
     snprintf(buf, sizeof buf, "output: %u", i);
-    shard_attr *c = S_to_self(a, shard_pass_dict_get(S_result_dict(func, i), "sdy.sharding_origins"), buf);
+    shard_attr *c = S_to_self(a, shard_dict_get(S_result_dict(func, i), "sdy.sharding_origins"), buf);
     if (c) S_set_result_attr(a, func, i, "sdy.sharding_origins", c);
   }
 }

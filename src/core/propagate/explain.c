@@ -112,11 +112,11 @@ static bool S_record_initial(shard_op *op, void *ctx) {
   if (S_is(op, "func.func")) {
     shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
     for (uint32_t i = 0; entry && i < entry->num_args; i++)
-      S_info(x, S_value_target(&entry->args[i]), true)->initial = shard_pass_func_arg_sharding(op, i);
-    uint32_t nres = shard_pass_func_num_results(op);
+      S_info(x, S_value_target(&entry->args[i]), true)->initial = shard_func_arg_sharding(op, i);
+    uint32_t nres = shard_func_num_results(op);
     for (uint32_t i = 0; i < nres; i++) {
       target t = {NULL, op, i};
-      S_info(x, t, true)->initial = shard_pass_func_result_sharding(op, i);
+      S_info(x, t, true)->initial = shard_func_result_sharding(op, i);
     }
     return true;
   }
@@ -327,7 +327,7 @@ static void S_op_place(shard_buf *b, const shard_op *op) {
 }
 
 static shard_tensor_sharding *S_final_sharding(shard_explain *x, target t) {
-  if (!t.value) return shard_pass_func_result_sharding(t.func, t.result);
+  if (!t.value) return shard_func_result_sharding(t.func, t.result);
   return shard_propagation_value_sharding(x->scratch, t.value);
 }
 
@@ -888,7 +888,7 @@ static bool S_specified(shard_explain *x, const shard_op *op) {
 /* The result sharding `s` with `axes` added as unreduced (a copy). */
 static shard_tensor_sharding *S_with_unreduced(shard_arena *a, const shard_tensor_sharding *s,
                                                const shard_axes *axes) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->unreduced = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_unreduced + axes->n + 1);
   if (s->num_unreduced)  /* no array when empty; memcpy's arguments must not be NULL */
     memcpy(c->unreduced, s->unreduced, sizeof(shard_axis_ref) * s->num_unreduced);

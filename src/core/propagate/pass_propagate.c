@@ -185,7 +185,7 @@ static int S_cmp_axis_mesh(const void *pa, const void *pb, const shard_mesh *m) 
  * explicit priority 0 is dropped. */
 static shard_tensor_sharding *S_initial_sharding(shard_module *m, const shard_tensor_sharding *t) {
   shard_arena *a = m->arena;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, t);
+  shard_tensor_sharding *c = shard_sharding_clone(a, t);
   c->dims = t->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, t->rank) : NULL;
   uint32_t extra = 0;
   for (uint32_t d = 0; d < t->rank; d++)
@@ -223,7 +223,7 @@ static shard_tensor_sharding *S_initial_sharding(shard_module *m, const shard_te
 /* Restores the dims whose original priority is p and un-replicates their axes. */
 static shard_tensor_sharding *S_restore_priority(shard_arena *a, const shard_tensor_sharding *cur,
                                                  const shard_tensor_sharding *orig, int64_t p) {
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, cur);
+  shard_tensor_sharding *c = shard_sharding_clone(a, cur);
   c->dims = cur->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, cur->rank) : NULL;
   for (uint32_t d = 0; d < cur->rank; d++) {
     c->dims[d] = cur->dims[d];
@@ -255,7 +255,7 @@ typedef struct init_walk {
 
 static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t result) {
   shard_arena *a = w->m->arena;
-  shard_tensor_sharding *t = v ? shard_propagation_value_sharding(a, v) : shard_pass_func_result_sharding(func, result);
+  shard_tensor_sharding *t = v ? shard_propagation_value_sharding(a, v) : shard_func_result_sharding(func, result);
   if (!t) return;
   if (S_has_priority(t)) {
     priority_ref r = {v, func, result, t};
@@ -264,7 +264,7 @@ static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t re
   shard_tensor_sharding *init = S_initial_sharding(w->m, t);
   if (shard_sharding_equal(init, t)) return;
   if (v) shard_propagation_set_value_sharding(a, v, init);
-  else shard_pass_set_func_result_sharding(a, func, result, init);
+  else shard_func_set_result_sharding(a, func, result, init);
 }
 
 static bool S_init_op(shard_op *op, void *ctx) {
@@ -272,7 +272,7 @@ static bool S_init_op(shard_op *op, void *ctx) {
   if (shard_op_is(op, &K_func_func)) {
     shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
     for (uint32_t i = 0; entry && i < entry->num_args; i++) S_init_one(w, &entry->args[i], NULL, 0);
-    uint32_t nres = shard_pass_func_num_results(op);
+    uint32_t nres = shard_func_num_results(op);
     for (uint32_t i = 0; i < nres; i++) S_init_one(w, NULL, op, i);
     return true;
   }
@@ -317,11 +317,11 @@ static void S_run_user_priority(shard_propagation *s, const prop_options *o) {
       for (uint32_t d = 0; d < r->original->rank; d++) has |= r->original->dims[d].priority == p;
       if (!has) continue;
       shard_tensor_sharding *cur = r->value ? shard_propagation_value_sharding(m->arena, r->value)
-                                            : shard_pass_func_result_sharding(r->func, r->result);
+                                            : shard_func_result_sharding(r->func, r->result);
       if (!cur) continue;
       shard_tensor_sharding *next = S_restore_priority(m->arena, cur, r->original, p);
       if (r->value) shard_propagation_set_value_sharding(m->arena, r->value, next);
-      else shard_pass_set_func_result_sharding(m->arena, r->func, r->result, next);
+      else shard_func_set_result_sharding(m->arena, r->func, r->result, next);
     }
     S_run_op_priority(s, o);
   }

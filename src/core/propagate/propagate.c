@@ -267,7 +267,7 @@ static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, b
     else {
       const shard_type *t = values[k].type;
       uint32_t rank = t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-      list[k] = *shard_pass_sharding_open(a, s->mesh_name, s->inline_mesh, rank, true);
+      list[k] = *shard_sharding_open(a, s->mesh_name, s->inline_mesh, rank, true);
     }
   }
   shard_op_set_attr(a, op, name, shard_attr_per_value(a, list, n), inherent);
@@ -288,7 +288,7 @@ static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *
   if (!v) return NULL;
   shard_op *op = S_owning_op(v);
   if (!op) return NULL;
-  if (S_is_func_entry_arg(v, op)) return shard_pass_func_arg_sharding(op, v->index);
+  if (S_is_func_entry_arg(v, op)) return shard_func_arg_sharding(op, v->index);
   if (S_single_sharding_op(op)) return S_sharding_attr(op, "sharding");
   if (S_has_out_sharding(op)) return S_sharding_attr(op, "out_sharding");
   switch (S_df_kind(op)) {
@@ -296,7 +296,7 @@ static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *
     return S_per_value_at(op, v->def ? "out_shardings" : "in_shardings", v->index);
   case DF_MANUAL:
     if (v->def) return S_per_value_at(op, "out_shardings", v->index);
-    return shard_pass_sharding_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
+    return shard_sharding_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
                           shard_op_attr(op, "manual_axes"));
   default: break;
   }
@@ -313,7 +313,7 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
   shard_op *op = S_owning_op(v);
   if (!op) return;
   if (S_is_func_entry_arg(v, op)) {
-    shard_pass_set_func_arg_sharding(a, op, v->index, s);
+    shard_func_set_arg_sharding(a, op, v->index, s);
     return;
   }
   if (S_single_sharding_op(op)) {
@@ -331,7 +331,7 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
     } else {
       shard_block *body = S_body(op, 0);
       if (k == DF_MANUAL)
-        s = shard_pass_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
+        s = shard_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
       S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
     }
     return;
@@ -608,13 +608,13 @@ static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor
     shard_op *op = S_owning_op(owner);
     if (S_df_kind(op) == DF_MANUAL) {
       const shard_attr *manual = shard_op_attr(op, "manual_axes");
-      if (owner->def) sh = shard_pass_sharding_add_free(s->a, S_per_value_at(op, "out_shardings", owner->index), sh, manual);
-      else sh = shard_pass_sharding_erase_manual(s->a, sh, manual);
+      if (owner->def) sh = shard_sharding_add_free(s->a, S_per_value_at(op, "out_shardings", owner->index), sh, manual);
+      else sh = shard_sharding_erase_manual(s->a, sh, manual);
     }
     shard_op_set_attr(s->a, edge, "sharding", shard_attr_sharding(s->a, sh), true);
     break;
   }
-  case TENSOR_FUNC_RESULT: shard_pass_set_func_result_sharding(s->a, t->owner, t->index, sh); break;
+  case TENSOR_FUNC_RESULT: shard_func_set_result_sharding(s->a, t->owner, t->index, sh); break;
   }
 }
 
@@ -879,8 +879,8 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   if (target && S_df_kind(df) == DF_MANUAL) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = shard_pass_sharding_erase_manual(s->a, target, manual);
-    else target = shard_pass_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) target = shard_sharding_erase_manual(s->a, target, manual);
+    else target = shard_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
@@ -965,7 +965,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].value = NULL;
     t[1].owner = func;
     t[1].index = i;
-    t[1].sharding = shard_pass_func_result_sharding(func, i);
+    t[1].sharding = shard_func_result_sharding(func, i);
     shard_arena *scratch = shard_arena_new();
     shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
@@ -1062,9 +1062,9 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
                     (long long)gid);
       for (uint32_t k = 0; k < vals.len; k++) {
         shard_value *v = vals.items[k];
-        shard_tensor_sharding *open = shard_pass_sharding_open(s->a, common->mesh_name, common->inline_mesh,
+        shard_tensor_sharding *open = shard_sharding_open(s->a, common->mesh_name, common->inline_mesh,
                                                                common->rank, true);
-        shard_op *c = shard_pass_op_new(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+        shard_op *c = shard_op_new_named(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
         shard_op_set_attr(s->a, c, "sharding", shard_attr_sharding(s->a, open), true);
         if (v->def) shard_op_insert_after(v->def, c);
         else if (v->block->first) shard_op_insert_before(v->block->first, c);

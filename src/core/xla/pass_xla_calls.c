@@ -17,7 +17,7 @@
 static bool S_uninlineable(const shard_op *call) {
   shard_attr *fa = shard_op_attr(call, SHARD_XLA_FRONTEND_ATTRS);
   if (!fa || fa->kind != SHARD_ATTR_DICT) return false;
-  if (shard_pass_dict_get(fa, "backend_config")) return true;
+  if (shard_dict_get(fa, "backend_config")) return true;
   const char *inl = shard_xla_frontend_get(fa, "inlineable");
   return inl && strcmp(inl, "false") == 0;
 }

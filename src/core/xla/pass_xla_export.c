@@ -195,7 +195,7 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
     for (uint32_t k = 0; k < body->num_args; k++) in_types[k] = body->args[k].type;
     shard_type **out_types = nres ? SHARD_NEW_ARRAY(a, shard_type *, nres) : NULL;
     for (uint32_t k = 0; k < nres; k++) out_types[k] = term->operands[k].value->type;
-    shard_op *func = shard_pass_op_new(a, "func.func", 0, NULL, 0, NULL, 1);
+    shard_op *func = shard_op_new_named(a, "func.func", 0, NULL, 0, NULL, 1);
     func->span = mc->span;
     shard_type *ft = shard_type_function(a, in_types, body->num_args, out_types, nres);
     shard_attr *fta = shard_attr_new(a, SHARD_ATTR_TYPE);
@@ -208,7 +208,7 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
     /* the call */
     shard_value **args = mc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, mc->num_operands) : NULL;
     for (uint32_t k = 0; k < mc->num_operands; k++) args[k] = &g2l->results[k];
-    shard_op *call = shard_pass_op_new(a, "func.call", mc->num_operands, args, nres, out_types, 0);
+    shard_op *call = shard_op_new_named(a, "func.call", mc->num_operands, args, nres, out_types, 0);
     call->span = mc->span;
     call->loc = mc->loc;
     shard_call_set_callee(a, call, name);
@@ -291,12 +291,12 @@ static void S_export_func(export_ctx *cx, shard_op *func) {
     shard_value_remove_attr(arg, "sdy.sharding");
   }
   shard_op *ret = entry ? shard_block_terminator(entry) : NULL;
-  for (uint32_t i = 0; i < shard_pass_func_num_results(func); i++) {
-    shard_tensor_sharding *s = shard_pass_func_result_sharding(func, i);
+  for (uint32_t i = 0; i < shard_func_num_results(func); i++) {
+    shard_tensor_sharding *s = shard_func_result_sharding(func, i);
     if (!s) continue;
     char *hlo = S_hlo_text(m, s, cx->de);
-    shard_pass_set_func_result_attr(a, func, i, "sdy.sharding", NULL);
-    if (hlo) shard_pass_set_func_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING,
+    shard_func_set_result_attr(a, func, i, "sdy.sharding", NULL);
+    if (hlo) shard_func_set_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING,
                                              shard_attr_string(a, hlo, (uint32_t)strlen(hlo)));
     if (!ret || !S_is(ret, "func.return") || i >= ret->num_operands) continue;
     shard_value *v = ret->operands[i].value;
@@ -480,8 +480,8 @@ bool shard_pass_xla_export_named_computations(shard_module *m, const char *optio
     if (!func || old) continue;
     shard_attr *s = shard_op_attr(call, "sdy.sharding");
     for (uint32_t r = 0; s && s->kind == SHARD_ATTR_SDY_PER_VALUE && r < s->u.per_value->num; r++)
-      if (!shard_pass_func_result_sharding(func, r))
-        shard_pass_set_func_result_sharding(m->arena, func, r, &s->u.per_value->shardings[r]);
+      if (!shard_func_result_sharding(func, r))
+        shard_func_set_result_sharding(m->arena, func, r, &s->u.per_value->shardings[r]);
     shard_op_remove_attr(func, "sdy.original_func_name");
   }
   SHARD_VEC_FREE(c.ops);

@@ -53,7 +53,7 @@ static bool S_import_meshes(shard_module *m, shard_diag_engine *de) {
       shard_error(de, fa->span, "%s: '%s' is not a #sdy.mesh", SHARD_XLA_MESHES, e->name);
       return false;
     }
-    shard_op *op = shard_pass_op_new(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
+    shard_op *op = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
     op->span = m->top->span;
     shard_op_set_attr(m->arena, op, "sym_name", shard_attr_string(m->arena, e->name, (uint32_t)strlen(e->name)), true);
     shard_op_set_attr(m->arena, op, "mesh", e->value, true);
@@ -90,7 +90,7 @@ static void S_func_result_sharding(import_ctx *cx, shard_op *cc, shard_tensor_sh
   shard_arena *a = cx->m->arena;
   for (shard_operand *u = cc->results[0].first_use; u; u = u->next_use)
     if (S_is(u->owner, "func.return") && u->owner->parent && u->owner->parent->parent == &cx->func->regions[0])
-      shard_pass_set_func_result_sharding(a, cx->func, u->index, s);
+      shard_func_set_result_sharding(a, cx->func, u->index, s);
   shard_value_replace_all_uses(&cc->results[0], cc->operands[0].value);
   shard_op_erase(cc);
 }
@@ -149,8 +149,8 @@ static bool S_import_func(shard_module *m, shard_op *func, shard_diag_engine *de
     }
     shard_value_remove_attr(arg, SHARD_XLA_MHLO_SHARDING);
   }
-  for (uint32_t i = 0; i < shard_pass_func_num_results(func); i++)
-    shard_pass_set_func_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING, NULL);
+  for (uint32_t i = 0; i < shard_func_num_results(func); i++)
+    shard_func_set_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING, NULL);
   if (!entry) return true;
   import_ctx cx = {.m = m, .func = func, .de = de, .ok = true};
   for (shard_op *op = entry->first; op && cx.ok; op = op->next) shard_walk(op, S_import_op, &cx);
@@ -193,7 +193,7 @@ static shard_tensor_sharding *S_open_unspecified(shard_arena *a, const shard_op 
   shard_attr *bc = shard_op_attr(cc, "backend_config");
   const char *text = bc && bc->kind == SHARD_ATTR_STRING ? strstr(bc->u.str.data, "unspecified_dims=[") : NULL;
   if (!text) return s;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   if (s->rank) memcpy(c->dims, s->dims, sizeof *s->dims * s->rank);
   for (const char *p = text + strlen("unspecified_dims=["); *p && *p != ']';) {
@@ -221,7 +221,7 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
       if (!s || s->kind != SHARD_ATTR_SDY_PER_VALUE || cc->num_operands != 1 || cc->num_results != 1 ||
           s->u.per_value->num != 1)
         continue; /* a GSPMD Sharding custom call: not XLA's round trip */
-      shard_op *sc = shard_pass_op_new(a, "sdy.sharding_constraint", 1, (shard_value *[]){cc->operands[0].value},
+      shard_op *sc = shard_op_new_named(a, "sdy.sharding_constraint", 1, (shard_value *[]){cc->operands[0].value},
                                        1, &cc->results[0].type, 0);
       sc->span = cc->span;
       sc->loc = cc->loc;
@@ -245,7 +245,7 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
         ok = false;
         continue;
       }
-      shard_op *sg = shard_pass_op_new(a, "sdy.sharding_group", 1, (shard_value *[]){cc->operands[0].value}, 0, NULL, 0);
+      shard_op *sg = shard_op_new_named(a, "sdy.sharding_group", 1, (shard_value *[]){cc->operands[0].value}, 0, NULL, 0);
       sg->span = cc->span;
       sg->loc = cc->loc;
       shard_op_set_attr(a, sg, "group_id", shard_attr_int(a, g->u.integer.value, shard_type_other(a, "i64")), true);
@@ -272,7 +272,7 @@ bool shard_pass_xla_import_constants(shard_module *m, const char *options, const
   for (uint32_t i = 0; i < l.ops.len; i++) {
     shard_op *c = l.ops.items[i];
     if (c->num_results != 1) continue;
-    shard_op *n = shard_pass_op_new(m->arena, "sdy.constant", 0, NULL, 1, &c->results[0].type, 0);
+    shard_op *n = shard_op_new_named(m->arena, "sdy.constant", 0, NULL, 1, &c->results[0].type, 0);
     n->span = c->span;
     n->loc = c->loc;
     for (uint32_t k = 0; k < c->num_attrs; k++)
@@ -339,11 +339,11 @@ bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *o
     for (uint32_t k = 0; k < fv.vals.len; k++) {
       shard_value *v = fv.vals.items[k];
       if (v->def && (S_is(v->def, "stablehlo.constant") || S_is(v->def, "sdy.constant"))) continue;
-      shard_tensor_sharding *s = shard_pass_value_sharding(v);
+      shard_tensor_sharding *s = shard_value_sharding(v);
       if (!s || !shard_type_is_static_tensor(v->type)) continue;
       shard_tensor_sharding *open =
-          shard_pass_sharding_open(a, s->mesh_name, s->inline_mesh, v->type->rank, true);
-      shard_op *sc = shard_pass_op_new(a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+          shard_sharding_open(a, s->mesh_name, s->inline_mesh, v->type->rank, true);
+      shard_op *sc = shard_op_new_named(a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
       sc->span = loop->span;
       sc->loc = loop->loc;
       shard_op_set_attr(a, sc, "sharding", shard_attr_sharding(a, open), true);
@@ -451,7 +451,7 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
         for (shard_operand *u = call->results[k].first_use; u; u = u->next_use)
           if (u->owner == l2g && u->index < l2g->num_results) types[k] = l2g->results[u->index].type;
     }
-    shard_op *mc = shard_pass_op_new(a, "sdy.manual_computation", nin, ins, nout, types, 1);
+    shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, ins, nout, types, 1);
     mc->span = call->span;
     mc->loc = call->loc;
     shard_op_set_attr(a, mc, "in_shardings", in, true);
@@ -544,7 +544,7 @@ bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, cons
     if (!empty) continue;
     shard_value **ins = SHARD_NEW_ARRAY(a, shard_value *, cc->num_operands);
     for (uint32_t k = 0; k < cc->num_operands; k++) ins[k] = cc->operands[k].value;
-    shard_op *n = shard_pass_op_new(a, "stablehlo.custom_call", cc->num_operands, ins, 1, &ins[0]->type, 0);
+    shard_op *n = shard_op_new_named(a, "stablehlo.custom_call", cc->num_operands, ins, 1, &ins[0]->type, 0);
     n->span = cc->span;
     n->loc = cc->loc;
     for (uint32_t k = 0; k < cc->num_attrs; k++)

@@ -172,7 +172,7 @@ static shard_tensor_sharding *S_dedup_sharding(shard_tensor_sharding *s, void *c
   const dup_mesh *d = S_dup_of(st, s->mesh_name);
   if (!d) return s;
   shard_arena *a = st->m->arena;
-  shard_tensor_sharding *c = shard_pass_sharding_clone(a, s);
+  shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->mesh_name = d->main_name;
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t k = 0; k < s->rank; k++) {
@@ -274,7 +274,7 @@ bool shard_pass_xla_round_trip_dedup_meshes(shard_module *m, const char *options
     manual_walk w = {&st, true, de};
     shard_walk(m->top, S_dedup_manual_axes, &w);
     ok = w.ok;
-    shard_pass_map_shardings(m, S_dedup_sharding, &st);
+    shard_map_shardings(m, S_dedup_sharding, &st);
     for (uint32_t i = 0; i < meshes.len; i++)
       if (S_dup_of(&st, meshes.items[i].name)) shard_op_erase(meshes.items[i].op);
   }

@@ -190,7 +190,7 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
       manual = sorted;
       nmanual = k;
     }
-    shard_op *mc = shard_pass_op_new(a, "sdy.manual_computation", nin, ins, nout, types, 1);
+    shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, ins, nout, types, 1);
     mc->span = call->span;
     mc->loc = call->loc;
     shard_op_set_attr(a, mc, "in_shardings", shard_attr_per_value(a, in_s, nin), true);
@@ -234,7 +234,7 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
       for (uint32_t i = 0; i < ret->num_operands && i < sm->call->num_results; i++)
         if (sm->results[i].transform) vals[n++] = ret->operands[i].value;
       if (n != ret->num_operands) {
-        shard_op *nr = shard_pass_op_new(a, "sdy.return", n, vals, 0, NULL, 0);
+        shard_op *nr = shard_op_new_named(a, "sdy.return", n, vals, 0, NULL, 0);
         nr->span = ret->span;
         nr->loc = ret->loc;
         shard_op_insert_before(ret, nr);

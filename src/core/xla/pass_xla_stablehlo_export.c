@@ -126,7 +126,7 @@ static bool S_collect_sdy(shard_op *op, void *ctx) {
 }
 
 static shard_op *S_copy(shard_arena *a, shard_value *v, shard_op *before) {
-  shard_op *cp = shard_pass_op_new(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
+  shard_op *cp = shard_op_new_named(a, "mhlo.copy", 1, &v, 1, &v->type, 0);
   cp->span = before->span;
   shard_op_insert_before(before, cp);
   return cp;
@@ -185,7 +185,7 @@ static bool S_collect_callbacks(shard_op *op, void *ctx) {
 static shard_op *S_rebuild(shard_arena *a, shard_op *cc, uint32_t nres, shard_type **types) {
   shard_value **ins = cc->num_operands ? SHARD_NEW_ARRAY(a, shard_value *, cc->num_operands) : NULL;
   for (uint32_t k = 0; k < cc->num_operands; k++) ins[k] = cc->operands[k].value;
-  shard_op *n = shard_pass_op_new(a, "stablehlo.custom_call", cc->num_operands, ins, nres, types, 0);
+  shard_op *n = shard_op_new_named(a, "stablehlo.custom_call", cc->num_operands, ins, nres, types, 0);
   n->span = cc->span;
   n->loc = cc->loc;
   for (uint32_t k = 0; k < cc->num_attrs; k++) shard_op_set_attr(a, n, cc->attrs[k].name, cc->attrs[k].value, cc->attrs[k].inherent);
@@ -215,7 +215,7 @@ static void S_export_callbacks(shard_module *m) {
     } else if (t->kind != SHARD_TYPE_TUPLE) {
       shard_type *tt = shard_type_tuple(a, &t, 1);
       shard_op *n = S_rebuild(a, cc, 1, &tt);
-      shard_op *gte = shard_pass_op_new(a, "stablehlo.get_tuple_element", 1, (shard_value *[]){&n->results[0]}, 1, &t, 0);
+      shard_op *gte = shard_op_new_named(a, "stablehlo.get_tuple_element", 1, (shard_value *[]){&n->results[0]}, 1, &t, 0);
       gte->span = cc->span;
       shard_op_set_attr(a, gte, "index", shard_attr_int(a, 0, shard_type_other(a, "i32")), true);
       shard_attr *s = shard_op_attr(cc, "sdy.sharding");
@@ -303,7 +303,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
       shard_op *f2s = shard_xla_custom_call(a, SHARD_XLA_SPMD_FULL_TO_SHARD, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &body->args[k].type);
       f2s->span = mc->span;
-      shard_tensor_sharding *local = s ? shard_pass_sharding_erase_manual(a, s, axes) : NULL;
+      shard_tensor_sharding *local = s ? shard_sharding_erase_manual(a, s, axes) : NULL;
       S_set_hlo(a, f2s, S_hlo(m, local, mesh, S_rank(body->args[k].type), &manual, de));
       shard_op_insert_before(mc, f2s);
       shard_value_replace_all_uses(&body->args[k], &f2s->results[0]);
@@ -319,7 +319,7 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (uint32_t k = 0; ret && k < mc->num_results && k < ret->num_operands; k++) {
       const shard_tensor_sharding *s = k < out->u.per_value->num ? &out->u.per_value->shardings[k] : NULL;
       shard_op *cp = S_copy(a, ret->operands[k].value, mc);
-      shard_tensor_sharding *local = s ? shard_pass_sharding_erase_manual(a, s, axes) : NULL;
+      shard_tensor_sharding *local = s ? shard_sharding_erase_manual(a, s, axes) : NULL;
       S_set_hlo(a, cp, S_hlo(m, local, mesh, S_rank(cp->results[0].type), &manual, de));
       shard_op *s2f = shard_xla_custom_call(a, SHARD_XLA_SPMD_SHARD_TO_FULL, 1, (shard_value *[]){&cp->results[0]}, 1,
                                             &mc->results[k].type);
@@ -373,12 +373,12 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
       if (t) shard_value_set_attr(a, &entry->args[i], SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, t, (uint32_t)strlen(t)));
       shard_value_remove_attr(&entry->args[i], "sdy.sharding");
     }
-    for (uint32_t i = 0; i < shard_pass_func_num_results(f); i++) {
-      shard_tensor_sharding *s = shard_pass_func_result_sharding(f, i);
+    for (uint32_t i = 0; i < shard_func_num_results(f); i++) {
+      shard_tensor_sharding *s = shard_func_result_sharding(f, i);
       if (!s) continue;
       char *t = S_hlo(m, s, NULL, 0, NULL, de);
-      shard_pass_set_func_result_attr(a, f, i, "sdy.sharding", NULL);
-      if (t) shard_pass_set_func_result_attr(a, f, i, SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, t, (uint32_t)strlen(t)));
+      shard_func_set_result_attr(a, f, i, "sdy.sharding", NULL);
+      if (t) shard_func_set_result_attr(a, f, i, SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, t, (uint32_t)strlen(t)));
     }
     for (shard_op *op = entry ? entry->first : NULL; op; op = op->next) shard_walk(op, S_rest_op, &w);
   }

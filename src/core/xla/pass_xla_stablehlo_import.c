@@ -269,8 +269,8 @@ static bool S_funcs(import_state *st, bool collect) {
       }
     }
     shard_attr *ft = shard_op_attr(f, "function_type");
-    for (uint32_t i = 0; i < shard_pass_func_num_results(f) && w.ok; i++) {
-      shard_attr *a = shard_pass_func_result_attr(f, i, SHARD_XLA_MHLO_SHARDING);
+    for (uint32_t i = 0; i < shard_func_num_results(f) && w.ok; i++) {
+      shard_attr *a = shard_func_result_attr(f, i, SHARD_XLA_MHLO_SHARDING);
       if (!a || a->kind != SHARD_ATTR_STRING) continue;
       shard_hlo_sharding *h = S_parse(st, a);
       if (!h) return false;
@@ -278,8 +278,8 @@ static bool S_funcs(import_state *st, bool collect) {
       else {
         shard_type *t = ft && ft->kind == SHARD_ATTR_TYPE && i < ft->u.type->num_results ? ft->u.type->results[i] : NULL;
         if (h->kind != SHARD_HLO_TUPLE)
-          shard_pass_set_func_result_sharding(m->arena, f, i, S_convert(st, h, S_rank(t)));
-        shard_pass_set_func_result_attr(m->arena, f, i, SHARD_XLA_MHLO_SHARDING, NULL);
+          shard_func_set_result_sharding(m->arena, f, i, S_convert(st, h, S_rank(t)));
+        shard_func_set_result_attr(m->arena, f, i, SHARD_XLA_MHLO_SHARDING, NULL);
       }
     }
     for (shard_op *op = entry ? entry->first : NULL; op && w.ok; op = op->next) shard_walk(op, S_op, &w);
@@ -319,7 +319,7 @@ bool shard_pass_xla_import_shardings(shard_module *m, const char *options, const
       mesh->device_ids[0] = st.maximal[k - 1];
       mesh->num_device_ids = 1;
     }
-    shard_op *op = shard_pass_op_new(a, "sdy.mesh", 0, NULL, 0, NULL, 0);
+    shard_op *op = shard_op_new_named(a, "sdy.mesh", 0, NULL, 0, NULL, 0);
     op->span = m->top->span;
     shard_op_set_attr(a, op, "sym_name", shard_attr_string(a, name, (uint32_t)strlen(name)), true);
     shard_attr *ma = shard_attr_new(a, SHARD_ATTR_SDY_MESH);
@@ -400,7 +400,7 @@ static void S_flatten_tuples(shard_module *m) {
       else
         for (uint32_t e = 0; e < t->num_inputs; e++) SHARD_VEC_PUSH(types, t->inputs[e]);
     }
-    shard_op *n = shard_pass_op_new(a, op->name, operands.len, operands.items, types.len, types.items, 0);
+    shard_op *n = shard_op_new_named(a, op->name, operands.len, operands.items, types.len, types.items, 0);
     n->span = op->span;
     n->loc = op->loc;
     for (uint32_t i = 0; i < op->num_attrs; i++)

@@ -11,14 +11,14 @@
 #include "xla/xla.h"
 
 const char *shard_xla_frontend_get(const shard_attr *dict, const char *key) {
-  shard_attr *v = shard_pass_dict_get(dict, key);
+  shard_attr *v = shard_dict_get(dict, key);
   return v && v->kind == SHARD_ATTR_STRING ? v->u.str.data : NULL;
 }
 
 shard_attr *shard_xla_frontend_with(shard_arena *a, const shard_attr *dict, const char *key,
                                     const char *value) {
   shard_attr *v = value ? shard_attr_string(a, value, (uint32_t)strlen(value)) : NULL;
-  shard_attr *out = shard_pass_dict_with(a, dict, key, v);
+  shard_attr *out = shard_dict_with(a, dict, key, v);
   return out->u.dict.num ? out : NULL;
 }
 
@@ -28,7 +28,7 @@ const char *shard_xla_op_frontend(const shard_op *op, const char *key) {
 
 void shard_xla_op_set_frontend(shard_arena *a, shard_op *op, const char *key, const char *value) {
   shard_attr *old = shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS);
-  if (!value && !shard_xla_frontend_get(old, key) && !shard_pass_dict_get(old, key)) return;
+  if (!value && !shard_xla_frontend_get(old, key) && !shard_dict_get(old, key)) return;
   shard_attr *d = shard_xla_frontend_with(a, old, key, value);
   if (d) shard_op_set_attr(a, op, SHARD_XLA_FRONTEND_ATTRS, d, false);
   else shard_op_remove_attr(op, SHARD_XLA_FRONTEND_ATTRS);
@@ -40,7 +40,7 @@ const char *shard_xla_arg_frontend(const shard_value *arg, const char *key) {
 
 void shard_xla_arg_set_frontend(shard_arena *a, shard_value *arg, const char *key, const char *value) {
   shard_attr *old = shard_value_attr(arg, SHARD_XLA_FRONTEND_ATTRS);
-  if (!value && !shard_pass_dict_get(old, key)) return;
+  if (!value && !shard_dict_get(old, key)) return;
   shard_attr *d = shard_xla_frontend_with(a, old, key, value);
   if (d) shard_value_set_attr(a, arg, SHARD_XLA_FRONTEND_ATTRS, d);
   else shard_value_remove_attr(arg, SHARD_XLA_FRONTEND_ATTRS);
@@ -178,14 +178,14 @@ char *shard_xla_attr_text(shard_arena *a, const shard_attr *attr) {
 shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands,
                                 shard_value *const *operands, uint32_t num_results,
                                 shard_type *const *result_types) {
-  shard_op *op = shard_pass_op_new(a, "stablehlo.custom_call", num_operands, operands, num_results,
+  shard_op *op = shard_op_new_named(a, "stablehlo.custom_call", num_operands, operands, num_results,
                                    result_types, 0);
   shard_op_set_attr(a, op, "call_target_name", shard_attr_string(a, target, (uint32_t)strlen(target)), true);
   return op;
 }
 
 shard_op *shard_xla_constant_from_sdy(shard_arena *a, shard_op *op) {
-  shard_op *n = shard_pass_op_new(a, "stablehlo.constant", 0, NULL, 1, &op->results[0].type, 0);
+  shard_op *n = shard_op_new_named(a, "stablehlo.constant", 0, NULL, 1, &op->results[0].type, 0);
   n->span = op->span;
   for (uint32_t k = 0; k < op->num_attrs; k++)
     shard_op_set_attr(a, n, op->attrs[k].name, op->attrs[k].value, op->attrs[k].inherent);
