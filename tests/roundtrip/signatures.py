@@ -42,7 +42,7 @@ def custom_ops():
     for f in sorted(os.listdir(core)):
         if f.startswith("ops_") and f.endswith(".c"):
             with open(os.path.join(core, f), encoding="utf-8") as fh:
-                names += re.findall(r'\{\.name = "([a-z_.]+)", \.parse = ', fh.read())
+                names += re.findall(r'\{\s*\.name\s*=\s*"([a-z_.]+)",\s*\.parse\s*=', fh.read())
     return [n for n in names if n not in SKIP]
 
 
