@@ -13,7 +13,7 @@ JOBS ?= 2
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build deps test-deps demo test check asan asan-clang valgrind memcheck ci fuzz conformance install clean bench fresh-clone
+.PHONY: all build deps test-deps demo test check asan asan-clang valgrind memcheck ci fuzz conformance install clean bench fresh-clone format format-check
 
 all: build
 
@@ -50,6 +50,15 @@ test: test-deps
 	python3 tests/suites.py; exit $$status
 
 check: test
+
+# The layout of the C sources against .clang-format (clang-format 14, which
+# scripts/deps.sh --test installs); `make test` runs the same check as the
+# ctest `format`. `make format` rewrites the files.
+format-check:
+	scripts/format_check.sh
+
+format:
+	scripts/format_check.sh --fix
 
 # The whole suite (unit, cli, golden, malformed, fuzz regressions,
 # conformance with its floor) under ASan+UBSan in its own tree: any sanitizer

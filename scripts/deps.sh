@@ -17,7 +17,7 @@
 set -euo pipefail
 
 BUILD_PACKAGES=(cmake gcc libc6-dev make pkg-config libcjson-dev libgraphviz-dev libedit-dev)
-TEST_PACKAGES=(python3 libcriterion-dev llvm-16-tools mlir-16-tools valgrind zsh)
+TEST_PACKAGES=(python3 libcriterion-dev llvm-16-tools mlir-16-tools valgrind zsh clang-format)
 FUZZ_PACKAGES=(clang libclang-rt-dev)
 
 PACKAGES=("${BUILD_PACKAGES[@]}")

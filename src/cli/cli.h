@@ -14,9 +14,9 @@
 /* Exit codes of every subcommand. */
 enum {
   CLI_EXIT_OK = 0,
-  CLI_EXIT_INVALID = 1,  /* the input has errors (or expectations did not match) */
-  CLI_EXIT_USAGE = 2,    /* bad command line */
-  CLI_EXIT_INTERNAL = 3  /* shard itself failed: a bug, or output could not be written */
+  CLI_EXIT_INVALID = 1, /* the input has errors (or expectations did not match) */
+  CLI_EXIT_USAGE = 2, /* bad command line */
+  CLI_EXIT_INTERNAL = 3 /* shard itself failed: a bug, or output could not be written */
 };
 
 /* ---- the command table (main.c) ---------------------------------------- */
@@ -146,11 +146,10 @@ void cli_sink_free(cli_sink *s);
 /* A shard_diag_fn (ctx: the sink). */
 void cli_sink_diag(void *sink, const shard_diag *d);
 /* A problem with a whole file (unreadable...), without a position. */
-void cli_sink_file_error(cli_sink *s, const char *file, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+void cli_sink_file_error(cli_sink *s, const char *file, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Records the local shape computed for one -e sharding. */
-void cli_sink_local_shape(cli_sink *s, const char *sharding_text, const char *global_type,
-                          const char *local_type, long long num_devices);
+void cli_sink_local_shape(cli_sink *s, const char *sharding_text, const char *global_type, const char *local_type,
+                          long long num_devices);
 /* Writes the JSON or SARIF document to `out` (nothing for text). False when
  * writing failed. */
 bool cli_sink_finish(cli_sink *s, FILE *out);
@@ -172,7 +171,7 @@ typedef struct cli_snippet_sharding {
 
 typedef struct cli_snippet {
   shard_source snippet; /* as written, named "<snippet>" */
-  shard_source module;  /* generated text, same name */
+  shard_source module; /* generated text, same name */
   shard_buf gen;
   cli_snippet_segment *segs;
   uint32_t num_segs, cap_segs;

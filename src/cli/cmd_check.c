@@ -38,42 +38,38 @@ typedef struct check_config {
 } check_config;
 
 void cmd_check_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard check [options] FILE... | -\n"
-          "       shard check [options] -e SNIPPET\n"
-          "\n"
-          "Parses and verifies MLIR files with Shardy shardings: every check of Shardy's\n"
-          "verifier (same messages), plus shard's warnings (dimensions not divisible by\n"
-          "their shards, meshes with different device counts, size-1 axes).\n"
-          "\n"
-          "Options:\n"
-          "  -e SNIPPET            check a snippet in design-doc notation instead of a file;\n"
-          "                        lines (or ';'-separated parts) are mesh definitions\n"
-          "                        '@mesh = <[\"x\"=2, \"y\"=4]>' and shardings\n"
-          "                        'sharding<@mesh, [{\"x\"}, {}]> : tensor<4x8xf32>';\n"
-          "                        prints each sharding's local (per-device) shape\n"
-          "  --split-input-file    check each '// -----' chunk separately\n"
-          "  --format=FORMAT       text (default), json, or sarif (SARIF 2.1.0 on stdout)\n"
-          "  --Werror              treat warnings as errors\n"
-          "  --color=WHEN          auto (default; honours NO_COLOR), always, never\n"
-          "  -h, --help            show this help\n"
-          "\n"
-          "Exit status: 0 no errors, 1 errors found, 2 usage error, 3 internal error.\n");
+  fprintf(f, "usage: shard check [options] FILE... | -\n"
+             "       shard check [options] -e SNIPPET\n"
+             "\n"
+             "Parses and verifies MLIR files with Shardy shardings: every check of Shardy's\n"
+             "verifier (same messages), plus shard's warnings (dimensions not divisible by\n"
+             "their shards, meshes with different device counts, size-1 axes).\n"
+             "\n"
+             "Options:\n"
+             "  -e SNIPPET            check a snippet in design-doc notation instead of a file;\n"
+             "                        lines (or ';'-separated parts) are mesh definitions\n"
+             "                        '@mesh = <[\"x\"=2, \"y\"=4]>' and shardings\n"
+             "                        'sharding<@mesh, [{\"x\"}, {}]> : tensor<4x8xf32>';\n"
+             "                        prints each sharding's local (per-device) shape\n"
+             "  --split-input-file    check each '// -----' chunk separately\n"
+             "  --format=FORMAT       text (default), json, or sarif (SARIF 2.1.0 on stdout)\n"
+             "  --Werror              treat warnings as errors\n"
+             "  --color=WHEN          auto (default; honours NO_COLOR), always, never\n"
+             "  -h, --help            show this help\n"
+             "\n"
+             "Exit status: 0 no errors, 1 errors found, 2 usage error, 3 internal error.\n");
 }
 
 /* Matches `--name`, `-name`, and their `=value` forms; for options that take
  * a value, also `--name value`. Sets *value (NULL when absent). */
-static bool match_opt(int argc, char **argv, int *i, const char *name, bool takes_value,
-                      const char **value) {
+static bool match_opt(int argc, char **argv, int *i, const char *name, bool takes_value, const char **value) {
   const char *arg = argv[*i];
   const char *p = arg + (arg[1] == '-' ? 2 : 1);
   size_t n = strlen(name);
-  if (strncmp(p, name, n) != 0)
-    return false;
+  if (strncmp(p, name, n) != 0) return false;
   if (p[n] == '\0') {
     *value = NULL;
-    if (takes_value && *i + 1 < argc)
-      *value = argv[++*i];
+    if (takes_value && *i + 1 < argc) *value = argv[++*i];
     return true;
   }
   if (p[n] == '=') {
@@ -97,24 +93,20 @@ static int parse_args(int argc, char **argv, check_config *cfg) {
       return CLI_EXIT_OK;
     } else if (strncmp(arg, "-e", 2) == 0 && arg[1] != '-') {
       const char *snippet = arg[2] ? arg + 2 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!snippet)
-        return cli_usage_error("check", "'%s' needs a snippet", arg);
+      if (!snippet) return cli_usage_error("check", "'%s' needs a snippet", arg);
       SHARD_VEC_PUSH(cfg->snippets, snippet);
     } else if (match_opt(argc, argv, &i, "split-input-file", false, &value)) {
-      if (value)
-        return cli_usage_error("check", "'%s' takes no value", arg);
+      if (value) return cli_usage_error("check", "'%s' takes no value", arg);
       cfg->split = true;
     } else if (match_opt(argc, argv, &i, "Werror", false, &value)) {
-      if (value)
-        return cli_usage_error("check", "'%s' takes no value", arg);
+      if (value) return cli_usage_error("check", "'%s' takes no value", arg);
       cfg->werror = true;
     } else if (match_opt(argc, argv, &i, "format", true, &value)) {
       if (!value || !cli_parse_format(value, &cfg->format))
         return cli_usage_error("check", "--format must be text, json or sarif (got '%s')", value ? value : "");
     } else if (match_opt(argc, argv, &i, "color", false, &value)) {
       /* Bare --color means always, as in git and grep. */
-      if (!value)
-        cfg->color = CLI_COLOR_ALWAYS;
+      if (!value) cfg->color = CLI_COLOR_ALWAYS;
       else if (!cli_parse_color(value, &cfg->color))
         return cli_usage_error("check", "--color must be auto, always or never (got '%s')", value);
     } else {
@@ -136,15 +128,13 @@ static void check_source(const check_config *cfg, shard_source *src, cli_sink *s
   if (!m) {
     /* A failure nobody explained must still fail the run. */
     if (de.errors == 0)
-      shard_error(&de, shard_no_span, "internal error: parsing '%s' failed without a diagnostic",
-                  src->name);
+      shard_error(&de, shard_no_span, "internal error: parsing '%s' failed without a diagnostic", src->name);
     shard_xla_input_release(&xin);
     return;
   }
   shard_verify_options vopts = {.extra_warnings = true};
   if (!shard_verify_module(m, &vopts, &de) && de.errors == 0)
-    shard_error(&de, shard_no_span, "internal error: verifying '%s' failed without a diagnostic",
-                src->name);
+    shard_error(&de, shard_no_span, "internal error: verifying '%s' failed without a diagnostic", src->name);
   shard_module_free(m);
   shard_xla_input_release(&xin);
 }
@@ -208,10 +198,8 @@ static void relay_diag(void *ctx, const shard_diag *d) {
     char *end;
     unsigned long arg = strtoul(p, &end, 10);
     if (end != p && strncmp(end, " - ", 3) == 0) {
-      if (r->snippet->num_shardings > 1)
-        shard_buf_printf(&msg, "sharding %lu: %s", arg + 1, end + 3);
-      else
-        shard_buf_puts(&msg, end + 3);
+      if (r->snippet->num_shardings > 1) shard_buf_printf(&msg, "sharding %lu: %s", arg + 1, end + 3);
+      else shard_buf_puts(&msg, end + 3);
       mapped.message = shard_buf_str(&msg);
       /* Point at that sharding unless the span already lies inside it. */
       if (arg < r->snippet->num_shardings) {
@@ -231,36 +219,29 @@ static void relay_diag(void *ctx, const shard_diag *d) {
 static void print_tensor(shard_buf *b, const int64_t *dims, uint32_t rank, const shard_type *t) {
   shard_buf_puts(b, "tensor<");
   for (uint32_t d = 0; d < rank; d++) {
-    if (dims[d] == SHARD_DYNAMIC_DIM)
-      shard_buf_putc(b, '?');
-    else
-      shard_buf_printf(b, "%lld", (long long)dims[d]);
+    if (dims[d] == SHARD_DYNAMIC_DIM) shard_buf_putc(b, '?');
+    else shard_buf_printf(b, "%lld", (long long)dims[d]);
     shard_buf_putc(b, 'x');
   }
   shard_buf_printf(b, "%s>", t->elem ? t->elem : "?");
 }
 
 /* After a clean verification: the local shape of every snippet sharding. */
-static void report_local_shapes(const cli_snippet *sn, shard_module *m, cli_sink *sink,
-                                bool text_out) {
+static void report_local_shapes(const cli_snippet *sn, shard_module *m, cli_sink *sink, bool text_out) {
   shard_op *fn = shard_module_lookup_symbol(m, "snippet");
   if (!fn && m->top && m->top->num_regions && m->top->regions[0].first)
     for (shard_op *op = m->top->regions[0].first->first; op && !fn; op = op->next)
-      if (strcmp(op->name, "func.func") == 0)
-        fn = op;
-  if (!fn || fn->num_regions == 0 || !fn->regions[0].first)
-    return;
+      if (strcmp(op->name, "func.func") == 0) fn = op;
+  if (!fn || fn->num_regions == 0 || !fn->regions[0].first) return;
   const shard_block *entry = fn->regions[0].first;
   for (uint32_t i = 0; i < entry->num_args && i < sn->num_shardings; i++) {
     const shard_value *arg = &entry->args[i];
     const shard_attr *a = shard_value_attr(arg, "sdy.sharding");
     const shard_type *t = arg->type;
-    if (!a || a->kind != SHARD_ATTR_SDY_SHARDING || !t || t->kind != SHARD_TYPE_TENSOR)
-      continue;
+    if (!a || a->kind != SHARD_ATTR_SDY_SHARDING || !t || t->kind != SHARD_TYPE_TENSOR) continue;
     const shard_tensor_sharding *s = a->u.sharding;
     const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
-    if (!mesh || s->rank != t->rank)
-      continue;
+    if (!mesh || s->rank != t->rank) continue;
     int64_t *local = shard_xcalloc(t->rank ? t->rank : 1, sizeof *local);
     shard_sharding_local_shape(s, mesh, t->dims, local);
     shard_buf global_text, local_text;
@@ -272,10 +253,9 @@ static void report_local_shapes(const cli_snippet *sn, shard_module *m, cli_sink
     const cli_snippet_sharding *sh = &sn->shardings[i];
     char *sharding_text = shard_xstrndup(sn->snippet.text + sh->off, sh->len);
     if (text_out)
-      printf("local shape: %s (global %s, %lld devices)\n", shard_buf_str(&local_text),
-             shard_buf_str(&global_text), devices);
-    cli_sink_local_shape(sink, sharding_text, shard_buf_str(&global_text),
-                         shard_buf_str(&local_text), devices);
+      printf("local shape: %s (global %s, %lld devices)\n", shard_buf_str(&local_text), shard_buf_str(&global_text),
+             devices);
+    cli_sink_local_shape(sink, sharding_text, shard_buf_str(&global_text), shard_buf_str(&local_text), devices);
     free(sharding_text);
     shard_buf_free(&global_text);
     shard_buf_free(&local_text);
@@ -285,8 +265,7 @@ static void report_local_shapes(const cli_snippet *sn, shard_module *m, cli_sink
 
 static void check_snippet(const check_config *cfg, const char *text, cli_sink *sink) {
   /* hook: an HloSharding snippet, `{devices=[2,2]<=[4]} : tensor<8x16xf32>` */
-  if (cli_check_hlo_snippet(text, sink, cfg->format == CLI_FORMAT_TEXT, cfg->werror))
-    return;
+  if (cli_check_hlo_snippet(text, sink, cfg->format == CLI_FORMAT_TEXT, cfg->werror)) return;
   cli_snippet sn;
   snippet_relay relay = {&sn, sink};
   shard_diag_engine de;
@@ -313,14 +292,10 @@ int cmd_check(int argc, char **argv) {
   if (code < 0) {
     cli_sink sink;
     cli_sink_init(&sink, cfg.format, stderr, cli_use_color(cfg.color, stderr));
-    for (uint32_t i = 0; i < cfg.snippets.len; i++)
-      check_snippet(&cfg, cfg.snippets.items[i], &sink);
-    for (uint32_t i = 0; i < cfg.files.len; i++)
-      check_file(&cfg, cfg.files.items[i], &sink);
-    if (!cli_sink_finish(&sink, stdout) || fflush(stdout) != 0)
-      code = CLI_EXIT_INTERNAL;
-    else
-      code = sink.errors ? CLI_EXIT_INVALID : CLI_EXIT_OK;
+    for (uint32_t i = 0; i < cfg.snippets.len; i++) check_snippet(&cfg, cfg.snippets.items[i], &sink);
+    for (uint32_t i = 0; i < cfg.files.len; i++) check_file(&cfg, cfg.files.items[i], &sink);
+    if (!cli_sink_finish(&sink, stdout) || fflush(stdout) != 0) code = CLI_EXIT_INTERNAL;
+    else code = sink.errors ? CLI_EXIT_INVALID : CLI_EXIT_OK;
     cli_sink_free(&sink);
   }
   SHARD_VEC_FREE(cfg.files);

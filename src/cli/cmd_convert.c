@@ -29,45 +29,44 @@ void cmd_convert_usage(FILE *f);
 int cmd_convert(int argc, char **argv);
 
 void cmd_convert_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard convert [options] --to NOTATION SHARDING\n"
-          "       shard convert [options] --placement SHARDING\n"
-          "\n"
-          "Converts a sharding between notations. NOTATION is one of\n"
-          "  hlo       XLA HloSharding V2 text: {devices=[2,2]<=[4]}, {replicated}, ...\n"
-          "  hlo-v3    XLA HloSharding V3 text: {mesh[x=2,y=2], [{x}, {y}]}\n"
-          "  shardy    #sdy.sharding<@mesh, [{\"x\"}, {}]> (with 'sdy.mesh @mesh = <...>' or --mesh)\n"
-          "  pspec     JAX PartitionSpec: P('x', ('y', 'z'), None, unreduced={'w'})\n"
-          "  dtensor   PyTorch DTensor placements: [Shard(0), Replicate(), Partial()]\n"
-          "  tf        TF DTensor layout: sharding_specs:x,unsharded, mesh:|x=2,y=2|0,1,2,3|...\n"
-          "  paddle    Paddle dist attr: mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[-1,1]\n"
-          "  paddle-placements  Paddle placements: [Partial(reduce_type=SUM), Shard(dim=1)]\n"
-          "            (--from paddle reads both)\n"
-          "  oneflow   OneFlow nd-SBP: (P, S(1)), (B, S(0))\n"
-          "  oneflow-python  as tensor.sbp prints: (oneflow.sbp.split(dim=1), oneflow.sbp.broadcast)\n"
-          "SHARDING '-' reads standard input. HloSharding V2 has no axis names: V3 output\n"
-          "names them axis_0, axis_1, ... (XLA's V2-to-V3 conversion), the others _axis_0,\n"
-          "_axis_1, ... (XLA's Shardy importer).\n"
-          "\n"
-          "Options:\n"
-          "  --from NOTATION   the input's notation (default: guessed from the text)\n"
-          "  --to NOTATION     the notation to write\n"
-          "  --mesh MESH       the mesh: {'x': 2, 'y': 4}, x=2,y=4 or <[\"x\"=2, \"y\"=4]>,\n"
-          "                    optionally with device_ids=[...]; or a device hierarchy: 2x2,\n"
-          "                    [[0, 1], [2, 3]], ProcessMesh(...), oneflow.placement(...);\n"
-          "                    needed by pspec, dtensor, paddle-placements and oneflow\n"
-          "                    input, and gives real axis names to HloSharding input\n"
-          "  --shape SHAPE     the tensor shape: 8x16, [8,16] or tensor<8x16xf32>\n"
-          "  --format FORMAT   text (default) or json\n"
-          "  --placement       print the block each device holds instead of converting\n"
-          "                    (D:start,..-stop,..;... by the input framework's own rules)\n"
-          "  --allow-lossy     an uneven DTensor sharding that the target places on other\n"
-          "                    devices is a warning naming the first such device, not an error\n"
-          "  --Werror          treat warnings as errors\n"
-          "  --color=WHEN      auto (default), always, never\n"
-          "  -h, --help        show this help\n"
-          "\n"
-          "Exit status: 0 converted, 1 invalid input or not expressible, 2 usage error.\n");
+  fprintf(f, "usage: shard convert [options] --to NOTATION SHARDING\n"
+             "       shard convert [options] --placement SHARDING\n"
+             "\n"
+             "Converts a sharding between notations. NOTATION is one of\n"
+             "  hlo       XLA HloSharding V2 text: {devices=[2,2]<=[4]}, {replicated}, ...\n"
+             "  hlo-v3    XLA HloSharding V3 text: {mesh[x=2,y=2], [{x}, {y}]}\n"
+             "  shardy    #sdy.sharding<@mesh, [{\"x\"}, {}]> (with 'sdy.mesh @mesh = <...>' or --mesh)\n"
+             "  pspec     JAX PartitionSpec: P('x', ('y', 'z'), None, unreduced={'w'})\n"
+             "  dtensor   PyTorch DTensor placements: [Shard(0), Replicate(), Partial()]\n"
+             "  tf        TF DTensor layout: sharding_specs:x,unsharded, mesh:|x=2,y=2|0,1,2,3|...\n"
+             "  paddle    Paddle dist attr: mesh_shape:[2,2],process_ids:[0,1,2,3],dims_mappings:[-1,1]\n"
+             "  paddle-placements  Paddle placements: [Partial(reduce_type=SUM), Shard(dim=1)]\n"
+             "            (--from paddle reads both)\n"
+             "  oneflow   OneFlow nd-SBP: (P, S(1)), (B, S(0))\n"
+             "  oneflow-python  as tensor.sbp prints: (oneflow.sbp.split(dim=1), oneflow.sbp.broadcast)\n"
+             "SHARDING '-' reads standard input. HloSharding V2 has no axis names: V3 output\n"
+             "names them axis_0, axis_1, ... (XLA's V2-to-V3 conversion), the others _axis_0,\n"
+             "_axis_1, ... (XLA's Shardy importer).\n"
+             "\n"
+             "Options:\n"
+             "  --from NOTATION   the input's notation (default: guessed from the text)\n"
+             "  --to NOTATION     the notation to write\n"
+             "  --mesh MESH       the mesh: {'x': 2, 'y': 4}, x=2,y=4 or <[\"x\"=2, \"y\"=4]>,\n"
+             "                    optionally with device_ids=[...]; or a device hierarchy: 2x2,\n"
+             "                    [[0, 1], [2, 3]], ProcessMesh(...), oneflow.placement(...);\n"
+             "                    needed by pspec, dtensor, paddle-placements and oneflow\n"
+             "                    input, and gives real axis names to HloSharding input\n"
+             "  --shape SHAPE     the tensor shape: 8x16, [8,16] or tensor<8x16xf32>\n"
+             "  --format FORMAT   text (default) or json\n"
+             "  --placement       print the block each device holds instead of converting\n"
+             "                    (D:start,..-stop,..;... by the input framework's own rules)\n"
+             "  --allow-lossy     an uneven DTensor sharding that the target places on other\n"
+             "                    devices is a warning naming the first such device, not an error\n"
+             "  --Werror          treat warnings as errors\n"
+             "  --color=WHEN      auto (default), always, never\n"
+             "  -h, --help        show this help\n"
+             "\n"
+             "Exit status: 0 converted, 1 invalid input or not expressible, 2 usage error.\n");
 }
 
 static int parse_args(int argc, char **argv, convert_config *cfg) {
@@ -167,7 +166,8 @@ int cmd_convert(int argc, char **argv) {
 
   shard_notation from, to;
   if (cfg.placement) cfg.to = cfg.to ? cfg.to : "shardy";
-  if (!shard_notation_from_name(cfg.to, &to)) return cli_usage_error("convert", "unknown notation '%s' for --to", cfg.to);
+  if (!shard_notation_from_name(cfg.to, &to))
+    return cli_usage_error("convert", "unknown notation '%s' for --to", cfg.to);
   char *text = NULL;
   size_t len;
   if (strcmp(cfg.input, "-") == 0) {

@@ -5,18 +5,16 @@
 #include "cli.h"
 
 void cli_main_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard [--version] [--help] <command> [<args>]\n"
-          "\n"
-          "shard checks, transforms and explains Shardy (sdy dialect) sharding annotations.\n"
-          "\n"
-          "Commands:\n");
+  fprintf(f, "usage: shard [--version] [--help] <command> [<args>]\n"
+             "\n"
+             "shard checks, transforms and explains Shardy (sdy dialect) sharding annotations.\n"
+             "\n"
+             "Commands:\n");
   for (unsigned i = 0; i < cli_num_commands; i++)
     fprintf(f, "   %-10s  %s\n", cli_commands[i].name, cli_commands[i].summary);
-  fprintf(f,
-          "\n"
-          "See 'shard help <command>' or 'shard <command> --help' for a command's options.\n"
-          "Exit status: 0 success, 1 invalid input, 2 usage error, 3 internal error.\n");
+  fprintf(f, "\n"
+             "See 'shard help <command>' or 'shard <command> --help' for a command's options.\n"
+             "Exit status: 0 success, 1 invalid input, 2 usage error, 3 internal error.\n");
 }
 
 void cmd_help_usage(FILE *f) {

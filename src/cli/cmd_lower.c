@@ -57,7 +57,7 @@ typedef struct lower_config {
   const char *input, *output, *topology, *verify_local;
   bool local, verify, no_propagate, no_progress;
   plan_mode plan;
-  plan_mode memory;     /* --memory[=text|json] */
+  plan_mode memory; /* --memory[=text|json] */
   int64_t memory_limit; /* --memory-limit; 0: none */
   long top;
   int64_t max_steps; /* --max-steps; 0: the interpreter's default */
@@ -128,8 +128,7 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       return CLI_EXIT_OK;
     } else if (strcmp(arg, "-o") == 0 || strncmp(arg, "-o=", 3) == 0) {
       const char *v = arg[2] == '=' ? arg + 3 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || !*v)
-        return usage_error("'%s' needs a file name", arg);
+      if (!v || !*v) return usage_error("'%s' needs a file name", arg);
       cfg->output = v;
     } else if (strcmp(arg, "--plan") == 0 || strcmp(arg, "--plan=text") == 0) {
       cfg->plan = PLAN_TEXT;
@@ -145,13 +144,13 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       const char *v = arg[14] == '=' ? arg + 15 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || !shard_memory_parse_bytes(v, &cfg->memory_limit))
         return usage_error("--memory-limit needs a byte count such as 17179869184, 16GiB or 80GB "
-                           "(got '%s')", v ? v : "");
+                           "(got '%s')",
+                           v ? v : "");
     } else if (strncmp(arg, "--memory=", 9) == 0) {
       return usage_error("--memory takes text or json (got '%s')", arg + 9);
     } else if (strcmp(arg, "--topology") == 0 || strncmp(arg, "--topology=", 11) == 0) {
       const char *v = arg[10] == '=' ? arg + 11 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || !*v)
-        return usage_error("'%s' needs a topology", arg);
+      if (!v || !*v) return usage_error("'%s' needs a topology", arg);
       cfg->topology = v;
     } else if (strcmp(arg, "--top") == 0 || strncmp(arg, "--top=", 6) == 0) {
       const char *v = arg[5] == '=' ? arg + 6 : (i + 1 < argc ? argv[++i] : NULL);
@@ -166,8 +165,7 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       cfg->verify = true;
     } else if (strcmp(arg, "--verify-local") == 0 || strncmp(arg, "--verify-local=", 15) == 0) {
       const char *v = arg[14] == '=' ? arg + 15 : (i + 1 < argc ? argv[++i] : NULL);
-      if (!v || !*v)
-        return usage_error("'%s' needs a file name", arg);
+      if (!v || !*v) return usage_error("'%s' needs a file name", arg);
       cfg->verify_local = v;
       cfg->verify = true;
     } else if (strcmp(arg, "--max-steps") == 0 || strncmp(arg, "--max-steps=", 12) == 0) {
@@ -185,15 +183,12 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return usage_error("unknown option '%s'", arg);
     } else {
-      if (cfg->input)
-        return usage_error("more than one input file given ('%s')", arg);
+      if (cfg->input) return usage_error("more than one input file given ('%s')", arg);
       cfg->input = arg;
     }
   }
-  if (!cfg->input)
-    return usage_error("%s", "no input file given");
-  if (cfg->plan != PLAN_NONE && cfg->memory != PLAN_NONE &&
-      (cfg->plan == PLAN_JSON || cfg->memory == PLAN_JSON))
+  if (!cfg->input) return usage_error("%s", "no input file given");
+  if (cfg->plan != PLAN_NONE && cfg->memory != PLAN_NONE && (cfg->plan == PLAN_JSON || cfg->memory == PLAN_JSON))
     return usage_error("%s", "--plan and --memory print one JSON document each: give one of them, "
                              "or both as text");
   return -1;
@@ -213,20 +208,16 @@ static void append_comment_lines(shard_buf *out, const char *text) {
 
 static int64_t module_num_devices(const shard_module *m) {
   int64_t most = 1;
-  for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op;
-       op = op->next) {
-    if (strcmp(op->name, "sdy.mesh") != 0)
-      continue;
+  for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op; op = op->next) {
+    if (strcmp(op->name, "sdy.mesh") != 0) continue;
     shard_attr *mesh = shard_op_attr(op, "mesh");
     if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH) {
       int64_t n = shard_mesh_num_devices(mesh->u.mesh);
-      if (n > most)
-        most = n;
+      if (n > most) most = n;
     }
   }
   return most;
 }
-
 
 /* Reads a module from text that must stay alive as long as the module. */
 static shard_module *parse_text(const char *name, const char *text, size_t len, shard_diag_engine *de) {
@@ -238,14 +229,12 @@ static shard_module *parse_text(const char *name, const char *text, size_t len, 
     shard_module_free(m);
     m = NULL;
   }
-  if (!m)
-    free(src);
+  if (!m) free(src);
   return m;
 }
 
 static void free_parsed(shard_module *m) {
-  if (!m)
-    return;
+  if (!m) return;
   shard_source *src = m->src;
   shard_module_free(m);
   free(src);
@@ -273,8 +262,8 @@ static shard_module *read_reference(shard_source *src, shard_xla_input *keep, sh
 /* --local and --verify: the per-device program is the lowered module read
  * back and converted to local shapes (or the --verify-local file). With
  * --local it replaces `module_text`. With --verify both programs run. */
-static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf *module_text,
-                       const char *input_text, size_t input_len, shard_diag_engine *de) {
+static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf *module_text, const char *input_text,
+                       size_t input_len, shard_diag_engine *de) {
   char *local_text = NULL, *given = NULL;
   size_t given_len = 0;
   shard_module *local = NULL, *given_m = NULL, *ref = NULL;
@@ -284,14 +273,12 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   local_text = shard_xmalloc(module_text->len + 1);
   memcpy(local_text, shard_buf_str(module_text), module_text->len + 1);
   local = parse_text("<lowered module>", local_text, module_text->len, de);
-  if (!local || !shard_lower_to_local(local, de))
-    goto out;
+  if (!local || !shard_lower_to_local(local, de)) goto out;
   if (cfg->local) {
     shard_buf_clear(module_text);
     shard_print_options print = {0};
     shard_print_module(module_text, local, &print);
-    if (module_text->len && module_text->data[module_text->len - 1] != '\n')
-      shard_buf_putc(module_text, '\n');
+    if (module_text->len && module_text->data[module_text->len - 1] != '\n') shard_buf_putc(module_text, '\n');
   }
   if (!cfg->verify) {
     ok = true;
@@ -307,12 +294,10 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
     }
     shard_buf_free(&err);
     given_m = parse_text(cli_input_name(cfg->verify_local), given, given_len, de);
-    if (!given_m)
-      goto out;
+    if (!given_m) goto out;
   }
   ref = read_reference(&ref_src, &ref_keep, de);
-  if (!ref)
-    goto out;
+  if (!ref) goto out;
   shard_buf notes;
   shard_buf_init(&notes);
   unsigned verified = 0;
@@ -320,16 +305,15 @@ static bool per_device(const lower_config *cfg, shard_module *lowered, shard_buf
   cli_progress_finish();
   fputs(shard_buf_str(&notes), stderr);
   if (ok)
-    fprintf(stderr, "shard lower: --verify: %u function%s of %s gave the same results on every device\n",
-            verified, verified == 1 ? "" : "s", cli_input_name(cfg->input));
+    fprintf(stderr, "shard lower: --verify: %u function%s of %s gave the same results on every device\n", verified,
+            verified == 1 ? "" : "s", cli_input_name(cfg->input));
   if (ok && verified == 0) {
     fprintf(stderr, "shard lower: --verify: no function could be verified\n");
     ok = false;
   }
   shard_buf_free(&notes);
 out:
-  if (ref)
-    shard_module_free(ref);
+  if (ref) shard_module_free(ref);
   shard_xla_input_release(&ref_keep);
   free_parsed(given_m);
   free_parsed(local);
@@ -341,12 +325,10 @@ out:
 /* --memory and --memory-limit: the static memory report of the lowered
  * module (memory.h), appended to `out` as '//' lines or as JSON; exit 1
  * with an error at the peak op when the peak exceeds --memory-limit. */
-static int lower_memory(const lower_config *cfg, const shard_module *m, shard_diag_engine *de,
-                        shard_buf *out) {
+static int lower_memory(const lower_config *cfg, const shard_module *m, shard_diag_engine *de, shard_buf *out) {
   shard_memory_report rep;
   shard_memory_options mopts = {.types_are_local = false};
-  if (!shard_memory_analyze(&rep, m->arena, m, &mopts, de))
-    return CLI_EXIT_INVALID;
+  if (!shard_memory_analyze(&rep, m->arena, m, &mopts, de)) return CLI_EXIT_INVALID;
   int64_t device_memory = cfg->memory_limit;
   char source[128] = "--memory-limit";
   if (cfg->memory != PLAN_NONE || cfg->topology) {
@@ -361,8 +343,7 @@ static int lower_memory(const lower_config *cfg, const shard_module *m, shard_di
     shard_buf_free(&err);
     if (!device_memory) {
       device_memory = topo.memory_bytes >= 1 ? (int64_t)topo.memory_bytes : 0;
-      snprintf(source, sizeof source, "%s%s", topo.name,
-               device_memory ? " device memory" : ": no \"memory_bytes\"");
+      snprintf(source, sizeof source, "%s%s", topo.name, device_memory ? " device memory" : ": no \"memory_bytes\"");
     }
   }
   uint32_t top = (uint32_t)cfg->top;
@@ -375,8 +356,7 @@ static int lower_memory(const lower_config *cfg, const shard_module *m, shard_di
     append_comment_lines(out, shard_buf_str(&table));
     shard_buf_free(&table);
   }
-  if (!cfg->memory_limit || rep.peak_bytes <= cfg->memory_limit || !rep.num_functions)
-    return CLI_EXIT_OK;
+  if (!cfg->memory_limit || rep.peak_bytes <= cfg->memory_limit || !rep.num_functions) return CLI_EXIT_OK;
   const shard_memory_function *f = &rep.functions[rep.worst_function];
   const shard_memory_class *c = &f->classes[f->worst];
   shard_buf devs;
@@ -385,15 +365,14 @@ static int lower_memory(const lower_config *cfg, const shard_module *m, shard_di
   shard_error(de, shard_memory_point_span(f, c->peak_point),
               "'%s' needs %lld bytes per device at the memory peak of @%s, more than --memory-limit "
               "%lld bytes (device%s %s)",
-              f->points[c->peak_point].op->name, (long long)c->peak_bytes, f->name,
-              (long long)cfg->memory_limit, c->num_devices == 1 ? "" : "s", shard_buf_str(&devs));
+              f->points[c->peak_point].op->name, (long long)c->peak_bytes, f->name, (long long)cfg->memory_limit,
+              c->num_devices == 1 ? "" : "s", shard_buf_str(&devs));
   shard_buf_free(&devs);
   uint32_t n = c->num_live < top ? c->num_live : top;
   for (uint32_t i = 0; i < n; i++) {
     const shard_memory_buffer *b = &f->buffers[c->live[i]];
-    shard_note(de, b->value ? b->at : shard_memory_point_span(f, b->def),
-               "%lld bytes live there: %s%s%s", (long long)c->live_bytes[i], b->name,
-               *b->shape ? " of type " : "", b->shape);
+    shard_note(de, b->value ? b->at : shard_memory_point_span(f, b->def), "%lld bytes live there: %s%s%s",
+               (long long)c->live_bytes[i], b->name, *b->shape ? " of type " : "", b->shape);
   }
   return CLI_EXIT_INVALID;
 }
@@ -402,8 +381,7 @@ int cmd_lower(int argc, char **argv) {
   lower_config cfg = {0};
   cfg.top = 5;
   int code = parse_args(argc, argv, &cfg);
-  if (code >= 0)
-    return code;
+  if (code >= 0) return code;
 
   shard_buf err;
   shard_buf_init(&err);
@@ -433,21 +411,16 @@ int cmd_lower(int argc, char **argv) {
   code = CLI_EXIT_INVALID;
   cli_progress_update("parsing %s", src.name);
   shard_module *m = shard_xla_read_input(&src, &popts, &xin, &de);
-  if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors)
-    goto done;
+  if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors) goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
-  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de))
-    goto done;
+  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de)) goto done;
   shard_print_options print = {0};
   shard_print_module(&module_text, m, &print);
-  if (module_text.len && module_text.data[module_text.len - 1] != '\n')
-    shard_buf_putc(&module_text, '\n');
-  if ((cfg.local || cfg.verify) && !shard_lower_to_local_device_limit(m, &de))
-    goto done;
+  if (module_text.len && module_text.data[module_text.len - 1] != '\n') shard_buf_putc(&module_text, '\n');
+  if ((cfg.local || cfg.verify) && !shard_lower_to_local_device_limit(m, &de)) goto done;
   if (cfg.local || cfg.verify) {
     cli_progress_update("%s", "building the per-device program");
-    if (!per_device(&cfg, m, &module_text, text, len, &de))
-      goto done;
+    if (!per_device(&cfg, m, &module_text, text, len, &de)) goto done;
   }
 
   if (cfg.plan != PLAN_NONE) {
@@ -475,8 +448,7 @@ int cmd_lower(int argc, char **argv) {
 
   if (cfg.memory != PLAN_NONE || cfg.memory_limit) {
     code = lower_memory(&cfg, m, &de, &plan_text);
-    if (code != CLI_EXIT_OK)
-      goto done;
+    if (code != CLI_EXIT_OK) goto done;
   }
 
   /* Where things go: the module to -o or stdout; the plan and the memory
@@ -497,8 +469,7 @@ int cmd_lower(int argc, char **argv) {
   shard_buf_free(&to_stdout);
 done:
   cli_progress_finish();
-  if (m)
-    shard_module_free(m);
+  if (m) shard_module_free(m);
   shard_xla_input_release(&xin);
   shard_buf_free(&module_text);
   shard_buf_free(&plan_text);

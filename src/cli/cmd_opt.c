@@ -41,52 +41,47 @@ typedef struct opt_config {
 } opt_config;
 
 void cmd_opt_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard opt [options] [FILE | -]\n"
-          "\n"
-          "Parses an MLIR file with Shardy (sdy) ops, verifies it, runs the given passes and\n"
-          "prints the result, like sdy_opt. Options may start with '-' or '--'.\n"
-          "\n"
-          "Options:\n"
-          "  -o FILE                     write the output to FILE (atomically; untouched on failure)\n"
-          "  -split-input-file           process each '// -----' chunk separately\n"
-          "  -verify-diagnostics         check diagnostics against '// expected-error {{...}}'\n"
-          "  -allow-unregistered-dialect accept ops of unknown dialects (generic form)\n"
-          "  -mlir-print-op-generic      print every op in generic form\n"
-          "  -mlir-print-debuginfo       print locations\n"
-          "  --                          end of options\n"
-          "  -h, --help                  show this help\n"
-          "\n"
-          "Passes (-NAME or -NAME='KEY=VALUE ...'); each pass's options are listed below it:\n");
+  fprintf(f, "usage: shard opt [options] [FILE | -]\n"
+             "\n"
+             "Parses an MLIR file with Shardy (sdy) ops, verifies it, runs the given passes and\n"
+             "prints the result, like sdy_opt. Options may start with '-' or '--'.\n"
+             "\n"
+             "Options:\n"
+             "  -o FILE                     write the output to FILE (atomically; untouched on failure)\n"
+             "  -split-input-file           process each '// -----' chunk separately\n"
+             "  -verify-diagnostics         check diagnostics against '// expected-error {{...}}'\n"
+             "  -allow-unregistered-dialect accept ops of unknown dialects (generic form)\n"
+             "  -mlir-print-op-generic      print every op in generic form\n"
+             "  -mlir-print-debuginfo       print locations\n"
+             "  --                          end of options\n"
+             "  -h, --help                  show this help\n"
+             "\n"
+             "Passes (-NAME or -NAME='KEY=VALUE ...'); each pass's options are listed below it:\n");
   unsigned n;
   const shard_pass_def *passes = shard_pass_registry(&n);
   for (unsigned i = 0; i < n; i++) {
     fprintf(f, "  -%-26s %s\n", passes[i].name, passes[i].summary);
     for (const shard_pass_option_def *o = passes[i].options; o && o->name; o++) {
       fprintf(f, "      %s=%s (default %s): %s\n", o->name,
-              o->kind == SHARD_PASS_OPTION_BOOL     ? "true|false"
-              : o->kind == SHARD_PASS_OPTION_INT    ? "N"
-              : o->kind == SHARD_PASS_OPTION_ENUM   ? o->choices
-                                                    : "TEXT",
+              o->kind == SHARD_PASS_OPTION_BOOL   ? "true|false"
+              : o->kind == SHARD_PASS_OPTION_INT  ? "N"
+              : o->kind == SHARD_PASS_OPTION_ENUM ? o->choices
+                                                  : "TEXT",
               o->fallback && *o->fallback ? o->fallback : "none", o->help);
     }
   }
-  fprintf(f,
-          "\n"
-          "Exit status: 0 success, 1 invalid input or unmatched expectations, 2 usage\n"
-          "error (including an unknown pass), 3 internal error or unwritable output.\n");
+  fprintf(f, "\n"
+             "Exit status: 0 success, 1 invalid input or unmatched expectations, 2 usage\n"
+             "error (including an unknown pass), 3 internal error or unwritable output.\n");
 }
 
 /* Flags that name MLIR/Shardy passes; an unknown one is reported as a pass
  * rather than as a misspelt option. */
 static bool looks_like_pass(const char *name, size_t len) {
-  static const char *const mlir_passes[] = {"canonicalize", "cse", "inline", "symbol-dce",
-                                            "sccp", "pass-pipeline"};
-  if (len > 4 && memcmp(name, "sdy-", 4) == 0)
-    return true;
+  static const char *const mlir_passes[] = {"canonicalize", "cse", "inline", "symbol-dce", "sccp", "pass-pipeline"};
+  if (len > 4 && memcmp(name, "sdy-", 4) == 0) return true;
   for (size_t i = 0; i < sizeof mlir_passes / sizeof mlir_passes[0]; i++)
-    if (strlen(mlir_passes[i]) == len && memcmp(mlir_passes[i], name, len) == 0)
-      return true;
+    if (strlen(mlir_passes[i]) == len && memcmp(mlir_passes[i], name, len) == 0) return true;
   return false;
 }
 
@@ -96,8 +91,7 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
     if (options_done || arg[0] != '-' || strcmp(arg, "-") == 0) {
-      if (cfg->input)
-        return cli_usage_error("opt", "too many input files (at '%s'); shard opt reads one", arg);
+      if (cfg->input) return cli_usage_error("opt", "too many input files (at '%s'); shard opt reads one", arg);
       cfg->input = arg;
       continue;
     }
@@ -116,20 +110,17 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
       return CLI_EXIT_OK;
     } else if (IS("o")) {
       if (!value) {
-        if (i + 1 >= argc)
-          return cli_usage_error("opt", "'%s' needs a file name", arg);
+        if (i + 1 >= argc) return cli_usage_error("opt", "'%s' needs a file name", arg);
         value = argv[++i];
       }
-      if (!*value)
-        return cli_usage_error("opt", "'%s' needs a file name", arg);
+      if (!*value) return cli_usage_error("opt", "'%s' needs a file name", arg);
       cfg->output = value;
     } else if (IS("split-input-file")) {
       if (value && strcmp(value, SHARD_SPLIT_MARKER) != 0)
         return cli_usage_error("opt", "only the default split marker is supported (got '%s')", arg);
       cfg->split = true;
     } else if (IS("verify-diagnostics")) {
-      if (value && strcmp(value, "all") != 0)
-        return cli_usage_error("opt", "unsupported value in '%s'", arg);
+      if (value && strcmp(value, "all") != 0) return cli_usage_error("opt", "unsupported value in '%s'", arg);
       cfg->verify_diagnostics = true;
     } else if (IS("allow-unregistered-dialect")) {
       cfg->allow_unregistered = true;
@@ -145,10 +136,11 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
         const char **names = shard_xcalloc(np + 1, sizeof *names);
         for (unsigned k = 0; k < np; k++) names[k] = all[k].name;
         const char *guess = cli_did_you_mean(name, len, names, np);
-        int code = guess ? cli_usage_error("opt", "%s '%s'; did you mean '-%s'?",
-                                           looks_like_pass(name, len) ? "unknown pass" : "unknown option", arg, guess)
-                         : cli_usage_error("opt", looks_like_pass(name, len) ? "unknown pass '%s'" : "unknown option '%s'",
-                                           arg);
+        int code =
+            guess
+                ? cli_usage_error("opt", "%s '%s'; did you mean '-%s'?",
+                                  looks_like_pass(name, len) ? "unknown pass" : "unknown option", arg, guess)
+                : cli_usage_error("opt", looks_like_pass(name, len) ? "unknown pass '%s'" : "unknown option '%s'", arg);
         free(names);
         return code;
       }
@@ -165,40 +157,32 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
     }
 #undef IS
   }
-  if (!cfg->input)
-    cfg->input = "-";
+  if (!cfg->input) cfg->input = "-";
   return -1;
 }
 
 /* Parses, verifies, transforms and prints one chunk into `out`. Returns
  * true when the chunk went through without errors. */
-static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag_engine *de,
-                          shard_buf *out) {
+static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag_engine *de, shard_buf *out) {
   shard_parse_options popts = {.allow_unregistered = cfg->allow_unregistered, .max_depth = 0};
   shard_module *m = shard_parse_module(chunk, &popts, de);
-  if (!m || de->errors)
-    goto fail;
+  if (!m || de->errors) goto fail;
   shard_verify_options vopts = {.extra_warnings = false};
-  if (!shard_verify_module(m, &vopts, de) || de->errors)
-    goto fail;
+  if (!shard_verify_module(m, &vopts, de) || de->errors) goto fail;
   for (uint32_t i = 0; i < cfg->passes.len; i++) {
     const requested_pass *rp = &cfg->passes.items[i];
-    if (!rp->pass->run(m, rp->options, SHARD_PASS_CONTEXT(de)) || de->errors)
-      goto fail;
+    if (!rp->pass->run(m, rp->options, SHARD_PASS_CONTEXT(de)) || de->errors) goto fail;
     /* mlir-opt verifies after every pass: a pass that breaks an invariant
      * is a failure of that pass, not of the next one. */
-    if (!shard_verify_module(m, &vopts, de) || de->errors)
-      goto fail;
+    if (!shard_verify_module(m, &vopts, de) || de->errors) goto fail;
   }
   size_t before = out->len;
   shard_print_module(out, m, &cfg->print);
-  if (out->len > before && out->data[out->len - 1] != '\n')
-    shard_buf_putc(out, '\n');
+  if (out->len > before && out->data[out->len - 1] != '\n') shard_buf_putc(out, '\n');
   shard_module_free(m);
   return true;
 fail:
-  if (m)
-    shard_module_free(m);
+  if (m) shard_module_free(m);
   return false;
 }
 
@@ -238,8 +222,7 @@ int cmd_opt(int argc, char **argv) {
   shard_buf_init(&out);
   bool ok = true;
   for (uint32_t c = 0; c < num_chunks; c++) {
-    if (c > 0)
-      shard_buf_puts(&out, SHARD_SPLIT_MARKER "\n");
+    if (c > 0) shard_buf_puts(&out, SHARD_SPLIT_MARKER "\n");
     shard_diag_engine de;
     if (cfg.verify_diagnostics) {
       /* Each chunk is checked against its own designators, as mlir-opt does. */
@@ -248,13 +231,11 @@ int cmd_opt(int argc, char **argv) {
       shard_expect *ex = shard_expect_new(&chunks[c], &report);
       shard_diag_init(&de, shard_expect_consume, ex);
       process_chunk(&cfg, &chunks[c], &de, &out);
-      if (!shard_expect_finish(ex))
-        ok = false;
+      if (!shard_expect_finish(ex)) ok = false;
       shard_expect_free(ex);
     } else {
       shard_diag_init(&de, shard_diag_print_text, &printer);
-      if (!process_chunk(&cfg, &chunks[c], &de, &out))
-        ok = false;
+      if (!process_chunk(&cfg, &chunks[c], &de, &out)) ok = false;
     }
   }
 
@@ -262,8 +243,7 @@ int cmd_opt(int argc, char **argv) {
   /* Like mlir-opt's ToolOutputFile: a file is only written on success. */
   if (ok || !cfg.output || strcmp(cfg.output, "-") == 0) {
     int wrote = cli_write_output("opt", cfg.output, out.data, out.len);
-    if (wrote != CLI_EXIT_OK)
-      exit_code = wrote;
+    if (wrote != CLI_EXIT_OK) exit_code = wrote;
   }
 
   shard_buf_free(&out);

@@ -72,20 +72,16 @@ static int parse_args(int argc, char **argv, plan_config *cfg) {
       cmd_plan_usage(stdout);
       return CLI_EXIT_OK;
     } else if (cli_match_value(argc, argv, &i, "--shape", &v)) {
-      if (!v)
-        return cli_usage_error("plan", "%s needs a shape", arg);
+      if (!v) return cli_usage_error("plan", "%s needs a shape", arg);
       cfg->shape = v;
     } else if (cli_match_value(argc, argv, &i, "--mesh", &v)) {
-      if (!v)
-        return cli_usage_error("plan", "%s needs a mesh", arg);
+      if (!v) return cli_usage_error("plan", "%s needs a mesh", arg);
       cfg->mesh = v;
     } else if (cli_match_value(argc, argv, &i, "--topology", &v)) {
-      if (!v)
-        return cli_usage_error("plan", "%s needs a topology", arg);
+      if (!v) return cli_usage_error("plan", "%s needs a topology", arg);
       cfg->topology = v;
     } else if (cli_match_value(argc, argv, &i, "--notation", &v)) {
-      if (!v)
-        return cli_usage_error("plan", "%s needs a notation", arg);
+      if (!v) return cli_usage_error("plan", "%s needs a notation", arg);
       cfg->notation = v;
     } else if (cli_match_value(argc, argv, &i, "--format", &v)) {
       if (!v || (strcmp(v, "text") != 0 && strcmp(v, "json") != 0))
@@ -103,10 +99,8 @@ static int parse_args(int argc, char **argv, plan_config *cfg) {
       return cli_usage_error("plan", "more than two shardings given ('%s')", arg);
     }
   }
-  if (!cfg->src || !cfg->dst)
-    return cli_usage_error("plan", "%s", "give two shardings: SRC and DST");
-  if (!cfg->shape)
-    return cli_usage_error("plan", "%s", "--shape is required (e.g. --shape 8x16xf32)");
+  if (!cfg->src || !cfg->dst) return cli_usage_error("plan", "%s", "give two shardings: SRC and DST");
+  if (!cfg->shape) return cli_usage_error("plan", "%s", "--shape is required (e.g. --shape 8x16xf32)");
   return -1;
 }
 
@@ -127,12 +121,10 @@ static char *split_elem(const char *shape, char *elem, size_t elem_cap) {
   for (size_t i = n; i-- > 0;) {
     if (dims[i] == 'x' && i + 1 < n && dims[i + 1] >= 'a' && dims[i + 1] <= 'z') {
       snprintf(elem, elem_cap, "%.*s", (int)(n - i - 1), dims + i + 1);
-      if (!end)
-        dims[i] = '\0';
+      if (!end) dims[i] = '\0';
       break;
     }
-    if (dims[i] >= '0' && dims[i] <= '9' && (i == 0 || dims[i - 1] == 'x' || dims[i - 1] == '<'))
-      break;
+    if (dims[i] >= '0' && dims[i] <= '9' && (i == 0 || dims[i - 1] == 'x' || dims[i - 1] == '<')) break;
   }
   return dims;
 }
@@ -148,8 +140,8 @@ typedef struct plan_side {
 
 /* Reads one side into a Shardy sharding. Mesh-less kinds become fully
  * replicated ({replicated}) or are rejected with the reason. */
-static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
-                      shard_diag_engine *de, shard_buf *why) {
+static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation, shard_diag_engine *de,
+                      shard_buf *why) {
   shard_notation n;
   if (notation) {
     if (!shard_notation_from_name(notation, &n)) {
@@ -157,41 +149,38 @@ static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
       return false;
     }
   } else if (!shard_notation_guess(side->text, &n)) {
-    shard_buf_printf(why, "cannot tell the notation of the %s sharding: pass --notation",
-                     side->label);
+    shard_buf_printf(why, "cannot tell the notation of the %s sharding: pass --notation", side->label);
     return false;
   }
   side->src = (shard_source){side->label, side->text, strlen(side->text), 0};
   side->conv = shard_conv_parse(cx, n, &side->src);
-  if (!side->conv || de->errors)
-    return false;
+  if (!side->conv || de->errors) return false;
   shard_conv *c = side->conv;
   switch (c->kind) {
   case SHARD_CONV_NAMED:
-    if (!shard_conv_validate(cx, c))
-      return false;
+    if (!shard_conv_validate(cx, c)) return false;
     /* the plan is Shardy's: an uneven DTensor split that Shardy places on
      * other devices is refused (a warning with --allow-lossy) */
-    if (!shard_conv_check_exact(cx, c, SHARD_NOTATION_SHARDY))
-      return false;
+    if (!shard_conv_check_exact(cx, c, SHARD_NOTATION_SHARDY)) return false;
     break;
   case SHARD_CONV_REPLICATED:
     if (!cx->mesh) {
-      shard_buf_printf(why, "the %s sharding is {replicated}: pass --mesh to say on which devices",
-                       side->label);
+      shard_buf_printf(why, "the %s sharding is {replicated}: pass --mesh to say on which devices", side->label);
       return false;
     }
     c = shard_conv_new_named(cx, (shard_mesh *)cx->mesh, (uint32_t)cx->rank, c->span);
     side->conv = c;
     break;
   case SHARD_CONV_MAXIMAL:
-    shard_buf_printf(why, "the %s sharding puts the whole tensor on device %lld; Shardy does not "
-                          "reshard single-device values with collectives",
+    shard_buf_printf(why,
+                     "the %s sharding puts the whole tensor on device %lld; Shardy does not "
+                     "reshard single-device values with collectives",
                      side->label, (long long)c->device);
     return false;
   case SHARD_CONV_MANUAL:
-    shard_buf_printf(why, "the %s sharding is manual: each device holds its own value, there is "
-                          "nothing to reshard",
+    shard_buf_printf(why,
+                     "the %s sharding is manual: each device holds its own value, there is "
+                     "nothing to reshard",
                      side->label);
     return false;
   case SHARD_CONV_UNKNOWN:
@@ -199,8 +188,7 @@ static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
     return false;
   case SHARD_CONV_UNREDUCED:
     if (!cx->mesh) {
-      shard_buf_printf(why, "the %s sharding is {unreduced}: pass --mesh to say over which axes",
-                       side->label);
+      shard_buf_printf(why, "the %s sharding is {unreduced}: pass --mesh to say over which axes", side->label);
       return false;
     }
     c = shard_conv_new_named(cx, (shard_mesh *)cx->mesh, (uint32_t)cx->rank, c->span);
@@ -211,13 +199,13 @@ static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
     side->conv = c;
     break;
   case SHARD_CONV_TUPLE:
-    shard_buf_printf(why, "the %s sharding is a tuple: give the sharding of one array",
-                     side->label);
+    shard_buf_printf(why, "the %s sharding is a tuple: give the sharding of one array", side->label);
     return false;
   }
   if (c->num_manual) {
-    shard_buf_printf(why, "the %s sharding has manual axes: reshard inside the manual computation "
-                          "instead",
+    shard_buf_printf(why,
+                     "the %s sharding has manual axes: reshard inside the manual computation "
+                     "instead",
                      side->label);
     return false;
   }
@@ -231,16 +219,14 @@ static bool read_side(shard_conv_ctx *cx, plan_side *side, const char *notation,
 
 static bool has_axis(const shard_axis_ref *list, uint32_t n, const shard_axis_ref *a) {
   for (uint32_t i = 0; i < n; i++)
-    if (shard_axis_equal(&list[i], a))
-      return true;
+    if (shard_axis_equal(&list[i], a)) return true;
   return false;
 }
 
 /* The axes in `in`'s unreduced set that `out` does not keep. False (with
  * the reason) when `out` is unreduced over something `in` is not. */
-static bool extra_unreduced(shard_arena *a, const shard_tensor_sharding *in,
-                            const shard_tensor_sharding *out, shard_axis_ref **extra,
-                            uint32_t *num_extra, shard_buf *why) {
+static bool extra_unreduced(shard_arena *a, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                            shard_axis_ref **extra, uint32_t *num_extra, shard_buf *why) {
   for (uint32_t i = 0; i < out->num_unreduced; i++)
     if (!has_axis(in->unreduced, in->num_unreduced, &out->unreduced[i])) {
       shard_buf_puts(why, "the target is unreduced over ");
@@ -252,8 +238,7 @@ static bool extra_unreduced(shard_arena *a, const shard_tensor_sharding *in,
   *extra = SHARD_NEW_ARRAY(a, shard_axis_ref, in->num_unreduced + 1);
   *num_extra = 0;
   for (uint32_t i = 0; i < in->num_unreduced; i++)
-    if (!has_axis(out->unreduced, out->num_unreduced, &in->unreduced[i]))
-      (*extra)[(*num_extra)++] = in->unreduced[i];
+    if (!has_axis(out->unreduced, out->num_unreduced, &in->unreduced[i])) (*extra)[(*num_extra)++] = in->unreduced[i];
   return true;
 }
 
@@ -262,15 +247,12 @@ static const char *outcome_reason(shard_reshard_outcome o) {
   case SHARD_RESHARD_INCOMPATIBLE_MESHES:
     return "the two shardings are on meshes that differ in more than device order (different "
            "axes or sizes); pass --mesh so both are read on the same mesh";
-  case SHARD_RESHARD_RANK_MISMATCH:
-    return "the shardings have different ranks";
+  case SHARD_RESHARD_RANK_MISMATCH: return "the shardings have different ranks";
   case SHARD_RESHARD_INCOMPLETE:
     return "Shardy's algorithm cannot reach the target with collectives (axis sizes that are not "
            "powers of two, or an unknown axis size)";
-  case SHARD_RESHARD_MAXIMAL_MESH:
-    return "a single-device mesh is involved: nothing to communicate";
-  default:
-    return NULL;
+  case SHARD_RESHARD_MAXIMAL_MESH: return "a single-device mesh is involved: nothing to communicate";
+  default: return NULL;
   }
 }
 
@@ -278,10 +260,9 @@ static const char *outcome_reason(shard_reshard_outcome o) {
  * with the first step when that step slices every reduced axis (as
  * Shardy's canonicalizer fuses all_reduce + all_slice). Returns how many
  * leading steps were consumed. */
-static uint32_t add_reduction(shard_comm_plan *plan, const shard_tensor_sharding *in,
-                              const shard_mesh *mesh, const int64_t *shape, uint32_t rank,
-                              const char *elem, const shard_axis_ref *extra, uint32_t num_extra,
-                              const shard_reshard_step *steps, uint32_t num_steps) {
+static uint32_t add_reduction(shard_comm_plan *plan, const shard_tensor_sharding *in, const shard_mesh *mesh,
+                              const int64_t *shape, uint32_t rank, const char *elem, const shard_axis_ref *extra,
+                              uint32_t num_extra, const shard_reshard_step *steps, uint32_t num_steps) {
   int64_t *local = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   int64_t *scattered = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   shard_sharding_local_shape(in, mesh, shape, local);
@@ -293,8 +274,7 @@ static uint32_t add_reduction(shard_comm_plan *plan, const shard_tensor_sharding
       if (has_axis(steps[0].axes_per_dim[d].axes, steps[0].axes_per_dim[d].num, &extra[k])) {
         found = true;
         int64_t size = shard_axis_size(&extra[k], mesh);
-        if (size > 0)
-          scattered[d] = (scattered[d] + size - 1) / size;
+        if (size > 0) scattered[d] = (scattered[d] + size - 1) / size;
       }
     fuse = found;
   }
@@ -305,12 +285,12 @@ static uint32_t add_reduction(shard_comm_plan *plan, const shard_tensor_sharding
   uint32_t used = 0;
   if (fuse) {
     shard_buf_puts(&why, "; reduced and scattered at once (all_reduce + all_slice)");
-    shard_comm_plan_add(plan, SHARD_COLL_REDUCE_SCATTER, mesh, extra, num_extra, local, scattered,
-                        rank, elem, shard_no_span, NULL, shard_buf_str(&why));
+    shard_comm_plan_add(plan, SHARD_COLL_REDUCE_SCATTER, mesh, extra, num_extra, local, scattered, rank, elem,
+                        shard_no_span, NULL, shard_buf_str(&why));
     used = 1;
   } else {
-    shard_comm_plan_add(plan, SHARD_COLL_ALL_REDUCE, mesh, extra, num_extra, local, local, rank,
-                        elem, shard_no_span, NULL, shard_buf_str(&why));
+    shard_comm_plan_add(plan, SHARD_COLL_ALL_REDUCE, mesh, extra, num_extra, local, local, rank, elem, shard_no_span,
+                        NULL, shard_buf_str(&why));
   }
   shard_buf_free(&why);
   free(local);
@@ -329,17 +309,14 @@ static void add_plan_json(cJSON *o, const char *key, const shard_comm_plan *p, u
   shard_comm_plan_print_json(&b, p, top);
   cJSON *item = cJSON_Parse(shard_buf_str(&b));
   shard_buf_free(&b);
-  if (item)
-    cJSON_AddItemToObject(o, key, item);
-  else
-    cJSON_AddNullToObject(o, key);
+  if (item) cJSON_AddItemToObject(o, key, item);
+  else cJSON_AddNullToObject(o, key);
 }
 
 int cmd_plan(int argc, char **argv) {
   plan_config cfg = {0};
   int code = parse_args(argc, argv, &cfg);
-  if (code >= 0)
-    return code;
+  if (code >= 0) return code;
 
   shard_diag_printer printer = {stderr, cli_use_color(CLI_COLOR_AUTO, stderr), true};
   shard_diag_engine de;
@@ -378,19 +355,15 @@ int cmd_plan(int argc, char **argv) {
   if (cfg.mesh) {
     shard_source mesh_src = {"<mesh>", cfg.mesh, strlen(cfg.mesh), 0};
     cx.mesh = shard_conv_parse_mesh(&cx, &mesh_src);
-    if (!cx.mesh)
-      goto done;
+    if (!cx.mesh) goto done;
   }
   plan_side src = {"<src>", cfg.src, {0}, NULL, NULL, NULL};
   plan_side dst = {"<dst>", cfg.dst, {0}, NULL, NULL, NULL};
-  if (!read_side(&cx, &src, cfg.notation, &de, &why))
-    goto report;
+  if (!read_side(&cx, &src, cfg.notation, &de, &why)) goto report;
   /* Without --mesh the target is read on the source's mesh (invented for
    * HloSharding), so that both sides of an XLA warning land on one mesh. */
-  if (!cx.mesh)
-    cx.mesh = src.mesh;
-  if (!read_side(&cx, &dst, cfg.notation, &de, &why))
-    goto report;
+  if (!cx.mesh) cx.mesh = src.mesh;
+  if (!read_side(&cx, &dst, cfg.notation, &de, &why)) goto report;
   if (src.conv->names_invented || dst.conv->names_invented) {
     shard_buf m;
     shard_buf_init(&m);
@@ -411,8 +384,7 @@ int cmd_plan(int argc, char **argv) {
 
   shard_axis_ref *extra;
   uint32_t num_extra;
-  if (!extra_unreduced(arena, src.sharding, dst.sharding, &extra, &num_extra, &why))
-    goto report;
+  if (!extra_unreduced(arena, src.sharding, dst.sharding, &extra, &num_extra, &why)) goto report;
   /* The reshard itself starts once the extra axes are reduced. */
   shard_tensor_sharding *start = SHARD_NEW(arena, shard_tensor_sharding);
   *start = *src.sharding;
@@ -425,65 +397,53 @@ int cmd_plan(int argc, char **argv) {
     shard_buf_puts(&why, outcome_reason(SHARD_RESHARD_INCOMPATIBLE_MESHES));
     goto report;
   }
-  shard_reshard_outcome o = shard_reshard_plan(arena, start, src.mesh, dst.sharding, dst.mesh,
-                                               shape, &steps, &num_steps);
+  shard_reshard_outcome o =
+      shard_reshard_plan(arena, start, src.mesh, dst.sharding, dst.mesh, shape, &steps, &num_steps);
   if (outcome_reason(o)) {
     shard_buf_puts(&why, outcome_reason(o));
     goto report;
   }
   uint32_t used = 0;
   if (num_extra)
-    used = add_reduction(&plan, src.sharding, src.mesh, shape, (uint32_t)rank, elem, extra,
-                         num_extra, steps, num_steps);
+    used =
+        add_reduction(&plan, src.sharding, src.mesh, shape, (uint32_t)rank, elem, extra, num_extra, steps, num_steps);
   if (o == SHARD_RESHARD_STEPS && num_steps > used)
-    shard_comm_plan_add_reshard(&plan, used ? steps[used - 1].sharding : start, src.mesh, shape,
-                                (uint32_t)rank, elem, steps + used, num_steps - used,
-                                shard_no_span, NULL);
+    shard_comm_plan_add_reshard(&plan, used ? steps[used - 1].sharding : start, src.mesh, shape, (uint32_t)rank, elem,
+                                steps + used, num_steps - used, shard_no_span, NULL);
   /* Full rematerialization: gather to replicated, then slice to the target. */
   if (plan.num_rows) {
     if (num_extra)
-      add_reduction(&remat, src.sharding, src.mesh, shape, (uint32_t)rank, elem, extra, num_extra,
-                    NULL, 0);
+      add_reduction(&remat, src.sharding, src.mesh, shape, (uint32_t)rank, elem, extra, num_extra, NULL, 0);
     shard_tensor_sharding *repl = SHARD_NEW(arena, shard_tensor_sharding);
     *repl = *start;
     repl->dims = SHARD_NEW_ARRAY(arena, shard_dim_sharding, rank ? rank : 1);
-    for (int32_t d = 0; d < rank; d++)
-      repl->dims[d].priority = SHARD_NO_PRIORITY;
+    for (int32_t d = 0; d < rank; d++) repl->dims[d].priority = SHARD_NO_PRIORITY;
     repl->num_replicated = 0;
     shard_reshard_step *g = NULL, *s = NULL;
     uint32_t ng = 0, ns = 0;
-    if (shard_reshard_plan(arena, start, src.mesh, repl, src.mesh, shape, &g, &ng) ==
-            SHARD_RESHARD_STEPS &&
-        shard_reshard_plan(arena, repl, src.mesh, dst.sharding, dst.mesh, shape, &s, &ns) ==
-            SHARD_RESHARD_STEPS) {
-      shard_comm_plan_add_reshard(&remat, start, src.mesh, shape, (uint32_t)rank, elem, g, ng,
-                                  shard_no_span, NULL);
-      shard_comm_plan_add_reshard(&remat, repl, src.mesh, shape, (uint32_t)rank, elem, s, ns,
-                                  shard_no_span, NULL);
+    if (shard_reshard_plan(arena, start, src.mesh, repl, src.mesh, shape, &g, &ng) == SHARD_RESHARD_STEPS &&
+        shard_reshard_plan(arena, repl, src.mesh, dst.sharding, dst.mesh, shape, &s, &ns) == SHARD_RESHARD_STEPS) {
+      shard_comm_plan_add_reshard(&remat, start, src.mesh, shape, (uint32_t)rank, elem, g, ng, shard_no_span, NULL);
+      shard_comm_plan_add_reshard(&remat, repl, src.mesh, shape, (uint32_t)rank, elem, s, ns, shard_no_span, NULL);
     }
   }
   planned = true;
 
 report:
-  if (de.errors)
-    goto done;
+  if (de.errors) goto done;
   {
     shard_buf head;
     shard_buf_init(&head);
     shard_buf_puts(&head, "tensor<");
-    for (int32_t i = 0; i < rank; i++)
-      shard_buf_printf(&head, "%lldx", (long long)shape[i]);
+    for (int32_t i = 0; i < rank; i++) shard_buf_printf(&head, "%lldx", (long long)shape[i]);
     shard_buf_printf(&head, "%s>", elem);
     shard_buf from_s, to_s, mesh_s;
     shard_buf_init(&from_s);
     shard_buf_init(&to_s);
     shard_buf_init(&mesh_s);
-    if (src.sharding)
-      shard_sharding_print(&from_s, src.sharding);
-    if (dst.sharding)
-      shard_sharding_print(&to_s, dst.sharding);
-    if (src.mesh)
-      shard_mesh_print(&mesh_s, (shard_mesh *)src.mesh);
+    if (src.sharding) shard_sharding_print(&from_s, src.sharding);
+    if (dst.sharding) shard_sharding_print(&to_s, dst.sharding);
+    if (src.mesh) shard_mesh_print(&mesh_s, (shard_mesh *)src.mesh);
     if (cfg.json) {
       cJSON *doc_obj = cJSON_CreateObject();
       cJSON_AddStringToObject(doc_obj, "tensor", shard_buf_str(&head));
@@ -491,10 +451,8 @@ report:
       cJSON_AddStringToObject(doc_obj, "from", shard_buf_str(&from_s));
       cJSON_AddStringToObject(doc_obj, "to", shard_buf_str(&to_s));
       cJSON_AddBoolToObject(doc_obj, "possible", planned);
-      if (planned)
-        cJSON_AddNullToObject(doc_obj, "why_not");
-      else
-        cJSON_AddStringToObject(doc_obj, "why_not", shard_buf_str(&why));
+      if (planned) cJSON_AddNullToObject(doc_obj, "why_not");
+      else cJSON_AddStringToObject(doc_obj, "why_not", shard_buf_str(&why));
       add_plan_json(doc_obj, "plan", planned ? &plan : NULL, 3);
       add_plan_json(doc_obj, "full_rematerialization", planned && remat.num_rows ? &remat : NULL, 0);
       char *doc = cJSON_Print(doc_obj);
@@ -503,10 +461,8 @@ report:
       cJSON_Delete(doc_obj);
     } else {
       shard_buf_printf(&out, "reshard %s", shard_buf_str(&head));
-      if (mesh_s.len)
-        shard_buf_printf(&out, " on mesh %s", shard_buf_str(&mesh_s));
-      shard_buf_printf(&out, "\n  from %s\n  to   %s\n",
-                       src.sharding ? shard_buf_str(&from_s) : cfg.src,
+      if (mesh_s.len) shard_buf_printf(&out, " on mesh %s", shard_buf_str(&mesh_s));
+      shard_buf_printf(&out, "\n  from %s\n  to   %s\n", src.sharding ? shard_buf_str(&from_s) : cfg.src,
                        dst.sharding ? shard_buf_str(&to_s) : cfg.dst);
       if (!planned) {
         shard_buf_printf(&out, "no plan: %s\n", shard_buf_str(&why));

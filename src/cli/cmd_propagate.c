@@ -36,7 +36,13 @@
 void cmd_propagate_usage(FILE *f);
 int cmd_propagate(int argc, char **argv);
 
-typedef enum strategy { STRAT_PIPELINE, STRAT_BASIC, STRAT_AGGRESSIVE, STRAT_OP_PRIORITY, STRAT_USER_PRIORITY } strategy;
+typedef enum strategy {
+  STRAT_PIPELINE,
+  STRAT_BASIC,
+  STRAT_AGGRESSIVE,
+  STRAT_OP_PRIORITY,
+  STRAT_USER_PRIORITY
+} strategy;
 typedef enum emit { EMIT_MLIR, EMIT_GENERIC, EMIT_JSON } emit;
 typedef enum explain_mode { EXPLAIN_NONE, EXPLAIN_TEXT, EXPLAIN_JSON } explain_mode;
 
@@ -52,36 +58,35 @@ typedef struct propagate_config {
 } propagate_config;
 
 void cmd_propagate_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard propagate [options] [FILE | -]\n"
-          "\n"
-          "Propagates the sharding annotations of an MLIR module through its ops, the\n"
-          "way Shardy does, and prints the result.\n"
-          "\n"
-          "Options:\n"
-          "  -o OUT                 write the module to OUT (atomically)\n"
-          "  --strategy STRATEGY    pipeline (default: Shardy's -sdy-propagation-pipeline),\n"
-          "                         basic, aggressive, op-priority or user-priority (the\n"
-          "                         propagation pass of that name alone)\n"
-          "  --emit FORMAT          mlir (default, pretty), generic, or json (every value's\n"
-          "                         final sharding)\n"
-          "  --mode MODE            auto (default) or explicit: stop with an error where an\n"
-          "                         op's output sharding is ambiguous instead of picking one\n"
-          "  --explain[=FORMAT]     print, instead of the module, where each new axis came\n"
-          "                         from, every conflict and every op that blocked\n"
-          "                         propagation; FORMAT text (default) or json\n"
-          "  --rules FILE           JSON sharding rules for ops the registry does not know:\n"
-          "                         {\"rules\": {\"my.op\": \"([i, j])->([i, j])\"}}\n"
-          "  --op-priority LIST     op-priority propagation in the user's order: comma-separated\n"
-          "                         op names (a trailing '*' matches a prefix); step k lets the\n"
-          "                         ops of the first k entries propagate, then all ops do\n"
-          "  --color=WHEN           auto (default), always, never\n"
-          "  --no-progress          no status line on a terminal (shown on stderr while\n"
-          "                         working when it is a TTY, unless TERM=dumb)\n"
-          "  -h, --help             show this help\n"
-          "\n"
-          "Exit status: 0 propagated, 1 invalid input or an ambiguity in explicit mode,\n"
-          "2 usage error, 3 output could not be written.\n");
+  fprintf(f, "usage: shard propagate [options] [FILE | -]\n"
+             "\n"
+             "Propagates the sharding annotations of an MLIR module through its ops, the\n"
+             "way Shardy does, and prints the result.\n"
+             "\n"
+             "Options:\n"
+             "  -o OUT                 write the module to OUT (atomically)\n"
+             "  --strategy STRATEGY    pipeline (default: Shardy's -sdy-propagation-pipeline),\n"
+             "                         basic, aggressive, op-priority or user-priority (the\n"
+             "                         propagation pass of that name alone)\n"
+             "  --emit FORMAT          mlir (default, pretty), generic, or json (every value's\n"
+             "                         final sharding)\n"
+             "  --mode MODE            auto (default) or explicit: stop with an error where an\n"
+             "                         op's output sharding is ambiguous instead of picking one\n"
+             "  --explain[=FORMAT]     print, instead of the module, where each new axis came\n"
+             "                         from, every conflict and every op that blocked\n"
+             "                         propagation; FORMAT text (default) or json\n"
+             "  --rules FILE           JSON sharding rules for ops the registry does not know:\n"
+             "                         {\"rules\": {\"my.op\": \"([i, j])->([i, j])\"}}\n"
+             "  --op-priority LIST     op-priority propagation in the user's order: comma-separated\n"
+             "                         op names (a trailing '*' matches a prefix); step k lets the\n"
+             "                         ops of the first k entries propagate, then all ops do\n"
+             "  --color=WHEN           auto (default), always, never\n"
+             "  --no-progress          no status line on a terminal (shown on stderr while\n"
+             "                         working when it is a TTY, unless TERM=dumb)\n"
+             "  -h, --help             show this help\n"
+             "\n"
+             "Exit status: 0 propagated, 1 invalid input or an ambiguity in explicit mode,\n"
+             "2 usage error, 3 output could not be written.\n");
 }
 
 static int parse_args(int argc, char **argv, propagate_config *cfg) {
@@ -107,7 +112,10 @@ static int parse_args(int argc, char **argv, propagate_config *cfg) {
           cfg->strategy = (strategy)k;
           found = true;
         }
-      if (!found) return cli_usage_error("propagate", "--strategy takes pipeline, basic, aggressive, op-priority or user-priority (got '%s')", v ? v : "");
+      if (!found)
+        return cli_usage_error("propagate",
+                               "--strategy takes pipeline, basic, aggressive, op-priority or user-priority (got '%s')",
+                               v ? v : "");
       cfg->strategy_given = true;
     } else if (cli_match_value(argc, argv, &i, "--emit", &v)) {
       if (v && strcmp(v, "mlir") == 0) cfg->emit = EMIT_MLIR;
@@ -133,7 +141,8 @@ static int parse_args(int argc, char **argv, propagate_config *cfg) {
       if (!v || !*v) return cli_usage_error("propagate", "'%s' needs a list of op names", arg);
       cfg->op_priority = v;
     } else if (strncmp(arg, "--color=", 8) == 0) {
-      if (!cli_parse_color(arg + 8, &cfg->color)) return cli_usage_error("propagate", "--color takes auto, always or never (got '%s')", arg + 8);
+      if (!cli_parse_color(arg + 8, &cfg->color))
+        return cli_usage_error("propagate", "--color takes auto, always or never (got '%s')", arg + 8);
     } else {
       return cli_usage_error("propagate", "unknown option '%s'", arg);
     }
@@ -245,7 +254,8 @@ static bool S_json_collect(shard_op *op, void *ctx) {
   json_walk *w = ctx;
   if (strcmp(op->name, "func.func") == 0) {
     shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
-    for (uint32_t i = 0; entry && i < entry->num_args; i++) S_add_value(w->values, w->m, &entry->args[i], "argument", op);
+    for (uint32_t i = 0; entry && i < entry->num_args; i++)
+      S_add_value(w->values, w->m, &entry->args[i], "argument", op);
     return true;
   }
   if (strncmp(op->name, "sdy.", 4) == 0 && strcmp(op->name, "sdy.reshard") != 0 &&

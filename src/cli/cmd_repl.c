@@ -55,11 +55,11 @@ typedef SHARD_VEC(named_text) named_vec;
 
 /* One sharding changed by one propagation step. */
 typedef struct trace_change {
-  uint32_t step;           /* 1-based */
+  uint32_t step; /* 1-based */
   const shard_value *value;
-  char *value_name;        /* "%3", or "result 0 of OP" */
-  char *op;                /* the op propagated through, with its location */
-  char *before, *after;    /* sharding text, "unsharded" when none */
+  char *value_name; /* "%3", or "result 0 of OP" */
+  char *op; /* the op propagated through, with its location */
+  char *before, *after; /* sharding text, "unsharded" when none */
 } trace_change;
 
 /* The sharding text of a value before propagation touched it. */
@@ -75,17 +75,17 @@ typedef struct session {
    * point at its source record inside. */
   viz_input *module;
   char *module_path;
-  named_vec module_meshes;      /* the loaded module's meshes, as mesh lines */
+  named_vec module_meshes; /* the loaded module's meshes, as mesh lines */
   SHARD_VEC(char *) value_names; /* "%3", "%arg0": the module's values with shardings */
   /* Propagation of the loaded module: ran once, then walked by :step. */
   bool propagated;
   shard_explain *explain;
   SHARD_VEC(trace_change) trace;
-  first_vec firsts;   /* as written, before any pass ran */
+  first_vec firsts; /* as written, before any pass ran */
   first_vec entering; /* when the trace first met a value: the import
                                        * passes (constraints, groups) may have set it */
   uint32_t num_steps, cursor; /* steps recorded; steps shown so far */
-  char *topology;             /* :topology spec, NULL for the default */
+  char *topology; /* :topology spec, NULL for the default */
   cli_sink sink;
   bool color;
   bool failed;
@@ -97,9 +97,7 @@ typedef struct session {
   char *shown_text;
 } session;
 
-static shard_module *loaded_module(const session *s) {
-  return s->module ? s->module->module : NULL;
-}
+static shard_module *loaded_module(const session *s) { return s->module ? s->module->module : NULL; }
 
 static void repl_diag(void *ctx, const shard_diag *d) {
   session *s = ctx;
@@ -120,28 +118,26 @@ static void repl_diag(void *ctx, const shard_diag *d) {
 static void show_as_typed(session *s, const char *text, size_t col) {
   free(s->shown_text);
   s->shown_text = shard_xstrdup(text);
-  if (col <= s->line.len)
-    memcpy(s->shown_text, s->line.text, col);
+  if (col <= s->line.len) memcpy(s->shown_text, s->line.text, col);
 }
 
 void cmd_repl_usage(FILE *f) {
-  fprintf(f,
-          "usage: shard repl [--history FILE | --no-history] [--color=WHEN] [FILE]\n"
-          "\n"
-          "An interactive shell for meshes, shardings and their device placement. On a\n"
-          "terminal it offers line editing, history and tab completion of commands, mesh\n"
-          "names and value names; with stdin a pipe it reads commands line by line, so it\n"
-          "can be scripted. FILE, when given, is loaded first (as ':load FILE').\n"
-          "\n"
-          "Options:\n"
-          "  --history FILE   keep the history in FILE (default: $SHARD_HISTORY, else\n"
-          "                   ~/.shard_history)\n"
-          "  --no-history     keep no history file\n"
-          "  --color=WHEN     auto (default; terminal and NO_COLOR unset), always, never\n"
-          "  -h, --help       show this help\n"
-          "\n"
-          "Type ':help' in the shell for its commands. Exit status: 0 when every command\n"
-          "succeeded, 1 when some command reported an error, 2 for a bad command line.\n");
+  fprintf(f, "usage: shard repl [--history FILE | --no-history] [--color=WHEN] [FILE]\n"
+             "\n"
+             "An interactive shell for meshes, shardings and their device placement. On a\n"
+             "terminal it offers line editing, history and tab completion of commands, mesh\n"
+             "names and value names; with stdin a pipe it reads commands line by line, so it\n"
+             "can be scripted. FILE, when given, is loaded first (as ':load FILE').\n"
+             "\n"
+             "Options:\n"
+             "  --history FILE   keep the history in FILE (default: $SHARD_HISTORY, else\n"
+             "                   ~/.shard_history)\n"
+             "  --no-history     keep no history file\n"
+             "  --color=WHEN     auto (default; terminal and NO_COLOR unset), always, never\n"
+             "  -h, --help       show this help\n"
+             "\n"
+             "Type ':help' in the shell for its commands. Exit status: 0 when every command\n"
+             "succeeded, 1 when some command reported an error, 2 for a bad command line.\n");
 }
 
 static void help(void) {
@@ -176,23 +172,19 @@ static void help(void) {
 /* ---- small helpers -------------------------------------------------------- */
 
 static const char *skip_space(const char *p) {
-  while (*p == ' ' || *p == '\t')
-    p++;
+  while (*p == ' ' || *p == '\t') p++;
   return p;
 }
 
 static size_t word_len(const char *p) {
   size_t n = 0;
-  while (p[n] && p[n] != ' ' && p[n] != '\t')
-    n++;
+  while (p[n] && p[n] != ' ' && p[n] != '\t') n++;
   return n;
 }
 
 static bool starts_with(const char *p, const char *w) { return strncmp(p, w, strlen(w)) == 0; }
 
-static bool is_sharding_text(const char *p) {
-  return starts_with(p, "sharding<") || starts_with(p, "#sdy.sharding<");
-}
+static bool is_sharding_text(const char *p) { return starts_with(p, "sharding<") || starts_with(p, "#sdy.sharding<"); }
 
 static void error_at(session *s, const char *at, size_t len, const char *fmt, const char *arg) {
   shard_span sp = {&s->line, (uint32_t)(at - s->line.text), (uint32_t)len};
@@ -201,8 +193,7 @@ static void error_at(session *s, const char *at, size_t len, const char *fmt, co
 
 static named_text *find_named(named_vec *v, const char *name, size_t n) {
   for (uint32_t i = 0; i < v->len; i++)
-    if (strlen(v->items[i].name) == n && strncmp(v->items[i].name, name, n) == 0)
-      return &v->items[i];
+    if (strlen(v->items[i].name) == n && strncmp(v->items[i].name, name, n) == 0) return &v->items[i];
   return NULL;
 }
 
@@ -230,19 +221,15 @@ static void free_named(named_vec *v) {
 static char *snippet_text(const session *s, const char *first, size_t col) {
   shard_buf b;
   shard_buf_init(&b);
-  for (size_t i = 0; i < col; i++)
-    shard_buf_putc(&b, ' ');
+  for (size_t i = 0; i < col; i++) shard_buf_putc(&b, ' ');
   shard_buf_puts(&b, first);
-  for (uint32_t i = 0; i < s->meshes.len; i++)
-    shard_buf_printf(&b, "\n%s", s->meshes.items[i].text);
+  for (uint32_t i = 0; i < s->meshes.len; i++) shard_buf_printf(&b, "\n%s", s->meshes.items[i].text);
   /* The module's meshes, unless the session redefined them. */
   for (uint32_t i = 0; i < s->module_meshes.len; i++) {
     const named_text *m = &s->module_meshes.items[i];
     bool shadowed = false;
-    for (uint32_t k = 0; k < s->meshes.len; k++)
-      shadowed |= strcmp(s->meshes.items[k].name, m->name) == 0;
-    if (!shadowed)
-      shard_buf_printf(&b, "\n%s", m->text);
+    for (uint32_t k = 0; k < s->meshes.len; k++) shadowed |= strcmp(s->meshes.items[k].name, m->name) == 0;
+    if (!shadowed) shard_buf_printf(&b, "\n%s", m->text);
   }
   return shard_buf_take(&b);
 }
@@ -251,7 +238,7 @@ static char *snippet_text(const session *s, const char *first, size_t col) {
 
 typedef struct subject {
   viz_input in; /* a snippet, when the subject came from text */
-  char *text;   /* its text (must outlive `in`) */
+  char *text; /* its text (must outlive `in`) */
   shard_placement *placement;
   char *label;
 } subject;
@@ -263,12 +250,10 @@ static void subject_free(subject *sub) {
   memset(sub, 0, sizeof *sub);
 }
 
-static bool placement_of_text(session *s, shard_arena *a, subject *sub, const char *text,
-                              size_t col) {
+static bool placement_of_text(session *s, shard_arena *a, subject *sub, const char *text, size_t col) {
   sub->text = snippet_text(s, text, col);
   show_as_typed(s, sub->text, col);
-  if (!viz_input_snippet(&sub->in, sub->text, true, &s->de))
-    return false;
+  if (!viz_input_snippet(&sub->in, sub->text, true, &s->de)) return false;
   shard_placement **ps = NULL;
   uint32_t n = viz_snippet_placements(&sub->in, a, &ps, &s->de);
   sub->placement = n ? ps[0] : NULL;
@@ -286,8 +271,7 @@ static bool resolve(session *s, shard_arena *a, const char *arg, size_t len, sub
   }
   if (arg[0] == '%') {
     named_text *t = find_named(&s->shardings, arg + 1, len - 1);
-    if (t)
-      return placement_of_text(s, a, sub, t->text, 0);
+    if (t) return placement_of_text(s, a, sub, t->text, 0);
     if (loaded_module(s)) {
       shard_value *v = viz_find_value(loaded_module(s), NULL, sub->label);
       if (v) {
@@ -297,20 +281,17 @@ static bool resolve(session *s, shard_arena *a, const char *arg, size_t len, sub
         return sub->placement != NULL;
       }
     }
-    error_at(s, arg, len, "unknown name '%s' (define it with '%%name = sharding<...> : TYPE')",
-             sub->label);
+    error_at(s, arg, len, "unknown name '%s' (define it with '%%name = sharding<...> : TYPE')", sub->label);
     return false;
   }
-  if (is_sharding_text(arg))
-    return placement_of_text(s, a, sub, sub->label, (size_t)(arg - s->line.text));
+  if (is_sharding_text(arg)) return placement_of_text(s, a, sub, sub->label, (size_t)(arg - s->line.text));
   error_at(s, arg, len, "expected %%name or 'sharding<...> : TYPE', got '%s'", sub->label);
   return false;
 }
 
 static void print_tensor(shard_buf *b, const shard_placement *p, const int64_t *dims) {
   shard_buf_puts(b, "tensor<");
-  for (uint32_t d = 0; d < p->rank; d++)
-    shard_buf_printf(b, "%lldx", (long long)dims[d]);
+  for (uint32_t d = 0; d < p->rank; d++) shard_buf_printf(b, "%lldx", (long long)dims[d]);
   shard_buf_printf(b, "%s>", p->type->elem ? p->type->elem : "?");
 }
 
@@ -320,10 +301,8 @@ static void print_local(const shard_placement *p) {
   shard_buf_puts(&b, "local shape: ");
   print_tensor(&b, p, p->local);
   shard_buf_printf(&b, " (global %s, %u devices", p->type->text, p->num_devices);
-  if (p->copies > 1)
-    shard_buf_printf(&b, ", %lld copies of each block", (long long)p->copies);
-  if (p->num_partials > 1)
-    shard_buf_printf(&b, ", %lld partial values of each block", (long long)p->num_partials);
+  if (p->copies > 1) shard_buf_printf(&b, ", %lld copies of each block", (long long)p->copies);
+  if (p->num_partials > 1) shard_buf_printf(&b, ", %lld partial values of each block", (long long)p->num_partials);
   shard_buf_puts(&b, ")\n");
   fputs(shard_buf_str(&b), stdout);
   shard_buf_free(&b);
@@ -334,8 +313,7 @@ static void print_local(const shard_placement *p) {
 static void define_mesh(session *s, const char *line) {
   const char *name = line + 1;
   size_t n = 0;
-  while (name[n] && name[n] != ' ' && name[n] != '\t' && name[n] != '=')
-    n++;
+  while (name[n] && name[n] != ' ' && name[n] != '\t' && name[n] != '=') n++;
   if (n == 0) {
     error_at(s, line, 1, "%s", "expected a mesh name after '@'");
     return;
@@ -354,8 +332,7 @@ static void define_mesh(session *s, const char *line) {
         shard_buf_init(&b);
         shard_mesh_print(&b, uses[i].mesh);
         int64_t devices = shard_mesh_num_devices(uses[i].mesh);
-        printf("mesh @%s = %s: %lld device%s\n", nm, shard_buf_str(&b), (long long)devices,
-               devices == 1 ? "" : "s");
+        printf("mesh @%s = %s: %lld device%s\n", nm, shard_buf_str(&b), (long long)devices, devices == 1 ? "" : "s");
         /* Stored in printed form, so ';' or comments typed after it go. */
         shard_buf_clear(&b);
         shard_buf_printf(&b, "@%s = ", nm);
@@ -373,8 +350,7 @@ static void define_mesh(session *s, const char *line) {
 static void define_sharding(session *s, const char *line, const char *eq) {
   const char *name = line + 1;
   size_t n = (size_t)(eq - name);
-  while (n && (name[n - 1] == ' ' || name[n - 1] == '\t'))
-    n--;
+  while (n && (name[n - 1] == ' ' || name[n - 1] == '\t')) n--;
   const char *rest = skip_space(eq + 1);
   if (n == 0 || !is_sharding_text(rest)) {
     error_at(s, line, strlen(line), "%s", "expected '%name = sharding<...> : TYPE'");
@@ -394,8 +370,7 @@ static void define_sharding(session *s, const char *line, const char *eq) {
 /* :local, :map, :viz */
 static void show_subject(session *s, const char *cmd, const char *arg) {
   size_t len = strlen(arg);
-  while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t'))
-    len--;
+  while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t')) len--;
   shard_arena *a = shard_arena_new();
   subject sub;
   if (resolve(s, a, arg, len, &sub)) {
@@ -407,10 +382,8 @@ static void show_subject(session *s, const char *cmd, const char *arg) {
       shard_buf b;
       shard_buf_init(&b);
       shard_viz_options o = {s->color, SHARD_VIZ_SLICES};
-      if (strcmp(cmd, ":map") == 0)
-        shard_viz_term_blocks(&b, p);
-      else
-        shard_viz_term_placement(&b, p, &o);
+      if (strcmp(cmd, ":map") == 0) shard_viz_term_blocks(&b, p);
+      else shard_viz_term_placement(&b, p, &o);
       fputs(shard_buf_str(&b), stdout);
       shard_buf_free(&b);
 #else
@@ -424,8 +397,7 @@ static void show_subject(session *s, const char *cmd, const char *arg) {
 
 /* The two subjects of ':CMD %a %b'; false after reporting the problem.
  * On success the caller frees both. */
-static bool resolve_pair(session *s, shard_arena *a, const char *args, const char *usage, subject *x,
-                         subject *y) {
+static bool resolve_pair(session *s, shard_arena *a, const char *args, const char *usage, subject *x, subject *y) {
   size_t n1 = word_len(args);
   const char *a2 = skip_space(args + n1);
   size_t n2 = word_len(a2);
@@ -458,15 +430,12 @@ static void compare(session *s, const char *args) {
       shard_sharding_print(&b, r->sharding);
       shard_buf_printf(&b, " : %s\n", r->type->text);
     }
-    bool written = shard_sharding_equal(p->sharding, q->sharding) &&
-                   strcmp(p->type->text, q->type->text) == 0;
+    bool written = shard_sharding_equal(p->sharding, q->sharding) && strcmp(p->type->text, q->type->text) == 0;
     shard_buf_printf(&b, "as written: %s\n", written ? "identical" : "different");
     shard_buf why;
     shard_buf_init(&why);
-    if (shard_placement_same(p, q, &why))
-      shard_buf_puts(&b, "as placed: the same data on every device\n");
-    else
-      shard_buf_printf(&b, "as placed: different: %s\n", shard_buf_str(&why));
+    if (shard_placement_same(p, q, &why)) shard_buf_puts(&b, "as placed: the same data on every device\n");
+    else shard_buf_printf(&b, "as placed: different: %s\n", shard_buf_str(&why));
     shard_buf_free(&why);
     fputs(shard_buf_str(&b), stdout);
     shard_buf_free(&b);
@@ -489,30 +458,24 @@ static bool collect_values(shard_op *op, void *ctx) {
   uint32_t k = 0;
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_value *v = &op->results[i];
-    if (!v->name)
-      continue;
+    if (!v->name) continue;
     /* Results sharing a name (%0:2) are %0#0, %0#1 in MLIR's spelling. */
     bool shared = i > 0 && op->results[i - 1].name == v->name;
     k = shared ? k + 1 : 0;
-    if (!shard_value_sharding(v))
-      continue;
+    if (!shard_value_sharding(v)) continue;
     bool group = shared || (i + 1 < op->num_results && op->results[i + 1].name == v->name);
     char *name = shard_xmalloc(strlen(v->name) + 16);
-    if (group)
-      sprintf(name, "%%%s#%u", v->name, k);
-    else
-      sprintf(name, "%%%s", v->name);
+    if (group) sprintf(name, "%%%s#%u", v->name, k);
+    else sprintf(name, "%%%s", v->name);
     SHARD_VEC_PUSH(s->value_names, name);
   }
   return true;
 }
 
 static void refresh_values(session *s) {
-  for (uint32_t i = 0; i < s->value_names.len; i++)
-    free(s->value_names.items[i]);
+  for (uint32_t i = 0; i < s->value_names.len; i++) free(s->value_names.items[i]);
   SHARD_VEC_FREE(s->value_names);
-  if (loaded_module(s))
-    shard_walk(loaded_module(s)->top, collect_values, s);
+  if (loaded_module(s)) shard_walk(loaded_module(s)->top, collect_values, s);
 }
 
 static void forget_propagation(session *s) {
@@ -524,11 +487,9 @@ static void forget_propagation(session *s) {
     free(c->after);
   }
   SHARD_VEC_FREE(s->trace);
-  for (uint32_t i = 0; i < s->firsts.len; i++)
-    free(s->firsts.items[i].text);
+  for (uint32_t i = 0; i < s->firsts.len; i++) free(s->firsts.items[i].text);
   SHARD_VEC_FREE(s->firsts);
-  for (uint32_t i = 0; i < s->entering.len; i++)
-    free(s->entering.items[i].text);
+  for (uint32_t i = 0; i < s->entering.len; i++) free(s->entering.items[i].text);
   SHARD_VEC_FREE(s->entering);
   shard_explain_free(s->explain);
   s->explain = NULL;
@@ -538,22 +499,19 @@ static void forget_propagation(session *s) {
 
 static void unload(session *s) {
   forget_propagation(s);
-  if (s->module)
-    viz_input_free(s->module);
+  if (s->module) viz_input_free(s->module);
   free(s->module);
   s->module = NULL;
   free(s->module_path);
   s->module_path = NULL;
   free_named(&s->module_meshes);
-  for (uint32_t i = 0; i < s->value_names.len; i++)
-    free(s->value_names.items[i]);
+  for (uint32_t i = 0; i < s->value_names.len; i++) free(s->value_names.items[i]);
   SHARD_VEC_FREE(s->value_names);
 }
 
 static void load(session *s, const char *arg) {
   size_t len = strlen(arg);
-  while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t'))
-    len--;
+  while (len && (arg[len - 1] == ' ' || arg[len - 1] == '\t')) len--;
   if (len == 0) {
     error_at(s, arg, 0, "%s", "usage: ':load FILE'");
     return;
@@ -581,8 +539,8 @@ static void load(session *s, const char *arg) {
   shard_buf_free(&b);
   viz_mesh_uses_free(uses, n);
   shard_walk(loaded_module(s)->top, collect_values, s);
-  printf("loaded %s: %u mesh%s, %u value%s with shardings\n", path, n, n == 1 ? "" : "es",
-         s->value_names.len, s->value_names.len == 1 ? "" : "s");
+  printf("loaded %s: %u mesh%s, %u value%s with shardings\n", path, n, n == 1 ? "" : "es", s->value_names.len,
+         s->value_names.len == 1 ? "" : "s");
   /* Diagnostics about the module name it by this path: keep it. */
   s->module_path = path;
 }
@@ -612,8 +570,7 @@ static void show_value(session *s, const char *arg) {
   }
   char *name;
   shard_value *v = named_value(s, arg, &name);
-  if (!v)
-    return;
+  if (!v) return;
   if (s->propagated && s->cursor < s->num_steps) {
     /* Walking propagation: the value as of the current step. */
     const shard_value *held = shard_propagation_shardable_value(v);
@@ -638,18 +595,15 @@ static void show_value(session *s, const char *arg) {
   if (sh) {
     shard_arena *a = shard_arena_new();
     shard_placement *p = viz_value_placement(s->module, a, v, name, &s->de);
-    if (p)
-      print_local(p);
+    if (p) print_local(p);
     shard_arena_free(a);
   }
   if (s->explain) {
     char *text = explanation_of(s, name);
     /* The paragraph's first line repeats the sharding: show where it came from. */
     const char *nl = text ? strchr(text, '\n') : NULL;
-    if (nl)
-      printf("where it came from:\n%s\n", nl + 1);
-    else
-      printf("as written (propagation did not change it)\n");
+    if (nl) printf("where it came from:\n%s\n", nl + 1);
+    else printf("as written (propagation did not change it)\n");
     free(text);
   }
   free(name);
@@ -661,18 +615,18 @@ static void list_values(session *s) {
     return;
   }
   for (uint32_t i = 0; i < s->value_names.len; i++) {
-      shard_value *v = viz_find_value(loaded_module(s), NULL, s->value_names.items[i]);
-      const shard_tensor_sharding *sh = v ? shard_value_sharding(v) : NULL;
-      shard_buf b;
-      shard_buf_init(&b);
-      shard_buf_printf(&b, "%s : %s", s->value_names.items[i], v && v->type ? v->type->text : "?");
-      if (sh) {
-        shard_buf_puts(&b, " sharding");
-        shard_sharding_print(&b, sh);
-      }
-      printf("%s\n", shard_buf_str(&b));
-      shard_buf_free(&b);
+    shard_value *v = viz_find_value(loaded_module(s), NULL, s->value_names.items[i]);
+    const shard_tensor_sharding *sh = v ? shard_value_sharding(v) : NULL;
+    shard_buf b;
+    shard_buf_init(&b);
+    shard_buf_printf(&b, "%s : %s", s->value_names.items[i], v && v->type ? v->type->text : "?");
+    if (sh) {
+      shard_buf_puts(&b, " sharding");
+      shard_sharding_print(&b, sh);
     }
+    printf("%s\n", shard_buf_str(&b));
+    shard_buf_free(&b);
+  }
 }
 
 static void draw_meshes(session *s) {
@@ -706,16 +660,12 @@ static void draw_meshes(session *s) {
 }
 
 static void list_session(session *s) {
-  for (uint32_t i = 0; i < s->meshes.len; i++)
-    printf("%s\n", s->meshes.items[i].text);
-  for (uint32_t i = 0; i < s->module_meshes.len; i++)
-    printf("%s  (from the module)\n", s->module_meshes.items[i].text);
+  for (uint32_t i = 0; i < s->meshes.len; i++) printf("%s\n", s->meshes.items[i].text);
+  for (uint32_t i = 0; i < s->module_meshes.len; i++) printf("%s  (from the module)\n", s->module_meshes.items[i].text);
   for (uint32_t i = 0; i < s->shardings.len; i++)
     printf("%%%s = %s\n", s->shardings.items[i].name, s->shardings.items[i].text);
-  if (!s->meshes.len && !s->module_meshes.len && !s->shardings.len)
-    printf("nothing defined yet\n");
+  if (!s->meshes.len && !s->module_meshes.len && !s->shardings.len) printf("nothing defined yet\n");
 }
-
 
 /* ---- resharding --------------------------------------------------------------- */
 
@@ -723,8 +673,7 @@ static bool resolve_topology(session *s, int64_t devices, shard_topology *topo, 
   shard_buf err;
   shard_buf_init(&err);
   bool ok = cli_topology_resolve(s->topology, devices, topo, &err);
-  if (!ok)
-    error_at(s, at, strlen(at), "%s", shard_buf_str(&err));
+  if (!ok) error_at(s, at, strlen(at), "%s", shard_buf_str(&err));
   shard_buf_free(&err);
   return ok;
 }
@@ -791,8 +740,7 @@ static void memory(session *s, const char *arg) {
   }
   shard_buf_free(&err);
   shard_buf_free(&out);
-  if (m)
-    shard_module_free(m);
+  if (m) shard_module_free(m);
 }
 
 static const char *no_plan_reason(shard_reshard_outcome o) {
@@ -818,8 +766,8 @@ static void reshard(session *s, const char *args) {
     if (strcmp(p->type->text, q->type->text) != 0) {
       shard_buf m;
       shard_buf_init(&m);
-      shard_buf_printf(&m, "%s is a %s but %s is a %s: a reshard keeps the type", x.label,
-                       p->type->text, y.label, q->type->text);
+      shard_buf_printf(&m, "%s is a %s but %s is a %s: a reshard keeps the type", x.label, p->type->text, y.label,
+                       q->type->text);
       error_at(s, a1, strlen(a1), "%s", shard_buf_str(&m));
       shard_buf_free(&m);
     } else if (p->sharding->num_unreduced != q->sharding->num_unreduced) {
@@ -829,8 +777,8 @@ static void reshard(session *s, const char *args) {
     } else if (resolve_topology(s, shard_mesh_num_devices(p->mesh), &topo, a1)) {
       shard_reshard_step *steps = NULL;
       uint32_t num_steps = 0;
-      shard_reshard_outcome o = shard_reshard_plan(a, p->sharding, p->mesh, q->sharding, q->mesh,
-                                                   p->dims, &steps, &num_steps);
+      shard_reshard_outcome o =
+          shard_reshard_plan(a, p->sharding, p->mesh, q->sharding, q->mesh, p->dims, &steps, &num_steps);
       shard_buf b;
       shard_buf_init(&b);
       shard_buf_printf(&b, "%s -> %s : %s\n", x.label, y.label, p->type->text);
@@ -846,8 +794,8 @@ static void reshard(session *s, const char *args) {
         }
         shard_comm_plan plan;
         shard_comm_plan_init(&plan, a, &topo);
-        shard_comm_plan_add_reshard(&plan, p->sharding, p->mesh, p->dims, p->rank, p->type->elem,
-                                    steps, num_steps, shard_no_span, NULL);
+        shard_comm_plan_add_reshard(&plan, p->sharding, p->mesh, p->dims, p->rank, p->type->elem, steps, num_steps,
+                                    shard_no_span, NULL);
         shard_comm_plan_print_text(&b, &plan, 0);
         shard_comm_plan_free(&plan);
       }
@@ -864,8 +812,7 @@ static void reshard(session *s, const char *args) {
 
 static char *sharding_text(shard_arena *a, const shard_value *v) {
   const shard_tensor_sharding *sh = shard_propagation_value_sharding(a, v);
-  if (!sh)
-    return shard_xstrdup("unsharded");
+  if (!sh) return shard_xstrdup("unsharded");
   shard_buf b;
   shard_buf_init(&b);
   shard_sharding_print(&b, sh);
@@ -875,12 +822,9 @@ static char *sharding_text(shard_arena *a, const shard_value *v) {
 static char *describe_value(const shard_value *v) {
   shard_buf b;
   shard_buf_init(&b);
-  if (v->name)
-    shard_buf_printf(&b, "%%%s", v->name);
-  else if (v->def)
-    shard_buf_printf(&b, "result %u of %s", v->index, v->def->name);
-  else
-    shard_buf_printf(&b, "block argument %u", v->index);
+  if (v->name) shard_buf_printf(&b, "%%%s", v->name);
+  else if (v->def) shard_buf_printf(&b, "result %u of %s", v->index, v->def->name);
+  else shard_buf_printf(&b, "block argument %u", v->index);
   return shard_buf_take(&b);
 }
 
@@ -915,40 +859,33 @@ static const char *find_first(const first_vec *v, const shard_value *value);
  * searches: REPL modules are small, and this runs once per command. */
 static const char *sharding_at(const session *s, const shard_value *v, uint32_t step) {
   for (uint32_t i = s->trace.len; i-- > 0;)
-    if (s->trace.items[i].value == v && s->trace.items[i].step <= step)
-      return s->trace.items[i].after;
+    if (s->trace.items[i].value == v && s->trace.items[i].step <= step) return s->trace.items[i].after;
   const char *t = step ? find_first(&s->entering, v) : NULL;
-  if (!t)
-    t = find_first(&s->firsts, v);
+  if (!t) t = find_first(&s->firsts, v);
   return t ? t : "unsharded";
 }
 
 static const char *find_first(const first_vec *v, const shard_value *value) {
   for (uint32_t i = 0; i < v->len; i++)
-    if (v->items[i].value == value)
-      return v->items[i].text;
+    if (v->items[i].value == value) return v->items[i].text;
   return NULL;
 }
 
 /* What tensor t of a step held before it: what the trace last wrote, else
  * the step's own projection before the update (factor shardings projected
  * back to dims, so open/closed marks may differ from the annotation). */
-static char *before_step(session *s, const shard_propagation_step *st, uint32_t t,
-                         const shard_value *v) {
+static char *before_step(session *s, const shard_propagation_step *st, uint32_t t, const shard_value *v) {
   for (uint32_t i = s->trace.len; i-- > 0;)
-    if (s->trace.items[i].value == v)
-      return shard_xstrdup(s->trace.items[i].after);
+    if (s->trace.items[i].value == v) return shard_xstrdup(s->trace.items[i].after);
   shard_arena *a = loaded_module(s)->arena;
   if (st->rule && st->before && t < shard_projection_num_tensors(st->before)) {
-    const shard_tensor_mapping *map = t < st->rule->num_operands
-                                          ? &st->rule->operands[t]
-                                          : &st->rule->results[t - st->rule->num_operands];
+    const shard_tensor_mapping *map =
+        t < st->rule->num_operands ? &st->rule->operands[t] : &st->rule->results[t - st->rule->num_operands];
     const shard_tensor_sharding *now = shard_propagation_value_sharding(a, v);
-    shard_tensor_sharding *was = shard_projection_to_sharding(
-        a, st->before, t, map, now ? now->mesh_name : NULL, now ? now->inline_mesh : NULL);
+    shard_tensor_sharding *was =
+        shard_projection_to_sharding(a, st->before, t, map, now ? now->mesh_name : NULL, now ? now->inline_mesh : NULL);
     bool any = false;
-    for (uint32_t d = 0; was && d < was->rank; d++)
-      any |= was->dims[d].num_axes > 0;
+    for (uint32_t d = 0; was && d < was->rank; d++) any |= was->dims[d].num_axes > 0;
     if (was && any) {
       shard_buf b;
       shard_buf_init(&b);
@@ -960,7 +897,6 @@ static char *before_step(session *s, const shard_propagation_step *st, uint32_t 
   return shard_xstrdup(first ? first : "unsharded");
 }
 
-
 static void on_step(void *ctx, const shard_propagation_step *st) {
   session *s = ctx;
   shard_propagation_observer explain = shard_explain_observer(s->explain);
@@ -969,13 +905,11 @@ static void on_step(void *ctx, const shard_propagation_step *st) {
   shard_arena *a = loaded_module(s)->arena;
   shard_buf op;
   shard_buf_init(&op);
-  if (st->func_result)
-    shard_buf_printf(&op, "result %u of ", st->func_result_index);
+  if (st->func_result) shard_buf_printf(&op, "result %u of ", st->func_result_index);
   describe_op(&op, st->op);
   for (uint32_t t = 0; t < st->num_operands + st->num_results; t++) {
     const shard_value *v = st->values[t];
-    if (!v)
-      continue;
+    if (!v) continue;
     char *before = st->updated[t] ? before_step(s, st, t, v) : sharding_text(a, v);
     if (!find_first(&s->entering, v)) {
       first_sharding f = {v, shard_xstrdup(before)};
@@ -985,8 +919,7 @@ static void on_step(void *ctx, const shard_propagation_step *st) {
       free(before);
       continue;
     }
-    trace_change c = {step, v, describe_value(v), shard_xstrdup(shard_buf_str(&op)), before,
-                      sharding_text(a, v)};
+    trace_change c = {step, v, describe_value(v), shard_xstrdup(shard_buf_str(&op)), before, sharding_text(a, v)};
     SHARD_VEC_PUSH(s->trace, c);
   }
   shard_buf_free(&op);
@@ -1000,8 +933,7 @@ static bool ensure_propagated(session *s, const char *at) {
     error_at(s, at, strlen(at), "%s", "no module loaded (use ':load FILE')");
     return false;
   }
-  if (s->propagated)
-    return true;
+  if (s->propagated) return true;
   shard_module *m = loaded_module(s);
   shard_walk(m->top, record_first, s);
   s->explain = shard_explain_new(m, NULL);
@@ -1010,12 +942,10 @@ static bool ensure_propagated(session *s, const char *at) {
   unsigned before = s->de.errors;
   bool ok = shard_pass_run("sdy-propagation-pipeline", m, NULL, &cx) && s->de.errors == before;
   shard_verify_options vopts = {.extra_warnings = false};
-  if (ok)
-    ok = shard_verify_module(m, &vopts, &s->de) && s->de.errors == before;
+  if (ok) ok = shard_verify_module(m, &vopts, &s->de) && s->de.errors == before;
   /* A failed run leaves the module half done: don't run it again. */
   s->propagated = true;
-  if (ok)
-    shard_explain_finish(s->explain);
+  if (ok) shard_explain_finish(s->explain);
   else {
     shard_explain_free(s->explain);
     s->explain = NULL;
@@ -1026,32 +956,27 @@ static bool ensure_propagated(session *s, const char *at) {
 
 static void propagate_module(session *s, const char *arg) {
   bool again = s->propagated;
-  if (!ensure_propagated(s, arg))
-    return;
+  if (!ensure_propagated(s, arg)) return;
   s->cursor = s->num_steps;
   if (again && s->explain) {
     printf("already propagated: %u steps (':step reset' walks them again)\n", s->num_steps);
     return;
   }
-  if (!s->explain)
-    return;
+  if (!s->explain) return;
   printf("propagated %s: %u step%s changed shardings; %u value%s changed, %u conflict%s, %u "
          "barrier%s\n",
-         s->module_path, s->num_steps, s->num_steps == 1 ? "" : "s",
-         shard_explain_num_changed(s->explain), shard_explain_num_changed(s->explain) == 1 ? "" : "s",
-         shard_explain_num_conflicts(s->explain),
-         shard_explain_num_conflicts(s->explain) == 1 ? "" : "s",
-         shard_explain_num_barriers(s->explain), shard_explain_num_barriers(s->explain) == 1 ? "" : "s");
+         s->module_path, s->num_steps, s->num_steps == 1 ? "" : "s", shard_explain_num_changed(s->explain),
+         shard_explain_num_changed(s->explain) == 1 ? "" : "s", shard_explain_num_conflicts(s->explain),
+         shard_explain_num_conflicts(s->explain) == 1 ? "" : "s", shard_explain_num_barriers(s->explain),
+         shard_explain_num_barriers(s->explain) == 1 ? "" : "s");
 }
 
 static void print_step(const session *s, uint32_t step) {
   bool head = false;
   for (uint32_t i = 0; i < s->trace.len; i++) {
     const trace_change *c = &s->trace.items[i];
-    if (c->step != step)
-      continue;
-    if (!head)
-      printf("step %u of %u: %s\n", step, s->num_steps, c->op);
+    if (c->step != step) continue;
+    if (!head) printf("step %u of %u: %s\n", step, s->num_steps, c->op);
     head = true;
     printf("  %s: %s -> %s\n", c->value_name, c->before, c->after);
   }
@@ -1071,11 +996,8 @@ static void step(session *s, const char *arg) {
     }
   }
   bool fresh = !s->propagated;
-  if (!ensure_propagated(s, arg))
-    return;
-  if (fresh)
-    printf("propagation recorded: %u step%s changed shardings\n", s->num_steps,
-           s->num_steps == 1 ? "" : "s");
+  if (!ensure_propagated(s, arg)) return;
+  if (fresh) printf("propagation recorded: %u step%s changed shardings\n", s->num_steps, s->num_steps == 1 ? "" : "s");
   if (reset) {
     s->cursor = 0;
     printf("back to the shardings as written (step 0 of %u)\n", s->num_steps);
@@ -1086,16 +1008,13 @@ static void step(session *s, const char *arg) {
            s->num_steps == 1 ? "" : "s");
     return;
   }
-  for (long i = 0; i < n && s->cursor < s->num_steps; i++)
-    print_step(s, ++s->cursor);
-  if (s->cursor == s->num_steps)
-    printf("propagation is done\n");
+  for (long i = 0; i < n && s->cursor < s->num_steps; i++) print_step(s, ++s->cursor);
+  if (s->cursor == s->num_steps) printf("propagation is done\n");
 }
 
 /* The paragraph of `shard propagate --explain` about `name`, or NULL. */
 static char *explanation_of(const session *s, const char *name) {
-  if (!s->explain)
-    return NULL;
+  if (!s->explain) return NULL;
   shard_buf b;
   shard_buf_init(&b);
   shard_explain_render_text(s->explain, &b);
@@ -1109,8 +1028,7 @@ static char *explanation_of(const session *s, const char *name) {
       break;
     }
     p = strchr(p, '\n');
-    if (p)
-      p++;
+    if (p) p++;
   }
   shard_buf_free(&b);
   return found;
@@ -1118,17 +1036,13 @@ static char *explanation_of(const session *s, const char *name) {
 
 /* :why %v */
 static void why(session *s, const char *arg) {
-  if (!ensure_propagated(s, arg))
-    return;
+  if (!ensure_propagated(s, arg)) return;
   char *name;
   shard_value *v = named_value(s, arg, &name);
-  if (!v)
-    return;
+  if (!v) return;
   char *text = explanation_of(s, name);
-  if (text)
-    printf("%s\n", text);
-  else
-    printf("%s: not changed by propagation (%s as written)\n", name, sharding_at(s, v, 0));
+  if (text) printf("%s\n", text);
+  else printf("%s: not changed by propagation (%s as written)\n", name, sharding_at(s, v, 0));
   free(text);
   free(name);
 }
@@ -1165,8 +1079,7 @@ static const struct {
 /* Runs one line; false to end the session. */
 static bool run_line(session *s, const char *line) {
   const char *p = skip_space(line);
-  if (!*p || starts_with(p, "//") || (p[0] == '#' && !is_sharding_text(p)))
-    return true;
+  if (!*p || starts_with(p, "//") || (p[0] == '#' && !is_sharding_text(p))) return true;
   if (p[0] == '@') {
     define_mesh(s, p);
     return true;
@@ -1185,8 +1098,7 @@ static bool run_line(session *s, const char *line) {
     return true;
   }
   if (p[0] != ':') {
-    error_at(s, p, word_len(p), "%s",
-             "expected a command (':help'), a mesh '@m = <[...]>' or a sharding");
+    error_at(s, p, word_len(p), "%s", "expected a command (':help'), a mesh '@m = <[...]>' or a sharding");
     return true;
   }
   size_t n = word_len(p);
@@ -1197,18 +1109,13 @@ static bool run_line(session *s, const char *line) {
     return false;
   }
   size_t i = 0;
-  while (i < NUM_COMMANDS && strcmp(cmd, commands[i].name) != 0)
-    i++;
-  if (strcmp(cmd, ":help") == 0 || strcmp(cmd, ":h") == 0 || strcmp(cmd, ":?") == 0)
-    help();
+  while (i < NUM_COMMANDS && strcmp(cmd, commands[i].name) != 0) i++;
+  if (strcmp(cmd, ":help") == 0 || strcmp(cmd, ":h") == 0 || strcmp(cmd, ":?") == 0) help();
   else if (strcmp(cmd, ":local") == 0 || strcmp(cmd, ":map") == 0 || strcmp(cmd, ":viz") == 0)
     show_subject(s, cmd, arg);
-  else if (i < NUM_COMMANDS && commands[i].with_arg)
-    commands[i].with_arg(s, arg);
-  else if (i < NUM_COMMANDS && commands[i].plain)
-    commands[i].plain(s);
-  else
-    error_at(s, p, n, "unknown command '%s' (try ':help')", cmd);
+  else if (i < NUM_COMMANDS && commands[i].with_arg) commands[i].with_arg(s, arg);
+  else if (i < NUM_COMMANDS && commands[i].plain) commands[i].plain(s);
+  else error_at(s, p, n, "unknown command '%s' (try ':help')", cmd);
   free(cmd);
   return true;
 }
@@ -1219,8 +1126,7 @@ static uint32_t complete(void *ctx, const char *text, char ***out) {
   session *s = ctx;
   SHARD_VEC(char *) c = {0};
   if (text[0] == ':' || text[0] == '\0')
-    for (size_t i = 0; i < NUM_COMMANDS; i++)
-      SHARD_VEC_PUSH(c, shard_xstrdup(commands[i].name));
+    for (size_t i = 0; i < NUM_COMMANDS; i++) SHARD_VEC_PUSH(c, shard_xstrdup(commands[i].name));
   if (text[0] == '@' || text[0] == '\0') {
     named_vec *lists[] = {&s->meshes, &s->module_meshes};
     for (int l = 0; l < 2; l++)
@@ -1236,8 +1142,7 @@ static uint32_t complete(void *ctx, const char *text, char ***out) {
       sprintf(m, "%%%s", s->shardings.items[i].name);
       SHARD_VEC_PUSH(c, m);
     }
-    for (uint32_t i = 0; i < s->value_names.len; i++)
-      SHARD_VEC_PUSH(c, shard_xstrdup(s->value_names.items[i]));
+    for (uint32_t i = 0; i < s->value_names.len; i++) SHARD_VEC_PUSH(c, shard_xstrdup(s->value_names.items[i]));
   }
   *out = c.items;
   return c.len;
@@ -1247,11 +1152,9 @@ static uint32_t complete(void *ctx, const char *text, char ***out) {
 
 static char *default_history(void) {
   const char *env = getenv("SHARD_HISTORY");
-  if (env && *env)
-    return shard_xstrdup(env);
+  if (env && *env) return shard_xstrdup(env);
   const char *home = getenv("HOME");
-  if (!home || !*home)
-    return NULL;
+  if (!home || !*home) return NULL;
   char *path = shard_xmalloc(strlen(home) + 32);
   sprintf(path, "%s/.shard_history", home);
   return path;
@@ -1267,8 +1170,7 @@ int cmd_repl(int argc, char **argv) {
       cmd_repl_usage(stdout);
       return CLI_EXIT_OK;
     } else if (strcmp(arg, "--history") == 0) {
-      if (i + 1 >= argc)
-        return cli_usage_error("repl", "%s", "--history needs a file name");
+      if (i + 1 >= argc) return cli_usage_error("repl", "%s", "--history needs a file name");
       history = argv[++i];
     } else if (starts_with(arg, "--history=")) {
       history = arg + 10;
@@ -1294,8 +1196,7 @@ int cmd_repl(int argc, char **argv) {
   shard_diag_init(&s.de, repl_diag, &s);
   char *hist = no_history ? NULL : history ? shard_xstrdup(history) : default_history();
   repl_line_open(hist, complete, &s);
-  if (repl_line_interactive())
-    printf("shard %s repl: ':help' for commands, ':quit' to leave\n", SHARD_VERSION);
+  if (repl_line_interactive()) printf("shard %s repl: ':help' for commands, ':quit' to leave\n", SHARD_VERSION);
   if (file) {
     char *cmd = shard_xmalloc(strlen(file) + 8);
     sprintf(cmd, ":load %s", file);
@@ -1309,8 +1210,7 @@ int cmd_repl(int argc, char **argv) {
   }
   for (;;) {
     char *line = repl_line_read("shard> ");
-    if (!line)
-      break;
+    if (!line) break;
     repl_line_remember(line);
     s.line.name = "<input>";
     s.line.text = line;
@@ -1320,8 +1220,7 @@ int cmd_repl(int argc, char **argv) {
     s.failed |= s.de.errors != before;
     fflush(stdout);
     free(line);
-    if (!go_on)
-      break;
+    if (!go_on) break;
   }
   repl_line_close();
   free(hist);

@@ -21,7 +21,7 @@
 
 struct cli_collected {
   shard_severity severity;
-  char *file;    /* NULL: no file */
+  char *file; /* NULL: no file */
   uint32_t line, col; /* 0: no position */
   uint32_t end_line, end_col; /* 0: a point */
   char *message;
@@ -29,39 +29,28 @@ struct cli_collected {
 };
 
 bool cli_parse_color(const char *s, cli_color_mode *out) {
-  if (strcmp(s, "auto") == 0)
-    *out = CLI_COLOR_AUTO;
-  else if (strcmp(s, "always") == 0)
-    *out = CLI_COLOR_ALWAYS;
-  else if (strcmp(s, "never") == 0)
-    *out = CLI_COLOR_NEVER;
-  else
-    return false;
+  if (strcmp(s, "auto") == 0) *out = CLI_COLOR_AUTO;
+  else if (strcmp(s, "always") == 0) *out = CLI_COLOR_ALWAYS;
+  else if (strcmp(s, "never") == 0) *out = CLI_COLOR_NEVER;
+  else return false;
   return true;
 }
 
 bool cli_use_color(cli_color_mode mode, FILE *f) {
-  if (mode != CLI_COLOR_AUTO)
-    return mode == CLI_COLOR_ALWAYS;
+  if (mode != CLI_COLOR_AUTO) return mode == CLI_COLOR_ALWAYS;
   /* https://no-color.org: present and not empty disables colour. */
   const char *no_color = getenv("NO_COLOR");
-  if (no_color && *no_color)
-    return false;
+  if (no_color && *no_color) return false;
   const char *term = getenv("TERM");
-  if (term && strcmp(term, "dumb") == 0)
-    return false;
+  if (term && strcmp(term, "dumb") == 0) return false;
   return isatty(fileno(f));
 }
 
 bool cli_parse_format(const char *s, cli_format *out) {
-  if (strcmp(s, "text") == 0)
-    *out = CLI_FORMAT_TEXT;
-  else if (strcmp(s, "json") == 0)
-    *out = CLI_FORMAT_JSON;
-  else if (strcmp(s, "sarif") == 0)
-    *out = CLI_FORMAT_SARIF;
-  else
-    return false;
+  if (strcmp(s, "text") == 0) *out = CLI_FORMAT_TEXT;
+  else if (strcmp(s, "json") == 0) *out = CLI_FORMAT_JSON;
+  else if (strcmp(s, "sarif") == 0) *out = CLI_FORMAT_SARIF;
+  else return false;
   return true;
 }
 
@@ -88,10 +77,8 @@ void cli_sink_free(cli_sink *s) {
 }
 
 static void count(cli_sink *s, shard_severity sev) {
-  if (sev == SHARD_ERROR)
-    s->errors++;
-  else if (sev == SHARD_WARNING)
-    s->warnings++;
+  if (sev == SHARD_ERROR) s->errors++;
+  else if (sev == SHARD_WARNING) s->warnings++;
 }
 
 static cli_collected *push(cli_sink *s, shard_severity sev, const char *file, const char *message) {
@@ -144,22 +131,20 @@ void cli_sink_file_error(cli_sink *s, const char *file, const char *fmt, ...) {
     FILE *f = s->printer.file ? (FILE *)s->printer.file : stderr;
     if (s->printer.color)
       fprintf(f, "\033[1m%s: \033[1;31merror: \033[0m\033[1m%s\033[0m\n", file, shard_buf_str(&msg));
-    else
-      fprintf(f, "%s: error: %s\n", file, shard_buf_str(&msg));
+    else fprintf(f, "%s: error: %s\n", file, shard_buf_str(&msg));
   } else {
     push(s, SHARD_ERROR, file, shard_buf_str(&msg));
   }
   shard_buf_free(&msg);
 }
 
-void cli_sink_local_shape(cli_sink *s, const char *sharding_text, const char *global_type,
-                          const char *local_type, long long num_devices) {
+void cli_sink_local_shape(cli_sink *s, const char *sharding_text, const char *global_type, const char *local_type,
+                          long long num_devices) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "sharding", sharding_text);
   cJSON_AddStringToObject(o, "global_type", global_type);
   cJSON_AddStringToObject(o, "local_type", local_type);
-  if (num_devices >= 0)
-    cJSON_AddNumberToObject(o, "num_devices", (double)num_devices);
+  if (num_devices >= 0) cJSON_AddNumberToObject(o, "num_devices", (double)num_devices);
   cJSON_AddItemToArray(s->results, o);
 }
 
@@ -169,8 +154,7 @@ static cJSON *json_diag(const cli_collected *c) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "severity", shard_severity_name(c->severity));
   cJSON_AddStringToObject(o, "message", c->message);
-  if (c->file)
-    cJSON_AddStringToObject(o, "file", c->file);
+  if (c->file) cJSON_AddStringToObject(o, "file", c->file);
   if (c->line) {
     cJSON_AddNumberToObject(o, "line", c->line);
     cJSON_AddNumberToObject(o, "column", c->col);
@@ -193,8 +177,7 @@ static cJSON *build_json(cli_sink *s) {
     made[i] = json_diag(c);
     if (c->parent >= 0) {
       cJSON *notes = cJSON_GetObjectItemCaseSensitive(made[c->parent], "notes");
-      if (!notes)
-        notes = cJSON_AddArrayToObject(made[c->parent], "notes");
+      if (!notes) notes = cJSON_AddArrayToObject(made[c->parent], "notes");
       cJSON_AddItemToArray(notes, made[i]);
     } else {
       cJSON_AddItemToArray(diags, made[i]);
@@ -216,20 +199,16 @@ static char *path_to_uri(const char *path) {
   shard_buf b;
   shard_buf_init(&b);
   for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-        strchr("-._~/", *p))
+    if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || strchr("-._~/", *p))
       shard_buf_putc(&b, (char)*p);
-    else
-      shard_buf_printf(&b, "%%%02X", *p);
+    else shard_buf_printf(&b, "%%%02X", *p);
   }
   return shard_buf_take(&b);
 }
 
 /* SARIF's levels are the severity names, but for remarks: SARIF has none,
  * they are notes there. */
-static const char *sarif_level(shard_severity s) {
-  return s == SHARD_REMARK ? "note" : shard_severity_name(s);
-}
+static const char *sarif_level(shard_severity s) { return s == SHARD_REMARK ? "note" : shard_severity_name(s); }
 
 static cJSON *sarif_location(const cli_collected *c) {
   cJSON *loc = cJSON_CreateObject();
@@ -262,13 +241,10 @@ static cJSON *sarif_message(const char *text) {
  * so the rule is the kind of finding. */
 static const char *sarif_rule(shard_severity s) {
   switch (s) {
-  case SHARD_ERROR:
-    return "shard.error";
-  case SHARD_WARNING:
-    return "shard.warning";
+  case SHARD_ERROR: return "shard.error";
+  case SHARD_WARNING: return "shard.warning";
   case SHARD_NOTE:
-  case SHARD_REMARK:
-    return "shard.note";
+  case SHARD_REMARK: return "shard.note";
   }
   return "shard.error";
 }
@@ -286,13 +262,14 @@ static cJSON *build_sarif(cli_sink *s) {
   cJSON_AddStringToObject(driver, "version", SHARD_VERSION);
   /* the project's own page when the build names one (SHARD_HOMEPAGE_URL);
    * never another project's */
-  if (SHARD_HOMEPAGE_URL[0])
-    cJSON_AddStringToObject(driver, "informationUri", SHARD_HOMEPAGE_URL);
+  if (SHARD_HOMEPAGE_URL[0]) cJSON_AddStringToObject(driver, "informationUri", SHARD_HOMEPAGE_URL);
   cJSON *rules = cJSON_AddArrayToObject(driver, "rules");
-  static const struct { const char *id, *text; shard_severity sev; } rule_defs[] = {
-      {"shard.error", "Invalid Shardy IR or sharding", SHARD_ERROR},
-      {"shard.warning", "Suspicious sharding", SHARD_WARNING},
-      {"shard.note", "Information", SHARD_NOTE}};
+  static const struct {
+    const char *id, *text;
+    shard_severity sev;
+  } rule_defs[] = {{"shard.error", "Invalid Shardy IR or sharding", SHARD_ERROR},
+                   {"shard.warning", "Suspicious sharding", SHARD_WARNING},
+                   {"shard.note", "Information", SHARD_NOTE}};
   for (size_t i = 0; i < sizeof rule_defs / sizeof rule_defs[0]; i++) {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "id", rule_defs[i].id);
@@ -309,8 +286,7 @@ static cJSON *build_sarif(cli_sink *s) {
     const cli_collected *c = &s->items[i];
     if (c->parent >= 0 && made[c->parent]) {
       cJSON *related = cJSON_GetObjectItemCaseSensitive(made[c->parent], "relatedLocations");
-      if (!related)
-        related = cJSON_AddArrayToObject(made[c->parent], "relatedLocations");
+      if (!related) related = cJSON_AddArrayToObject(made[c->parent], "relatedLocations");
       cJSON *loc = sarif_location(c);
       cJSON_AddNumberToObject(loc, "id", cJSON_GetArraySize(related));
       cJSON_AddItemToObject(loc, "message", sarif_message(c->message));
@@ -322,8 +298,7 @@ static cJSON *build_sarif(cli_sink *s) {
     cJSON_AddStringToObject(r, "level", sarif_level(c->severity));
     cJSON_AddItemToObject(r, "message", sarif_message(c->message));
     cJSON *locs = cJSON_AddArrayToObject(r, "locations");
-    if (c->file)
-      cJSON_AddItemToArray(locs, sarif_location(c));
+    if (c->file) cJSON_AddItemToArray(locs, sarif_location(c));
     cJSON_AddItemToArray(results, r);
     made[i] = r;
   }
@@ -332,8 +307,7 @@ static cJSON *build_sarif(cli_sink *s) {
 }
 
 bool cli_sink_finish(cli_sink *s, FILE *out) {
-  if (s->format == CLI_FORMAT_TEXT)
-    return true;
+  if (s->format == CLI_FORMAT_TEXT) return true;
   cJSON *doc = s->format == CLI_FORMAT_JSON ? build_json(s) : build_sarif(s);
   char *text = cJSON_Print(doc);
   cJSON_Delete(doc);

@@ -23,8 +23,7 @@ bool cli_check_hlo_dump(const shard_source *src, cli_sink *sink, bool text_out) 
   shard_buf_init(&listing);
   uint32_t invalid = shard_dump_check(src, &d, &de, &listing);
   if (text_out) {
-    printf("%s: %u sharding%s, %u invalid\n", src->name, d.num_entries, d.num_entries == 1 ? "" : "s",
-           invalid);
+    printf("%s: %u sharding%s, %u invalid\n", src->name, d.num_entries, d.num_entries == 1 ? "" : "s", invalid);
     fputs(shard_buf_str(&listing), stdout);
   }
   bool handled = !d.is_mlir;
@@ -76,8 +75,7 @@ bool cli_check_hlo_snippet(const char *text, cli_sink *sink, bool text_out, bool
     shard_hlo_sharding *h = shard_hlo_parse(&cx, &src, (uint32_t)open, (uint32_t)close);
     if (h && shard_hlo_validate(&cx, h, shape, rank, 0) && text_out) {
       int64_t devices = shard_hlo_num_devices(h);
-      printf("%.*s: %lld device%s", (int)(close - open), text + open, (long long)devices,
-             devices == 1 ? "" : "s");
+      printf("%.*s: %lld device%s", (int)(close - open), text + open, (long long)devices, devices == 1 ? "" : "s");
       if (rank >= 0 && h->kind == SHARD_HLO_TILED) {
         printf(", local shape [");
         for (int32_t i = 0; i < rank; i++)

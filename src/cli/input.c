@@ -13,9 +13,7 @@
 #include "support/arena.h"
 #include "cli.h"
 
-const char *cli_input_name(const char *path) {
-  return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
+const char *cli_input_name(const char *path) { return strcmp(path, "-") == 0 ? "<stdin>" : path; }
 
 bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) {
   bool is_stdin = strcmp(path, "-") == 0;
@@ -40,13 +38,11 @@ bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err) 
     }
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     n += got;
-    if (got == 0)
-      break;
+    if (got == 0) break;
   }
   bool failed = ferror(f);
   int saved = errno;
-  if (!is_stdin)
-    fclose(f);
+  if (!is_stdin) fclose(f);
   if (failed) {
     shard_buf_printf(err, "cannot read: %s", strerror(saved));
     free(buf);

@@ -305,7 +305,8 @@ static void driver_text(shard_buf *b, shard_module *local, const char *name, con
   else shard_buf_puts(b, ") {\n    ");
   shard_buf_puts(b, "\"interpreter.run_parallel\"(");
   for (int64_t k = 0; k < ndev; k++)
-    for (uint32_t i = 0; i < lt->num_inputs; i++) shard_buf_printf(b, "%s%%a%lld_%u", k || i ? ", " : "", (long long)k, i);
+    for (uint32_t i = 0; i < lt->num_inputs; i++)
+      shard_buf_printf(b, "%s%%a%lld_%u", k || i ? ", " : "", (long long)k, i);
   shard_buf_puts(b, ") {programs = [[");
   for (int64_t k = 0; k < ndev; k++) shard_buf_printf(b, "%s@%s", k ? ", " : "", name);
   shard_buf_puts(b, "]]} : (");
@@ -313,12 +314,14 @@ static void driver_text(shard_buf *b, shard_module *local, const char *name, con
     for (uint32_t i = 0; i < lt->num_inputs; i++) shard_buf_printf(b, "%s%s", k || i ? ", " : "", lt->inputs[i]->text);
   shard_buf_puts(b, ") -> (");
   for (int64_t k = 0; k < ndev; k++)
-    for (uint32_t i = 0; i < lt->num_results; i++) shard_buf_printf(b, "%s%s", k || i ? ", " : "", lt->results[i]->text);
+    for (uint32_t i = 0; i < lt->num_results; i++)
+      shard_buf_printf(b, "%s%s", k || i ? ", " : "", lt->results[i]->text);
   shard_buf_puts(b, ")\n    \"func.return\"(");
   for (int64_t r = 0; r < ndev * lt->num_results; r++) shard_buf_printf(b, "%s%%r#%lld", r ? ", " : "", (long long)r);
   shard_buf_puts(b, ") : (");
   for (int64_t k = 0; k < ndev; k++)
-    for (uint32_t i = 0; i < lt->num_results; i++) shard_buf_printf(b, "%s%s", k || i ? ", " : "", lt->results[i]->text);
+    for (uint32_t i = 0; i < lt->num_results; i++)
+      shard_buf_printf(b, "%s%s", k || i ? ", " : "", lt->results[i]->text);
   shard_buf_puts(b, ") -> ()\n  }\n}\n");
   shard_buf_free(&prog);
 }
@@ -339,8 +342,8 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
   const char *sdy_op = NULL;
   shard_walk(rfn, find_sdy_op, &sdy_op);
   if (sdy_op) {
-    shard_buf_printf(notes, "@%s: not verified (the global program has '%s', which the interpreter cannot run)\n",
-                     name, sdy_op);
+    shard_buf_printf(notes, "@%s: not verified (the global program has '%s', which the interpreter cannot run)\n", name,
+                     sdy_op);
     return FN_SKIPPED;
   }
   for (uint32_t i = 0; i < rt->num_inputs + rt->num_results; i++) {
@@ -349,7 +352,8 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     shard_type *g = in ? rt->inputs[j] : rt->results[j], *l = in ? lt->inputs[j] : lt->results[j];
     const shard_tensor_sharding *s = in ? shard_func_arg_sharding(sfn, j) : shard_func_result_sharding(sfn, j);
     if (!static_tensor(g) || !static_tensor(l) || g->rank != l->rank) {
-      shard_buf_printf(notes, "@%s: not verified (%s #%u is not a static tensor)\n", name, in ? "argument" : "result", j);
+      shard_buf_printf(notes, "@%s: not verified (%s #%u is not a static tensor)\n", name, in ? "argument" : "result",
+                       j);
       return FN_SKIPPED;
     }
     for (uint32_t u = 0; s && u < s->num_unreduced; u++)
@@ -380,7 +384,8 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
     else if (elements < INT64_MAX) elements += g + l * ndev;
   }
   if (elements > SHARD_INTERP_MAX_ELEMENTS) {
-    shard_buf_printf(notes, "@%s: not verified (its arguments and results on %lld devices hold more than %lld elements)\n",
+    shard_buf_printf(notes,
+                     "@%s: not verified (its arguments and results on %lld devices hold more than %lld elements)\n",
                      name, (long long)ndev, (long long)SHARD_INTERP_MAX_ELEMENTS);
     return FN_SKIPPED;
   }
@@ -468,8 +473,10 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         if (bound > 0 && !isfinite(bound)) {
           /* no bound to judge the difference by: neither "differs" nor
            * "verified" would be true */
-          shard_buf_printf(notes, "@%s: not verified (result #%u went through an op without a rounding bound after a "
-                                  "float sum across devices; device %lld gives ", name, r, (long long)k);
+          shard_buf_printf(notes,
+                           "@%s: not verified (result #%u went through an op without a rounding bound after a "
+                           "float sum across devices; device %lld gives ",
+                           name, r, (long long)k);
           print_elem(notes, l, i);
           shard_buf_puts(notes, " at global index ");
           print_index(notes, gi, rt->results[r]);
@@ -492,10 +499,10 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         shard_buf_puts(&msg, ", the global program ");
         print_elem(&msg, g, gi);
         if (bound > 0 && isfinite(bound))
-          shard_buf_printf(&msg, " (a difference of %.9g, beyond the rounding bound %.9g of its float sums across devices)",
+          shard_buf_printf(&msg,
+                           " (a difference of %.9g, beyond the rounding bound %.9g of its float sums across devices)",
                            diff, bound);
-        else
-          shard_buf_puts(&msg, " (compared bit-exactly)");
+        else shard_buf_puts(&msg, " (compared bit-exactly)");
         shard_error(de, rfn->span, "%s", shard_buf_str(&msg));
         shard_buf_free(&msg);
         free(covered);
@@ -514,8 +521,7 @@ static fn_outcome verify_func(shard_module *ref, shard_module *sharded, shard_mo
         goto done;
       }
     free(covered);
-    if (!bounded)
-      shard_buf_printf(notes, "@%s: result #%u: bit-exact on every device\n", name, r);
+    if (!bounded) shard_buf_printf(notes, "@%s: result #%u: bit-exact on every device\n", name, r);
     else if (max_diff == 0)
       shard_buf_printf(notes,
                        "@%s: result #%u: bit-exact on every device (its float sums across devices would have been "

@@ -29,11 +29,15 @@ const cli_command cli_commands[] = {
     {"opt", cmd_opt, "parse, verify, transform and print MLIR (drop-in for sdy_opt)", cmd_opt_usage},
     {"viz", cmd_viz, "draw shardings: device placement of a tensor, device meshes", cmd_viz_usage},
     {"repl", cmd_repl, "interactive shell for meshes, shardings and their placement", cmd_repl_usage},
-    {"propagate", cmd_propagate, "propagate shardings (Shardy's pipeline) and explain where each came from", cmd_propagate_usage},
-    {"convert", cmd_convert, "convert a sharding between HloSharding, Shardy, PartitionSpec, DTensor and TF layouts", cmd_convert_usage},
-    {"interpret", cmd_interpret, "run func.func @main with the reference interpreter (stablehlo-translate --interpret)", cmd_interpret_usage},
+    {"propagate", cmd_propagate, "propagate shardings (Shardy's pipeline) and explain where each came from",
+     cmd_propagate_usage},
+    {"convert", cmd_convert, "convert a sharding between HloSharding, Shardy, PartitionSpec, DTensor and TF layouts",
+     cmd_convert_usage},
+    {"interpret", cmd_interpret, "run func.func @main with the reference interpreter (stablehlo-translate --interpret)",
+     cmd_interpret_usage},
     {"plan", cmd_plan, "the collectives between two shardings of a tensor, with bytes and time", cmd_plan_usage},
-    {"lower", cmd_lower, "propagate, insert reshards, lower them to collectives; print the communication plan", cmd_lower_usage},
+    {"lower", cmd_lower, "propagate, insert reshards, lower them to collectives; print the communication plan",
+     cmd_lower_usage},
     {"help", cmd_help, "show help for shard or one of its commands", cmd_help_usage},
     {"version", cmd_version, "print the version", cmd_version_usage},
 };
@@ -41,8 +45,7 @@ const unsigned cli_num_commands = sizeof cli_commands / sizeof cli_commands[0];
 
 const cli_command *cli_command_lookup(const char *name) {
   for (unsigned i = 0; i < cli_num_commands; i++)
-    if (strcmp(cli_commands[i].name, name) == 0)
-      return &cli_commands[i];
+    if (strcmp(cli_commands[i].name, name) == 0) return &cli_commands[i];
   return NULL;
 }
 
@@ -65,8 +68,7 @@ int main(int argc, char **argv) {
     const char *guess = cli_did_you_mean(first, strlen(first), names, cli_num_commands);
     if (guess)
       fprintf(stderr, "shard: '%s' is not a shard command; did you mean '%s'? See 'shard --help'.\n", first, guess);
-    else
-      fprintf(stderr, "shard: '%s' is not a shard command. See 'shard --help'.\n", first);
+    else fprintf(stderr, "shard: '%s' is not a shard command. See 'shard --help'.\n", first);
     free(names);
     return CLI_EXIT_USAGE;
   }

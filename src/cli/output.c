@@ -55,11 +55,9 @@ static unsigned num_inputs, cap_inputs;
 
 void cli_note_input(int fd) {
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-    return;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
   for (unsigned i = 0; i < num_inputs; i++)
-    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
-      return;
+    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
   if (num_inputs == cap_inputs) {
     cap_inputs = cap_inputs ? 2 * cap_inputs : 8;
     inputs = shard_xrealloc(inputs, cap_inputs * sizeof *inputs);
@@ -69,11 +67,9 @@ void cli_note_input(int fd) {
 
 bool cli_output_is_input(const char *path) {
   struct stat st;
-  if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-    return false;
+  if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
   for (unsigned i = 0; i < num_inputs; i++)
-    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino)
-      return true;
+    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return true;
   return false;
 }
 
@@ -87,8 +83,7 @@ static volatile sig_atomic_t have_pending_tmp;
 static bool stdout_reported;
 
 static void on_signal(int sig) {
-  if (have_pending_tmp)
-    unlink(pending_tmp);
+  if (have_pending_tmp) unlink(pending_tmp);
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -97,8 +92,7 @@ static bool write_all(int fd, const char *data, size_t len) {
   while (len > 0) {
     ssize_t n = write(fd, data, len);
     if (n < 0) {
-      if (errno == EINTR)
-        continue;
+      if (errno == EINTR) continue;
       return false;
     }
     if (n == 0) {
@@ -114,17 +108,12 @@ static bool write_all(int fd, const char *data, size_t len) {
 /* The descriptor a path names without being a file of its own: 1 for
  * /dev/stdout, N for /dev/fd/N or /proc/self/fd/N; -1 otherwise. */
 static int fd_alias(const char *path) {
-  if (strcmp(path, "/dev/stdout") == 0)
-    return STDOUT_FILENO;
-  if (strcmp(path, "/dev/stderr") == 0)
-    return STDERR_FILENO;
+  if (strcmp(path, "/dev/stdout") == 0) return STDOUT_FILENO;
+  if (strcmp(path, "/dev/stderr") == 0) return STDERR_FILENO;
   const char *n = NULL;
-  if (strncmp(path, "/dev/fd/", 8) == 0)
-    n = path + 8;
-  else if (strncmp(path, "/proc/self/fd/", 14) == 0)
-    n = path + 14;
-  if (!n || *n < '0' || *n > '9')
-    return -1;
+  if (strncmp(path, "/dev/fd/", 8) == 0) n = path + 8;
+  else if (strncmp(path, "/proc/self/fd/", 14) == 0) n = path + 14;
+  if (!n || *n < '0' || *n > '9') return -1;
   char *end;
   long fd = strtol(n, &end, 10);
   return *end == '\0' && fd <= INT_MAX ? (int)fd : -1;
@@ -140,8 +129,7 @@ static bool follow_links(const char *path, char *out, size_t cap, int *err) {
   strcpy(out, path);
   for (int hops = 0;; hops++) {
     struct stat lst;
-    if (lstat(out, &lst) != 0 || !S_ISLNK(lst.st_mode))
-      return true;
+    if (lstat(out, &lst) != 0 || !S_ISLNK(lst.st_mode)) return true;
     if (hops == CLI_OUTPUT_MAX_LINKS) {
       *err = ELOOP;
       return false;
@@ -201,15 +189,14 @@ static bool write_direct(const char *path, int fd, const char *data, size_t len,
     ok = false;
     saved = errno;
   }
-  if (!ok)
-    shard_buf_printf(err, "cannot write '%s': %s", path, strerror(saved));
+  if (!ok) shard_buf_printf(err, "cannot write '%s': %s", path, strerror(saved));
   return ok;
 }
 
 /* Replaces (or creates) the regular file `dest` atomically; `shown` is the
  * name the user gave. */
-static bool write_atomic(const char *shown, const char *dest, const struct stat *old, const char *data,
-                         size_t len, shard_buf *err) {
+static bool write_atomic(const char *shown, const char *dest, const struct stat *old, const char *data, size_t len,
+                         shard_buf *err) {
   const char *slash = strrchr(dest, '/');
   size_t dir_len = slash ? (size_t)(slash - dest) + 1 : 0;
   if (strlen(dest) + 16 >= sizeof pending_tmp) {
@@ -264,8 +251,7 @@ static bool write_atomic(const char *shown, const char *dest, const struct stat 
     saved = errno;
   }
   if (!ok) {
-    if (fd >= 0)
-      unlink(tmp);
+    if (fd >= 0) unlink(tmp);
     shard_buf_printf(err, "cannot %s '%s': %s", step, shown, strerror(saved));
   }
   have_pending_tmp = 0;
@@ -283,8 +269,7 @@ bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *e
     return true;
   }
   int fd = fd_alias(path);
-  if (fd >= 0)
-    return write_direct(path, fd, data, len, err);
+  if (fd >= 0) return write_direct(path, fd, data, len, err);
 
   char dest[PATH_MAX];
   int e = 0;
@@ -294,8 +279,7 @@ bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *e
   }
   /* A link may lead to one of our own descriptors (a link to /dev/stdout). */
   fd = fd_alias(dest);
-  if (fd >= 0)
-    return write_direct(path, fd, data, len, err);
+  if (fd >= 0) return write_direct(path, fd, data, len, err);
   struct stat st;
   if (stat(dest, &st) != 0) {
     if (errno != ENOENT) {
@@ -308,8 +292,7 @@ bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *e
     shard_buf_printf(err, "cannot write '%s': %s", path, strerror(EISDIR));
     return false;
   }
-  if (S_ISREG(st.st_mode))
-    return write_atomic(path, dest, &st, data, len, err);
+  if (S_ISREG(st.st_mode)) return write_atomic(path, dest, &st, data, len, err);
   return write_direct(path, -1, data, len, err);
 }
 
@@ -319,8 +302,7 @@ int cli_write_output(const char *cmd, const char *path, const char *data, size_t
   shard_buf err;
   shard_buf_init(&err);
   bool ok = cli_write_file(path, data ? data : "", len, &err);
-  if (!ok)
-    fprintf(stderr, "shard %s: error: %s\n", cmd, shard_buf_str(&err));
+  if (!ok) fprintf(stderr, "shard %s: error: %s\n", cmd, shard_buf_str(&err));
   shard_buf_free(&err);
   return ok ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
 }
@@ -333,8 +315,7 @@ int cli_finish_stdout(const char *cmd, int code) {
     failed = true;
     saved = errno;
   }
-  if (!failed)
-    return code;
+  if (!failed) return code;
   if (!stdout_reported)
     fprintf(stderr, "shard %s: error: cannot write to standard output: %s\n", cmd,
             saved ? strerror(saved) : "input/output error");

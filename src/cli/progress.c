@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 static struct {
-  bool on;    /* drawing enabled for this run */
+  bool on; /* drawing enabled for this run */
   bool shown; /* a line is on the screen now */
   const char *cmd;
 } progress;
@@ -29,15 +29,13 @@ static void erase(void) {
 }
 
 void cli_progress_update(const char *fmt, ...) {
-  if (!progress.on)
-    return;
+  if (!progress.on) return;
   char text[CLI_PROGRESS_MAX_TEXT + 1];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  if (n > CLI_PROGRESS_MAX_TEXT)
-    memcpy(text + CLI_PROGRESS_MAX_TEXT - 3, "...", 4);
+  if (n > CLI_PROGRESS_MAX_TEXT) memcpy(text + CLI_PROGRESS_MAX_TEXT - 3, "...", 4);
   fprintf(stderr, "\rshard %s: %s\033[K", progress.cmd, text);
   fflush(stderr);
   progress.shown = true;

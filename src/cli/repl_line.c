@@ -44,8 +44,7 @@ static void on_interrupt(int sig) {
 }
 
 static void free_cands(void) {
-  for (uint32_t i = 0; i < S_line.num_cands; i++)
-    free(S_line.cands[i]);
+  for (uint32_t i = 0; i < S_line.num_cands; i++) free(S_line.cands[i]);
   free(S_line.cands);
   S_line.cands = NULL;
   S_line.num_cands = S_line.next = 0;
@@ -60,8 +59,7 @@ static char *generate(const char *text, int state) {
   }
   while (S_line.next < S_line.num_cands) {
     const char *c = S_line.cands[S_line.next++];
-    if (strncmp(c, text, strlen(text)) == 0)
-      return strdup(c);
+    if (strncmp(c, text, strlen(text)) == 0) return strdup(c);
   }
   return NULL;
 }
@@ -69,10 +67,8 @@ static char *generate(const char *text, int state) {
 /* Is the word being completed the FILE of ':load FILE'? */
 static bool completing_load_file(int start) {
   const char *line = rl_line_buffer;
-  while (*line == ' ' || *line == '\t')
-    line++;
-  if (strncmp(line, ":load", 5) != 0 || (line[5] != ' ' && line[5] != '\t'))
-    return false;
+  while (*line == ' ' || *line == '\t') line++;
+  if (strncmp(line, ":load", 5) != 0 || (line[5] != ' ' && line[5] != '\t')) return false;
   return start >= (int)(line + 6 - rl_line_buffer);
 }
 
@@ -81,8 +77,7 @@ static char **attempt(const char *text, int start, int end) {
   /* No fallback to file names: every word has a known meaning — and the
    * word after ':load' is one, a file name. */
   rl_attempted_completion_over = 1;
-  if (completing_load_file(start))
-    return rl_completion_matches(text, rl_filename_completion_function);
+  if (completing_load_file(start)) return rl_completion_matches(text, rl_filename_completion_function);
   return rl_completion_matches(text, generate);
 }
 
@@ -103,8 +98,7 @@ void repl_line_open(const char *history, repl_complete_fn complete, void *ctx) {
     rl_attempted_completion_function = attempt;
     using_history();
     stifle_history(1000);
-    if (history)
-      read_history(history);
+    if (history) read_history(history);
   }
 }
 
@@ -139,8 +133,7 @@ char *repl_line_read(const char *prompt) {
     free(line);
     return NULL;
   }
-  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-    line[--n] = '\0';
+  while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = '\0';
   return line;
 }
 
@@ -148,13 +141,11 @@ void repl_line_remember(const char *line) {
   if (S_line.interactive && line[0]) {
     add_history(line);
     /* Written at once, so a crash or a killed terminal loses nothing. */
-    if (S_line.history)
-      write_history(S_line.history);
+    if (S_line.history) write_history(S_line.history);
   }
 }
 
 void repl_line_close(void) {
   free_cands();
-  if (S_line.interactive)
-    clear_history();
+  if (S_line.interactive) clear_history();
 }

@@ -49,12 +49,10 @@ static bool match_angle(const char *text, uint32_t open, uint32_t end, uint32_t 
     char c = text[i];
     if (c == '"') {
       for (i++; i < end && text[i] != '"'; i++)
-        if (text[i] == '\\')
-          i++;
+        if (text[i] == '\\') i++;
       continue;
     }
-    if (c == '<')
-      depth++;
+    if (c == '<') depth++;
     else if (c == '>' && --depth == 0) {
       *close = i;
       return true;
@@ -78,18 +76,17 @@ bool cli_snippet_build(cli_snippet *s, const char *text, shard_diag_engine *de) 
 
   /* Pass 1: mesh lines become sdy.mesh ops; sharding lines are remembered
    * as (sharding body, type) for the function written in pass 2. */
-  typedef struct { uint32_t body_off, body_len, type_off, type_len, line_off; } pending;
+  typedef struct {
+    uint32_t body_off, body_len, type_off, type_len, line_off;
+  } pending;
   SHARD_VEC(pending) args = {0};
   uint32_t n = (uint32_t)s->snippet.len, pos = 0;
   while (pos <= n) {
     uint32_t end = pos;
-    while (end < n && text[end] != '\n' && text[end] != ';')
-      end++;
+    while (end < n && text[end] != '\n' && text[end] != ';') end++;
     uint32_t a = pos, b = end;
-    while (a < b && is_space(text[a]))
-      a++;
-    while (b > a && is_space(text[b - 1]))
-      b--;
+    while (a < b && is_space(text[a])) a++;
+    while (b > a && is_space(text[b - 1])) b--;
     const char *line = text + a;
     uint32_t len = b - a;
     if (len == 0 || starts_with(line, len, "//")) {
@@ -100,33 +97,28 @@ bool cli_snippet_build(cli_snippet *s, const char *text, shard_diag_engine *de) 
       copy(s, a, len);
       emit(s, b, "\n");
     } else if (starts_with(line, len, "sdy.mesh") || starts_with(line, len, "mesh @")) {
-      if (line[0] == 'm')
-        emit(s, a, "sdy.");
+      if (line[0] == 'm') emit(s, a, "sdy.");
       copy(s, a, len);
       emit(s, b, "\n");
     } else {
       // sharding-line ::= ('#sdy.')? 'sharding' '<' ... '>' ':' type
       uint32_t p = a;
-      if (starts_with(text + p, b - p, "#sdy."))
-        p += 5;
+      if (starts_with(text + p, b - p, "#sdy.")) p += 5;
       uint32_t close;
-      if (!starts_with(text + p, b - p, "sharding<") ||
-          !match_angle(text, p + 8, b, &close)) {
+      if (!starts_with(text + p, b - p, "sharding<") || !match_angle(text, p + 8, b, &close)) {
         shard_span sp = {&s->snippet, a, len};
         shard_error(de, sp, "expected '@MESH = <[...]>' or 'sharding<...> : TYPE'");
         ok = false;
       } else {
         uint32_t q = close + 1;
-        while (q < b && is_space(text[q]))
-          q++;
+        while (q < b && is_space(text[q])) q++;
         if (q >= b || text[q] != ':') {
           shard_span sp = {&s->snippet, q < b ? q : b, 0};
           shard_error(de, sp, "expected ': TYPE' after the sharding");
           ok = false;
         } else {
           q++;
-          while (q < b && is_space(text[q]))
-            q++;
+          while (q < b && is_space(text[q])) q++;
           if (q >= b) {
             shard_span sp = {&s->snippet, b, 0};
             shard_error(de, sp, "expected a tensor type after ':'");
@@ -144,8 +136,7 @@ bool cli_snippet_build(cli_snippet *s, const char *text, shard_diag_engine *de) 
         }
       }
     }
-    if (end >= n)
-      break;
+    if (end >= n) break;
     pos = end + 1;
   }
 
@@ -180,16 +171,13 @@ void cli_snippet_free(cli_snippet *s) {
 }
 
 shard_span cli_snippet_map(const cli_snippet *s, shard_span span) {
-  if (span.src != &s->module || s->num_segs == 0)
-    return span;
+  if (span.src != &s->module || s->num_segs == 0) return span;
   /* The last segment starting at or before the offset. */
   uint32_t lo = 0, hi = s->num_segs;
   while (hi - lo > 1) {
     uint32_t mid = (lo + hi) / 2;
-    if (s->segs[mid].gen_off <= span.off)
-      lo = mid;
-    else
-      hi = mid;
+    if (s->segs[mid].gen_off <= span.off) lo = mid;
+    else hi = mid;
   }
   const cli_snippet_segment *seg = &s->segs[lo];
   shard_span out = {&s->snippet, seg->snip_off, 0};

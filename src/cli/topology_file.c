@@ -36,12 +36,10 @@ static bool is_file_spec(const char *spec) {
   return strchr(spec, '/') || (n > 5 && strcmp(spec + n - 5, ".json") == 0);
 }
 
-static bool get_number(const cJSON *o, const char *key, bool required, double *out,
-                       const char *path, shard_buf *err) {
+static bool get_number(const cJSON *o, const char *key, bool required, double *out, const char *path, shard_buf *err) {
   const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!v) {
-    if (required)
-      shard_buf_printf(err, "%s: missing \"%s\"", path, key);
+    if (required) shard_buf_printf(err, "%s: missing \"%s\"", path, key);
     return !required;
   }
   if (!cJSON_IsNumber(v)) {
@@ -56,8 +54,7 @@ static bool check_keys(const cJSON *o, const char *const *known, const char *pat
   for (const cJSON *item = o->child; item; item = item->next) {
     bool ok = false;
     for (size_t i = 0; known[i]; i++)
-      if (item->string && strcmp(item->string, known[i]) == 0)
-        ok = true;
+      if (item->string && strcmp(item->string, known[i]) == 0) ok = true;
     if (!ok) {
       shard_buf_printf(err, "%s: unknown key \"%s\"", path, item->string ? item->string : "");
       return false;
@@ -67,15 +64,13 @@ static bool check_keys(const cJSON *o, const char *const *known, const char *pat
 }
 
 static bool read_torus(const cJSON *o, shard_topology *t, const char *path, shard_buf *err) {
-  static const char *const known[] = {"name", "kind", "dims", "wraparound", "link_bandwidth",
-                                      "hop_latency", "memory_bytes", NULL};
-  if (!check_keys(o, known, path, err))
-    return false;
+  static const char *const known[] = {"name",           "kind",        "dims",         "wraparound",
+                                      "link_bandwidth", "hop_latency", "memory_bytes", NULL};
+  if (!check_keys(o, known, path, err)) return false;
   const cJSON *dims = cJSON_GetObjectItemCaseSensitive(o, "dims");
   int n = cJSON_IsArray(dims) ? cJSON_GetArraySize(dims) : 0;
   if (n < 1 || n > SHARD_TOPO_MAX_DIMS) {
-    shard_buf_printf(err, "%s: \"dims\" must be an array of 1 to %d sizes", path,
-                     SHARD_TOPO_MAX_DIMS);
+    shard_buf_printf(err, "%s: \"dims\" must be an array of 1 to %d sizes", path, SHARD_TOPO_MAX_DIMS);
     return false;
   }
   t->num_dims = (uint32_t)n;
@@ -98,8 +93,7 @@ static bool read_torus(const cJSON *o, shard_topology *t, const char *path, shar
     t->wrap[i] = w && cJSON_IsTrue(w);
   }
   if (cJSON_IsArray(wrap) && cJSON_GetArraySize(wrap) != n) {
-    shard_buf_printf(err, "%s: \"wraparound\" has %d entries for %d dims", path,
-                     cJSON_GetArraySize(wrap), n);
+    shard_buf_printf(err, "%s: \"wraparound\" has %d entries for %d dims", path, cJSON_GetArraySize(wrap), n);
     return false;
   }
   t->hop_latency = 1e-6;
@@ -108,12 +102,17 @@ static bool read_torus(const cJSON *o, shard_topology *t, const char *path, shar
 }
 
 static bool read_switched(const cJSON *o, shard_topology *t, const char *path, shard_buf *err) {
-  static const char *const known[] = {"name", "kind", "devices", "devices_per_node",
-                                      "device_bandwidth", "node_bandwidth",
-                                      "intra_node_latency", "inter_node_latency", "memory_bytes",
+  static const char *const known[] = {"name",
+                                      "kind",
+                                      "devices",
+                                      "devices_per_node",
+                                      "device_bandwidth",
+                                      "node_bandwidth",
+                                      "intra_node_latency",
+                                      "inter_node_latency",
+                                      "memory_bytes",
                                       NULL};
-  if (!check_keys(o, known, path, err))
-    return false;
+  if (!check_keys(o, known, path, err)) return false;
   double devices = 0, per_node = 0;
   t->intra_latency = 0.6e-6;
   t->inter_latency = 2.7e-6;
@@ -163,8 +162,7 @@ static bool load_file(const char *path, shard_topology *t, shard_buf *err) {
     shard_buf_printf(err, "%s: \"kind\" must be \"torus\" or \"switched\"", path);
   }
   /* optional: memory of one device, bytes (shard lower --memory) */
-  if (ok && !get_number(root, "memory_bytes", false, &t->memory_bytes, path, err))
-    ok = false;
+  if (ok && !get_number(root, "memory_bytes", false, &t->memory_bytes, path, err)) ok = false;
   if (ok && (!(t->memory_bytes >= 0) || t->memory_bytes > 1e18)) {
     shard_buf_printf(err, "%s: \"memory_bytes\" must be a byte count from 0 to 1e18", path);
     ok = false;
@@ -174,10 +172,8 @@ done:
   return ok;
 }
 
-bool cli_topology_resolve(const char *spec, int64_t num_devices, shard_topology *out,
-                          shard_buf *err) {
+bool cli_topology_resolve(const char *spec, int64_t num_devices, shard_topology *out, shard_buf *err) {
   bool ok = spec && is_file_spec(spec) ? load_file(spec, out, err)
-                                       : shard_topology_builtin(spec ? spec : "tpu-v5p",
-                                                                num_devices, out, err);
+                                       : shard_topology_builtin(spec ? spec : "tpu-v5p", num_devices, out, err);
   return ok && shard_topology_validate(out, num_devices, err);
 }

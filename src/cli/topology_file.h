@@ -14,8 +14,7 @@
  * of a JSON file (anything containing '/' or ending in .json). NULL means
  * the default, tpu-v5p sized for the mesh. `num_devices` is the mesh's
  * device count. False with a message in err. */
-bool cli_topology_resolve(const char *spec, int64_t num_devices, shard_topology *out,
-                          shard_buf *err);
+bool cli_topology_resolve(const char *spec, int64_t num_devices, shard_topology *out, shard_buf *err);
 
 /* The JSON format, for --help texts. */
 extern const char cli_topology_json_help[];

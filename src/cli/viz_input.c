@@ -25,10 +25,8 @@ void viz_relay_diag(void *relay, const shard_diag *d) {
     char *end;
     unsigned long arg = strtoul(msg + sizeof wrapper - 1, &end, 10);
     if (strncmp(end, " - ", 3) == 0) {
-      if (r->snippet->num_shardings > 1)
-        shard_buf_printf(&b, "sharding %lu: %s", arg + 1, end + 3);
-      else
-        shard_buf_puts(&b, end + 3);
+      if (r->snippet->num_shardings > 1) shard_buf_printf(&b, "sharding %lu: %s", arg + 1, end + 3);
+      else shard_buf_puts(&b, end + 3);
       msg = shard_buf_str(&b);
       if (arg < r->snippet->num_shardings) {
         const cli_snippet_sharding *sh = &r->snippet->shardings[arg];
@@ -48,8 +46,7 @@ static bool parse_and_verify(viz_input *in, shard_source *src, bool extra_warnin
   shard_parse_options popts = {.allow_unregistered = !in->is_snippet, .max_depth = 0};
   unsigned before = de->errors;
   in->module = shard_xla_read_input(src, &popts, &in->xla, de);
-  if (!in->module)
-    return false;
+  if (!in->module) return false;
   shard_verify_options vopts = {.extra_warnings = extra_warnings};
   shard_verify_module(in->module, &vopts, de);
   return de->errors == before;
@@ -86,11 +83,9 @@ bool viz_input_file(viz_input *in, const char *path, shard_diag_engine *de) {
 }
 
 void viz_input_free(viz_input *in) {
-  if (in->module)
-    shard_module_free(in->module);
+  if (in->module) shard_module_free(in->module);
   shard_xla_input_release(&in->xla);
-  if (in->is_snippet)
-    cli_snippet_free(&in->snippet);
+  if (in->is_snippet) cli_snippet_free(&in->snippet);
   free(in->text);
   memset(in, 0, sizeof *in);
 }
@@ -100,13 +95,11 @@ static shard_span snippet_span(const viz_input *in, uint32_t i) {
   return s;
 }
 
-uint32_t viz_snippet_placements(viz_input *in, shard_arena *a, shard_placement ***out,
-                                shard_diag_engine *de) {
+uint32_t viz_snippet_placements(viz_input *in, shard_arena *a, shard_placement ***out, shard_diag_engine *de) {
   uint32_t n = in->snippet.num_shardings;
   *out = shard_xcalloc(n ? n : 1, sizeof **out);
   shard_op *fn = in->module ? shard_module_lookup_symbol(in->module, "snippet") : NULL;
-  if (!fn || fn->num_regions == 0 || !fn->regions[0].first)
-    return 0;
+  if (!fn || fn->num_regions == 0 || !fn->regions[0].first) return 0;
   const shard_block *entry = fn->regions[0].first;
   for (uint32_t i = 0; i < n && i < entry->num_args; i++) {
     const shard_value *arg = &entry->args[i];
@@ -129,21 +122,15 @@ static const char *func_name(const shard_op *op) {
 }
 
 shard_op *viz_find_func(const shard_module *m, const char *func) {
-  if (!m->top || m->top->num_regions == 0 || !m->top->regions[0].first)
-    return NULL;
+  if (!m->top || m->top->num_regions == 0 || !m->top->regions[0].first) return NULL;
   shard_op *first = NULL, *main_fn = NULL;
   for (shard_op *op = m->top->regions[0].first->first; op; op = op->next) {
-    if (!is_func(op))
-      continue;
-    if (func && strcmp(func_name(op), func[0] == '@' ? func + 1 : func) == 0)
-      return op;
-    if (!first)
-      first = op;
-    if (strcmp(func_name(op), "main") == 0)
-      main_fn = op;
+    if (!is_func(op)) continue;
+    if (func && strcmp(func_name(op), func[0] == '@' ? func + 1 : func) == 0) return op;
+    if (!first) first = op;
+    if (strcmp(func_name(op), "main") == 0) main_fn = op;
   }
-  if (func)
-    return NULL;
+  if (func) return NULL;
   return main_fn ? main_fn : first;
 }
 
@@ -181,14 +168,13 @@ shard_value *viz_find_value(const shard_module *m, shard_op *func, const char *n
   vs.name = name[0] == '%' ? name + 1 : name;
   const char *hash = strchr(vs.name, '#');
   vs.name_len = hash ? (size_t)(hash - vs.name) : strlen(vs.name);
-  if (hash)
-    vs.number = (uint32_t)strtoul(hash + 1, NULL, 10);
+  if (hash) vs.number = (uint32_t)strtoul(hash + 1, NULL, 10);
   shard_walk(func ? func : m->top, search_op, &vs);
   return vs.found;
 }
 
-shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_value *v,
-                                     const char *what, shard_diag_engine *de) {
+shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_value *v, const char *what,
+                                     shard_diag_engine *de) {
   const shard_tensor_sharding *s = shard_value_sharding(v);
   if (!s) {
     shard_error(de, v->span, "%s has no sharding", what);
@@ -229,20 +215,15 @@ typedef struct sub_axis_collect {
   const shard_module *module;
 } sub_axis_collect;
 
-static void note_sub_axes(sub_axis_collect *c, const shard_mesh *m, const shard_axis_ref *axes,
-                          uint32_t n) {
+static void note_sub_axes(sub_axis_collect *c, const shard_mesh *m, const shard_axis_ref *axes, uint32_t n) {
   for (uint32_t u = 0; u < c->n; u++) {
     viz_mesh_use *use = &c->uses[u];
-    if (use->mesh != m)
-      continue;
+    if (use->mesh != m) continue;
     for (uint32_t k = 0; k < n; k++) {
-      if (!axes[k].is_sub)
-        continue;
+      if (!axes[k].is_sub) continue;
       bool seen = false;
-      for (uint32_t j = 0; j < use->num_sub_axes && !seen; j++)
-        seen = shard_axis_equal(&use->sub_axes[j], &axes[k]);
-      if (seen)
-        continue;
+      for (uint32_t j = 0; j < use->num_sub_axes && !seen; j++) seen = shard_axis_equal(&use->sub_axes[j], &axes[k]);
+      if (seen) continue;
       use->sub_axes = shard_xrealloc(use->sub_axes, sizeof *use->sub_axes * (use->num_sub_axes + 1));
       use->sub_axes[use->num_sub_axes++] = axes[k];
     }
@@ -252,10 +233,8 @@ static void note_sub_axes(sub_axis_collect *c, const shard_mesh *m, const shard_
 static shard_tensor_sharding *collect_sharding(shard_tensor_sharding *s, void *ctx) {
   sub_axis_collect *c = ctx;
   const shard_mesh *m = shard_module_sharding_mesh(c->module, s);
-  if (!m)
-    return s;
-  for (uint32_t d = 0; d < s->rank; d++)
-    note_sub_axes(c, m, s->dims[d].axes, s->dims[d].num_axes);
+  if (!m) return s;
+  for (uint32_t d = 0; d < s->rank; d++) note_sub_axes(c, m, s->dims[d].axes, s->dims[d].num_axes);
   note_sub_axes(c, m, s->replicated, s->num_replicated);
   note_sub_axes(c, m, s->unreduced, s->num_unreduced);
   return s;
@@ -266,12 +245,10 @@ uint32_t viz_mesh_uses(const viz_input *in, viz_mesh_use **out) {
   const shard_module *m = in->module;
   if (m && m->top && m->top->num_regions && m->top->regions[0].first)
     for (shard_op *op = m->top->regions[0].first->first; op; op = op->next) {
-      if (strcmp(op->name, "sdy.mesh") != 0)
-        continue;
+      if (strcmp(op->name, "sdy.mesh") != 0) continue;
       shard_attr *mesh = shard_op_attr(op, "mesh");
       shard_attr *name = shard_op_attr(op, "sym_name");
-      if (!mesh || mesh->kind != SHARD_ATTR_SDY_MESH || !name || name->kind != SHARD_ATTR_STRING)
-        continue;
+      if (!mesh || mesh->kind != SHARD_ATTR_SDY_MESH || !name || name->kind != SHARD_ATTR_STRING) continue;
       viz_mesh_use u = {name->u.str.data, mesh->u.mesh, NULL, 0};
       SHARD_VEC_PUSH(uses, u);
     }
@@ -282,8 +259,7 @@ uint32_t viz_mesh_uses(const viz_input *in, viz_mesh_use **out) {
     for (uint32_t u = 0; u < uses.len; u++) {
       viz_mesh_use *use = &uses.items[u];
       for (uint32_t i = 1; i < use->num_sub_axes; i++)
-        for (uint32_t j = i; j > 0 && shard_axis_compare(&use->sub_axes[j - 1], &use->sub_axes[j],
-                                                          use->mesh) > 0;
+        for (uint32_t j = i; j > 0 && shard_axis_compare(&use->sub_axes[j - 1], &use->sub_axes[j], use->mesh) > 0;
              j--) {
           shard_axis_ref t = use->sub_axes[j];
           use->sub_axes[j] = use->sub_axes[j - 1];
@@ -296,8 +272,7 @@ uint32_t viz_mesh_uses(const viz_input *in, viz_mesh_use **out) {
 }
 
 void viz_mesh_uses_free(viz_mesh_use *uses, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    free(uses[i].sub_axes);
+  for (uint32_t i = 0; i < n; i++) free(uses[i].sub_axes);
   free(uses);
 }
 

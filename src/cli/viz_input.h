@@ -19,10 +19,10 @@
 typedef struct viz_input {
   bool is_snippet;
   cli_snippet snippet; /* when is_snippet */
-  char *text;          /* file contents otherwise */
+  char *text; /* file contents otherwise */
   shard_source src;
   shard_module *module; /* NULL until loaded */
-  shard_xla_input xla;  /* the StableHLO an HLO text dump became */
+  shard_xla_input xla; /* the StableHLO an HLO text dump became */
 } viz_input;
 
 /* A mesh of the input and the sub-axes its shardings cut it into. */
@@ -52,8 +52,7 @@ void viz_input_free(viz_input *in);
 
 /* One placement per sharding of a snippet, in order; NULL entries where a
  * placement failed (reported through de). Returns the count; *out is heap. */
-uint32_t viz_snippet_placements(viz_input *in, shard_arena *a, shard_placement ***out,
-                                shard_diag_engine *de);
+uint32_t viz_snippet_placements(viz_input *in, shard_arena *a, shard_placement ***out, shard_diag_engine *de);
 
 /* The func.func named `func` (NULL: "main", else the first function). */
 shard_op *viz_find_func(const shard_module *m, const char *func);
@@ -63,10 +62,9 @@ shard_value *viz_find_value(const shard_module *m, shard_op *func, const char *n
 
 /* The placement of a value, function argument or result; `what` names it
  * in messages ("value %3", "argument 0 of @main"). */
-shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_value *v,
-                                     const char *what, shard_diag_engine *de);
-shard_placement *viz_result_placement(viz_input *in, shard_arena *a, shard_op *func, uint32_t i,
-                                      shard_diag_engine *de);
+shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_value *v, const char *what,
+                                     shard_diag_engine *de);
+shard_placement *viz_result_placement(viz_input *in, shard_arena *a, shard_op *func, uint32_t i, shard_diag_engine *de);
 
 /* How far `shard viz graph|plan` and the REPL take a module before drawing:
  * propagation only, then explicit reshards (sdy.reshard where an operand

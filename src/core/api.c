@@ -57,24 +57,20 @@ typedef struct snippet_map {
 } snippet_map;
 
 static shard_span S_map_span(const snippet_map *map, shard_span span) {
-  if (!map || span.src != map->generated)
-    return span;
+  if (!map || span.src != map->generated) return span;
   /* A position just past copied text (where "expected X" errors point) stays
    * in that text rather than moving to whatever was generated after it. */
   const snippet_segment *at = NULL;
   for (uint32_t i = 0; i < map->segs.len && !at; i++) {
     const snippet_segment *g = &map->segs.items[i];
-    if (g->copied && span.off >= g->gen_off && span.off <= g->gen_off + g->len)
-      at = g;
+    if (g->copied && span.off >= g->gen_off && span.off <= g->gen_off + g->len) at = g;
   }
   for (uint32_t i = 0; i < map->segs.len && !at; i++) {
     const snippet_segment *g = &map->segs.items[i];
-    if (span.off >= g->gen_off && (span.off < g->gen_off + g->len || i + 1 == map->segs.len))
-      at = g;
+    if (span.off >= g->gen_off && (span.off < g->gen_off + g->len || i + 1 == map->segs.len)) at = g;
   }
   shard_span out = {map->snippet, 0, 0};
-  if (!at)
-    return out;
+  if (!at) return out;
   out.off = at->snip_off;
   if (at->copied) {
     uint32_t rel = span.off - at->gen_off;
@@ -176,8 +172,7 @@ static shard_module *S_owned_parse(owned_module *om, shard_diag_engine *de) {
   return &om->module;
 }
 
-shard_module *shard_module_parse(const char *name, const char *text, size_t len,
-                                 shard_diagnostic_fn fn, void *ctx) {
+shard_module *shard_module_parse(const char *name, const char *text, size_t len, shard_diagnostic_fn fn, void *ctx) {
   relay r = {fn, ctx, NULL};
   shard_diag_engine de;
   shard_diag_init(&de, S_relay, &r);
@@ -190,8 +185,7 @@ static char *S_slurp(FILE *f, size_t *len) {
   shard_buf_init(&b);
   char chunk[65536];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    shard_buf_putn(&b, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) shard_buf_putn(&b, chunk, n);
   if (ferror(f)) {
     int saved = errno ? errno : EIO;
     shard_buf_free(&b);
@@ -211,12 +205,10 @@ shard_module *shard_module_parse_file(const char *path, shard_diagnostic_fn fn, 
   char *text = f ? S_slurp(f, &len) : NULL;
   if (!text) {
     S_report_unreadable(&r, path, strerror(errno));
-    if (f && !is_stdin)
-      fclose(f);
+    if (f && !is_stdin) fclose(f);
     return NULL;
   }
-  if (!is_stdin)
-    fclose(f);
+  if (!is_stdin) fclose(f);
   shard_diag_engine de;
   shard_diag_init(&de, S_relay, &r);
   shard_module *m = S_owned_parse(S_owned_new(is_stdin ? "<stdin>" : path, text, len), &de);
@@ -224,8 +216,7 @@ shard_module *shard_module_parse_file(const char *path, shard_diagnostic_fn fn, 
   return m;
 }
 
-unsigned shard_module_verify(const shard_module *m, unsigned flags, shard_diagnostic_fn fn,
-                             void *ctx) {
+unsigned shard_module_verify(const shard_module *m, unsigned flags, shard_diagnostic_fn fn, void *ctx) {
   relay r = {fn, ctx, NULL};
   shard_diag_engine de;
   shard_diag_init(&de, S_relay, &r);
@@ -292,8 +283,7 @@ static uint32_t S_close_angle(const char *text, uint32_t open, uint32_t end) {
   for (uint32_t i = open; i < end; i++) {
     if (text[i] == '"') {
       for (i++; i < end && text[i] != '"'; i++)
-        if (text[i] == '\\')
-          i++;
+        if (text[i] == '\\') i++;
     } else if (text[i] == '<') {
       depth++;
     } else if (text[i] == '>' && --depth == 0) {
@@ -314,32 +304,25 @@ static bool S_build(snippet_builder *sb, const shard_source *snip, shard_diag_en
   bool ok = true;
   for (;;) {
     uint32_t end = pos;
-    while (end < n && text[end] != '\n' && text[end] != ';')
-      end++;
+    while (end < n && text[end] != '\n' && text[end] != ';') end++;
     uint32_t a = pos, b = end;
-    while (a < b && S_space(text[a]))
-      a++;
-    while (b > a && S_space(text[b - 1]))
-      b--;
+    while (a < b && S_space(text[a])) a++;
+    while (b > a && S_space(text[b - 1])) b--;
     const char *line = text + a;
     uint32_t len = b - a;
     if (len == 0 || S_starts(line, len, "//")) {
       /* nothing */
     } else if (line[0] == '@' || S_starts(line, len, "mesh @") || S_starts(line, len, "sdy.mesh")) {
-      if (line[0] == '@')
-        S_emit(sb, a, "sdy.mesh ");
-      else if (line[0] == 'm')
-        S_emit(sb, a, "sdy.");
+      if (line[0] == '@') S_emit(sb, a, "sdy.mesh ");
+      else if (line[0] == 'm') S_emit(sb, a, "sdy.");
       S_copy(sb, a, len);
       S_emit(sb, b, "\n");
     } else {
       uint32_t p = a;
-      if (S_starts(text + p, b - p, "#sdy."))
-        p += 5;
+      if (S_starts(text + p, b - p, "#sdy.")) p += 5;
       uint32_t close = S_starts(text + p, b - p, "sharding<") ? S_close_angle(text, p + 8, b) : b;
       uint32_t q = close + 1;
-      while (q < b && S_space(text[q]))
-        q++;
+      while (q < b && S_space(text[q])) q++;
       shard_span at = {snip, a, len};
       if (close >= b) {
         shard_error(de, at, "expected '@MESH = <[...]>' or 'sharding<...> : TYPE'");
@@ -360,8 +343,7 @@ static bool S_build(snippet_builder *sb, const shard_source *snip, shard_diag_en
         line_off = a;
       }
     }
-    if (end >= n)
-      break;
+    if (end >= n) break;
     pos = end + 1;
   }
   if (ok && shardings == 0) {
@@ -369,8 +351,7 @@ static bool S_build(snippet_builder *sb, const shard_source *snip, shard_diag_en
     shard_error(de, at, "expected a sharding line 'sharding<...> : TYPE'");
     ok = false;
   }
-  if (!ok)
-    return false;
+  if (!ok) return false;
   if (type_len == 0) {
     shard_span at = {snip, line_off, 0};
     shard_error(de, at, "expected a tensor type after ':'");
@@ -387,12 +368,10 @@ static bool S_build(snippet_builder *sb, const shard_source *snip, shard_diag_en
 /* The argument of func @snippet and its sharding, type and mesh. */
 static bool S_find_sharding(shard_sharding *out) {
   shard_op *fn = shard_module_lookup_symbol(out->module, "snippet");
-  if (!fn || fn->num_regions == 0 || !fn->regions[0].first || fn->regions[0].first->num_args != 1)
-    return false;
+  if (!fn || fn->num_regions == 0 || !fn->regions[0].first || fn->regions[0].first->num_args != 1) return false;
   const shard_value *arg = &fn->regions[0].first->args[0];
   const shard_attr *a = shard_value_attr(arg, "sdy.sharding");
-  if (!a || a->kind != SHARD_ATTR_SDY_SHARDING || !arg->type || arg->type->kind != SHARD_TYPE_TENSOR)
-    return false;
+  if (!a || a->kind != SHARD_ATTR_SDY_SHARDING || !arg->type || arg->type->kind != SHARD_TYPE_TENSOR) return false;
   out->sharding = a->u.sharding;
   out->type = arg->type;
   out->mesh = shard_module_sharding_mesh(out->module, out->sharding);
@@ -436,8 +415,7 @@ shard_sharding *shard_sharding_parse(const char *snippet, shard_diagnostic_fn fn
 }
 
 void shard_sharding_free(shard_sharding *s) {
-  if (!s)
-    return;
+  if (!s) return;
   shard_module_free(s->module);
   free(s);
 }
@@ -456,6 +434,5 @@ void shard_sharding_global_dims(const shard_sharding *s, int64_t *dims) {
 void shard_sharding_local_dims(const shard_sharding *s, int64_t *dims) {
   shard_sharding_local_shape(s->sharding, s->mesh, s->type->dims, dims);
   for (uint32_t d = 0; d < s->type->rank; d++)
-    if (s->type->dims[d] == SHARD_DYNAMIC_DIM)
-      dims[d] = SHARD_DIM_DYNAMIC;
+    if (s->type->dims[d] == SHARD_DYNAMIC_DIM) dims[d] = SHARD_DIM_DYNAMIC;
 }

@@ -17,9 +17,8 @@
 #include "dot_internal.h"
 #include "viz.h"
 
-static const char *const palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072",
-                                      "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
-                                      "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+static const char *const palette[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+                                      "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
 #define PALETTE_SIZE (sizeof palette / sizeof palette[0])
 
 /* Text for an HTML label: <, >, & and quotes escaped. */
@@ -63,11 +62,10 @@ static void invisible_edge(Agraph_t *g, Agnode_t *a, Agnode_t *b) {
   agsafeset(e, (char *)"style", (char *)"invis", (char *)"");
 }
 
-static const char table_open[] =
-    "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"4\">";
+static const char table_open[] = "<TABLE BORDER=\"0\" CELLBORDER=\"1\" CELLSPACING=\"0\" CELLPADDING=\"4\">";
 
-static Agnode_t *tensor_page(Agraph_t *g, const char *name, const shard_viz_grid *grid,
-                             const shard_placement *p, uint32_t page) {
+static Agnode_t *tensor_page(Agraph_t *g, const char *name, const shard_viz_grid *grid, const shard_placement *p,
+                             uint32_t page) {
   shard_buf t, l;
   shard_buf_init(&t);
   shard_buf_init(&l);
@@ -105,10 +103,8 @@ static Agnode_t *tensor_page(Agraph_t *g, const char *name, const shard_viz_grid
       shard_viz_block_devices(&l, p, blk, "\n");
       /* Device lines centred, not left-aligned as in the summary. */
       for (const char *s = shard_buf_str(&l); *s; s++) {
-        if (*s == '\n')
-          shard_buf_puts(&t, "<BR/>");
-        else
-          shard_buf_putc(&t, *s);
+        if (*s == '\n') shard_buf_puts(&t, "<BR/>");
+        else shard_buf_putc(&t, *s);
       }
       shard_buf_clear(&l);
       shard_buf_puts(&t, "</TD>");
@@ -119,17 +115,14 @@ static Agnode_t *tensor_page(Agraph_t *g, const char *name, const shard_viz_grid
 }
 
 /* The mesh grid; with a placement, cells are coloured by the block they hold. */
-static Agnode_t *mesh_table(Agraph_t *g, const char *name, const shard_mesh *m,
-                            const shard_placement *p) {
+static Agnode_t *mesh_table(Agraph_t *g, const char *name, const shard_mesh *m, const shard_placement *p) {
   uint32_t rows, cols;
   shard_viz_mesh_shape(m, &rows, &cols);
   shard_buf t, l;
   shard_buf_init(&t);
   shard_buf_init(&l);
   shard_buf_puts(&t, table_open);
-  if (p)
-    shard_buf_printf(&t, "<TR><TD BORDER=\"0\" COLSPAN=\"%u\"><I>devices on the mesh</I></TD></TR>",
-                     cols + 1);
+  if (p) shard_buf_printf(&t, "<TR><TD BORDER=\"0\" COLSPAN=\"%u\"><I>devices on the mesh</I></TD></TR>", cols + 1);
   if (m->num_axes) {
     shard_buf_puts(&t, "<TR><TD BORDER=\"0\"></TD>");
     for (uint32_t c = 0; c < cols; c++) {
@@ -152,14 +145,12 @@ static Agnode_t *mesh_table(Agraph_t *g, const char *name, const shard_mesh *m,
       int64_t id = m->device_ids && pos < m->num_device_ids ? m->device_ids[pos] : (int64_t)pos;
       if (p) {
         const shard_placement_device *dev = &p->devices[pos];
-        shard_buf_printf(&t, "<TD BGCOLOR=\"%s\">dev %lld<BR/>#%u",
-                         palette[dev->block % PALETTE_SIZE], (long long)id, dev->block);
-        if (p->num_partials > 1)
-          shard_buf_printf(&t, " p%lld", (long long)dev->partial);
+        shard_buf_printf(&t, "<TD BGCOLOR=\"%s\">dev %lld<BR/>#%u", palette[dev->block % PALETTE_SIZE], (long long)id,
+                         dev->block);
+        if (p->num_partials > 1) shard_buf_printf(&t, " p%lld", (long long)dev->partial);
         shard_buf_puts(&t, "</TD>");
       } else {
-        shard_buf_printf(&t, "<TD%s>%lld</TD>", id == (int64_t)pos ? "" : " BGCOLOR=\"#fdb462\"",
-                         (long long)id);
+        shard_buf_printf(&t, "<TD%s>%lld</TD>", id == (int64_t)pos ? "" : " BGCOLOR=\"#fdb462\"", (long long)id);
       }
     }
     shard_buf_puts(&t, "</TR>");
@@ -203,12 +194,9 @@ void shard_viz_dot_set(void *obj, const char *name, const char *value) {
 
 void shard_viz_dot_label(shard_buf *b, const char *s) {
   for (; *s; s++) {
-    if (*s == '\\')
-      shard_buf_puts(b, "\\\\");
-    else if (*s == '\n')
-      shard_buf_puts(b, "\\l");
-    else
-      shard_buf_putc(b, *s);
+    if (*s == '\\') shard_buf_puts(b, "\\\\");
+    else if (*s == '\n') shard_buf_puts(b, "\\l");
+    else shard_buf_putc(b, *s);
   }
   shard_buf_puts(b, "\\l");
 }
@@ -237,16 +225,14 @@ static Agraph_t *cluster(Agraph_t *g, const char *name, const char *label_text) 
   html(&l, first);
   free(first);
   shard_buf_puts(&l, "</B><BR ALIGN=\"LEFT\"/>");
-  if (nl)
-    html(&l, nl + 1);
+  if (nl) html(&l, nl + 1);
   set_html(c, g, "label", shard_buf_str(&l));
   shard_buf_free(&l);
   agsafeset(c, (char *)"style", (char *)"rounded", (char *)"");
   return c;
 }
 
-void shard_viz_dot_placements(shard_buf *out, shard_placement *const *ps, uint32_t n,
-                              const shard_viz_options *o) {
+void shard_viz_dot_placements(shard_buf *out, shard_placement *const *ps, uint32_t n, const shard_viz_options *o) {
   Agraph_t *g = new_graph("placement");
   for (uint32_t i = 0; i < n; i++) {
     const shard_placement *p = ps[i];
@@ -265,8 +251,7 @@ void shard_viz_dot_placements(shard_buf *out, shard_placement *const *ps, uint32
     for (uint32_t page = 0; page < grid.num_pages; page++) {
       snprintf(name, sizeof name, "p%u_tensor%u", i, page);
       Agnode_t *node = tensor_page(c, name, &grid, p, page);
-      if (prev)
-        invisible_edge(c, prev, node);
+      if (prev) invisible_edge(c, prev, node);
       prev = node;
     }
     shard_viz_grid_free(&grid);
@@ -284,16 +269,14 @@ void shard_viz_dot_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t
     int64_t total = shard_mesh_num_devices(m);
     shard_buf s;
     shard_buf_init(&s);
-    if (meshes[i].name)
-      shard_buf_printf(&s, "@%s = ", meshes[i].name);
+    if (meshes[i].name) shard_buf_printf(&s, "@%s = ", meshes[i].name);
     shard_mesh_print(&s, m);
     shard_buf_printf(&s, "\n%lld device%s%s\n", (long long)total, total == 1 ? "" : "s",
                      m->device_ids && m->num_axes ? ", device_ids permuted (moved ids shaded)" : "");
     for (uint32_t k = 0; k < meshes[i].num_sub_axes; k++) {
       shard_buf_puts(&s, k ? ", " : "sub-axes used: ");
       shard_axis_print(&s, &meshes[i].sub_axes[k]);
-      if (k + 1 == meshes[i].num_sub_axes)
-        shard_buf_putc(&s, '\n');
+      if (k + 1 == meshes[i].num_sub_axes) shard_buf_putc(&s, '\n');
     }
     char name[64];
     snprintf(name, sizeof name, "cluster_%u", i);

@@ -48,10 +48,9 @@ static void cost_text(shard_buf *b, const shard_flow_node *n, bool with_time) {
 }
 
 static void summary(shard_buf *b, const shard_flow_graph *g) {
-  shard_buf_printf(b, "%u node%s, %u edge%s, %u collective%s, %u reshard%s", g->num_nodes,
-                   g->num_nodes == 1 ? "" : "s", g->num_edges, g->num_edges == 1 ? "" : "s",
-                   g->num_collectives, g->num_collectives == 1 ? "" : "s", g->num_reshards,
-                   g->num_reshards == 1 ? "" : "s");
+  shard_buf_printf(b, "%u node%s, %u edge%s, %u collective%s, %u reshard%s", g->num_nodes, g->num_nodes == 1 ? "" : "s",
+                   g->num_edges, g->num_edges == 1 ? "" : "s", g->num_collectives, g->num_collectives == 1 ? "" : "s",
+                   g->num_reshards, g->num_reshards == 1 ? "" : "s");
   if (g->num_collectives + g->num_reshards) {
     shard_buf_printf(b, ": %.0f B sent per device", g->total_sent);
     if (g->total_seconds > 0) {
@@ -65,38 +64,33 @@ static void summary(shard_buf *b, const shard_flow_graph *g) {
 
 static uint32_t cluster_depth(const shard_flow_graph *g, int32_t c) {
   uint32_t d = 0;
-  for (; c >= 0; c = g->clusters[c].parent)
-    d++;
+  for (; c >= 0; c = g->clusters[c].parent) d++;
   return d;
 }
 
 /* Is cluster `c` inside (or equal to) `outer`? */
 static bool within(const shard_flow_graph *g, int32_t c, int32_t outer) {
   for (; c >= 0; c = g->clusters[c].parent)
-    if (c == outer)
-      return true;
+    if (c == outer) return true;
   return false;
 }
 
 static void indent(shard_buf *b, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++)
-    shard_buf_puts(b, "  ");
+  for (uint32_t i = 0; i < n; i++) shard_buf_puts(b, "  ");
 }
 
 /* Headers for the clusters entered when going from cluster `from` to `to`. */
 static void enter_clusters(shard_buf *b, const shard_flow_graph *g, int32_t from, int32_t to) {
   int32_t chain[64];
   uint32_t n = 0;
-  for (int32_t c = to; c >= 0 && !within(g, from, c) && n < 64; c = g->clusters[c].parent)
-    chain[n++] = c;
+  for (int32_t c = to; c >= 0 && !within(g, from, c) && n < 64; c = g->clusters[c].parent) chain[n++] = c;
   while (n--) {
     indent(b, cluster_depth(g, chain[n]) - 1);
     shard_buf_printf(b, "%s\n", g->clusters[chain[n]].label);
   }
 }
 
-void shard_viz_term_graph(shard_buf *out, const shard_flow_graph *g, const char *title,
-                          const shard_viz_options *o) {
+void shard_viz_term_graph(shard_buf *out, const shard_flow_graph *g, const char *title, const shard_viz_options *o) {
   shard_buf_printf(out, "%s\n", title);
   summary(out, g);
   shard_buf_puts(out, g->cut ? " (cut down)\n" : "\n");
@@ -110,38 +104,27 @@ void shard_viz_term_graph(shard_buf *out, const shard_flow_graph *g, const char 
     uint32_t depth = cluster_depth(g, n->cluster);
     indent(out, depth);
     bool hot = moves_data(n);
-    if (hot && o->color)
-      shard_buf_puts(out, n->kind == SHARD_FLOW_COLLECTIVE ? "\x1b[1;31m" : "\x1b[1;33m");
+    if (hot && o->color) shard_buf_puts(out, n->kind == SHARD_FLOW_COLLECTIVE ? "\x1b[1;31m" : "\x1b[1;33m");
     shard_buf_printf(out, "n%u  %s", i, hot ? "!! " : "");
-    if (n->kind == SHARD_FLOW_ARG)
-      shard_buf_printf(out, "%s (argument)", n->name);
-    else if (n->results)
-      shard_buf_printf(out, "%s = %s", n->results, n->name);
-    else
-      shard_buf_puts(out, n->name);
-    if (n->line)
-      shard_buf_printf(out, "  at %u:%u", n->line, n->col);
+    if (n->kind == SHARD_FLOW_ARG) shard_buf_printf(out, "%s (argument)", n->name);
+    else if (n->results) shard_buf_printf(out, "%s = %s", n->results, n->name);
+    else shard_buf_puts(out, n->name);
+    if (n->line) shard_buf_printf(out, "  at %u:%u", n->line, n->col);
     if (hot) {
-      if (n->detail)
-        shard_buf_printf(out, "\n%*s    %s", (int)(2 * depth), "", n->detail);
+      if (n->detail) shard_buf_printf(out, "\n%*s    %s", (int)(2 * depth), "", n->detail);
       shard_buf_printf(out, "\n%*s    ", (int)(2 * depth), "");
       cost_text(out, n, true);
     }
-    if (hot && o->color)
-      shard_buf_puts(out, "\x1b[0m");
+    if (hot && o->color) shard_buf_puts(out, "\x1b[0m");
     shard_buf_putc(out, '\n');
     for (uint32_t k = 0; k < g->num_edges; k++) {
       const shard_flow_edge *e = &g->edges[k];
-      if (e->to != i)
-        continue;
+      if (e->to != i) continue;
       indent(out, depth);
       shard_buf_printf(out, "    <- n%u %s : %s", e->from, e->value, e->type);
-      if (e->sharding)
-        shard_buf_printf(out, " %s", e->sharding);
-      else
-        shard_buf_puts(out, " (no sharding)");
-      if (e->local_type)
-        shard_buf_printf(out, " local %s", e->local_type);
+      if (e->sharding) shard_buf_printf(out, " %s", e->sharding);
+      else shard_buf_puts(out, " (no sharding)");
+      if (e->local_type) shard_buf_printf(out, " local %s", e->local_type);
       shard_buf_putc(out, '\n');
     }
   }
@@ -173,12 +156,10 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
   Agraph_t **sub = shard_xcalloc(g->num_clusters + 1, sizeof *sub);
   bool *used = shard_xcalloc(g->num_clusters + 1, sizeof *used);
   for (uint32_t i = 0; i < g->num_nodes; i++)
-    for (int32_t c = g->nodes[i].cluster; c >= 0; c = g->clusters[c].parent)
-      used[c] = true;
+    for (int32_t c = g->nodes[i].cluster; c >= 0; c = g->clusters[c].parent) used[c] = true;
   /* Parents come before their children in the cluster array. */
   for (uint32_t c = 0; c < g->num_clusters; c++) {
-    if (!used[c])
-      continue;
+    if (!used[c]) continue;
     int32_t p = g->clusters[c].parent;
     Agraph_t *parent = p >= 0 && sub[p] ? sub[p] : root;
     char name[32];
@@ -190,8 +171,7 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
 
   double most = 0;
   for (uint32_t i = 0; i < g->num_nodes; i++)
-    if (moves_data(&g->nodes[i]) && g->nodes[i].bytes_sent > most)
-      most = g->nodes[i].bytes_sent;
+    if (moves_data(&g->nodes[i]) && g->nodes[i].bytes_sent > most) most = g->nodes[i].bytes_sent;
   Agnode_t **nodes = shard_xcalloc(g->num_nodes + 1, sizeof *nodes);
   for (uint32_t i = 0; i < g->num_nodes; i++) {
     const shard_flow_node *n = &g->nodes[i];
@@ -200,14 +180,11 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
     Agraph_t *home = n->cluster >= 0 && sub[n->cluster] ? sub[n->cluster] : root;
     nodes[i] = agnode(home, name, 1);
     shard_buf_clear(&l);
-    if (n->results && n->kind != SHARD_FLOW_ARG)
-      shard_buf_printf(&l, "%s = ", n->results);
+    if (n->results && n->kind != SHARD_FLOW_ARG) shard_buf_printf(&l, "%s = ", n->results);
     shard_buf_puts(&l, n->name);
-    if (n->line)
-      shard_buf_printf(&l, "\n%u:%u", n->line, n->col);
+    if (n->line) shard_buf_printf(&l, "\n%u:%u", n->line, n->col);
     if (moves_data(n)) {
-      if (n->detail)
-        shard_buf_printf(&l, "\n%s", n->detail);
+      if (n->detail) shard_buf_printf(&l, "\n%s", n->detail);
       shard_buf_clear(&t);
       cost_text(&t, n, true);
       shard_buf_printf(&l, "\n%s", shard_buf_str(&t));
@@ -232,8 +209,7 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
     shard_buf_clear(&l);
     shard_buf_puts(&l, e->value);
     shard_buf_printf(&l, "\n%s", e->sharding ? e->sharding : "(no sharding)");
-    if (e->local_type)
-      shard_buf_printf(&l, "\nlocal %s", e->local_type);
+    if (e->local_type) shard_buf_printf(&l, "\nlocal %s", e->local_type);
     shard_buf_clear(&t);
     shard_viz_dot_label(&t, shard_buf_str(&l));
     shard_viz_dot_set(edge, "label", shard_buf_str(&t));
@@ -258,10 +234,8 @@ void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *
 /* ---- JSON ------------------------------------------------------------------------------ */
 
 static void json_str_or_null(shard_buf *b, const char *s) {
-  if (s)
-    shard_buf_put_json_string(b, s);
-  else
-    shard_buf_puts(b, "null");
+  if (s) shard_buf_put_json_string(b, s);
+  else shard_buf_puts(b, "null");
 }
 
 void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char *title) {
@@ -271,44 +245,38 @@ void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char 
   for (uint32_t c = 0; c < g->num_clusters; c++) {
     shard_buf_printf(out, "%s\n  {\"id\": %u, \"label\": ", c ? "," : "", c);
     shard_buf_put_json_string(out, g->clusters[c].label);
-    if (g->clusters[c].parent >= 0)
-      shard_buf_printf(out, ", \"parent\": %d", g->clusters[c].parent);
-    else
-      shard_buf_puts(out, ", \"parent\": null");
+    if (g->clusters[c].parent >= 0) shard_buf_printf(out, ", \"parent\": %d", g->clusters[c].parent);
+    else shard_buf_puts(out, ", \"parent\": null");
     shard_buf_printf(out, ", \"manual\": %s}", g->clusters[c].manual ? "true" : "false");
   }
   shard_buf_puts(out, "],\n \"nodes\": [");
   for (uint32_t i = 0; i < g->num_nodes; i++) {
     const shard_flow_node *n = &g->nodes[i];
-    shard_buf_printf(out, "%s\n  {\"id\": %u, \"kind\": \"%s\", \"name\": ", i ? "," : "", i,
-                     kind_name(n->kind));
+    shard_buf_printf(out, "%s\n  {\"id\": %u, \"kind\": \"%s\", \"name\": ", i ? "," : "", i, kind_name(n->kind));
     shard_buf_put_json_string(out, n->name);
     shard_buf_puts(out, ", \"results\": ");
     json_str_or_null(out, n->kind == SHARD_FLOW_ARG ? NULL : n->results);
-    if (n->line)
-      shard_buf_printf(out, ", \"line\": %u, \"column\": %u", n->line, n->col);
-    else
-      shard_buf_puts(out, ", \"line\": null, \"column\": null");
-    if (n->cluster >= 0)
-      shard_buf_printf(out, ", \"cluster\": %d", n->cluster);
-    else
-      shard_buf_puts(out, ", \"cluster\": null");
+    if (n->line) shard_buf_printf(out, ", \"line\": %u, \"column\": %u", n->line, n->col);
+    else shard_buf_puts(out, ", \"line\": null, \"column\": null");
+    if (n->cluster >= 0) shard_buf_printf(out, ", \"cluster\": %d", n->cluster);
+    else shard_buf_puts(out, ", \"cluster\": null");
     if (moves_data(n)) {
       shard_buf_puts(out, ", \"detail\": ");
       json_str_or_null(out, n->detail);
       if (n->moved)
-        shard_buf_printf(out, ", \"bytes_sent_per_device\": %.0f, \"bytes_received_per_device\": %.0f, \"seconds\": %.9g",
+        shard_buf_printf(out,
+                         ", \"bytes_sent_per_device\": %.0f, \"bytes_received_per_device\": %.0f, \"seconds\": %.9g",
                          n->bytes_sent, n->bytes_recv, n->seconds);
       else
-        shard_buf_puts(out, ", \"bytes_sent_per_device\": null, \"bytes_received_per_device\": null, \"seconds\": null");
+        shard_buf_puts(out,
+                       ", \"bytes_sent_per_device\": null, \"bytes_received_per_device\": null, \"seconds\": null");
     }
     shard_buf_putc(out, '}');
   }
   shard_buf_puts(out, "],\n \"edges\": [");
   for (uint32_t k = 0; k < g->num_edges; k++) {
     const shard_flow_edge *e = &g->edges[k];
-    shard_buf_printf(out, "%s\n  {\"from\": %u, \"to\": %u, \"value\": ", k ? "," : "", e->from,
-                     e->to);
+    shard_buf_printf(out, "%s\n  {\"from\": %u, \"to\": %u, \"value\": ", k ? "," : "", e->from, e->to);
     shard_buf_put_json_string(out, e->value);
     shard_buf_puts(out, ", \"type\": ");
     shard_buf_put_json_string(out, e->type);

@@ -19,21 +19,17 @@
 
 #define str shard_buf_put_json_string
 
-
 static void ints(shard_buf *b, const int64_t *v, uint32_t n) {
   shard_buf_putc(b, '[');
-  for (uint32_t i = 0; i < n; i++)
-    shard_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
+  for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s%lld", i ? ", " : "", (long long)v[i]);
   shard_buf_putc(b, ']');
 }
 
 /* The mesh object without its closing brace, so callers can add members. */
 static void mesh_obj(shard_buf *b, const char *name, const shard_mesh *m) {
   shard_buf_puts(b, "{\"name\": ");
-  if (name)
-    str(b, name);
-  else
-    shard_buf_puts(b, "null");
+  if (name) str(b, name);
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, ", \"axes\": [");
   for (uint32_t i = 0; i < m->num_axes; i++) {
     shard_buf_puts(b, i ? ", {\"name\": " : "{\"name\": ");
@@ -52,8 +48,7 @@ static void mesh_obj(shard_buf *b, const char *name, const shard_mesh *m) {
 static void coords(shard_buf *b, const shard_placement *p, const shard_placement_device *dev) {
   shard_buf_putc(b, '{');
   for (uint32_t ax = 0; ax < p->mesh->num_axes; ax++) {
-    if (ax)
-      shard_buf_puts(b, ", ");
+    if (ax) shard_buf_puts(b, ", ");
     str(b, p->mesh->axes[ax].name);
     shard_buf_printf(b, ": %lld", (long long)dev->coords[ax]);
   }
@@ -76,13 +71,11 @@ static void placement(shard_buf *b, const shard_placement *p) {
   shard_buf_putc(b, '}');
   shard_buf_puts(b, ",\n      \"dims\": [");
   for (uint32_t d = 0; d < p->rank; d++) {
-    shard_buf_printf(b, "%s\n        {\"size\": %lld, \"shards\": %lld, \"local\": %lld, \"axes\": [",
-                     d ? "," : "", (long long)p->dims[d], (long long)p->shards[d],
-                     (long long)p->local[d]);
+    shard_buf_printf(b, "%s\n        {\"size\": %lld, \"shards\": %lld, \"local\": %lld, \"axes\": [", d ? "," : "",
+                     (long long)p->dims[d], (long long)p->shards[d], (long long)p->local[d]);
     const shard_dim_sharding *ds = &p->sharding->dims[d];
     for (uint32_t k = 0; k < ds->num_axes; k++) {
-      if (k)
-        shard_buf_puts(b, ", ");
+      if (k) shard_buf_puts(b, ", ");
       shard_axis_print(&t, &ds->axes[k]);
       str(b, shard_buf_str(&t));
       shard_buf_clear(&t);
@@ -101,17 +94,14 @@ static void placement(shard_buf *b, const shard_placement *p) {
     shard_buf_printf(b, ", \"pre_size\": %lld, \"size\": %lld, \"role\": ", (long long)ax->pre_size,
                      (long long)ax->size);
     str(b, ax->role == SHARD_ROLE_IMPLICIT ? "implicit" : shard_axis_role_name(ax->role));
-    if (ax->role == SHARD_ROLE_DIM)
-      shard_buf_printf(b, ", \"dim\": %u", ax->dim);
+    if (ax->role == SHARD_ROLE_DIM) shard_buf_printf(b, ", \"dim\": %u", ax->dim);
     shard_buf_putc(b, '}');
   }
   shard_buf_puts(b, p->num_axes ? "\n      ],\n" : "],\n");
-  shard_buf_printf(b, "      \"copies\": %lld,\n      \"partials\": %lld,\n      \"reduction\": ",
-                   (long long)p->copies, (long long)p->num_partials);
-  if (p->sharding->num_unreduced)
-    str(b, shard_reduction_name(p->sharding->reduction));
-  else
-    shard_buf_puts(b, "null");
+  shard_buf_printf(b, "      \"copies\": %lld,\n      \"partials\": %lld,\n      \"reduction\": ", (long long)p->copies,
+                   (long long)p->num_partials);
+  if (p->sharding->num_unreduced) str(b, shard_reduction_name(p->sharding->reduction));
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n      \"blocks\": [");
   for (uint32_t i = 0; i < p->num_blocks; i++) {
     const shard_placement_block *blk = &p->blocks[i];
@@ -123,8 +113,7 @@ static void placement(shard_buf *b, const shard_placement *p) {
     ints(b, blk->end, p->rank);
     shard_buf_puts(b, ", \"padding\": [");
     for (uint32_t d = 0; d < p->rank; d++)
-      shard_buf_printf(b, "%s%lld", d ? ", " : "",
-                       (long long)(p->local[d] - (blk->end[d] - blk->start[d])));
+      shard_buf_printf(b, "%s%lld", d ? ", " : "", (long long)(p->local[d] - (blk->end[d] - blk->start[d])));
     shard_buf_printf(b, "], \"empty\": %s,\n         \"devices\": [", blk->empty ? "true" : "false");
     for (uint32_t k = 0; k < blk->num_devices; k++) {
       const shard_placement_device *dev = &p->devices[blk->devices[k]];
@@ -164,8 +153,7 @@ void shard_viz_json_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_
     mesh_obj(out, meshes[i].name, meshes[i].mesh);
     shard_buf_puts(out, ", \"sub_axes\": [");
     for (uint32_t k = 0; k < meshes[i].num_sub_axes; k++) {
-      if (k)
-        shard_buf_puts(out, ", ");
+      if (k) shard_buf_puts(out, ", ");
       shard_axis_print(&t, &meshes[i].sub_axes[k]);
       str(out, shard_buf_str(&t));
       shard_buf_clear(&t);

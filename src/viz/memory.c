@@ -40,8 +40,7 @@ static void point_op(shard_buf *b, const shard_memory_function *f, uint32_t p) {
 static int64_t baseline(const shard_memory_function *f, const shard_memory_class *c) {
   int64_t least = c->peak_bytes;
   for (uint32_t p = 0; p < f->num_points; p++)
-    if (c->curve[p] < least)
-      least = c->curve[p];
+    if (c->curve[p] < least) least = c->curve[p];
   return least > c->peak_bytes / 2 && least < c->peak_bytes ? least : 0;
 }
 
@@ -63,8 +62,7 @@ void shard_viz_term_memory(shard_buf *out, const shard_viz_memory *m, const shar
   shard_buf_puts(out, ": peak ");
   shard_memory_format_bytes(out, c->peak_bytes);
   int64_t base = baseline(f, c);
-  if (base)
-    shard_buf_printf(out, "; bars from %lld bytes", (long long)base);
+  if (base) shard_buf_printf(out, "; bars from %lld bytes", (long long)base);
   shard_buf_puts(out, "\n");
   size_t wwhere = 5, wop = 2, wbytes = 10;
   shard_buf cell;
@@ -72,39 +70,29 @@ void shard_viz_term_memory(shard_buf *out, const shard_viz_memory *m, const shar
   for (uint32_t p = 0; p < f->num_points; p++) {
     shard_buf_clear(&cell);
     point_where(&cell, f, p);
-    if (cell.len > wwhere)
-      wwhere = cell.len;
+    if (cell.len > wwhere) wwhere = cell.len;
     shard_buf_clear(&cell);
     point_op(&cell, f, p);
-    if (cell.len > wop)
-      wop = cell.len;
+    if (cell.len > wop) wop = cell.len;
     shard_buf_clear(&cell);
     shard_buf_printf(&cell, "%lld", (long long)c->curve[p]);
-    if (cell.len > wbytes)
-      wbytes = cell.len;
+    if (cell.len > wbytes) wbytes = cell.len;
   }
-  shard_buf_printf(out, "%-*s  %-*s  %*s\n", (int)wwhere, "where", (int)wop, "op", (int)wbytes,
-                   "live bytes");
+  shard_buf_printf(out, "%-*s  %-*s  %*s\n", (int)wwhere, "where", (int)wop, "op", (int)wbytes, "live bytes");
   for (uint32_t p = 0; p < f->num_points; p++) {
     shard_buf_clear(&cell);
     point_where(&cell, f, p);
     shard_buf_printf(out, "%-*s  ", (int)wwhere, shard_buf_str(&cell));
     shard_buf_clear(&cell);
     point_op(&cell, f, p);
-    shard_buf_printf(out, "%-*s  %*lld ", (int)wop, shard_buf_str(&cell), (int)wbytes,
-                     (long long)c->curve[p]);
-    int n = c->peak_bytes > base
-                ? (int)((double)(c->curve[p] - base) * TERM_BAR / (double)(c->peak_bytes - base) + 0.5)
-                : 0;
+    shard_buf_printf(out, "%-*s  %*lld ", (int)wop, shard_buf_str(&cell), (int)wbytes, (long long)c->curve[p]);
+    int n = c->peak_bytes > base ? (int)((double)(c->curve[p] - base) * TERM_BAR / (double)(c->peak_bytes - base) + 0.5)
+                                 : 0;
     bool peak = p == c->peak_point;
-    if (o->color && peak)
-      shard_buf_puts(out, "\x1b[31m");
-    for (int k = 0; k < n; k++)
-      shard_buf_puts(out, "\xe2\x96\x88"); /* full block */
-    if (o->color && peak)
-      shard_buf_puts(out, "\x1b[0m");
-    if (peak)
-      shard_buf_puts(out, " <- peak");
+    if (o->color && peak) shard_buf_puts(out, "\x1b[31m");
+    for (int k = 0; k < n; k++) shard_buf_puts(out, "\xe2\x96\x88"); /* full block */
+    if (o->color && peak) shard_buf_puts(out, "\x1b[0m");
+    if (peak) shard_buf_puts(out, " <- peak");
     shard_buf_putc(out, '\n');
   }
   shard_buf_free(&cell);
@@ -116,8 +104,7 @@ static void set_num(void *obj, const char *name, double v) {
   shard_viz_dot_set(obj, name, text);
 }
 
-static Agnode_t *text_node(Agraph_t *g, const char *name, const char *label, double x, double y,
-                           const char *size) {
+static Agnode_t *text_node(Agraph_t *g, const char *name, const char *label, double x, double y, const char *size) {
   Agnode_t *n = agnode(g, (char *)name, 1);
   shard_viz_dot_set(n, "shape", "plaintext");
   shard_viz_dot_set(n, "label", label);
@@ -132,8 +119,7 @@ void shard_viz_dot_memory(shard_buf *out, const shard_viz_memory *m) {
   const shard_memory_function *f = m->function;
   const shard_memory_class *c = &f->classes[m->cls];
   uint32_t per = (f->num_points + CHART_MAX_BARS - 1) / CHART_MAX_BARS;
-  if (per == 0)
-    per = 1;
+  if (per == 0) per = 1;
   uint32_t bars = (f->num_points + per - 1) / per;
   Agraph_t *g = shard_viz_dot_open("memory");
   shard_viz_dot_set(g, "layout", "neato");
@@ -168,8 +154,7 @@ void shard_viz_dot_memory(shard_buf *out, const shard_viz_memory *m) {
       has_peak |= p == c->peak_point;
     }
     double h = (double)(v - base) / span * CHART_HEIGHT;
-    if (h < 0.01)
-      h = 0.01;
+    if (h < 0.01) h = 0.01;
     shard_buf_clear(&name);
     shard_buf_printf(&name, "bar%u", i);
     Agnode_t *n = agnode(g, (char *)shard_buf_str(&name), 1);
@@ -205,8 +190,7 @@ void shard_viz_dot_memory(shard_buf *out, const shard_viz_memory *m) {
       } else {
         shard_buf_puts(&label, "-");
       }
-      Agnode_t *t = text_node(g, "peak", shard_buf_str(&label), (i + 0.5) * CHART_BAR_WIDTH,
-                              CHART_HEIGHT + 0.25, "10");
+      Agnode_t *t = text_node(g, "peak", shard_buf_str(&label), (i + 0.5) * CHART_BAR_WIDTH, CHART_HEIGHT + 0.25, "10");
       shard_viz_dot_set(t, "fontcolor", "firebrick");
     }
   }
@@ -227,8 +211,8 @@ void shard_viz_json_memory(shard_buf *out, const shard_viz_memory *m) {
   shard_memory_print_devices(&t, c->devices, c->num_devices);
   shard_buf_puts(out, ", \"devices\": ");
   shard_buf_put_json_string(out, shard_buf_str(&t));
-  shard_buf_printf(out, ", \"peak_bytes\": %lld, \"peak_point\": %u, \"points\": [",
-                   (long long)c->peak_bytes, c->peak_point);
+  shard_buf_printf(out, ", \"peak_bytes\": %lld, \"peak_point\": %u, \"points\": [", (long long)c->peak_bytes,
+                   c->peak_point);
   for (uint32_t p = 0; p < f->num_points; p++) {
     shard_buf_clear(&t);
     point_op(&t, f, p);

@@ -14,24 +14,20 @@
 #include "dot_internal.h"
 #include "viz.h"
 
-static const char *const fills[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072",
-                                    "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
-                                    "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
+static const char *const fills[] = {"#8dd3c7", "#ffffb3", "#bebada", "#fb8072", "#80b1d3", "#fdb462",
+                                    "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"};
 #define NUM_FILLS (sizeof fills / sizeof fills[0])
 
 /* "A".."Z", then "G27", "G28", ... */
 static void group_name(shard_buf *b, uint32_t g) {
-  if (g < 26)
-    shard_buf_putc(b, (char)('A' + g));
-  else
-    shard_buf_printf(b, "G%u", g + 1);
+  if (g < 26) shard_buf_putc(b, (char)('A' + g));
+  else shard_buf_printf(b, "G%u", g + 1);
 }
 
 static double largest_sent(const shard_comm_plan *p) {
   double most = 0;
   for (uint32_t i = 0; i < p->num_rows; i++)
-    if (p->rows[i].cost.bytes_sent > most)
-      most = p->rows[i].cost.bytes_sent;
+    if (p->rows[i].cost.bytes_sent > most) most = p->rows[i].cost.bytes_sent;
   return most;
 }
 
@@ -46,14 +42,12 @@ static void where_text(shard_buf *b, const shard_comm_row *r) {
 }
 
 /* First line of a collective: "#1 all_reduce {"model"} on @mesh <[...]>". */
-static void row_heading(shard_buf *b, const shard_comm_row *r, uint32_t i,
-                        const shard_comm_groups *g) {
+static void row_heading(shard_buf *b, const shard_comm_row *r, uint32_t i, const shard_comm_groups *g) {
   shard_buf_printf(b, "#%u %s ", i + 1, shard_collective_kind_name(r->kind));
   shard_axis_list_print(b, r->axes, r->num_axes);
   if (g) {
     shard_buf_puts(b, " on ");
-    if (g->mesh_name)
-      shard_buf_printf(b, "@%s ", g->mesh_name);
+    if (g->mesh_name) shard_buf_printf(b, "@%s ", g->mesh_name);
     shard_mesh_print(b, g->mesh);
   }
 }
@@ -62,11 +56,9 @@ static void row_costs(shard_buf *b, const shard_comm_row *r, const shard_comm_gr
   shard_buf_printf(b, "%lld group%s of %lld device%s", (long long)r->cost.num_groups,
                    r->cost.num_groups == 1 ? "" : "s", (long long)r->cost.group_size,
                    r->cost.group_size == 1 ? "" : "s");
-  if (g)
-    shard_buf_printf(b, ", %s", shard_comm_direction_name(g->direction));
-  shard_buf_printf(b, "; %s -> %s; %.0f B sent, %.0f B received per device",
-                   r->local_in ? r->local_in : "?", r->local_out ? r->local_out : "?",
-                   r->cost.bytes_sent, r->cost.bytes_recv);
+  if (g) shard_buf_printf(b, ", %s", shard_comm_direction_name(g->direction));
+  shard_buf_printf(b, "; %s -> %s; %.0f B sent, %.0f B received per device", r->local_in ? r->local_in : "?",
+                   r->local_out ? r->local_out : "?", r->cost.bytes_sent, r->cost.bytes_recv);
   if (r->cost.seconds > 0) {
     shard_buf_puts(b, "; ");
     shard_comm_format_seconds(b, r->cost.seconds);
@@ -80,15 +72,13 @@ static void totals(shard_buf *b, const shard_comm_plan *p) {
     shard_buf_puts(b, ", ");
     shard_comm_format_seconds(b, p->total_seconds);
   }
-  if (p->num_unplanned)
-    shard_buf_printf(b, " (%u not costed)", p->num_unplanned);
+  if (p->num_unplanned) shard_buf_printf(b, " (%u not costed)", p->num_unplanned);
 }
 
 /* The position a device sends to, or UINT32_MAX. */
 static uint32_t sends_to(const shard_comm_groups *g, uint32_t pos) {
   for (uint32_t k = 0; k < g->num_transfers; k++)
-    if (g->transfers[k].from == pos)
-      return g->transfers[k].to;
+    if (g->transfers[k].from == pos) return g->transfers[k].to;
   return UINT32_MAX;
 }
 
@@ -106,20 +96,15 @@ static void term_groups(shard_buf *out, const shard_comm_groups *g, const shard_
       shard_buf_clear(&c);
       shard_buf_printf(&c, "dev %lld\n", (long long)g->device_ids[pos]);
       group_name(&c, g->group[pos]);
-      if (g->group_size > 1 && g->direction != SHARD_COMM_PERMUTE)
-        shard_buf_printf(&c, ".%u", g->member[pos]);
+      if (g->group_size > 1 && g->direction != SHARD_COMM_PERMUTE) shard_buf_printf(&c, ".%u", g->member[pos]);
       uint32_t to = sends_to(g, pos);
-      if (to != UINT32_MAX)
-        shard_buf_printf(&c, " -> %lld", (long long)g->device_ids[to]);
+      if (to != UINT32_MAX) shard_buf_printf(&c, " -> %lld", (long long)g->device_ids[to]);
       if (g->direction == SHARD_COMM_PERMUTE) {
         uint32_t from = UINT32_MAX;
         for (uint32_t k = 0; k < g->num_transfers; k++)
-          if (g->transfers[k].to == pos)
-            from = g->transfers[k].from;
-        if (from != UINT32_MAX)
-          shard_buf_printf(&c, " <- %lld", (long long)g->device_ids[from]);
-        else if (to == UINT32_MAX)
-          shard_buf_puts(&c, " keeps");
+          if (g->transfers[k].to == pos) from = g->transfers[k].from;
+        if (from != UINT32_MAX) shard_buf_printf(&c, " <- %lld", (long long)g->device_ids[from]);
+        else if (to == UINT32_MAX) shard_buf_puts(&c, " keeps");
       }
       t.cells[(size_t)r * cols + col] = shard_xstrdup(shard_buf_str(&c));
       t.colors[(size_t)r * cols + col] = g->direction == SHARD_COMM_PERMUTE ? -1 : (int)g->group[pos];
@@ -139,37 +124,30 @@ static void term_directions(shard_buf *out, const shard_comm_groups *g) {
     }
     shard_buf_puts(out, "   sends:");
     for (uint32_t k = 0; k < g->num_transfers && k < 4 * shown; k++)
-      shard_buf_printf(out, "%s %lld -> %lld", k ? "," : "",
-                       (long long)g->device_ids[g->transfers[k].from],
+      shard_buf_printf(out, "%s %lld -> %lld", k ? "," : "", (long long)g->device_ids[g->transfers[k].from],
                        (long long)g->device_ids[g->transfers[k].to]);
-    if (g->num_transfers > 4 * shown)
-      shard_buf_printf(out, ", and %u more", g->num_transfers - 4 * shown);
+    if (g->num_transfers > 4 * shown) shard_buf_printf(out, ", and %u more", g->num_transfers - 4 * shown);
     shard_buf_putc(out, '\n');
     return;
   }
   uint32_t *first = shard_xcalloc(g->num_groups + 1, sizeof *first);
   uint32_t *at = shard_xcalloc((size_t)g->num_groups * g->group_size + 1, sizeof *at);
-  for (uint32_t p = 0; p < g->num_devices; p++)
-    at[(size_t)g->group[p] * g->group_size + g->member[p]] = p;
+  for (uint32_t p = 0; p < g->num_devices; p++) at[(size_t)g->group[p] * g->group_size + g->member[p]] = p;
   for (uint32_t k = 0; k < g->num_groups && k < shown; k++) {
     shard_buf_puts(out, "   ");
     group_name(out, k);
     shard_buf_puts(out, ": ");
     for (uint32_t j = 0; j < g->group_size; j++) {
       const char *sep = g->direction == SHARD_COMM_RING ? " -> " : ", ";
-      shard_buf_printf(out, "%s%lld", j ? sep : "",
-                       (long long)g->device_ids[at[(size_t)k * g->group_size + j]]);
+      shard_buf_printf(out, "%s%lld", j ? sep : "", (long long)g->device_ids[at[(size_t)k * g->group_size + j]]);
     }
     if (g->direction == SHARD_COMM_RING && g->group_size > 1)
       shard_buf_printf(out, " -> %lld", (long long)g->device_ids[at[(size_t)k * g->group_size]]);
-    if (g->direction == SHARD_COMM_ALL_TO_ALL)
-      shard_buf_puts(out, " (each sends a piece to each)");
-    if (g->direction == SHARD_COMM_LOCAL)
-      shard_buf_puts(out, " (each keeps its own slice, nothing sent)");
+    if (g->direction == SHARD_COMM_ALL_TO_ALL) shard_buf_puts(out, " (each sends a piece to each)");
+    if (g->direction == SHARD_COMM_LOCAL) shard_buf_puts(out, " (each keeps its own slice, nothing sent)");
     shard_buf_putc(out, '\n');
   }
-  if (g->num_groups > shown)
-    shard_buf_printf(out, "   and %u more groups\n", g->num_groups - shown);
+  if (g->num_groups > shown) shard_buf_printf(out, "   and %u more groups\n", g->num_groups - shown);
   free(first);
   free(at);
 }
@@ -189,26 +167,20 @@ void shard_viz_term_plan(shard_buf *out, const shard_viz_plan *vp, const shard_v
     const shard_comm_row *r = &p->rows[i];
     const shard_comm_groups *g = vp->groups ? vp->groups[i] : NULL;
     shard_buf_putc(out, '\n');
-    if (o->color)
-      shard_buf_puts(out, "\x1b[1m");
+    if (o->color) shard_buf_puts(out, "\x1b[1m");
     row_heading(out, r, i, g);
-    if (o->color)
-      shard_buf_puts(out, "\x1b[0m");
+    if (o->color) shard_buf_puts(out, "\x1b[0m");
     shard_buf_puts(out, "\n   ");
     row_costs(out, r, g);
     shard_buf_puts(out, "\n   at ");
     where_text(out, r);
-    if (r->reason)
-      shard_buf_printf(out, ": %s", r->reason);
+    if (r->reason) shard_buf_printf(out, ": %s", r->reason);
     /* 40 columns for the largest sender, at least one for any that sends. */
     uint32_t bar = most > 0 ? (uint32_t)(40.0 * r->cost.bytes_sent / most + 0.5) : 0;
-    if (bar == 0 && r->cost.bytes_sent > 0)
-      bar = 1;
+    if (bar == 0 && r->cost.bytes_sent > 0) bar = 1;
     shard_buf_puts(out, "\n   bytes ");
-    for (uint32_t k = 0; k < bar; k++)
-      shard_buf_puts(out, "█");
-    shard_buf_printf(out, "%s%.0f%s\n", bar ? " " : "", r->cost.bytes_sent,
-                     most > 0 ? "" : " (nothing sent)");
+    for (uint32_t k = 0; k < bar; k++) shard_buf_puts(out, "█");
+    shard_buf_printf(out, "%s%.0f%s\n", bar ? " " : "", r->cost.bytes_sent, most > 0 ? "" : " (nothing sent)");
     if (!g) {
       shard_buf_puts(out, "   (mesh too large or unknown: no picture)\n");
       continue;
@@ -257,8 +229,7 @@ void shard_viz_dot_plan(shard_buf *out, const shard_viz_plan *vp) {
     row_costs(&t, r, g);
     shard_buf_puts(&t, "\nat ");
     where_text(&t, r);
-    if (r->reason)
-      shard_buf_printf(&t, "\n%s", r->reason);
+    if (r->reason) shard_buf_printf(&t, "\n%s", r->reason);
     shard_buf_clear(&l);
     shard_viz_dot_label(&l, shard_buf_str(&t));
     shard_viz_dot_set(c, "label", shard_buf_str(&l));
@@ -292,12 +263,10 @@ void shard_viz_dot_plan(shard_buf *out, const shard_viz_plan *vp) {
         shard_buf_clear(&t);
         shard_buf_printf(&t, "dev %lld\\n", (long long)g->device_ids[pos]);
         group_name(&t, g->group[pos]);
-        if (g->group_size > 1 && g->direction != SHARD_COMM_PERMUTE)
-          shard_buf_printf(&t, ".%u", g->member[pos]);
+        if (g->group_size > 1 && g->direction != SHARD_COMM_PERMUTE) shard_buf_printf(&t, ".%u", g->member[pos]);
         shard_viz_dot_set(dev[pos], "label", shard_buf_str(&t));
-        shard_viz_dot_set(dev[pos], "fillcolor", g->direction == SHARD_COMM_PERMUTE
-                                       ? "#eeeeee"
-                                       : fills[g->group[pos] % NUM_FILLS]);
+        shard_viz_dot_set(dev[pos], "fillcolor",
+                          g->direction == SHARD_COMM_PERMUTE ? "#eeeeee" : fills[g->group[pos] % NUM_FILLS]);
         if (col > 0) {
           /* Keeps the columns in mesh order whatever the sends do. */
           uint32_t left = shard_viz_mesh_position(g->mesh, row, col - 1);
@@ -353,8 +322,7 @@ void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *vp) {
     for (uint32_t k = 0; k < r->num_axes; k++) {
       shard_buf_clear(&t);
       shard_axis_print(&t, &r->axes[k]);
-      if (k)
-        shard_buf_puts(out, ", ");
+      if (k) shard_buf_puts(out, ", ");
       shard_buf_put_json_string(out, shard_buf_str(&t));
     }
     shard_buf_puts(out, "], \"location\": ");
@@ -368,42 +336,35 @@ void shard_viz_json_plan(shard_buf *out, const shard_viz_plan *vp) {
       shard_buf_puts(out, "null");
     }
     shard_buf_puts(out, ", \"reason\": ");
-    if (r->reason)
-      shard_buf_put_json_string(out, r->reason);
-    else
-      shard_buf_puts(out, "null");
+    if (r->reason) shard_buf_put_json_string(out, r->reason);
+    else shard_buf_puts(out, "null");
     shard_buf_printf(out,
                      ",\n   \"group_size\": %lld, \"num_groups\": %lld, \"bytes_sent_per_device\": "
                      "%.0f, \"bytes_received_per_device\": %.0f, \"seconds\": %.9g",
-                     (long long)r->cost.group_size, (long long)r->cost.num_groups,
-                     r->cost.bytes_sent, r->cost.bytes_recv, r->cost.seconds);
+                     (long long)r->cost.group_size, (long long)r->cost.num_groups, r->cost.bytes_sent,
+                     r->cost.bytes_recv, r->cost.seconds);
     if (!g) {
       shard_buf_puts(out, ", \"mesh\": null, \"direction\": null, \"groups\": null, \"transfers\": null}");
       continue;
     }
     shard_buf_puts(out, ",\n   \"mesh\": ");
     shard_buf_clear(&t);
-    if (g->mesh_name)
-      shard_buf_printf(&t, "@%s = ", g->mesh_name);
+    if (g->mesh_name) shard_buf_printf(&t, "@%s = ", g->mesh_name);
     shard_mesh_print(&t, g->mesh);
     shard_buf_put_json_string(out, shard_buf_str(&t));
-    shard_buf_printf(out, ", \"direction\": \"%s\",\n   \"groups\": [",
-                     shard_comm_direction_name(g->direction));
+    shard_buf_printf(out, ", \"direction\": \"%s\",\n   \"groups\": [", shard_comm_direction_name(g->direction));
     uint32_t *at = shard_xcalloc((size_t)g->num_groups * g->group_size + 1, sizeof *at);
-    for (uint32_t q = 0; q < g->num_devices; q++)
-      at[(size_t)g->group[q] * g->group_size + g->member[q]] = q;
+    for (uint32_t q = 0; q < g->num_devices; q++) at[(size_t)g->group[q] * g->group_size + g->member[q]] = q;
     for (uint32_t k = 0; k < g->num_groups; k++) {
       shard_buf_puts(out, k ? ", [" : "[");
       for (uint32_t j = 0; j < g->group_size; j++)
-        shard_buf_printf(out, "%s%lld", j ? ", " : "",
-                         (long long)g->device_ids[at[(size_t)k * g->group_size + j]]);
+        shard_buf_printf(out, "%s%lld", j ? ", " : "", (long long)g->device_ids[at[(size_t)k * g->group_size + j]]);
       shard_buf_putc(out, ']');
     }
     free(at);
     shard_buf_puts(out, "],\n   \"transfers\": [");
     for (uint32_t k = 0; k < g->num_transfers; k++)
-      shard_buf_printf(out, "%s[%lld, %lld]", k ? ", " : "",
-                       (long long)g->device_ids[g->transfers[k].from],
+      shard_buf_printf(out, "%s[%lld, %lld]", k ? ", " : "", (long long)g->device_ids[g->transfers[k].from],
                        (long long)g->device_ids[g->transfers[k].to]);
     shard_buf_puts(out, "]}");
   }

@@ -16,13 +16,11 @@
 static shard_buf *gv_errors;
 
 static int collect_error(char *msg) {
-  if (gv_errors)
-    shard_buf_puts(gv_errors, msg);
+  if (gv_errors) shard_buf_puts(gv_errors, msg);
   return 0;
 }
 
-bool shard_viz_render(const char *dot_text, const char *format, char **data, size_t *len,
-                      shard_buf *err) {
+bool shard_viz_render(const char *dot_text, const char *format, char **data, size_t *len, shard_buf *err) {
   *data = NULL;
   *len = 0;
   if (strcmp(format, "svg") != 0 && strcmp(format, "png") != 0 && strcmp(format, "pdf") != 0) {
@@ -53,8 +51,7 @@ bool shard_viz_render(const char *dot_text, const char *format, char **data, siz
       *len = n;
       ok = true;
     }
-    if (out)
-      gvFreeRenderData(out);
+    if (out) gvFreeRenderData(out);
     gvFreeLayout(gvc, g);
     agclose(g);
   }
@@ -64,8 +61,7 @@ bool shard_viz_render(const char *dot_text, const char *format, char **data, siz
   if (!ok && msgs.len) {
     shard_buf_puts(err, ": ");
     /* Trim the trailing newline Graphviz ends its messages with. */
-    while (msgs.len && msgs.data[msgs.len - 1] == '\n')
-      msgs.data[--msgs.len] = '\0';
+    while (msgs.len && msgs.data[msgs.len - 1] == '\n') msgs.data[--msgs.len] = '\0';
     shard_buf_puts(err, shard_buf_str(&msgs));
   }
   shard_buf_free(&msgs);

@@ -20,19 +20,16 @@ static const int palette[] = {31, 32, 33, 34, 35, 36, 91, 92, 93, 94, 95, 96};
 static size_t width(const char *s, size_t n) {
   size_t w = 0;
   for (size_t i = 0; i < n; i++)
-    if (((unsigned char)s[i] & 0xC0) != 0x80)
-      w++;
+    if (((unsigned char)s[i] & 0xC0) != 0x80) w++;
   return w;
 }
 
 static void spaces(shard_buf *b, size_t n) {
-  while (n--)
-    shard_buf_putc(b, ' ');
+  while (n--) shard_buf_putc(b, ' ');
 }
 
 static void repeat(shard_buf *b, const char *s, size_t n) {
-  while (n--)
-    shard_buf_puts(b, s);
+  while (n--) shard_buf_puts(b, s);
 }
 
 /* Line `k` of a multi-line cell text (empty past the end). */
@@ -53,8 +50,7 @@ static const char *line_of(const char *text, uint32_t k, size_t *len) {
 
 static uint32_t line_count(const char *text) {
   uint32_t n = 1;
-  for (const char *p = text; *p; p++)
-    n += *p == '\n';
+  for (const char *p = text; *p; p++) n += *p == '\n';
   return n;
 }
 
@@ -64,8 +60,7 @@ static size_t max_line_width(const char *text) {
     size_t len;
     const char *l = line_of(text, k, &len);
     size_t w = width(l, len);
-    if (w > best)
-      best = w;
+    if (w > best) best = w;
   }
   return best;
 }
@@ -84,12 +79,9 @@ static void table_init(table *t, uint32_t rows, uint32_t cols) {
 }
 
 static void table_free(table *t) {
-  for (uint32_t r = 0; r < t->rows; r++)
-    free(t->row_labels[r]);
-  for (uint32_t c = 0; c < t->cols; c++)
-    free(t->col_labels[c]);
-  for (size_t i = 0; i < (size_t)t->rows * t->cols; i++)
-    free(t->cells[i]);
+  for (uint32_t r = 0; r < t->rows; r++) free(t->row_labels[r]);
+  for (uint32_t c = 0; c < t->cols; c++) free(t->col_labels[c]);
+  for (size_t i = 0; i < (size_t)t->rows * t->cols; i++) free(t->cells[i]);
   free(t->row_labels);
   free(t->col_labels);
   free(t->cells);
@@ -97,8 +89,8 @@ static void table_free(table *t) {
 }
 
 /* One horizontal rule: left, fill, joint and right pieces. */
-static void rule(shard_buf *out, size_t indent, const size_t *w, uint32_t cols, const char *l,
-                 const char *j, const char *r) {
+static void rule(shard_buf *out, size_t indent, const size_t *w, uint32_t cols, const char *l, const char *j,
+                 const char *r) {
   spaces(out, indent);
   shard_buf_puts(out, l);
   for (uint32_t c = 0; c < cols; c++) {
@@ -112,8 +104,7 @@ static void table_draw(shard_buf *out, const table *t, bool color) {
   size_t label_w = 0;
   for (uint32_t r = 0; r < t->rows; r++) {
     size_t w = t->row_labels[r] ? width(t->row_labels[r], strlen(t->row_labels[r])) : 0;
-    if (w > label_w)
-      label_w = w;
+    if (w > label_w) label_w = w;
   }
   size_t indent = label_w ? label_w + 1 : 0;
   size_t *w = shard_xcalloc(t->cols, sizeof *w);
@@ -125,8 +116,7 @@ static void table_draw(shard_buf *out, const table *t, bool color) {
     }
     for (uint32_t r = 0; r < t->rows; r++) {
       size_t cw = max_line_width(t->cells[(size_t)r * t->cols + c]);
-      if (cw > w[c])
-        w[c] = cw;
+      if (cw > w[c]) w[c] = cw;
     }
     w[c] += 2;
   }
@@ -137,8 +127,7 @@ static void table_draw(shard_buf *out, const table *t, bool color) {
       shard_buf_puts(out, "  ");
       shard_buf_puts(out, l);
       /* The last column needs no trailing padding. */
-      if (c + 1 < t->cols)
-        spaces(out, w[c] - 1 - width(l, strlen(l)));
+      if (c + 1 < t->cols) spaces(out, w[c] - 1 - width(l, strlen(l)));
     }
     shard_buf_putc(out, '\n');
   }
@@ -147,32 +136,27 @@ static void table_draw(shard_buf *out, const table *t, bool color) {
     uint32_t h = 1;
     for (uint32_t c = 0; c < t->cols; c++) {
       uint32_t n = line_count(t->cells[(size_t)r * t->cols + c]);
-      if (n > h)
-        h = n;
+      if (n > h) h = n;
     }
     for (uint32_t k = 0; k < h; k++) {
       const char *rl = k == 0 && t->row_labels[r] ? t->row_labels[r] : "";
       shard_buf_puts(out, rl);
-      if (indent)
-        spaces(out, indent - width(rl, strlen(rl)));
+      if (indent) spaces(out, indent - width(rl, strlen(rl)));
       shard_buf_puts(out, "│");
       for (uint32_t c = 0; c < t->cols; c++) {
         size_t len;
         const char *l = line_of(t->cells[(size_t)r * t->cols + c], k, &len);
         int col = t->colors[(size_t)r * t->cols + c];
         shard_buf_putc(out, ' ');
-        if (color && col >= 0 && len)
-          shard_buf_printf(out, "\x1b[%dm", palette[(size_t)col % PALETTE_SIZE]);
+        if (color && col >= 0 && len) shard_buf_printf(out, "\x1b[%dm", palette[(size_t)col % PALETTE_SIZE]);
         shard_buf_putn(out, l, len);
-        if (color && col >= 0 && len)
-          shard_buf_puts(out, "\x1b[0m");
+        if (color && col >= 0 && len) shard_buf_puts(out, "\x1b[0m");
         spaces(out, w[c] - 1 - width(l, len));
         shard_buf_puts(out, "│");
       }
       shard_buf_putc(out, '\n');
     }
-    if (r + 1 < t->rows)
-      rule(out, indent, w, t->cols, "├", "┼", "┤");
+    if (r + 1 < t->rows) rule(out, indent, w, t->cols, "├", "┼", "┤");
   }
   rule(out, indent, w, t->cols, "└", "┴", "┘");
   free(w);
@@ -184,10 +168,8 @@ static char *take(shard_buf *b) {
 }
 
 static void heading(shard_buf *out, const char *text, bool color) {
-  if (color)
-    shard_buf_printf(out, "\x1b[1m%s\x1b[0m\n", text);
-  else
-    shard_buf_printf(out, "%s\n", text);
+  if (color) shard_buf_printf(out, "\x1b[1m%s\x1b[0m\n", text);
+  else shard_buf_printf(out, "%s\n", text);
 }
 
 static void tensor_grids(shard_buf *out, const shard_placement *p, const shard_viz_options *o) {
@@ -262,14 +244,12 @@ static void device_grid(shard_buf *out, const shard_placement *p, const shard_vi
     for (uint32_t c = 0; c < cols; c++) {
       const shard_placement_device *dev = &p->devices[shard_viz_mesh_position(p->mesh, r, c)];
       shard_buf_printf(&b, "dev %lld\n#%u", (long long)dev->id, dev->block);
-      if (p->num_partials > 1)
-        shard_buf_printf(&b, " p%lld", (long long)dev->partial);
+      if (p->num_partials > 1) shard_buf_printf(&b, " p%lld", (long long)dev->partial);
       t.cells[(size_t)r * cols + c] = take(&b);
       t.colors[(size_t)r * cols + c] = (int)dev->block;
     }
   shard_buf_puts(out, "devices on the mesh (cells: device id, then the block it holds");
-  if (p->num_partials > 1)
-    shard_buf_puts(out, " and which partial value");
+  if (p->num_partials > 1) shard_buf_puts(out, " and which partial value");
   shard_buf_puts(out, ")");
   if (p->mesh->num_axes > 2) {
     shard_buf_puts(out, "; rows ");
@@ -289,17 +269,14 @@ void shard_viz_term_blocks(shard_buf *out, const shard_placement *p) {
     const shard_placement_block *blk = &p->blocks[i];
     shard_buf_printf(out, "  #%u ", i);
     shard_placement_print_ranges(out, p, i);
-    if (blk->empty)
-      shard_buf_puts(out, " empty (padding only)");
-    else if (blk->padded)
-      shard_buf_puts(out, " padded");
+    if (blk->empty) shard_buf_puts(out, " empty (padding only)");
+    else if (blk->padded) shard_buf_puts(out, " padded");
     shard_buf_puts(out, " on");
     for (uint32_t k = 0; k < blk->num_devices; k++) {
       const shard_placement_device *dev = &p->devices[blk->devices[k]];
       shard_buf_printf(out, "%s %lld (", k ? "," : "", (long long)dev->id);
       shard_placement_print_coords(out, p, blk->devices[k]);
-      if (p->num_partials > 1)
-        shard_buf_printf(out, "; partial %lld", (long long)dev->partial);
+      if (p->num_partials > 1) shard_buf_printf(out, "; partial %lld", (long long)dev->partial);
       shard_buf_putc(out, ')');
     }
     shard_buf_putc(out, '\n');
@@ -329,15 +306,13 @@ static void one_mesh(shard_buf *out, const shard_viz_mesh *vm, const shard_viz_o
   const shard_mesh *m = vm->mesh;
   shard_buf b;
   shard_buf_init(&b);
-  if (vm->name)
-    shard_buf_printf(&b, "@%s = ", vm->name);
+  if (vm->name) shard_buf_printf(&b, "@%s = ", vm->name);
   shard_mesh_print(&b, m);
   int64_t n = shard_mesh_num_devices(m);
   shard_buf_printf(&b, ": %lld device%s", (long long)n, n == 1 ? "" : "s");
   if (m->num_axes == 0 && m->num_device_ids == 1)
     shard_buf_printf(&b, " (maximal mesh: everything on device %lld)", (long long)m->device_ids[0]);
-  else if (m->device_ids)
-    shard_buf_puts(&b, ", device_ids permuted");
+  else if (m->device_ids) shard_buf_puts(&b, ", device_ids permuted");
   heading(out, shard_buf_str(&b), o->color);
   shard_buf_clear(&b);
   for (uint32_t ax = 0; ax < m->num_axes; ax++) {
@@ -384,11 +359,9 @@ static void one_mesh(shard_buf *out, const shard_viz_mesh *vm, const shard_viz_o
   shard_buf_free(&b);
 }
 
-void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t n,
-                           const shard_viz_options *o) {
+void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t n, const shard_viz_options *o) {
   for (uint32_t i = 0; i < n; i++) {
-    if (i)
-      shard_buf_putc(out, '\n');
+    if (i) shard_buf_putc(out, '\n');
     one_mesh(out, &meshes[i], o);
   }
   /* Meshes with the same axes but another device order: say where. */
@@ -396,30 +369,27 @@ void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_
   for (uint32_t i = 0; i < n; i++)
     for (uint32_t j = i + 1; j < n; j++) {
       const shard_mesh *a = meshes[i].mesh, *b = meshes[j].mesh;
-      if (!shard_mesh_same_axes(a, b) || shard_mesh_equal(a, b))
-        continue;
+      if (!shard_mesh_same_axes(a, b) || shard_mesh_equal(a, b)) continue;
       int64_t total = shard_mesh_num_devices(a);
       for (int64_t pos = 0; pos < total; pos++) {
         int64_t ia = a->device_ids && pos < a->num_device_ids ? a->device_ids[pos] : pos;
         int64_t ib = b->device_ids && pos < b->num_device_ids ? b->device_ids[pos] : pos;
-        if (ia == ib)
-          continue;
+        if (ia == ib) continue;
         int64_t differ = 0;
         for (int64_t q = pos; q < total; q++) {
           int64_t qa = a->device_ids && q < a->num_device_ids ? a->device_ids[q] : q;
           int64_t qb = b->device_ids && q < b->num_device_ids ? b->device_ids[q] : q;
           differ += qa != qb;
         }
-        if (first)
-          shard_buf_putc(out, '\n');
+        if (first) shard_buf_putc(out, '\n');
         first = false;
         shard_buf_printf(out,
                          "@%s and @%s have the same axes but a different device order "
                          "(%lld of %lld positions differ): "
                          "position %lld holds device %lld in @%s and %lld in @%s\n",
                          meshes[i].name ? meshes[i].name : "?", meshes[j].name ? meshes[j].name : "?",
-                         (long long)differ, (long long)total, (long long)pos, (long long)ia, meshes[i].name ? meshes[i].name : "?",
-                         (long long)ib, meshes[j].name ? meshes[j].name : "?");
+                         (long long)differ, (long long)total, (long long)pos, (long long)ia,
+                         meshes[i].name ? meshes[i].name : "?", (long long)ib, meshes[j].name ? meshes[j].name : "?");
         break;
       }
     }
@@ -429,6 +399,4 @@ void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_
 
 void shard_viz_table_init(shard_viz_table *t, uint32_t rows, uint32_t cols) { table_init(t, rows, cols); }
 void shard_viz_table_free(shard_viz_table *t) { table_free(t); }
-void shard_viz_table_draw(shard_buf *out, const shard_viz_table *t, bool color) {
-  table_draw(out, t, color);
-}
+void shard_viz_table_draw(shard_buf *out, const shard_viz_table *t, bool color) { table_draw(out, t, color); }

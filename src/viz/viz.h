@@ -33,7 +33,7 @@
 /* How ranks above 2 become 2-D pictures. */
 typedef enum shard_viz_layout {
   SHARD_VIZ_SLICES, /* a grid of 2-D pictures of the last two dims, one per shard of the others */
-  SHARD_VIZ_FOLD    /* one picture: all dims but the last folded into rows */
+  SHARD_VIZ_FOLD /* one picture: all dims but the last folded into rows */
 } shard_viz_layout;
 
 typedef struct shard_viz_options {
@@ -64,12 +64,11 @@ typedef struct shard_viz_grid {
 void shard_viz_grid_init(shard_viz_grid *g, const shard_placement *p, shard_viz_layout layout);
 void shard_viz_grid_free(shard_viz_grid *g);
 /* The block drawn at (page, row, col). */
-uint32_t shard_viz_grid_block(const shard_viz_grid *g, const shard_placement *p, uint32_t page,
-                              uint32_t row, uint32_t col);
+uint32_t shard_viz_grid_block(const shard_viz_grid *g, const shard_placement *p, uint32_t page, uint32_t row,
+                              uint32_t col);
 /* Labels: "0:4" (one dim) or "d0 0:2, d1 4:8" (several), with "+N pad" or
  * "empty" for short or empty tail shards. `which` is 'p', 'r' or 'c'. */
-void shard_viz_grid_label(shard_buf *b, const shard_viz_grid *g, const shard_placement *p,
-                          char which, uint32_t index);
+void shard_viz_grid_label(shard_buf *b, const shard_viz_grid *g, const shard_placement *p, char which, uint32_t index);
 /* One sentence saying how the tensor was laid out ("rows: dim 0, columns: dim 1"). */
 void shard_viz_grid_describe(shard_buf *b, const shard_viz_grid *g, const shard_placement *p);
 /* Mesh grid: rows are all axes but the last folded row-major, columns the last axis. */
@@ -81,16 +80,14 @@ void shard_viz_mesh_label(shard_buf *b, const shard_mesh *m, char which, uint32_
 /* Summary lines shared by the text and DOT pictures: dims, replication, unreduced. */
 void shard_viz_summary(shard_buf *b, const shard_placement *p);
 /* "#3" and the device ids of a block, grouped by partial value when unreduced. */
-void shard_viz_block_devices(shard_buf *b, const shard_placement *p, uint32_t block,
-                             const char *group_sep);
+void shard_viz_block_devices(shard_buf *b, const shard_placement *p, uint32_t block, const char *group_sep);
 
 /* ---- term.c ---------------------------------------------------------------- */
 
 void shard_viz_term_placement(shard_buf *out, const shard_placement *p, const shard_viz_options *o);
 /* Just the list of blocks: ranges, padding, devices with coordinates. */
 void shard_viz_term_blocks(shard_buf *out, const shard_placement *p);
-void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t n,
-                           const shard_viz_options *o);
+void shard_viz_term_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t n, const shard_viz_options *o);
 
 /* ---- json.c ---------------------------------------------------------------- */
 
@@ -99,8 +96,7 @@ void shard_viz_json_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_
 
 /* ---- dot.c ----------------------------------------------------------------- */
 
-void shard_viz_dot_placements(shard_buf *out, shard_placement *const *p, uint32_t n,
-                              const shard_viz_options *o);
+void shard_viz_dot_placements(shard_buf *out, shard_placement *const *p, uint32_t n, const shard_viz_options *o);
 void shard_viz_dot_meshes(shard_buf *out, const shard_viz_mesh *meshes, uint32_t n);
 
 /* A grid of multi-line cells with optional row and column labels, drawn with
@@ -120,12 +116,10 @@ void shard_viz_mesh_table_init(shard_viz_table *t, const shard_mesh *m);
 void shard_viz_table_free(shard_viz_table *t);
 void shard_viz_table_draw(shard_buf *out, const shard_viz_table *t, bool color);
 
-
 /* ---- graph.c --------------------------------------------------------------- */
 
 /* `title` is the first line (the input and what was run on it). */
-void shard_viz_term_graph(shard_buf *out, const shard_flow_graph *g, const char *title,
-                          const shard_viz_options *o);
+void shard_viz_term_graph(shard_buf *out, const shard_flow_graph *g, const char *title, const shard_viz_options *o);
 void shard_viz_dot_graph(shard_buf *out, const shard_flow_graph *g, const char *title);
 void shard_viz_json_graph(shard_buf *out, const shard_flow_graph *g, const char *title);
 
@@ -163,7 +157,6 @@ void shard_viz_json_memory(shard_buf *out, const shard_viz_memory *m);
 /* Lays out DOT text with Graphviz's dot engine and renders it as `format`
  * (svg, png or pdf). On success (*data, *len) hold the bytes (free with free());
  * on failure err says why. */
-bool shard_viz_render(const char *dot_text, const char *format, char **data, size_t *len,
-                      shard_buf *err);
+bool shard_viz_render(const char *dot_text, const char *format, char **data, size_t *len, shard_buf *err);
 
 #endif

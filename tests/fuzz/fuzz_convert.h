@@ -62,7 +62,8 @@ static inline void fuzz_conv_diag(void *ctx, const shard_diag *d) {
   const shard_span *s = &d->span;
   (void)strlen(d->message);
   if (!s->src) {
-    if (sink->must_locate && d->severity == SHARD_ERROR) fuzz_convert_fail("parse error without a location", d->message);
+    if (sink->must_locate && d->severity == SHARD_ERROR)
+      fuzz_convert_fail("parse error without a location", d->message);
     return;
   }
   bool known = false;
@@ -95,7 +96,7 @@ static inline int64_t fuzz_conv_devices(const shard_conv_ctx *cx, const shard_co
 
 /* Compares a and b on the shape; no verdict (true) when a has no map. */
 static inline bool fuzz_conv_same_devices(const shard_conv_ctx *cx, const shard_conv *a, const shard_conv *b,
-                                   shard_buf *why) {
+                                          shard_buf *why) {
   if (cx->rank < 0 || a->kind == SHARD_CONV_TUPLE) return true;
   int64_t n = fuzz_conv_devices(cx, a);
   if (n == 0 || fuzz_conv_devices(cx, b) != n || n * cx->rank > FUZZ_MAX_MAP_ENTRIES) return true;
@@ -128,8 +129,8 @@ static inline void fuzz_conv_reprint(shard_conv_ctx *cx, const shard_conv *c, sh
   if (!printed && de.errors == 0) fuzz_convert_fail("print failed without an error", shard_notation_name(to));
   /* PartitionSpec, DTensor and TF print a tuple as a Python tuple of
    * their shardings, which their parsers (one sharding each) do not read. */
-  bool readable = c->kind != SHARD_CONV_TUPLE || to == SHARD_NOTATION_HLO ||
-                  to == SHARD_NOTATION_HLO_V3 || to == SHARD_NOTATION_SHARDY;
+  bool readable = c->kind != SHARD_CONV_TUPLE || to == SHARD_NOTATION_HLO || to == SHARD_NOTATION_HLO_V3 ||
+                  to == SHARD_NOTATION_SHARDY;
   /* DTensor text has no rank: without a shape, the parser guesses it from
    * Shard(d) only up to d < 64 (convert_dtensor.c) and asks for --shape
    * beyond, as a user converting a 70-dim TF layout back would be asked. */
@@ -180,7 +181,7 @@ static inline void fuzz_conv_reprint(shard_conv_ctx *cx, const shard_conv *c, sh
  * every notation, `from` first. `extra` (may be NULL) runs on the parsed
  * sharding text with the context, for notation-specific checks. */
 static inline void fuzz_convert(const uint8_t *data, size_t size, shard_notation from,
-                         void (*extra)(shard_conv_ctx *cx, const shard_source *src)) {
+                                void (*extra)(shard_conv_ctx *cx, const shard_source *src)) {
   size_t nl1 = 0, nl2;
   while (nl1 < size && data[nl1] != '\n') nl1++;
   nl2 = nl1 < size ? nl1 + 1 : size;

@@ -50,10 +50,10 @@ static void as_written(shard_source *src) {
       {{"sdy-pad-for-divisibility", NULL}},
       {{"sdy-convert-global-to-local", NULL}},
   };
-  static const char *const stage[] = {"after -sdy-sharding-constraint-to-reshard", "after -sdy-close-shardings",
-                                      "after -sdy-insert-explicit-reshards", "after -sdy-reshard-to-collectives",
-                                      "after -canonicalize",
-                                      "after -sdy-pad-for-divisibility", "after -sdy-convert-global-to-local"};
+  static const char *const stage[] = {
+      "after -sdy-sharding-constraint-to-reshard", "after -sdy-close-shardings", "after -sdy-insert-explicit-reshards",
+      "after -sdy-reshard-to-collectives",         "after -canonicalize",        "after -sdy-pad-for-divisibility",
+      "after -sdy-convert-global-to-local"};
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
     if (!fuzz_run_steps(m, steps[i], 1, stage[i], &de)) break;
   shard_module_free(m);

@@ -57,7 +57,8 @@ static void hlo_checks(shard_conv_ctx *cx, const shard_source *src) {
   shard_buf_init(&why);
   if (shard_hlo_device_map(h, cx->shape, (uint32_t)cx->rank, n, &mh, &why)) {
     if (shard_device_map_build(c, cx->shape, (uint32_t)cx->rank, n, &mc, &why)) {
-      if (!shard_device_map_equal(&mh, &mc, &why)) fuzz_convert_fail("HloSharding -> Shardy changes the devices", shard_buf_str(&why));
+      if (!shard_device_map_equal(&mh, &mc, &why))
+        fuzz_convert_fail("HloSharding -> Shardy changes the devices", shard_buf_str(&why));
       shard_device_map_free(&mc);
     }
     shard_device_map_free(&mh);

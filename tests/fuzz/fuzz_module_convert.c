@@ -36,8 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!ft || ft->kind != SHARD_ATTR_TYPE || ft->u.type->kind != SHARD_TYPE_FUNCTION) continue;
     const shard_type *t = ft->u.type;
     for (uint32_t i = 0; i < t->num_inputs; i++) convert_one(m, shard_func_arg_sharding(fn, i), t->inputs[i]);
-    for (uint32_t i = 0; i < t->num_results; i++)
-      convert_one(m, shard_func_result_sharding(fn, i), t->results[i]);
+    for (uint32_t i = 0; i < t->num_results; i++) convert_one(m, shard_func_result_sharding(fn, i), t->results[i]);
   }
   if (m) shard_module_free(m);
   free(text);

@@ -83,12 +83,12 @@ static inline size_t fuzz_splice(uint8_t *d, size_t n, size_t max, size_t off, s
 static const char *const fuzz_op_families[][8] = {
     {"stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
      "stablehlo.divide", "stablehlo.power", "stablehlo.remainder"},
-    {"stablehlo.negate", "stablehlo.abs", "stablehlo.exponential", "stablehlo.tanh", "stablehlo.sqrt",
-     "stablehlo.log", "stablehlo.sine", "stablehlo.floor"},
+    {"stablehlo.negate", "stablehlo.abs", "stablehlo.exponential", "stablehlo.tanh", "stablehlo.sqrt", "stablehlo.log",
+     "stablehlo.sine", "stablehlo.floor"},
     {"stablehlo.and", "stablehlo.or", "stablehlo.xor", "stablehlo.shift_left", "stablehlo.add", "stablehlo.maximum",
      "stablehlo.minimum", "stablehlo.multiply"},
-    {"stablehlo.reshape", "stablehlo.transpose", "stablehlo.broadcast_in_dim", "stablehlo.reverse",
-     "stablehlo.convert", "stablehlo.copy", "sdy.sharding_constraint", "sdy.reshard"},
+    {"stablehlo.reshape", "stablehlo.transpose", "stablehlo.broadcast_in_dim", "stablehlo.reverse", "stablehlo.convert",
+     "stablehlo.copy", "sdy.sharding_constraint", "sdy.reshard"},
     {"sdy.all_gather", "sdy.all_slice", "sdy.all_to_all", "sdy.collective_permute", "sdy.all_reduce",
      "sdy.reduce_scatter", "sdy.reshard", "sdy.sharding_constraint"},
 };

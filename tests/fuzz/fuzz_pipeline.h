@@ -23,12 +23,12 @@
  * fuzz unit take minutes. */
 #define FUZZ_MAX_ELEMENTS 1024 /* elements of any tensor the module names */
 #define FUZZ_MAX_DEVICES_RUN 16 /* devices of any mesh a sharding names */
-#define FUZZ_MAX_STEPS 20000   /* ops one device may execute */
+#define FUZZ_MAX_STEPS 20000 /* ops one device may execute */
 
 /* What the diagnostics of a unit said, besides fuzz_diag's span checks. */
 typedef struct fuzz_sink {
   const char *needle, *needle2; /* an error message holding one is a finding (NULL: none) */
-  const char *found;  /* the first such message (static copy below) */
+  const char *found; /* the first such message (static copy below) */
   char msg[512];
 } fuzz_sink;
 

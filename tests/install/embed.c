@@ -20,16 +20,12 @@ typedef struct tally {
 
 static void on_diagnostic(void *ctx, const shard_diagnostic *d) {
   tally *t = ctx;
-  if (d->level == SHARD_DIAGNOSTIC_ERROR)
-    t->errors++;
-  else if (d->level == SHARD_DIAGNOSTIC_WARNING)
-    t->warnings++;
-  if (d->file)
-    printf("%s:%u:%u: ", d->file, d->line, d->column);
+  if (d->level == SHARD_DIAGNOSTIC_ERROR) t->errors++;
+  else if (d->level == SHARD_DIAGNOSTIC_WARNING) t->warnings++;
+  if (d->file) printf("%s:%u:%u: ", d->file, d->line, d->column);
   printf("%s: %s\n", shard_diagnostic_level_name(d->level), d->message);
   /* The source line must be the one the location names. */
-  if (d->file && (!d->source_line || memchr(d->source_line, '\n', d->source_line_len)))
-    printf("bad source line\n");
+  if (d->file && (!d->source_line || memchr(d->source_line, '\n', d->source_line_len))) printf("bad source line\n");
 }
 
 /* Prints m with `flags`, parses the text again and verifies it. */
@@ -46,12 +42,9 @@ static int reparse(const shard_module *m, unsigned flags, const char *label) {
 
 static void print_dims(const int64_t *dims, unsigned rank) {
   for (unsigned d = 0; d < rank; d++) {
-    if (d)
-      putchar('x');
-    if (dims[d] == SHARD_DIM_DYNAMIC)
-      putchar('?');
-    else
-      printf("%lld", (long long)dims[d]);
+    if (d) putchar('x');
+    if (dims[d] == SHARD_DIM_DYNAMIC) putchar('?');
+    else printf("%lld", (long long)dims[d]);
   }
 }
 
@@ -70,10 +63,8 @@ int main(int argc, char **argv) {
   } else {
     unsigned errors = shard_module_verify(m, SHARD_VERIFY_EXTRA_WARNINGS, on_diagnostic, &t);
     printf("%s: %u errors, %u warnings\n", argv[1], errors, t.warnings);
-    if (errors)
-      failed = 1;
-    else
-      failed |= reparse(m, 0, "pretty") | reparse(m, SHARD_PRINT_GENERIC, "generic");
+    if (errors) failed = 1;
+    else failed |= reparse(m, 0, "pretty") | reparse(m, SHARD_PRINT_GENERIC, "generic");
   }
   shard_module_free(m);
 

@@ -19,8 +19,7 @@ static inline void cv_collect(void *ctx, const shard_diag *d) {
   size_t used = strlen(c->text);
   uint32_t line = 0, col = 0;
   if (d->span.src) shard_span_linecol(d->span, &line, &col);
-  snprintf(c->text + used, sizeof c->text - used, "%s@%u: %s\n", shard_severity_name(d->severity), col,
-           d->message);
+  snprintf(c->text + used, sizeof c->text - used, "%s@%u: %s\n", shard_severity_name(d->severity), col, d->message);
   if (d->severity == SHARD_ERROR) c->errors++;
   if (d->severity == SHARD_WARNING) c->warnings++;
 }
@@ -66,8 +65,8 @@ static inline bool cv_setup(cv_run *r, const char *mesh, const char *shape) {
 }
 
 /* Parses `input` in `from` and prints it in `to`. */
-static inline bool cv_convert(cv_run *r, shard_notation from, shard_notation to, const char *mesh,
-                              const char *shape, const char *input) {
+static inline bool cv_convert(cv_run *r, shard_notation from, shard_notation to, const char *mesh, const char *shape,
+                              const char *input) {
   if (!cv_setup(r, mesh, shape)) return false;
   r->src.name = "<sharding>";
   r->src.text = input;
@@ -93,8 +92,8 @@ static inline unsigned cv_count(const cv_diags *d, const char *needle) {
 }
 
 /* Same device for every element? `why` (may be NULL) says where not. */
-static inline bool cv_equivalent(const shard_conv *a, const shard_conv *b, const int64_t *shape,
-                                 uint32_t rank, int64_t num_devices, shard_buf *why) {
+static inline bool cv_equivalent(const shard_conv *a, const shard_conv *b, const int64_t *shape, uint32_t rank,
+                                 int64_t num_devices, shard_buf *why) {
   shard_device_map ma, mb;
   if (!shard_device_map_build(a, shape, rank, num_devices, &ma, why)) return false;
   if (!shard_device_map_build(b, shape, rank, num_devices, &mb, why)) {

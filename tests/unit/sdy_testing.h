@@ -61,10 +61,8 @@ static inline char *sdy_roundtrip(const char *attr) {
   sdy_parse_attr(&r, attr);
   shard_buf b;
   shard_buf_init(&b);
-  if (r.attr)
-    shard_sdy_attr_print(&b, r.attr);
-  else
-    shard_buf_printf(&b, "<parse error>\n%s", r.diags.text);
+  if (r.attr) shard_sdy_attr_print(&b, r.attr);
+  else shard_buf_printf(&b, "<parse error>\n%s", r.diags.text);
   sdy_parsed_free(&r);
   return shard_buf_take(&b);
 }

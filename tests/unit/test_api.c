@@ -17,14 +17,11 @@ typedef struct capture {
 
 static void on_diag(void *ctx, const shard_diagnostic *d) {
   capture *c = ctx;
-  if (d->level == SHARD_DIAGNOSTIC_ERROR)
-    c->errors++;
-  if (d->level == SHARD_DIAGNOSTIC_WARNING)
-    c->warnings++;
+  if (d->level == SHARD_DIAGNOSTIC_ERROR) c->errors++;
+  if (d->level == SHARD_DIAGNOSTIC_WARNING) c->warnings++;
   c->len += (size_t)snprintf(c->text + c->len, sizeof c->text - c->len, "%s:%u:%u: %s: %s [%.*s]\n",
-                             d->file ? d->file : "-", d->line, d->column,
-                             shard_diagnostic_level_name(d->level), d->message,
-                             (int)d->source_line_len, d->source_line ? d->source_line : "");
+                             d->file ? d->file : "-", d->line, d->column, shard_diagnostic_level_name(d->level),
+                             d->message, (int)d->source_line_len, d->source_line ? d->source_line : "");
 }
 
 static const char *const k_valid =
@@ -61,11 +58,10 @@ Test(api, parse_verify_print_round_trip) {
 
 Test(api, the_module_owns_its_text) {
   /* The caller's buffer is gone before verification reports on it. */
-  char *text = strdup(
-      "sdy.mesh @mesh = <[\"x\"=2]>\n"
-      "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"z\"}]>}) {\n"
-      "  return\n"
-      "}\n");
+  char *text = strdup("sdy.mesh @mesh = <[\"x\"=2]>\n"
+                      "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"z\"}]>}) {\n"
+                      "  return\n"
+                      "}\n");
   char *name = strdup("gone.mlir");
   capture c = {0};
   shard_module *m = shard_module_parse(name, text, strlen(text), on_diag, &c);
@@ -75,10 +71,9 @@ Test(api, the_module_owns_its_text) {
   strcpy(name, "XXXX");
   free(name);
   cr_assert_eq(shard_module_verify(m, 0, on_diag, &c), 1);
-  cr_assert_str_eq(c.text,
-                   "gone.mlir:2:1: error: 'func.func' op arg 0 - unknown axis name: \"z\" "
-                   "[func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-                   "[{\"z\"}]>}) {]\n");
+  cr_assert_str_eq(c.text, "gone.mlir:2:1: error: 'func.func' op arg 0 - unknown axis name: \"z\" "
+                           "[func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                           "[{\"z\"}]>}) {]\n");
   shard_module_free(m);
 }
 
@@ -97,11 +92,10 @@ Test(api, unreadable_file_is_an_unlocated_error) {
 }
 
 Test(api, verify_flags_extra_warnings_and_werror) {
-  const char *text =
-      "sdy.mesh @mesh = <[\"x\"=3]>\n"
-      "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) {\n"
-      "  return\n"
-      "}\n";
+  const char *text = "sdy.mesh @mesh = <[\"x\"=3]>\n"
+                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) {\n"
+                     "  return\n"
+                     "}\n";
   capture c = {0};
   shard_module *m = shard_module_parse("w.mlir", text, strlen(text), on_diag, &c);
   cr_assert_not_null(m);
@@ -116,8 +110,7 @@ Test(api, verify_flags_extra_warnings_and_werror) {
 Test(api, snippet_local_shapes) {
   capture c = {0};
   shard_sharding *s = shard_sharding_parse(
-      "@mesh = <[\"x\"=2, \"y\"=4]>; sharding<@mesh, [{\"y\"}, {}, {\"x\"}]> : tensor<16x?x5xf32>",
-      on_diag, &c);
+      "@mesh = <[\"x\"=2, \"y\"=4]>; sharding<@mesh, [{\"y\"}, {}, {\"x\"}]> : tensor<16x?x5xf32>", on_diag, &c);
   cr_assert_not_null(s, "%s", c.text);
   cr_assert_eq(shard_sharding_rank(s), 3);
   cr_assert_eq(shard_sharding_num_devices(s), 8);
@@ -125,8 +118,8 @@ Test(api, snippet_local_shapes) {
   shard_sharding_global_dims(s, g);
   shard_sharding_local_dims(s, l);
   cr_assert(g[0] == 16 && g[1] == SHARD_DIM_DYNAMIC && g[2] == 5);
-  cr_assert(l[0] == 4 && l[1] == SHARD_DIM_DYNAMIC && l[2] == 3, "%lld %lld %lld",
-            (long long)l[0], (long long)l[1], (long long)l[2]);
+  cr_assert(l[0] == 4 && l[1] == SHARD_DIM_DYNAMIC && l[2] == 3, "%lld %lld %lld", (long long)l[0], (long long)l[1],
+            (long long)l[2]);
   /* 5 over 2 devices pads: shard's own warning, not an error. */
   cr_assert_eq(c.warnings, 1, "%s", c.text);
   shard_sharding_free(s);
@@ -135,8 +128,7 @@ Test(api, snippet_local_shapes) {
 Test(api, snippet_errors_point_into_the_snippet) {
   capture c = {0};
   /* An unknown axis: the verifier's error, at the sharding line. */
-  cr_assert_null(shard_sharding_parse("@m = <[\"x\"=2]>\nsharding<@m, [{\"q\"}]> : tensor<4xf32>",
-                                      on_diag, &c));
+  cr_assert_null(shard_sharding_parse("@m = <[\"x\"=2]>\nsharding<@m, [{\"q\"}]> : tensor<4xf32>", on_diag, &c));
   cr_assert_str_eq(c.text, "<snippet>:2:1: error: 'func.func' op arg 0 - unknown axis name: \"q\" "
                            "[sharding<@m, [{\"q\"}]> : tensor<4xf32>]\n");
 

@@ -121,12 +121,13 @@ Test(attr_stablehlo_mesh, decodes_symbol_and_axis_refs) {
  * and the struct's fields in any order; the print is StableHLO's. */
 Test(attr_stablehlo_mesh, decodes_inline_mesh_in_any_spelling) {
   captured diag = {0};
-  shard_module *m = S_parse(S_module("#stablehlo.replica_group_mesh_axes<\n"
-                                     "      axes = [#stablehlo.axis_ref<name = \"y\">],\n"
-                                     "      mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<size = 2, name = \"x\">,\n"
-                                     "        <name = \"y\", size = 4>], device_ids = dense<[7, 6, 5, 4, 3, 2, 1, 0]> "
-                                     ": tensor<8xi64>>\n    >"),
-                            &diag);
+  shard_module *m =
+      S_parse(S_module("#stablehlo.replica_group_mesh_axes<\n"
+                       "      axes = [#stablehlo.axis_ref<name = \"y\">],\n"
+                       "      mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<size = 2, name = \"x\">,\n"
+                       "        <name = \"y\", size = 4>], device_ids = dense<[7, 6, 5, 4, 3, 2, 1, 0]> "
+                       ": tensor<8xi64>>\n    >"),
+              &diag);
   cr_assert_not_null(m, "%s", diag.text);
   const shard_shlo_mesh_axes *g =
       shard_attr_mesh_axes(shard_op_attr(S_find(m->top, "stablehlo.all_gather"), "replica_groups"));
@@ -145,9 +146,10 @@ Test(attr_stablehlo_mesh, decodes_inline_mesh_in_any_spelling) {
   cr_expect_eq(ids.v[0], 7);
   cr_expect_eq(ids.v[7], 0);
   char *out = S_print(m, false);
-  cr_expect_not_null(strstr(out, "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name "
-                                 "= \"x\", size = 2>, <name = \"y\", size = 4>], device_ids=dense<[7, 6, 5, 4, 3, 2, "
-                                 "1, 0]> : tensor<8xi64>>, axes = [#stablehlo.axis_ref<name = \"y\">]>"),
+  cr_expect_not_null(strstr(out,
+                            "replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes=[<name "
+                            "= \"x\", size = 2>, <name = \"y\", size = 4>], device_ids=dense<[7, 6, 5, 4, 3, 2, "
+                            "1, 0]> : tensor<8xi64>>, axes = [#stablehlo.axis_ref<name = \"y\">]>"),
                      "%s", out);
   free(out);
 }

@@ -63,8 +63,8 @@ Test(axis, overlap) {
 }
 
 Test(axis, containment) {
-  shard_axis_ref x = full("x"), x12 = sub("x", 1, 2), x14 = sub("x", 1, 4), x22 = sub("x", 2, 2),
-                 x24 = sub("x", 2, 4), y = full("y");
+  shard_axis_ref x = full("x"), x12 = sub("x", 1, 2), x14 = sub("x", 1, 4), x22 = sub("x", 2, 2), x24 = sub("x", 2, 4),
+                 y = full("y");
   cr_expect(shard_axis_contains(&x, &x24, &mesh_xyz));
   cr_expect(shard_axis_contains(&x, &x, &mesh_xyz));
   cr_expect_not(shard_axis_contains(&x24, &x, &mesh_xyz), "a sub-axis never contains its full axis");
@@ -87,8 +87,8 @@ Test(axis, prefix) {
 }
 
 Test(axis, merge) {
-  shard_axis_ref x12 = sub("x", 1, 2), x22 = sub("x", 2, 2), x42 = sub("x", 4, 2), x14 = sub("x", 1, 4),
-                 x = full("x"), y12 = sub("y", 1, 2);
+  shard_axis_ref x12 = sub("x", 1, 2), x22 = sub("x", 2, 2), x42 = sub("x", 4, 2), x14 = sub("x", 1, 4), x = full("x"),
+                 y12 = sub("y", 1, 2);
   cr_expect(shard_axis_can_merge(&x12, &x22));
   cr_expect_not(shard_axis_can_merge(&x22, &x12), "order matters: b must follow a");
   cr_expect_not(shard_axis_can_merge(&x12, &x42), "gap between [1,2) and [4,8)");
@@ -106,8 +106,7 @@ Test(axis, merge) {
 
 /* Shardy's AxisRefAttr::operator<: "x":(1)2 < "x":(1)4 < "x" < "x":(2)2 < "x":(2)4 < "x":(4)2 */
 Test(axis, compare_same_axis) {
-  shard_axis_ref order[] = {sub("x", 1, 2), sub("x", 1, 4), full("x"), sub("x", 2, 2), sub("x", 2, 4),
-                            sub("x", 4, 2)};
+  shard_axis_ref order[] = {sub("x", 1, 2), sub("x", 1, 4), full("x"), sub("x", 2, 2), sub("x", 2, 4), sub("x", 4, 2)};
   size_t n = sizeof order / sizeof order[0];
   for (size_t i = 0; i < n; i++)
     for (size_t j = 0; j < n; j++) {
@@ -199,8 +198,7 @@ Test(axis, coexist) {
 }
 
 Test(axis, without_overlap) {
-  shard_axis_ref x = full("x"), x14 = sub("x", 1, 4), x24 = sub("x", 2, 4), x22 = sub("x", 2, 2),
-                 y = full("y"), out;
+  shard_axis_ref x = full("x"), x14 = sub("x", 1, 4), x24 = sub("x", 2, 4), x22 = sub("x", 2, 2), y = full("y"), out;
   cr_assert(shard_axis_prefix_without_overlap(&x14, &x24, &out));
   cr_expect(shard_axis_equal(&out, &(shard_axis_ref){"x", true, 1, 2}), "[1,4) minus [2,8) keeps [1,2)");
   cr_expect_not(shard_axis_prefix_without_overlap(&x24, &x14, &out), "[2,8) starts inside [1,4)");
@@ -323,7 +321,8 @@ Test(sharding, drop_manual) {
   shard_arena *a = shard_arena_new();
   shard_axis_ref d0[] = {full("x"), full("y")}, d1[] = {full("z")}, rep[] = {full("x"), sub("z", 1, 1)},
                  unr[] = {full("y"), full("x")};
-  shard_dim_sharding dims[] = {{d0, 2, false, SHARD_NO_PRIORITY}, {d1, 1, true, 3}, {NULL, 0, false, SHARD_NO_PRIORITY}};
+  shard_dim_sharding dims[] = {
+      {d0, 2, false, SHARD_NO_PRIORITY}, {d1, 1, true, 3}, {NULL, 0, false, SHARD_NO_PRIORITY}};
   shard_tensor_sharding s = {"mesh", NULL, dims, 3, rep, 2, unr, 2, SHARD_RED_MAX, {0}};
   const char *manual[] = {"x"};
   shard_tensor_sharding *r = shard_sharding_drop_manual(a, &s, manual, 1);

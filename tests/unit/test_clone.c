@@ -126,11 +126,10 @@ Test(clone, copy_uses_only_its_own_values) {
 }
 
 Test(clone, unmapped_operands_keep_their_values_and_mapped_ones_are_redirected) {
-  shard_module *m = S_parse(
-      "func.func @f(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf32>\n"
-      "  return %0 : tensor<8xf32>\n"
-      "}\n");
+  shard_module *m = S_parse("func.func @f(%arg0: tensor<8xf32>, %arg1: tensor<8xf32>) -> tensor<8xf32> {\n"
+                            "  %0 = stablehlo.add %arg0, %arg1 : tensor<8xf32>\n"
+                            "  return %0 : tensor<8xf32>\n"
+                            "}\n");
   shard_op *f = S_func(m, "f");
   shard_block *entry = f->regions[0].first;
   shard_op *add = entry->first;
@@ -151,13 +150,12 @@ Test(clone, unmapped_operands_keep_their_values_and_mapped_ones_are_redirected) 
 }
 
 Test(clone, successors_and_forward_references_point_into_the_copy) {
-  shard_module *m = S_parse(
-      "\"t.graph\"() ({\n"
-      "^bb0(%a: i32):\n"
-      "  \"t.br\"(%a)[^bb1] : (i32) -> ()\n"
-      "^bb1(%b: i32):\n"
-      "  \"t.use\"(%b) : (i32) -> ()\n"
-      "}) : () -> ()\n");
+  shard_module *m = S_parse("\"t.graph\"() ({\n"
+                            "^bb0(%a: i32):\n"
+                            "  \"t.br\"(%a)[^bb1] : (i32) -> ()\n"
+                            "^bb1(%b: i32):\n"
+                            "  \"t.use\"(%b) : (i32) -> ()\n"
+                            "}) : () -> ()\n");
   shard_op *graph = m->top->regions[0].first->first;
   shard_op *copy = shard_op_clone(m->arena, graph, NULL);
   shard_block *b0 = copy->regions[0].first;
@@ -171,19 +169,18 @@ Test(clone, successors_and_forward_references_point_into_the_copy) {
   shard_module_free(m);
 }
 
-static const char *const call_tree =
-    "func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
-    "  %0 = call @foo(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
-    "  %1 = call @bar(%0) : (tensor<8xi32>) -> tensor<8xi32>\n"
-    "  return %1 : tensor<8xi32>\n"
-    "}\n"
-    "func.func private @bar(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
-    "  return %arg0 : tensor<8xi32>\n"
-    "}\n"
-    "func.func private @foo(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
-    "  %0 = call @bar(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
-    "  return %0 : tensor<8xi32>\n"
-    "}\n";
+static const char *const call_tree = "func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
+                                     "  %0 = call @foo(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
+                                     "  %1 = call @bar(%0) : (tensor<8xi32>) -> tensor<8xi32>\n"
+                                     "  return %1 : tensor<8xi32>\n"
+                                     "}\n"
+                                     "func.func private @bar(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
+                                     "  return %arg0 : tensor<8xi32>\n"
+                                     "}\n"
+                                     "func.func private @foo(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
+                                     "  %0 = call @bar(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
+                                     "  return %0 : tensor<8xi32>\n"
+                                     "}\n";
 
 Test(call_graph, post_order_puts_callees_first_and_pre_order_reverses_it) {
   shard_module *m = S_parse(call_tree);

@@ -19,8 +19,7 @@ static void expect_warning(shard_notation from, shard_notation to, const char *m
   cv_run r;
   bool ok = cv_convert(&r, from, to, mesh, shape, input);
   cr_assert(ok, "%s failed:\n%s", input, r.diags.text);
-  cr_assert_eq(cv_count(&r.diags, needle), 1, "%s: want one warning with '%s', got:\n%s", input, needle,
-               r.diags.text);
+  cr_assert_eq(cv_count(&r.diags, needle), 1, "%s: want one warning with '%s', got:\n%s", input, needle, r.diags.text);
   if (want) cr_assert_str_eq(shard_buf_str(&r.out), want);
   cv_free(&r);
 }
@@ -34,8 +33,8 @@ static void expect_clean(shard_notation from, shard_notation to, const char *mes
 }
 
 /* Converts and expects an error at `col` containing `needle`. */
-static void expect_error(shard_notation from, shard_notation to, const char *mesh, const char *shape,
-                         const char *input, unsigned col, const char *needle) {
+static void expect_error(shard_notation from, shard_notation to, const char *mesh, const char *shape, const char *input,
+                         unsigned col, const char *needle) {
   cv_run r;
   bool ok = cv_convert(&r, from, to, mesh, shape, input);
   cr_assert(!ok, "%s: expected an error", input);
@@ -86,9 +85,11 @@ Test(warnings, to_dtensor) {
 Test(warnings, dtensor_partials) {
   expect_warning(DT, SDY, M, "4x4", "[Shard(0), Partial('avg')]", "Partial(\"avg\")",
                  "#sdy.sharding<@mesh, [{\"x\"}, {}], unreduced={\"y\"}>");
-  expect_warning(DT, HLO, M, "4x4", "[Shard(0), Partial('product')]", "no product reduction",
-                 "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
-  expect_warning(DT, PSPEC, M, "4x4", "[Shard(0), Partial('avg')]", "no avg reduction", "P('x', unreduced={'y'}, unreduced_kind=sum)");
+  expect_warning(
+      DT, HLO, M, "4x4", "[Shard(0), Partial('product')]", "no product reduction",
+      "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
+  expect_warning(DT, PSPEC, M, "4x4", "[Shard(0), Partial('avg')]", "no avg reduction",
+                 "P('x', unreduced={'y'}, unreduced_kind=sum)");
   /* and back to DTensor it is kept */
   cv_run r;
   cr_assert(cv_convert(&r, DT, DT, M, "4x4", "[Shard(0), Partial('avg')]"));
@@ -99,10 +100,11 @@ Test(warnings, dtensor_partials) {
 }
 
 Test(warnings, to_tf) {
-  expect_warning(SDY, TF, M, NULL, "<@m, [{\"x\", \"y\"}, {}]>", "mesh rebuilt",
-                 "sharding_specs:x_y,unsharded, mesh:|x_y=4|0,1,2,3|0,1,2,3|/job:localhost/replica:0/task:0/device:CPU:0,"
-                 "/job:localhost/replica:0/task:0/device:CPU:1,/job:localhost/replica:0/task:0/device:CPU:2,"
-                 "/job:localhost/replica:0/task:0/device:CPU:3");
+  expect_warning(
+      SDY, TF, M, NULL, "<@m, [{\"x\", \"y\"}, {}]>", "mesh rebuilt",
+      "sharding_specs:x_y,unsharded, mesh:|x_y=4|0,1,2,3|0,1,2,3|/job:localhost/replica:0/task:0/device:CPU:0,"
+      "/job:localhost/replica:0/task:0/device:CPU:1,/job:localhost/replica:0/task:0/device:CPU:2,"
+      "/job:localhost/replica:0/task:0/device:CPU:3");
   expect_warning(SDY, TF, M, NULL, "<@m, [{\"x\"}, {}], unreduced={\"y\"}>", "no partial values", NULL);
   expect_warning(SDY, TF, "x=4", NULL, "<@m, [{\"x\":(1)2}, {}]>", "mesh rebuilt", NULL);
   expect_warning(SDY, TF, M, NULL, "<@m, [{\"x\"}p0, {}]>", "no sharding priorities", NULL);
@@ -114,8 +116,8 @@ Test(warnings, hlo_to_shardy) {
                  "manual axes on the enclosing sdy.manual_computation", "#sdy.sharding<@mesh, [{}, {\"y\"}]>");
   expect_warning(HLO, SDY, M, "4x4", "{manual}", "no fully manual sharding", NULL);
   /* not on the given mesh: falls back to invented names, once */
-  expect_warning(HLO, SDY, "{'x': 2, 'y': 3}", NULL, "{devices=[2,3]<=[2,3]T(1,0)}", "cannot be written on the given mesh",
-                 NULL);
+  expect_warning(HLO, SDY, "{'x': 2, 'y': 3}", NULL, "{devices=[2,3]<=[2,3]T(1,0)}",
+                 "cannot be written on the given mesh", NULL);
   expect_clean(HLO, SDY, M, NULL, "{devices=[2,2]<=[4]}");
   cv_run r;
   cr_assert(cv_convert(&r, HLO, SDY, NULL, NULL, "{devices=[2,2]<=[4]}"));

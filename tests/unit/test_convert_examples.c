@@ -10,8 +10,8 @@
 #define DT SHARD_NOTATION_DTENSOR
 #define TF SHARD_NOTATION_TF
 
-static void expect_conv(shard_notation from, shard_notation to, const char *mesh, const char *shape,
-                        const char *input, const char *want_mesh, const char *want) {
+static void expect_conv(shard_notation from, shard_notation to, const char *mesh, const char *shape, const char *input,
+                        const char *want_mesh, const char *want) {
   cv_run r;
   bool ok = cv_convert(&r, from, to, mesh, shape, input);
   cr_assert(ok, "%s -> failed:\n%s", input, r.diags.text);
@@ -22,8 +22,7 @@ static void expect_conv(shard_notation from, shard_notation to, const char *mesh
 
 /* Ex. 1: P('x','y') on mesh (2,2) ('x','y'). */
 Test(examples, ex1_full_tiling) {
-  expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8x8", "P('x', 'y')", NULL,
-              "#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>");
+  expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8x8", "P('x', 'y')", NULL, "#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>");
   expect_conv(PSPEC, HLO, "{'x': 2, 'y': 2}", "8x8", "P('x', 'y')", NULL, "{devices=[2,2]<=[4]}");
   expect_conv(SDY, HLO, NULL, NULL, "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n#sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>",
               NULL, "{devices=[2,2]<=[4]}");
@@ -32,8 +31,7 @@ Test(examples, ex1_full_tiling) {
 /* Ex. 2: P('x') on a rank-1 array. */
 Test(examples, ex2_partial_replication) {
   expect_conv(PSPEC, SDY, "{'x': 2, 'y': 2}", "8", "P('x',)", NULL, "#sdy.sharding<@mesh, [{\"x\"}]>");
-  expect_conv(PSPEC, HLO, "{'x': 2, 'y': 2}", "8", "P('x',)", NULL,
-              "{devices=[2,2]<=[4] last_tile_dim_replicate}");
+  expect_conv(PSPEC, HLO, "{'x': 2, 'y': 2}", "8", "P('x',)", NULL, "{devices=[2,2]<=[4] last_tile_dim_replicate}");
 }
 
 /* Ex. 3: partially manual (shard_map): manual axes in V3 -> V2 subgroups. */
@@ -71,10 +69,10 @@ Test(examples, ex4_invented_mesh) {
 Test(examples, ex5_v3_to_v2) {
   expect_conv(SDY, HLO, "<[\"a\"=2, \"b\"=4, \"c\"=4]>", NULL, "<@mesh, [{}, {\"a\", \"c\"}], replicated={\"b\"}>",
               NULL, "{devices=[1,8,4]<=[2,4,4]T(0,2,1) last_tile_dim_replicate}");
-  expect_conv(SDY, HLO, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", NULL,
-              "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
-  expect_conv(SDY, DT, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
-              "[Shard(0), Partial()]");
+  expect_conv(
+      SDY, HLO, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", NULL,
+      "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}");
+  expect_conv(SDY, DT, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "", "[Shard(0), Partial()]");
   expect_conv(SDY, PSPEC, "a=2,b=2", NULL, "<@mesh, [{\"a\"}, {}], unreduced={\"b\"}>", "",
               "P('a', unreduced={'b'}, unreduced_kind=sum)");
 }
@@ -86,8 +84,7 @@ Test(examples, ex6_strided_shard) {
   expect_conv(DT, HLO, mesh, "8x8", "[_StridedShard(0, split_factor=2), Shard(0)]", NULL,
               "{devices=[4,1]<=[2,2]T(1,0)}");
   expect_conv(DT, HLO, mesh, "8x8", "[Shard(0), Shard(0)]", NULL, "{devices=[4,1]<=[4]}");
-  expect_conv(HLO, DT, mesh, "8x8", "{devices=[4,1]<=[2,2]T(1,0)}", "",
-              "[_StridedShard(0, split_factor=2), Shard(0)]");
+  expect_conv(HLO, DT, mesh, "8x8", "{devices=[4,1]<=[2,2]T(1,0)}", "", "[_StridedShard(0, split_factor=2), Shard(0)]");
   /* The docstring's table: row blocks 0..3 live on devices 0, 2, 1, 3. */
   cv_run r;
   cr_assert(cv_convert(&r, DT, HLO, mesh, "8x8", "[_StridedShard(0, split_factor=2), Shard(0)]"));
@@ -135,7 +132,8 @@ Test(examples, summary_table) {
       {"[{\"x\", \"y\"}, {}]", "P(('x', 'y'),)", "{devices=[4,1]<=[4]}", "[Shard(0), Shard(0)]"},
       {"[{\"y\", \"x\"}, {}]", "P(('y', 'x'),)", "{devices=[4,1]<=[2,2]T(1,0)}",
        "[_StridedShard(0, split_factor=2), Shard(0)]"},
-      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'}, unreduced_kind=sum)", "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}",
+      {"[{\"x\"}, {}], unreduced={\"y\"}", "P('x', unreduced={'y'}, unreduced_kind=sum)",
+       "{devices=[2,1,2]<=[4] last_tile_dims={unreduced} metadata={op_type=\"sdy::reduction_op\" op_name=\"SUM\"}}",
        "[Shard(0), Partial()]"},
   };
   const char *mesh = "{'x': 2, 'y': 2}";

@@ -33,8 +33,8 @@ static void fail(stats *st, const char *what, const char *detail) {
 
 /* Parses `text` in `from` over `mesh` (NULL: none). NULL with the
  * diagnostics in `why` when it does not parse. */
-static shard_conv *parse(shard_conv_ctx *cx, shard_notation from, const char *text, const shard_mesh *mesh,
-                         cv_diags *d, shard_buf *why) {
+static shard_conv *parse(shard_conv_ctx *cx, shard_notation from, const char *text, const shard_mesh *mesh, cv_diags *d,
+                         shard_buf *why) {
   shard_source *src = SHARD_NEW(cx->arena, shard_source);
   src->name = "<rt>";
   src->text = shard_arena_strdup(cx->arena, text);
@@ -51,8 +51,8 @@ static shard_conv *parse(shard_conv_ctx *cx, shard_notation from, const char *te
 }
 
 /* Prints c in `to`; the mesh to read it back on goes to *mesh_back. */
-static bool print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, const shard_mesh *mesh,
-                  shard_buf *out, const shard_mesh **mesh_back, cv_diags *d, shard_buf *why) {
+static bool print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, const shard_mesh *mesh, shard_buf *out,
+                  const shard_mesh **mesh_back, cv_diags *d, shard_buf *why) {
   shard_buf mout;
   shard_buf_init(&mout);
   const shard_mesh *saved = cx->mesh;
@@ -82,7 +82,7 @@ static bool print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, co
   return ok;
 }
 
-static const shard_notation others[] = {SHARD_NOTATION_SHARDY, SHARD_NOTATION_HLO, SHARD_NOTATION_HLO_V3,
+static const shard_notation others[] = {SHARD_NOTATION_SHARDY, SHARD_NOTATION_HLO,     SHARD_NOTATION_HLO_V3,
                                         SHARD_NOTATION_PSPEC,  SHARD_NOTATION_DTENSOR, SHARD_NOTATION_TF};
 
 /* Takes S through `home` and back, then home's text through every other notation. */
@@ -108,8 +108,8 @@ static void check(const shard_conv *s, shard_notation home, const int64_t *shape
   const shard_mesh *hm;
   bool has_partial = s->sharding->num_unreduced > 0;
   shard_conv *h = NULL;
-  if (!print(&cx, home, s, s->mesh, &text, &hm, &d, &why) || !(h = parse(&cx, home, shard_buf_str(&text), hm, &d, &why)) ||
-      !cv_equivalent(s, h, shape, rank, n, &why)) {
+  if (!print(&cx, home, s, s->mesh, &text, &hm, &d, &why) ||
+      !(h = parse(&cx, home, shard_buf_str(&text), hm, &d, &why)) || !cv_equivalent(s, h, shape, rank, n, &why)) {
     shard_buf_printf(&why, " [%s, text %s]", shard_buf_str(&desc), shard_buf_str(&text));
     fail(st, shard_notation_name(home), shard_buf_str(&why));
     goto done;
@@ -273,8 +273,7 @@ Test(paddle_oneflow, oneflow_round_trips) {
   stats st = {0};
   generated(SHARD_NOTATION_ONEFLOW, false, true, &st);
   generated(SHARD_NOTATION_ONEFLOW_PYTHON, false, true, &st);
-  fprintf(stderr, "oneflow: %u shardings, %u legs (%u refused: placed differently)\n", st.checked, st.legs,
-          st.refused);
+  fprintf(stderr, "oneflow: %u shardings, %u legs (%u refused: placed differently)\n", st.checked, st.legs, st.refused);
   cr_assert(st.legs >= 6000, "only %u legs", st.legs);
   /* the generator's uneven shapes (5, 6, 7 over 3 or 4 parts) do reach the refusal */
   cr_assert(st.refused > 0, "no uneven OneFlow sharding was refused");

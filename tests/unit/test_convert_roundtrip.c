@@ -30,15 +30,13 @@ static void quiet(void *ctx, const shard_diag *d) {
 }
 
 static void fail(rt_stats *st, const char *what, const char *input, const char *detail) {
-  if (!st->failed)
-    snprintf(st->first_failure, sizeof st->first_failure, "%s: %s\n  %s", what, input, detail);
+  if (!st->failed) snprintf(st->first_failure, sizeof st->first_failure, "%s: %s\n  %s", what, input, detail);
   st->failed++;
 }
 
 /* Parses `text` in `from` over `mesh` and compares with `want`. */
-static bool reparse_equal(shard_notation from, const char *text, const shard_mesh *mesh,
-                          const shard_conv *want, const int64_t *shape, uint32_t rank, int64_t n,
-                          shard_buf *why) {
+static bool reparse_equal(shard_notation from, const char *text, const shard_mesh *mesh, const shard_conv *want,
+                          const int64_t *shape, uint32_t rank, int64_t n, shard_buf *why) {
   shard_arena *a = shard_arena_new();
   shard_diag_engine de;
   cv_diags diags = {{0}, 0, 0};
@@ -331,8 +329,8 @@ Test(roundtrip, conformance_shardings, .timeout = 600) {
   cr_log_info("conformance: %u files, %u shardings checked, %u skipped (invalid or too large), "
               "%u PartitionSpec, %u DTensor, %u TF round trips",
               files, st.checked, st.skipped, st.pspec, st.dtensor, st.tf);
-  fprintf(stderr, "conformance: %u files, %u shardings checked, %u skipped, %u pspec, %u dtensor, %u tf\n",
-          files, st.checked, st.skipped, st.pspec, st.dtensor, st.tf);
+  fprintf(stderr, "conformance: %u files, %u shardings checked, %u skipped, %u pspec, %u dtensor, %u tf\n", files,
+          st.checked, st.skipped, st.pspec, st.dtensor, st.tf);
   cr_assert(st.checked >= 500, "only %u shardings found", st.checked);
   cr_assert_eq(st.failed, 0, "%u failures; first: %s", st.failed, st.first_failure);
 }
@@ -444,8 +442,8 @@ Test(roundtrip, generated_meshes_up_to_4_axes, .timeout = 600) {
     }
     shard_arena_free(a);
   }
-  fprintf(stderr, "generated: %u shardings checked, %u skipped, %u pspec, %u dtensor, %u tf\n", st.checked,
-          st.skipped, st.pspec, st.dtensor, st.tf);
+  fprintf(stderr, "generated: %u shardings checked, %u skipped, %u pspec, %u dtensor, %u tf\n", st.checked, st.skipped,
+          st.pspec, st.dtensor, st.tf);
   cr_assert(st.checked >= 2000, "only %u generated shardings were valid", st.checked);
   cr_assert_eq(st.failed, 0, "%u failures; first: %s", st.failed, st.first_failure);
 }

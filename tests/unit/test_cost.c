@@ -45,8 +45,7 @@ static shard_topology topo(const char *spec, int64_t devices) {
 }
 
 static void assert_within(double got, double want, double rel, const char *what) {
-  cr_assert(fabs(got - want) <= rel * want, "%s: got %.6g, expected %.6g (within %.0f%%)", what,
-            got, want, rel * 100);
+  cr_assert(fabs(got - want) <= rel * want, "%s: got %.6g, expected %.6g (within %.0f%%)", what, got, want, rel * 100);
 }
 
 static shard_axis_ref axis(const char *name) {
@@ -93,8 +92,7 @@ Test(cost_examples, e3_v4p_all_gather_x) {
   /* AllGather_X([B_X, D_Y]) -> [B, D_Y]: local out bf16[1024, 1024]. */
   int64_t out_shape[] = {1024, 4096 / 4}, in_shape[] = {1024 / 4, 4096 / 4};
   shard_collective_cost c;
-  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &x, 1,
-                                shard_tensor_bytes(in_shape, 2, "bf16"),
+  shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &x, 1, shard_tensor_bytes(in_shape, 2, "bf16"),
                                 shard_tensor_bytes(out_shape, 2, "bf16"), &c);
   cr_assert_eq(c.group_size, 4);
   cr_assert_eq(c.num_groups, 16);
@@ -201,8 +199,7 @@ Test(cost_device_ids, iota_ids_place_like_implicit_ones) {
   shard_mesh m = mesh3(8, 4, 0);
   shard_topology t = topo("tpu-v5e:8x4", 32);
   int64_t ids[32];
-  for (int i = 0; i < 32; i++)
-    ids[i] = i;
+  for (int i = 0; i < 32; i++) ids[i] = i;
   shard_axis_ref y = axis("y"), x = axis("x");
   shard_collective_cost implicit_y, implicit_x, explicit_y, explicit_x;
   shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &implicit_y);
@@ -232,8 +229,7 @@ Test(cost_device_ids, scattered_groups_span_more_of_the_torus) {
   cr_assert_eq(row.placement.part_size[0], 4);
   int64_t ids[16];
   for (int i = 0; i < 4; i++)
-    for (int j = 0; j < 4; j++)
-      ids[i * 4 + j] = (j / 2 + 2 * (i / 2)) * 4 + 2 * (i % 2) + j % 2;
+    for (int j = 0; j < 4; j++) ids[i * 4 + j] = (j / 2 + 2 * (i / 2)) * 4 + 2 * (i % 2) + j % 2;
   m.device_ids = ids;
   m.num_device_ids = 16;
   shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 4e6, &square);
@@ -254,8 +250,7 @@ Test(cost_device_ids, interleaved_ids_cross_gpu_nodes) {
   shard_collective_cost inside, split;
   shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 8e6, &inside);
   int64_t ids[16];
-  for (int d = 0; d < 16; d++)
-    ids[d] = (d % 2) * 8 + d / 2;
+  for (int d = 0; d < 16; d++) ids[d] = (d % 2) * 8 + d / 2;
   m.device_ids = ids;
   m.num_device_ids = 16;
   shard_collective_cost_compute(&t, &m, SHARD_COLL_ALL_GATHER, &y, 1, 1e6, 8e6, &split);

@@ -46,7 +46,8 @@ static void run_steps(run *r, const char *text, const step *steps, size_t n) {
   shard_diag_init(&r->de, collect, &r->d);
   r->m = shard_parse_module(&r->src, NULL, &r->de);
   cr_assert(r->m, "parse failed: %s", r->d.text);
-  for (size_t i = 0; i < n; i++) cr_assert(steps[i].pass(r->m, steps[i].options, SHARD_PASS_CONTEXT(&r->de)), "pass failed: %s", r->d.text);
+  for (size_t i = 0; i < n; i++)
+    cr_assert(steps[i].pass(r->m, steps[i].options, SHARD_PASS_CONTEXT(&r->de)), "pass failed: %s", r->d.text);
 }
 
 static char *print_module(const shard_module *m) {
@@ -154,14 +155,13 @@ Test(debug_origins, axes_take_the_origin_of_their_source) {
 }
 
 Test(debug_origins, constraints_are_named_and_their_axes_read_self) {
-  static const char *const text =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-      "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\"}, {?}]> : tensor<8x8xf32>\n"
-      "  %1 = stablehlo.add %0, %0 : tensor<8x8xf32>\n"
-      "  %2 = sdy.sharding_constraint %1 <@mesh, [{}, {}]> : tensor<8x8xf32>\n"
-      "  return %2 : tensor<8x8xf32>\n"
-      "}\n";
+  static const char *const text = "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+                                  "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+                                  "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{\"a\"}, {?}]> : tensor<8x8xf32>\n"
+                                  "  %1 = stablehlo.add %0, %0 : tensor<8x8xf32>\n"
+                                  "  %2 = sdy.sharding_constraint %1 <@mesh, [{}, {}]> : tensor<8x8xf32>\n"
+                                  "  return %2 : tensor<8x8xf32>\n"
+                                  "}\n";
   run r;
   step steps[] = {{shard_pass_add_data_flow_edges, NULL},
                   {shard_pass_apply_sharding_constraints, "debug-sharding-origins=true"},
@@ -297,8 +297,7 @@ Test(debug_origins, sunk_onto_data_flow_ops_then_removed) {
   step steps[] = {
       {shard_pass_add_data_flow_edges, NULL},
       {shard_pass_aggressive_propagate, "debug-sharding-origins=true debug-propagation-edge-sharding=true"},
-      {shard_pass_sink_data_flow_edges,
-       "sink-debug-sharding-origins=true sink-debug-propagation-edge-sharding=true"}};
+      {shard_pass_sink_data_flow_edges, "sink-debug-sharding-origins=true sink-debug-propagation-edge-sharding=true"}};
   run_steps(&r, text, steps, 3);
   shard_op *f = func_named(r.m, "f");
   shard_op *mc = nth_op(f, "sdy.manual_computation", 0);

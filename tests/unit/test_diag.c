@@ -97,8 +97,7 @@ Test(buf, printf_growth_and_escapes) {
   shard_buf b;
   shard_buf_init(&b);
   cr_assert_str_eq(shard_buf_str(&b), "");
-  for (int i = 0; i < 1000; i++)
-    shard_buf_printf(&b, "%d,", i);
+  for (int i = 0; i < 1000; i++) shard_buf_printf(&b, "%d,", i);
   cr_assert_eq(strncmp(b.data, "0,1,2,", 6), 0);
   cr_assert_eq(b.len, strlen(b.data));
   shard_buf_clear(&b);

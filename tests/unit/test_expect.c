@@ -47,8 +47,7 @@ static void emit(fixture *f, shard_severity sev, uint32_t line, const char *msg)
   shard_span sp = shard_no_span;
   if (line) {
     uint32_t off = 0;
-    for (uint32_t l = 1; l < line; l++)
-      off = (uint32_t)(strchr(f->src.text + off, '\n') - f->src.text) + 1;
+    for (uint32_t l = 1; l < line; l++) off = (uint32_t)(strchr(f->src.text + off, '\n') - f->src.text) + 1;
     sp = (shard_span){&f->src, off, 1};
   }
   shard_diag d = {sev, sp, msg};
@@ -115,10 +114,9 @@ Test(expect, unmatched_and_unexpected_reports) {
   setup(&f, "x\n  // expected-error@-1 {{wanted}}\n// expected-note@unknown {{gone}}\n", 0);
   emit(&f, SHARD_ERROR, 1, "something else");
   cr_assert_not(finish(&f));
-  cr_assert_str_eq(f.out.text,
-                   "1:1: unexpected error: something else\n"
-                   "2:6: expected error \"wanted\" was not produced\n"
-                   "-: expected note \"gone\" was not produced\n");
+  cr_assert_str_eq(f.out.text, "1:1: unexpected error: something else\n"
+                               "2:6: expected error \"wanted\" was not produced\n"
+                               "-: expected note \"gone\" was not produced\n");
 }
 
 Test(expect, near_miss_on_severity) {
@@ -126,9 +124,8 @@ Test(expect, near_miss_on_severity) {
   setup(&f, "// expected-warning@+1 {{odd}}\nx\n", 0);
   emit(&f, SHARD_ERROR, 2, "odd thing");
   cr_assert_not(finish(&f));
-  cr_assert_str_eq(f.out.text,
-                   "1:4: 'error' diagnostic emitted when expecting a 'warning'\n"
-                   "1:4: expected warning \"odd\" was not produced\n");
+  cr_assert_str_eq(f.out.text, "1:4: 'error' diagnostic emitted when expecting a 'warning'\n"
+                               "1:4: expected warning \"odd\" was not produced\n");
 }
 
 Test(expect, one_designator_matches_repeated_diagnostics) {

@@ -117,11 +117,12 @@ static void expect_contains(const char *haystack, const char *needle) {
 /* ---- compatibility ---------------------------------------------------------------- */
 
 Test(explicit_reshards, compatible_when_all_tensors_agree) {
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>},"
-      " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {\"y\"}]>]>} : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n}\n";
+  const char *text =
+      MESH "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>},"
+           " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {\"y\"}]>}) -> tensor<8x8xf32> {\n"
+           "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {\"y\"}]>]>} : "
+           "tensor<8x8xf32>\n"
+           "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
   shard_module *m = parse(text, &src, &d);
@@ -134,11 +135,11 @@ Test(explicit_reshards, compatible_when_all_tensors_agree) {
 }
 
 Test(explicit_reshards, incompatible_when_a_tensor_differs) {
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
-      " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>} : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n}\n";
+  const char *text = MESH "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
+                          " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}]>}) -> tensor<8x8xf32> {\n"
+                          "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, "
+                          "{}]>]>} : tensor<8x8xf32>\n"
+                          "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
   shard_module *m = parse(text, &src, &d);
@@ -155,10 +156,11 @@ Test(explicit_reshards, incompatible_when_a_tensor_differs) {
 Test(explicit_reshards, incompatible_when_an_axis_shards_two_factors) {
   /* The same axis on both dims of the result: the projection agrees per
    * factor, yet "x" may only shard one of them. */
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\":(1)2}, {\"x\":(1)2}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\":(1)2}, {\"x\":(1)2}]>]>} : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n}\n";
+  const char *text = MESH "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\":(1)2}, "
+                          "{\"x\":(1)2}]>}) -> tensor<8x8xf32> {\n"
+                          "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\":(1)2}, "
+                          "{\"x\":(1)2}]>]>} : tensor<8x8xf32>\n"
+                          "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
   shard_module *m = parse(text, &src, &d);
@@ -173,7 +175,8 @@ Test(explicit_reshards, incompatible_when_an_axis_shards_two_factors) {
 Test(explicit_reshards, unary_op_prefers_the_more_sharded_tensor) {
   const char *text = MESH
       "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}, {}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"x\"}]>]>} : tensor<8x8xf32>\n"
+      "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"x\"}]>]>} : "
+      "tensor<8x8xf32>\n"
       "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
@@ -188,11 +191,12 @@ Test(explicit_reshards, unary_op_prefers_the_more_sharded_tensor) {
 }
 
 Test(explicit_reshards, heuristic_combines_axes_of_different_tensors) {
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
-      " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>} : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n}\n";
+  const char *text =
+      MESH "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
+           " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
+           "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>} : "
+           "tensor<8x8xf32>\n"
+           "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
   shard_module *m = parse(text, &src, &d);
@@ -207,11 +211,12 @@ Test(explicit_reshards, heuristic_combines_axes_of_different_tensors) {
 Test(explicit_reshards, overlapping_candidates_are_truncated) {
   /* "x" shards dim 0 of both operands and dim 1 of the result: dim 0 wins
    * (two tensors), so the result's factor can't keep "x". */
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
-      " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"x\", \"y\"}]>]>} : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n}\n";
+  const char *text =
+      MESH "func.func @f(%a: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>},"
+           " %b: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
+           "  %0 = stablehlo.add %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"x\", \"y\"}]>]>} : "
+           "tensor<8x8xf32>\n"
+           "  return %0 : tensor<8x8xf32>\n}\n";
   shard_source src;
   diags d;
   shard_module *m = parse(text, &src, &d);
@@ -224,7 +229,8 @@ Test(explicit_reshards, overlapping_candidates_are_truncated) {
 }
 
 Test(explicit_reshards, need_replication_axes_move_to_batching_factors) {
-  const char *text = "sdy.mesh @mesh = <[\"x\"=2]>\n"
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=2]>\n"
       "func.func @f(%a: tensor<8x4xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"x\"}]>}) -> tensor<8x4xf32> {\n"
       "  %0 = \"foo.bar\"(%a) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {\"x\"}]>]>,"
       " sdy.sharding_rule = #sdy.op_sharding_rule<([i, j])->([i, j]) {i=8, j=4} need_replication={j}>}"
@@ -247,7 +253,8 @@ Test(explicit_reshards, need_replication_axes_move_to_batching_factors) {
 Test(explicit_reshards_pass, reshards_the_smaller_side) {
   const char *text = MESH
       "func.func @f(%a: tensor<4x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}, {}]>}) -> tensor<4x32xf32> {\n"
-      "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>} : tensor<4x32xf32>\n"
+      "  %0 = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>} : "
+      "tensor<4x32xf32>\n"
       "  return %0 : tensor<4x32xf32>\n}\n";
   diags d;
   bool ok;
@@ -264,12 +271,12 @@ Test(explicit_reshards_pass, reshards_the_smaller_side) {
 }
 
 Test(explicit_reshards_pass, sharded_contracting_dim_is_all_reduced) {
-  const char *text = MESH
-      "func.func @f(%a: tensor<8x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"x\"}]>},"
-      " %b: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x16xf32> {\n"
-      "  %0 = stablehlo.dot %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>}"
-      " : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>\n"
-      "  return %0 : tensor<8x16xf32>\n}\n";
+  const char *text =
+      MESH "func.func @f(%a: tensor<8x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"x\"}]>},"
+           " %b: tensor<32x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<8x16xf32> {\n"
+           "  %0 = stablehlo.dot %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>}"
+           " : (tensor<8x32xf32>, tensor<32x16xf32>) -> tensor<8x16xf32>\n"
+           "  return %0 : tensor<8x16xf32>\n}\n";
   diags d;
   bool ok;
   char *out = run(text, "enable-full-version=true", &d, &ok);
@@ -280,10 +287,9 @@ Test(explicit_reshards_pass, sharded_contracting_dim_is_all_reduced) {
 }
 
 Test(explicit_reshards_pass, returned_values_follow_result_shardings) {
-  const char *text = MESH
-      "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>})"
-      " -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}]>}) {\n"
-      "  return %a : tensor<8xf32>\n}\n";
+  const char *text = MESH "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>})"
+                          " -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}]>}) {\n"
+                          "  return %a : tensor<8xf32>\n}\n";
   diags d;
   bool ok;
   char *out = run(text, "enable-full-version=true", &d, &ok);
@@ -294,8 +300,8 @@ Test(explicit_reshards_pass, returned_values_follow_result_shardings) {
 
 Test(explicit_reshards_pass, single_device_argument_is_an_error) {
   const char *text = "sdy.mesh @dev = <[], device_ids=[0]>\n"
-      "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@dev, []>}) -> tensor<8xf32> {\n"
-      "  return %a : tensor<8xf32>\n}\n";
+                     "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@dev, []>}) -> tensor<8xf32> {\n"
+                     "  return %a : tensor<8xf32>\n}\n";
   diags d;
   bool ok;
   char *out = run(text, "enable-full-version=true", &d, &ok);
@@ -306,11 +312,11 @@ Test(explicit_reshards_pass, single_device_argument_is_an_error) {
 
 Test(explicit_reshards_pass, single_device_op_goes_through_the_global_mesh) {
   const char *text = MESH "sdy.mesh @dev = <[], device_ids=[0]>\n"
-      "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>})"
-      " -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) {\n"
-      "  %0 = stablehlo.custom_call @foo(%a) {sdy.sharding = #sdy.sharding_per_value<[<@dev, []>]>}"
-      " : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %0 : tensor<8xf32>\n}\n";
+                          "func.func @f(%a: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>})"
+                          " -> (tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) {\n"
+                          "  %0 = stablehlo.custom_call @foo(%a) {sdy.sharding = #sdy.sharding_per_value<[<@dev, []>]>}"
+                          " : (tensor<8xf32>) -> tensor<8xf32>\n"
+                          "  return %0 : tensor<8xf32>\n}\n";
   diags d;
   bool ok;
   char *out = run(text, "enable-full-version=true", &d, &ok);
@@ -325,7 +331,8 @@ Test(explicit_reshards_pass, single_device_op_goes_through_the_global_mesh) {
 Test(explicit_reshards_pass, dot_result_takes_the_operand_sharding_without_full_version) {
   /* The result conflicts with lhs only on its non-contracting dim and is
    * sharded like the contracting dim: shard it like lhs and reshard after. */
-  const char *text = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
       "func.func @f(%a: tensor<4x32xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"y\"}, {\"x\"}]>},"
       " %b: tensor<32x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<4x8xf32> {\n"
       "  %0 = stablehlo.dot %a, %b {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>}"
@@ -343,7 +350,8 @@ Test(explicit_reshards_pass, dot_result_takes_the_operand_sharding_without_full_
 }
 
 Test(explicit_reshards_pass, reshard_to_more_unreduced_axes_becomes_unreduced_collectives) {
-  const char *text = "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2, \"z\"=4]>\n"
+  const char *text =
+      "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2, \"z\"=4]>\n"
       "func.func @f(%a: tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}], unreduced={\"y\"}>})"
       " -> (tensor<16x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {}], unreduced={\"x\", \"y\", \"z\"}>}) {\n"
       "  %0 = sdy.reshard %a <@mesh, [{}, {}], unreduced={\"x\", \"y\", \"z\"}> : tensor<16x8xf32>\n"

@@ -91,8 +91,7 @@ Test(update_non_divisible, largest_dividing_prefix_for_every_size) {
       if (best == major)
         for (int64_t k = 1; k <= minor; k++)
           if (minor % k == 0 && dim % (major * k) == 0) best = major * k;
-      cr_assert_eq(size, best, "dim %lld: %lld ways, expected %lld", (long long)dim, (long long)size,
-                   (long long)best);
+      cr_assert_eq(size, best, "dim %lld: %lld ways, expected %lld", (long long)dim, (long long)size, (long long)best);
       shard_module_free(m);
     }
 }
@@ -103,9 +102,11 @@ Test(export_named_computations, import_export_round_trip_keeps_shardings_and_cal
   shard_module *m = S_parse(
       "sdy.mesh @mesh = <[\"x\"=2]>\n"
       "func.func @main(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
-      "  %0 = call @foo(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : (tensor<8xf32>) -> tensor<8xf32>\n"
+      "  %0 = call @foo(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : (tensor<8xf32>) -> "
+      "tensor<8xf32>\n"
       "  return %0 : tensor<8xf32>\n}\n"
-      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
+      "func.func private @foo(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> "
+      "{\n"
       "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
   cr_assert(shard_pass_import_func_calls(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   cr_assert(shard_pass_symbol_dce(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
@@ -129,15 +130,14 @@ Test(export_named_computations, import_export_round_trip_keeps_shardings_and_cal
 /* ---- flatten then unflatten ------------------------------------------------------ */
 
 Test(unflatten_call_graph, undoes_flattening_when_shardings_agree) {
-  shard_module *m = S_parse(
-      "sdy.mesh @mesh = <[\"x\"=2]>\n"
-      "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-      "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %1 = call @foo(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %2 = call @foo(%1) : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  return %2 : tensor<8xf32>\n}\n"
-      "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
+  shard_module *m = S_parse("sdy.mesh @mesh = <[\"x\"=2]>\n"
+                            "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                            "  %0 = call @foo(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                            "  %1 = call @foo(%0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                            "  %2 = call @foo(%1) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                            "  return %2 : tensor<8xf32>\n}\n"
+                            "func.func private @foo(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                            "  %0 = stablehlo.abs %arg0 : tensor<8xf32>\n  return %0 : tensor<8xf32>\n}\n");
   cr_assert(shard_pass_flatten_call_graph(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   shard_op *main_func = shard_module_lookup_symbol(m, "main");
   shard_op **calls;
@@ -162,16 +162,19 @@ Test(unflatten_call_graph, undoes_flattening_when_shardings_agree) {
 Test(verify_unreduced_axes, one_error_per_offending_func_and_none_for_blessed_drops) {
   shard_module *m = S_parse(
       "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
-      "func.func @bad1(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}], unreduced={\"y\"}>}) -> tensor<8xf32> {\n"
+      "func.func @bad1(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}], unreduced={\"y\"}>}) -> "
+      "tensor<8xf32> {\n"
       "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : tensor<8xf32>\n"
       "  %1 = stablehlo.abs %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : tensor<8xf32>\n"
       "  return %1 : tensor<8xf32>\n}\n"
-      "func.func @good(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}], unreduced={\"y\"}>}) -> tensor<8xf32> {\n"
+      "func.func @good(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}], unreduced={\"y\"}>}) -> "
+      "tensor<8xf32> {\n"
       "  %0 = sdy.reshard %arg0 <@mesh, [{\"x\"}]> : tensor<8xf32>\n"
       "  %1 = stablehlo.negate %0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}]>]>} : tensor<8xf32>\n"
       "  return %1 : tensor<8xf32>\n}\n"
       "func.func @bad2(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}]>}) -> tensor<8xf32> {\n"
-      "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}], unreduced=max{\"y\"}>]>} : tensor<8xf32>\n"
+      "  %0 = stablehlo.negate %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}], "
+      "unreduced=max{\"y\"}>]>} : tensor<8xf32>\n"
       "  return %0 : tensor<8xf32>\n}\n");
   cr_assert_not(shard_pass_verify_unreduced_axes(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
   cr_assert_eq(S_errors, 2, "%s", S_messages);

@@ -125,8 +125,9 @@ Test(hlo_text, malformed_dumps_are_located_errors) {
   S_expect_error("HloModule m\nENTRY %e {\n  ROOT %x = f32[2 parameter(0)\n}\n", 3, 19, "expected ']'");
   S_expect_error("HloModule m\nENTRY %e {\n  ROOT %x = f32[2] parameter(0)\n", 2, 1, "is not closed");
   S_expect_error("HloModule m\nENTRY %e {\n  ROOT %c = f32[1000] constant({...})\n}\n", 3, 32, "left out of the dump");
-  S_expect_error("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] reduce(%p), to_apply=%nope\n}\n",
-                 4, 20, "'reduce' takes inputs and as many initial values");
+  S_expect_error(
+      "HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %r = f32[2] reduce(%p), to_apply=%nope\n}\n", 4, 20,
+      "'reduce' takes inputs and as many initial values");
   S_expect_error("HloModule m\nENTRY %e {\n  %p = f32[2] parameter(0)\n  ROOT %b = f32[2,2] broadcast(%p)\n}\n", 4, 22,
                  "'broadcast' needs 'dimensions='");
   S_expect_error("HloModule m\nENTRY %e {\n  %p = (f32[2], s32[]) parameter(0)\n  ROOT %g = f32[2] "

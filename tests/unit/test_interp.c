@@ -41,9 +41,9 @@ static bool run(const char *text) {
 }
 
 Test(interp, rounding_of_narrow_floats) {
-  cr_assert_eq(shard_elem_round_float(1.0 + 1.0 / 4096, 16, false), 1.0);      /* f16 has 10 fraction bits */
+  cr_assert_eq(shard_elem_round_float(1.0 + 1.0 / 4096, 16, false), 1.0); /* f16 has 10 fraction bits */
   cr_assert_eq(shard_elem_round_float(1.0 + 3.0 / 2048, 16, false), 1.0 + 2.0 / 1024);
-  cr_assert_eq(shard_elem_round_float(1.0 + 1.0 / 256, 16, true), 1.0);        /* bf16: 7 bits, tie to even */
+  cr_assert_eq(shard_elem_round_float(1.0 + 1.0 / 256, 16, true), 1.0); /* bf16: 7 bits, tie to even */
   cr_assert(isinf(shard_elem_round_float(70000.0, 16, false)));
   cr_assert_eq(shard_elem_round_float(0.1, 32, false), (double)0.1f);
   cr_assert_eq(shard_elem_wrap_int(300, SHARD_ELEM_SINT, 8), 44);
@@ -80,9 +80,11 @@ Test(interp, dense_payloads) {
 Test(interp, call_computes_data_ops) {
   const char *text =
       "func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> (tensor<2x2xf32>, tensor<3xf32>, tensor<3x2xf32>) {\n"
-      "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>\n"
+      "  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> "
+      "tensor<2x2xf32>\n"
       "  %c = stablehlo.constant dense<0.0> : tensor<f32>\n"
-      "  %1 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3xf32>\n"
+      "  %1 = stablehlo.reduce(%a init: %c) applies stablehlo.add across dimensions = [0] : (tensor<2x3xf32>, "
+      "tensor<f32>) -> tensor<3xf32>\n"
       "  %2 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
       "  return %0, %1, %2 : tensor<2x2xf32>, tensor<3xf32>, tensor<3x2xf32>\n"
       "}\n";
@@ -93,8 +95,10 @@ Test(interp, call_computes_data_ops) {
   int64_t d23[2] = {2, 3}, d32[2] = {3, 2};
   shard_tensor *args[2];
   const char *err;
-  cr_assert(shard_tensor_from_dense(a, "[[1, 2, 3], [4, 5, 6]]", shard_type_tensor(a, 2, d23, "f32", NULL), &args[0], &err));
-  cr_assert(shard_tensor_from_dense(a, "[[1, 0], [0, 1], [1, 1]]", shard_type_tensor(a, 2, d32, "f32", NULL), &args[1], &err));
+  cr_assert(
+      shard_tensor_from_dense(a, "[[1, 2, 3], [4, 5, 6]]", shard_type_tensor(a, 2, d23, "f32", NULL), &args[0], &err));
+  cr_assert(shard_tensor_from_dense(a, "[[1, 0], [0, 1], [1, 1]]", shard_type_tensor(a, 2, d32, "f32", NULL), &args[1],
+                                    &err));
   shard_tensor **res;
   uint32_t n;
   cr_assert(shard_interp_call(m, "f", args, 2, NULL, a, &res, &n, &de), "%s", last_error);
@@ -112,13 +116,18 @@ Test(interp, collectives_across_devices) {
    * collective_permute in a ring */
   const char *text =
       "func.func @f(%a: tensor<1xi32>) -> (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>) {\n"
-      "  %0 = \"stablehlo.all_gather\"(%a) {all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<2xi32>\n"
+      "  %0 = \"stablehlo.all_gather\"(%a) {all_gather_dim = 0 : i64, channel_handle = "
+      "#stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>, "
+      "use_global_device_ids} : (tensor<1xi32>) -> tensor<2xi32>\n"
       "  %1 = \"stablehlo.all_reduce\"(%a) ({\n"
       "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
       "    %s = stablehlo.add %x, %y : tensor<i32>\n"
       "    stablehlo.return %s : tensor<i32>\n"
-      "  }) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<1xi32>\n"
-      "  %2 = \"stablehlo.collective_permute\"(%a) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : (tensor<1xi32>) -> tensor<1xi32>\n"
+      "  }) {channel_handle = #stablehlo.channel_handle<handle = 2, type = 1>, replica_groups = dense<[[0, 1, 2, 3]]> "
+      ": tensor<1x4xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<1xi32>\n"
+      "  %2 = \"stablehlo.collective_permute\"(%a) {channel_handle = #stablehlo.channel_handle<handle = 3, type = 1>, "
+      "source_target_pairs = dense<[[0, 1], [1, 2], [2, 3], [3, 0]]> : tensor<4x2xi64>} : (tensor<1xi32>) -> "
+      "tensor<1xi32>\n"
       "  return %0, %1, %2 : tensor<2xi32>, tensor<1xi32>, tensor<1xi32>\n"
       "}\n"
       "func.func @main() {\n"
@@ -126,7 +135,10 @@ Test(interp, collectives_across_devices) {
       "  %b = stablehlo.constant dense<[2]> : tensor<1xi32>\n"
       "  %c = stablehlo.constant dense<[3]> : tensor<1xi32>\n"
       "  %d = stablehlo.constant dense<[4]> : tensor<1xi32>\n"
-      "  %r:12 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f, @f, @f, @f]]} : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, tensor<1xi32>, tensor<1xi32>)\n"
+      "  %r:12 = \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f, @f, @f, @f]]} : (tensor<1xi32>, "
+      "tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, "
+      "tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, tensor<1xi32>, tensor<1xi32>, tensor<2xi32>, tensor<1xi32>, "
+      "tensor<1xi32>)\n"
       "  check.expect_eq_const %r#0, dense<[1, 2]> : tensor<2xi32>\n"
       "  check.expect_eq_const %r#6, dense<[3, 4]> : tensor<2xi32>\n"
       "  check.expect_eq_const %r#4, dense<10> : tensor<1xi32>\n"
@@ -139,26 +151,24 @@ Test(interp, collectives_across_devices) {
 }
 
 Test(interp, failed_check_is_located) {
-  const char *text =
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
-      "  %b = stablehlo.constant dense<[1.0, 2.5]> : tensor<2xf32>\n"
-      "  check.expect_almost_eq %a, %b, tolerance = 1.0 : tensor<2xf32>\n"
-      "  check.expect_eq %a, %b : tensor<2xf32>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+                     "  %b = stablehlo.constant dense<[1.0, 2.5]> : tensor<2xf32>\n"
+                     "  check.expect_almost_eq %a, %b, tolerance = 1.0 : tensor<2xf32>\n"
+                     "  check.expect_eq %a, %b : tensor<2xf32>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert_not(run(text));
   cr_assert_eq(errors, 1);
   cr_assert(strstr(last_error, "check.expect_eq failed: element [1] is 2, expected 2.5"), "%s", last_error);
 }
 
 Test(interp, unsupported_op_is_an_error) {
-  const char *text =
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
-      "  %b = \"my.kernel\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<1.0> : tensor<2xf32>\n"
+                     "  %b = \"my.kernel\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert_not(run(text));
   cr_assert(strstr(last_error, "does not support 'my.kernel'"), "%s", last_error);
 }
@@ -204,7 +214,8 @@ Test(interp, scatter_skips_out_of_bounds_updates) {
       "    stablehlo.return %0 : tensor<i64>\n"
       "  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [3, 4], inserted_window_dims = [1],"
       " input_batching_dims = [0], scatter_indices_batching_dims = [1], scatter_dims_to_operand_dims = [2, 1],"
-      " index_vector_dim = 3>} : (tensor<2x3x4x2xi64>, tensor<2x2x3x2xi64>, tensor<2x2x3x2x2xi64>) -> tensor<2x3x4x2xi64>\n"
+      " index_vector_dim = 3>} : (tensor<2x3x4x2xi64>, tensor<2x2x3x2xi64>, tensor<2x2x3x2x2xi64>) -> "
+      "tensor<2x3x4x2xi64>\n"
       "  check.expect_eq_const %r, dense<[[[[3, 4], [6, 7], [6, 7], [7, 8]], [[9, 10], [11, 12], [15, 16], [17, 18]],"
       " [[17, 18], [19, 20], [22, 23], [24, 25]]], [[[25, 26], [28, 29], [30, 31], [31, 32]],"
       " [[35, 36], [38, 39], [38, 39], [39, 40]], [[41, 42], [44, 45], [46, 47], [47, 48]]]]> : tensor<2x3x4x2xi64>\n"
@@ -229,7 +240,8 @@ Test(interp, reduce_window_with_dilations_and_padding) {
       /* max over 1x2 windows with stride 2 */
       "  %f = stablehlo.constant dense<[[1.0, -2.0, 3.5, 0.5]]> : tensor<1x4xf32>\n"
       "  %m = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
-      "  %w = \"stablehlo.reduce_window\"(%f, %m) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({\n"
+      "  %w = \"stablehlo.reduce_window\"(%f, %m) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: "
+      "1, 2>}> ({\n"
       "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
       "    %0 = stablehlo.maximum %a, %b : tensor<f32>\n"
       "    stablehlo.return %0 : tensor<f32>\n"
@@ -241,24 +253,24 @@ Test(interp, reduce_window_with_dilations_and_padding) {
 }
 
 Test(interp, select_and_scatter_folds_into_selected_elements) {
-  const char *text =
-      "func.func @main() {\n"
-      "  %x = stablehlo.constant dense<[[1, 5], [2, 5], [3, 6], [4, 4]]> : tensor<4x2xi64>\n"
-      "  %s = stablehlo.constant dense<[[5, 6], [7, 8]]> : tensor<2x2xi64>\n"
-      "  %z = stablehlo.constant dense<0> : tensor<i64>\n"
-      "  %r = \"stablehlo.select_and_scatter\"(%x, %s, %z) ({\n"
-      "  ^bb0(%a: tensor<i64>, %b: tensor<i64>):\n"
-      "    %0 = stablehlo.compare GE, %a, %b : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
-      "    stablehlo.return %0 : tensor<i1>\n"
-      "  }, {\n"
-      "  ^bb0(%a: tensor<i64>, %b: tensor<i64>):\n"
-      "    %0 = stablehlo.add %a, %b : tensor<i64>\n"
-      "    stablehlo.return %0 : tensor<i64>\n"
-      "  }) {window_dimensions = array<i64: 3, 1>, window_strides = array<i64: 2, 1>,"
-      " padding = dense<[[0, 1], [0, 0]]> : tensor<2x2xi64>} : (tensor<4x2xi64>, tensor<2x2xi64>, tensor<i64>) -> tensor<4x2xi64>\n"
-      "  check.expect_eq_const %r, dense<[[0, 0], [0, 0], [5, 14], [7, 0]]> : tensor<4x2xi64>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %x = stablehlo.constant dense<[[1, 5], [2, 5], [3, 6], [4, 4]]> : tensor<4x2xi64>\n"
+                     "  %s = stablehlo.constant dense<[[5, 6], [7, 8]]> : tensor<2x2xi64>\n"
+                     "  %z = stablehlo.constant dense<0> : tensor<i64>\n"
+                     "  %r = \"stablehlo.select_and_scatter\"(%x, %s, %z) ({\n"
+                     "  ^bb0(%a: tensor<i64>, %b: tensor<i64>):\n"
+                     "    %0 = stablehlo.compare GE, %a, %b : (tensor<i64>, tensor<i64>) -> tensor<i1>\n"
+                     "    stablehlo.return %0 : tensor<i1>\n"
+                     "  }, {\n"
+                     "  ^bb0(%a: tensor<i64>, %b: tensor<i64>):\n"
+                     "    %0 = stablehlo.add %a, %b : tensor<i64>\n"
+                     "    stablehlo.return %0 : tensor<i64>\n"
+                     "  }) {window_dimensions = array<i64: 3, 1>, window_strides = array<i64: 2, 1>,"
+                     " padding = dense<[[0, 1], [0, 0]]> : tensor<2x2xi64>} : (tensor<4x2xi64>, tensor<2x2xi64>, "
+                     "tensor<i64>) -> tensor<4x2xi64>\n"
+                     "  check.expect_eq_const %r, dense<[[0, 0], [0, 0], [5, 14], [7, 0]]> : tensor<4x2xi64>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert(run(text), "%s", last_error);
 }
 
@@ -270,18 +282,21 @@ Test(interp, convolution_with_lhs_dilation_and_groups) {
       "  %k = stablehlo.constant dense<1> : tensor<3x3x1x1xi64>\n"
       "  %r = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],"
       " window = {stride = [4, 4], pad = [[0, 0], [0, 0]], lhs_dilate = [2, 2], rhs_dilate = [1, 1]}"
-      " {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x1xi64>, tensor<3x3x1x1xi64>) -> tensor<1x2x2x1xi64>\n"
+      " {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x1xi64>, tensor<3x3x1x1xi64>) -> "
+      "tensor<1x2x2x1xi64>\n"
       "  check.expect_eq_const %r, dense<[[[[10], [26]], [[46], [62]]]]> : tensor<1x2x2x1xi64>\n"
       /* two feature groups: output feature g sees only input feature g */
       "  %a = stablehlo.constant dense<[[[1, 2]]]> : tensor<1x1x2xi32>\n"
       "  %w = stablehlo.constant dense<[[[10, 20]]]> : tensor<1x1x2xi32>\n"
       "  %fg = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
-      " {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x1x2xi32>, tensor<1x1x2xi32>) -> tensor<1x1x2xi32>\n"
+      " {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x1x2xi32>, tensor<1x1x2xi32>) -> "
+      "tensor<1x1x2xi32>\n"
       "  check.expect_eq_const %fg, dense<[[[10, 40]]]> : tensor<1x1x2xi32>\n"
       /* two batch groups: output feature g sees only batch g */
       "  %b = stablehlo.constant dense<[[[1]], [[2]]]> : tensor<2x1x1xi32>\n"
       "  %bg = stablehlo.convolution(%b, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
-      " {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<2x1x1xi32>, tensor<1x1x2xi32>) -> tensor<1x1x2xi32>\n"
+      " {batch_group_count = 2 : i64, feature_group_count = 1 : i64} : (tensor<2x1x1xi32>, tensor<1x1x2xi32>) -> "
+      "tensor<1x1x2xi32>\n"
       "  check.expect_eq_const %bg, dense<[[[10, 40]]]> : tensor<1x1x2xi32>\n"
       "  return\n"
       "}\n";
@@ -289,14 +304,14 @@ Test(interp, convolution_with_lhs_dilation_and_groups) {
 }
 
 Test(interp, convolution_group_count_must_fit) {
-  const char *text =
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<1> : tensor<1x1x1xi32>\n"
-      "  %w = stablehlo.constant dense<1> : tensor<1x1x2xi32>\n"
-      "  %fg = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
-      " {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x1x1xi32>, tensor<1x1x2xi32>) -> tensor<1x1x2xi32>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<1> : tensor<1x1x1xi32>\n"
+                     "  %w = stablehlo.constant dense<1> : tensor<1x1x2xi32>\n"
+                     "  %fg = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
+                     " {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<1x1x1xi32>, "
+                     "tensor<1x1x2xi32>) -> tensor<1x1x2xi32>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert_not(run(text));
   cr_assert(strstr(last_error, "group counts do not fit"), "%s", last_error);
 }
@@ -309,31 +324,32 @@ Test(interp, complex_payloads_and_arithmetic) {
   shard_tensor *x;
   const char *err = NULL;
   cr_assert(shard_tensor_from_dense(a, "[(1.5, -2.0), (0.0, 3.0)]", shard_type_tensor(a, 1, dims, "complex<f32>", NULL),
-                                    &x, &err), "%s", err);
+                                    &x, &err),
+            "%s", err);
   cr_assert_eq(x->kind, SHARD_ELEM_COMPLEX);
   cr_assert_eq(x->floats[0], 1.5);
   cr_assert_eq(x->floats[1], -2.0);
   cr_assert_eq(x->floats[3], 3.0);
-  cr_assert_not(shard_tensor_from_dense(a, "[1.0, 2.0]", shard_type_tensor(a, 1, dims, "complex<f32>", NULL), &x, &err));
+  cr_assert_not(
+      shard_tensor_from_dense(a, "[1.0, 2.0]", shard_type_tensor(a, 1, dims, "complex<f32>", NULL), &x, &err));
   shard_arena_free(a);
-  const char *text =
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<[(1.0, 2.0), (0.5, -1.0)]> : tensor<2xcomplex<f64>>\n"
-      "  %b = stablehlo.constant dense<[(3.0, 4.0), (2.0, 0.0)]> : tensor<2xcomplex<f64>>\n"
-      "  %m = stablehlo.multiply %a, %b : tensor<2xcomplex<f64>>\n"
-      "  check.expect_eq_const %m, dense<[(-5.0, 10.0), (1.0, -2.0)]> : tensor<2xcomplex<f64>>\n"
-      "  %s = stablehlo.add %a, %b : tensor<2xcomplex<f64>>\n"
-      "  %re = stablehlo.real %s : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
-      "  %im = stablehlo.imag %s : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
-      "  check.expect_eq_const %re, dense<[4.0, 2.5]> : tensor<2xf64>\n"
-      "  check.expect_eq_const %im, dense<[6.0, -1.0]> : tensor<2xf64>\n"
-      "  %c = stablehlo.complex %re, %im : tensor<2xcomplex<f64>>\n"
-      "  check.expect_eq %c, %s : tensor<2xcomplex<f64>>\n"
-      "  %abs = stablehlo.abs %b : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
-      "  check.expect_eq_const %abs, dense<[5.0, 2.0]> : tensor<2xf64>\n"
-      "  check.expect_eq %a, %b : tensor<2xcomplex<f64>>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<[(1.0, 2.0), (0.5, -1.0)]> : tensor<2xcomplex<f64>>\n"
+                     "  %b = stablehlo.constant dense<[(3.0, 4.0), (2.0, 0.0)]> : tensor<2xcomplex<f64>>\n"
+                     "  %m = stablehlo.multiply %a, %b : tensor<2xcomplex<f64>>\n"
+                     "  check.expect_eq_const %m, dense<[(-5.0, 10.0), (1.0, -2.0)]> : tensor<2xcomplex<f64>>\n"
+                     "  %s = stablehlo.add %a, %b : tensor<2xcomplex<f64>>\n"
+                     "  %re = stablehlo.real %s : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
+                     "  %im = stablehlo.imag %s : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
+                     "  check.expect_eq_const %re, dense<[4.0, 2.5]> : tensor<2xf64>\n"
+                     "  check.expect_eq_const %im, dense<[6.0, -1.0]> : tensor<2xf64>\n"
+                     "  %c = stablehlo.complex %re, %im : tensor<2xcomplex<f64>>\n"
+                     "  check.expect_eq %c, %s : tensor<2xcomplex<f64>>\n"
+                     "  %abs = stablehlo.abs %b : (tensor<2xcomplex<f64>>) -> tensor<2xf64>\n"
+                     "  check.expect_eq_const %abs, dense<[5.0, 2.0]> : tensor<2xf64>\n"
+                     "  check.expect_eq %a, %b : tensor<2xcomplex<f64>>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert_not(run(text));
   cr_assert_eq(errors, 1);
   cr_assert(strstr(last_error, "element [0] is (1, 2), expected (3, 4)"), "%s", last_error);
@@ -374,14 +390,17 @@ Test(interp, mesh_axes_replica_groups) {
   const char *text =
       "sdy.mesh @m = <[\"x\"=2, \"y\"=2]>\n"
       "func.func @gy(%a: tensor<1xi32>) -> tensor<2xi32> {\n"
-      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,"
+      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = "
+      "#stablehlo.channel_handle<handle = 1, type = 1>,"
       " replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name = \"y\">]>,"
       " use_global_device_ids}> : (tensor<1xi32>) -> tensor<2xi32>\n"
       "  return %0 : tensor<2xi32>\n"
       "}\n"
       "func.func @gyx(%a: tensor<1xi32>) -> tensor<4xi32> {\n"
-      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,"
-      " replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = \"x\", size = 2>,"
+      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = "
+      "#stablehlo.channel_handle<handle = 1, type = 1>,"
+      " replica_groups = #stablehlo.replica_group_mesh_axes<mesh = #stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "
+      "\"x\", size = 2>,"
       " #stablehlo.mesh_axis<name = \"y\", size = 2>], device_ids = dense<[3, 2, 1, 0]> : tensor<4xi64>>,"
       " axes = [#stablehlo.axis_ref<name = \"y\">, #stablehlo.axis_ref<name = \"x\">]>,"
       " use_global_device_ids}> : (tensor<1xi32>) -> tensor<4xi32>\n"
@@ -393,11 +412,13 @@ Test(interp, mesh_axes_replica_groups) {
       "  %c2 = stablehlo.constant dense<[12]> : tensor<1xi32>\n"
       "  %c3 = stablehlo.constant dense<[13]> : tensor<1xi32>\n"
       "  %r:4 = \"interpreter.run_parallel\"(%c0, %c1, %c2, %c3) {programs = [[@gy, @gy, @gy, @gy]]}"
-      " : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>)\n"
+      " : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<2xi32>, "
+      "tensor<2xi32>, tensor<2xi32>)\n"
       "  check.expect_eq_const %r#0, dense<[10, 11]> : tensor<2xi32>\n"
       "  check.expect_eq_const %r#3, dense<[12, 13]> : tensor<2xi32>\n"
       "  %s:4 = \"interpreter.run_parallel\"(%c0, %c1, %c2, %c3) {programs = [[@gyx, @gyx, @gyx, @gyx]]}"
-      " : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<4xi32>, tensor<4xi32>, tensor<4xi32>, tensor<4xi32>)\n"
+      " : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> (tensor<4xi32>, tensor<4xi32>, "
+      "tensor<4xi32>, tensor<4xi32>)\n"
       "  check.expect_eq_const %s#2, dense<[13, 11, 12, 10]> : tensor<4xi32>\n"
       "  return\n"
       "}\n";
@@ -408,14 +429,16 @@ Test(interp, mesh_axes_unknown_axis_is_an_error) {
   const char *text =
       "sdy.mesh @m = <[\"x\"=2]>\n"
       "func.func @g(%a: tensor<1xi32>) -> tensor<2xi32> {\n"
-      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,"
+      "  %0 = \"stablehlo.all_gather\"(%a) <{all_gather_dim = 0 : i64, channel_handle = "
+      "#stablehlo.channel_handle<handle = 1, type = 1>,"
       " replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [#stablehlo.axis_ref<name = \"z\">]>,"
       " use_global_device_ids}> : (tensor<1xi32>) -> tensor<2xi32>\n"
       "  return %0 : tensor<2xi32>\n"
       "}\n"
       "func.func @main() {\n"
       "  %c = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
-      "  %r:2 = \"interpreter.run_parallel\"(%c, %c) {programs = [[@g, @g]]} : (tensor<1xi32>, tensor<1xi32>) -> (tensor<2xi32>, tensor<2xi32>)\n"
+      "  %r:2 = \"interpreter.run_parallel\"(%c, %c) {programs = [[@g, @g]]} : (tensor<1xi32>, tensor<1xi32>) -> "
+      "(tensor<2xi32>, tensor<2xi32>)\n"
       "  return\n"
       "}\n";
   cr_assert_not(run(text));
@@ -423,43 +446,42 @@ Test(interp, mesh_axes_unknown_axis_is_an_error) {
 }
 
 Test(interp, map_count_leading_zeros_and_dimension_size) {
-  const char *text =
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>\n"
-      "  %b = stablehlo.constant dense<[10, 20, 30]> : tensor<3xi32>\n"
-      "  %m = \"stablehlo.map\"(%a, %b) ({\n"
-      "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
-      "    %p = stablehlo.multiply %x, %y : tensor<i32>\n"
-      "    %q = stablehlo.subtract %p, %x : tensor<i32>\n"
-      "    stablehlo.return %q : tensor<i32>\n"
-      "  }) {dimensions = array<i64: 0>} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>\n"
-      "  check.expect_eq_const %m, dense<[9, 38, 87]> : tensor<3xi32>\n"
-      "  %c = stablehlo.constant dense<[0, 1, -1, 16]> : tensor<4xi8>\n"
-      "  %z = stablehlo.count_leading_zeros %c : tensor<4xi8>\n"
-      "  check.expect_eq_const %z, dense<[8, 7, 0, 3]> : tensor<4xi8>\n"
-      "  %t = stablehlo.constant dense<0.0> : tensor<2x5xf32>\n"
-      "  %d = stablehlo.get_dimension_size %t, dim = 1 : (tensor<2x5xf32>) -> tensor<i32>\n"
-      "  check.expect_eq_const %d, dense<5> : tensor<i32>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>\n"
+                     "  %b = stablehlo.constant dense<[10, 20, 30]> : tensor<3xi32>\n"
+                     "  %m = \"stablehlo.map\"(%a, %b) ({\n"
+                     "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
+                     "    %p = stablehlo.multiply %x, %y : tensor<i32>\n"
+                     "    %q = stablehlo.subtract %p, %x : tensor<i32>\n"
+                     "    stablehlo.return %q : tensor<i32>\n"
+                     "  }) {dimensions = array<i64: 0>} : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>\n"
+                     "  check.expect_eq_const %m, dense<[9, 38, 87]> : tensor<3xi32>\n"
+                     "  %c = stablehlo.constant dense<[0, 1, -1, 16]> : tensor<4xi8>\n"
+                     "  %z = stablehlo.count_leading_zeros %c : tensor<4xi8>\n"
+                     "  check.expect_eq_const %z, dense<[8, 7, 0, 3]> : tensor<4xi8>\n"
+                     "  %t = stablehlo.constant dense<0.0> : tensor<2x5xf32>\n"
+                     "  %d = stablehlo.get_dimension_size %t, dim = 1 : (tensor<2x5xf32>) -> tensor<i32>\n"
+                     "  check.expect_eq_const %d, dense<5> : tensor<i32>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert(run(text), "%s", last_error);
 }
 
 Test(interp, convolution_window_reversal) {
   /* out[o] = sum_k lhs[o + 1 - k] * rhs[k] with the window reversed */
-  const char *text =
-      "func.func @main() {\n"
-      "  %l = stablehlo.constant dense<[[[1], [2], [3]]]> : tensor<1x3x1xi32>\n"
-      "  %k = stablehlo.constant dense<[[[1]], [[10]]]> : tensor<2x1x1xi32>\n"
-      "  %r = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
-      " {batch_group_count = 1 : i64, feature_group_count = 1 : i64, window_reversal = array<i1: true>}"
-      " : (tensor<1x3x1xi32>, tensor<2x1x1xi32>) -> tensor<1x2x1xi32>\n"
-      "  check.expect_eq_const %r, dense<[[[12], [23]]]> : tensor<1x2x1xi32>\n"
-      "  %n = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
-      " {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x1xi32>, tensor<2x1x1xi32>) -> tensor<1x2x1xi32>\n"
-      "  check.expect_eq_const %n, dense<[[[21], [32]]]> : tensor<1x2x1xi32>\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @main() {\n"
+                     "  %l = stablehlo.constant dense<[[[1], [2], [3]]]> : tensor<1x3x1xi32>\n"
+                     "  %k = stablehlo.constant dense<[[[1]], [[10]]]> : tensor<2x1x1xi32>\n"
+                     "  %r = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
+                     " {batch_group_count = 1 : i64, feature_group_count = 1 : i64, window_reversal = array<i1: true>}"
+                     " : (tensor<1x3x1xi32>, tensor<2x1x1xi32>) -> tensor<1x2x1xi32>\n"
+                     "  check.expect_eq_const %r, dense<[[[12], [23]]]> : tensor<1x2x1xi32>\n"
+                     "  %n = stablehlo.convolution(%l, %k) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {}"
+                     " {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x3x1xi32>, "
+                     "tensor<2x1x1xi32>) -> tensor<1x2x1xi32>\n"
+                     "  check.expect_eq_const %n, dense<[[[21], [32]]]> : tensor<1x2x1xi32>\n"
+                     "  return\n"
+                     "}\n";
   cr_assert(run(text), "%s", last_error);
 }
 
@@ -590,8 +612,9 @@ Test(interp, step_budget_stops_a_loop_that_never_ends) {
   loop_text(text, sizeof text, "-1", "0");
   cr_assert_not(run_opts(text, &small));
   cr_assert_eq(errors, 1);
-  cr_assert(strstr(last_error, "the interpreter stopped after 10000 steps (--max-steps 10000): this loop may never end"),
-            "%s", last_error);
+  cr_assert(
+      strstr(last_error, "the interpreter stopped after 10000 steps (--max-steps 10000): this loop may never end"),
+      "%s", last_error);
 }
 
 /* The rounding books of a cross-device sum: integer terms add up exactly in
@@ -682,19 +705,19 @@ static const char *run_errors(const char *text) {
 
 Test(interp, device_errors_come_in_device_order_on_every_run) {
   /* every device fails its own check; the threads finish in any order */
-  const char *text =
-      "func.func @f(%a: tensor<1xi32>) {\n"
-      "  check.expect_eq_const %a, dense<[99]> : tensor<1xi32>\n"
-      "  return\n"
-      "}\n"
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
-      "  %b = stablehlo.constant dense<[2]> : tensor<1xi32>\n"
-      "  %c = stablehlo.constant dense<[3]> : tensor<1xi32>\n"
-      "  %d = stablehlo.constant dense<[4]> : tensor<1xi32>\n"
-      "  \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f, @f], [@f, @f]]} : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> ()\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @f(%a: tensor<1xi32>) {\n"
+                     "  check.expect_eq_const %a, dense<[99]> : tensor<1xi32>\n"
+                     "  return\n"
+                     "}\n"
+                     "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+                     "  %b = stablehlo.constant dense<[2]> : tensor<1xi32>\n"
+                     "  %c = stablehlo.constant dense<[3]> : tensor<1xi32>\n"
+                     "  %d = stablehlo.constant dense<[4]> : tensor<1xi32>\n"
+                     "  \"interpreter.run_parallel\"(%a, %b, %c, %d) {programs = [[@f, @f], [@f, @f]]} : "
+                     "(tensor<1xi32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> ()\n"
+                     "  return\n"
+                     "}\n";
   char first[sizeof all_errors];
   snprintf(first, sizeof first, "%s", run_errors(text));
   const char *r0p0 = strstr(first, "(on replica 0, partition 0)"), *r0p1 = strstr(first, "(on replica 0, partition 1)");
@@ -707,23 +730,24 @@ Test(interp, device_errors_come_in_device_order_on_every_run) {
 Test(interp, every_device_left_waiting_reports_the_unreached_collective) {
   /* device 0 returns at once; devices 1 and 2 wait in an all_reduce that
    * can never complete, and both say so (not just the first to notice) */
-  const char *text =
-      "func.func @quit(%a: tensor<1xi32>) {\n"
-      "  return\n"
-      "}\n"
-      "func.func @sum(%a: tensor<1xi32>) {\n"
-      "  %0 = \"stablehlo.all_reduce\"(%a) ({\n"
-      "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
-      "    %s = stablehlo.add %x, %y : tensor<i32>\n"
-      "    stablehlo.return %s : tensor<i32>\n"
-      "  }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 1, 2]]> : tensor<1x3xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<1xi32>\n"
-      "  return\n"
-      "}\n"
-      "func.func @main() {\n"
-      "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
-      "  \"interpreter.run_parallel\"(%a, %a, %a) {programs = [[@quit, @sum, @sum]]} : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> ()\n"
-      "  return\n"
-      "}\n";
+  const char *text = "func.func @quit(%a: tensor<1xi32>) {\n"
+                     "  return\n"
+                     "}\n"
+                     "func.func @sum(%a: tensor<1xi32>) {\n"
+                     "  %0 = \"stablehlo.all_reduce\"(%a) ({\n"
+                     "  ^bb0(%x: tensor<i32>, %y: tensor<i32>):\n"
+                     "    %s = stablehlo.add %x, %y : tensor<i32>\n"
+                     "    stablehlo.return %s : tensor<i32>\n"
+                     "  }) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = "
+                     "dense<[[0, 1, 2]]> : tensor<1x3xi64>, use_global_device_ids} : (tensor<1xi32>) -> tensor<1xi32>\n"
+                     "  return\n"
+                     "}\n"
+                     "func.func @main() {\n"
+                     "  %a = stablehlo.constant dense<[1]> : tensor<1xi32>\n"
+                     "  \"interpreter.run_parallel\"(%a, %a, %a) {programs = [[@quit, @sum, @sum]]} : (tensor<1xi32>, "
+                     "tensor<1xi32>, tensor<1xi32>) -> ()\n"
+                     "  return\n"
+                     "}\n";
   for (int i = 0; i < 10; i++) {
     const char *errs = run_errors(text);
     cr_assert_str_eq(errs,

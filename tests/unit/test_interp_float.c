@@ -165,7 +165,7 @@ Test(interp_float, reduce_precision_rounding) {
     cr_assert_eq(shard_float_round_bits(x * 1e-6, 8, 7), shard_float_round(x * 1e-6, SHARD_FLOAT_BF16));
   }
   cr_assert(isinf(shard_float_round_bits(65520.0, 5, 10)));
-  cr_assert_eq(shard_float_round_bits(ldexp(1, -25), 5, 10), 0.0);      /* below half the smallest subnormal */
+  cr_assert_eq(shard_float_round_bits(ldexp(1, -25), 5, 10), 0.0); /* below half the smallest subnormal */
   cr_assert_eq(shard_float_round_bits(0.1, 11, 52), 0.1);
   cr_assert_eq(shard_float_round_bits(1.0 + ldexp(1, -30), 8, 23), 1.0); /* f32 */
   cr_assert(isnan(shard_float_round_bits(NAN, 2, 1)));

@@ -48,8 +48,10 @@ Test(interp_print, mlir_float_format) {
   cr_assert_str_eq(printed("ui8", "255", false), "tensor<ui8> {255}");
   cr_assert_str_eq(printed("i8", "-3", false), "tensor<i8> {-3}");
   cr_assert_str_eq(printed("i1", "true", true), "dense<true> : tensor<i1>");
-  cr_assert_str_eq(printed("complex<f32>", "(1.5, -2.0)", false), "tensor<complex<f32>> {[1.500000e+00, -2.000000e+00]}");
-  cr_assert_str_eq(printed("complex<f32>", "(1.5, -2.0)", true), "dense<(1.500000e+00,-2.000000e+00)> : tensor<complex<f32>>");
+  cr_assert_str_eq(printed("complex<f32>", "(1.5, -2.0)", false),
+                   "tensor<complex<f32>> {[1.500000e+00, -2.000000e+00]}");
+  cr_assert_str_eq(printed("complex<f32>", "(1.5, -2.0)", true),
+                   "dense<(1.500000e+00,-2.000000e+00)> : tensor<complex<f32>>");
 }
 
 static shard_tensor *tensor(shard_arena *a, const char *payload, uint32_t rank, const int64_t *dims, const char *elem) {
@@ -85,7 +87,8 @@ Test(interp_print, args) {
   shard_buf_init(&err);
   shard_tensor **args;
   uint32_t n;
-  cr_assert(shard_interp_parse_args(a, "[dense<1> : tensor<2xi32>, dense<[2.5, 3.0]> : tensor<2xf32>]", &args, &n, &err));
+  cr_assert(
+      shard_interp_parse_args(a, "[dense<1> : tensor<2xi32>, dense<[2.5, 3.0]> : tensor<2xf32>]", &args, &n, &err));
   cr_assert_eq(n, 2);
   cr_assert_str_eq(args[0]->type->text, "tensor<2xi32>");
   cr_assert_eq(args[0]->ints[1], 1);
@@ -94,7 +97,8 @@ Test(interp_print, args) {
   cr_assert(strstr(shard_buf_str(&err), "expectected array attribute string for args"), "%s", shard_buf_str(&err));
   shard_buf_clear(&err);
   cr_assert_not(shard_interp_parse_args(a, "[4.0 : f32]", &args, &n, &err));
-  cr_assert(strstr(shard_buf_str(&err), "expected dense elements attribute for args elements"), "%s", shard_buf_str(&err));
+  cr_assert(strstr(shard_buf_str(&err), "expected dense elements attribute for args elements"), "%s",
+            shard_buf_str(&err));
   shard_buf_free(&err);
   shard_arena_free(a);
 }
@@ -130,7 +134,9 @@ static bool run_entry(const char *text, uint32_t *nres) {
 
 Test(interp_print, entry_rule) {
   uint32_t n;
-  cr_assert(run_entry("func.func @f() -> tensor<i32> { %c = stablehlo.constant dense<1> : tensor<i32> func.return %c : tensor<i32> }", &n));
+  cr_assert(run_entry(
+      "func.func @f() -> tensor<i32> { %c = stablehlo.constant dense<1> : tensor<i32> func.return %c : tensor<i32> }",
+      &n));
   cr_assert_eq(n, 1, "the only function runs");
   cr_assert(run_entry("module {}", &n));
   cr_assert_eq(n, 0, "an empty module runs nothing");
@@ -147,17 +153,23 @@ Test(interp_print, ulps_in_the_element_type) {
   cr_assert(run_entry("func.func @main() {"
                       " %a = stablehlo.constant dense<[1.0, -0.0]> : tensor<2xbf16>"
                       " %b = stablehlo.constant dense<[1.0234375, 0.0]> : tensor<2xbf16>"
-                      " stablehlo.custom_call @check.expect_close(%a, %b) {has_side_effect = true} : (tensor<2xbf16>, tensor<2xbf16>) -> ()"
-                      " func.return }", &n), "%s", last_error);
-  cr_assert_not(run_entry("func.func @main() {"
-                          " %a = stablehlo.constant dense<1.0> : tensor<bf16>"
-                          " %b = stablehlo.constant dense<1.03125> : tensor<bf16>"
-                          " stablehlo.custom_call @check.expect_close(%a, %b) {has_side_effect = true} : (tensor<bf16>, tensor<bf16>) -> ()"
-                          " func.return }", &n));
+                      " stablehlo.custom_call @check.expect_close(%a, %b) {has_side_effect = true} : (tensor<2xbf16>, "
+                      "tensor<2xbf16>) -> ()"
+                      " func.return }",
+                      &n),
+            "%s", last_error);
+  cr_assert_not(run_entry(
+      "func.func @main() {"
+      " %a = stablehlo.constant dense<1.0> : tensor<bf16>"
+      " %b = stablehlo.constant dense<1.03125> : tensor<bf16>"
+      " stablehlo.custom_call @check.expect_close(%a, %b) {has_side_effect = true} : (tensor<bf16>, tensor<bf16>) -> ()"
+      " func.return }",
+      &n));
   cr_assert(strstr(last_error, "ULP difference 4 in bf16"), "%s", last_error);
   /* expect_eq compares floats with IEEE ==: NaN never matches */
   cr_assert_not(run_entry("func.func @main() {"
                           " %a = stablehlo.constant dense<0x7FC00000> : tensor<f32>"
                           " check.expect_eq %a, %a : tensor<f32>"
-                          " func.return }", &n));
+                          " func.return }",
+                          &n));
 }

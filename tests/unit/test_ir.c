@@ -89,8 +89,7 @@ Test(ir, symbol_lookup_follows_additions_erasures_and_renames) {
   for (int i = 0; i < 200; i++) {
     snprintf(name, sizeof name, "mesh_%d", i);
     added[i] = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
-    shard_op_set_attr(m->arena, added[i], "sym_name",
-                      shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
+    shard_op_set_attr(m->arena, added[i], "sym_name", shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
     shard_block_append(m->top->regions[0].first, added[i]);
     if (i % 7 == 0) cr_expect_eq(shard_module_lookup_symbol(m, name), added[i]);
   }

@@ -19,8 +19,7 @@ static void setup(void) {
   mod = NULL;
 }
 static void teardown(void) {
-  if (mod)
-    shard_module_free(mod);
+  if (mod) shard_module_free(mod);
   shard_arena_free(arena);
 }
 
@@ -36,16 +35,14 @@ static void analyze(const char *text, bool local) {
 
 static const shard_memory_buffer *buffer(const shard_memory_function *f, const char *name) {
   for (uint32_t i = 0; i < f->num_buffers; i++)
-    if (strcmp(f->buffers[i].name, name) == 0)
-      return &f->buffers[i];
+    if (strcmp(f->buffers[i].name, name) == 0) return &f->buffers[i];
   cr_assert_fail("no buffer %s", name);
   return NULL;
 }
 
 static bool live_at_peak(const shard_memory_function *f, const shard_memory_class *c, const char *name) {
   for (uint32_t i = 0; i < c->num_live; i++)
-    if (strcmp(f->buffers[c->live[i]].name, name) == 0)
-      return true;
+    if (strcmp(f->buffers[c->live[i]].name, name) == 0) return true;
   return false;
 }
 
@@ -61,8 +58,7 @@ Test(memory, straight_line_ranges_and_first_peak) {
   const shard_memory_function *f = &rep.functions[0];
   /* points: entry, %b, %c, %d, return */
   cr_assert_eq(f->num_points, 5);
-  const shard_memory_buffer *a = buffer(f, "%a"), *b = buffer(f, "%b"), *c = buffer(f, "%c"),
-                            *d = buffer(f, "%d");
+  const shard_memory_buffer *a = buffer(f, "%a"), *b = buffer(f, "%b"), *c = buffer(f, "%c"), *d = buffer(f, "%d");
   cr_assert(a->argument && a->def == 0 && a->end == 4);
   cr_assert(b->def == 1 && b->end == 2);
   cr_assert(c->def == 2 && c->end == 3);
@@ -76,8 +72,7 @@ Test(memory, straight_line_ranges_and_first_peak) {
   cr_assert(live_at_peak(f, k, "%a") && live_at_peak(f, k, "%b") && live_at_peak(f, k, "%c"));
   cr_assert_not(live_at_peak(f, k, "%d"));
   int64_t curve[] = {4096, 8192, 12288, 12288, 8192};
-  for (int p = 0; p < 5; p++)
-    cr_assert_eq(k->curve[p], curve[p], "live bytes at point %d", p);
+  for (int p = 0; p < 5; p++) cr_assert_eq(k->curve[p], curve[p], "live bytes at point %d", p);
   cr_assert_eq(rep.peak_bytes, 3 * 4096);
 }
 
@@ -120,7 +115,8 @@ Test(memory, shardings_devices_and_local_types) {
       "sdy.mesh @one = <[], device_ids=[3]>\n"
       "func.func @f(%a: tensor<10x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, {}]>}) -> tensor<10x8xf32> {\n"
       "  %m = stablehlo.negate %a {sdy.sharding = #sdy.sharding_per_value<[<@one, [{}, {}]>]>} : tensor<10x8xf32>\n"
-      "  %n = stablehlo.negate %m {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>} : tensor<10x8xf32>\n"
+      "  %n = stablehlo.negate %m {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>} : "
+      "tensor<10x8xf32>\n"
       "  return %n : tensor<10x8xf32>\n"
       "}\n";
   analyze(text, false);

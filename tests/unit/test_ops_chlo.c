@@ -53,13 +53,12 @@ Test(ops_chlo, ragged_dot_dims) {
 /* chlo's own enums are decoded by the parser (read like StableHLO's) and
  * print back with their #chlo spelling; another #chlo<...> stays verbatim. */
 Test(ops_chlo, enums_are_typed_and_print_as_chlo) {
-  const char *in =
-      "func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {\n"
-      "  %0 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction GE>,"
-      " compare_type = #chlo<comparison_type TOTALORDER>, other = #chlo<something else>} :"
-      " (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>\n"
-      "  return %0 : tensor<3xi1>\n"
-      "}\n";
+  const char *in = "func.func @f(%a: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<3xi1> {\n"
+                   "  %0 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction GE>,"
+                   " compare_type = #chlo<comparison_type TOTALORDER>, other = #chlo<something else>} :"
+                   " (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>\n"
+                   "  return %0 : tensor<3xi1>\n"
+                   "}\n";
   shard_diag_engine de;
   shard_module *m = S_parse(in, &de);
   cr_assert_not_null(m);

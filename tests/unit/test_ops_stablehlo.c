@@ -258,9 +258,10 @@ Test(ops_stablehlo, misc_formats) {
   S_expect_roundtrip("    %0 = stablehlo.fft %arg0, type =  FFT, length = [8] : (tensor<8x8xf32>) -> "
                      "tensor<8x8xcomplex<f32>>",
                      "<{fft_length = array<i64: 8>, fft_type = #stablehlo<fft_type FFT>}>");
-  S_expect_roundtrip("    %output_state, %output = stablehlo.rng_bit_generator %arg6, algorithm =  DEFAULT : (tensor<2xui64>) -> "
-                     "(tensor<2xui64>, tensor<4xui32>)",
-                     "<{rng_algorithm = #stablehlo<rng_algorithm DEFAULT>}>");
+  S_expect_roundtrip(
+      "    %output_state, %output = stablehlo.rng_bit_generator %arg6, algorithm =  DEFAULT : (tensor<2xui64>) -> "
+      "(tensor<2xui64>, tensor<4xui32>)",
+      "<{rng_algorithm = #stablehlo<rng_algorithm DEFAULT>}>");
   S_expect_roundtrip("    %0:2 = stablehlo.optimization_barrier {foo} %arg0, %arg2 : tensor<8x8xf32>, tensor<i32>",
                      NULL);
   S_expect_roundtrip("    %0 = stablehlo.partition_id : tensor<ui32>", NULL);
@@ -271,12 +272,13 @@ Test(ops_stablehlo, misc_formats) {
 
 Test(ops_stablehlo, convolution_window_reversal_prints_booleans) {
   captured diag = {0};
-  char *out = S_print("func.func @f(%a: tensor<1x4x4x1xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x3x3x1xf32> {\n"
-                      "  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
-                      "window = {stride = [1, 1], reverse = [0, 1]} {batch_group_count = 1 : i64, "
-                      "feature_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32>) -> tensor<1x3x3x1xf32>\n"
-                      "  return %0 : tensor<1x3x3x1xf32>\n}\n",
-                      false, &diag);
+  char *out =
+      S_print("func.func @f(%a: tensor<1x4x4x1xf32>, %w: tensor<2x2x1x1xf32>) -> tensor<1x3x3x1xf32> {\n"
+              "  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+              "window = {stride = [1, 1], reverse = [0, 1]} {batch_group_count = 1 : i64, "
+              "feature_group_count = 1 : i64} : (tensor<1x4x4x1xf32>, tensor<2x2x1x1xf32>) -> tensor<1x3x3x1xf32>\n"
+              "  return %0 : tensor<1x3x3x1xf32>\n}\n",
+              false, &diag);
   cr_assert_not_null(out, "%s", diag.text);
   cr_expect(strstr(out, "reverse = [false, true]") != NULL, "%s", out);
   char *gen = S_print(out, true, &diag);

@@ -48,22 +48,20 @@ static char *S_roundtrip(const char *in, bool generic, captured *diag) {
 }
 
 Test(parse, generic_ops_roundtrip_and_renumber) {
-  const char *in =
-      "func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
-      "  %a = \"foo.bar\"(%x) {b = 2 : i32, a = \"s\"} : (tensor<8xf32>) -> tensor<8xf32>\n"
-      "  %t:2 = \"foo.two\"(%a) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<i1>)\n"
-      "  return %t#0 : tensor<8xf32>\n"
-      "}\n";
+  const char *in = "func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+                   "  %a = \"foo.bar\"(%x) {b = 2 : i32, a = \"s\"} : (tensor<8xf32>) -> tensor<8xf32>\n"
+                   "  %t:2 = \"foo.two\"(%a) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<i1>)\n"
+                   "  return %t#0 : tensor<8xf32>\n"
+                   "}\n";
   char *out = S_roundtrip(in, false, NULL);
   cr_assert_not_null(out);
-  cr_expect_str_eq(out,
-                   "module {\n"
-                   "  func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-                   "    %0 = \"foo.bar\"(%arg0) {a = \"s\", b = 2 : i32} : (tensor<8xf32>) -> tensor<8xf32>\n"
-                   "    %1:2 = \"foo.two\"(%0) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<i1>)\n"
-                   "    return %1#0 : tensor<8xf32>\n"
-                   "  }\n"
-                   "}\n");
+  cr_expect_str_eq(out, "module {\n"
+                        "  func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                        "    %0 = \"foo.bar\"(%arg0) {a = \"s\", b = 2 : i32} : (tensor<8xf32>) -> tensor<8xf32>\n"
+                        "    %1:2 = \"foo.two\"(%0) : (tensor<8xf32>) -> (tensor<8xf32>, tensor<i1>)\n"
+                        "    return %1#0 : tensor<8xf32>\n"
+                        "  }\n"
+                        "}\n");
   /* printing is a fixed point */
   char *again = S_roundtrip(out, false, NULL);
   cr_expect_str_eq(again, out);
@@ -72,16 +70,15 @@ Test(parse, generic_ops_roundtrip_and_renumber) {
 }
 
 Test(parse, nested_regions_continue_numbering) {
-  const char *in =
-      "func.func @f(%x: tensor<f32>) -> tensor<f32> {\n"
-      "  %0 = \"a.op\"(%x) ({\n"
-      "  ^bb0(%y: tensor<f32>):\n"
-      "    %1 = \"a.inner\"(%y, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
-      "    \"a.yield\"(%1) : (tensor<f32>) -> ()\n"
-      "  }) : (tensor<f32>) -> tensor<f32>\n"
-      "  %2 = \"a.after\"(%0) : (tensor<f32>) -> tensor<f32>\n"
-      "  return %2 : tensor<f32>\n"
-      "}\n";
+  const char *in = "func.func @f(%x: tensor<f32>) -> tensor<f32> {\n"
+                   "  %0 = \"a.op\"(%x) ({\n"
+                   "  ^bb0(%y: tensor<f32>):\n"
+                   "    %1 = \"a.inner\"(%y, %x) : (tensor<f32>, tensor<f32>) -> tensor<f32>\n"
+                   "    \"a.yield\"(%1) : (tensor<f32>) -> ()\n"
+                   "  }) : (tensor<f32>) -> tensor<f32>\n"
+                   "  %2 = \"a.after\"(%0) : (tensor<f32>) -> tensor<f32>\n"
+                   "  return %2 : tensor<f32>\n"
+                   "}\n";
   char *out = S_roundtrip(in, false, NULL);
   cr_assert_not_null(out);
   /* the region numbers after the whole parent region: %0, %1 outside, so %2 inside */
@@ -92,11 +89,10 @@ Test(parse, nested_regions_continue_numbering) {
 }
 
 Test(parse, forward_reference_in_graph_use) {
-  const char *in =
-      "\"test.graph\"() ({\n"
-      "  %0 = \"a.use\"(%1) : (i32) -> i32\n"
-      "  %1 = \"a.def\"() : () -> i32\n"
-      "}) : () -> ()\n";
+  const char *in = "\"test.graph\"() ({\n"
+                   "  %0 = \"a.use\"(%1) : (i32) -> i32\n"
+                   "  %1 = \"a.def\"() : () -> i32\n"
+                   "}) : () -> ()\n";
   char *out = S_roundtrip(in, false, NULL);
   cr_assert_not_null(out);
   cr_expect(strstr(out, "%0 = \"a.use\"(%1) : (i32) -> i32") != NULL, "%s", out);
@@ -104,12 +100,11 @@ Test(parse, forward_reference_in_graph_use) {
 }
 
 Test(parse, generic_print_has_properties_and_entry_block) {
-  const char *in =
-      "module @m attributes {x.y = 1 : i64} {\n"
-      "  func.func private @g(%a: tensor<2xi32> {my.attr}) -> (tensor<2xi32> {r.a = \"q\"}) {\n"
-      "    return %a : tensor<2xi32>\n"
-      "  }\n"
-      "}\n";
+  const char *in = "module @m attributes {x.y = 1 : i64} {\n"
+                   "  func.func private @g(%a: tensor<2xi32> {my.attr}) -> (tensor<2xi32> {r.a = \"q\"}) {\n"
+                   "    return %a : tensor<2xi32>\n"
+                   "  }\n"
+                   "}\n";
   char *out = S_roundtrip_opts(in, true, true, NULL);
   cr_assert_not_null(out);
   cr_expect(strstr(out, "\"builtin.module\"() <{sym_name = \"m\"}> ({") != NULL, "%s", out);
@@ -199,8 +194,8 @@ Test(parse, branch_to_an_undefined_block_is_an_error) {
   cr_expect_null(S_roundtrip("\"a.f\"() ({\n  \"cf.br\"() [^bb7] : () -> ()\n}) : () -> ()\n", false, &d));
   cr_expect_str_eq(d.text, "reference to an undefined block");
   cr_expect_eq(d.line, 2);
-  char *ok = S_roundtrip("\"a.f\"() ({\n  \"cf.br\"() [^bb1] : () -> ()\n^bb1:\n  \"a.ret\"() : () -> ()\n}) : () -> ()\n",
-                         false, NULL);
+  char *ok = S_roundtrip(
+      "\"a.f\"() ({\n  \"cf.br\"() [^bb1] : () -> ()\n^bb1:\n  \"a.ret\"() : () -> ()\n}) : () -> ()\n", false, NULL);
   cr_assert_not_null(ok);
   cr_expect(strstr(ok, "\"cf.br\"()[^bb1] : () -> ()") != NULL, "%s", ok);
   free(ok);
@@ -229,12 +224,11 @@ Test(parse, comments_inside_verbatim_attributes_are_dropped) {
  * generic by default (sdy_opt and mlir-opt do not register them), their
  * custom syntax with test_dialects (stablehlo-opt registers them). */
 Test(parse, test_dialects_print_generic_unless_registered) {
-  const char *in =
-      "func.func @f(%a: tensor<2xf32>) {\n"
-      "  check.expect_eq %a, %a : tensor<2xf32>\n"
-      "  \"interpreter.print\"(%a) : (tensor<2xf32>) -> ()\n"
-      "  return\n"
-      "}\n";
+  const char *in = "func.func @f(%a: tensor<2xf32>) {\n"
+                   "  check.expect_eq %a, %a : tensor<2xf32>\n"
+                   "  \"interpreter.print\"(%a) : (tensor<2xf32>) -> ()\n"
+                   "  return\n"
+                   "}\n";
   shard_source src = {"test.mlir", in, strlen(in), 0};
   shard_diag_engine de;
   captured diag = {0};
@@ -252,7 +246,8 @@ Test(parse, test_dialects_print_generic_unless_registered) {
       cr_expect(strstr(out, "    check.expect_eq %arg0, %arg0 : tensor<2xf32>\n"), "%s", out);
       cr_expect(strstr(out, "    interpreter.print %arg0 : tensor<2xf32>\n"), "%s", out);
     } else {
-      cr_expect(strstr(out, "    \"check.expect_eq\"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> ()\n"), "%s", out);
+      cr_expect(strstr(out, "    \"check.expect_eq\"(%arg0, %arg0) : (tensor<2xf32>, tensor<2xf32>) -> ()\n"), "%s",
+                out);
       cr_expect(strstr(out, "    \"interpreter.print\"(%arg0) : (tensor<2xf32>) -> ()\n"), "%s", out);
     }
     free(out);

@@ -29,9 +29,16 @@ static char *S_check(const shard_pass_def *p, const char *text) {
 }
 
 Test(pass_options, valid_text) {
-  const char *good[] = {NULL, "", "flag=true", "flag", "flag=0 count=-3", "mode=slow",
-                        "filter='selectLow=0, selectHigh=2'", "filter=dot,constant,reshard count=2",
-                        "filter={a b} flag=1", "  count=7  "};
+  const char *good[] = {NULL,
+                        "",
+                        "flag=true",
+                        "flag",
+                        "flag=0 count=-3",
+                        "mode=slow",
+                        "filter='selectLow=0, selectHigh=2'",
+                        "filter=dot,constant,reshard count=2",
+                        "filter={a b} flag=1",
+                        "  count=7  "};
   for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
     char *m = S_check(&S_pass, good[i]);
     cr_expect_null(m, "'%s': %s", good[i] ? good[i] : "(null)", m ? m : "");

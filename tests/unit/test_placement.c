@@ -17,8 +17,7 @@ static void teardown(void) { shard_arena_free(arena); }
 
 TestSuite(placement, .init = setup, .fini = teardown);
 
-static shard_mesh *mesh(uint32_t n, const char *const *names, const int64_t *sizes,
-                        const int64_t *ids) {
+static shard_mesh *mesh(uint32_t n, const char *const *names, const int64_t *sizes, const int64_t *ids) {
   shard_mesh *m = SHARD_NEW(arena, shard_mesh);
   m->axes = SHARD_NEW_ARRAY(arena, shard_mesh_axis, n + 1);
   for (uint32_t i = 0; i < n; i++) {
@@ -66,8 +65,8 @@ Test(placement, rows_and_columns) {
   const char *names[] = {"x", "y"};
   int64_t sizes[] = {2, 4}, shape[] = {8, 16};
   shard_axis_ref dims[] = {full("x"), full("y")};
-  shard_placement *p = shard_placement_compute(arena, tensor(2, shape), sharding(2, dims),
-                                               mesh(2, names, sizes, NULL), "m", &de, shard_no_span);
+  shard_placement *p = shard_placement_compute(arena, tensor(2, shape), sharding(2, dims), mesh(2, names, sizes, NULL),
+                                               "m", &de, shard_no_span);
   cr_assert_not_null(p);
   cr_assert_eq(p->num_blocks, 8);
   cr_assert_eq(p->copies, 1);
@@ -86,8 +85,8 @@ Test(placement, uneven_tail_is_padded_or_empty) {
   const char *names[] = {"x"};
   int64_t sizes[] = {4}, shape[] = {5};
   shard_axis_ref dims[] = {full("x")};
-  shard_placement *p = shard_placement_compute(arena, tensor(1, shape), sharding(1, dims),
-                                               mesh(1, names, sizes, NULL), "m", &de, shard_no_span);
+  shard_placement *p = shard_placement_compute(arena, tensor(1, shape), sharding(1, dims), mesh(1, names, sizes, NULL),
+                                               "m", &de, shard_no_span);
   cr_assert_not_null(p);
   cr_assert_eq(p->local[0], 2);
   cr_assert(!p->blocks[1].padded);
@@ -101,8 +100,7 @@ Test(placement, sub_axes_unreduced_and_device_ids) {
   const char *names[] = {"x", "y", "z"};
   int64_t sizes[] = {4, 2, 2}, shape[] = {7, 3};
   int64_t ids[16];
-  for (int i = 0; i < 16; i++)
-    ids[i] = 15 - i;
+  for (int i = 0; i < 16; i++) ids[i] = 15 - i;
   shard_axis_ref dims[] = {sub("x", 1, 2), full("y")};
   shard_tensor_sharding *s = sharding(2, dims);
   shard_axis_ref rep = sub("x", 2, 2), unred = full("z");
@@ -110,8 +108,8 @@ Test(placement, sub_axes_unreduced_and_device_ids) {
   s->num_replicated = 1;
   s->unreduced = &unred;
   s->num_unreduced = 1;
-  shard_placement *p = shard_placement_compute(arena, tensor(2, shape), s,
-                                               mesh(3, names, sizes, ids), "m", &de, shard_no_span);
+  shard_placement *p =
+      shard_placement_compute(arena, tensor(2, shape), s, mesh(3, names, sizes, ids), "m", &de, shard_no_span);
   cr_assert_not_null(p);
   cr_assert_eq(p->num_blocks, 4);
   cr_assert_eq(p->num_partials, 2);
@@ -156,13 +154,9 @@ Test(placement, errors_are_reported) {
   int64_t sizes[] = {4}, shape[] = {8, 8}, dyn[] = {SHARD_DYNAMIC_DIM};
   shard_axis_ref dims[] = {full("x"), {0}}, bad[] = {full("q"), {0}}, odd[] = {sub("x", 3, 2), {0}};
   shard_mesh *m = mesh(1, names, sizes, NULL);
-  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(1, dims), m, "m", &de,
-                                         shard_no_span));
-  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(2, bad), m, "m", &de,
-                                         shard_no_span));
-  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(2, odd), m, "m", &de,
-                                         shard_no_span));
-  cr_assert_null(shard_placement_compute(arena, tensor(1, dyn), sharding(1, dims), m, "m", &de,
-                                         shard_no_span));
+  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(1, dims), m, "m", &de, shard_no_span));
+  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(2, bad), m, "m", &de, shard_no_span));
+  cr_assert_null(shard_placement_compute(arena, tensor(2, shape), sharding(2, odd), m, "m", &de, shard_no_span));
+  cr_assert_null(shard_placement_compute(arena, tensor(1, dyn), sharding(1, dims), m, "m", &de, shard_no_span));
   cr_assert_eq(de.errors, 4);
 }

@@ -124,8 +124,12 @@ Test(projection, split_and_merge_sub_axes) {
   shard_dim_mapping op_dims[] = {{f_ij, 2}}, res_dims[] = {{f_i, 1}, {f_j, 1}};
   shard_tensor_mapping operand = {op_dims, 1}, result = {res_dims, 2};
   int64_t sizes[] = {2, 4};
-  shard_op_sharding_rule rule = {.operands = &operand, .num_operands = 1, .results = &result,
-                                 .num_results = 1, .factor_sizes = sizes, .num_factors = 2};
+  shard_op_sharding_rule rule = {.operands = &operand,
+                                 .num_operands = 1,
+                                 .results = &result,
+                                 .num_results = 1,
+                                 .factor_sizes = sizes,
+                                 .num_factors = 2};
   shard_axis_ref xy[] = {full("x"), full("y")};
   shard_dim_sharding dim = {xy, 2, false, SHARD_NO_PRIORITY};
   shard_tensor_sharding in = {.mesh_name = "mesh", .dims = &dim, .rank = 1};
@@ -163,8 +167,8 @@ Test(projection, overflow_axes) {
   shard_dim_mapping dims[] = {{f_ij, 2}};
   shard_tensor_mapping t = {dims, 1};
   int64_t sizes[] = {4, 6};
-  shard_op_sharding_rule rule = {.operands = &t, .num_operands = 1, .results = NULL,
-                                 .num_results = 0, .factor_sizes = sizes, .num_factors = 2};
+  shard_op_sharding_rule rule = {
+      .operands = &t, .num_operands = 1, .results = NULL, .num_results = 0, .factor_sizes = sizes, .num_factors = 2};
   shard_axis_ref xy[] = {full("x"), full("y")};
   shard_dim_sharding dim = {xy, 2, true, SHARD_NO_PRIORITY};
   shard_tensor_sharding in = {.mesh_name = "mesh", .dims = &dim, .rank = 1};
@@ -188,8 +192,7 @@ typedef struct one_factor_case {
 } one_factor_case;
 
 /* A projection of n tensors (all operands) sharing one factor of size 64. */
-static shard_projection *one_factor(shard_arena *a, const shard_mesh *mesh, const shard_axes *axes,
-                                    uint32_t n) {
+static shard_projection *one_factor(shard_arena *a, const shard_mesh *mesh, const shard_axes *axes, uint32_t n) {
   static int64_t size = 64;
   shard_projection *p = SHARD_NEW(a, shard_projection);
   p->arena = a;
@@ -247,8 +250,8 @@ Test(factor_propagation, basic_docs_example) {
   shard_mesh_axis mesh_axes[] = {{"a", 2}, {"b", 2}, {"c", 2}, {"d", 2}, {"e", 2}, {"f", 2}, {"g", 2}};
   shard_mesh mesh = {.axes = mesh_axes, .num_axes = 7};
   int64_t sizes[] = {64, 64, 64};
-  shard_projection p = {.arena = a, .mesh = &mesh, .factor_sizes = sizes, .num_factors = 3,
-                        .num_operands = 2, .num_results = 1};
+  shard_projection p = {
+      .arena = a, .mesh = &mesh, .factor_sizes = sizes, .num_factors = 3, .num_operands = 2, .num_results = 1};
   p.tensors = SHARD_NEW_ARRAY(a, shard_tensor_factors, 3);
   shard_axis_ref t0f0[] = {full("a")}, t0f2[] = {full("f")};
   shard_axis_ref t1f0[] = {full("a"), full("b")}, t1f1[] = {full("c"), full("d")}, t1f2[] = {full("g")};
@@ -307,7 +310,8 @@ Test(passes, basic_propagate_through_add_and_dot) {
   expect_contains(out, "%arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}, {\"b\", ?}]>}");
   expect_contains(out, "%arg2: tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\", ?}, {?}]>}");
   expect_contains(out, "-> (tensor<8x16xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}, {?}]>})");
-  expect_contains(out, "stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}, {\"b\", ?}]>]>}");
+  expect_contains(
+      out, "stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}, {\"b\", ?}]>]>}");
   cr_expect(strstr(out, "sdy.sharding_rule") == NULL, "created rules are dropped");
   free(out);
 }
@@ -324,7 +328,8 @@ Test(passes, closed_dim_blocks_factor) {
   static const char text[] =
       "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {}]>},\n"
-      "                %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"b\"}]>}) -> tensor<8x8xf32> {\n"
+      "                %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"b\"}]>}) -> tensor<8x8xf32> "
+      "{\n"
       "  %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>\n"
       "  return %0 : tensor<8x8xf32>\n"
       "}\n";
@@ -339,16 +344,17 @@ Test(passes, closed_dim_blocks_factor) {
 }
 
 Test(passes, barrier_blocks_backward) {
-  static const char text[] =
-      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
-      "func.func @main(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\", ?}, {?}]>}) {\n"
-      "  %0 = sdy.propagation_barrier %arg0 allowed_direction=FORWARD : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n"
-      "}\n";
+  static const char text[] = "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
+                             "func.func @main(%arg0: tensor<8x8xf32>) -> (tensor<8x8xf32> {sdy.sharding = "
+                             "#sdy.sharding<@mesh, [{\"a\", ?}, {?}]>}) {\n"
+                             "  %0 = sdy.propagation_barrier %arg0 allowed_direction=FORWARD : tensor<8x8xf32>\n"
+                             "  return %0 : tensor<8x8xf32>\n"
+                             "}\n";
   diags d;
   char *out = run_pass(text, shard_pass_basic_propagate, NULL, &d);
   expect_contains(out, "func.func @main(%arg0: tensor<8x8xf32>)");
-  expect_contains(out, "allowed_direction=FORWARD {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}, {?}]>]>}");
+  expect_contains(out,
+                  "allowed_direction=FORWARD {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\", ?}, {?}]>]>}");
   free(out);
 }
 
@@ -357,24 +363,25 @@ Test(passes, user_priorities_go_in_order) {
   static const char text[] =
       "sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
       "func.func @main(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"b\"}p0, {?}]>},\n"
-      "                %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}p1, {?}]>}) -> tensor<8x8xf32> {\n"
+      "                %arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}p1, {?}]>}) -> "
+      "tensor<8x8xf32> {\n"
       "  %0 = stablehlo.add %arg0, %arg1 : tensor<8x8xf32>\n"
       "  return %0 : tensor<8x8xf32>\n"
       "}\n";
   diags d;
   char *out = run_pass(text, shard_pass_user_priority_propagate, NULL, &d);
   cr_expect_eq(d.errors, 0, "%s", d.text);
-  expect_contains(out, "stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\", ?}, {?}]>]>}");
+  expect_contains(out,
+                  "stablehlo.add %arg0, %arg1 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\", ?}, {?}]>]>}");
   expect_contains(out, "%arg1: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {?}]>}");
   free(out);
 }
 
 Test(passes, rejects_dynamic_shapes) {
-  static const char text[] =
-      "func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n"
-      "  %0 = stablehlo.abs %arg0 : tensor<?xf32>\n"
-      "  return %0 : tensor<?xf32>\n"
-      "}\n";
+  static const char text[] = "func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> {\n"
+                             "  %0 = stablehlo.abs %arg0 : tensor<?xf32>\n"
+                             "  return %0 : tensor<?xf32>\n"
+                             "}\n";
   diags d;
   char *out = run_pass(text, shard_pass_basic_propagate, NULL, &d);
   cr_expect_eq(d.errors, 1);
@@ -394,10 +401,11 @@ Test(passes, long_chain_is_linear, .timeout = 20) {
   enum { N = 20000 };
   size_t cap = (size_t)N * 80 + 1024;
   char *text = malloc(cap);
-  size_t len = (size_t)snprintf(text, cap,
-                                "sdy.mesh @mesh = <[\"a\"=2]>\n"
-                                "func.func @main(%%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
-                                "  %%v0 = stablehlo.negate %%arg0 : tensor<8xf32>\n");
+  size_t len = (size_t)snprintf(
+      text, cap,
+      "sdy.mesh @mesh = <[\"a\"=2]>\n"
+      "func.func @main(%%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}]>}) -> tensor<8xf32> {\n"
+      "  %%v0 = stablehlo.negate %%arg0 : tensor<8xf32>\n");
   for (int i = 1; i < N; i++)
     len += (size_t)snprintf(text + len, cap - len, "  %%v%d = stablehlo.negate %%v%d : tensor<8xf32>\n", i, i - 1);
   snprintf(text + len, cap - len, "  return %%v%d : tensor<8xf32>\n}\n", N - 1);
@@ -465,7 +473,8 @@ Test(pass_context, rules_and_observer_are_per_call) {
   shard_buf_init(&b2);
   shard_print_module(&b1, m1, NULL);
   shard_print_module(&b2, m2, NULL);
-  expect_contains(shard_buf_str(&b1), "\"my.gelu\"(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}]>]>}");
+  expect_contains(shard_buf_str(&b1),
+                  "\"my.gelu\"(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\", ?}]>]>}");
   cr_expect(strstr(shard_buf_str(&b2), "#sdy.sharding_per_value") == NULL, "no rules in the context, yet:\n%s",
             shard_buf_str(&b2));
   shard_buf_free(&b1);

@@ -75,7 +75,8 @@ Test(rank, global_to_local_gives_every_dim_its_local_size) {
     shard_block *body = main_fn->regions[0].first;
     shard_type *arg = body->args[0].type;
     cr_assert_eq(arg->rank, r);
-    for (uint32_t d = 0; d < r; d++) cr_assert_eq(arg->dims[d], 1, "rank %u: local dim %u is %lld", r, d, (long long)arg->dims[d]);
+    for (uint32_t d = 0; d < r; d++)
+      cr_assert_eq(arg->dims[d], 1, "rank %u: local dim %u is %lld", r, d, (long long)arg->dims[d]);
     /* negate keeps the local type; the all_gather gives the global one back */
     shard_op *neg = body->first;
     cr_assert_str_eq(neg->name, "stablehlo.negate");
@@ -100,12 +101,13 @@ Test(rank, per_instruction_partitioning_pads_the_last_dim) {
     S_type(&t, r, 8, 3);
     S_dims(&s, r, "\"x\"", "\"y\"");
     const char *T = shard_buf_str(&t), *S = shard_buf_str(&s);
-    shard_buf_printf(&text,
-                     "sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
-                     "func.func @main(%%arg0: %s {sdy.sharding = #sdy.sharding<@mesh, %s>}) -> %s {\n"
-                     "  %%0 = stablehlo.add %%arg0, %%arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, %s>]>} : %s\n"
-                     "  return %%0 : %s\n}\n",
-                     T, S, T, S, T, T);
+    shard_buf_printf(
+        &text,
+        "sdy.mesh @mesh = <[\"x\"=4, \"y\"=2]>\n"
+        "func.func @main(%%arg0: %s {sdy.sharding = #sdy.sharding<@mesh, %s>}) -> %s {\n"
+        "  %%0 = stablehlo.add %%arg0, %%arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, %s>]>} : %s\n"
+        "  return %%0 : %s\n}\n",
+        T, S, T, S, T, T);
     shard_diag_engine de;
     shard_diag_init(&de, S_capture, NULL);
     shard_module *m = S_parse(shard_buf_str(&text), &de);
@@ -132,10 +134,10 @@ Test(rank, interpreter_data_ops_cover_every_dim) {
     shard_buf t, tt, red, sl, pd, cat, perm, zeros, hi, start, lim, ones, sdims, text;
     shard_buf *all[] = {&t, &tt, &red, &sl, &pd, &cat, &perm, &zeros, &hi, &start, &lim, &ones, &sdims, &text};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) shard_buf_init(all[i]);
-    S_type(&t, r, 2, 3);   /* x: values 0..5, x[i, 0.., j] = 3i + j */
-    S_type(&tt, r, 3, 2);  /* its transpose */
-    S_type(&sl, r, 1, 2);  /* x[1:2, .., 1:3] */
-    S_type(&pd, r, 3, 3);  /* x padded by one row of 7 */
+    S_type(&t, r, 2, 3); /* x: values 0..5, x[i, 0.., j] = 3i + j */
+    S_type(&tt, r, 3, 2); /* its transpose */
+    S_type(&sl, r, 1, 2); /* x[1:2, .., 1:3] */
+    S_type(&pd, r, 3, 3); /* x padded by one row of 7 */
     S_type(&cat, r, 4, 3); /* x ++ x along dim 0 */
     shard_buf_puts(&red, "tensor<2");
     for (uint32_t d = 1; d + 1 < r; d++) shard_buf_puts(&red, "x1");
@@ -156,14 +158,17 @@ Test(rank, interpreter_data_ops_cover_every_dim) {
         "func.func @f(%%x: %s, %%v: tensor<3xf32>) -> (%s, %s, %s, %s, %s, %s, %s, %s) {\n"
         "  %%0 = stablehlo.transpose %%x, dims = [%s] : (%s) -> %s\n"
         "  %%c = stablehlo.constant dense<0.0> : tensor<f32>\n"
-        "  %%1 = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [%u] : (%s, tensor<f32>) -> %s\n"
+        "  %%1 = stablehlo.reduce(%%x init: %%c) applies stablehlo.add across dimensions = [%u] : (%s, tensor<f32>) -> "
+        "%s\n"
         "  %%2 = stablehlo.reverse %%x, dims = [0, %u] : %s\n"
-        "  %%3 = \"stablehlo.slice\"(%%x) <{start_indices = array<i64: %s>, limit_indices = array<i64: %s>, strides = array<i64: %s>}> : (%s) -> %s\n"
+        "  %%3 = \"stablehlo.slice\"(%%x) <{start_indices = array<i64: %s>, limit_indices = array<i64: %s>, strides = "
+        "array<i64: %s>}> : (%s) -> %s\n"
         "  %%s = stablehlo.constant dense<7.0> : tensor<f32>\n"
         "  %%4 = stablehlo.pad %%x, %%s, low = [%s], high = [%s], interior = [%s] : (%s, tensor<f32>) -> %s\n"
         "  %%5 = stablehlo.broadcast_in_dim %%v, dims = [%u] : (tensor<3xf32>) -> %s\n"
         "  %%6 = stablehlo.concatenate %%x, %%x, dim = 0 : (%s, %s) -> %s\n"
-        "  %%7 = stablehlo.dot_general %%x, %%x, batching_dims = [%s] x [%s], contracting_dims = [%u] x [%u] : (%s, %s) -> %s\n"
+        "  %%7 = stablehlo.dot_general %%x, %%x, batching_dims = [%s] x [%s], contracting_dims = [%u] x [%u] : (%s, "
+        "%s) -> %s\n"
         "  return %%0, %%1, %%2, %%3, %%4, %%5, %%6, %%7 : %s, %s, %s, %s, %s, %s, %s, %s\n}\n",
         T, shard_buf_str(&tt), shard_buf_str(&red), T, shard_buf_str(&sl), shard_buf_str(&pd), T, shard_buf_str(&cat),
         shard_buf_str(&red),
@@ -241,8 +246,8 @@ Test(rank, placement_numbers_every_block) {
     s->dims[r - 1].axes = SHARD_NEW_ARRAY(a, shard_axis_ref, 1);
     s->dims[r - 1].axes[0] = (shard_axis_ref){"y", false, 0, 0};
     s->dims[r - 1].num_axes = 1;
-    shard_placement *p = shard_placement_compute(a, shard_type_tensor(a, r, dims, "f32", NULL), s, m, "m", &de,
-                                                 shard_no_span);
+    shard_placement *p =
+        shard_placement_compute(a, shard_type_tensor(a, r, dims, "f32", NULL), s, m, "m", &de, shard_no_span);
     cr_assert_not_null(p, "rank %u: %s", r, S_last);
     cr_assert_eq(p->rank, r);
     cr_assert_eq(p->num_blocks, 16);

@@ -64,7 +64,8 @@ Test(reshape_equivalence, the_minor_dim_of_a_merge_does_not) {
 
 Test(reshape_equivalence, axes_keep_their_major_to_minor_order) {
   cr_expect(S_equivalent(XY, "[{\"x\", \"y\"}, {}]", "tensor<8x4xf32>", "[{\"x\", \"y\"}]", "tensor<32xf32>", false));
-  cr_expect_not(S_equivalent(XY, "[{\"y\", \"x\"}, {}]", "tensor<8x4xf32>", "[{\"x\", \"y\"}]", "tensor<32xf32>", false));
+  cr_expect_not(
+      S_equivalent(XY, "[{\"y\", \"x\"}, {}]", "tensor<8x4xf32>", "[{\"x\", \"y\"}]", "tensor<32xf32>", false));
   /* whole rows and whole columns: every shard is one element on both sides */
   cr_expect(S_equivalent(XY, "[{\"x\"}, {\"y\"}]", "tensor<4x2xf32>", "[{\"x\", \"y\"}]", "tensor<8xf32>", false));
   /* blocks of 2x2 are not runs of the flat order */
@@ -74,16 +75,15 @@ Test(reshape_equivalence, axes_keep_their_major_to_minor_order) {
 Test(reshape_equivalence, sub_axes_that_line_up_merge_back) {
   /* "x":(1)2 is the major half of "x" and "x":(2)2 the minor one: on the
    * major and the minor dim they are "x" on the flat order; swapped, not. */
-  cr_expect(S_equivalent(XY, "[{\"x\":(1)2}, {\"x\":(2)2}]", "tensor<2x16xf32>", "[{\"x\"}]", "tensor<32xf32>",
-                         false));
-  cr_expect_not(S_equivalent(XY, "[{\"x\":(2)2}, {\"x\":(1)2}]", "tensor<2x16xf32>", "[{\"x\"}]",
-                             "tensor<32xf32>", false));
+  cr_expect(S_equivalent(XY, "[{\"x\":(1)2}, {\"x\":(2)2}]", "tensor<2x16xf32>", "[{\"x\"}]", "tensor<32xf32>", false));
+  cr_expect_not(
+      S_equivalent(XY, "[{\"x\":(2)2}, {\"x\":(1)2}]", "tensor<2x16xf32>", "[{\"x\"}]", "tensor<32xf32>", false));
 }
 
 Test(reshape_equivalence, replicated_axes_and_types_must_agree) {
   cr_expect(S_equivalent(XY, "[{\"x\"}, {}]", "tensor<8x4xf32>", "[{\"x\"}, {}]", "tensor<8x4xf32>", false));
-  cr_expect_not(S_equivalent(XY, "[{\"x\"}, {}], replicated={\"y\"}", "tensor<8x4xf32>", "[{\"x\"}]",
-                             "tensor<32xf32>", false));
+  cr_expect_not(
+      S_equivalent(XY, "[{\"x\"}, {}], replicated={\"y\"}", "tensor<8x4xf32>", "[{\"x\"}]", "tensor<32xf32>", false));
 }
 
 Test(reshape_equivalence, non_divisible_dims_compare_prefixes) {

@@ -21,8 +21,7 @@
 /* Parses a #sdy.sharding with an inlined mesh; the module stays alive in *keep. */
 static shard_tensor_sharding *S_sharding(sdy_parsed *keep, const char *text) {
   sdy_parse_attr(keep, text);
-  cr_assert(keep->attr && keep->attr->kind == SHARD_ATTR_SDY_SHARDING, "bad sharding %s: %s", text,
-            keep->diags.text);
+  cr_assert(keep->attr && keep->attr->kind == SHARD_ATTR_SDY_SHARDING, "bad sharding %s: %s", text, keep->diags.text);
   return keep->attr->u.sharding;
 }
 
@@ -38,8 +37,7 @@ static void S_print_step(shard_buf *b, const shard_reshard_step *st) {
   } else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) {
     shard_buf_puts(b, " ");
     shard_axis_list_print(b, st->all_to_all.axes.axes, st->all_to_all.axes.num);
-    shard_buf_printf(b, ": %lld->%lld", (long long)st->all_to_all.src_dim,
-                     (long long)st->all_to_all.tgt_dim);
+    shard_buf_printf(b, ": %lld->%lld", (long long)st->all_to_all.src_dim, (long long)st->all_to_all.tgt_dim);
   }
   shard_buf_puts(b, " ");
   shard_sharding_print(b, st->sharding);
@@ -54,12 +52,10 @@ static char *S_plan(const char *in_text, const char *out_text, const int64_t *sh
   shard_arena *a = shard_arena_new();
   shard_reshard_step *steps;
   uint32_t n;
-  shard_reshard_outcome o =
-      shard_reshard_plan(a, in, in->inline_mesh, out, out->inline_mesh, shape, &steps, &n);
+  shard_reshard_outcome o = shard_reshard_plan(a, in, in->inline_mesh, out, out->inline_mesh, shape, &steps, &n);
   shard_buf b;
   shard_buf_init(&b);
-  static const char *const names[] = {"steps", "forward", "maximal", "incompatible", "rank",
-                                      "incomplete"};
+  static const char *const names[] = {"steps", "forward", "maximal", "incompatible", "rank", "incomplete"};
   shard_buf_printf(&b, "%s\n", names[o]);
   for (uint32_t i = 0; i < n; i++) S_print_step(&b, &steps[i]);
   shard_arena_free(a);
@@ -79,32 +75,29 @@ Test(reshard_plan, same_sharding_needs_no_step) {
 }
 
 Test(reshard_plan, both_replicated_forward_the_value) {
-  char *got = S_plan("#sdy.sharding<" MESH4 ", [{}, {?}]>",
-                     "#sdy.sharding<" MESH4 ", [{}, {}], replicated={\"x\"}>", shape_16);
+  char *got =
+      S_plan("#sdy.sharding<" MESH4 ", [{}, {?}]>", "#sdy.sharding<" MESH4 ", [{}, {}], replicated={\"x\"}>", shape_16);
   cr_expect_str_eq(got, "forward\n");
   free(got);
 }
 
 Test(reshard_plan, replicated_target_gathers_on_the_input_mesh) {
-  char *got = S_plan("#sdy.sharding<" MESH4 ", [{\"x\", \"y\"}, {\"z\"}]>",
-                     "#sdy.sharding<mesh<[\"a\"=4]>, [{}, {}]>", shape_16);
-  cr_expect_str_eq(got,
-                   "steps\nall_gather [{\"x\", \"y\"}, {\"z\"}] <mesh<[\"x\"=2, \"y\"=2, \"z\"=2, "
-                   "\"w\"=2]>, [{}, {}]>\n");
+  char *got = S_plan("#sdy.sharding<" MESH4 ", [{\"x\", \"y\"}, {\"z\"}]>", "#sdy.sharding<mesh<[\"a\"=4]>, [{}, {}]>",
+                     shape_16);
+  cr_expect_str_eq(got, "steps\nall_gather [{\"x\", \"y\"}, {\"z\"}] <mesh<[\"x\"=2, \"y\"=2, \"z\"=2, "
+                        "\"w\"=2]>, [{}, {}]>\n");
   free(got);
 }
 
 Test(reshard_plan, single_device_and_foreign_meshes_are_left_alone) {
-  char *got = S_plan("#sdy.sharding<mesh<[], device_ids=[0]>, []>",
-                     "#sdy.sharding<" MESH4 ", [{}, {}]>", shape_16);
+  char *got = S_plan("#sdy.sharding<mesh<[], device_ids=[0]>, []>", "#sdy.sharding<" MESH4 ", [{}, {}]>", shape_16);
   cr_expect_str_eq(got, "maximal\n");
   free(got);
   got = S_plan("#sdy.sharding<mesh<[\"x\"=4]>, [{\"x\"}, {}]>",
                "#sdy.sharding<mesh<[\"x\"=2, \"y\"=2]>, [{}, {\"x\"}]>", shape_16);
   cr_expect_str_eq(got, "incompatible\n");
   free(got);
-  got = S_plan("#sdy.sharding<" MESH4 ", [{\"x\"}, {}]>", "#sdy.sharding<" MESH4 ", [{\"x\"}]>",
-               shape_16);
+  got = S_plan("#sdy.sharding<" MESH4 ", [{\"x\"}, {}]>", "#sdy.sharding<" MESH4 ", [{\"x\"}]>", shape_16);
   cr_expect_str_eq(got, "rank\n");
   free(got);
 }
@@ -204,20 +197,17 @@ static shard_tensor_sharding *S_random(shard_arena *a, shard_mesh *m) {
      * insists on the merged spelling). */
     if (dim->num_axes && shard_axis_can_merge(&dim->axes[dim->num_axes - 1], &pool[i]))
       dim->axes[dim->num_axes - 1] = shard_axis_merge(&dim->axes[dim->num_axes - 1], &pool[i], m);
-    else
-      dim->axes[dim->num_axes++] = pool[i];
+    else dim->axes[dim->num_axes++] = pool[i];
   }
   return s;
 }
 
 /* Checks that `st` turns `before` into its sharding the way its kind says. */
-static void S_check_step(const shard_tensor_sharding *before, const shard_reshard_step *st,
-                         const shard_mesh *m) {
+static void S_check_step(const shard_tensor_sharding *before, const shard_reshard_step *st, const shard_mesh *m) {
   const shard_tensor_sharding *after = st->sharding;
   cr_assert_eq(after->rank, before->rank);
   int64_t moved = 1;
-  if (st->kind == SHARD_RESHARD_ALL_TO_ALL)
-    moved = S_dim_size(st->all_to_all.axes.axes, st->all_to_all.axes.num, m);
+  if (st->kind == SHARD_RESHARD_ALL_TO_ALL) moved = S_dim_size(st->all_to_all.axes.axes, st->all_to_all.axes.num, m);
   for (uint32_t d = 0; d < before->rank; d++) {
     int64_t b = S_dim_size(before->dims[d].axes, before->dims[d].num_axes, m);
     int64_t a = S_dim_size(after->dims[d].axes, after->dims[d].num_axes, m);
@@ -228,9 +218,7 @@ static void S_check_step(const shard_tensor_sharding *before, const shard_reshar
     case SHARD_RESHARD_ALL_GATHER:
       cr_assert_eq(b, a * S_dim_size(st->axes_per_dim[d].axes, st->axes_per_dim[d].num, m));
       break;
-    case SHARD_RESHARD_COLLECTIVE_PERMUTE:
-      cr_assert_eq(a, b);
-      break;
+    case SHARD_RESHARD_COLLECTIVE_PERMUTE: cr_assert_eq(a, b); break;
     case SHARD_RESHARD_ALL_TO_ALL:
       if (d == st->all_to_all.src_dim) cr_assert_eq(a * moved, b);
       else if (d == st->all_to_all.tgt_dim) cr_assert_eq(a, b * moved);
@@ -240,8 +228,7 @@ static void S_check_step(const shard_tensor_sharding *before, const shard_reshar
   }
   /* The whole sharding uses each part of the mesh at most once. */
   int64_t total = 1;
-  for (uint32_t d = 0; d < after->rank; d++)
-    total *= S_dim_size(after->dims[d].axes, after->dims[d].num_axes, m);
+  for (uint32_t d = 0; d < after->rank; d++) total *= S_dim_size(after->dims[d].axes, after->dims[d].num_axes, m);
   cr_assert(shard_mesh_num_devices(m) % total == 0);
   for (uint32_t d = 0; d < after->rank; d++)
     for (uint32_t i = 0; i < after->dims[d].num_axes; i++)
@@ -285,8 +272,8 @@ Test(reshard_plan, random_power_of_two_reshards_reach_the_target) {
     /* Power-of-two axes: one round of each kind, at most. */
     cr_assert(n <= 3 + 2 * in->rank * in->rank, "reshard %d took %u steps", iter, n);
   }
-  for (int k = 0; k < 4; k++) cr_expect(kinds[k] > 0, "no %s in 3000 reshards",
-                                        shard_reshard_kind_name((shard_reshard_kind)k));
+  for (int k = 0; k < 4; k++)
+    cr_expect(kinds[k] > 0, "no %s in 3000 reshards", shard_reshard_kind_name((shard_reshard_kind)k));
   shard_arena_free(a);
   sdy_parsed_free(&pm);
 }
@@ -330,13 +317,12 @@ static char *S_run(const char *in, const char *options) {
 #define MESH_DECL "sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
 
 Test(reshard_pass, chained_reshards_start_from_the_previous_collectives) {
-  char *got = S_run(MESH_DECL
-                    "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
-                    "[{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
-                    "  %0 = sdy.reshard %arg0 <@mesh, [{}, {\"x\"}]> : tensor<8x8xf32>\n"
-                    "  %1 = sdy.reshard %0 <@mesh, [{}, {}]> : tensor<8x8xf32>\n"
-                    "  return %1 : tensor<8x8xf32>\n"
-                    "}\n",
+  char *got = S_run(MESH_DECL "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, "
+                              "[{\"x\"}, {}]>}) -> tensor<8x8xf32> {\n"
+                              "  %0 = sdy.reshard %arg0 <@mesh, [{}, {\"x\"}]> : tensor<8x8xf32>\n"
+                              "  %1 = sdy.reshard %0 <@mesh, [{}, {}]> : tensor<8x8xf32>\n"
+                              "  return %1 : tensor<8x8xf32>\n"
+                              "}\n",
                     NULL);
   cr_assert(got, "%s", S_messages);
   cr_expect(strstr(got, "%0 = sdy.all_to_all [{\"x\"}: 0->1] %arg0 out_sharding=<@mesh, [{}, "
@@ -350,12 +336,11 @@ Test(reshard_pass, chained_reshards_start_from_the_previous_collectives) {
 }
 
 Test(reshard_pass, keep_redundant_reshards_option) {
-  const char *in = MESH_DECL
-      "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, "
-      "{}]>}) -> tensor<8x8xf32> {\n"
-      "  %0 = sdy.reshard %arg0 <@mesh, [{\"x\"}, {}]> : tensor<8x8xf32>\n"
-      "  return %0 : tensor<8x8xf32>\n"
-      "}\n";
+  const char *in = MESH_DECL "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"x\"}, "
+                             "{}]>}) -> tensor<8x8xf32> {\n"
+                             "  %0 = sdy.reshard %arg0 <@mesh, [{\"x\"}, {}]> : tensor<8x8xf32>\n"
+                             "  return %0 : tensor<8x8xf32>\n"
+                             "}\n";
   char *dropped = S_run(in, NULL);
   cr_assert(dropped, "%s", S_messages);
   cr_expect(strstr(dropped, "return %arg0") != NULL, "%s", dropped);
@@ -367,11 +352,10 @@ Test(reshard_pass, keep_redundant_reshards_option) {
 }
 
 Test(reshard_pass, input_without_sharding_counts_as_replicated) {
-  char *got = S_run(MESH_DECL
-                    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-                    "  %0 = sdy.reshard %arg0 <@mesh, [{\"y\"}, {\"x\"}]> : tensor<8x8xf32>\n"
-                    "  return %0 : tensor<8x8xf32>\n"
-                    "}\n",
+  char *got = S_run(MESH_DECL "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+                              "  %0 = sdy.reshard %arg0 <@mesh, [{\"y\"}, {\"x\"}]> : tensor<8x8xf32>\n"
+                              "  return %0 : tensor<8x8xf32>\n"
+                              "}\n",
                     NULL);
   cr_assert(got, "%s", S_messages);
   cr_expect(strstr(got, "sdy.all_slice [{\"y\"}, {\"x\"}] %arg0 out_sharding=<@mesh, [{\"y\"}, "
@@ -383,16 +367,15 @@ Test(reshard_pass, input_without_sharding_counts_as_replicated) {
 Test(reshard_pass, manual_computation_body_sees_its_free_axes_only) {
   /* The body argument's sharding is in_shardings minus the manual "x":
    * [{"y"}, {}], so moving y to dim 1 is a single all_to_all. */
-  char *got = S_run(MESH_DECL
-                    "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-                    "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\", \"y\"}, "
-                    "{}]>] out_shardings=[<@mesh, [{\"x\"}, {\"y\"}]>] manual_axes={\"x\"} "
-                    "(%arg1: tensor<4x8xf32>) {\n"
-                    "    %1 = sdy.reshard %arg1 <@mesh, [{}, {\"y\"}]> : tensor<4x8xf32>\n"
-                    "    sdy.return %1 : tensor<4x8xf32>\n"
-                    "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
-                    "  return %0 : tensor<8x8xf32>\n"
-                    "}\n",
+  char *got = S_run(MESH_DECL "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
+                              "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"x\", \"y\"}, "
+                              "{}]>] out_shardings=[<@mesh, [{\"x\"}, {\"y\"}]>] manual_axes={\"x\"} "
+                              "(%arg1: tensor<4x8xf32>) {\n"
+                              "    %1 = sdy.reshard %arg1 <@mesh, [{}, {\"y\"}]> : tensor<4x8xf32>\n"
+                              "    sdy.return %1 : tensor<4x8xf32>\n"
+                              "  } : (tensor<8x8xf32>) -> tensor<8x8xf32>\n"
+                              "  return %0 : tensor<8x8xf32>\n"
+                              "}\n",
                     NULL);
   cr_assert(got, "%s", S_messages);
   cr_expect(strstr(got, "sdy.all_to_all [{\"y\"}: 0->1] %arg1 out_sharding=<@mesh, [{}, "

@@ -14,8 +14,10 @@ static char *symbol_str(int64_t f) {
 }
 
 Test(rule, factor_symbols) {
-  const struct { int64_t f; const char *text; } cases[] = {
-      {0, "i"}, {1, "j"}, {2, "k"}, {16, "y"}, {17, "z"}, {18, "z_1"}, {19, "z_2"}, {27, "z_10"}};
+  const struct {
+    int64_t f;
+    const char *text;
+  } cases[] = {{0, "i"}, {1, "j"}, {2, "k"}, {16, "y"}, {17, "z"}, {18, "z_1"}, {19, "z_2"}, {27, "z_10"}};
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     char *t = symbol_str(cases[i].f);
     cr_expect_str_eq(t, cases[i].text, "factor %lld", (long long)cases[i].f);
@@ -35,9 +37,14 @@ Test(rule, print_dot_rule) {
   shard_dim_mapping ik[] = {{fi, 1}, {fk, 1}}, kj[] = {{fk, 1}, {fj, 1}}, ij[] = {{fi, 1}, {fj, 1}};
   shard_tensor_mapping operands[] = {{ik, 2}, {kj, 2}}, results[] = {{ij, 2}};
   int64_t sizes[] = {8, 16, 32}, reduction[] = {2};
-  shard_op_sharding_rule r = {.operands = operands, .num_operands = 2, .results = results,
-                              .num_results = 1, .factor_sizes = sizes, .num_factors = 3,
-                              .reduction = reduction, .num_reduction = 1};
+  shard_op_sharding_rule r = {.operands = operands,
+                              .num_operands = 2,
+                              .results = results,
+                              .num_results = 1,
+                              .factor_sizes = sizes,
+                              .num_factors = 3,
+                              .reduction = reduction,
+                              .num_reduction = 1};
   char *t = rule_str(&r);
   cr_expect_str_eq(t, "<([i, k], [k, j])->([i, j]) {i=8, j=16, k=32} reduction={k}>");
   free(t);
@@ -48,11 +55,20 @@ Test(rule, print_all_clauses_and_custom) {
   shard_dim_mapping in[] = {{f0, 1}, {f1, 1}, {f2, 1}, {f3, 1}}, out[] = {{f0, 1}, {f2, 1}, {f3, 1}};
   shard_tensor_mapping operands[] = {{in, 4}}, results[] = {{out, 3}};
   int64_t sizes[] = {2, 3, 5, 7}, red[] = {1}, need[] = {0, 3}, perm[] = {2}, blocked[] = {3};
-  shard_op_sharding_rule r = {.operands = operands, .num_operands = 1, .results = results,
-                              .num_results = 1, .factor_sizes = sizes, .num_factors = 4,
-                              .reduction = red, .num_reduction = 1, .need_replication = need,
-                              .num_need_replication = 2, .permutation = perm, .num_permutation = 1,
-                              .blocked_propagation = blocked, .num_blocked_propagation = 1,
+  shard_op_sharding_rule r = {.operands = operands,
+                              .num_operands = 1,
+                              .results = results,
+                              .num_results = 1,
+                              .factor_sizes = sizes,
+                              .num_factors = 4,
+                              .reduction = red,
+                              .num_reduction = 1,
+                              .need_replication = need,
+                              .num_need_replication = 2,
+                              .permutation = perm,
+                              .num_permutation = 1,
+                              .blocked_propagation = blocked,
+                              .num_blocked_propagation = 1,
                               .is_custom = true};
   char *t = rule_str(&r);
   cr_expect_str_eq(t, "<([i, j, k, l])->([i, k, l]) {i=2, j=3, k=5, l=7} reduction={j} "
@@ -71,18 +87,22 @@ Test(rule, print_empty_and_compound) {
   shard_dim_mapping in[] = {{i, 1}, {j, 1}}, out[] = {{ij_f, 2}}, big[] = {{zz, 2}};
   shard_tensor_mapping operands[] = {{in, 2}}, results[] = {{out, 1}, {big, 1}};
   int64_t sizes[] = {2, 4};
-  shard_op_sharding_rule r = {.operands = operands, .num_operands = 1, .results = results,
-                              .num_results = 2, .factor_sizes = sizes, .num_factors = 2};
+  shard_op_sharding_rule r = {.operands = operands,
+                              .num_operands = 1,
+                              .results = results,
+                              .num_results = 2,
+                              .factor_sizes = sizes,
+                              .num_factors = 2};
   t = rule_str(&r);
   cr_expect_str_eq(t, "<([i, j])->([ij], [zz_1]) {i=2, j=4}>");
   free(t);
 }
 
-#define EXPECT_ROUNDTRIP(in, want)                                                                 \
-  do {                                                                                             \
-    char *got_ = sdy_roundtrip(in);                                                                \
-    cr_expect_str_eq(got_, want);                                                                  \
-    free(got_);                                                                                    \
+#define EXPECT_ROUNDTRIP(in, want)                                                                                     \
+  do {                                                                                                                 \
+    char *got_ = sdy_roundtrip(in);                                                                                    \
+    cr_expect_str_eq(got_, want);                                                                                      \
+    free(got_);                                                                                                        \
   } while (0)
 
 Test(rule_parse, roundtrips) {
@@ -126,9 +146,14 @@ static void expect_errors(const char *rule, const char *want) {
   free(e);
 }
 
-#define TM_FAIL "failed to parse Sdy_TensorMapping parameter 'dim_mappings' which is to be a `::llvm::ArrayRef<DimMappingAttr>`\n"
-#define OPS_FAIL "failed to parse Sdy_OpShardingRule parameter 'operand_mappings' which is to be a `::llvm::ArrayRef<TensorMappingAttr>`\n"
-#define RES_FAIL "failed to parse Sdy_OpShardingRule parameter 'result_mappings' which is to be a `::llvm::ArrayRef<TensorMappingAttr>`\n"
+#define TM_FAIL                                                                                                        \
+  "failed to parse Sdy_TensorMapping parameter 'dim_mappings' which is to be a `::llvm::ArrayRef<DimMappingAttr>`\n"
+#define OPS_FAIL                                                                                                       \
+  "failed to parse Sdy_OpShardingRule parameter 'operand_mappings' which is to be a "                                  \
+  "`::llvm::ArrayRef<TensorMappingAttr>`\n"
+#define RES_FAIL                                                                                                       \
+  "failed to parse Sdy_OpShardingRule parameter 'result_mappings' which is to be a "                                   \
+  "`::llvm::ArrayRef<TensorMappingAttr>`\n"
 #define IOTA "expecting factor indices to be ordered like an iota ([0,1,2,...], e.g. {i=#, j=#, ...}). "
 
 Test(rule_parse, shardy_errors) {

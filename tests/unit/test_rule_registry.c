@@ -146,7 +146,9 @@ static char *reshape_rule(const char *in, const char *out) {
 }
 
 Test(rule_registry, reshape_compound_factors) {
-  const struct { const char *in, *out, *rule; } cases[] = {
+  const struct {
+    const char *in, *out, *rule;
+  } cases[] = {
       {"2x4xf32", "8xf32", "<([i, j])->([ij]) {i=2, j=4}>"},
       {"8x4x5xf32", "2x16x5xf32", "<([ij, k, l])->([i, jk, l]) {i=2, j=4, k=4, l=5}>"},
       /* A common divisor splits both swapped dims: i (2) is shared, so a
@@ -180,14 +182,14 @@ Test(rule_registry, concatenate_conservative_drops_concat_dim) {
 }
 
 Test(rule_registry, gather_and_conv_raw_dimension_numbers) {
-  char *t = rule_of(
-      "func.func @f(%a: tensor<3x4x2x5xf32>, %i: tensor<2x3x3xi64>) -> tensor<2x3x2x2x1xf32> {\n"
-      "  %0 = \"stablehlo.gather\"(%a, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3, 4],"
-      " collapsed_slice_dims = [0], start_index_map = [1, 0, 3], index_vector_dim = 2>,"
-      " slice_sizes = array<i64: 1, 2, 2, 1>, indices_are_sorted = false}"
-      " : (tensor<3x4x2x5xf32>, tensor<2x3x3xi64>) -> tensor<2x3x2x2x1xf32>\n"
-      "  return %0 : tensor<2x3x2x2x1xf32>\n}\n",
-      "stablehlo.gather", false);
+  char *t =
+      rule_of("func.func @f(%a: tensor<3x4x2x5xf32>, %i: tensor<2x3x3xi64>) -> tensor<2x3x2x2x1xf32> {\n"
+              "  %0 = \"stablehlo.gather\"(%a, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3, 4],"
+              " collapsed_slice_dims = [0], start_index_map = [1, 0, 3], index_vector_dim = 2>,"
+              " slice_sizes = array<i64: 1, 2, 2, 1>, indices_are_sorted = false}"
+              " : (tensor<3x4x2x5xf32>, tensor<2x3x3xi64>) -> tensor<2x3x2x2x1xf32>\n"
+              "  return %0 : tensor<2x3x2x2x1xf32>\n}\n",
+              "stablehlo.gather", false);
   cr_expect_str_eq(t, "<([o, k, l, m], [i, j, p])->([i, j, k, l, n]) {i=2, j=3, k=4, l=2, m=5, n=1, o=3, p=3} "
                       "reduction={m, o} need_replication={k, n, p} blocked_propagation={k}>");
   free(t);
@@ -204,11 +206,10 @@ Test(rule_registry, gather_and_conv_raw_dimension_numbers) {
 }
 
 Test(rule_registry, scalar_pointwise_and_ops_without_rules) {
-  static const char *const text =
-      "func.func @f(%a: tensor<f32>) -> tensor<4xi32> {\n"
-      "  %0 = stablehlo.add %a, %a : tensor<f32>\n"
-      "  %1 = stablehlo.iota dim = 0 : tensor<4xi32>\n"
-      "  return %1 : tensor<4xi32>\n}\n";
+  static const char *const text = "func.func @f(%a: tensor<f32>) -> tensor<4xi32> {\n"
+                                  "  %0 = stablehlo.add %a, %a : tensor<f32>\n"
+                                  "  %1 = stablehlo.iota dim = 0 : tensor<4xi32>\n"
+                                  "  return %1 : tensor<4xi32>\n}\n";
   char *t = rule_of(text, "stablehlo.add", false);
   cr_expect_str_eq(t, "<([], [])->([])>");
   free(t);
@@ -246,110 +247,109 @@ Test(rule_registry, existing_rule_wins_and_unknown_messages) {
 /* The registry is binary searched: every entry must be found, whatever its
  * place in the table (a name out of order would hide its neighbours). */
 Test(rule_registry, every_registered_name_is_found) {
-  static const char *const names[] = {
-      "builtin.module",
-      "func.call",
-      "func.func",
-      "sdy.constant",
-      "sdy.data_flow_edge",
-      "sdy.func_data_flow_edge",
-      "sdy.manual_computation",
-      "sdy.mesh",
-      "sdy.named_computation",
-      "sdy.propagation_barrier",
-      "sdy.reshard",
-      "sdy.sharding_constraint",
-      "sdy.sharding_group",
-      "stablehlo.abs",
-      "stablehlo.add",
-      "stablehlo.after_all",
-      "stablehlo.all_gather",
-      "stablehlo.all_reduce",
-      "stablehlo.all_to_all",
-      "stablehlo.and",
-      "stablehlo.atan2",
-      "stablehlo.batch_norm_inference",
-      "stablehlo.bitcast_convert",
-      "stablehlo.broadcast_in_dim",
-      "stablehlo.case",
-      "stablehlo.cbrt",
-      "stablehlo.ceil",
-      "stablehlo.cholesky",
-      "stablehlo.clamp",
-      "stablehlo.collective_broadcast",
-      "stablehlo.collective_permute",
-      "stablehlo.compare",
-      "stablehlo.complex",
-      "stablehlo.concatenate",
-      "stablehlo.constant",
-      "stablehlo.convert",
-      "stablehlo.convolution",
-      "stablehlo.cosine",
-      "stablehlo.count_leading_zeros",
-      "stablehlo.create_token",
-      "stablehlo.cross-replica-sum",
-      "stablehlo.divide",
-      "stablehlo.dot",
-      "stablehlo.dot_general",
-      "stablehlo.dynamic_slice",
-      "stablehlo.dynamic_update_slice",
-      "stablehlo.exponential",
-      "stablehlo.exponential_minus_one",
-      "stablehlo.fft",
-      "stablehlo.floor",
-      "stablehlo.gather",
-      "stablehlo.get_tuple_element",
-      "stablehlo.imag",
-      "stablehlo.infeed",
-      "stablehlo.iota",
-      "stablehlo.is_finite",
-      "stablehlo.log",
-      "stablehlo.log_plus_one",
-      "stablehlo.logistic",
-      "stablehlo.maximum",
-      "stablehlo.minimum",
-      "stablehlo.multiply",
-      "stablehlo.negate",
-      "stablehlo.not",
-      "stablehlo.optimization_barrier",
-      "stablehlo.or",
-      "stablehlo.outfeed",
-      "stablehlo.pad",
-      "stablehlo.partition_id",
-      "stablehlo.popcnt",
-      "stablehlo.power",
-      "stablehlo.real",
-      "stablehlo.recv",
-      "stablehlo.reduce",
-      "stablehlo.reduce_precision",
-      "stablehlo.reduce_scatter",
-      "stablehlo.reduce_window",
-      "stablehlo.remainder",
-      "stablehlo.reshape",
-      "stablehlo.reverse",
-      "stablehlo.rng_bit_generator",
-      "stablehlo.round_nearest_afz",
-      "stablehlo.round_nearest_even",
-      "stablehlo.rsqrt",
-      "stablehlo.scatter",
-      "stablehlo.select",
-      "stablehlo.select_and_scatter",
-      "stablehlo.send",
-      "stablehlo.shift_left",
-      "stablehlo.shift_right_arithmetic",
-      "stablehlo.shift_right_logical",
-      "stablehlo.sign",
-      "stablehlo.sine",
-      "stablehlo.slice",
-      "stablehlo.sort",
-      "stablehlo.sqrt",
-      "stablehlo.subtract",
-      "stablehlo.tan",
-      "stablehlo.tanh",
-      "stablehlo.transpose",
-      "stablehlo.triangular_solve",
-      "stablehlo.while",
-      "stablehlo.xor"};
+  static const char *const names[] = {"builtin.module",
+                                      "func.call",
+                                      "func.func",
+                                      "sdy.constant",
+                                      "sdy.data_flow_edge",
+                                      "sdy.func_data_flow_edge",
+                                      "sdy.manual_computation",
+                                      "sdy.mesh",
+                                      "sdy.named_computation",
+                                      "sdy.propagation_barrier",
+                                      "sdy.reshard",
+                                      "sdy.sharding_constraint",
+                                      "sdy.sharding_group",
+                                      "stablehlo.abs",
+                                      "stablehlo.add",
+                                      "stablehlo.after_all",
+                                      "stablehlo.all_gather",
+                                      "stablehlo.all_reduce",
+                                      "stablehlo.all_to_all",
+                                      "stablehlo.and",
+                                      "stablehlo.atan2",
+                                      "stablehlo.batch_norm_inference",
+                                      "stablehlo.bitcast_convert",
+                                      "stablehlo.broadcast_in_dim",
+                                      "stablehlo.case",
+                                      "stablehlo.cbrt",
+                                      "stablehlo.ceil",
+                                      "stablehlo.cholesky",
+                                      "stablehlo.clamp",
+                                      "stablehlo.collective_broadcast",
+                                      "stablehlo.collective_permute",
+                                      "stablehlo.compare",
+                                      "stablehlo.complex",
+                                      "stablehlo.concatenate",
+                                      "stablehlo.constant",
+                                      "stablehlo.convert",
+                                      "stablehlo.convolution",
+                                      "stablehlo.cosine",
+                                      "stablehlo.count_leading_zeros",
+                                      "stablehlo.create_token",
+                                      "stablehlo.cross-replica-sum",
+                                      "stablehlo.divide",
+                                      "stablehlo.dot",
+                                      "stablehlo.dot_general",
+                                      "stablehlo.dynamic_slice",
+                                      "stablehlo.dynamic_update_slice",
+                                      "stablehlo.exponential",
+                                      "stablehlo.exponential_minus_one",
+                                      "stablehlo.fft",
+                                      "stablehlo.floor",
+                                      "stablehlo.gather",
+                                      "stablehlo.get_tuple_element",
+                                      "stablehlo.imag",
+                                      "stablehlo.infeed",
+                                      "stablehlo.iota",
+                                      "stablehlo.is_finite",
+                                      "stablehlo.log",
+                                      "stablehlo.log_plus_one",
+                                      "stablehlo.logistic",
+                                      "stablehlo.maximum",
+                                      "stablehlo.minimum",
+                                      "stablehlo.multiply",
+                                      "stablehlo.negate",
+                                      "stablehlo.not",
+                                      "stablehlo.optimization_barrier",
+                                      "stablehlo.or",
+                                      "stablehlo.outfeed",
+                                      "stablehlo.pad",
+                                      "stablehlo.partition_id",
+                                      "stablehlo.popcnt",
+                                      "stablehlo.power",
+                                      "stablehlo.real",
+                                      "stablehlo.recv",
+                                      "stablehlo.reduce",
+                                      "stablehlo.reduce_precision",
+                                      "stablehlo.reduce_scatter",
+                                      "stablehlo.reduce_window",
+                                      "stablehlo.remainder",
+                                      "stablehlo.reshape",
+                                      "stablehlo.reverse",
+                                      "stablehlo.rng_bit_generator",
+                                      "stablehlo.round_nearest_afz",
+                                      "stablehlo.round_nearest_even",
+                                      "stablehlo.rsqrt",
+                                      "stablehlo.scatter",
+                                      "stablehlo.select",
+                                      "stablehlo.select_and_scatter",
+                                      "stablehlo.send",
+                                      "stablehlo.shift_left",
+                                      "stablehlo.shift_right_arithmetic",
+                                      "stablehlo.shift_right_logical",
+                                      "stablehlo.sign",
+                                      "stablehlo.sine",
+                                      "stablehlo.slice",
+                                      "stablehlo.sort",
+                                      "stablehlo.sqrt",
+                                      "stablehlo.subtract",
+                                      "stablehlo.tan",
+                                      "stablehlo.tanh",
+                                      "stablehlo.transpose",
+                                      "stablehlo.triangular_solve",
+                                      "stablehlo.while",
+                                      "stablehlo.xor"};
   shard_arena *a = shard_arena_new();
   shard_buf b;
   shard_buf_init(&b);
@@ -389,8 +389,9 @@ Test(rule_registry, populate_pass_sets_rules_and_warns_once) {
 
 Test(rule_registry_attr, gather_fields_decoded_once) {
   shard_arena *a = shard_arena_new();
-  shard_attr *at = shard_attr_shlo_decode(a, "#stablehlo.gather<offset_dims = [3], start_indices_batching_dims = [1, 0],\n"
-                                             "  start_index_map = [1, 3], index_vector_dim = 3>");
+  shard_attr *at =
+      shard_attr_shlo_decode(a, "#stablehlo.gather<offset_dims = [3], start_indices_batching_dims = [1, 0],\n"
+                                "  start_index_map = [1, 3], index_vector_dim = 3>");
   const shard_gather_dims *g = shard_attr_gather_dims(at);
   cr_assert_not_null(g);
   cr_expect(g->index_map.n == 2 && g->index_map.v[0] == 1 && g->index_map.v[1] == 3);
@@ -413,9 +414,10 @@ Test(rule_registry_attr, conv_dims_compact_and_long_forms) {
   cr_expect(c->k_in_feature == 3 && c->k_out_feature == 0 && c->k_spatial.v[0] == 1 && c->k_spatial.v[1] == 2);
   cr_expect(c->out_batch == 1 && c->out_feature == 2 && c->out_spatial.v[0] == 0 && c->out_spatial.v[1] == 3);
   shard_attr *la = shard_attr_shlo_decode(
-      a, "#stablehlo.conv<raw input_batch_dimension = 2, input_feature_dimension = 0, input_spatial_dimensions = [3, 1], "
-         "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [1, 2], "
-         "output_batch_dimension = 1, output_feature_dimension = 2, output_spatial_dimensions = [0, 3]>");
+      a,
+      "#stablehlo.conv<raw input_batch_dimension = 2, input_feature_dimension = 0, input_spatial_dimensions = [3, 1], "
+      "kernel_input_feature_dimension = 3, kernel_output_feature_dimension = 0, kernel_spatial_dimensions = [1, 2], "
+      "output_batch_dimension = 1, output_feature_dimension = 2, output_spatial_dimensions = [0, 3]>");
   const shard_conv_dims *l = shard_attr_conv_dims(la);
   cr_assert_not_null(l);
   cr_expect(l->in_batch == c->in_batch && l->k_out_feature == c->k_out_feature && l->out_spatial.v[1] == 3);
@@ -453,18 +455,20 @@ static all_ctx find_all(parsed *p, const char *name) {
 
 Test(rule_cache, equal_ops_share_a_rule_and_others_do_not) {
   parsed p;
-  parse(&p, "sdy.mesh @mesh = <[\"x\"=2]>\n"
-            "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf32>) -> tensor<8x4xf32> {\n"
-            "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
-            "  %1 = stablehlo.transpose %c, dims = [1, 0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>}"
-            " : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
-            "  %2 = stablehlo.add %0, %1 : tensor<8x4xf32>\n"
-            "  %3 = stablehlo.add %2, %b : tensor<8x4xf32>\n"
-            "  %4 = stablehlo.add %a, %c : tensor<4x8xf32>\n"
-            "  %5 = stablehlo.transpose %4, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
-            "  %6 = stablehlo.reshape %5 : (tensor<8x4xf32>) -> tensor<32xf32>\n"
-            "  %7 = stablehlo.reshape %6 : (tensor<32xf32>) -> tensor<8x4xf32>\n"
-            "  return %7 : tensor<8x4xf32>\n}\n");
+  parse(
+      &p,
+      "sdy.mesh @mesh = <[\"x\"=2]>\n"
+      "func.func @f(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<4x8xf32>) -> tensor<8x4xf32> {\n"
+      "  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+      "  %1 = stablehlo.transpose %c, dims = [1, 0] {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>}"
+      " : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+      "  %2 = stablehlo.add %0, %1 : tensor<8x4xf32>\n"
+      "  %3 = stablehlo.add %2, %b : tensor<8x4xf32>\n"
+      "  %4 = stablehlo.add %a, %c : tensor<4x8xf32>\n"
+      "  %5 = stablehlo.transpose %4, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>\n"
+      "  %6 = stablehlo.reshape %5 : (tensor<8x4xf32>) -> tensor<32xf32>\n"
+      "  %7 = stablehlo.reshape %6 : (tensor<32xf32>) -> tensor<8x4xf32>\n"
+      "  return %7 : tensor<8x4xf32>\n}\n");
   shard_arena *a = p.module->arena;
   shard_rule_cache *c = shard_rule_cache_new(NULL);
   all_ctx tr = find_all(&p, "stablehlo.transpose"), add = find_all(&p, "stablehlo.add");
@@ -532,8 +536,10 @@ Test(rule_cache, rules_that_read_defining_ops_are_not_shared) {
   parsed p;
   parse(&p, "func.func @f(%a: tensor<8xf32>, %u: tensor<2xf32>, %i: tensor<i32>) -> tensor<8xf32> {\n"
             "  %c = stablehlo.constant dense<0> : tensor<i32>\n"
-            "  %0 = stablehlo.dynamic_update_slice %a, %u, %c : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>\n"
-            "  %1 = stablehlo.dynamic_update_slice %0, %u, %i : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> tensor<8xf32>\n"
+            "  %0 = stablehlo.dynamic_update_slice %a, %u, %c : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> "
+            "tensor<8xf32>\n"
+            "  %1 = stablehlo.dynamic_update_slice %0, %u, %i : (tensor<8xf32>, tensor<2xf32>, tensor<i32>) -> "
+            "tensor<8xf32>\n"
             "  return %1 : tensor<8xf32>\n}\n");
   shard_arena *a = p.module->arena;
   shard_rule_cache *c = shard_rule_cache_new(NULL);

@@ -34,11 +34,11 @@ static char *sharding_str(const shard_tensor_sharding *s) {
   return shard_buf_take(&b);
 }
 
-#define EXPECT_PRINTS(s, want)                                                                     \
-  do {                                                                                             \
-    char *got_ = sharding_str(s);                                                                  \
-    cr_expect_str_eq(got_, want);                                                                  \
-    free(got_);                                                                                    \
+#define EXPECT_PRINTS(s, want)                                                                                         \
+  do {                                                                                                                 \
+    char *got_ = sharding_str(s);                                                                                      \
+    cr_expect_str_eq(got_, want);                                                                                      \
+    free(got_);                                                                                                        \
   } while (0)
 
 Test(sharding, print_dims_open_closed_priority) {
@@ -47,8 +47,7 @@ Test(sharding, print_dims_open_closed_priority) {
   shard_tensor_sharding s = {.mesh_name = "foo", .dims = dims, .rank = 2};
   EXPECT_PRINTS(&s, "<@foo, [{\"a\", \"b\", ?}, {}]>");
 
-  shard_dim_sharding dims2[] = {dim(ab, 1, false, 0), dim(NULL, 0, true, SHARD_NO_PRIORITY),
-                                dim(ab + 1, 1, false, 12)};
+  shard_dim_sharding dims2[] = {dim(ab, 1, false, 0), dim(NULL, 0, true, SHARD_NO_PRIORITY), dim(ab + 1, 1, false, 12)};
   shard_tensor_sharding s2 = {.mesh_name = "foo", .dims = dims2, .rank = 3};
   EXPECT_PRINTS(&s2, "<@foo, [{\"a\"}p0, {?}, {\"b\"}p12]>");
 
@@ -59,8 +58,13 @@ Test(sharding, print_dims_open_closed_priority) {
 Test(sharding, print_replicated_then_unreduced) {
   shard_axis_ref a = full("a"), b = full("b");
   shard_dim_sharding dims[] = {dim(NULL, 0, false, SHARD_NO_PRIORITY), dim(NULL, 0, false, SHARD_NO_PRIORITY)};
-  shard_tensor_sharding s = {.mesh_name = "foo", .dims = dims, .rank = 2, .replicated = &a,
-                             .num_replicated = 1, .unreduced = &b, .num_unreduced = 1,
+  shard_tensor_sharding s = {.mesh_name = "foo",
+                             .dims = dims,
+                             .rank = 2,
+                             .replicated = &a,
+                             .num_replicated = 1,
+                             .unreduced = &b,
+                             .num_unreduced = 1,
                              .reduction = SHARD_RED_MAX};
   EXPECT_PRINTS(&s, "<@foo, [{}, {}], replicated={\"a\"}, unreduced=max{\"b\"}>");
   s.reduction = SHARD_RED_SUM;
@@ -127,8 +131,7 @@ Test(sharding, equality_and_replication) {
 
   cr_expect_not(shard_sharding_fully_replicated(&s1));
   shard_dim_sharding open_empty[] = {dim(NULL, 0, true, SHARD_NO_PRIORITY), dim(NULL, 0, false, 0)};
-  shard_tensor_sharding r = {.mesh_name = "foo", .dims = open_empty, .rank = 2, .replicated = &b,
-                             .num_replicated = 1};
+  shard_tensor_sharding r = {.mesh_name = "foo", .dims = open_empty, .rank = 2, .replicated = &b, .num_replicated = 1};
   cr_expect(shard_sharding_fully_replicated(&r), "open and replicated axes don't shard any dim");
 }
 
@@ -168,11 +171,11 @@ static char *attr_str(const shard_attr *a) {
   return shard_buf_take(&b);
 }
 
-#define EXPECT_ATTR(a, want)                                                                       \
-  do {                                                                                             \
-    char *got_ = attr_str(a);                                                                      \
-    cr_expect_str_eq(got_, want);                                                                  \
-    free(got_);                                                                                    \
+#define EXPECT_ATTR(a, want)                                                                                           \
+  do {                                                                                                                 \
+    char *got_ = attr_str(a);                                                                                          \
+    cr_expect_str_eq(got_, want);                                                                                      \
+    free(got_);                                                                                                        \
   } while (0)
 
 Test(sdy_print, op_parameter_kinds) {
@@ -213,9 +216,13 @@ Test(sdy_print, op_parameter_kinds) {
   EXPECT_ATTR(&a, "min");
 
   a.kind = SHARD_ATTR_SDY_DIRECTION;
-  const struct { shard_direction d; const char *text; } dirs[] = {
-      {SHARD_DIR_FORWARD, "FORWARD"}, {SHARD_DIR_BACKWARD, "BACKWARD"}, {SHARD_DIR_NONE, "NONE"},
-      {SHARD_DIR_BOTH, "BOTH"}};
+  const struct {
+    shard_direction d;
+    const char *text;
+  } dirs[] = {{SHARD_DIR_FORWARD, "FORWARD"},
+              {SHARD_DIR_BACKWARD, "BACKWARD"},
+              {SHARD_DIR_NONE, "NONE"},
+              {SHARD_DIR_BOTH, "BOTH"}};
   for (size_t i = 0; i < 4; i++) {
     a.u.direction = dirs[i].d;
     EXPECT_ATTR(&a, dirs[i].text);
@@ -252,11 +259,11 @@ Test(sdy_print, prefixed_kinds) {
 
 /* ---- parser round trips ------------------------------------------------------ */
 
-#define EXPECT_ROUNDTRIP(in, want)                                                                 \
-  do {                                                                                             \
-    char *got_ = sdy_roundtrip(in);                                                                \
-    cr_expect_str_eq(got_, want);                                                                  \
-    free(got_);                                                                                    \
+#define EXPECT_ROUNDTRIP(in, want)                                                                                     \
+  do {                                                                                                                 \
+    char *got_ = sdy_roundtrip(in);                                                                                    \
+    cr_expect_str_eq(got_, want);                                                                                      \
+    free(got_);                                                                                                        \
   } while (0)
 
 Test(sdy_parse, meshes) {
@@ -281,8 +288,10 @@ Test(sdy_parse, shardings) {
   EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{}, {}], unreduced={\"b\"}, replicated={\"a\"}>",
                    "#sdy.sharding<@foo, [{}, {}], replicated={\"a\"}, unreduced={\"b\"}>");
   EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{}], unreduced=sum{\"b\"}>", "#sdy.sharding<@foo, [{}], unreduced={\"b\"}>");
-  EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{}], unreduced=min{\"b\"}>", "#sdy.sharding<@foo, [{}], unreduced=min{\"b\"}>");
-  EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{\"a\"}p0, {?}p3, {\"b\"}]>", "#sdy.sharding<@foo, [{\"a\"}p0, {?}p3, {\"b\"}]>");
+  EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{}], unreduced=min{\"b\"}>",
+                   "#sdy.sharding<@foo, [{}], unreduced=min{\"b\"}>");
+  EXPECT_ROUNDTRIP("#sdy.sharding<@foo, [{\"a\"}p0, {?}p3, {\"b\"}]>",
+                   "#sdy.sharding<@foo, [{\"a\"}p0, {?}p3, {\"b\"}]>");
   EXPECT_ROUNDTRIP("#sdy.sharding<@mesh7, [{\"y\"}, {\"x\": (2)4}]>", "#sdy.sharding<@mesh7, [{\"y\"}, {\"x\":(2)4}]>");
   EXPECT_ROUNDTRIP("#sdy.sharding<@m, [{\"a\":(-1)2}]>", "#sdy.sharding<@m, [{\"a\":(-1)2}]>");
   EXPECT_ROUNDTRIP("#sdy.sharding<mesh<[\"x\"=2], device_ids=[1, 0]>, [{\"x\"}, {}]>",
@@ -353,27 +362,24 @@ Test(sdy_parse, bare_form_kinds) {
 
 Test(sdy_parse, sharding_errors) {
   char *e = sdy_errors("#sdy.sharding_per_value<[<@foo, [{\"a\"}, {\"b\"}phigh]>]>");
-  cr_expect_str_eq(e,
-                   "expecting priority in format 'p<number>', got: phigh\n"
-                   "failed to parse Sdy_TensorSharding parameter 'dim_shardings' which is to be a "
-                   "`::llvm::ArrayRef<DimensionShardingAttr>`\n"
-                   "failed to parse Sdy_TensorShardingPerValue parameter 'shardings' which is to be a "
-                   "`::llvm::ArrayRef<TensorShardingAttr>`\n");
+  cr_expect_str_eq(e, "expecting priority in format 'p<number>', got: phigh\n"
+                      "failed to parse Sdy_TensorSharding parameter 'dim_shardings' which is to be a "
+                      "`::llvm::ArrayRef<DimensionShardingAttr>`\n"
+                      "failed to parse Sdy_TensorShardingPerValue parameter 'shardings' which is to be a "
+                      "`::llvm::ArrayRef<TensorShardingAttr>`\n");
   free(e);
 
   e = sdy_errors("#sdy.sharding<@foo, [{\"a\"}p01, {\"b\"}]>");
-  cr_expect_str_eq(e,
-                   "priorities with leading zeros are not allowed, got: p01\n"
-                   "failed to parse Sdy_TensorSharding parameter 'dim_shardings' which is to be a "
-                   "`::llvm::ArrayRef<DimensionShardingAttr>`\n");
+  cr_expect_str_eq(e, "priorities with leading zeros are not allowed, got: p01\n"
+                      "failed to parse Sdy_TensorSharding parameter 'dim_shardings' which is to be a "
+                      "`::llvm::ArrayRef<DimensionShardingAttr>`\n");
   free(e);
 
   e = sdy_errors("#sdy.sharding<@foo, [{}, {}], replicated={\"a\", b}>");
-  cr_expect_str_eq(e,
-                   "expected string\n"
-                   "failed to parse Sdy_AxisRef parameter 'name' which is to be a `::llvm::StringRef`\n"
-                   "failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`\n"
-                   "failed to parse Sdy_TensorSharding parameter 'replicated_axes'\n");
+  cr_expect_str_eq(e, "expected string\n"
+                      "failed to parse Sdy_AxisRef parameter 'name' which is to be a `::llvm::StringRef`\n"
+                      "failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`\n"
+                      "failed to parse Sdy_TensorSharding parameter 'replicated_axes'\n");
   free(e);
 
   e = sdy_errors("#sdy.sharding<@foo, [{}, {}], replicated unreduced={\"a\"}>");
@@ -393,8 +399,8 @@ Test(sdy_parse, sharding_errors) {
   };
   for (size_t i = 0; i < sizeof after_comma / sizeof *after_comma; i++) {
     e = sdy_errors(after_comma[i]);
-    cr_expect_str_eq(e, "failed to parse Sdy_TensorSharding, expected valid named axis list after comma\n",
-                     "for %s", after_comma[i]);
+    cr_expect_str_eq(e, "failed to parse Sdy_TensorSharding, expected valid named axis list after comma\n", "for %s",
+                     after_comma[i]);
     free(e);
   }
 

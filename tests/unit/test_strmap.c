@@ -16,9 +16,9 @@ Test(strmap, keys_are_bytes_and_length) {
   shard_strmap m = {0};
   static const char text[] = "abcabc";
   int a = 1, b = 2, c = 3;
-  shard_strmap_put(&m, text, 3, &a);     /* "abc" */
+  shard_strmap_put(&m, text, 3, &a); /* "abc" */
   shard_strmap_put(&m, text + 1, 2, &b); /* "bc" */
-  shard_strmap_put(&m, "ab\0c", 4, &c);  /* an embedded NUL is a byte like any other */
+  shard_strmap_put(&m, "ab\0c", 4, &c); /* an embedded NUL is a byte like any other */
   cr_expect_eq(shard_strmap_get(&m, text + 3, 3), &a, "same bytes, other pointer");
   cr_expect_eq(shard_strmap_get(&m, "bc", 2), &b);
   cr_expect_eq(shard_strmap_get(&m, "ab\0c", 4), &c);

@@ -80,8 +80,7 @@ Test(type, constraint_violations_are_located) {
       {"!quant.uniform<i8:f32, -0.1>", "scale -1.000000e-01 out of expressed type range [1.401298e-45, 3.402823e+38]",
        23},
       {"!quant.uniform<i8:f32, 0.1:128>", "zero point 128 is outside the storage range [-128, 127]", 27},
-      {"!quant.uniform<i8<-10:10>:f32:0, {0.1:3, 0.2:11}>", "zero point 11 is outside the storage range [-10, 10]",
-       45},
+      {"!quant.uniform<i8<-10:10>:f32:0, {0.1:3, 0.2:11}>", "zero point 11 is outside the storage range [-10, 10]", 45},
       {"!quant.uniform<i8:f32:{0:2}, {0.1}>", "sub-channel quantized types are not supported", 22},
       {"!quant.uniform<i8:f32, 0.1", "expected '>'", 26},
       {"!quant.uniform<i8:f32, 0x3F80>", "expected floating point literal", 23},
@@ -98,7 +97,8 @@ Test(type, constraint_violations_are_located) {
 
 Test(type, tensor_types_know_their_quantized_element_type) {
   int64_t dims[] = {2, 3};
-  shard_type *t = shard_type_tensor(A, 2, dims, "!quant.uniform<i8:f32:1, {1.000000e-01,2.000000e-01,3.000000e-01}>", NULL);
+  shard_type *t =
+      shard_type_tensor(A, 2, dims, "!quant.uniform<i8:f32:1, {1.000000e-01,2.000000e-01,3.000000e-01}>", NULL);
   cr_assert_not_null(t->quant);
   cr_assert_eq(t->quant->num_scales, 3);
   cr_assert_eq(shard_elem_bits(t->elem), 8);

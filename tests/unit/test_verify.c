@@ -66,18 +66,21 @@ static void S_expect_clean(const char *in) {
 }
 
 Test(verify, valid_module_is_clean) {
-  S_expect_clean("sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
-                 "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {\"b\":(1)2, ?}]>})\n"
-                 "    -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"b\"}], replicated={\"a\"}>}) {\n"
-                 "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}]>]>} : tensor<8x8xf32>\n"
-                 "  %1 = sdy.sharding_constraint %0 <@mesh, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
-                 "  return %1 : tensor<8x8xf32>\n"
-                 "}\n");
+  S_expect_clean(
+      "sdy.mesh @mesh = <[\"a\"=2, \"b\"=4]>\n"
+      "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\"}, {\"b\":(1)2, ?}]>})\n"
+      "    -> (tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}, {\"b\"}], replicated={\"a\"}>}) {\n"
+      "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}, {}]>]>} : "
+      "tensor<8x8xf32>\n"
+      "  %1 = sdy.sharding_constraint %0 <@mesh, [{}, {\"b\"}]> : tensor<8x8xf32>\n"
+      "  return %1 : tensor<8x8xf32>\n"
+      "}\n");
 }
 
 Test(verify, func_arg_prefix_and_location) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
-                     "func.func @f(%arg0: tensor<8xf32>, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@other, [{}]>}) -> tensor<8xf32> {\n"
+                     "func.func @f(%arg0: tensor<8xf32>, %arg1: tensor<8xf32> {sdy.sharding = #sdy.sharding<@other, "
+                     "[{}]>}) -> tensor<8xf32> {\n"
                      "  return %arg0 : tensor<8xf32>\n"
                      "}\n",
                      "'func.func' op arg 1 - unknown mesh: @other", 2);
@@ -85,7 +88,8 @@ Test(verify, func_arg_prefix_and_location) {
 
 Test(verify, func_result_prefix) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
-                     "func.func @f(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"c\"}]>}) {\n"
+                     "func.func @f(%arg0: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32> {sdy.sharding = "
+                     "#sdy.sharding<@mesh, [{\"c\"}]>}) {\n"
                      "  return %arg0, %arg0 : tensor<8xf32>, tensor<8xf32>\n"
                      "}\n",
                      "'func.func' op result 1 - unknown axis name: \"c\"", 2);
@@ -94,13 +98,15 @@ Test(verify, func_result_prefix) {
 Test(verify, single_and_multi_result_prefixes) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<8x8xf32>) -> tensor<8x8xf32> {\n"
-                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} : tensor<8x8xf32>\n"
+                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"a\"}]>]>} "
+                     ": tensor<8x8xf32>\n"
                      "  return %0 : tensor<8x8xf32>\n"
                      "}\n",
                      "'stablehlo.add' op result - sharding doesn't match tensor rank: 1 != 2", 3);
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-                     "  %0:2 = \"foo.two\"(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>, <@mesh, [{\"a\", \"a\"}]>]>} : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)\n"
+                     "  %0:2 = \"foo.two\"(%arg0) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>, <@mesh, "
+                     "[{\"a\", \"a\"}]>]>} : (tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>)\n"
                      "  return %0#0 : tensor<8xf32>\n"
                      "}\n",
                      "'foo.two' op result 1 - duplicate axis ref: \"a\"", 3);
@@ -109,7 +115,8 @@ Test(verify, single_and_multi_result_prefixes) {
 Test(verify, count_mismatch_and_wrong_kind) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>, <@mesh, [{}]>]>} : tensor<8xf32>\n"
+                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>, "
+                     "<@mesh, [{}]>]>} : tensor<8xf32>\n"
                      "  return %0 : tensor<8xf32>\n"
                      "}\n",
                      "'stablehlo.add' op result shardings don't match number of values: 2 shardings vs 1 values", 3);
@@ -123,28 +130,31 @@ Test(verify, count_mismatch_and_wrong_kind) {
 
 Test(verify, sub_axis_checks_in_shardy_order) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=8]>\n"
-                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(2)2, \"a\":(4)2}]>}) -> tensor<8xf32> {\n"
+                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(2)2, "
+                     "\"a\":(4)2}]>}) -> tensor<8xf32> {\n"
                      "  return %arg0 : tensor<8xf32>\n"
                      "}\n",
                      "'func.func' op arg 0 - two consecutive sub-axes can be merged: \"a\":(2)2, \"a\":(4)2", 2);
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=8]>\n"
-                     "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(1)4}, {\"a\":(2)4}]>}) -> tensor<8x8xf32> {\n"
+                     "func.func @f(%arg0: tensor<8x8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(1)4}, "
+                     "{\"a\":(2)4}]>}) -> tensor<8x8xf32> {\n"
                      "  return %arg0 : tensor<8x8xf32>\n"
                      "}\n",
                      "'func.func' op arg 0 - overlapping sub-axes: \"a\":(1)4, \"a\":(2)4", 2);
-  S_expect_one_error("sdy.mesh @mesh = <[\"a\"=8]>\n"
-                     "func.func @f(%arg0: tensor<6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(3)2}]>}) -> tensor<6xf32> {\n"
-                     "  return %arg0 : tensor<6xf32>\n"
-                     "}\n",
-                     "'func.func' op arg 0 - sub-axis next pre-size 6 doesn't divide the size of the full axis 8: \"a\":(3)2",
-                     2);
+  S_expect_one_error(
+      "sdy.mesh @mesh = <[\"a\"=8]>\n"
+      "func.func @f(%arg0: tensor<6xf32> {sdy.sharding = #sdy.sharding<@mesh, [{\"a\":(3)2}]>}) -> tensor<6xf32> {\n"
+      "  return %arg0 : tensor<6xf32>\n"
+      "}\n",
+      "'func.func' op arg 0 - sub-axis next pre-size 6 doesn't divide the size of the full axis 8: \"a\":(3)2", 2);
 }
 
 Test(verify, manual_axis_bound_by_parent_has_note) {
   captured c;
   bool ok = S_verify("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {\n"
-                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<8x32xf32>) {\n"
+                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+                     "out_shardings=[<@mesh, [{\"a\"}, {}]>] manual_axes={\"a\"} (%arg1: tensor<8x32xf32>) {\n"
                      "    %1 = sdy.reshard %arg1 <@mesh, [{\"a\"}, {}]> : tensor<8x32xf32>\n"
                      "    sdy.return %1 : tensor<8x32xf32>\n"
                      "  } : (tensor<16x32xf32>) -> tensor<16x32xf32>\n"
@@ -164,7 +174,8 @@ Test(verify, manual_axis_bound_by_parent_has_note) {
 Test(verify, manual_computation_local_shape) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {\n"
-                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={\"a\"} (%arg1: tensor<16x32xf32>) {\n"
+                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{\"a\"}, {}]>] "
+                     "out_shardings=[<@mesh, [{}, {}]>] manual_axes={\"a\"} (%arg1: tensor<16x32xf32>) {\n"
                      "    sdy.return %arg1 : tensor<16x32xf32>\n"
                      "  } : (tensor<16x32xf32>) -> tensor<16x32xf32>\n"
                      "  return %0 : tensor<16x32xf32>\n"
@@ -179,7 +190,8 @@ Test(verify, region_isolation) {
   captured c;
   bool ok = S_verify("sdy.mesh @mesh = <[\"a\"=2]>\n"
                      "func.func @f(%arg0: tensor<16x32xf32>) -> tensor<16x32xf32> {\n"
-                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {}]>] out_shardings=[<@mesh, [{}, {}]>] manual_axes={} (%arg1: tensor<16x32xf32>) {\n"
+                     "  %0 = sdy.manual_computation(%arg0) in_shardings=[<@mesh, [{}, {}]>] out_shardings=[<@mesh, "
+                     "[{}, {}]>] manual_axes={} (%arg1: tensor<16x32xf32>) {\n"
                      "    %1 = stablehlo.add %arg0, %arg1 : tensor<16x32xf32>\n"
                      "    sdy.return %1 : tensor<16x32xf32>\n"
                      "  } : (tensor<16x32xf32>) -> tensor<16x32xf32>\n"
@@ -196,13 +208,15 @@ Test(verify, region_isolation) {
 
 Test(verify, collective_mesh_mismatch_note) {
   captured c;
-  bool ok = S_verify("sdy.mesh @mesh1 = <[\"x\"=2, \"y\"=2]>\n"
-                     "sdy.mesh @mesh2 = <[\"a\"=2, \"b\"=2]>\n"
-                     "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh2, [{\"a\"}, {\"b\"}]>}) -> tensor<16x8xf32> {\n"
-                     "  %0 = sdy.all_gather [{}, {\"b\"}] %arg0 out_sharding=<@mesh1, [{\"y\"}, {\"x\"}]> : tensor<16x8xf32>\n"
-                     "  return %0 : tensor<16x8xf32>\n"
-                     "}\n",
-                     false, &c);
+  bool ok = S_verify(
+      "sdy.mesh @mesh1 = <[\"x\"=2, \"y\"=2]>\n"
+      "sdy.mesh @mesh2 = <[\"a\"=2, \"b\"=2]>\n"
+      "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh2, [{\"a\"}, {\"b\"}]>}) -> "
+      "tensor<16x8xf32> {\n"
+      "  %0 = sdy.all_gather [{}, {\"b\"}] %arg0 out_sharding=<@mesh1, [{\"y\"}, {\"x\"}]> : tensor<16x8xf32>\n"
+      "  return %0 : tensor<16x8xf32>\n"
+      "}\n",
+      false, &c);
   cr_expect(!ok);
   cr_assert_eq(c.count, 2, "got %u: %s", c.count, c.text[0]);
   cr_expect_str_eq(c.text[0], "'sdy.all_gather' op result mesh does not match operand mesh");
@@ -211,24 +225,29 @@ Test(verify, collective_mesh_mismatch_note) {
 }
 
 Test(verify, collective_expected_sharding) {
-  S_expect_one_error("sdy.mesh @mesh = <[\"x\"=8, \"y\"=2]>\n"
-                     "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh, [{\"y\"}, {\"x\":(1)2}]>}) -> tensor<16x8xf32> {\n"
-                     "  %0 = sdy.all_slice [{}, {\"x\":(4)2}] %arg0 out_sharding=<@mesh, [{\"y\"}, {\"x\":(1)4}]> : tensor<16x8xf32>\n"
-                     "  return %0 : tensor<16x8xf32>\n"
-                     "}\n",
-                     "'sdy.all_slice' op result sharding doesn't match expected sharding [\"x\":(1)2, \"x\":(4)2] on "
-                     "dimension 1",
-                     3);
+  S_expect_one_error(
+      "sdy.mesh @mesh = <[\"x\"=8, \"y\"=2]>\n"
+      "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh, [{\"y\"}, {\"x\":(1)2}]>}) -> "
+      "tensor<16x8xf32> {\n"
+      "  %0 = sdy.all_slice [{}, {\"x\":(4)2}] %arg0 out_sharding=<@mesh, [{\"y\"}, {\"x\":(1)4}]> : tensor<16x8xf32>\n"
+      "  return %0 : tensor<16x8xf32>\n"
+      "}\n",
+      "'sdy.all_slice' op result sharding doesn't match expected sharding [\"x\":(1)2, \"x\":(4)2] on "
+      "dimension 1",
+      3);
   S_expect_clean("sdy.mesh @mesh = <[\"x\"=8, \"y\"=2]>\n"
-                 "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh, [{\"y\"}, {\"x\"}]>}) -> tensor<16x8xf32> {\n"
-                 "  %0 = sdy.all_gather [{}, {\"x\":(2)4}] %arg0 out_sharding=<@mesh, [{\"y\"}, {\"x\":(1)2}]> : tensor<16x8xf32>\n"
+                 "func.func @f(%arg0 : tensor<16x8xf32> {sdy.sharding=#sdy.sharding<@mesh, [{\"y\"}, {\"x\"}]>}) -> "
+                 "tensor<16x8xf32> {\n"
+                 "  %0 = sdy.all_gather [{}, {\"x\":(2)4}] %arg0 out_sharding=<@mesh, [{\"y\"}, {\"x\":(1)2}]> : "
+                 "tensor<16x8xf32>\n"
                  "  return %0 : tensor<16x8xf32>\n"
                  "}\n");
 }
 
 Test(verify, unreduced_transitions) {
   S_expect_one_error("sdy.mesh @mesh = <[\"x\"=2, \"y\"=2]>\n"
-                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced=max{\"x\"}>}) -> tensor<8xf32> {\n"
+                     "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], "
+                     "unreduced=max{\"x\"}>}) -> tensor<8xf32> {\n"
                      "  %0 = sdy.sharding_constraint %arg0 <@mesh, [{}], unreduced={\"x\"}> : tensor<8xf32>\n"
                      "  return %0 : tensor<8xf32>\n"
                      "}\n",
@@ -236,7 +255,8 @@ Test(verify, unreduced_transitions) {
                      "max to sum.",
                      3);
   S_expect_clean("sdy.mesh @mesh = <[\"x\"=2, \"y\"=2, \"z\"=2]>\n"
-                 "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced={\"x\", \"y\"}>}) -> tensor<8xf32> {\n"
+                 "func.func @f(%arg0: tensor<8xf32> {sdy.sharding = #sdy.sharding<@mesh, [{}], unreduced={\"x\", "
+                 "\"y\"}>}) -> tensor<8xf32> {\n"
                  "  %0 = sdy.reshard %arg0 <@mesh, [{}], unreduced={\"x\", \"z\"}> : tensor<8xf32>\n"
                  "  return %0 : tensor<8xf32>\n"
                  "}\n");
@@ -244,7 +264,8 @@ Test(verify, unreduced_transitions) {
 
 Test(verify, sharding_rule) {
   S_expect_one_error("func.func @f(%arg0: tensor<2x8xf32>) -> tensor<2x8xf32> {\n"
-                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, j])->([i, j]) {i=2, j=8, k=2}>} : tensor<2x8xf32>\n"
+                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding_rule = #sdy.op_sharding_rule<([i, j], [i, "
+                     "j])->([i, j]) {i=2, j=8, k=2}>} : tensor<2x8xf32>\n"
                      "  return %0 : tensor<2x8xf32>\n"
                      "}\n",
                      "'stablehlo.add' op has factor k=2 that isn't used in operand and result mappings", 2);
@@ -252,13 +273,15 @@ Test(verify, sharding_rule) {
 
 Test(verify, keeps_going_across_ops_but_stops_within_one) {
   captured c;
-  bool ok = S_verify("sdy.mesh @mesh = <[\"a\"=2]>\n"
-                     "func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
-                     "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\", \"c\"}]>]>} : tensor<8xf32>\n"
-                     "  %1 = stablehlo.add %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@nope, [{}]>]>} : tensor<8xf32>\n"
-                     "  return %1 : tensor<8xf32>\n"
-                     "}\n",
-                     false, &c);
+  bool ok =
+      S_verify("sdy.mesh @mesh = <[\"a\"=2]>\n"
+               "func.func @f(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+               "  %0 = stablehlo.add %arg0, %arg0 {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{\"b\", "
+               "\"c\"}]>]>} : tensor<8xf32>\n"
+               "  %1 = stablehlo.add %0, %0 {sdy.sharding = #sdy.sharding_per_value<[<@nope, [{}]>]>} : tensor<8xf32>\n"
+               "  return %1 : tensor<8xf32>\n"
+               "}\n",
+               false, &c);
   cr_expect(!ok);
   cr_assert_eq(c.count, 2, "got %u", c.count);
   cr_expect_str_eq(c.text[0], "'stablehlo.add' op result - unknown axis name: \"b\"");
@@ -269,8 +292,8 @@ Test(verify, keeps_going_across_ops_but_stops_within_one) {
 Test(verify, mesh_attr_checks) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2], device_ids=[2, 1]>\n",
                      "custom op 'sdy.mesh' sorted device ids must be iota(product(axes)), got: 1, 2", 1);
-  S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"a\"=4]>\n", "custom op 'sdy.mesh' duplicate axis name: \"a\"",
-                     1);
+  S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2, \"a\"=4]>\n",
+                     "custom op 'sdy.mesh' duplicate axis name: \"a\"", 1);
 }
 
 Test(verify, propagation_barrier_both) {
@@ -286,7 +309,8 @@ Test(verify, propagation_barrier_both) {
 Test(verify, extra_warnings_only_when_asked) {
   const char *in = "sdy.mesh @a = <[\"x\"=4, \"one\"=1]>\n"
                    "sdy.mesh @b = <[\"y\"=8]>\n"
-                   "func.func @f(%arg0: tensor<6x8xf32> {sdy.sharding = #sdy.sharding<@a, [{\"x\"}, {\"one\"}]>}) -> tensor<6x8xf32> {\n"
+                   "func.func @f(%arg0: tensor<6x8xf32> {sdy.sharding = #sdy.sharding<@a, [{\"x\"}, {\"one\"}]>}) -> "
+                   "tensor<6x8xf32> {\n"
                    "  return %arg0 : tensor<6x8xf32>\n"
                    "}\n";
   captured c;
@@ -323,7 +347,8 @@ Test(verify, mesh_symbols) {
 Test(verify, named_computation_checks) {
   S_expect_one_error("sdy.mesh @mesh = <[\"a\"=2, \"b\"=2]>\n"
                      "func.func @f(%arg0: tensor<8x2xi32>) -> tensor<8x2xi32> {\n"
-                     "  %0 = sdy.named_computation<\"foo\">(%arg0) in_shardings=[<@mesh, [{\"b\"}, {}, {}]>] (%arg1: tensor<8x2xi32>) {\n"
+                     "  %0 = sdy.named_computation<\"foo\">(%arg0) in_shardings=[<@mesh, [{\"b\"}, {}, {}]>] (%arg1: "
+                     "tensor<8x2xi32>) {\n"
                      "    sdy.return %arg1 : tensor<8x2xi32>\n"
                      "  } : (tensor<8x2xi32>) -> tensor<8x2xi32>\n"
                      "  return %0 : tensor<8x2xi32>\n"
@@ -478,20 +503,30 @@ Test(verify, stablehlo_ops_that_satisfy_their_constraints_are_clean) {
       "  %t = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>\n"
       "  %c = stablehlo.concatenate %a, %a, dim = 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>\n"
       "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
-      "  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>\n"
+      "  %r = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, "
+      "tensor<f32>) -> tensor<2xf32>\n"
       "  %b = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<2xf32>) -> tensor<2x5xf32>\n"
       "  %s = stablehlo.slice %a [0:2, 1:3:2] : (tensor<2x3xf32>) -> tensor<2x1xf32>\n"
-      "  %d = stablehlo.dot_general %a, %t, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>\n"
+      "  %d = stablehlo.dot_general %a, %t, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x2xf32>) -> "
+      "tensor<2x2xf32>\n"
       "  %io = stablehlo.iota dim = 1 : tensor<2x3xi32>\n"
       "  %rv = stablehlo.reverse %a, dims = [0, 1] : tensor<2x3xf32>\n"
-      "  %p = stablehlo.pad %a, %z, low = [0, 1], high = [1, 0], interior = [1, 0] : (tensor<2x3xf32>, tensor<f32>) -> tensor<4x4xf32>\n"
-      "  %ga = \"stablehlo.gather\"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>}> : (tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>\n"
-      "  %gb = \"stablehlo.gather\"(%g, %gi) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = [1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 3>}> : (tensor<4x2x3xf32>, tensor<4x1xi32>) -> tensor<4x3xf32>\n"
-      "  %sc = \"stablehlo.scatter\"(%a, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
+      "  %p = stablehlo.pad %a, %z, low = [0, 1], high = [1, 0], interior = [1, 0] : (tensor<2x3xf32>, tensor<f32>) -> "
+      "tensor<4x4xf32>\n"
+      "  %ga = \"stablehlo.gather\"(%a, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], "
+      "collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>}> : "
+      "(tensor<2x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>\n"
+      "  %gb = \"stablehlo.gather\"(%g, %gi) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], "
+      "collapsed_slice_dims = [1], operand_batching_dims = [0], start_indices_batching_dims = [0], start_index_map = "
+      "[1], index_vector_dim = 1>, slice_sizes = array<i64: 1, 1, 3>}> : (tensor<4x2x3xf32>, tensor<4x1xi32>) -> "
+      "tensor<4x3xf32>\n"
+      "  %sc = \"stablehlo.scatter\"(%a, %i, %u) <{scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = "
+      "[1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({\n"
       "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
       "    stablehlo.return %y : tensor<f32>\n"
       "  }) : (tensor<2x3xf32>, tensor<2x1xi32>, tensor<2x3xf32>) -> tensor<2x3xf32>\n"
-      "  %rw = \"stablehlo.reduce_window\"(%a, %z) <{window_dimensions = array<i64: 2, 1>, window_strides = array<i64: 1, 1>, padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}> ({\n"
+      "  %rw = \"stablehlo.reduce_window\"(%a, %z) <{window_dimensions = array<i64: 2, 1>, window_strides = array<i64: "
+      "1, 1>, padding = dense<[[1, 0], [0, 0]]> : tensor<2x2xi64>}> ({\n"
       "  ^bb0(%x: tensor<f32>, %y: tensor<f32>):\n"
       "    %m = stablehlo.maximum %x, %y : tensor<f32>\n"
       "    stablehlo.return %m : tensor<f32>\n"
@@ -509,11 +544,12 @@ Test(verify, stablehlo_ops_that_satisfy_their_constraints_are_clean) {
  * without a prefix, then InferTypeOpInterface's own. */
 Test(verify, a_failed_shape_function_is_followed_by_failed_to_infer) {
   captured c;
-  bool ok = S_verify("func.func @main(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {\n"
-                     "  %0 = stablehlo.concatenate %a, %a, dim = 2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>\n"
-                     "  return %0 : tensor<4x3xf32>\n"
-                     "}\n",
-                     false, &c);
+  bool ok =
+      S_verify("func.func @main(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {\n"
+               "  %0 = stablehlo.concatenate %a, %a, dim = 2 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>\n"
+               "  return %0 : tensor<4x3xf32>\n"
+               "}\n",
+               false, &c);
   cr_expect(!ok);
   cr_assert_eq(c.count, 2);
   cr_expect_str_eq(c.text[0], "dimension 2 is out-of-bounds for input rank 2");

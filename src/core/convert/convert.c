@@ -78,25 +78,21 @@ static bool starts(const char *s, const char *w) { return strncmp(s, w, strlen(w
 bool shard_notation_guess(const char *text, shard_notation *out) {
   const char *s = text;
   while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') s++;
-  if (starts(s, "mesh_shape") || starts(s, "{process_mesh") || starts(s, "dims_mapping"))
-    *out = SHARD_NOTATION_PADDLE;
+  if (starts(s, "mesh_shape") || starts(s, "{process_mesh") || starts(s, "dims_mapping")) *out = SHARD_NOTATION_PADDLE;
   else if (*s == '{') *out = SHARD_NOTATION_HLO;
   else if (starts(s, "sharding_specs:")) *out = SHARD_NOTATION_TF;
   else if (strstr(s, "reduce_type=") || strstr(s, "Replicated()")) *out = SHARD_NOTATION_PADDLE_PLACEMENTS;
   else if (strstr(s, "sbp.") || starts(s, "(B") || starts(s, "(S(") || starts(s, "S(") || starts(s, "B,"))
     *out = SHARD_NOTATION_ONEFLOW;
-  else if (starts(s, "P(") || starts(s, "PartitionSpec(") || starts(s, "P ("))
-    *out = SHARD_NOTATION_PSPEC;
+  else if (starts(s, "P(") || starts(s, "PartitionSpec(") || starts(s, "P (")) *out = SHARD_NOTATION_PSPEC;
   else if (*s == '[' || *s == '(') {
     /* A list of placements, unless it is a list of Shardy shardings. */
     const char *q = s + 1;
     while (*q == ' ' || *q == '\n') q++;
     *out = (*q == '<' || starts(q, "#sdy")) ? SHARD_NOTATION_SHARDY : SHARD_NOTATION_DTENSOR;
-  } else if (*s == '#' || *s == '<' || *s == '@' || starts(s, "sharding") || starts(s, "sdy.") ||
-             starts(s, "mesh"))
+  } else if (*s == '#' || *s == '<' || *s == '@' || starts(s, "sharding") || starts(s, "sdy.") || starts(s, "mesh"))
     *out = SHARD_NOTATION_SHARDY;
-  else
-    return false;
+  else return false;
   return true;
 }
 
@@ -116,8 +112,7 @@ shard_conv *shard_conv_new(shard_conv_ctx *cx, shard_conv_kind kind, shard_span 
   return c;
 }
 
-shard_conv *shard_conv_new_named(shard_conv_ctx *cx, shard_mesh *mesh, uint32_t rank,
-                                 shard_span span) {
+shard_conv *shard_conv_new_named(shard_conv_ctx *cx, shard_mesh *mesh, uint32_t rank, shard_span span) {
   shard_conv *c = shard_conv_new(cx, SHARD_CONV_NAMED, span);
   c->mesh = mesh;
   c->sharding = SHARD_NEW(cx->arena, shard_tensor_sharding);
@@ -128,8 +123,8 @@ shard_conv *shard_conv_new_named(shard_conv_ctx *cx, shard_mesh *mesh, uint32_t 
   return c;
 }
 
-shard_mesh *shard_conv_mesh_new(shard_conv_ctx *cx, uint32_t num_axes, const char *const *names,
-                                const int64_t *sizes, const int64_t *device_ids) {
+shard_mesh *shard_conv_mesh_new(shard_conv_ctx *cx, uint32_t num_axes, const char *const *names, const int64_t *sizes,
+                                const int64_t *device_ids) {
   shard_mesh *m = SHARD_NEW(cx->arena, shard_mesh);
   m->num_axes = num_axes;
   m->axes = SHARD_NEW_ARRAY(cx->arena, shard_mesh_axis, num_axes ? num_axes : 1);
@@ -153,8 +148,7 @@ const shard_mesh *shard_conv_mesh_of(const shard_conv_ctx *cx, const shard_conv 
 
 /* ---- a stand-alone MLIR parser over a string ----------------------------------------------- */
 
-static void sdy_parser_init(shard_parser *p, shard_conv_ctx *cx, const shard_source *src,
-                            uint32_t pos) {
+static void sdy_parser_init(shard_parser *p, shard_conv_ctx *cx, const shard_source *src, uint32_t pos) {
   memset(p, 0, sizeof *p);
   shard_lexer_init(&p->lx, src, pos);
   p->arena = cx->arena;
@@ -196,8 +190,8 @@ static shard_pytok pylex_scan(shard_pylex *lx) {
     k.len = j - i;
   } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
     uint32_t j = i + 1;
-    while (j < n && ((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z') ||
-                     (t[j] >= '0' && t[j] <= '9') || t[j] == '_' || t[j] == '.'))
+    while (j < n && ((t[j] >= 'a' && t[j] <= 'z') || (t[j] >= 'A' && t[j] <= 'Z') || (t[j] >= '0' && t[j] <= '9') ||
+                     t[j] == '_' || t[j] == '.'))
       j++;
     k.kind = SHARD_PYTOK_IDENT;
     k.len = j - i;
@@ -241,8 +235,7 @@ shard_pytok shard_pylex_next(shard_pylex *lx) {
 
 bool shard_pylex_is(const shard_pylex *lx, const shard_pytok *t, const char *text) {
   size_t n = strlen(text);
-  return t->kind != SHARD_PYTOK_STRING && t->len == n &&
-         memcmp(lx->src->text + t->off, text, n) == 0;
+  return t->kind != SHARD_PYTOK_STRING && t->len == n && memcmp(lx->src->text + t->off, text, n) == 0;
 }
 
 bool shard_pylex_accept(shard_pylex *lx, const char *text) {
@@ -312,8 +305,7 @@ static bool list_comma(const char *t, uint32_t len, uint32_t *i) {
 }
 
 /* device-ids ::= 'device_ids' '=' '[' int (',' int)* ']' */
-static bool parse_device_ids(shard_conv_ctx *cx, const shard_source *src, uint32_t *pos,
-                             int64_t **ids, uint32_t *n) {
+static bool parse_device_ids(shard_conv_ctx *cx, const shard_source *src, uint32_t *pos, int64_t **ids, uint32_t *n) {
   const char *t = src->text;
   uint32_t i = *pos, len = (uint32_t)src->len;
   SHARD_VEC(int64_t) v = {0};
@@ -381,8 +373,8 @@ static shard_mesh *parse_simple_mesh(shard_conv_ctx *cx, const shard_source *src
       name_end = i++;
     } else {
       name_start = i;
-      while (i < len && (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') ||
-                         (t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= '0' && t[i] <= '9')))
+      while (i < len && (t[i] == '_' || (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= 'A' && t[i] <= 'Z') ||
+                         (t[i] >= '0' && t[i] <= '9')))
         i++;
       name_end = i;
     }
@@ -466,8 +458,8 @@ static bool check_mesh(shard_conv_ctx *cx, const shard_mesh *m) {
       }
   for (uint32_t i = 0; i < m->num_axes; i++) {
     if (m->axes[i].size < 1) {
-      shard_error(cx->de, m->span, "mesh axis \"%s\" has size %lld; sizes must be at least 1",
-                  m->axes[i].name, (long long)m->axes[i].size);
+      shard_error(cx->de, m->span, "mesh axis \"%s\" has size %lld; sizes must be at least 1", m->axes[i].name,
+                  (long long)m->axes[i].size);
       return false;
     }
     if (__builtin_mul_overflow(n, m->axes[i].size, &n) || n > SHARD_CONV_MAX_DEVICES) {
@@ -482,8 +474,7 @@ static bool check_mesh(shard_conv_ctx *cx, const shard_mesh *m) {
   }
   if (m->device_ids && !(m->num_axes == 0 && m->num_device_ids == 1)) {
     if ((int64_t)m->num_device_ids != n) {
-      shard_error(cx->de, m->span, "mesh has %lld devices but %u device ids", (long long)n,
-                  m->num_device_ids);
+      shard_error(cx->de, m->span, "mesh has %lld devices but %u device ids", (long long)n, m->num_device_ids);
       return false;
     }
     bool *seen = shard_xcalloc((size_t)n, 1);
@@ -491,8 +482,7 @@ static bool check_mesh(shard_conv_ctx *cx, const shard_mesh *m) {
       int64_t d = m->device_ids[i];
       if (d < 0 || d >= n || seen[d]) {
         free(seen);
-        shard_error(cx->de, m->span, "mesh device ids must be a permutation of 0..%lld",
-                    (long long)n - 1);
+        shard_error(cx->de, m->span, "mesh device ids must be a permutation of 0..%lld", (long long)n - 1);
         return false;
       }
       seen[d] = true;
@@ -509,8 +499,8 @@ shard_mesh *shard_conv_parse_mesh(shard_conv_ctx *cx, const shard_source *src) {
   shard_mesh *m = NULL;
   if (shard_hierarchy_mesh_detect(t + i)) {
     m = shard_hierarchy_mesh_parse(cx, src, i); /* Paddle ProcessMesh, OneFlow placement, 2x2 */
-  } else if (i < len && (t[i] == '{' || (t[i] != '<' && t[i] != '@' && t[i] != '#' &&
-                                  strncmp(t + i, "mesh", 4) != 0 && strncmp(t + i, "sdy.", 4) != 0))) {
+  } else if (i < len && (t[i] == '{' || (t[i] != '<' && t[i] != '@' && t[i] != '#' && strncmp(t + i, "mesh", 4) != 0 &&
+                                         strncmp(t + i, "sdy.", 4) != 0))) {
     m = parse_simple_mesh(cx, src, i);
   } else {
     shard_parser p;
@@ -593,8 +583,7 @@ int32_t shard_conv_parse_shape(const char *text, int64_t **dims, shard_buf *err)
     bad = *s && *s != '{';
   }
   if (bad) {
-    shard_buf_printf(err, "cannot read the shape '%s' (write it as 8x16, [8,16] or tensor<8x16xf32>)",
-                     text);
+    shard_buf_printf(err, "cannot read the shape '%s' (write it as 8x16, [8,16] or tensor<8x16xf32>)", text);
     SHARD_VEC_FREE(v);
     return -1;
   }
@@ -610,8 +599,7 @@ typedef struct ref_use {
   const char *where;
 } ref_use;
 
-static bool check_ref(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m,
-                      const shard_axis_ref *r) {
+static bool check_ref(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m, const shard_axis_ref *r) {
   int64_t n = shard_mesh_axis_size(m, r->name);
   if (n < 0) {
     shard_error(cx->de, c->span, "unknown axis name \"%s\" (the mesh has no such axis)", r->name);
@@ -619,10 +607,10 @@ static bool check_ref(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh 
   }
   if (r->is_sub) {
     int64_t end;
-    if (r->pre_size < 1 || r->size <= 1 || __builtin_mul_overflow(r->pre_size, r->size, &end) ||
-        n % end != 0 || r->size >= n) {
-      shard_error(cx->de, c->span, "sub-axis \"%s\":(%lld)%lld does not fit axis \"%s\" of size %lld",
-                  r->name, (long long)r->pre_size, (long long)r->size, r->name, (long long)n);
+    if (r->pre_size < 1 || r->size <= 1 || __builtin_mul_overflow(r->pre_size, r->size, &end) || n % end != 0 ||
+        r->size >= n) {
+      shard_error(cx->de, c->span, "sub-axis \"%s\":(%lld)%lld does not fit axis \"%s\" of size %lld", r->name,
+                  (long long)r->pre_size, (long long)r->size, r->name, (long long)n);
       return false;
     }
   }
@@ -674,15 +662,14 @@ bool shard_conv_validate(shard_conv_ctx *cx, const shard_conv *c) {
         shard_buf a;
         shard_buf_init(&a);
         shard_axis_print(&a, uses.items[j].ref);
-        shard_error(cx->de, c->span, "axis %s is used twice (overlaps an axis used in %s)",
-                    shard_buf_str(&a), uses.items[i].where);
+        shard_error(cx->de, c->span, "axis %s is used twice (overlaps an axis used in %s)", shard_buf_str(&a),
+                    uses.items[i].where);
         shard_buf_free(&a);
         ok = false;
       }
   SHARD_VEC_FREE(uses);
   if (ok && cx->rank >= 0 && (uint32_t)cx->rank != s->rank && !shard_mesh_is_maximal(m)) {
-    shard_error(cx->de, c->span, "the sharding has %u dimensions but the shape has rank %d", s->rank,
-                cx->rank);
+    shard_error(cx->de, c->span, "the sharding has %u dimensions but the shape has rank %d", s->rank, cx->rank);
     ok = false;
   }
   return ok;
@@ -692,9 +679,9 @@ bool shard_conv_validate(shard_conv_ctx *cx, const shard_conv *c) {
 
 /* Replaces every ref by the full new axes of its pieces; `first_new[a]` is
  * the new index of axis a's first piece. */
-static void split_refs(shard_conv_ctx *cx, const shard_mesh *nm, const shard_axis_cuts *cuts,
-                       const uint32_t *first_new, const shard_mesh *old, const shard_axis_ref *in,
-                       uint32_t n, shard_axis_ref **out, uint32_t *out_n) {
+static void split_refs(shard_conv_ctx *cx, const shard_mesh *nm, const shard_axis_cuts *cuts, const uint32_t *first_new,
+                       const shard_mesh *old, const shard_axis_ref *in, uint32_t n, shard_axis_ref **out,
+                       uint32_t *out_n) {
   SHARD_VEC(shard_axis_ref) v = {0};
   for (uint32_t i = 0; i < n; i++) {
     int a = shard_mesh_axis_index(old, in[i].name);
@@ -745,8 +732,7 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
     uint32_t pieces = cuts[a].n - 1;
     for (uint32_t k = 0; k < pieces; k++) {
       shard_mesh_axis *ax = &nm->axes[first_new[a] + k];
-      ax->name = pieces == 1 ? m->axes[a].name
-                             : shard_arena_printf(cx->arena, "%s_%u", m->axes[a].name, k);
+      ax->name = pieces == 1 ? m->axes[a].name : shard_arena_printf(cx->arena, "%s_%u", m->axes[a].name, k);
       ax->size = pieces == 1 ? m->axes[a].size : shard_axis_cuts_piece(&cuts[a], k).size;
     }
   }
@@ -775,8 +761,8 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
   }
   split_refs(cx, nm, cuts, first_new, m, c->sharding->replicated, c->sharding->num_replicated,
              &out->sharding->replicated, &out->sharding->num_replicated);
-  split_refs(cx, nm, cuts, first_new, m, c->sharding->unreduced, c->sharding->num_unreduced,
-             &out->sharding->unreduced, &out->sharding->num_unreduced);
+  split_refs(cx, nm, cuts, first_new, m, c->sharding->unreduced, c->sharding->num_unreduced, &out->sharding->unreduced,
+             &out->sharding->num_unreduced);
   split_refs(cx, nm, cuts, first_new, m, c->manual, c->num_manual, &out->manual, &out->num_manual);
   out->names_invented = c->names_invented;
   out->partial_op = c->partial_op;
@@ -790,8 +776,8 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
 typedef struct piece {
   uint32_t axis;
   int64_t pre, size; /* sub-axis of the mesh axis */
-  uint32_t dim;      /* array dimension it moves */
-  int64_t stride;    /* in that dimension */
+  uint32_t dim; /* array dimension it moves */
+  int64_t stride; /* in that dimension */
 } piece;
 
 static void unravel(int64_t lin, const int64_t *dims, uint32_t n, int64_t *out) {
@@ -823,8 +809,8 @@ static shard_axis_ref piece_ref(const shard_mesh *m, const piece *p) {
 }
 
 /* A subgroup's pieces as a sorted axis list with contiguous pieces merged. */
-static void pieces_to_set(shard_conv_ctx *cx, const shard_mesh *m, piece *ps, uint32_t n,
-                          shard_axis_ref **out, uint32_t *out_n) {
+static void pieces_to_set(shard_conv_ctx *cx, const shard_mesh *m, piece *ps, uint32_t n, shard_axis_ref **out,
+                          uint32_t *out_n) {
   qsort(ps, n, sizeof *ps, cmp_piece_mesh);
   SHARD_VEC(piece) merged = {0};
   for (uint32_t i = 0; i < n; i++) {
@@ -844,9 +830,8 @@ static void pieces_to_set(shard_conv_ctx *cx, const shard_mesh *m, piece *ps, ui
   SHARD_VEC_FREE(merged);
 }
 
-shard_conv *shard_conv_from_device_array(shard_conv_ctx *cx, const shard_mesh *mesh,
-                                         const int64_t *dims, uint32_t num_dims, uint32_t rank,
-                                         const int *types, bool explicit_replicated,
+shard_conv *shard_conv_from_device_array(shard_conv_ctx *cx, const shard_mesh *mesh, const int64_t *dims,
+                                         uint32_t num_dims, uint32_t rank, const int *types, bool explicit_replicated,
                                          const int64_t *devices, shard_span span) {
   int64_t n = 1;
   for (uint32_t i = 0; i < num_dims; i++) n *= dims[i];
@@ -972,8 +957,7 @@ shard_conv *shard_conv_from_device_array(shard_conv_ctx *cx, const shard_mesh *m
         pieces_to_set(cx, mesh, sel, m, &c->sharding->replicated, &c->sharding->num_replicated);
       else if (kinds[k] == SHARD_SUBGROUP_UNREDUCED)
         pieces_to_set(cx, mesh, sel, m, &c->sharding->unreduced, &c->sharding->num_unreduced);
-      else if (kinds[k] == SHARD_SUBGROUP_MANUAL)
-        pieces_to_set(cx, mesh, sel, m, &c->manual, &c->num_manual);
+      else if (kinds[k] == SHARD_SUBGROUP_MANUAL) pieces_to_set(cx, mesh, sel, m, &c->manual, &c->num_manual);
       free(sel);
     }
     result = c;
@@ -1012,8 +996,7 @@ static void classes(const int64_t *k1, const int64_t *k2, const bool *held, int6
   }
   qsort(v, (size_t)m, sizeof(keyed), cmp_keyed);
   for (int64_t i = 0; i < m; i++) {
-    int64_t first = (i > 0 && v[i].k1 == v[i - 1].k1 && v[i].k2 == v[i - 1].k2) ? out[v[i - 1].dev]
-                                                                               : v[i].dev;
+    int64_t first = (i > 0 && v[i].k1 == v[i - 1].k1 && v[i].k2 == v[i - 1].k2) ? out[v[i - 1].dev] : v[i].dev;
     out[v[i].dev] = first;
   }
   free(v);
@@ -1035,8 +1018,7 @@ void shard_device_map_alloc(shard_device_map *m, int64_t num_devices, uint32_t r
   map_alloc(m, num_devices, rank);
 }
 
-void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int64_t *k2,
-                              const int64_t *k3) {
+void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int64_t *k2, const int64_t *k3) {
   classes(k1, k2, m->held, m->num_devices, m->replica);
   classes(k1, k3, m->held, m->num_devices, m->group);
 }
@@ -1060,8 +1042,7 @@ typedef struct ref_digit {
 } ref_digit;
 
 /* Digits of `refs` (major first) appended to *out; their count of tiles in *count. */
-static void ref_digits(const shard_mesh *m, const shard_axis_ref *refs, uint32_t n, ref_digit *out,
-                       int64_t *count) {
+static void ref_digits(const shard_mesh *m, const shard_axis_ref *refs, uint32_t n, ref_digit *out, int64_t *count) {
   int64_t total = 1;
   for (uint32_t i = 0; i < n; i++) {
     ref_digit d = {shard_mesh_axis_index(m, refs[i].name), !refs[i].is_sub, 1, shard_axis_size(&refs[i], m)};
@@ -1121,8 +1102,8 @@ static void nested_extent(shard_split_rule rule, const ref_digit *d, uint32_t n,
   *lim = start + len;
 }
 
-bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t rank,
-                            int64_t num_devices, shard_device_map *out, shard_buf *err) {
+bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t rank, int64_t num_devices,
+                            shard_device_map *out, shard_buf *err) {
   if (c->kind == SHARD_CONV_TUPLE) {
     shard_buf_puts(err, "a tuple sharding has no single device map");
     return false;
@@ -1157,9 +1138,7 @@ bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t 
         out->per_device_values = true;
         out->replica[d] = out->group[d] = d;
         break;
-      case SHARD_CONV_UNREDUCED:
-        out->replica[d] = d;
-        break;
+      case SHARD_CONV_UNREDUCED: out->replica[d] = d; break;
       default: break;
       }
     }
@@ -1269,21 +1248,20 @@ bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b
     for (uint32_t i = 0; i < a->rank; i++)
       if (a->offset[d * a->rank + i] != b->offset[d * a->rank + i] ||
           a->limit[d * a->rank + i] != b->limit[d * a->rank + i]) {
-        shard_buf_printf(w, "device %lld holds [%lld, %lld) vs [%lld, %lld) of dimension %u",
-                         (long long)d, (long long)a->offset[d * a->rank + i],
-                         (long long)a->limit[d * a->rank + i], (long long)b->offset[d * a->rank + i],
-                         (long long)b->limit[d * a->rank + i], i);
+        shard_buf_printf(w, "device %lld holds [%lld, %lld) vs [%lld, %lld) of dimension %u", (long long)d,
+                         (long long)a->offset[d * a->rank + i], (long long)a->limit[d * a->rank + i],
+                         (long long)b->offset[d * a->rank + i], (long long)b->limit[d * a->rank + i], i);
         ok = false;
         break;
       }
     if (ok && a->replica[d] != b->replica[d]) {
-      shard_buf_printf(w, "device %lld holds the value of device %lld vs %lld", (long long)d,
-                       (long long)a->replica[d], (long long)b->replica[d]);
+      shard_buf_printf(w, "device %lld holds the value of device %lld vs %lld", (long long)d, (long long)a->replica[d],
+                       (long long)b->replica[d]);
       ok = false;
     }
     if (ok && a->group[d] != b->group[d]) {
-      shard_buf_printf(w, "device %lld is reduced with device %lld vs %lld", (long long)d,
-                       (long long)a->group[d], (long long)b->group[d]);
+      shard_buf_printf(w, "device %lld is reduced with device %lld vs %lld", (long long)d, (long long)a->group[d],
+                       (long long)b->group[d]);
       ok = false;
     }
   }
@@ -1439,8 +1417,9 @@ bool shard_conv_placement(shard_conv_ctx *cx, const shard_conv *c, shard_buf *ou
 static const char *S_split_rule_text(shard_split_rule r) {
   switch (r) {
   case SHARD_SPLIT_CHUNKED: return "PyTorch splits mesh dimension by mesh dimension";
-  case SHARD_SPLIT_BALANCED: return "OneFlow splits hierarchy dimension by hierarchy dimension in parts "
-                                    "whose sizes differ by at most one, the first ones larger";
+  case SHARD_SPLIT_BALANCED:
+    return "OneFlow splits hierarchy dimension by hierarchy dimension in parts "
+           "whose sizes differ by at most one, the first ones larger";
   case SHARD_SPLIT_PADDED: break;
   }
   return "XLA and Shardy pad one split of the whole dimension";
@@ -1502,15 +1481,14 @@ bool shard_conv_check_exact(shard_conv_ctx *cx, const shard_conv *c, shard_notat
     int64_t k = dev * a.rank + dim;
     shard_buf msg;
     shard_buf_init(&msg);
-    shard_buf_printf(&msg, "uneven sharding placed differently: %s, %s; device %lld holds [%lld, %lld) of "
+    shard_buf_printf(&msg,
+                     "uneven sharding placed differently: %s, %s; device %lld holds [%lld, %lld) of "
                      "dimension %u in %s but [%lld, %lld) in %s",
-                     S_split_rule_text(fw_rule), S_split_rule_text(rest_rule), (long long)dev,
-                     (long long)fw->offset[k], (long long)fw->limit[k], dim, S_split_rule_owner(fw_rule),
-                     (long long)rest->offset[k], (long long)rest->limit[k], rest_name);
-    if (cx->allow_lossy)
-      shard_warning(cx->de, c->span, "%s", shard_buf_str(&msg));
-    else
-      shard_error(cx->de, c->span, "%s", shard_buf_str(&msg));
+                     S_split_rule_text(fw_rule), S_split_rule_text(rest_rule), (long long)dev, (long long)fw->offset[k],
+                     (long long)fw->limit[k], dim, S_split_rule_owner(fw_rule), (long long)rest->offset[k],
+                     (long long)rest->limit[k], rest_name);
+    if (cx->allow_lossy) shard_warning(cx->de, c->span, "%s", shard_buf_str(&msg));
+    else shard_error(cx->de, c->span, "%s", shard_buf_str(&msg));
     shard_buf_free(&msg);
     go_on = cx->allow_lossy;
   }
@@ -1540,8 +1518,7 @@ static shard_conv *conv_from_sdy(shard_conv_ctx *cx, shard_parser *p, mesh_table
       }
     if (!m && cx->mesh) m = (shard_mesh *)cx->mesh;
     if (!m) {
-      shard_parser_error_at(p, s->span,
-                            "unknown mesh @%s: define it first (sdy.mesh @%s = <[\"x\"=2]>) or pass --mesh",
+      shard_parser_error_at(p, s->span, "unknown mesh @%s: define it first (sdy.mesh @%s = <[\"x\"=2]>) or pass --mesh",
                             s->mesh_name, s->mesh_name);
       return NULL;
     }
@@ -1660,8 +1637,7 @@ shard_conv *shard_sdy_conv_parse(shard_conv_ctx *cx, const shard_source *src) {
 
 /* Warnings shared by the printers for notations without open dims,
  * priorities or explicit replication. */
-static void warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target,
-                             bool open_empty_ok) {
+static void warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target, bool open_empty_ok) {
   const shard_tensor_sharding *s = c->sharding;
   shard_buf open, prio;
   shard_buf_init(&open);
@@ -1670,21 +1646,18 @@ static void warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char
     if (s->dims[d].is_open && !(open_empty_ok && s->dims[d].num_axes == 0))
       shard_buf_printf(&open, "%s%u", open.len ? ", " : "", d);
     if (s->dims[d].priority != SHARD_NO_PRIORITY)
-      shard_buf_printf(&prio, "%sp%lld on dimension %u", prio.len ? ", " : "",
-                       (long long)s->dims[d].priority, d);
+      shard_buf_printf(&prio, "%sp%lld on dimension %u", prio.len ? ", " : "", (long long)s->dims[d].priority, d);
   }
   if (open.len)
-    shard_warning(cx->de, c->span, "%s has no open dimensions: dimension%s %s written as closed",
-                  target, strchr(shard_buf_str(&open), ',') ? "s" : "", shard_buf_str(&open));
+    shard_warning(cx->de, c->span, "%s has no open dimensions: dimension%s %s written as closed", target,
+                  strchr(shard_buf_str(&open), ',') ? "s" : "", shard_buf_str(&open));
   if (prio.len)
-    shard_warning(cx->de, c->span, "%s has no sharding priorities: dropped %s", target,
-                  shard_buf_str(&prio));
+    shard_warning(cx->de, c->span, "%s has no sharding priorities: dropped %s", target, shard_buf_str(&prio));
   if (s->num_replicated) {
     shard_buf axes;
     shard_buf_init(&axes);
     shard_axis_list_print(&axes, s->replicated, s->num_replicated);
-    shard_warning(cx->de, c->span,
-                  "%s has no explicit replication: replicated=%s becomes implicit", target,
+    shard_warning(cx->de, c->span, "%s has no explicit replication: replicated=%s becomes implicit", target,
                   shard_buf_str(&axes));
     shard_buf_free(&axes);
   }
@@ -1692,8 +1665,8 @@ static void warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char
   shard_buf_free(&prio);
 }
 
-static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *mesh_name,
-                          shard_buf *out, shard_buf *mesh_out, bool stripped) {
+static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *mesh_name, shard_buf *out,
+                          shard_buf *mesh_out, bool stripped) {
   const shard_mesh *m = shard_conv_mesh_of(cx, c);
   shard_tensor_sharding tmp = {0};
   shard_mesh empty = {0};
@@ -1707,8 +1680,7 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
     for (const char *q = mesh_out->len ? shard_buf_str(mesh_out) : ""; (q = strstr(q, def)) && !defined; q++)
       defined = q == shard_buf_str(mesh_out) || q[-1] == '\n';
     if (!defined)
-      shard_buf_printf(mesh_out, "%s%s<[], device_ids=[%lld]>", mesh_out->len ? "\n" : "", def,
-                       (long long)c->device);
+      shard_buf_printf(mesh_out, "%s%s<[], device_ids=[%lld]>", mesh_out->len ? "\n" : "", def, (long long)c->device);
     tmp.mesh_name = name;
     if (!stripped) shard_buf_puts(out, "#sdy.sharding");
     shard_sharding_print(out, &tmp);
@@ -1718,8 +1690,7 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
   case SHARD_CONV_TUPLE: break;
   default:
     if (cx->rank < 0) {
-      shard_error(cx->de, c->span,
-                  "a Shardy sharding lists every dimension: pass --shape to give the rank");
+      shard_error(cx->de, c->span, "a Shardy sharding lists every dimension: pass --shape to give the rank");
       return false;
     }
     if (!m) m = &empty;
@@ -1759,8 +1730,7 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
     shard_buf_free(&axes);
   }
   if (c->partial_op)
-    shard_warning(cx->de, c->span,
-                  "Shardy reductions are sum, max and min: Partial(\"%s\") written as unreduced (sum)",
+    shard_warning(cx->de, c->span, "Shardy reductions are sum, max and min: Partial(\"%s\") written as unreduced (sum)",
                   c->partial_op);
   tmp.mesh_name = mesh_name;
   tmp.inline_mesh = NULL;
@@ -1769,8 +1739,7 @@ static bool sdy_print_one(shard_conv_ctx *cx, const shard_conv *c, const char *m
   return true;
 }
 
-bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out,
-                          shard_buf *mesh_out) {
+bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out) {
   if (c->kind == SHARD_CONV_TUPLE) {
     /* One mesh line per distinct mesh. */
     const shard_mesh **seen = shard_xcalloc(c->num_elems + 1, sizeof *seen);
@@ -1791,7 +1760,7 @@ bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *ou
         while (k < num_seen && !shard_mesh_equal(seen[k], m)) k++;
         if (k == num_seen) {
           seen[num_seen] = m;
-          names[num_seen] = e->mesh_name ? e->mesh_name
+          names[num_seen] = e->mesh_name    ? e->mesh_name
                             : num_seen == 0 ? "mesh"
                                             : shard_arena_printf(cx->arena, "mesh_%u", num_seen);
           shard_buf_printf(mesh_out, "%ssdy.mesh @%s = ", mesh_out->len ? "\n" : "", names[num_seen]);
@@ -1853,8 +1822,7 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
   return NULL;
 }
 
-bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, shard_buf *out,
-                      shard_buf *mesh_out) {
+bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, shard_buf *out, shard_buf *mesh_out) {
   if (!shard_conv_check_exact(cx, c, to)) return false;
   if (!(to == SHARD_NOTATION_HLO && c->hlo) && !conv_ids_permutation(c)) {
     shard_error(cx->de, c->span,
@@ -1875,8 +1843,7 @@ bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c
     return true;
   }
   case SHARD_NOTATION_HLO_V3: return shard_hlo_print_v3(cx, out, c);
-  case SHARD_NOTATION_SHARDY:
-    return shard_sdy_conv_print(cx, c, out, mesh_out);
+  case SHARD_NOTATION_SHARDY: return shard_sdy_conv_print(cx, c, out, mesh_out);
   case SHARD_NOTATION_PSPEC: return shard_pspec_print(cx, c, out, mesh_out);
   case SHARD_NOTATION_DTENSOR: return shard_dtensor_print(cx, c, out, mesh_out);
   case SHARD_NOTATION_TF: return shard_tf_print(cx, c, out);
@@ -1888,14 +1855,11 @@ bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c
   return false;
 }
 
-void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target,
-                                 bool open_empty_ok) {
+void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target, bool open_empty_ok) {
   if (c->kind == SHARD_CONV_NAMED) warn_shardy_only(cx, c, target, open_empty_ok);
 }
 
-bool shard_conv_quotable(const char *name) {
-  return !(strchr(name, '\'') && strchr(name, '"'));
-}
+bool shard_conv_quotable(const char *name) { return !(strchr(name, '\'') && strchr(name, '"')); }
 
 bool shard_conv_mesh_names_ok(shard_conv_ctx *cx, const shard_conv *c, const shard_mesh *m,
                               bool (*spellable)(const char *name), const char *notation, const char *why) {

@@ -34,13 +34,13 @@
 #define SHARD_CONV_MAX_DEVICES (1 << 24)
 
 typedef enum shard_notation {
-  SHARD_NOTATION_HLO,     /* HloSharding V2 text (V3 accepted on input) */
-  SHARD_NOTATION_HLO_V3,  /* HloSharding V3 (named) text */
-  SHARD_NOTATION_SHARDY,  /* #sdy.sharding<@mesh, [...]> with its sdy.mesh */
-  SHARD_NOTATION_PSPEC,   /* JAX P('x', ('y', 'z'), None) */
+  SHARD_NOTATION_HLO, /* HloSharding V2 text (V3 accepted on input) */
+  SHARD_NOTATION_HLO_V3, /* HloSharding V3 (named) text */
+  SHARD_NOTATION_SHARDY, /* #sdy.sharding<@mesh, [...]> with its sdy.mesh */
+  SHARD_NOTATION_PSPEC, /* JAX P('x', ('y', 'z'), None) */
   SHARD_NOTATION_DTENSOR, /* PyTorch [Shard(0), Replicate(), Partial()] */
-  SHARD_NOTATION_TF,      /* TF DTensor sharding_specs:..., mesh:... */
-  SHARD_NOTATION_PADDLE,  /* Paddle dist attr mesh_shape:[2,2],...,dims_mappings:[-1,1] */
+  SHARD_NOTATION_TF, /* TF DTensor sharding_specs:..., mesh:... */
+  SHARD_NOTATION_PADDLE, /* Paddle dist attr mesh_shape:[2,2],...,dims_mappings:[-1,1] */
   SHARD_NOTATION_PADDLE_PLACEMENTS, /* Paddle [Shard(dim=1), Replicate()] */
   SHARD_NOTATION_ONEFLOW, /* OneFlow nd-SBP (S(1), B, P) */
   SHARD_NOTATION_ONEFLOW_PYTHON /* (oneflow.sbp.split(dim=1), oneflow.sbp.broadcast) */
@@ -56,9 +56,9 @@ const char *shard_notation_name(shard_notation n);
  * notations of different rules is made only when every device holds the
  * same block both ways (shard_conv_check_exact). */
 typedef enum shard_split_rule {
-  SHARD_SPLIT_PADDED,   /* XLA, Shardy, JAX, TF, Paddle: one split of the whole
+  SHARD_SPLIT_PADDED, /* XLA, Shardy, JAX, TF, Paddle: one split of the whole
                          * dimension in pieces of ceil(size/n), the last ones short */
-  SHARD_SPLIT_CHUNKED,  /* PyTorch DTensor: mesh dimension by mesh dimension, each
+  SHARD_SPLIT_CHUNKED, /* PyTorch DTensor: mesh dimension by mesh dimension, each
                          * cutting what the ones before it left, as torch.chunk */
   SHARD_SPLIT_BALANCED, /* OneFlow: hierarchy dimension by hierarchy dimension,
                          * each in pieces whose sizes differ by at most one, the
@@ -73,31 +73,31 @@ bool shard_notation_guess(const char *text, shard_notation *out);
 /* ---- the hub ------------------------------------------------------------- */
 
 typedef enum shard_conv_kind {
-  SHARD_CONV_NAMED,      /* mesh + sharding (+ manual axes) */
+  SHARD_CONV_NAMED, /* mesh + sharding (+ manual axes) */
   SHARD_CONV_REPLICATED, /* {replicated} without a mesh */
-  SHARD_CONV_MAXIMAL,    /* whole tensor on `device` */
-  SHARD_CONV_MANUAL,     /* {manual}: per-device values */
-  SHARD_CONV_UNKNOWN,    /* {unknown}: nothing decided (open dims) */
-  SHARD_CONV_UNREDUCED,  /* {unreduced}: partial values on every device */
-  SHARD_CONV_TUPLE       /* one sharding per leaf */
+  SHARD_CONV_MAXIMAL, /* whole tensor on `device` */
+  SHARD_CONV_MANUAL, /* {manual}: per-device values */
+  SHARD_CONV_UNKNOWN, /* {unknown}: nothing decided (open dims) */
+  SHARD_CONV_UNREDUCED, /* {unreduced}: partial values on every device */
+  SHARD_CONV_TUPLE /* one sharding per leaf */
 } shard_conv_kind;
 
 typedef struct shard_conv {
   shard_conv_kind kind;
-  shard_mesh *mesh;       /* NAMED (and the others when known) */
-  const char *mesh_name;  /* symbol name for Shardy output; NULL: "mesh" */
+  shard_mesh *mesh; /* NAMED (and the others when known) */
+  const char *mesh_name; /* symbol name for Shardy output; NULL: "mesh" */
   /* NAMED: dims, replicated and unreduced axes; mesh_name/inline_mesh unused */
   shard_tensor_sharding *sharding;
   shard_axis_ref *manual; /* manual axes (HloSharding MANUAL subgroups, V3 manual=) */
   uint32_t num_manual;
-  int64_t device;         /* MAXIMAL */
-  bool names_invented;    /* mesh axis names made up (_axis_0, ...) */
+  int64_t device; /* MAXIMAL */
+  bool names_invented; /* mesh axis names made up (_axis_0, ...) */
   const char *partial_op; /* DTensor reduce op Shardy lacks ("avg", "product") */
-  const char *metadata;   /* HloSharding metadata={...} as read, written back by V2/V3 */
-  bool v2_explicit;       /* V2 written with an explicit device list (TF's OpSharding) */
+  const char *metadata; /* HloSharding metadata={...} as read, written back by V2/V3 */
+  bool v2_explicit; /* V2 written with an explicit device list (TF's OpSharding) */
   const struct shard_hlo_sharding *hlo; /* the V2 text read: V2 output prints it again */
-  bool iota_device_ids;   /* V3 device_ids=([..]T(..)): V2 output keeps an iota */
-  uint32_t spec_entries;  /* PartitionSpec read: its entries, which JAX prints all */
+  bool iota_device_ids; /* V3 device_ids=([..]T(..)): V2 output keeps an iota */
+  uint32_t spec_entries; /* PartitionSpec read: its entries, which JAX prints all */
   shard_split_rule split; /* how a dimension its axes do not divide is cut (see there) */
   struct shard_conv *elems; /* TUPLE */
   uint32_t num_elems;
@@ -107,13 +107,13 @@ typedef struct shard_conv {
 /* What conversions need besides the sharding. */
 typedef struct shard_conv_ctx {
   shard_arena *arena;
-  shard_diag_engine *de;  /* located errors and the lossy-conversion warnings */
+  shard_diag_engine *de; /* located errors and the lossy-conversion warnings */
   const shard_mesh *mesh; /* the user's mesh (--mesh), or NULL */
-  const int64_t *shape;   /* the tensor shape (--shape), or NULL */
-  int32_t rank;           /* -1 when no shape was given */
-  bool v3_bare;           /* V3 axis names unquoted (XLA's HloSharding printer; V2 or
+  const int64_t *shape; /* the tensor shape (--shape), or NULL */
+  int32_t rank; /* -1 when no shape was given */
+  bool v3_bare; /* V3 axis names unquoted (XLA's HloSharding printer; V2 or
                            * unquoted V3 input), else quoted as Shardy's exporter does */
-  bool allow_lossy;       /* a conversion that moves data between devices warns, not fails */
+  bool allow_lossy; /* a conversion that moves data between devices warns, not fails */
 } shard_conv_ctx;
 
 void shard_conv_ctx_init(shard_conv_ctx *cx, shard_arena *arena, shard_diag_engine *de);
@@ -127,8 +127,7 @@ shard_conv *shard_conv_parse(shard_conv_ctx *cx, shard_notation from, const shar
  * `mesh_out` (left empty when the user's mesh was used unchanged and the
  * notation does not need it). Warns once per thing `to` cannot express.
  * False (after an error) when nothing sensible can be written. */
-bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c,
-                      shard_buf *out, shard_buf *mesh_out);
+bool shard_conv_print(shard_conv_ctx *cx, shard_notation to, const shard_conv *c, shard_buf *out, shard_buf *mesh_out);
 
 /* Parses a mesh given on the command line: {'x': 2, 'y': 4} (Python dict),
  * x=2,y=4, or Shardy's <["x"=2, "y"=4], device_ids=[...]> (also with a
@@ -149,11 +148,10 @@ bool shard_conv_validate(shard_conv_ctx *cx, const shard_conv *c);
 
 shard_conv *shard_conv_new(shard_conv_ctx *cx, shard_conv_kind kind, shard_span span);
 /* A NAMED sharding of the given rank with every dimension closed and empty. */
-shard_conv *shard_conv_new_named(shard_conv_ctx *cx, shard_mesh *mesh, uint32_t rank,
-                                 shard_span span);
+shard_conv *shard_conv_new_named(shard_conv_ctx *cx, shard_mesh *mesh, uint32_t rank, shard_span span);
 /* A mesh in the arena; names are copied. device_ids may be NULL (iota). */
-shard_mesh *shard_conv_mesh_new(shard_conv_ctx *cx, uint32_t num_axes, const char *const *names,
-                                const int64_t *sizes, const int64_t *device_ids);
+shard_mesh *shard_conv_mesh_new(shard_conv_ctx *cx, uint32_t num_axes, const char *const *names, const int64_t *sizes,
+                                const int64_t *device_ids);
 /* The mesh to print `c` on: its own, else the user's. */
 const shard_mesh *shard_conv_mesh_of(const shard_conv_ctx *cx, const shard_conv *c);
 
@@ -173,8 +171,7 @@ shard_conv *shard_conv_split_sub_axes(shard_conv_ctx *cx, const shard_conv *c, b
 
 /* Warns once per Shardy feature `target` lacks: open dimensions, priorities. */
 /* `open_empty_ok`: the target has unconstrained dims ({?} is P.UNCONSTRAINED). */
-void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target,
-                                 bool open_empty_ok);
+void shard_conv_warn_shardy_only(shard_conv_ctx *cx, const shard_conv *c, const char *target, bool open_empty_ok);
 
 /* Expresses a device array over a mesh: `dims` are the array's dimensions,
  * the first `rank` are tensor dimensions, the others subgroups of the given
@@ -188,9 +185,8 @@ typedef enum shard_subgroup_type {
   SHARD_SUBGROUP_UNREDUCED = 6
 } shard_subgroup_type;
 
-shard_conv *shard_conv_from_device_array(shard_conv_ctx *cx, const shard_mesh *mesh,
-                                         const int64_t *dims, uint32_t num_dims, uint32_t rank,
-                                         const int *types, bool explicit_replicated,
+shard_conv *shard_conv_from_device_array(shard_conv_ctx *cx, const shard_mesh *mesh, const int64_t *dims,
+                                         uint32_t num_dims, uint32_t rank, const int *types, bool explicit_replicated,
                                          const int64_t *devices, shard_span span);
 
 /* A small tokenizer for the Python-like notations (PartitionSpec, DTensor
@@ -260,16 +256,15 @@ typedef struct shard_device_map {
 /* Builds the map of `c` for `shape` (rank entries) over `num_devices`
  * devices (used by the mesh-less kinds; NAMED takes its mesh's count).
  * False when c is not a single sharding or does not fit (message in err). */
-bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t rank,
-                            int64_t num_devices, shard_device_map *out, shard_buf *err);
+bool shard_device_map_build(const shard_conv *c, const int64_t *shape, uint32_t rank, int64_t num_devices,
+                            shard_device_map *out, shard_buf *err);
 void shard_device_map_free(shard_device_map *m);
 /* Allocates a map with every device holding nothing (the filling helpers of
  * shard_hlo_device_map use it). */
 void shard_device_map_alloc(shard_device_map *m, int64_t num_devices, uint32_t rank);
 /* Sets replica[] and group[] from per-device keys: devices with equal
  * (k1, k2) hold the same value; equal (k1, k3) are summed together. */
-void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int64_t *k2,
-                              const int64_t *k3);
+void shard_device_map_classes(shard_device_map *m, const int64_t *k1, const int64_t *k2, const int64_t *k3);
 /* Equal maps; otherwise false and the first difference in `why` (may be NULL). */
 bool shard_device_map_equal(const shard_device_map *a, const shard_device_map *b, shard_buf *why);
 /* The placement `c` denotes for cx->shape, in its own framework's rules
@@ -301,27 +296,26 @@ typedef enum shard_hlo_kind {
 
 typedef struct shard_hlo_sharding {
   shard_hlo_kind kind;
-  int64_t device;            /* MAXIMAL */
-  int64_t *dims;             /* TILED: tile assignment dims, subgroups last */
+  int64_t device; /* MAXIMAL */
+  int64_t *dims; /* TILED: tile assignment dims, subgroups last */
   uint32_t num_dims;
-  int64_t *devices;          /* explicit device list, NULL for iota */
-  int64_t *reshape, *perm;   /* iota: <=[reshape]T(perm) */
+  int64_t *devices; /* explicit device list, NULL for iota */
+  int64_t *reshape, *perm; /* iota: <=[reshape]T(perm) */
   uint32_t num_reshape;
-  int *types;                /* subgroup types of the trailing dims */
+  int *types; /* subgroup types of the trailing dims */
   uint32_t num_types;
   bool last_tile_dim_replicate; /* written with that keyword */
-  int shard_group_kind;      /* 0 none, 1 shard_as, 2 shard_like */
-  const char *metadata;      /* {...} after metadata=, as read */
+  int shard_group_kind; /* 0 none, 1 shard_as, 2 shard_like */
+  const char *metadata; /* {...} after metadata=, as read */
   int64_t shard_group;
   struct shard_hlo_sharding *elems; /* TUPLE */
   uint32_t num_elems;
-  shard_conv *named;         /* NAMED */
+  shard_conv *named; /* NAMED */
   shard_span span;
 } shard_hlo_sharding;
 
 /* Parses HloSharding text (V2 or V3) in src[off, end). Errors located in src. */
-shard_hlo_sharding *shard_hlo_parse(shard_conv_ctx *cx, const shard_source *src, uint32_t off,
-                                    uint32_t end);
+shard_hlo_sharding *shard_hlo_parse(shard_conv_ctx *cx, const shard_source *src, uint32_t off, uint32_t end);
 /* XLA's canonical V2 text. */
 void shard_hlo_print(shard_buf *b, const shard_hlo_sharding *h);
 /* Device count a tiled sharding uses (product of its dims); 0 for other kinds. */
@@ -332,12 +326,12 @@ int64_t *shard_hlo_device_array(const shard_hlo_sharding *h);
 int64_t *shard_hlo_device_array_in(shard_conv_ctx *cx, const shard_hlo_sharding *h);
 /* HloSharding::Validate for a shape (rank < 0: no shape) and, when
  * num_devices > 0, a device count. Errors at h->span. */
-bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape,
-                        int32_t rank, int64_t num_devices);
+bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape, int32_t rank,
+                        int64_t num_devices);
 /* The device map straight from the tile assignment (independent of the
  * hub), for checking conversions. False for tuples and bad ranks. */
-bool shard_hlo_device_map(const shard_hlo_sharding *h, const int64_t *shape, uint32_t rank,
-                          int64_t num_devices, shard_device_map *out, shard_buf *err);
+bool shard_hlo_device_map(const shard_hlo_sharding *h, const int64_t *shape, uint32_t rank, int64_t num_devices,
+                          shard_device_map *out, shard_buf *err);
 /* HloSharding -> hub: on cx->mesh when it can express the sharding, else on
  * an invented mesh (names _axis_0, ...). */
 shard_conv *shard_hlo_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h);
@@ -364,8 +358,7 @@ void shard_pspec_print_mesh(shard_buf *b, const shard_mesh *m);
 
 /* convert_dtensor.c: [Shard(0), Replicate(), Partial()] over cx->mesh (mesh dims in order). */
 shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src);
-bool shard_dtensor_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out,
-                         shard_buf *mesh_out);
+bool shard_dtensor_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out);
 
 /* convert_tf.c: sharding_specs:x,unsharded, mesh:|x=2,y=2|0,1,2,3|... */
 shard_conv *shard_tf_parse(shard_conv_ctx *cx, const shard_source *src);
@@ -374,8 +367,7 @@ bool shard_tf_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out);
 /* convert.c: Shardy text, optionally preceded by mesh definitions
  * (`sdy.mesh @m = <...>`, `@m = <...>`, separated by newlines or ';'). */
 shard_conv *shard_sdy_conv_parse(shard_conv_ctx *cx, const shard_source *src);
-bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out,
-                          shard_buf *mesh_out);
+bool shard_sdy_conv_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out);
 
 /* ---- Paddle and OneFlow (convert_hierarchy.c, convert_paddle.c, convert_oneflow.c) ---- */
 
@@ -408,9 +400,9 @@ typedef enum shard_mesh_dim_kind {
 
 typedef struct shard_mesh_dim_placement {
   shard_mesh_dim_kind kind;
-  int64_t dim;    /* SHARD: the tensor dimension */
+  int64_t dim; /* SHARD: the tensor dimension */
   const char *op; /* PARTIAL: sum, max, min, avg or product */
-  shard_span at;  /* for errors */
+  shard_span at; /* for errors */
 } shard_mesh_dim_placement;
 typedef SHARD_VEC(shard_mesh_dim_placement) shard_mesh_dim_placements;
 
@@ -447,14 +439,14 @@ bool shard_oneflow_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out
 /* One sharding found in a dump: an HLO instruction's sharding={...} or an
  * MLIR mhlo.sharding = "..." attribute, with the shape it applies to. */
 typedef struct shard_dump_entry {
-  const char *name;      /* instruction / value name ("%param.1"), or "" */
-  shard_span sharding;   /* the sharding text ({...}) */
-  char *shape_text;      /* "f32[8,16]" / "tensor<8x16xf32>" or NULL (heap) */
-  int64_t *shape;        /* NULL when unknown or a tuple (heap) */
-  int32_t rank;          /* -1: unknown */
-  uint32_t num_leaves;   /* of a tuple shape, or results of an MLIR op (0: one value) */
-  char **leaf_text;      /* each leaf's type ("tensor<8xf32>"), when known, else NULL (heap) */
-  char *sharding_text;   /* unescaped sharding (heap) */
+  const char *name; /* instruction / value name ("%param.1"), or "" */
+  shard_span sharding; /* the sharding text ({...}) */
+  char *shape_text; /* "f32[8,16]" / "tensor<8x16xf32>" or NULL (heap) */
+  int64_t *shape; /* NULL when unknown or a tuple (heap) */
+  int32_t rank; /* -1: unknown */
+  uint32_t num_leaves; /* of a tuple shape, or results of an MLIR op (0: one value) */
+  char **leaf_text; /* each leaf's type ("tensor<8xf32>"), when known, else NULL (heap) */
+  char *sharding_text; /* unescaped sharding (heap) */
 } shard_dump_entry;
 
 typedef struct shard_dump {
@@ -474,7 +466,6 @@ void shard_dump_free(shard_dump *d);
  * it against its shape and the module's device count, and appends one line
  * per entry to `listing` ("NAME SHAPE SHARDING [ok|invalid]"). Returns the
  * number of invalid entries. */
-uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_diag_engine *de,
-                          shard_buf *listing);
+uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_diag_engine *de, shard_buf *listing);
 
 #endif

@@ -94,11 +94,11 @@ static bool parse_placement(shard_pylex *lx, placement *pl) {
       return shard_pylex_error(lx, &op, "expected a reduce op ('sum', 'avg', 'product', 'max', 'min')");
     const char *name = shard_pylex_text(lx, &op);
     pl->reduce_op = shard_mesh_dim_op(name);
-    if (!pl->reduce_op)
-      return shard_pylex_error(lx, &op, "unknown reduce op '%s' (sum, avg, product, max, min)", name);
+    if (!pl->reduce_op) return shard_pylex_error(lx, &op, "unknown reduce op '%s' (sum, avg, product, max, min)", name);
     return shard_pylex_expect(lx, ")");
   }
-  return shard_pylex_error(lx, &t, "expected a placement: Shard(d), Replicate(), Partial() or _StridedShard(d, split_factor=n)");
+  return shard_pylex_error(
+      lx, &t, "expected a placement: Shard(d), Replicate(), Partial() or _StridedShard(d, split_factor=n)");
 }
 
 typedef SHARD_VEC(placement) placement_vec;
@@ -128,8 +128,7 @@ shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src) {
   placement_vec pls = {0};
   bool ok = shard_pylex_list(&lx, close, push_placement, &pls) && shard_pylex_end(&lx, "the placements");
   if (ok && pls.len != m->num_axes)
-    ok = shard_pylex_error(&lx, &open, "%u placements for a mesh with %u dimensions", pls.len,
-                           m->num_axes);
+    ok = shard_pylex_error(&lx, &open, "%u placements for a mesh with %u dimensions", pls.len, m->num_axes);
   /* The rank: the shape's, else one past the highest sharded dim. */
   int64_t rank = cx->rank;
   if (ok && rank < 0) {
@@ -151,8 +150,8 @@ shard_conv *shard_dtensor_parse(shard_conv_ctx *cx, const shard_source *src) {
     }
     if (pl->dim < 0 && cx->rank >= 0) pl->dim += cx->rank;
     if (pl->dim < 0 || pl->dim >= rank)
-      ok = shard_pylex_error(&lx, &pl->tok, "Shard dimension %lld is out of range for rank %lld",
-                             (long long)pl->dim, (long long)rank);
+      ok = shard_pylex_error(&lx, &pl->tok, "Shard dimension %lld is out of range for rank %lld", (long long)pl->dim,
+                             (long long)rank);
   }
   if (!ok) {
     SHARD_VEC_FREE(pls);
@@ -262,8 +261,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
     shard_buf_free(&names);
   }
   shard_conv_warn_shardy_only(cx, c, "DTensor", false);
-  if (c->num_manual)
-    shard_warning(cx->de, c->span, "DTensor placements have no manual axes: written as Replicate()");
+  if (c->num_manual) shard_warning(cx->de, c->span, "DTensor placements have no manual axes: written as Replicate()");
   const shard_tensor_sharding *t = s->sharding;
   char **text = shard_xcalloc(m->num_axes + 1, sizeof(char *));
   for (uint32_t d = 0; d < t->rank; d++) {
@@ -302,7 +300,6 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
   return true;
 }
 
-bool shard_dtensor_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out,
-                         shard_buf *mesh_out) {
+bool shard_dtensor_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out) {
   return shard_conv_print_python(cx, c, out, mesh_out, print_one);
 }

@@ -56,8 +56,7 @@ static bool read_nested(shard_pylex *lx, nested_ids *n, uint32_t depth) {
   if (!shard_pylex_is(lx, &open, "[")) return shard_pylex_error(lx, &open, "expected '[' (a list of process ids)");
   shard_pylex_next(lx);
   if (depth >= SHARD_HIERARCHY_MAX_RANK)
-    return shard_pylex_error(lx, &open, "the device hierarchy has more than %d dimensions",
-                             SHARD_HIERARCHY_MAX_RANK);
+    return shard_pylex_error(lx, &open, "the device hierarchy has more than %d dimensions", SHARD_HIERARCHY_MAX_RANK);
   shard_pytok first = shard_pylex_peek(lx);
   bool leaf = first.kind == SHARD_PYTOK_INT;
   int64_t count = 0;
@@ -136,8 +135,7 @@ bool shard_hierarchy_mesh_detect(const char *s) {
     return strncmp(q, "shape", 5) == 0 || strncmp(q, "process_ids", 11) == 0;
   }
   size_t n = 0;
-  while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || is_digit(s[n]) || s[n] == '_' ||
-         s[n] == '.')
+  while ((s[n] >= 'a' && s[n] <= 'z') || (s[n] >= 'A' && s[n] <= 'Z') || is_digit(s[n]) || s[n] == '_' || s[n] == '.')
     n++;
   if (s[n] != '(') return false;
   size_t k;
@@ -167,8 +165,7 @@ static bool read_shape_text(shard_pylex *lx, nested_ids *n, uint32_t i) {
     }
     if (n->rank >= SHARD_HIERARCHY_MAX_RANK) {
       at.off = s;
-      return shard_pylex_error(lx, &at, "the device hierarchy has more than %d dimensions",
-                               SHARD_HIERARCHY_MAX_RANK);
+      return shard_pylex_error(lx, &at, "the device hierarchy has more than %d dimensions", SHARD_HIERARCHY_MAX_RANK);
     }
     n->shape[n->rank++] = v;
     if (i < len && (t[i] == 'x' || t[i] == 'X')) {
@@ -183,23 +180,21 @@ static bool read_shape_text(shard_pylex *lx, nested_ids *n, uint32_t i) {
 }
 
 /* Fields of the printed forms: `key: value` / `key=value` / `key value`. */
-static bool read_field(shard_pylex *lx, const shard_pytok *key, nested_ids *n, bool *have_ids,
-                       const char ***names, uint32_t *num_names, int64_t *shape_ids_from) {
+static bool read_field(shard_pylex *lx, const shard_pytok *key, nested_ids *n, bool *have_ids, const char ***names,
+                       uint32_t *num_names, int64_t *shape_ids_from) {
   if (!shard_pylex_accept(lx, ":")) (void)shard_pylex_accept(lx, "=");
   if (shard_pylex_is(lx, key, "shape") || shard_pylex_is(lx, key, "mesh_shape")) {
     uint32_t k;
     size_t before = n->ids.len;
     if (!read_ints(lx, n, &k)) return false;
     if (k > SHARD_HIERARCHY_MAX_RANK)
-      return shard_pylex_error(lx, key, "the device hierarchy has more than %d dimensions",
-                               SHARD_HIERARCHY_MAX_RANK);
+      return shard_pylex_error(lx, key, "the device hierarchy has more than %d dimensions", SHARD_HIERARCHY_MAX_RANK);
     for (uint32_t j = 0; j < k; j++) n->shape[j] = n->ids.items[before + j];
     n->rank = k;
     n->ids.len = (uint32_t)before;
     return true;
   }
-  if (shard_pylex_is(lx, key, "process_ids") || shard_pylex_is(lx, key, "ranks") ||
-      shard_pylex_is(lx, key, "mesh")) {
+  if (shard_pylex_is(lx, key, "process_ids") || shard_pylex_is(lx, key, "ranks") || shard_pylex_is(lx, key, "mesh")) {
     *have_ids = true;
     *shape_ids_from = n->ids.len;
     if (shard_pylex_is(lx, key, "process_ids")) {
@@ -287,10 +282,9 @@ shard_mesh *shard_hierarchy_mesh_parse(shard_conv_ctx *cx, const shard_source *s
   shard_mesh *m = NULL;
   if (ok) {
     if (have_ids)
-      m = shard_hierarchy_mesh_build(cx, n.shape, n.rank, n.ids.items + ids_from, (int64_t)n.ids.len - ids_from,
-                                     names, num_names, sp);
-    else
-      m = shard_hierarchy_mesh_build(cx, n.shape, n.rank, NULL, -1, names, num_names, sp);
+      m = shard_hierarchy_mesh_build(cx, n.shape, n.rank, n.ids.items + ids_from, (int64_t)n.ids.len - ids_from, names,
+                                     num_names, sp);
+    else m = shard_hierarchy_mesh_build(cx, n.shape, n.rank, NULL, -1, names, num_names, sp);
   }
   SHARD_VEC_FREE(n.ids);
   return m;
@@ -465,8 +459,8 @@ shard_conv *shard_conv_from_mesh_dims(shard_conv_ctx *cx, const shard_mesh *m, s
     c->sharding->unreduced[np++].name = m->axes[i].name;
     if (op && strcmp(op, pls[i].op) != 0)
       shard_warning(cx->de, pls[i].at,
-                    "partial values with different reduce ops (%s, %s) have no equivalent: all written with '%s'",
-                    op, pls[i].op, op);
+                    "partial values with different reduce ops (%s, %s) have no equivalent: all written with '%s'", op,
+                    pls[i].op, op);
     if (!op) op = pls[i].op;
   }
   if (op) {
@@ -525,13 +519,12 @@ const shard_mesh *shard_conv_to_mesh_dims(shard_conv_ctx *cx, const shard_conv *
     shard_buf names;
     shard_buf_init(&names);
     shard_mesh_print(&names, m);
-    shard_warning(cx->de, c->span, "%s cannot use part of a mesh dimension: mesh dimensions split, mesh %s",
-                  notation, shard_buf_str(&names));
+    shard_warning(cx->de, c->span, "%s cannot use part of a mesh dimension: mesh dimensions split, mesh %s", notation,
+                  shard_buf_str(&names));
     shard_buf_free(&names);
   }
   shard_conv_warn_shardy_only(cx, c, notation, false);
-  if (c->num_manual)
-    shard_warning(cx->de, c->span, "%s has no manual axes: written as replicated", notation);
+  if (c->num_manual) shard_warning(cx->de, c->span, "%s has no manual axes: written as replicated", notation);
   const shard_tensor_sharding *t = s->sharding;
   shard_mesh_dim_placement *p = SHARD_NEW_ARRAY(cx->arena, shard_mesh_dim_placement, m->num_axes + 1);
   memset(p, 0, sizeof *p * (m->num_axes + 1));

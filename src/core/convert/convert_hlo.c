@@ -29,7 +29,7 @@ typedef enum htok_kind {
   HT_EOF,
   HT_ERROR,
   HT_PUNCT, /* { } [ ] ( ) , = : ? */
-  HT_LEQ,   /* <= */
+  HT_LEQ, /* <= */
   HT_INT,
   HT_IDENT,
   HT_STRING /* 'x' or "x" (text without quotes) */
@@ -52,12 +52,8 @@ typedef struct hlo_parser {
   uint32_t depth;
 } hlo_parser;
 
-static bool is_ident_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static bool is_ident_char(char c) {
-  return is_ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+static bool is_ident_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+static bool is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9') || c == '.' || c == '-'; }
 
 static htok lex(hlo_parser *p) {
   const char *t = p->src->text;
@@ -93,8 +89,7 @@ static htok lex(hlo_parser *p) {
     k.len = j - i;
   } else if (is_ident_start(c)) {
     uint32_t j = i + 1;
-    while (j < p->end && is_ident_char(t[j]) && !(t[j] == '-' && j + 1 < p->end && t[j + 1] == '>'))
-      j++;
+    while (j < p->end && is_ident_char(t[j]) && !(t[j] == '-' && j + 1 < p->end && t[j + 1] == '>')) j++;
     k.kind = HT_IDENT;
     k.len = j - i;
   } else if (c == '\'' || c == '"') {
@@ -209,8 +204,7 @@ static bool parse_ints(hlo_parser *p, int_vec *v) {
 }
 
 /* int-list ::= INT (',' INT)*  (between the given brackets) */
-static bool parse_int_list(hlo_parser *p, const char *open, const char *close, int64_t **out,
-                           uint32_t *n) {
+static bool parse_int_list(hlo_parser *p, const char *open, const char *close, int64_t **out, uint32_t *n) {
   int_vec v = {0};
   if (!expect(p, open)) return false;
   if (!accept(p, close)) {
@@ -272,8 +266,7 @@ static bool checked_product(const int64_t *v, uint32_t n, int64_t *out) {
 /* ---- iota tile assignments ------------------------------------------------------------ */
 
 /* The device at each row-major index of reshape(transpose(reshape(iota, R), perm)). */
-static void iota_expand(const int64_t *reshape, const int64_t *perm, uint32_t nr, int64_t total,
-                        int64_t *out) {
+static void iota_expand(const int64_t *reshape, const int64_t *perm, uint32_t nr, int64_t total, int64_t *out) {
   int64_t *tdims = shard_xcalloc(nr + 1, sizeof(int64_t));
   int64_t *idx = shard_xcalloc(nr + 1, sizeof(int64_t));
   int64_t *orig = shard_xcalloc(nr + 1, sizeof(int64_t));
@@ -390,13 +383,11 @@ static bool parse_tile_assignment(hlo_parser *p, shard_hlo_sharding *h) {
       }
       free(seen);
     } else {
-      if (h->num_reshape > 1)
-        return perror_here(p, "expected 'T(' to start sharding devices iota_transpose_perm");
+      if (h->num_reshape > 1) return perror_here(p, "expected 'T(' to start sharding devices iota_transpose_perm");
       h->perm = SHARD_NEW_ARRAY(p->cx->arena, int64_t, 1);
     }
     if (rtotal != total)
-      return perror_at(p, rs.off, 1,
-                       "the iota reshape dimensions hold %lld devices but the tile assignment has %lld",
+      return perror_at(p, rs.off, 1, "the iota reshape dimensions hold %lld devices but the tile assignment has %lld",
                        (long long)rtotal, (long long)total);
     return true;
   }
@@ -445,8 +436,8 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h);
 /* single-body ::= v3-body | v2-item*  (up to the closing '}') */
 static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t open_off) {
   htok first = peek(p);
-  if (first.kind == HT_IDENT && (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh") ||
-                                 tok_is(p, &first, "single_device")))
+  if (first.kind == HT_IDENT &&
+      (tok_is(p, &first, "mesh") || tok_is(p, &first, "maximal_mesh") || tok_is(p, &first, "single_device")))
     return parse_v3(p, h);
   bool replicated = false, manual = false, maximal = false, unknown = false, unreduced = false;
   bool have_device = false, have_devices = false, last_dims = false;
@@ -507,12 +498,13 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
   } else if (manual || unknown || unreduced) {
     if (have_device || have_devices)
       return perror_at(p, at, len, "%s shardings should not have any devices assigned",
-                       manual ? "manual" : unknown ? "unknown" : "unreduced");
+                       manual    ? "manual"
+                       : unknown ? "unknown"
+                                 : "unreduced");
     h->kind = manual ? SHARD_HLO_MANUAL : unknown ? SHARD_HLO_UNKNOWN : SHARD_HLO_UNREDUCED;
   } else {
     if (!have_devices)
-      return perror_at(p, at, len,
-                       "non-maximal shardings must have a tile assignment list including dimensions");
+      return perror_at(p, at, len, "non-maximal shardings must have a tile assignment list including dimensions");
     if (h->devices) {
       int64_t total = 0;
       checked_product(h->dims, h->num_dims, &total);
@@ -524,7 +516,8 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
         for (uint32_t i = 0; i < h->num_types; i++) man |= h->types[i] == SHARD_SUBGROUP_MANUAL;
         shard_warning(p->cx->de, at1,
                       "non-maximal shardings must have more than one device assigned: read as %s "
-                      "(a one-device OpSharding, as JAX reads it)", man ? "{manual}" : "{replicated}");
+                      "(a one-device OpSharding, as JAX reads it)",
+                      man ? "{manual}" : "{replicated}");
         h->kind = man ? SHARD_HLO_MANUAL : SHARD_HLO_REPLICATED;
         h->devices = NULL;
         h->num_dims = 0;
@@ -535,15 +528,14 @@ static bool parse_single_body(hlo_parser *p, shard_hlo_sharding *h, uint32_t ope
     }
     h->kind = SHARD_HLO_TILED;
     if (h->last_tile_dim_replicate) {
-      if (last_dims)
-        return perror_at(p, at, len, "last_tile_dim_replicate and last_tile_dims= cannot be combined");
+      if (last_dims) return perror_at(p, at, len, "last_tile_dim_replicate and last_tile_dims= cannot be combined");
       h->num_types = 1;
       h->types = SHARD_NEW_ARRAY(p->cx->arena, int, 1);
       h->types[0] = SHARD_SUBGROUP_REPLICATED;
     }
     if (h->num_types >= h->num_dims + (h->num_types ? 0 : 1) && h->num_types > h->num_dims)
-      return perror_at(p, at, len, "%u subgroup types but only %u tile assignment dimensions",
-                       h->num_types, h->num_dims);
+      return perror_at(p, at, len, "%u subgroup types but only %u tile assignment dimensions", h->num_types,
+                       h->num_dims);
   }
   (void)have_device;
   return true;
@@ -587,8 +579,7 @@ static bool parse_sharding(hlo_parser *p, shard_hlo_sharding *h) {
   return ok;
 }
 
-shard_hlo_sharding *shard_hlo_parse(shard_conv_ctx *cx, const shard_source *src, uint32_t off,
-                                    uint32_t end) {
+shard_hlo_sharding *shard_hlo_parse(shard_conv_ctx *cx, const shard_source *src, uint32_t off, uint32_t end) {
   hlo_parser p = {cx, src, off, end, {0}, false, false, 0};
   shard_hlo_sharding *h = SHARD_NEW(cx->arena, shard_hlo_sharding);
   if (!parse_sharding(&p, h)) return NULL;
@@ -622,19 +613,16 @@ static bool parse_v3_axis(hlo_parser *p, const shard_mesh *m, shard_axis_ref *r)
     r->name = m->axes[t.value].name;
   } else {
     if (!parse_axis_name(p, &r->name)) return false;
-    if (shard_mesh_axis_index(m, r->name) < 0)
-      return perror_at(p, t.off, t.len, "unknown mesh axis '%s'", r->name);
+    if (shard_mesh_axis_index(m, r->name) < 0) return perror_at(p, t.off, t.len, "unknown mesh axis '%s'", r->name);
   }
   if (accept(p, ":")) {
     r->is_sub = true;
-    if (!expect(p, "(") || !parse_int(p, &r->pre_size) || !expect(p, ")") || !parse_int(p, &r->size))
-      return false;
+    if (!expect(p, "(") || !parse_int(p, &r->pre_size) || !expect(p, ")") || !parse_int(p, &r->size)) return false;
   }
   return true;
 }
 
-static bool parse_v3_axis_list(hlo_parser *p, const shard_mesh *m, shard_axis_ref **out,
-                               uint32_t *n, bool *open) {
+static bool parse_v3_axis_list(hlo_parser *p, const shard_mesh *m, shard_axis_ref **out, uint32_t *n, bool *open) {
   SHARD_VEC(shard_axis_ref) v = {0};
   if (!expect(p, "{")) return false;
   if (open) *open = false;
@@ -738,8 +726,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
       if (!parse_int_list(p, "[", "]", &reshape, &nr)) return false;
       int64_t rt;
       if (nr == 0 || !checked_product(reshape, nr, &rt) || rt != total)
-        return perror_at(p, q.off, 1, "device_ids iota does not hold the mesh's %lld devices",
-                         (long long)total);
+        return perror_at(p, q.off, 1, "device_ids iota does not hold the mesh's %lld devices", (long long)total);
       htok tt = peek(p);
       if (tt.kind == HT_IDENT && tok_is(p, &tt, "T")) {
         next(p);
@@ -768,8 +755,7 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
       n = v.len;
       SHARD_VEC_FREEZE(cx->arena, v, list);
       if ((int64_t)n != total)
-        return perror_at(p, q.off, 1, "device_ids lists %u devices but the mesh has %lld", n,
-                         (long long)total);
+        return perror_at(p, q.off, 1, "device_ids lists %u devices but the mesh has %lld", n, (long long)total);
       memcpy(ids, list, sizeof(int64_t) * (size_t)n);
     }
     if (!expect(p, ")")) return false;
@@ -788,10 +774,9 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
     accept(p, ",");
   }
   t = peek(p);
-  if (t.kind == HT_IDENT && (tok_is(p, &t, "replicated") || tok_is(p, &t, "unreduced") ||
-                             tok_is(p, &t, "manual"))) {
+  if (t.kind == HT_IDENT && (tok_is(p, &t, "replicated") || tok_is(p, &t, "unreduced") || tok_is(p, &t, "manual"))) {
     next(p);
-    shard_conv_kind k = tok_is(p, &t, "replicated") ? SHARD_CONV_REPLICATED
+    shard_conv_kind k = tok_is(p, &t, "replicated")  ? SHARD_CONV_REPLICATED
                         : tok_is(p, &t, "unreduced") ? SHARD_CONV_UNREDUCED
                                                      : SHARD_CONV_MANUAL;
     h->named = shard_conv_new(cx, k, sp);
@@ -823,14 +808,11 @@ static bool parse_v3(hlo_parser *p, shard_hlo_sharding *h) {
   while (accept(p, ",")) {
     htok a = next(p);
     if (a.kind != HT_IDENT || !expect(p, "="))
-      return perror_at(p, a.off, a.len ? a.len : 1,
-                       "expected replicated=, unreduced=, manual= or metadata=");
+      return perror_at(p, a.off, a.len ? a.len : 1, "expected replicated=, unreduced=, manual= or metadata=");
     if (tok_is(p, &a, "replicated")) {
-      if (!parse_v3_axis_list(p, m, &c->sharding->replicated, &c->sharding->num_replicated, NULL))
-        return false;
+      if (!parse_v3_axis_list(p, m, &c->sharding->replicated, &c->sharding->num_replicated, NULL)) return false;
     } else if (tok_is(p, &a, "unreduced")) {
-      if (!parse_v3_axis_list(p, m, &c->sharding->unreduced, &c->sharding->num_unreduced, NULL))
-        return false;
+      if (!parse_v3_axis_list(p, m, &c->sharding->unreduced, &c->sharding->num_unreduced, NULL)) return false;
     } else if (tok_is(p, &a, "manual")) {
       if (!parse_v3_axis_list(p, m, &c->manual, &c->num_manual, NULL)) return false;
     } else if (tok_is(p, &a, "metadata")) {
@@ -897,8 +879,7 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
       shard_buf_puts(b, " last_tile_dim_replicate");
     } else if (h->num_types) {
       shard_buf_puts(b, " last_tile_dims={");
-      for (uint32_t i = 0; i < h->num_types; i++)
-        shard_buf_printf(b, "%s%s", i ? ", " : "", type_name(h->types[i]));
+      for (uint32_t i = 0; i < h->num_types; i++) shard_buf_printf(b, "%s%s", i ? ", " : "", type_name(h->types[i]));
       shard_buf_putc(b, '}');
     }
     break;
@@ -907,8 +888,7 @@ static void print_single(shard_buf *b, const shard_hlo_sharding *h) {
   }
   if (h->metadata) shard_buf_printf(b, " metadata=%s", h->metadata);
   if (h->shard_group_kind)
-    shard_buf_printf(b, " %s %lld", h->shard_group_kind == 1 ? "shard_as" : "shard_like",
-                     (long long)h->shard_group);
+    shard_buf_printf(b, " %s %lld", h->shard_group_kind == 1 ? "shard_as" : "shard_like", (long long)h->shard_group);
   shard_buf_putc(b, '}');
 }
 
@@ -968,8 +948,8 @@ static void shape_text(shard_buf *b, const int64_t *shape, int32_t rank) {
   shard_buf_putc(b, ']');
 }
 
-static bool validate_single(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape,
-                            int32_t rank, int64_t num_devices) {
+static bool validate_single(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape, int32_t rank,
+                            int64_t num_devices) {
   shard_diag_engine *de = cx->de;
   switch (h->kind) {
   case SHARD_HLO_MAXIMAL:
@@ -978,8 +958,8 @@ static bool validate_single(shard_conv_ctx *cx, const shard_hlo_sharding *h, con
       return false;
     }
     if (num_devices > 0 && h->device >= num_devices) {
-      shard_error(de, h->span, "device %lld >= num_devices (%lld) in tile assignment",
-                  (long long)h->device, (long long)num_devices);
+      shard_error(de, h->span, "device %lld >= num_devices (%lld) in tile assignment", (long long)h->device,
+                  (long long)num_devices);
       return false;
     }
     return true;
@@ -993,8 +973,8 @@ static bool validate_single(shard_conv_ctx *cx, const shard_hlo_sharding *h, con
       cx->rank = saved;
     }
     if (ok && c->kind == SHARD_CONV_MAXIMAL && num_devices > 0 && c->device >= num_devices) {
-      shard_error(de, h->span, "device %lld >= num_devices (%lld) in tile assignment",
-                  (long long)c->device, (long long)num_devices);
+      shard_error(de, h->span, "device %lld >= num_devices (%lld) in tile assignment", (long long)c->device,
+                  (long long)num_devices);
       ok = false;
     }
     if (ok && c->mesh && num_devices > 0 && shard_mesh_num_devices(c->mesh) != num_devices) {
@@ -1053,15 +1033,15 @@ static bool validate_single(shard_conv_ctx *cx, const shard_hlo_sharding *h, con
     free(seen);
   }
   if (ok && num_devices > 0 && total != num_devices) {
-    shard_error(de, h->span, "tile_assignment should have %lld devices but has %lld",
-                (long long)num_devices, (long long)total);
+    shard_error(de, h->span, "tile_assignment should have %lld devices but has %lld", (long long)num_devices,
+                (long long)total);
     ok = false;
   }
   return ok;
 }
 
-bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape,
-                        int32_t rank, int64_t num_devices) {
+bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *shape, int32_t rank,
+                        int64_t num_devices) {
   if (h->kind != SHARD_HLO_TUPLE) return validate_single(cx, h, shape, rank, num_devices);
   bool ok = true;
   for (uint32_t i = 0; i < h->num_elems; i++)
@@ -1074,8 +1054,8 @@ bool shard_hlo_validate(shard_conv_ctx *cx, const shard_hlo_sharding *h, const i
 
 /* ---- device maps from the tile assignment ------------------------------------------------------------ */
 
-bool shard_hlo_device_map(const shard_hlo_sharding *h, const int64_t *shape, uint32_t rank,
-                          int64_t num_devices, shard_device_map *out, shard_buf *err) {
+bool shard_hlo_device_map(const shard_hlo_sharding *h, const int64_t *shape, uint32_t rank, int64_t num_devices,
+                          shard_device_map *out, shard_buf *err) {
   if (h->kind == SHARD_HLO_TUPLE || h->kind == SHARD_HLO_NAMED) {
     shard_buf_puts(err, "no single V2 sharding");
     return false;
@@ -1092,8 +1072,7 @@ bool shard_hlo_device_map(const shard_hlo_sharding *h, const int64_t *shape, uin
     return shard_device_map_build(&c, shape, rank, num_devices, out, err);
   }
   if (h->num_dims - h->num_types != rank) {
-    shard_buf_printf(err, "the sharding tiles %u dimensions, the shape has %u", h->num_dims - h->num_types,
-                     rank);
+    shard_buf_printf(err, "the sharding tiles %u dimensions, the shape has %u", h->num_dims - h->num_types, rank);
     return false;
   }
   int64_t n = shard_hlo_num_devices(h);
@@ -1224,8 +1203,7 @@ static shard_mesh *invent_iota_mesh(shard_conv_ctx *cx, const shard_hlo_sharding
 
 /* A mesh whose axes are the tile dims (size-1 dims left out) and whose
  * device order is the tile assignment itself: it expresses any device list. */
-static shard_mesh *invent_array_mesh(shard_conv_ctx *cx, const shard_hlo_sharding *h,
-                                     const int64_t *devices) {
+static shard_mesh *invent_array_mesh(shard_conv_ctx *cx, const shard_hlo_sharding *h, const int64_t *devices) {
   shard_mesh *m = SHARD_NEW(cx->arena, shard_mesh);
   m->axes = SHARD_NEW_ARRAY(cx->arena, shard_mesh_axis, h->num_dims + 1);
   for (uint32_t i = 0; i < h->num_dims; i++) {
@@ -1276,8 +1254,7 @@ static shard_conv *sorted_groups_on_mesh(shard_conv_ctx *cx, const shard_hlo_sha
     for (int64_t i = 0; i < total; i += g) qsort(pd + i, (size_t)g, sizeof(pos_dev), cmp_pos_dev);
     for (int64_t i = 0; i < total; i++) v[i] = pd[i].dev;
     free(pd);
-    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, v,
-                                     h->span);
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, v, h->span);
   }
   free(pos);
   free(v);
@@ -1330,8 +1307,8 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
       return NULL;
     }
   if (cx->mesh) {
-    c = shard_conv_from_device_array(cx, cx->mesh, h->dims, h->num_dims, rank, h->types,
-                                     explicit_replicated, devices, h->span);
+    c = shard_conv_from_device_array(cx, cx->mesh, h->dims, h->num_dims, rank, h->types, explicit_replicated, devices,
+                                     h->span);
     if (!c && h->devices && h->num_types == 1 && h->types[0] == SHARD_SUBGROUP_REPLICATED)
       c = sorted_groups_on_mesh(cx, h, rank, explicit_replicated, devices);
     if (!c)
@@ -1342,14 +1319,14 @@ static shard_conv *tiled_to_conv(shard_conv_ctx *cx, const shard_hlo_sharding *h
   if (!c && !h->devices) {
     shard_mesh *m = invent_iota_mesh(cx, h);
     if (m)
-      c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types,
-                                       explicit_replicated, devices, h->span);
+      c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, devices,
+                                       h->span);
     if (c) c->names_invented = true;
   }
   if (!c) {
     shard_mesh *m = invent_array_mesh(cx, h, devices);
-    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types,
-                                     explicit_replicated, devices, h->span);
+    c = shard_conv_from_device_array(cx, m, h->dims, h->num_dims, rank, h->types, explicit_replicated, devices,
+                                     h->span);
     if (c) c->names_invented = true;
   }
   if (!c && h->devices) c = sparse_ids_to_conv(cx, h, rank, explicit_replicated, devices);
@@ -1473,8 +1450,7 @@ static void as_iota(shard_conv_ctx *cx, shard_hlo_sharding *h, int64_t n) {
 }
 
 /* Gives the pieces covered by `r` the next positions, major first. */
-static void place_ref(const shard_mesh *m, mesh_piece *ps, uint32_t np, const shard_axis_ref *r,
-                      int64_t *next_pos) {
+static void place_ref(const shard_mesh *m, mesh_piece *ps, uint32_t np, const shard_axis_ref *r, int64_t *next_pos) {
   int a = shard_mesh_axis_index(m, r->name);
   int64_t lo = shard_axis_pre(r);
   int64_t hi = r->is_sub ? shard_axis_end(r, m) : m->axes[a].size;
@@ -1501,8 +1477,7 @@ static shard_hlo_sharding *named_to_v2(shard_conv_ctx *cx, const shard_conv *c, 
     shard_conv_warn_shardy_only(cx, c, "HloSharding", false);
 
     if (c->partial_op)
-      shard_warning(cx->de, c->span,
-                    "HloSharding has no %s reduction: Partial(\"%s\") written as unreduced",
+      shard_warning(cx->de, c->span, "HloSharding has no %s reduction: Partial(\"%s\") written as unreduced",
                     c->partial_op, c->partial_op);
   }
   if (shard_mesh_is_maximal(m)) {
@@ -1792,6 +1767,4 @@ static bool print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
   return true;
 }
 
-bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) {
-  return print_v3(cx, b, c);
-}
+bool shard_hlo_print_v3(shard_conv_ctx *cx, shard_buf *b, const shard_conv *c) { return print_v3(cx, b, c); }

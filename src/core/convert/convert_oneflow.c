@@ -52,8 +52,9 @@ static bool parse_sbp(shard_pylex *lx, shard_mesh_dim_placement *pl) {
     pl->kind = SHARD_MESH_DIM_PARTIAL;
     pl->op = "sum";
   } else {
-    return shard_pylex_error(lx, &t, "expected an SBP: S(d), B, P or oneflow.sbp.split(dim=d), "
-                                     "oneflow.sbp.broadcast, oneflow.sbp.partial_sum");
+    return shard_pylex_error(lx, &t,
+                             "expected an SBP: S(d), B, P or oneflow.sbp.split(dim=d), "
+                             "oneflow.sbp.broadcast, oneflow.sbp.partial_sum");
   }
   if (shard_pylex_accept(lx, "(")) return shard_pylex_expect(lx, ")");
   return true;
@@ -73,8 +74,9 @@ shard_conv *shard_oneflow_parse(shard_conv_ctx *cx, const shard_source *src) {
   const char *close = shard_pylex_is(&lx, &open, "(") ? ")" : shard_pylex_is(&lx, &open, "[") ? "]" : NULL;
   if (close) shard_pylex_next(&lx);
   if (!cx->mesh) {
-    shard_pylex_error(&lx, &open, "an nd-SBP follows the placement's hierarchy: pass it with --mesh (2x2, "
-                                  "[[0, 1], [2, 3]] or oneflow.placement(...))");
+    shard_pylex_error(&lx, &open,
+                      "an nd-SBP follows the placement's hierarchy: pass it with --mesh (2x2, "
+                      "[[0, 1], [2, 3]] or oneflow.placement(...))");
     return NULL;
   }
   shard_mesh_dim_placements pls = {0};
@@ -109,8 +111,8 @@ bool shard_oneflow_print(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out
   if (!m) return false;
   for (uint32_t a = 0; a < m->num_axes; a++)
     if (pls[a].kind == SHARD_MESH_DIM_PARTIAL && strcmp(pls[a].op, "sum") != 0) {
-      shard_warning(cx->de, c->span, "OneFlow's SBP has only partial_sum: partial '%s' values written as %s",
-                    pls[a].op, python ? "oneflow.sbp.partial_sum" : "P");
+      shard_warning(cx->de, c->span, "OneFlow's SBP has only partial_sum: partial '%s' values written as %s", pls[a].op,
+                    python ? "oneflow.sbp.partial_sum" : "P");
       break;
     }
   shard_buf_putc(out, '(');

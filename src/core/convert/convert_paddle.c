@@ -44,7 +44,7 @@ static const char *read_reduce_type(shard_pylex *lx, const shard_pytok *t) {
   if (t->kind != SHARD_PYTOK_IDENT && t->kind != SHARD_PYTOK_STRING) return NULL;
   static const struct {
     const char *paddle, *kred, *op;
-  } ops[] = {{"SUM", "kRedSum", "sum"},        {"MAX", "kRedMax", "max"}, {"MIN", "kRedMin", "min"},
+  } ops[] = {{"SUM", "kRedSum", "sum"},          {"MAX", "kRedMax", "max"}, {"MIN", "kRedMin", "min"},
              {"PRODUCT", "kRedProd", "product"}, {"AVG", "kRedAvg", "avg"}, {"ANY", "kRedAny", "max"},
              {"ALL", "kRedAll", "min"}};
   const char *text = shard_pylex_text(lx, t);
@@ -119,8 +119,7 @@ static bool parse_placement(shard_pylex *lx, shard_mesh_dim_placement *pl) {
     }
     shard_pytok op = shard_pylex_next(lx);
     pl->op = read_reduce_type(lx, &op);
-    if (!pl->op)
-      return shard_pylex_error(lx, &op, "expected a reduce type (SUM, MAX, MIN, PRODUCT, AVG, ANY, ALL)");
+    if (!pl->op) return shard_pylex_error(lx, &op, "expected a reduce type (SUM, MAX, MIN, PRODUCT, AVG, ANY, ALL)");
     return shard_pylex_expect(lx, ")");
   }
   return shard_pylex_error(lx, &t, "expected a Paddle placement: Shard(dim=d), Replicate() or Partial(reduce_type=OP)");
@@ -453,8 +452,7 @@ bool shard_paddle_print_dist_attr(shard_conv_ctx *cx, const shard_conv *c, shard
     return false;
   }
   shard_buf_puts(out, "mesh_shape:[");
-  for (uint32_t a = 0; a < m->num_axes; a++)
-    shard_buf_printf(out, "%s%lld", a ? "," : "", (long long)m->axes[a].size);
+  for (uint32_t a = 0; a < m->num_axes; a++) shard_buf_printf(out, "%s%lld", a ? "," : "", (long long)m->axes[a].size);
   shard_buf_puts(out, "],process_ids:");
   shard_hierarchy_print_ids(out, m, false);
   shard_buf_puts(out, ",dims_mappings:[");
@@ -483,9 +481,7 @@ static void print_process_mesh(shard_buf *b, const shard_mesh *m) {
   shard_buf_puts(b, "])");
 }
 
-static bool names_ok(const char *name) {
-  return !strchr(name, '\'');
-}
+static bool names_ok(const char *name) { return !strchr(name, '\''); }
 
 bool shard_paddle_print_placements(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, shard_buf *mesh_out) {
   shard_mesh_dim_placement *pls;
@@ -493,8 +489,7 @@ bool shard_paddle_print_placements(shard_conv_ctx *cx, const shard_conv *c, shar
   bool changed;
   const shard_mesh *m = paddle_mesh_dims(cx, c, &pls, &rank, &changed);
   if (!m) return false;
-  if (!shard_conv_mesh_names_ok(cx, c, m, names_ok, "ProcessMesh dim_names", "the name holds a quote"))
-    return false;
+  if (!shard_conv_mesh_names_ok(cx, c, m, names_ok, "ProcessMesh dim_names", "the name holds a quote")) return false;
   shard_buf_putc(out, '[');
   for (uint32_t a = 0; a < m->num_axes; a++) {
     if (a) shard_buf_puts(out, ", ");

@@ -71,9 +71,10 @@ static bool parse_axis_set(shard_pylex *lx, const shard_mesh *m, shard_axis_ref 
     wrapped = true;
     t = shard_pylex_peek(lx);
   }
-  const char *close = shard_pylex_is(lx, &t, "{") ? "}" : shard_pylex_is(lx, &t, "(") ? ")"
-                      : shard_pylex_is(lx, &t, "[")                                     ? "]"
-                                                                                       : NULL;
+  const char *close = shard_pylex_is(lx, &t, "{")   ? "}"
+                      : shard_pylex_is(lx, &t, "(") ? ")"
+                      : shard_pylex_is(lx, &t, "[") ? "]"
+                                                    : NULL;
   if (!close) return shard_pylex_error(lx, &t, "expected a set of axis names like {'x'}");
   shard_pylex_next(lx);
   shard_axis_ref *v;
@@ -82,8 +83,7 @@ static bool parse_axis_set(shard_pylex *lx, const shard_mesh *m, shard_axis_ref 
   if (wrapped && !shard_pylex_expect(lx, ")")) return false;
   /* Shardy keeps unreduced axes in mesh order. */
   for (uint32_t i = 1; i < len; i++)
-    for (uint32_t j = i; j > 0 && shard_mesh_axis_index(m, v[j - 1].name) > shard_mesh_axis_index(m, v[j].name);
-         j--) {
+    for (uint32_t j = i; j > 0 && shard_mesh_axis_index(m, v[j - 1].name) > shard_mesh_axis_index(m, v[j].name); j--) {
       shard_axis_ref tmp = v[j];
       v[j] = v[j - 1];
       v[j - 1] = tmp;
@@ -124,8 +124,7 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
   shard_pytok head = shard_pylex_next(&lx);
   if (!(head.kind == SHARD_PYTOK_IDENT &&
         (shard_pylex_is(&lx, &head, "P") || shard_pylex_is(&lx, &head, "PartitionSpec") ||
-         shard_pylex_is(&lx, &head, "jax.sharding.PartitionSpec") ||
-         shard_pylex_is(&lx, &head, "PS")))) {
+         shard_pylex_is(&lx, &head, "jax.sharding.PartitionSpec") || shard_pylex_is(&lx, &head, "PS")))) {
     shard_pylex_error(&lx, &head, "expected a PartitionSpec: P(...)");
     return NULL;
   }
@@ -142,8 +141,7 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
   bool ok = true;
   while (ok && !shard_pylex_accept(&lx, ")")) {
     shard_pytok t = shard_pylex_peek(&lx);
-    if (t.kind == SHARD_PYTOK_IDENT &&
-        (shard_pylex_is(&lx, &t, "unreduced") || shard_pylex_is(&lx, &t, "reduced"))) {
+    if (t.kind == SHARD_PYTOK_IDENT && (shard_pylex_is(&lx, &t, "unreduced") || shard_pylex_is(&lx, &t, "reduced"))) {
       shard_pylex_next(&lx);
       if (shard_pylex_is(&lx, &t, "reduced")) {
         ok = shard_pylex_error(&lx, &t, "reduced= (JAX's reduced axes) has no Shardy equivalent");
@@ -155,7 +153,8 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
       shard_pylex_next(&lx);
       ok = shard_pylex_expect(&lx, "=");
       shard_pytok k = shard_pylex_next(&lx);
-      const char *name = ok && (k.kind == SHARD_PYTOK_IDENT || k.kind == SHARD_PYTOK_STRING) ? shard_pylex_text(&lx, &k) : "";
+      const char *name =
+          ok && (k.kind == SHARD_PYTOK_IDENT || k.kind == SHARD_PYTOK_STRING) ? shard_pylex_text(&lx, &k) : "";
       if (strncmp(name, "UnreducedKind.", 14) == 0) name += 14;
       else if (strncmp(name, "jax.sharding.UnreducedKind.", 27) == 0) name += 27;
       if (ok && strcmp(name, "sum") == 0) reduction = SHARD_RED_SUM;
@@ -177,8 +176,7 @@ shard_conv *shard_pspec_parse(shard_conv_ctx *cx, const shard_source *src) {
   if (ok && cx->rank >= 0) {
     if ((uint32_t)cx->rank < rank) {
       shard_pytok t = {SHARD_PYTOK_IDENT, head.off, head.len, 0, false};
-      ok = shard_pylex_error(&lx, &t, "the PartitionSpec has %u entries but the shape has rank %d",
-                             rank, cx->rank);
+      ok = shard_pylex_error(&lx, &t, "the PartitionSpec has %u entries but the shape has rank %d", rank, cx->rank);
     } else {
       rank = (uint32_t)cx->rank;
     }
@@ -280,8 +278,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
   case SHARD_CONV_NAMED: break;
   }
   if (m && shard_mesh_is_maximal(m)) {
-    shard_error(cx->de, c->span,
-                "a single-device sharding has no PartitionSpec (JAX uses SingleDeviceSharding)");
+    shard_error(cx->de, c->span, "a single-device sharding has no PartitionSpec (JAX uses SingleDeviceSharding)");
     return false;
   }
   bool split;
@@ -290,8 +287,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
     shard_buf names;
     shard_buf_init(&names);
     shard_pspec_print_mesh(&names, s->mesh);
-    shard_warning(cx->de, c->span,
-                  "a PartitionSpec cannot name sub-axes: mesh axes split into separate axes, mesh %s",
+    shard_warning(cx->de, c->span, "a PartitionSpec cannot name sub-axes: mesh axes split into separate axes, mesh %s",
                   shard_buf_str(&names));
     shard_buf_free(&names);
   }
@@ -301,8 +297,8 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out, s
     shard_warning(cx->de, c->span,
                   "a PartitionSpec has no manual axes (JAX puts them in shard_map's axis_names): dropped");
   if (c->partial_op)
-    shard_warning(cx->de, c->span, "JAX has no %s reduction: Partial('%s') written as unreduced",
-                  c->partial_op, c->partial_op);
+    shard_warning(cx->de, c->span, "JAX has no %s reduction: Partial('%s') written as unreduced", c->partial_op,
+                  c->partial_op);
   /* Trailing closed empty dims are implied: JAX drops them from the specs
    * it makes of a sharding, and prints a spec it was given as written. */
   uint32_t last = t->rank;

@@ -15,8 +15,7 @@
 
 #include "convert/convert.h"
 
-static bool tf_error(shard_conv_ctx *cx, const shard_source *src, uint32_t off, uint32_t len,
-                     const char *msg) {
+static bool tf_error(shard_conv_ctx *cx, const shard_source *src, uint32_t off, uint32_t len, const char *msg) {
   shard_span sp = {src, off, len ? len : 1};
   shard_error(cx->de, sp, "%s", msg);
   return false;
@@ -29,8 +28,7 @@ static bool tf_name_ok(const char *name) {
   if (!name[0] || strcmp(name, "unsharded") == 0 || strcmp(name, "any") == 0 || strcmp(name, "match") == 0)
     return false;
   for (const char *p = name; *p; p++)
-    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
-      return false;
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_')) return false;
   return true;
 }
 
@@ -40,8 +38,8 @@ static uint32_t skip_spaces(const char *t, uint32_t i, uint32_t end) {
 }
 
 /* A comma-separated list of non-negative integers in [i, end). */
-static bool parse_ids(shard_conv_ctx *cx, const shard_source *src, uint32_t i, uint32_t end,
-                      int64_t **out, uint32_t *n) {
+static bool parse_ids(shard_conv_ctx *cx, const shard_source *src, uint32_t i, uint32_t end, int64_t **out,
+                      uint32_t *n) {
   const char *t = src->text;
   SHARD_VEC(int64_t) v = {0};
   while (i < end) {
@@ -97,8 +95,7 @@ static shard_mesh *parse_tf_mesh(shard_conv_ctx *cx, const shard_source *src, ui
     shard_mesh_axis ax = {shard_arena_strndup(cx->arena, t + p, q - p), 0};
     if (strlen(ax.name) != q - p || !tf_name_ok(ax.name)) {
       SHARD_VEC_FREE(axes);
-      tf_error(cx, src, p, q - p,
-               "a mesh dimension name is letters, digits and '_' (and not unsharded, any or match)");
+      tf_error(cx, src, p, q - p, "a mesh dimension name is letters, digits and '_' (and not unsharded, any or match)");
       return NULL;
     }
     q++;
@@ -143,16 +140,14 @@ static shard_mesh *parse_tf_mesh(shard_conv_ctx *cx, const shard_source *src, ui
   uint32_t n;
   if (!parse_ids(cx, src, ids_start, ids_end, &ids, &n)) return NULL;
   if ((int64_t)n != total) {
-    tf_error(cx, src, ids_start, ids_end - ids_start,
-             "the number of global device ids differs from the mesh size");
+    tf_error(cx, src, ids_start, ids_end - ids_start, "the number of global device ids differs from the mesh size");
     return NULL;
   }
   bool *seen = shard_xcalloc((size_t)total, 1);
   for (uint32_t k = 0; k < n; k++) {
     if (ids[k] < 0 || ids[k] >= total || seen[ids[k]]) {
       free(seen);
-      tf_error(cx, src, ids_start, ids_end - ids_start,
-               "global device ids must be a permutation of 0..N-1");
+      tf_error(cx, src, ids_start, ids_end - ids_start, "global device ids must be a permutation of 0..N-1");
       return NULL;
     }
     seen[ids[k]] = true;
@@ -311,8 +306,7 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out) {
                   shard_buf_str(&axes));
     shard_buf_free(&axes);
   }
-  if (c->num_manual)
-    shard_warning(cx->de, c->span, "TF DTensor layouts have no manual axes: written as unsharded");
+  if (c->num_manual) shard_warning(cx->de, c->span, "TF DTensor layouts have no manual axes: written as unsharded");
   /* Simple: each dim on at most one whole mesh axis (size-1 axes aside). */
   bool simple = true;
   const char **axis = shard_xcalloc(s->rank + 1, sizeof(char *));
@@ -360,7 +354,9 @@ static bool print_one(shard_conv_ctx *cx, const shard_conv *c, shard_buf *out) {
         }
       } else {
         int ty = h->types[d - rank];
-        ax.name = ty == SHARD_SUBGROUP_UNREDUCED ? "_unreduced" : ty == SHARD_SUBGROUP_MANUAL ? "_manual" : "_replicated";
+        ax.name = ty == SHARD_SUBGROUP_UNREDUCED ? "_unreduced"
+                  : ty == SHARD_SUBGROUP_MANUAL  ? "_manual"
+                                                 : "_replicated";
       }
       SHARD_VEC_PUSH(axes, ax);
     }

@@ -142,8 +142,7 @@ static void scan_hlo(const shard_source *src, shard_dump *d) {
   const char *np = find_n(t, n, "num_partitions=");
   if (np) d->num_partitions = strtoll(np + 15, NULL, 10);
   for (size_t i = 0; i + 10 <= n; i++) {
-    if (memcmp(t + i, "sharding={", 10) != 0 || (i > 0 && t[i - 1] != ' ' && t[i - 1] != ','))
-      continue;
+    if (memcmp(t + i, "sharding={", 10) != 0 || (i > 0 && t[i - 1] != ' ' && t[i - 1] != ',')) continue;
     size_t open = i + 9, close = match_brace(t, open, n);
     if (!close) close = line_end(t, open, n);
     shard_dump_entry e;
@@ -411,8 +410,7 @@ static void S_validate_leaf(shard_conv_ctx *cx, const shard_hlo_sharding *h, con
   shard_buf_free(&err);
 }
 
-uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_diag_engine *de,
-                          shard_buf *listing) {
+uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_diag_engine *de, shard_buf *listing) {
   uint32_t invalid = 0;
   /* The device count: num_partitions, else the first tiled sharding's. */
   int64_t devices = d->num_partitions;
@@ -443,8 +441,8 @@ uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_di
         for (uint32_t k = 0; k < h->num_elems && !n; k++) n = shard_hlo_num_devices(&h->elems[k]);
       if (!devices && n && !(d->is_mlir && S_one_device_tile(h))) devices = n;
       if (h->kind == SHARD_HLO_TUPLE && e->num_leaves && h->num_elems != e->num_leaves)
-        shard_error(de, h->span, "Shape %s has %u leaf nodes while this sharding has %u", e->shape_text,
-                    e->num_leaves, h->num_elems);
+        shard_error(de, h->span, "Shape %s has %u leaf nodes while this sharding has %u", e->shape_text, e->num_leaves,
+                    h->num_elems);
       else if (h->kind == SHARD_HLO_TUPLE && !e->num_leaves && e->shape_text)
         shard_error(de, h->span, "a tuple sharding on the non-tuple shape %s", e->shape_text);
       else if (h->kind == SHARD_HLO_TUPLE && e->leaf_text)
@@ -456,8 +454,8 @@ uint32_t shard_dump_check(const shard_source *src, const shard_dump *d, shard_di
     }
     bool ok = h && de->errors == before;
     if (!ok) invalid++;
-    shard_buf_printf(listing, "%s %s %s %s\n", e->name && *e->name ? e->name : "-",
-                     e->shape_text ? e->shape_text : "?", e->sharding_text, ok ? "ok" : "invalid");
+    shard_buf_printf(listing, "%s %s %s %s\n", e->name && *e->name ? e->name : "-", e->shape_text ? e->shape_text : "?",
+                     e->sharding_text, ok ? "ok" : "invalid");
   }
   shard_arena_free(arena);
   return invalid;

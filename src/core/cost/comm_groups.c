@@ -36,9 +36,7 @@ static const shard_tensor_sharding *out_sharding(const shard_op *op) {
 /* The same test shard_comm_plan_module applies before it adds a row. */
 static bool costable(const shard_module *m, const shard_op *op) {
   shard_collective_kind kind;
-  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 ||
-      op->num_results < 1)
-    return false;
+  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 || op->num_results < 1) return false;
   const shard_type *type = op->operands[0].value->type;
   const shard_tensor_sharding *out = out_sharding(op);
   const shard_mesh *mesh = out ? shard_module_sharding_mesh(m, out) : NULL;
@@ -53,13 +51,11 @@ typedef struct row_walk {
 
 static bool collect(shard_op *op, void *ctx) {
   row_walk *w = ctx;
-  if (costable(w->m, op))
-    SHARD_VEC_PUSH(w->ops, op);
+  if (costable(w->m, op)) SHARD_VEC_PUSH(w->ops, op);
   return true;
 }
 
-bool shard_comm_plan_row_ops(shard_arena *a, const shard_comm_plan *p, const shard_module *m,
-                             const shard_op ***ops) {
+bool shard_comm_plan_row_ops(shard_arena *a, const shard_comm_plan *p, const shard_module *m, const shard_op ***ops) {
   row_walk w = {m, {0}};
   shard_walk(m->top, collect, &w);
   bool ok = w.ops.len == p->num_rows;
@@ -84,14 +80,12 @@ static void coords_of(const shard_mesh *mesh, uint32_t pos, int64_t *coords) {
   }
 }
 
-static void ring_groups(shard_arena *a, shard_comm_groups *g, const shard_axis_ref *axes,
-                        uint32_t num_axes) {
+static void ring_groups(shard_arena *a, shard_comm_groups *g, const shard_axis_ref *axes, uint32_t num_axes) {
   const shard_mesh *mesh = g->mesh;
   uint32_t n = g->num_devices;
   int64_t *coords = SHARD_NEW_ARRAY(a, int64_t, mesh->num_axes + 1);
   uint32_t *base_group = SHARD_NEW_ARRAY(a, uint32_t, n);
-  for (uint32_t p = 0; p < n; p++)
-    base_group[p] = UINT32_MAX;
+  for (uint32_t p = 0; p < n; p++) base_group[p] = UINT32_MAX;
   g->num_groups = 0;
   g->group_size = 1;
   for (uint32_t p = 0; p < n; p++) {
@@ -101,32 +95,26 @@ static void ring_groups(shard_arena *a, shard_comm_groups *g, const shard_axis_r
     /* Zero the coordinates along the collective's axes: what is left names the group. */
     for (uint32_t k = 0; k < num_axes; k++) {
       int i = shard_mesh_axis_index(mesh, axes[k].name);
-      if (i < 0)
-        continue;
+      if (i < 0) continue;
       int64_t pre, sz;
       shard_axis_range(&axes[k], mesh, &pre, &sz);
-      if (pre < 1 || sz < 1)
-        continue;
+      if (pre < 1 || sz < 1) continue;
       int64_t sub = (coords[i] / pre) % sz;
       coords[i] -= sub * pre;
       member = member * (uint32_t)sz + (uint32_t)sub;
       size *= (uint32_t)sz;
     }
     uint32_t base = 0;
-    for (uint32_t i = 0; i < mesh->num_axes; i++)
-      base = base * (uint32_t)mesh->axes[i].size + (uint32_t)coords[i];
-    if (base_group[base] == UINT32_MAX)
-      base_group[base] = g->num_groups++;
+    for (uint32_t i = 0; i < mesh->num_axes; i++) base = base * (uint32_t)mesh->axes[i].size + (uint32_t)coords[i];
+    if (base_group[base] == UINT32_MAX) base_group[base] = g->num_groups++;
     g->group[p] = base_group[base];
     g->member[p] = member;
     g->group_size = size;
   }
-  if (g->direction != SHARD_COMM_RING || g->group_size < 2)
-    return;
+  if (g->direction != SHARD_COMM_RING || g->group_size < 2) return;
   /* member -> position per group, then k -> k+1 around each ring. */
   uint32_t *at = SHARD_NEW_ARRAY(a, uint32_t, (size_t)g->num_groups * g->group_size);
-  for (uint32_t p = 0; p < n; p++)
-    at[(size_t)g->group[p] * g->group_size + g->member[p]] = p;
+  for (uint32_t p = 0; p < n; p++) at[(size_t)g->group[p] * g->group_size + g->member[p]] = p;
   g->num_transfers = g->num_groups * g->group_size;
   g->transfers = SHARD_NEW_ARRAY(a, shard_comm_transfer, g->num_transfers);
   for (uint32_t k = 0; k < g->num_groups; k++)
@@ -140,31 +128,25 @@ static void ring_groups(shard_arena *a, shard_comm_groups *g, const shard_axis_r
 static const shard_tensor_sharding *operand_sharding(const shard_value *v) {
   if (v->def) {
     const shard_tensor_sharding *s = out_sharding(v->def);
-    if (s)
-      return s;
+    if (s) return s;
   }
   return shard_value_sharding(v);
 }
 
 /* Which device each block comes from. Quietly gives no transfers when a
  * placement cannot be computed (the verifier has already checked the op). */
-static void permute_transfers(shard_arena *a, shard_comm_groups *g, const shard_module *m,
-                              const shard_op *op) {
+static void permute_transfers(shard_arena *a, shard_comm_groups *g, const shard_module *m, const shard_op *op) {
   shard_diag_engine quiet;
   shard_diag_init(&quiet, NULL, NULL);
   const shard_value *in_v = op->operands[0].value;
   const shard_tensor_sharding *in = operand_sharding(in_v);
   const shard_tensor_sharding *out = out_sharding(op);
   const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : g->mesh;
-  if (!in_mesh)
-    return;
+  if (!in_mesh) return;
   shard_placement *before =
-      in ? shard_placement_compute(a, in_v->type, in, in_mesh, in->mesh_name, &quiet, op->span)
-         : NULL;
-  shard_placement *after =
-      shard_placement_compute(a, in_v->type, out, g->mesh, out->mesh_name, &quiet, op->span);
-  if (!before || !after || before->num_devices != after->num_devices)
-    return;
+      in ? shard_placement_compute(a, in_v->type, in, in_mesh, in->mesh_name, &quiet, op->span) : NULL;
+  shard_placement *after = shard_placement_compute(a, in_v->type, out, g->mesh, out->mesh_name, &quiet, op->span);
+  if (!before || !after || before->num_devices != after->num_devices) return;
   uint32_t n = after->num_devices;
   g->transfers = SHARD_NEW_ARRAY(a, shard_comm_transfer, n);
   for (uint32_t p = 0; p < n; p++) {
@@ -177,22 +159,18 @@ static void permute_transfers(shard_arena *a, shard_comm_groups *g, const shard_
       bool same = e->partial == d->partial;
       for (uint32_t k = 0; same && k < after->rank; k++)
         same = have->start[k] == want->start[k] && have->end[k] == want->end[k];
-      if (!same)
-        continue;
+      if (!same) continue;
       if (e->id == d->id) {
         from_id = -1; /* already there */
         break;
       }
-      if (from_id < 0)
-        from_id = e->id;
+      if (from_id < 0) from_id = e->id;
     }
-    if (from_id < 0)
-      continue;
+    if (from_id < 0) continue;
     /* Positions on the drawn (output) mesh. */
     uint32_t from = UINT32_MAX;
     for (uint32_t q = 0; q < n; q++)
-      if (g->device_ids[q] == from_id)
-        from = q;
+      if (g->device_ids[q] == from_id) from = q;
     if (from != UINT32_MAX) {
       shard_comm_transfer t = {from, p};
       g->transfers[g->num_transfers++] = t;
@@ -200,15 +178,13 @@ static void permute_transfers(shard_arena *a, shard_comm_groups *g, const shard_
   }
 }
 
-shard_comm_groups *shard_comm_groups_compute(shard_arena *a, const shard_module *m,
-                                             const shard_op *op, const shard_comm_row *row) {
+shard_comm_groups *shard_comm_groups_compute(shard_arena *a, const shard_module *m, const shard_op *op,
+                                             const shard_comm_row *row) {
   const shard_tensor_sharding *out = out_sharding(op);
   const shard_mesh *mesh = out ? shard_module_sharding_mesh(m, out) : NULL;
-  if (!mesh)
-    return NULL;
+  if (!mesh) return NULL;
   int64_t total = shard_mesh_num_devices(mesh);
-  if (total < 1 || total > SHARD_PLACEMENT_MAX_DEVICES)
-    return NULL;
+  if (total < 1 || total > SHARD_PLACEMENT_MAX_DEVICES) return NULL;
   shard_comm_groups *g = SHARD_NEW(a, shard_comm_groups);
   memset(g, 0, sizeof *g);
   g->row = row;
@@ -228,7 +204,6 @@ shard_comm_groups *shard_comm_groups_compute(shard_arena *a, const shard_module 
   default: g->direction = SHARD_COMM_RING;
   }
   ring_groups(a, g, row->axes, row->num_axes);
-  if (g->direction == SHARD_COMM_PERMUTE)
-    permute_transfers(a, g, m, op);
+  if (g->direction == SHARD_COMM_PERMUTE) permute_transfers(a, g, m, op);
   return g;
 }

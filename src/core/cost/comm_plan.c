@@ -40,10 +40,8 @@ static const char *type_text(shard_arena *a, const int64_t *shape, uint32_t rank
   shard_buf_init(&b);
   shard_buf_puts(&b, "tensor<");
   for (uint32_t i = 0; i < rank; i++) {
-    if (shape[i] == SHARD_DYNAMIC_DIM)
-      shard_buf_puts(&b, "?x");
-    else
-      shard_buf_printf(&b, "%lldx", (long long)shape[i]);
+    if (shape[i] == SHARD_DYNAMIC_DIM) shard_buf_puts(&b, "?x");
+    else shard_buf_printf(&b, "%lldx", (long long)shape[i]);
   }
   shard_buf_printf(&b, "%s>", elem);
   const char *s = shard_arena_strdup(a, shard_buf_str(&b));
@@ -51,11 +49,10 @@ static const char *type_text(shard_arena *a, const int64_t *shape, uint32_t rank
   return s;
 }
 
-shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind kind,
-                                    const shard_mesh *mesh, const shard_axis_ref *axes,
-                                    uint32_t num_axes, const int64_t *local_in,
-                                    const int64_t *local_out, uint32_t rank, const char *elem,
-                                    shard_span where, const char *op_name, const char *reason) {
+shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind kind, const shard_mesh *mesh,
+                                    const shard_axis_ref *axes, uint32_t num_axes, const int64_t *local_in,
+                                    const int64_t *local_out, uint32_t rank, const char *elem, shard_span where,
+                                    const char *op_name, const char *reason) {
   if (p->num_rows == p->cap_rows) {
     p->cap_rows = p->cap_rows ? p->cap_rows * 2 : 16;
     p->rows = shard_xrealloc(p->rows, sizeof *p->rows * p->cap_rows);
@@ -71,8 +68,7 @@ shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind ki
   r->local_in = type_text(p->arena, local_in, rank, elem);
   r->local_out = type_text(p->arena, local_out, rank, elem);
   double in = shard_tensor_bytes(local_in, rank, elem), out = shard_tensor_bytes(local_out, rank, elem);
-  shard_collective_cost_compute(p->topology, mesh, kind, axes, num_axes, in < 0 ? 0 : in,
-                                out < 0 ? 0 : out, &r->cost);
+  shard_collective_cost_compute(p->topology, mesh, kind, axes, num_axes, in < 0 ? 0 : in, out < 0 ? 0 : out, &r->cost);
   p->total_sent += r->cost.bytes_sent;
   p->total_recv += r->cost.bytes_recv;
   p->total_seconds += r->cost.seconds;
@@ -104,44 +100,34 @@ static uint32_t all_mesh_axes(const shard_mesh *mesh, axis_vec *axes) {
 
 static void push_lists(axis_vec *axes, const shard_axis_list *lists, uint32_t n) {
   for (uint32_t d = 0; d < n; d++)
-    for (uint32_t k = 0; k < lists[d].num; k++)
-      SHARD_VEC_PUSH(*axes, lists[d].axes[k]);
+    for (uint32_t k = 0; k < lists[d].num; k++) SHARD_VEC_PUSH(*axes, lists[d].axes[k]);
 }
 
-void shard_comm_plan_add_reshard(shard_comm_plan *p, const shard_tensor_sharding *in,
-                                 const shard_mesh *mesh, const int64_t *shape, uint32_t rank,
-                                 const char *elem, const shard_reshard_step *steps,
+void shard_comm_plan_add_reshard(shard_comm_plan *p, const shard_tensor_sharding *in, const shard_mesh *mesh,
+                                 const int64_t *shape, uint32_t rank, const char *elem, const shard_reshard_step *steps,
                                  uint32_t num_steps, shard_span where, const char *why) {
   int64_t *before = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   int64_t *after = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   const shard_tensor_sharding *cur = in;
   for (uint32_t i = 0; i < num_steps; i++) {
     const shard_reshard_step *st = &steps[i];
-    if (cur)
-      shard_sharding_local_shape(cur, mesh, shape, before);
-    else
-      memcpy(before, shape, sizeof(int64_t) * rank);
+    if (cur) shard_sharding_local_shape(cur, mesh, shape, before);
+    else memcpy(before, shape, sizeof(int64_t) * rank);
     shard_sharding_local_shape(st->sharding, mesh, shape, after);
     axis_vec axes = {0};
-    if (st->kind == SHARD_RESHARD_ALL_TO_ALL)
-      push_lists(&axes, &st->all_to_all.axes, 1);
-    else if (st->kind == SHARD_RESHARD_COLLECTIVE_PERMUTE)
-      all_mesh_axes(mesh, &axes);
-    else
-      push_lists(&axes, st->axes_per_dim, st->rank);
+    if (st->kind == SHARD_RESHARD_ALL_TO_ALL) push_lists(&axes, &st->all_to_all.axes, 1);
+    else if (st->kind == SHARD_RESHARD_COLLECTIVE_PERMUTE) all_mesh_axes(mesh, &axes);
+    else push_lists(&axes, st->axes_per_dim, st->rank);
     shard_buf reason;
     shard_buf_init(&reason);
-    if (why && *why)
-      shard_buf_printf(&reason, "%s; ", why);
+    if (why && *why) shard_buf_printf(&reason, "%s; ", why);
     shard_buf_printf(&reason, "step %u of %u: ", i + 1, num_steps);
-    if (cur)
-      shard_sharding_print(&reason, cur);
-    else
-      shard_buf_puts(&reason, "replicated");
+    if (cur) shard_sharding_print(&reason, cur);
+    else shard_buf_puts(&reason, "replicated");
     shard_buf_puts(&reason, " -> ");
     shard_sharding_print(&reason, st->sharding);
-    shard_comm_plan_add(p, kind_of_step(st->kind), mesh, axes.items, axes.len, before, after, rank,
-                        elem, where, NULL, shard_buf_str(&reason));
+    shard_comm_plan_add(p, kind_of_step(st->kind), mesh, axes.items, axes.len, before, after, rank, elem, where, NULL,
+                        shard_buf_str(&reason));
     shard_buf_free(&reason);
     SHARD_VEC_FREE(axes);
     cur = st->sharding;
@@ -160,8 +146,7 @@ static bool is_collective(const shard_op *op) {
 static const shard_tensor_sharding *value_sharding(const shard_value *v) {
   if (v->def) {
     shard_attr *out = shard_op_attr(v->def, "out_sharding");
-    if (out && out->kind == SHARD_ATTR_SDY_SHARDING)
-      return out->u.sharding;
+    if (out && out->kind == SHARD_ATTR_SDY_SHARDING) return out->u.sharding;
   }
   return shard_value_sharding(v);
 }
@@ -181,23 +166,19 @@ static void describe_value(shard_buf *b, const shard_value *v) {
 }
 
 static void print_sharding_or_replicated(shard_buf *b, const shard_tensor_sharding *s) {
-  if (s)
-    shard_sharding_print(b, s);
-  else
-    shard_buf_puts(b, "no sharding (replicated)");
+  if (s) shard_sharding_print(b, s);
+  else shard_buf_puts(b, "no sharding (replicated)");
 }
 
 /* Why a data-movement collective is there: follow the chain forward to the
  * op that consumes it and backward to the value that fed it. */
 static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   const shard_value *src = op->operands[0].value;
-  while (src->def && is_collective(src->def) && src->def->num_operands > 0)
-    src = src->def->operands[0].value;
+  while (src->def && is_collective(src->def) && src->def->num_operands > 0) src = src->def->operands[0].value;
   const shard_op *last = op;
   for (;;) {
     const shard_operand *u = last->results[0].first_use;
-    if (!u || u->next_use || !is_collective(u->owner))
-      break;
+    if (!u || u->next_use || !is_collective(u->owner)) break;
     last = u->owner;
   }
   const shard_operand *use = NULL;
@@ -209,10 +190,8 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   const shard_tensor_sharding *want = value_sharding(&last->results[0]);
   if (use && strcmp(use->owner->name, "func.return") == 0)
     shard_buf_printf(why, "function result %u needs ", use->index);
-  else if (use)
-    shard_buf_printf(why, "operand %u of %s needs ", use->index, use->owner->name);
-  else
-    shard_buf_puts(why, "(unused) resharded to ");
+  else if (use) shard_buf_printf(why, "operand %u of %s needs ", use->index, use->owner->name);
+  else shard_buf_puts(why, "(unused) resharded to ");
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");
   describe_value(why, src);
@@ -222,23 +201,20 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
 }
 
 /* Why a reduction is there: the op whose partial sums it adds. */
-static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kind,
-                                   const shard_axis_ref *axes, uint32_t num_axes, shard_buf *why) {
+static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kind, const shard_axis_ref *axes,
+                                   uint32_t num_axes, shard_buf *why) {
   const shard_value *src = op->operands[0].value;
-  while (src->def && is_collective(src->def) && src->def->num_operands > 0)
-    src = src->def->operands[0].value;
+  while (src->def && is_collective(src->def) && src->def->num_operands > 0) src = src->def->operands[0].value;
   const shard_tensor_sharding *in = value_sharding(src);
   bool unreduced = false;
   for (uint32_t i = 0; in && i < in->num_unreduced && !unreduced; i++)
     for (uint32_t k = 0; k < num_axes; k++)
-      if (shard_axis_overlaps(&in->unreduced[i], &axes[k], NULL))
-        unreduced = true;
+      if (shard_axis_overlaps(&in->unreduced[i], &axes[k], NULL)) unreduced = true;
   shard_buf_puts(why, unreduced ? "unreduced over " : "partial sums over ");
   shard_axis_list_print(why, axes, num_axes);
   shard_buf_puts(why, unreduced ? ": " : " from ");
   describe_value(why, src);
-  if (!unreduced && src->def)
-    shard_buf_puts(why, ", whose reduction dimension is sharded on them");
+  if (!unreduced && src->def) shard_buf_puts(why, ", whose reduction dimension is sharded on them");
   if (kind == SHARD_COLL_REDUCE_SCATTER) {
     shard_buf_puts(why, ", scattered to ");
     print_sharding_or_replicated(why, value_sharding(&op->results[0]));
@@ -260,9 +236,7 @@ static const shard_attr *attr_of(const shard_op *op, const char *name, shard_att
 static bool visit(shard_op *op, void *ctx) {
   module_walk *w = ctx;
   shard_collective_kind kind;
-  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 ||
-      op->num_results < 1)
-    return true;
+  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 || op->num_results < 1) return true;
   const shard_type *type = op->operands[0].value->type;
   const shard_attr *out_attr = attr_of(op, "out_sharding", SHARD_ATTR_SDY_SHARDING);
   const shard_tensor_sharding *out = out_attr ? out_attr->u.sharding : NULL;
@@ -290,17 +264,13 @@ static bool visit(shard_op *op, void *ctx) {
       push_lists(&axes, a->u.axis_lists.dims, a->u.axis_lists.num);
     break;
   case SHARD_COLL_ALL_REDUCE:
-    if ((a = attr_of(op, "reduction_axes", SHARD_ATTR_SDY_AXIS_LIST)))
-      push_lists(&axes, &a->u.axis_list, 1);
+    if ((a = attr_of(op, "reduction_axes", SHARD_ATTR_SDY_AXIS_LIST))) push_lists(&axes, &a->u.axis_list, 1);
     break;
   case SHARD_COLL_ALL_TO_ALL:
     if ((a = attr_of(op, "params", SHARD_ATTR_SDY_ALL_TO_ALL)))
-      for (uint32_t i = 0; i < a->u.all_to_all.num; i++)
-        push_lists(&axes, &a->u.all_to_all.params[i].axes, 1);
+      for (uint32_t i = 0; i < a->u.all_to_all.num; i++) push_lists(&axes, &a->u.all_to_all.params[i].axes, 1);
     break;
-  case SHARD_COLL_COLLECTIVE_PERMUTE:
-    all_mesh_axes(mesh, &axes);
-    break;
+  case SHARD_COLL_COLLECTIVE_PERMUTE: all_mesh_axes(mesh, &axes); break;
   }
   uint32_t rank = type->rank;
   int64_t *in_local = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
@@ -319,8 +289,8 @@ static bool visit(shard_op *op, void *ctx) {
                               ? explain_reduction(op, kind, axes.items, axes.len, &why)
                               : explain_movement(op, &why);
   shard_span where = needs && needs->span.src ? needs->span : op->span;
-  shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank,
-                      type->elem, where, needs ? needs->name : NULL, shard_buf_str(&why));
+  shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank, type->elem, where,
+                      needs ? needs->name : NULL, shard_buf_str(&why));
   shard_buf_free(&why);
   free(in_local);
   free(out_local);
@@ -340,10 +310,8 @@ static const shard_comm_plan *sort_plan;
 static int by_cost(const void *a, const void *b) {
   const shard_comm_row *x = &sort_plan->rows[*(const uint32_t *)a];
   const shard_comm_row *y = &sort_plan->rows[*(const uint32_t *)b];
-  if (x->cost.seconds != y->cost.seconds)
-    return x->cost.seconds < y->cost.seconds ? 1 : -1;
-  if (x->cost.bytes_sent != y->cost.bytes_sent)
-    return x->cost.bytes_sent < y->cost.bytes_sent ? 1 : -1;
+  if (x->cost.seconds != y->cost.seconds) return x->cost.seconds < y->cost.seconds ? 1 : -1;
+  if (x->cost.bytes_sent != y->cost.bytes_sent) return x->cost.bytes_sent < y->cost.bytes_sent ? 1 : -1;
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
@@ -351,32 +319,24 @@ uint32_t shard_comm_plan_top(const shard_comm_plan *p, uint32_t k, uint32_t *out
   uint32_t *idx = shard_xmalloc(sizeof(uint32_t) * (p->num_rows ? p->num_rows : 1));
   uint32_t n = 0;
   for (uint32_t i = 0; i < p->num_rows; i++)
-    if (p->rows[i].cost.seconds > 0 || p->rows[i].cost.bytes_sent > 0)
-      idx[n++] = i;
+    if (p->rows[i].cost.seconds > 0 || p->rows[i].cost.bytes_sent > 0) idx[n++] = i;
   sort_plan = p;
   qsort(idx, n, sizeof *idx, by_cost);
   sort_plan = NULL;
-  if (n > k)
-    n = k;
+  if (n > k) n = k;
   memcpy(out, idx, sizeof(uint32_t) * n);
   free(idx);
   return n;
 }
 
 void shard_comm_format_seconds(shard_buf *b, double s) {
-  if (s <= 0)
-    shard_buf_puts(b, "0 s");
-  else if (s < 1e-3)
-    shard_buf_printf(b, "%.2f us", s * 1e6);
-  else if (s < 1)
-    shard_buf_printf(b, "%.3f ms", s * 1e3);
-  else
-    shard_buf_printf(b, "%.3f s", s);
+  if (s <= 0) shard_buf_puts(b, "0 s");
+  else if (s < 1e-3) shard_buf_printf(b, "%.2f us", s * 1e6);
+  else if (s < 1) shard_buf_printf(b, "%.3f ms", s * 1e3);
+  else shard_buf_printf(b, "%.3f s", s);
 }
 
-static long long whole_bytes(double v) {
-  return (long long)llround(v);
-}
+static long long whole_bytes(double v) { return (long long)llround(v); }
 
 /* The cells of one row, for width computation and printing. */
 enum { COL_NUM, COL_KIND, COL_AXES, COL_GROUP, COL_SENT, COL_RECV, COL_TIME, COL_WHERE, NUM_COLS };
@@ -386,19 +346,16 @@ static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf cells[NUM_
   shard_buf_printf(&cells[COL_NUM], "%u", i + 1);
   shard_buf_puts(&cells[COL_KIND], shard_collective_kind_name(r->kind));
   shard_axis_list_print(&cells[COL_AXES], r->axes, r->num_axes);
-  shard_buf_printf(&cells[COL_GROUP], "%lldx%lld", (long long)r->cost.group_size,
-                   (long long)r->cost.num_groups);
+  shard_buf_printf(&cells[COL_GROUP], "%lldx%lld", (long long)r->cost.group_size, (long long)r->cost.num_groups);
   shard_buf_printf(&cells[COL_SENT], "%lld", whole_bytes(r->cost.bytes_sent));
   shard_buf_printf(&cells[COL_RECV], "%lld", whole_bytes(r->cost.bytes_recv));
-  if (p->topology)
-    shard_comm_format_seconds(&cells[COL_TIME], r->cost.seconds);
-  else
-    shard_buf_puts(&cells[COL_TIME], "-");
+  if (p->topology) shard_comm_format_seconds(&cells[COL_TIME], r->cost.seconds);
+  else shard_buf_puts(&cells[COL_TIME], "-");
   shard_span_print_location(&cells[COL_WHERE], r->where);
 }
 
 void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t top) {
-  static const char *const headers[NUM_COLS] = {"#",         "kind",      "axes", "group x n",
+  static const char *const headers[NUM_COLS] = {"#",          "kind",       "axes", "group x n",
                                                 "sent B/dev", "recv B/dev", "time", "location"};
   static const bool right[NUM_COLS] = {true, false, false, true, true, true, true, false};
   if (p->topology) {
@@ -413,32 +370,27 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
   } else {
     shard_buf *cells = shard_xcalloc((size_t)p->num_rows * NUM_COLS, sizeof *cells);
     size_t width[NUM_COLS];
-    for (int c = 0; c < NUM_COLS; c++)
-      width[c] = strlen(headers[c]);
+    for (int c = 0; c < NUM_COLS; c++) width[c] = strlen(headers[c]);
     for (uint32_t i = 0; i < p->num_rows; i++) {
       row_cells(p, i, &cells[(size_t)i * NUM_COLS]);
       for (int c = 0; c < NUM_COLS; c++)
-        if (cells[(size_t)i * NUM_COLS + c].len > width[c])
-          width[c] = cells[(size_t)i * NUM_COLS + c].len;
+        if (cells[(size_t)i * NUM_COLS + c].len > width[c]) width[c] = cells[(size_t)i * NUM_COLS + c].len;
     }
     for (int c = 0; c < NUM_COLS; c++)
-      shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c],
-                       headers[c]);
+      shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], headers[c]);
     shard_buf_puts(b, "  why\n");
     for (uint32_t i = 0; i < p->num_rows; i++) {
       for (int c = 0; c < NUM_COLS; c++) {
         shard_buf *cell = &cells[(size_t)i * NUM_COLS + c];
-        shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c],
-                         shard_buf_str(cell));
+        shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], shard_buf_str(cell));
         shard_buf_free(cell);
       }
       shard_buf_printf(b, "  %s\n", p->rows[i].reason ? p->rows[i].reason : "");
     }
     free(cells);
   }
-  shard_buf_printf(b, "total: %u collective%s, %lld bytes sent and %lld received per device",
-                   p->num_rows, p->num_rows == 1 ? "" : "s", whole_bytes(p->total_sent),
-                   whole_bytes(p->total_recv));
+  shard_buf_printf(b, "total: %u collective%s, %lld bytes sent and %lld received per device", p->num_rows,
+                   p->num_rows == 1 ? "" : "s", whole_bytes(p->total_sent), whole_bytes(p->total_recv));
   if (p->topology) {
     shard_buf_puts(b, ", ");
     shard_comm_format_seconds(b, p->total_seconds);
@@ -473,12 +425,9 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
 }
 
 static void json_number(shard_buf *b, double v) {
-  if (!isfinite(v))
-    shard_buf_puts(b, "null");
-  else if (v == (double)(long long)v && fabs(v) < 1e15)
-    shard_buf_printf(b, "%lld", (long long)v);
-  else
-    shard_buf_printf(b, "%.6g", v);
+  if (!isfinite(v)) shard_buf_puts(b, "null");
+  else if (v == (double)(long long)v && fabs(v) < 1e15) shard_buf_printf(b, "%lld", (long long)v);
+  else shard_buf_printf(b, "%.6g", v);
 }
 
 static void json_topology(shard_buf *b, const shard_topology *t) {
@@ -494,8 +443,7 @@ static void json_topology(shard_buf *b, const shard_topology *t) {
   shard_buf_puts(b, ", \"description\": ");
   shard_buf_put_json_string(b, shard_buf_str(&b2));
   shard_buf_free(&b2);
-  shard_buf_printf(b, ", \"kind\": \"%s\", \"devices\": %lld}",
-                   t->kind == SHARD_TOPO_TORUS ? "torus" : "switched",
+  shard_buf_printf(b, ", \"kind\": \"%s\", \"devices\": %lld}", t->kind == SHARD_TOPO_TORUS ? "torus" : "switched",
                    (long long)shard_topology_num_devices(t));
 }
 
@@ -516,8 +464,7 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
       shard_buf name;
       shard_buf_init(&name);
       for (; *s; s++)
-        if (*s != '"')
-          shard_buf_putc(&name, *s);
+        if (*s != '"') shard_buf_putc(&name, *s);
       shard_buf_puts(b, k ? ", " : "");
       shard_buf_put_json_string(b, shard_buf_str(&name));
       shard_buf_free(&name);
@@ -534,45 +481,40 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
       shard_buf_puts(b, "null");
     }
     shard_buf_puts(b, ", \"op\": ");
-    if (r->op_name)
-      shard_buf_put_json_string(b, r->op_name);
-    else
-      shard_buf_puts(b, "null");
+    if (r->op_name) shard_buf_put_json_string(b, r->op_name);
+    else shard_buf_puts(b, "null");
     shard_buf_puts(b, ", \"reason\": ");
     shard_buf_put_json_string(b, r->reason);
     shard_buf_puts(b, ", \"local_input\": ");
     shard_buf_put_json_string(b, r->local_in);
     shard_buf_puts(b, ", \"local_output\": ");
     shard_buf_put_json_string(b, r->local_out);
-    shard_buf_printf(b, ", \"group_size\": %lld, \"num_groups\": %lld, \"volume_bytes\": ",
-                     (long long)r->cost.group_size, (long long)r->cost.num_groups);
+    shard_buf_printf(b,
+                     ", \"group_size\": %lld, \"num_groups\": %lld, \"volume_bytes\": ", (long long)r->cost.group_size,
+                     (long long)r->cost.num_groups);
     json_number(b, r->cost.volume);
     shard_buf_puts(b, ", \"bytes_sent_per_device\": ");
     json_number(b, (double)whole_bytes(r->cost.bytes_sent));
     shard_buf_puts(b, ", \"bytes_received_per_device\": ");
     json_number(b, (double)whole_bytes(r->cost.bytes_recv));
     shard_buf_puts(b, ", \"seconds\": ");
-    if (p->topology)
-      json_number(b, r->cost.seconds);
-    else
-      shard_buf_puts(b, "null");
+    if (p->topology) json_number(b, r->cost.seconds);
+    else shard_buf_puts(b, "null");
     shard_buf_printf(b, ", \"latency_bound\": %s}", r->cost.latency_bound ? "true" : "false");
   }
-  shard_buf_printf(b, "%s],\n  \"totals\": {\"collectives\": %u, \"bytes_sent_per_device\": ",
-                   p->num_rows ? "\n  " : "", p->num_rows);
+  shard_buf_printf(b,
+                   "%s],\n  \"totals\": {\"collectives\": %u, \"bytes_sent_per_device\": ", p->num_rows ? "\n  " : "",
+                   p->num_rows);
   json_number(b, (double)whole_bytes(p->total_sent));
   shard_buf_puts(b, ", \"bytes_received_per_device\": ");
   json_number(b, (double)whole_bytes(p->total_recv));
   shard_buf_puts(b, ", \"seconds\": ");
-  if (p->topology)
-    json_number(b, p->total_seconds);
-  else
-    shard_buf_puts(b, "null");
+  if (p->topology) json_number(b, p->total_seconds);
+  else shard_buf_puts(b, "null");
   shard_buf_printf(b, ", \"not_costed\": %u},\n  \"top\": [", p->num_unplanned);
   uint32_t *idx = shard_xmalloc(sizeof(uint32_t) * (top ? top : 1));
   uint32_t n = top ? shard_comm_plan_top(p, top, idx) : 0;
-  for (uint32_t k = 0; k < n; k++)
-    shard_buf_printf(b, "%s%u", k ? ", " : "", idx[k] + 1);
+  for (uint32_t k = 0; k < n; k++) shard_buf_printf(b, "%s%u", k ? ", " : "", idx[k] + 1);
   free(idx);
   shard_buf_puts(b, "]\n}\n");
 }

@@ -22,9 +22,9 @@
 #include "cost/topology.h"
 
 typedef struct shard_comm_row {
-  shard_span where;     /* the op that needs the collective (no span: unknown) */
-  const char *op_name;  /* that op's name ("stablehlo.dot_general"), or NULL */
-  const char *reason;   /* why: the sharding mismatch or the reduction */
+  shard_span where; /* the op that needs the collective (no span: unknown) */
+  const char *op_name; /* that op's name ("stablehlo.dot_general"), or NULL */
+  const char *reason; /* why: the sharding mismatch or the reduction */
   shard_collective_kind kind;
   shard_axis_ref *axes; /* the collective's mesh axes */
   uint32_t num_axes;
@@ -47,18 +47,16 @@ void shard_comm_plan_free(shard_comm_plan *p);
 /* Adds one collective over `axes` of `mesh` taking a per-device operand of
  * shape local_in to local_out (rank entries each) with element type elem.
  * Strings are copied into the plan's arena. Returns the row. */
-shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind kind,
-                                    const shard_mesh *mesh, const shard_axis_ref *axes,
-                                    uint32_t num_axes, const int64_t *local_in,
-                                    const int64_t *local_out, uint32_t rank, const char *elem,
-                                    shard_span where, const char *op_name, const char *reason);
+shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind kind, const shard_mesh *mesh,
+                                    const shard_axis_ref *axes, uint32_t num_axes, const int64_t *local_in,
+                                    const int64_t *local_out, uint32_t rank, const char *elem, shard_span where,
+                                    const char *op_name, const char *reason);
 
 /* Adds the steps of a reshard plan (reshard.h) of a tensor with global
  * `shape` starting from sharding `in` on `mesh`. Each row's reason is
  * `why` followed by the step's before and after shardings. */
-void shard_comm_plan_add_reshard(shard_comm_plan *p, const shard_tensor_sharding *in,
-                                 const shard_mesh *mesh, const int64_t *shape, uint32_t rank,
-                                 const char *elem, const shard_reshard_step *steps,
+void shard_comm_plan_add_reshard(shard_comm_plan *p, const shard_tensor_sharding *in, const shard_mesh *mesh,
+                                 const int64_t *shape, uint32_t rank, const char *elem, const shard_reshard_step *steps,
                                  uint32_t num_steps, shard_span where, const char *why);
 
 /* Adds a row for every sdy collective in the module (all_gather, all_slice,

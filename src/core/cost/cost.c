@@ -44,8 +44,7 @@ const char *shard_collective_kind_name(shard_collective_kind k) {
 }
 
 bool shard_collective_kind_from_op(const char *op_name, shard_collective_kind *out) {
-  if (strncmp(op_name, "sdy.", 4) != 0)
-    return false;
+  if (strncmp(op_name, "sdy.", 4) != 0) return false;
   for (unsigned i = 0; i < sizeof kind_names / sizeof kind_names[0]; i++)
     if (strcmp(op_name + 4, kind_names[i]) == 0) {
       *out = (shard_collective_kind)i;
@@ -58,22 +57,18 @@ bool shard_collective_kind_from_op(const char *op_name, shard_collective_kind *o
 
 /* The stride range [lo, hi) an axis ref covers in the row-major device
  * index of the mesh. False for an axis the mesh lacks. */
-static bool axis_stride_range(const shard_mesh *mesh, const shard_axis_ref *r, int64_t *lo,
-                              int64_t *hi) {
+static bool axis_stride_range(const shard_mesh *mesh, const shard_axis_ref *r, int64_t *lo, int64_t *hi) {
   int idx = shard_mesh_axis_index(mesh, r->name);
-  if (idx < 0)
-    return false;
+  if (idx < 0) return false;
   int64_t stride = 1;
-  for (uint32_t i = (uint32_t)idx + 1; i < mesh->num_axes; i++)
-    stride *= mesh->axes[i].size;
+  for (uint32_t i = (uint32_t)idx + 1; i < mesh->num_axes; i++) stride *= mesh->axes[i].size;
   int64_t full = mesh->axes[idx].size;
   int64_t pre = 1, size = full;
   if (r->is_sub) {
     pre = r->pre_size;
     size = r->size;
   }
-  if (pre <= 0 || size <= 0 || full % (pre * size) != 0)
-    return false;
+  if (pre <= 0 || size <= 0 || full % (pre * size) != 0) return false;
   *lo = stride * (full / (pre * size));
   *hi = *lo * size;
   return true;
@@ -89,8 +84,7 @@ static bool S_has_usable_ids(const shard_topology *t, const shard_mesh *mesh, in
     return false;
   int64_t have = shard_topology_num_devices(t);
   for (int64_t d = 0; d < total; d++)
-    if (mesh->device_ids[d] < 0 || mesh->device_ids[d] >= have)
-      return false;
+    if (mesh->device_ids[d] < 0 || mesh->device_ids[d] >= have) return false;
   return true;
 }
 
@@ -110,19 +104,16 @@ static int64_t range_digit(int64_t d, int64_t lo, int64_t hi) { return (d / lo) 
  * take there, and the placement keeps the largest extent of any group (the
  * slowest group finishes last). On switched nodes: the most nodes any group
  * spans, and the most members any group has in one node. */
-static void place_by_ids(const shard_topology *t, const shard_mesh *mesh, const int64_t *lo,
-                         const int64_t *hi, uint32_t n, int64_t total, shard_group_placement *out) {
+static void place_by_ids(const shard_topology *t, const shard_mesh *mesh, const int64_t *lo, const int64_t *hi,
+                         uint32_t n, int64_t total, shard_group_placement *out) {
   int64_t *group = shard_xmalloc(sizeof *group * (size_t)total);
   int64_t num_groups = 0;
   int64_t *key_group = shard_xmalloc(sizeof *key_group * (size_t)total);
-  for (int64_t d = 0; d < total; d++)
-    key_group[d] = -1;
+  for (int64_t d = 0; d < total; d++) key_group[d] = -1;
   for (int64_t d = 0; d < total; d++) {
     int64_t key = d;
-    for (uint32_t k = 0; k < n; k++)
-      key -= range_digit(d, lo[k], hi[k]) * lo[k];
-    if (key_group[key] < 0)
-      key_group[key] = num_groups++;
+    for (uint32_t k = 0; k < n; k++) key -= range_digit(d, lo[k], hi[k]) * lo[k];
+    if (key_group[key] < 0) key_group[key] = num_groups++;
     group[d] = key_group[key];
   }
   free(key_group);
@@ -136,8 +127,7 @@ static void place_by_ids(const shard_topology *t, const shard_mesh *mesh, const 
       for (int64_t d = 0; d < total; d++) {
         int64_t c = (mesh->device_ids[d] / stride) % dim;
         bool *slot = &seen[group[d] * dim + c];
-        if (!*slot && ++count[group[d]] > widest)
-          widest = count[group[d]];
+        if (!*slot && ++count[group[d]] > widest) widest = count[group[d]];
         *slot = true;
       }
       if (widest > 1) {
@@ -166,37 +156,31 @@ static void place_by_ids(const shard_topology *t, const shard_mesh *mesh, const 
     int64_t *spans = shard_xcalloc((size_t)num_groups, sizeof *spans);
     for (int64_t d = 0; d < total; d++) {
       int64_t *slot = &in_node[group[d] * nodes + mesh->device_ids[d] / per];
-      if ((*slot)++ == 0)
-        spans[group[d]]++;
-      if (*slot > out->per_node)
-        out->per_node = *slot;
+      if ((*slot)++ == 0) spans[group[d]]++;
+      if (*slot > out->per_node) out->per_node = *slot;
     }
     for (int64_t g = 0; g < num_groups; g++)
-      if (spans[g] > out->nodes)
-        out->nodes = spans[g];
+      if (spans[g] > out->nodes) out->nodes = spans[g];
     free(in_node);
     free(spans);
   }
   free(group);
 }
 
-void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const shard_axis_ref *axes,
-                       uint32_t num_axes, shard_group_placement *out) {
+void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t num_axes,
+                       shard_group_placement *out) {
   memset(out, 0, sizeof *out);
   out->size = 1;
   out->per_node = 1;
   out->nodes = 1;
   out->sharing = 1;
   int64_t dim_factor[SHARD_TOPO_MAX_DIMS];
-  for (uint32_t j = 0; j < SHARD_TOPO_MAX_DIMS; j++)
-    dim_factor[j] = 1;
+  for (uint32_t j = 0; j < SHARD_TOPO_MAX_DIMS; j++) dim_factor[j] = 1;
   for (uint32_t k = 0; k < num_axes; k++) {
     int64_t lo, hi;
-    if (!axis_stride_range(mesh, &axes[k], &lo, &hi))
-      continue;
+    if (!axis_stride_range(mesh, &axes[k], &lo, &hi)) continue;
     out->size *= hi / lo;
-    if (!t)
-      continue;
+    if (!t) continue;
     if (t->kind == SHARD_TOPO_TORUS) {
       int64_t stride = 1;
       for (uint32_t j = t->num_dims; j-- > 0;) {
@@ -210,15 +194,13 @@ void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const sh
       out->nodes *= overlap_factor(lo, hi, t->devices_per_node, INT64_MAX);
     }
   }
-  if (!t)
-    return;
+  if (!t) return;
   int64_t total = shard_mesh_num_devices(mesh);
   if (S_has_usable_ids(t, mesh, total)) {
     int64_t *lo = shard_xcalloc(2 * (size_t)num_axes + 1, sizeof(int64_t)), *hi = lo + num_axes;
     uint32_t n = 0;
     for (uint32_t k = 0; k < num_axes; k++)
-      if (axis_stride_range(mesh, &axes[k], &lo[n], &hi[n]))
-        n++;
+      if (axis_stride_range(mesh, &axes[k], &lo[n], &hi[n])) n++;
     out->per_node = 1;
     out->nodes = 1;
     place_by_ids(t, mesh, lo, hi, n, total, out);
@@ -233,16 +215,15 @@ void shard_group_place(const shard_topology *t, const shard_mesh *mesh, const sh
   }
   if (t->kind != SHARD_TOPO_TORUS) {
     int64_t in_node = t->devices_per_node;
-    if (in_node > t->num_devices)
-      in_node = t->num_devices;
+    if (in_node > t->num_devices) in_node = t->num_devices;
     out->sharing = out->nodes > 1 && in_node >= out->per_node ? in_node / out->per_node : 1;
   }
 }
 
 /* ---- time ------------------------------------------------------------------ */
 
-static double torus_gather_seconds(const shard_topology *t, const shard_group_placement *g,
-                                   double volume, bool *latency_bound) {
+static double torus_gather_seconds(const shard_topology *t, const shard_group_placement *g, double volume,
+                                   bool *latency_bound) {
   double bw = 0, hops = 0;
   for (uint32_t j = 0; j < g->num_parts; j++) {
     double n = (double)g->part_size[j];
@@ -259,27 +240,23 @@ static double torus_gather_seconds(const shard_topology *t, const shard_group_pl
   return lat > thr ? lat : thr;
 }
 
-static double torus_seconds(const shard_topology *t, shard_collective_kind kind,
-                            const shard_group_placement *g, double volume, bool *latency_bound) {
+static double torus_seconds(const shard_topology *t, shard_collective_kind kind, const shard_group_placement *g,
+                            double volume, bool *latency_bound) {
   switch (kind) {
   case SHARD_COLL_ALL_GATHER:
-  case SHARD_COLL_REDUCE_SCATTER:
-    return torus_gather_seconds(t, g, volume, latency_bound);
-  case SHARD_COLL_ALL_REDUCE:
-    return 2.0 * torus_gather_seconds(t, g, volume, latency_bound);
+  case SHARD_COLL_REDUCE_SCATTER: return torus_gather_seconds(t, g, volume, latency_bound);
+  case SHARD_COLL_ALL_REDUCE: return 2.0 * torus_gather_seconds(t, g, volume, latency_bound);
   case SHARD_COLL_ALL_TO_ALL: {
     int64_t longest = 1;
     bool all_wrap = true;
     double hops = 0;
     for (uint32_t j = 0; j < g->num_parts; j++) {
-      if (g->part_size[j] > longest)
-        longest = g->part_size[j];
+      if (g->part_size[j] > longest) longest = g->part_size[j];
       all_wrap &= g->part_wrap[j];
       hops += g->part_wrap[j] ? (double)(g->part_size[j] / 2) : (double)(g->part_size[j] - 1);
     }
     double thr = volume * (double)longest / (4.0 * (double)g->size * t->link_bw);
-    if (!all_wrap)
-      thr *= 2.0;
+    if (!all_wrap) thr *= 2.0;
     double lat = t->hop_latency * hops;
     *latency_bound = lat > thr;
     return lat > thr ? lat : thr;
@@ -289,27 +266,23 @@ static double torus_seconds(const shard_topology *t, shard_collective_kind kind,
     *latency_bound = lat > thr;
     return lat > thr ? lat : thr;
   }
-  case SHARD_COLL_ALL_SLICE:
-    break;
+  case SHARD_COLL_ALL_SLICE: break;
   }
   return 0;
 }
 
-static double switched_seconds(const shard_topology *t, shard_collective_kind kind,
-                               const shard_group_placement *g, double volume,
-                               bool *latency_bound) {
+static double switched_seconds(const shard_topology *t, shard_collective_kind kind, const shard_group_placement *g,
+                               double volume, bool *latency_bound) {
   double n = (double)g->size, m = (double)g->nodes, s = (double)g->sharing;
   bool cross = g->nodes > 1;
-  double lat = t->intra_latency * (double)(g->per_node - 1) +
-               t->inter_latency * (double)(g->nodes - 1);
+  double lat = t->intra_latency * (double)(g->per_node - 1) + t->inter_latency * (double)(g->nodes - 1);
   double thr = 0;
   switch (kind) {
   case SHARD_COLL_ALL_GATHER:
   case SHARD_COLL_REDUCE_SCATTER:
   case SHARD_COLL_ALL_REDUCE: {
     double per_byte = 1.0 / t->gpu_bw;
-    if (cross && s / t->node_bw > per_byte)
-      per_byte = s / t->node_bw;
+    if (cross && s / t->node_bw > per_byte) per_byte = s / t->node_bw;
     thr = volume * (n - 1.0) / n * per_byte;
     if (kind == SHARD_COLL_ALL_REDUCE) {
       thr *= 2.0;
@@ -321,35 +294,28 @@ static double switched_seconds(const shard_topology *t, shard_collective_kind ki
     thr = volume * (n - 1.0) / (n * n * t->gpu_bw);
     if (cross) {
       double across = volume * (m - 1.0) / (m * m) * s / t->node_bw;
-      if (across > thr)
-        thr = across;
+      if (across > thr) thr = across;
     }
     break;
   case SHARD_COLL_COLLECTIVE_PERMUTE:
     thr = volume / (cross ? t->node_bw / s : t->gpu_bw);
     lat = cross ? t->inter_latency : t->intra_latency;
     break;
-  case SHARD_COLL_ALL_SLICE:
-    return 0;
+  case SHARD_COLL_ALL_SLICE: return 0;
   }
   *latency_bound = lat > thr;
   return lat > thr ? lat : thr;
 }
 
-double shard_collective_seconds(const shard_topology *t, shard_collective_kind kind,
-                                const shard_group_placement *g, double volume,
-                                bool *latency_bound) {
+double shard_collective_seconds(const shard_topology *t, shard_collective_kind kind, const shard_group_placement *g,
+                                double volume, bool *latency_bound) {
   bool ignored;
-  if (!latency_bound)
-    latency_bound = &ignored;
+  if (!latency_bound) latency_bound = &ignored;
   *latency_bound = false;
-  if (!t || kind == SHARD_COLL_ALL_SLICE || volume <= 0)
-    return 0;
-  if (g->size <= 1 && kind != SHARD_COLL_COLLECTIVE_PERMUTE)
-    return 0;
+  if (!t || kind == SHARD_COLL_ALL_SLICE || volume <= 0) return 0;
+  if (g->size <= 1 && kind != SHARD_COLL_COLLECTIVE_PERMUTE) return 0;
   if (t->kind == SHARD_TOPO_TORUS) {
-    if (g->num_parts == 0 && kind != SHARD_COLL_COLLECTIVE_PERMUTE)
-      return 0;
+    if (g->num_parts == 0 && kind != SHARD_COLL_COLLECTIVE_PERMUTE) return 0;
     return torus_seconds(t, kind, g, volume, latency_bound);
   }
   return switched_seconds(t, kind, g, volume, latency_bound);
@@ -357,62 +323,50 @@ double shard_collective_seconds(const shard_topology *t, shard_collective_kind k
 
 /* ---- bytes ------------------------------------------------------------------- */
 
-void shard_collective_bytes(shard_collective_kind kind, int64_t n, double local_in_bytes,
-                            double local_out_bytes, double *volume, double *sent, double *recv) {
+void shard_collective_bytes(shard_collective_kind kind, int64_t n, double local_in_bytes, double local_out_bytes,
+                            double *volume, double *sent, double *recv) {
   double dn = n > 0 ? (double)n : 1.0, v = local_in_bytes, moved = 0;
   switch (kind) {
   case SHARD_COLL_ALL_GATHER:
     v = local_out_bytes;
     moved = v * (dn - 1.0) / dn;
     break;
-  case SHARD_COLL_REDUCE_SCATTER:
-    moved = v * (dn - 1.0) / dn;
-    break;
-  case SHARD_COLL_ALL_REDUCE:
-    moved = 2.0 * v * (dn - 1.0) / dn;
-    break;
+  case SHARD_COLL_REDUCE_SCATTER: moved = v * (dn - 1.0) / dn; break;
+  case SHARD_COLL_ALL_REDUCE: moved = 2.0 * v * (dn - 1.0) / dn; break;
   case SHARD_COLL_ALL_TO_ALL:
     v = local_in_bytes * dn;
     moved = v * (dn - 1.0) / (dn * dn);
     break;
-  case SHARD_COLL_COLLECTIVE_PERMUTE:
-    moved = v;
-    break;
-  case SHARD_COLL_ALL_SLICE:
-    break;
+  case SHARD_COLL_COLLECTIVE_PERMUTE: moved = v; break;
+  case SHARD_COLL_ALL_SLICE: break;
   }
   *volume = v;
   *sent = moved;
   *recv = moved;
 }
 
-void shard_collective_cost_compute(const shard_topology *t, const shard_mesh *mesh,
-                                   shard_collective_kind kind, const shard_axis_ref *axes,
-                                   uint32_t num_axes, double local_in_bytes,
+void shard_collective_cost_compute(const shard_topology *t, const shard_mesh *mesh, shard_collective_kind kind,
+                                   const shard_axis_ref *axes, uint32_t num_axes, double local_in_bytes,
                                    double local_out_bytes, shard_collective_cost *out) {
   memset(out, 0, sizeof *out);
   shard_group_place(t, mesh, axes, num_axes, &out->placement);
   out->group_size = out->placement.size;
   int64_t total = shard_mesh_num_devices(mesh);
   out->num_groups = out->group_size > 0 && total > 0 ? total / out->group_size : 1;
-  shard_collective_bytes(kind, out->group_size, local_in_bytes, local_out_bytes, &out->volume,
-                         &out->bytes_sent, &out->bytes_recv);
+  shard_collective_bytes(kind, out->group_size, local_in_bytes, local_out_bytes, &out->volume, &out->bytes_sent,
+                         &out->bytes_recv);
   /* A group of one device (axes of size 1) moves nothing. */
-  if (out->group_size <= 1)
-    out->bytes_sent = out->bytes_recv = 0;
+  if (out->group_size <= 1) out->bytes_sent = out->bytes_recv = 0;
   if (out->bytes_sent > 0)
-    out->seconds = shard_collective_seconds(t, kind, &out->placement, out->volume,
-                                            &out->latency_bound);
+    out->seconds = shard_collective_seconds(t, kind, &out->placement, out->volume, &out->latency_bound);
 }
 
 double shard_tensor_bytes(const int64_t *shape, uint32_t rank, const char *elem) {
   unsigned bits = shard_elem_bits(elem);
-  if (bits == 0)
-    return -1;
+  if (bits == 0) return -1;
   double n = 1;
   for (uint32_t i = 0; i < rank; i++) {
-    if (shape[i] == SHARD_DYNAMIC_DIM || shape[i] < 0)
-      return -1;
+    if (shape[i] == SHARD_DYNAMIC_DIM || shape[i] < 0) return -1;
     n *= (double)shape[i];
   }
   double bytes = n * bits / 8.0;

@@ -34,24 +34,19 @@ static bool is_named(const shard_op *op, const char *name) { return strcmp(op->n
 
 /* "%3", "%0#1" (results sharing a name), "%arg0"; NULL for an unnamed value. */
 static const char *value_name(shard_arena *a, const shard_value *v) {
-  if (!v->name)
-    return NULL;
+  if (!v->name) return NULL;
   if (v->def) {
     const shard_op *op = v->def;
     uint32_t first = v->index, last = v->index;
-    while (first > 0 && op->results[first - 1].name == v->name)
-      first--;
-    while (last + 1 < op->num_results && op->results[last + 1].name == v->name)
-      last++;
-    if (first != last)
-      return shard_arena_printf(a, "%%%s#%u", v->name, v->index - first);
+    while (first > 0 && op->results[first - 1].name == v->name) first--;
+    while (last + 1 < op->num_results && op->results[last + 1].name == v->name) last++;
+    if (first != last) return shard_arena_printf(a, "%%%s#%u", v->name, v->index - first);
   }
   return shard_arena_printf(a, "%%%s", v->name);
 }
 
 static void set_location(shard_flow_node *n, shard_span sp) {
-  if (sp.src)
-    shard_span_linecol(sp, &n->line, &n->col);
+  if (sp.src) shard_span_linecol(sp, &n->line, &n->col);
 }
 
 static uint32_t add_node(builder *b, shard_flow_node n) {
@@ -70,8 +65,7 @@ static const shard_tensor_sharding *out_sharding(const shard_op *op) {
 static const shard_tensor_sharding *carried_sharding(shard_arena *a, const shard_value *v) {
   if (v->def) {
     const shard_tensor_sharding *s = out_sharding(v->def);
-    if (s)
-      return s;
+    if (s) return s;
   }
   const shard_tensor_sharding *s = shard_value_sharding(v);
   return s ? s : shard_propagation_value_sharding(a, v);
@@ -103,8 +97,7 @@ static const char *collective_detail(builder *b, const shard_op *op) {
   shard_buf_init(&d);
   shard_buf_puts(&d, op->name + 4);
   const shard_attr *out = shard_op_attr(op, "out_sharding");
-  static const char *const axis_attrs[] = {"gathering_axes", "slicing_axes", "reduction_axes",
-                                           "reduce_scatter_axes"};
+  static const char *const axis_attrs[] = {"gathering_axes", "slicing_axes", "reduction_axes", "reduce_scatter_axes"};
   for (size_t i = 0; i < sizeof axis_attrs / sizeof *axis_attrs; i++) {
     const shard_attr *x = shard_op_attr(op, axis_attrs[i]);
     if (x && x->kind == SHARD_ATTR_SDY_AXIS_LIST) {
@@ -113,8 +106,7 @@ static const char *collective_detail(builder *b, const shard_op *op) {
     } else if (x && x->kind == SHARD_ATTR_SDY_AXIS_LISTS) {
       shard_buf_puts(&d, " [");
       for (uint32_t k = 0; k < x->u.axis_lists.num; k++) {
-        if (k)
-          shard_buf_puts(&d, ", ");
+        if (k) shard_buf_puts(&d, ", ");
         shard_axis_list_print(&d, x->u.axis_lists.dims[k].axes, x->u.axis_lists.dims[k].num);
       }
       shard_buf_putc(&d, ']');
@@ -138,24 +130,19 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
     int32_t inner = (int32_t)b->clusters.len - 1;
     SHARD_VEC_PUSH(b->manuals, op);
     const shard_block *body = op->num_regions ? op->regions[0].first : NULL;
-    if (body)
-      add_body(b, body, inner);
+    if (body) add_body(b, body, inner);
     const shard_op *ret = body ? shard_block_terminator(body) : NULL;
     uint32_t node;
     if (ret && shard_ptrmap_get_index(&b->map, ret, &node))
-      for (uint32_t i = 0; i < op->num_results; i++)
-        shard_ptrmap_put(&b->map, &op->results[i], node);
+      for (uint32_t i = 0; i < op->num_results; i++) shard_ptrmap_put(&b->map, &op->results[i], node);
     return;
   }
   shard_flow_node n = {0};
   n.kind = SHARD_FLOW_OP;
   shard_collective_kind ck;
-  if (is_named(op, "func.return") || is_named(op, "sdy.return"))
-    n.kind = SHARD_FLOW_RETURN;
-  else if (is_named(op, "sdy.reshard"))
-    n.kind = SHARD_FLOW_RESHARD;
-  else if (shard_collective_kind_from_op(op->name, &ck))
-    n.kind = SHARD_FLOW_COLLECTIVE;
+  if (is_named(op, "func.return") || is_named(op, "sdy.return")) n.kind = SHARD_FLOW_RETURN;
+  else if (is_named(op, "sdy.reshard")) n.kind = SHARD_FLOW_RESHARD;
+  else if (shard_collective_kind_from_op(op->name, &ck)) n.kind = SHARD_FLOW_COLLECTIVE;
   n.name = op->name;
   n.op = op;
   n.cluster = cluster;
@@ -165,15 +152,12 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
     shard_buf_init(&r);
     for (uint32_t i = 0; i < op->num_results; i++) {
       const char *vn = value_name(b->a, &op->results[i]);
-      if (vn)
-        shard_buf_printf(&r, "%s%s", r.len ? ", " : "", vn);
+      if (vn) shard_buf_printf(&r, "%s%s", r.len ? ", " : "", vn);
     }
-    if (r.len)
-      n.results = shard_arena_strdup(b->a, shard_buf_str(&r));
+    if (r.len) n.results = shard_arena_strdup(b->a, shard_buf_str(&r));
     shard_buf_free(&r);
   }
-  if (n.kind == SHARD_FLOW_COLLECTIVE)
-    n.detail = collective_detail(b, op);
+  if (n.kind == SHARD_FLOW_COLLECTIVE) n.detail = collective_detail(b, op);
   if (n.kind == SHARD_FLOW_RESHARD) {
     const shard_tensor_sharding *s = shard_value_sharding(&op->results[0]);
     if (s) {
@@ -187,8 +171,7 @@ static void add_op(builder *b, const shard_op *op, int32_t cluster) {
   }
   uint32_t id = add_node(b, n);
   shard_ptrmap_put(&b->map, op, id);
-  for (uint32_t i = 0; i < op->num_results; i++)
-    shard_ptrmap_put(&b->map, &op->results[i], id);
+  for (uint32_t i = 0; i < op->num_results; i++) shard_ptrmap_put(&b->map, &op->results[i], id);
 }
 
 static void add_body(builder *b, const shard_block *body, int32_t cluster) {
@@ -202,24 +185,21 @@ static void add_body(builder *b, const shard_block *body, int32_t cluster) {
     set_location(&n, body->args[i].span);
     shard_ptrmap_put(&b->map, &body->args[i], add_node(b, n));
   }
-  for (const shard_op *op = body->first; op; op = op->next)
-    add_op(b, op, cluster);
+  for (const shard_op *op = body->first; op; op = op->next) add_op(b, op, cluster);
 }
 
 static void add_edge(builder *b, uint32_t from, uint32_t to, const shard_value *v) {
   for (uint32_t i = 0; i < b->edges.len; i++)
-    if (b->edges.items[i].from == from && b->edges.items[i].to == to && b->edges.items[i].v == v)
-      return;
+    if (b->edges.items[i].from == from && b->edges.items[i].to == to && b->edges.items[i].v == v) return;
   shard_flow_edge e = {0};
   e.from = from;
   e.to = to;
   e.v = v;
   e.value = value_name(b->a, v);
   if (!e.value)
-    e.value = v->def && v->def->num_results == 1
-                  ? shard_arena_printf(b->a, "result of %s", v->def->name)
-              : v->def ? shard_arena_printf(b->a, "result %u of %s", v->index, v->def->name)
-                     : shard_arena_printf(b->a, "argument %u", v->index);
+    e.value = v->def && v->def->num_results == 1 ? shard_arena_printf(b->a, "result of %s", v->def->name)
+              : v->def                           ? shard_arena_printf(b->a, "result %u of %s", v->index, v->def->name)
+                                                 : shard_arena_printf(b->a, "argument %u", v->index);
   e.type = v->type ? v->type->text : "?";
   const shard_tensor_sharding *s = carried_sharding(b->a, v);
   if (s) {
@@ -229,14 +209,12 @@ static void add_edge(builder *b, uint32_t from, uint32_t to, const shard_value *
     e.sharding = shard_arena_strdup(b->a, shard_buf_str(&t));
     const shard_mesh *mesh = shard_module_sharding_mesh(b->m, s);
     const shard_type *ty = v->type;
-    if (mesh && ty && ty->kind == SHARD_TYPE_TENSOR && shard_type_is_static_tensor(ty) &&
-        s->rank == ty->rank) {
+    if (mesh && ty && ty->kind == SHARD_TYPE_TENSOR && shard_type_is_static_tensor(ty) && s->rank == ty->rank) {
       int64_t *local = SHARD_NEW_ARRAY(b->a, int64_t, ty->rank + 1);
       shard_sharding_local_shape(s, mesh, ty->dims, local);
       shard_buf_clear(&t);
       shard_buf_puts(&t, "tensor<");
-      for (uint32_t d = 0; d < ty->rank; d++)
-        shard_buf_printf(&t, "%lldx", (long long)local[d]);
+      for (uint32_t d = 0; d < ty->rank; d++) shard_buf_printf(&t, "%lldx", (long long)local[d]);
       shard_buf_printf(&t, "%s>", ty->elem ? ty->elem : "?");
       e.local_type = shard_arena_strdup(b->a, shard_buf_str(&t));
     }
@@ -250,32 +228,27 @@ static void add_operand_edges(builder *b, const shard_op *op, uint32_t to) {
   for (uint32_t i = 0; i < op->num_operands; i++) {
     uint32_t from;
     const shard_value *v = op->operands[i].value;
-    if (shard_ptrmap_get_index(&b->map, v, &from) && from != to)
-      add_edge(b, from, to, v);
+    if (shard_ptrmap_get_index(&b->map, v, &from) && from != to) add_edge(b, from, to, v);
   }
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (const shard_block *blk = op->regions[r].first; blk; blk = blk->next)
-      for (const shard_op *inner = blk->first; inner; inner = inner->next)
-        add_operand_edges(b, inner, to);
+      for (const shard_op *inner = blk->first; inner; inner = inner->next) add_operand_edges(b, inner, to);
 }
 
 /* ---- costs ---------------------------------------------------------------------------- */
 
 static void cost_reshard(const shard_module *m, shard_comm_plan *plan, shard_flow_node *n) {
   const shard_op *op = n->op;
-  if (op->num_operands < 1 || op->num_results < 1)
-    return;
+  if (op->num_operands < 1 || op->num_results < 1) return;
   const shard_value *in_v = op->operands[0].value;
   const shard_type *ty = in_v->type;
   const shard_tensor_sharding *in = carried_sharding(plan->arena, in_v);
   const shard_tensor_sharding *out = shard_value_sharding(&op->results[0]);
-  if (!ty || ty->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(ty) || !out ||
-      !shard_elem_bits(ty->elem))
+  if (!ty || ty->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(ty) || !out || !shard_elem_bits(ty->elem))
     return;
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
   const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : out_mesh;
-  if (!in_mesh || !out_mesh)
-    return;
+  if (!in_mesh || !out_mesh) return;
   if (!in) {
     /* An unannotated operand is replicated on the target's mesh. */
     shard_tensor_sharding *r = SHARD_NEW(plan->arena, shard_tensor_sharding);
@@ -285,25 +258,20 @@ static void cost_reshard(const shard_module *m, shard_comm_plan *plan, shard_flo
     r->rank = ty->rank;
     r->dims = SHARD_NEW_ARRAY(plan->arena, shard_dim_sharding, ty->rank + 1);
     memset(r->dims, 0, sizeof(shard_dim_sharding) * (ty->rank + 1));
-    for (uint32_t d = 0; d < ty->rank; d++)
-      r->dims[d].priority = SHARD_NO_PRIORITY;
+    for (uint32_t d = 0; d < ty->rank; d++) r->dims[d].priority = SHARD_NO_PRIORITY;
     in = r;
   }
-  if (in->num_unreduced != out->num_unreduced)
-    return;
+  if (in->num_unreduced != out->num_unreduced) return;
   shard_reshard_step *steps = NULL;
   uint32_t num_steps = 0;
-  shard_reshard_outcome o =
-      shard_reshard_plan(plan->arena, in, in_mesh, out, out_mesh, ty->dims, &steps, &num_steps);
+  shard_reshard_outcome o = shard_reshard_plan(plan->arena, in, in_mesh, out, out_mesh, ty->dims, &steps, &num_steps);
   if (o == SHARD_RESHARD_FORWARD || (o == SHARD_RESHARD_STEPS && num_steps == 0)) {
     n->moved = true;
     return;
   }
-  if (o != SHARD_RESHARD_STEPS)
-    return;
+  if (o != SHARD_RESHARD_STEPS) return;
   uint32_t first = plan->num_rows;
-  shard_comm_plan_add_reshard(plan, in, in_mesh, ty->dims, ty->rank, ty->elem, steps, num_steps,
-                              op->span, "reshard");
+  shard_comm_plan_add_reshard(plan, in, in_mesh, ty->dims, ty->rank, ty->elem, steps, num_steps, op->span, "reshard");
   n->moved = true;
   n->num_steps = num_steps;
   for (uint32_t i = first; i < plan->num_rows; i++) {
@@ -313,8 +281,8 @@ static void cost_reshard(const shard_module *m, shard_comm_plan *plan, shard_flo
   }
 }
 
-static void add_costs(shard_arena *a, const shard_module *m, const shard_topology *t,
-                      shard_flow_graph *g, const shard_ptrmap *map) {
+static void add_costs(shard_arena *a, const shard_module *m, const shard_topology *t, shard_flow_graph *g,
+                      const shard_ptrmap *map) {
   shard_diag_engine quiet;
   shard_diag_init(&quiet, NULL, NULL);
   shard_comm_plan plan;
@@ -324,8 +292,7 @@ static void add_costs(shard_arena *a, const shard_module *m, const shard_topolog
   if (shard_comm_plan_row_ops(a, &plan, m, &ops))
     for (uint32_t i = 0; i < plan.num_rows; i++) {
       uint32_t id;
-      if (!shard_ptrmap_get_index(map, ops[i], &id))
-        continue;
+      if (!shard_ptrmap_get_index(map, ops[i], &id)) continue;
       shard_flow_node *n = &g->nodes[id];
       n->moved = true;
       n->bytes_sent = plan.rows[i].cost.bytes_sent;
@@ -333,8 +300,7 @@ static void add_costs(shard_arena *a, const shard_module *m, const shard_topolog
       n->seconds = plan.rows[i].cost.seconds;
     }
   for (uint32_t i = 0; i < g->num_nodes; i++)
-    if (g->nodes[i].kind == SHARD_FLOW_RESHARD)
-      cost_reshard(m, &plan, &g->nodes[i]);
+    if (g->nodes[i].kind == SHARD_FLOW_RESHARD) cost_reshard(m, &plan, &g->nodes[i]);
   shard_comm_plan_free(&plan);
 }
 
@@ -343,26 +309,21 @@ static void count(shard_flow_graph *g) {
   g->total_sent = g->total_seconds = 0;
   for (uint32_t i = 0; i < g->num_nodes; i++) {
     const shard_flow_node *n = &g->nodes[i];
-    if (n->kind == SHARD_FLOW_COLLECTIVE)
-      g->num_collectives++;
-    else if (n->kind == SHARD_FLOW_RESHARD)
-      g->num_reshards++;
-    else
-      continue;
+    if (n->kind == SHARD_FLOW_COLLECTIVE) g->num_collectives++;
+    else if (n->kind == SHARD_FLOW_RESHARD) g->num_reshards++;
+    else continue;
     g->total_sent += n->bytes_sent;
     g->total_seconds += n->seconds;
   }
 }
 
-shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m,
-                                         const shard_topology *t) {
+shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m, const shard_topology *t) {
   builder b = {0};
   b.a = a;
   b.m = m;
   const shard_block *top = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (const shard_op *op = top ? top->first : NULL; op; op = op->next) {
-    if (!is_named(op, "func.func") || !op->num_regions || !op->regions[0].first)
-      continue;
+    if (!is_named(op, "func.func") || !op->num_regions || !op->regions[0].first) continue;
     const shard_attr *name = shard_op_attr(op, "sym_name");
     shard_flow_cluster c = {0};
     c.label = name && name->kind == SHARD_ATTR_STRING
@@ -374,14 +335,14 @@ shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m,
   }
   uint32_t num_nodes = b.nodes.len;
   for (uint32_t i = 0; i < num_nodes; i++)
-    if (b.nodes.items[i].op)
-      add_operand_edges(&b, b.nodes.items[i].op, i);
+    if (b.nodes.items[i].op) add_operand_edges(&b, b.nodes.items[i].op, i);
   for (uint32_t k = 0; k < b.manuals.len; k++) {
     const shard_op *mc = b.manuals.items[k];
     const shard_block *body = mc->num_regions ? mc->regions[0].first : NULL;
     for (uint32_t i = 0; body && i < mc->num_operands && i < body->num_args; i++) {
       uint32_t from, to;
-      if (shard_ptrmap_get_index(&b.map, mc->operands[i].value, &from) && shard_ptrmap_get_index(&b.map, &body->args[i], &to))
+      if (shard_ptrmap_get_index(&b.map, mc->operands[i].value, &from) &&
+          shard_ptrmap_get_index(&b.map, &body->args[i], &to))
         add_edge(&b, from, to, mc->operands[i].value);
     }
   }
@@ -403,24 +364,18 @@ shard_flow_graph *shard_flow_graph_build(shard_arena *a, const shard_module *m,
 /* ---- queries ---------------------------------------------------------------------------- */
 
 static bool in_func(const shard_flow_graph *g, int32_t cluster, const char *func) {
-  if (!func)
-    return true;
-  while (cluster >= 0 && g->clusters[cluster].parent >= 0)
-    cluster = g->clusters[cluster].parent;
-  if (cluster < 0)
-    return false;
+  if (!func) return true;
+  while (cluster >= 0 && g->clusters[cluster].parent >= 0) cluster = g->clusters[cluster].parent;
+  if (cluster < 0) return false;
   const char *label = g->clusters[cluster].label; /* "func @NAME" */
-  if (func[0] == '@')
-    func++;
+  if (func[0] == '@') func++;
   return strncmp(label, "func @", 6) == 0 && strcmp(label + 6, func) == 0;
 }
 
 /* Compares "%3" with "3" or "%3". */
 static bool same_name(const char *shown, const char *asked) {
-  if (!shown)
-    return false;
-  if (asked[0] == '%')
-    asked++;
+  if (!shown) return false;
+  if (asked[0] == '%') asked++;
   return shown[0] == '%' && strcmp(shown + 1, asked) == 0;
 }
 
@@ -429,28 +384,22 @@ int32_t shard_flow_graph_find_value(const shard_flow_graph *g, const char *name,
   int32_t found = -1;
   for (uint32_t i = 0; i < g->num_nodes && found < 0; i++) {
     const shard_flow_node *n = &g->nodes[i];
-    if (!in_func(g, n->cluster, func))
-      continue;
+    if (!in_func(g, n->cluster, func)) continue;
     if (n->kind == SHARD_FLOW_ARG) {
-      if (same_name(n->name, name))
-        found = (int32_t)i;
+      if (same_name(n->name, name)) found = (int32_t)i;
       continue;
     }
     for (uint32_t r = 0; n->op && r < n->op->num_results && found < 0; r++)
-      if (same_name(value_name(a, &n->op->results[r]), name))
-        found = (int32_t)i;
+      if (same_name(value_name(a, &n->op->results[r]), name)) found = (int32_t)i;
   }
   shard_arena_free(a);
   return found;
 }
 
-shard_flow_graph *shard_flow_graph_focus(shard_arena *a, const shard_flow_graph *g,
-                                         uint32_t center, uint32_t depth) {
+shard_flow_graph *shard_flow_graph_focus(shard_arena *a, const shard_flow_graph *g, uint32_t center, uint32_t depth) {
   uint32_t *dist = shard_xmalloc(sizeof(uint32_t) * (g->num_nodes + 1));
-  for (uint32_t i = 0; i < g->num_nodes; i++)
-    dist[i] = UINT32_MAX;
-  if (center < g->num_nodes)
-    dist[center] = 0;
+  for (uint32_t i = 0; i < g->num_nodes; i++) dist[i] = UINT32_MAX;
+  if (center < g->num_nodes) dist[center] = 0;
   /* Breadth-first by rounds: each round relaxes every edge once. */
   for (uint32_t round = 0; round < depth; round++) {
     bool changed = false;
@@ -465,8 +414,7 @@ shard_flow_graph *shard_flow_graph_focus(shard_arena *a, const shard_flow_graph 
         changed = true;
       }
     }
-    if (!changed)
-      break;
+    if (!changed) break;
   }
   uint32_t *index = shard_xmalloc(sizeof(uint32_t) * (g->num_nodes + 1));
   shard_flow_graph *f = SHARD_NEW(a, shard_flow_graph);
@@ -480,8 +428,7 @@ shard_flow_graph *shard_flow_graph_focus(shard_arena *a, const shard_flow_graph 
     }
   for (uint32_t k = 0; k < g->num_edges; k++) {
     const shard_flow_edge *e = &g->edges[k];
-    if (dist[e->from] == UINT32_MAX || dist[e->to] == UINT32_MAX)
-      continue;
+    if (dist[e->from] == UINT32_MAX || dist[e->to] == UINT32_MAX) continue;
     shard_flow_edge c = *e;
     c.from = index[e->from];
     c.to = index[e->to];

@@ -34,14 +34,14 @@ typedef struct sig_value {
   int64_t bytes;
   uint32_t set;
   bool argument; /* else a result */
-  bool aliased;  /* a result sharing an argument's buffer */
+  bool aliased; /* a result sharing an argument's buffer */
 } sig_value;
 
 typedef struct fn_data {
   sig_value *sig;
   uint32_t num_sig;
   const shard_memory_function **callees; /* per buffer: a call's callee, or NULL */
-  int64_t *class_peak, *class_own;       /* per global class: peak, peak above args+results */
+  int64_t *class_peak, *class_own; /* per global class: peak, peak above args+results */
 } fn_data;
 
 typedef struct analysis {
@@ -67,20 +67,17 @@ static int cmp_i64(const void *a, const void *b) {
 
 /* The index of the device set of `mesh` (0: every device). */
 static uint32_t device_set_of(analysis *an, const shard_mesh *mesh, shard_span where) {
-  if (!mesh || shard_mesh_is_empty(mesh))
-    return 0;
+  if (!mesh || shard_mesh_is_empty(mesh)) return 0;
   int64_t n = mesh->device_ids ? (int64_t)mesh->num_device_ids : shard_mesh_num_devices(mesh);
   if (n < 0 || n > SHARD_MAX_MESH_DEVICES) {
     if (!an->failed)
       shard_error(an->de, mesh->span.src ? mesh->span : where,
-                  "the memory model handles meshes of at most %lld devices",
-                  (long long)SHARD_MAX_MESH_DEVICES);
+                  "the memory model handles meshes of at most %lld devices", (long long)SHARD_MAX_MESH_DEVICES);
     an->failed = true;
     return 0;
   }
   int64_t *ids = shard_xmalloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-  for (int64_t i = 0; i < n; i++)
-    ids[i] = mesh->device_ids ? mesh->device_ids[i] : i;
+  for (int64_t i = 0; i < n; i++) ids[i] = mesh->device_ids ? mesh->device_ids[i] : i;
   qsort(ids, (size_t)n, sizeof *ids, cmp_i64);
   for (uint32_t s = 1; s < an->sets.len; s++)
     if (an->sets.items[s].num == n && memcmp(an->sets.items[s].ids, ids, sizeof(int64_t) * (size_t)n) == 0) {
@@ -89,8 +86,7 @@ static uint32_t device_set_of(analysis *an, const shard_mesh *mesh, shard_span w
     }
   if (n && (ids[0] < 0 || ids[n - 1] >= SHARD_MAX_MESH_DEVICES)) {
     if (!an->failed)
-      shard_error(an->de, mesh->span.src ? mesh->span : where,
-                  "the memory model handles device ids from 0 to %lld",
+      shard_error(an->de, mesh->span.src ? mesh->span : where, "the memory model handles device ids from 0 to %lld",
                   (long long)SHARD_MAX_MESH_DEVICES - 1);
     an->failed = true;
     free(ids);
@@ -105,8 +101,7 @@ static uint32_t device_set_of(analysis *an, const shard_mesh *mesh, shard_span w
     free(ids);
     return 0;
   }
-  if (n && ids[n - 1] + 1 > an->num_devices)
-    an->num_devices = ids[n - 1] + 1;
+  if (n && ids[n - 1] + 1 > an->num_devices) an->num_devices = ids[n - 1] + 1;
   device_set s = {ids, n};
   SHARD_VEC_PUSH(an->sets, s);
   return an->sets.len - 1;
@@ -123,8 +118,8 @@ typedef struct vinfo {
   bool argument, result, sized;
   uint32_t parent; /* union-find */
   const shard_memory_function *callee; /* a call's callee peak (no value) */
-  const char *label;                   /* name of a buffer without value */
-  uint32_t point;                      /* of a buffer without value */
+  const char *label; /* name of a buffer without value */
+  uint32_t point; /* of a buffer without value */
 } vinfo;
 
 typedef struct op_points {
@@ -137,14 +132,13 @@ typedef struct fn_builder {
   SHARD_VEC(vinfo) vals;
   SHARD_VEC(shard_memory_point) points;
   shard_ptrmap value_index; /* value -> index + 1 */
-  shard_ptrmap op_index;    /* op -> index into ops + 1 */
+  shard_ptrmap op_index; /* op -> index into ops + 1 */
   SHARD_VEC(op_points) ops;
   SHARD_VEC(const shard_operand *) uses;
 } fn_builder;
 
 static void shape_text(shard_buf *b, const int64_t *dims, uint32_t rank, const char *elem) {
-  for (uint32_t i = 0; i < rank; i++)
-    shard_buf_printf(b, "%lldx", (long long)dims[i]);
+  for (uint32_t i = 0; i < rank; i++) shard_buf_printf(b, "%lldx", (long long)dims[i]);
   shard_buf_puts(b, elem);
 }
 
@@ -197,8 +191,7 @@ static void value_size(fn_builder *fb, const shard_value *v, vinfo *vi) {
   vi->bytes = bytes > 0 ? (int64_t)bytes : 0;
   double exact = global > 0 ? global / shards : 0;
   vi->padding = bytes > exact + 0.5 && !an->opts->types_are_local ? (int64_t)(bytes - ceil(exact)) : 0;
-  if (vi->padding < 0)
-    vi->padding = 0;
+  if (vi->padding < 0) vi->padding = 0;
   shard_buf b;
   shard_buf_init(&b);
   shape_text(&b, local, t->rank, t->elem);
@@ -226,8 +219,8 @@ static uint32_t add_value(fn_builder *fb, const shard_value *v, uint32_t def) {
 }
 
 /* A buffer without value, live at one point only. */
-static void add_scratch(fn_builder *fb, uint32_t point, const char *label, int64_t bytes,
-                        uint32_t set, const shard_memory_function *callee) {
+static void add_scratch(fn_builder *fb, uint32_t point, const char *label, int64_t bytes, uint32_t set,
+                        const shard_memory_function *callee) {
   vinfo vi;
   memset(&vi, 0, sizeof vi);
   vi.def = vi.end = vi.point = point;
@@ -243,8 +236,7 @@ static void add_scratch(fn_builder *fb, uint32_t point, const char *label, int64
 
 static bool value_index(const fn_builder *fb, const shard_value *v, uint32_t *out) {
   uint64_t k = shard_ptrmap_get(&fb->value_index, v);
-  if (!k)
-    return false;
+  if (!k) return false;
   *out = (uint32_t)(k - 1);
   return true;
 }
@@ -256,8 +248,7 @@ static const op_points *points_of(const fn_builder *fb, const shard_op *op) {
 
 static shard_memory_function *function_of(shard_memory_report *r, const shard_op *func) {
   for (uint32_t i = 0; i < r->num_functions; i++)
-    if (r->functions[i].func == func)
-      return &r->functions[i];
+    if (r->functions[i].func == func) return &r->functions[i];
   return NULL;
 }
 
@@ -267,25 +258,22 @@ static shard_memory_function *function_of(shard_memory_report *r, const shard_op
 static void collective_scratch(fn_builder *fb, const shard_op *op, uint32_t point) {
   shard_collective_kind kind;
   if (fb->an->opts->types_are_local || !shard_collective_kind_from_op(op->name, &kind) ||
-      (kind != SHARD_COLL_ALL_GATHER && kind != SHARD_COLL_REDUCE_SCATTER) ||
-      op->num_operands < 1 || op->num_results < 1)
+      (kind != SHARD_COLL_ALL_GATHER && kind != SHARD_COLL_REDUCE_SCATTER) || op->num_operands < 1 ||
+      op->num_results < 1)
     return;
   const char *attr = kind == SHARD_COLL_ALL_GATHER ? "gathering_axes" : "reduce_scatter_axes";
   const shard_attr *a = shard_op_attr(op, attr);
   const shard_attr *out = shard_op_attr(op, "out_sharding");
-  if (!a || a->kind != SHARD_ATTR_SDY_AXIS_LISTS || !out || out->kind != SHARD_ATTR_SDY_SHARDING)
-    return;
+  if (!a || a->kind != SHARD_ATTR_SDY_AXIS_LISTS || !out || out->kind != SHARD_ATTR_SDY_SHARDING) return;
   const shard_mesh *mesh = shard_module_sharding_mesh(fb->an->m, out->u.sharding);
-  if (!mesh)
-    return;
+  if (!mesh) return;
   double group = 1;
   for (uint32_t d = 0; d < a->u.axis_lists.num; d++) {
     int64_t k = shard_axes_product(a->u.axis_lists.dims[d].axes, a->u.axis_lists.dims[d].num, mesh);
     group *= k > 0 ? (double)k : 1;
   }
   uint32_t in, res;
-  if (!value_index(fb, op->operands[0].value, &in) || !value_index(fb, &op->results[0], &res))
-    return;
+  if (!value_index(fb, op->operands[0].value, &in) || !value_index(fb, &op->results[0], &res)) return;
   const vinfo *vin = &fb->vals.items[in], *vout = &fb->vals.items[res];
   double full = kind == SHARD_COLL_ALL_GATHER ? (double)vin->bytes * group : (double)vout->bytes * group;
   double have = kind == SHARD_COLL_ALL_GATHER ? (double)vout->bytes : (double)vin->bytes;
@@ -302,33 +290,27 @@ static void walk_op(fn_builder *fb, const shard_op *op) {
   SHARD_VEC_PUSH(fb->ops, opp);
   uint32_t oi = fb->ops.len - 1;
   shard_ptrmap_put(&fb->op_index, op, fb->ops.len);
-  for (uint32_t i = 0; i < op->num_operands; i++)
-    SHARD_VEC_PUSH(fb->uses, &op->operands[i]);
+  for (uint32_t i = 0; i < op->num_operands; i++) SHARD_VEC_PUSH(fb->uses, &op->operands[i]);
   for (uint32_t r = 0; r < op->num_regions; r++)
-    for (const shard_block *blk = op->regions[r].first; blk; blk = blk->next)
-      walk_block(fb, blk, start);
+    for (const shard_block *blk = op->regions[r].first; blk; blk = blk->next) walk_block(fb, blk, start);
   uint32_t res_def = start;
   if (op->num_regions) {
     res_def = push_point(fb, op, true);
     fb->ops.items[oi].end = res_def;
   }
-  for (uint32_t i = 0; i < op->num_results; i++)
-    add_value(fb, &op->results[i], res_def);
+  for (uint32_t i = 0; i < op->num_results; i++) add_value(fb, &op->results[i], res_def);
   collective_scratch(fb, op, start);
   if (strcmp(op->name, "func.call") == 0) {
     const shard_op *callee = shard_call_callee_func(fb->an->m, op);
     shard_memory_function *cf = callee ? function_of(fb->an->r, callee) : NULL;
     if (cf && cf != fb->f)
-      add_scratch(fb, start,
-                  shard_arena_printf(fb->an->r->arena, "temporaries of @%s", cf->name), 0, 0, cf);
+      add_scratch(fb, start, shard_arena_printf(fb->an->r->arena, "temporaries of @%s", cf->name), 0, 0, cf);
   }
 }
 
 static void walk_block(fn_builder *fb, const shard_block *blk, uint32_t def) {
-  for (uint32_t i = 0; i < blk->num_args; i++)
-    add_value(fb, &blk->args[i], def);
-  for (const shard_op *op = blk->first; op; op = op->next)
-    walk_op(fb, op);
+  for (uint32_t i = 0; i < blk->num_args; i++) add_value(fb, &blk->args[i], def);
+  for (const shard_op *op = blk->first; op; op = op->next) walk_op(fb, op);
 }
 
 /* The point of a use, pushed to the end of every while loop between the
@@ -340,12 +322,10 @@ static uint32_t use_point(const fn_builder *fb, const shard_operand *u) {
   const shard_block *home = v->def ? v->def->parent : v->block;
   for (const shard_op *op = u->owner; op && op->parent != home;) {
     const shard_op *parent = shard_op_parent_op(op);
-    if (!parent)
-      break;
+    if (!parent) break;
     if (strcmp(parent->name, "stablehlo.while") == 0) {
       const op_points *wp = points_of(fb, parent);
-      if (wp && wp->end > 0 && wp->end - 1 > at)
-        at = wp->end - 1;
+      if (wp && wp->end > 0 && wp->end - 1 > at) at = wp->end - 1;
     }
     op = parent;
   }
@@ -362,12 +342,10 @@ static uint32_t find(fn_builder *fb, uint32_t i) {
 
 static void join(fn_builder *fb, const shard_value *a, const shard_value *b) {
   uint32_t x, y;
-  if (!value_index(fb, a, &x) || !value_index(fb, b, &y))
-    return;
+  if (!value_index(fb, a, &x) || !value_index(fb, b, &y)) return;
   x = find(fb, x);
   y = find(fb, y);
-  if (x == y)
-    return;
+  if (x == y) return;
   if (y < x) {
     uint32_t t = x;
     x = y;
@@ -383,16 +361,15 @@ static const shard_block *region_block(const shard_op *op, uint32_t r) {
 /* Buffers shared by several values. */
 static void alias_regions(fn_builder *fb, const shard_op *op) {
   bool is_while = strcmp(op->name, "stablehlo.while") == 0;
-  bool is_computation = strcmp(op->name, "sdy.manual_computation") == 0 ||
-                        strcmp(op->name, "sdy.named_computation") == 0;
+  bool is_computation =
+      strcmp(op->name, "sdy.manual_computation") == 0 || strcmp(op->name, "sdy.named_computation") == 0;
   if (is_while) {
     const op_points *wp = points_of(fb, op);
     const shard_block *cond = region_block(op, 0), *body = region_block(op, 1);
     for (uint32_t i = 0; i < op->num_results; i++) {
       const shard_block *blks[2] = {cond, body};
       for (int k = 0; k < 2; k++) {
-        if (!blks[k] || i >= blks[k]->num_args)
-          continue;
+        if (!blks[k] || i >= blks[k]->num_args) continue;
         uint32_t s;
         if (value_index(fb, &blks[k]->args[i], &s) && wp && wp->end > 0 && fb->vals.items[s].end < wp->end - 1)
           fb->vals.items[s].end = wp->end - 1;
@@ -401,8 +378,7 @@ static void alias_regions(fn_builder *fb, const shard_op *op) {
       if (i < op->num_operands) {
         uint32_t o;
         const shard_value *init = op->operands[i].value;
-        if (value_index(fb, init, &o) && wp && fb->vals.items[o].end == wp->start &&
-            !fb->vals.items[o].argument)
+        if (value_index(fb, init, &o) && wp && fb->vals.items[o].end == wp->start && !fb->vals.items[o].argument)
           join(fb, init, &op->results[i]);
       }
     }
@@ -416,8 +392,7 @@ static void alias_regions(fn_builder *fb, const shard_op *op) {
   }
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (const shard_block *blk = op->regions[r].first; blk; blk = blk->next)
-      for (const shard_op *o = blk->first; o; o = o->next)
-        alias_regions(fb, o);
+      for (const shard_op *o = blk->first; o; o = o->next) alias_regions(fb, o);
 }
 
 static int64_t attr_int(const shard_attr *a, bool *ok) {
@@ -431,18 +406,15 @@ static bool attr_true(const shard_attr *a) {
 
 /* Donated arguments share their result's buffer. */
 static void alias_donations(fn_builder *fb, const shard_block *entry, const shard_op *ret) {
-  if (!ret)
-    return;
+  if (!ret) return;
   bool *taken = shard_xcalloc(ret->num_operands ? ret->num_operands : 1, sizeof *taken);
   for (uint32_t i = 0; i < entry->num_args; i++) {
     const shard_value *arg = &entry->args[i];
     bool ok;
     int64_t k = attr_int(shard_value_attr(arg, "tf.aliasing_output"), &ok);
-    if (!ok)
-      k = attr_int(shard_value_attr(arg, "mhlo.aliasing_output"), &ok);
+    if (!ok) k = attr_int(shard_value_attr(arg, "mhlo.aliasing_output"), &ok);
     uint32_t ai, ri;
-    if (!value_index(fb, arg, &ai))
-      continue;
+    if (!value_index(fb, arg, &ai)) continue;
     if (!ok && (attr_true(shard_value_attr(arg, "jax.buffer_donor")) ||
                 attr_true(shard_value_attr(arg, "mhlo.buffer_donor")))) {
       for (uint32_t r = 0; r < ret->num_operands && !ok; r++)
@@ -452,8 +424,7 @@ static void alias_donations(fn_builder *fb, const shard_block *entry, const shar
           ok = true;
         }
     }
-    if (!ok || k < 0 || k >= (int64_t)ret->num_operands || taken[k])
-      continue;
+    if (!ok || k < 0 || k >= (int64_t)ret->num_operands || taken[k]) continue;
     const shard_value *res = ret->operands[k].value;
     if (!value_index(fb, res, &ri) || fb->vals.items[find(fb, ri)].argument)
       continue; /* returns an argument as it is: nothing to reuse */
@@ -466,14 +437,11 @@ static void alias_donations(fn_builder *fb, const shard_block *entry, const shar
 /* ---- one function -------------------------------------------------------------------- */
 
 static const char *value_name(shard_arena *a, const vinfo *vi) {
-  if (vi->label)
-    return vi->label;
+  if (vi->label) return vi->label;
   const shard_value *v = vi->v;
-  if (v->name)
-    return shard_arena_printf(a, "%%%s", v->name);
+  if (v->name) return shard_arena_printf(a, "%%%s", v->name);
   if (v->def)
-    return v->def->num_results > 1 ? shard_arena_printf(a, "%s result %u", v->def->name, v->index)
-                                   : v->def->name;
+    return v->def->num_results > 1 ? shard_arena_printf(a, "%s result %u", v->def->name, v->index) : v->def->name;
   return shard_arena_printf(a, "block argument %u", v->index);
 }
 
@@ -488,19 +456,15 @@ static void build_function(analysis *an, shard_memory_function *f) {
     uint32_t k = add_value(&fb, &entry->args[i], 0);
     fb.vals.items[k].argument = true;
   }
-  for (const shard_op *op = entry->first; op; op = op->next)
-    walk_op(&fb, op);
+  for (const shard_op *op = entry->first; op; op = op->next) walk_op(&fb, op);
   uint32_t last = fb.points.len - 1;
   for (uint32_t i = 0; i < fb.vals.len; i++)
-    if (fb.vals.items[i].argument)
-      fb.vals.items[i].end = last;
+    if (fb.vals.items[i].argument) fb.vals.items[i].end = last;
   for (uint32_t i = 0; i < fb.uses.len; i++) {
     uint32_t k;
-    if (!value_index(&fb, fb.uses.items[i]->value, &k))
-      continue;
+    if (!value_index(&fb, fb.uses.items[i]->value, &k)) continue;
     uint32_t at = use_point(&fb, fb.uses.items[i]);
-    if (at > fb.vals.items[k].end)
-      fb.vals.items[k].end = at;
+    if (at > fb.vals.items[k].end) fb.vals.items[k].end = at;
   }
   const shard_op *ret = entry->last && strcmp(entry->last->name, "func.return") == 0 ? entry->last : NULL;
   for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
@@ -510,8 +474,7 @@ static void build_function(analysis *an, shard_memory_function *f) {
       fb.vals.items[k].result = true;
     }
   }
-  for (const shard_op *op = entry->first; op; op = op->next)
-    alias_regions(&fb, op);
+  for (const shard_op *op = entry->first; op; op = op->next) alias_regions(&fb, op);
   alias_donations(&fb, entry, ret);
 
   /* buffers: one per union-find root */
@@ -521,8 +484,7 @@ static void build_function(analysis *an, shard_memory_function *f) {
   for (uint32_t i = 0; i < fb.vals.len; i++) {
     uint32_t root = find(&fb, i);
     const vinfo *vi = &fb.vals.items[i];
-    if (!vi->sized)
-      f->num_unsized++;
+    if (!vi->sized) f->num_unsized++;
     if (root == i) {
       shard_memory_buffer b;
       memset(&b, 0, sizeof b);
@@ -543,10 +505,8 @@ static void build_function(analysis *an, shard_memory_function *f) {
     } else {
       shard_memory_buffer *b = &bufs.items[buffer_of[root]];
       buffer_of[i] = buffer_of[root];
-      if (vi->def < b->def)
-        b->def = vi->def;
-      if (vi->end > b->end)
-        b->end = vi->end;
+      if (vi->def < b->def) b->def = vi->def;
+      if (vi->end > b->end) b->end = vi->end;
       if (vi->bytes > b->bytes) {
         b->bytes = vi->bytes;
         b->padding = vi->padding;
@@ -574,8 +534,7 @@ static void build_function(analysis *an, shard_memory_function *f) {
   for (uint32_t i = 0; ret && i < ret->num_operands; i++) {
     uint32_t k;
     if (value_index(&fb, ret->operands[i].value, &k)) {
-      sig_value sv = {fb.vals.items[k].bytes, fb.vals.items[k].set, false,
-                      f->buffers[buffer_of[k]].argument};
+      sig_value sv = {fb.vals.items[k].bytes, fb.vals.items[k].set, false, f->buffers[buffer_of[k]].argument};
       SHARD_VEC_PUSH(sig, sv);
     }
   }
@@ -599,8 +558,7 @@ typedef struct dev_mask {
 
 static int cmp_dev_mask(const void *a, const void *b) {
   const dev_mask *x = a, *y = b;
-  if (x->mask != y->mask)
-    return x->mask < y->mask ? -1 : 1;
+  if (x->mask != y->mask) return x->mask < y->mask ? -1 : 1;
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -608,16 +566,13 @@ static int cmp_dev_mask(const void *a, const void *b) {
 static void build_classes(analysis *an) {
   int64_t n = an->num_devices > 0 ? an->num_devices : 1;
   dev_mask *dm = shard_xmalloc(sizeof *dm * (size_t)n);
-  for (int64_t d = 0; d < n; d++)
-    dm[d] = (dev_mask){1, d};
+  for (int64_t d = 0; d < n; d++) dm[d] = (dev_mask){1, d};
   for (uint32_t s = 1; s < an->sets.len; s++)
-    for (int64_t k = 0; k < an->sets.items[s].num; k++)
-      dm[an->sets.items[s].ids[k]].mask |= UINT64_C(1) << s;
+    for (int64_t k = 0; k < an->sets.items[s].num; k++) dm[an->sets.items[s].ids[k]].mask |= UINT64_C(1) << s;
   qsort(dm, (size_t)n, sizeof *dm, cmp_dev_mask);
   uint32_t num = 0;
   for (int64_t d = 0; d < n; d++)
-    if (d == 0 || dm[d].mask != dm[d - 1].mask)
-      num++;
+    if (d == 0 || dm[d].mask != dm[d - 1].mask) num++;
   an->num_classes = num;
   an->class_masks = SHARD_NEW_ARRAY(an->r->arena, uint64_t, num);
   an->class_devices = SHARD_NEW_ARRAY(an->r->arena, int64_t *, num);
@@ -625,28 +580,23 @@ static void build_classes(analysis *an) {
   uint32_t c = 0;
   int64_t start = 0;
   for (int64_t d = 1; d <= n; d++) {
-    if (d < n && dm[d].mask == dm[start].mask)
-      continue;
+    if (d < n && dm[d].mask == dm[start].mask) continue;
     an->class_masks[c] = dm[start].mask;
     an->class_sizes[c] = d - start;
     an->class_devices[c] = SHARD_NEW_ARRAY(an->r->arena, int64_t, d - start);
-    for (int64_t k = start; k < d; k++)
-      an->class_devices[c][k - start] = dm[k].id;
+    for (int64_t k = start; k < d; k++) an->class_devices[c][k - start] = dm[k].id;
     c++;
     start = d;
   }
   free(dm);
 }
 
-static bool holds(uint64_t mask, uint32_t set) {
-  return (mask >> set) & 1;
-}
+static bool holds(uint64_t mask, uint32_t set) { return (mask >> set) & 1; }
 
-static int64_t buffer_bytes(const analysis *an, const fn_data *fd, const shard_memory_function *f,
-                            uint32_t b, uint32_t c) {
+static int64_t buffer_bytes(const analysis *an, const fn_data *fd, const shard_memory_function *f, uint32_t b,
+                            uint32_t c) {
   const shard_memory_buffer *buf = &f->buffers[b];
-  if (!holds(an->class_masks[c], buf->device_set))
-    return 0;
+  if (!holds(an->class_masks[c], buf->device_set)) return 0;
   const shard_memory_function *callee = fd->callees ? fd->callees[b] : NULL;
   if (callee) {
     const fn_data *cd = &an->fns[callee - an->r->functions];
@@ -684,12 +634,9 @@ static void compute_function(analysis *an, shard_memory_function *f, class_stats
     for (uint32_t i = 0; i < fd->num_sig; i++) {
       const sig_value *sv = &fd->sig[i];
       int64_t bytes = holds(an->class_masks[c], sv->set) ? sv->bytes : 0;
-      if (sv->argument)
-        st.args += bytes;
-      else if (sv->aliased)
-        st.aliased += bytes;
-      else
-        st.results += bytes;
+      if (sv->argument) st.args += bytes;
+      else if (sv->aliased) st.aliased += bytes;
+      else st.results += bytes;
     }
     stats[c] = st;
     fd->class_peak[c] = st.peak;
@@ -706,8 +653,7 @@ typedef struct live_entry {
 
 static int by_bytes(const void *a, const void *b) {
   const live_entry *x = a, *y = b;
-  if (x->bytes != y->bytes)
-    return x->bytes < y->bytes ? 1 : -1;
+  if (x->bytes != y->bytes) return x->bytes < y->bytes ? 1 : -1;
   return x->buffer < y->buffer ? -1 : x->buffer > y->buffer;
 }
 
@@ -720,13 +666,11 @@ static void finish_function(analysis *an, shard_memory_function *f, const class_
     group[c] = num;
     for (uint32_t k = 0; k < c; k++)
       if (stats[k].args == stats[c].args && stats[k].results == stats[c].results &&
-          stats[k].aliased == stats[c].aliased && stats[k].peak == stats[c].peak &&
-          stats[k].point == stats[c].point) {
+          stats[k].aliased == stats[c].aliased && stats[k].peak == stats[c].peak && stats[k].point == stats[c].point) {
         group[c] = group[k];
         break;
       }
-    if (group[c] == num)
-      num++;
+    if (group[c] == num) num++;
   }
   f->num_classes = num;
   f->classes = SHARD_NEW_ARRAY(an->r->arena, shard_memory_class, num);
@@ -760,14 +704,11 @@ static void finish_function(analysis *an, shard_memory_function *f, const class_
     uint32_t n = 0;
     for (uint32_t b = 0; b < f->num_buffers; b++) {
       const shard_memory_buffer *buf = &f->buffers[b];
-      if (buf->def > st->point || buf->end < st->point)
-        continue;
+      if (buf->def > st->point || buf->end < st->point) continue;
       int64_t bytes = buffer_bytes(an, fd, f, b, first);
-      if (bytes <= 0)
-        continue;
+      if (bytes <= 0) continue;
       le[n++] = (live_entry){b, bytes};
-      if (holds(mc->mask, buf->device_set))
-        mc->peak_padding += buf->padding;
+      if (holds(mc->mask, buf->device_set)) mc->peak_padding += buf->padding;
     }
     qsort(le, n, sizeof *le, by_bytes);
     mc->num_live = n;
@@ -785,10 +726,8 @@ static void finish_function(analysis *an, shard_memory_function *f, const class_
       mc->curve[f->buffers[b].def] += bytes;
       mc->curve[f->buffers[b].end + 1] -= bytes;
     }
-    for (uint32_t p = 1; p < f->num_points; p++)
-      mc->curve[p] += mc->curve[p - 1];
-    if (mc->peak_bytes > f->classes[f->worst].peak_bytes)
-      f->worst = g;
+    for (uint32_t p = 1; p < f->num_points; p++) mc->curve[p] += mc->curve[p - 1];
+    if (mc->peak_bytes > f->classes[f->worst].peak_bytes) f->worst = g;
   }
   free(group);
 }
@@ -815,11 +754,9 @@ bool shard_memory_analyze(shard_memory_report *r, shard_arena *a, const shard_mo
   const shard_block *top = m->top->num_regions ? m->top->regions[0].first : NULL;
   uint32_t nf = 0;
   for (const shard_op *op = top ? top->first : NULL; op; op = op->next) {
-    if (strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first)
-      nf++;
+    if (strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first) nf++;
     const shard_attr *mesh = strcmp(op->name, "sdy.mesh") == 0 ? shard_op_attr(op, "mesh") : NULL;
-    if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH)
-      device_set_of(&an, mesh->u.mesh, op->span);
+    if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH) device_set_of(&an, mesh->u.mesh, op->span);
   }
   r->functions = SHARD_NEW_ARRAY(a, shard_memory_function, nf ? nf : 1);
   memset(r->functions, 0, sizeof(shard_memory_function) * (nf ? nf : 1));
@@ -830,8 +767,7 @@ bool shard_memory_analyze(shard_memory_report *r, shard_arena *a, const shard_mo
       f->func = op;
       f->name = func_name(a, op);
     }
-  for (uint32_t i = 0; i < r->num_functions && !an.failed; i++)
-    build_function(&an, &r->functions[i]);
+  for (uint32_t i = 0; i < r->num_functions && !an.failed; i++) build_function(&an, &r->functions[i]);
   bool ok = !an.failed;
   if (ok) {
     build_classes(&an);
@@ -857,8 +793,7 @@ bool shard_memory_analyze(shard_memory_report *r, shard_arena *a, const shard_mo
       }
     }
   }
-  for (uint32_t s = 0; s < an.sets.len; s++)
-    free(an.sets.items[s].ids);
+  for (uint32_t s = 0; s < an.sets.len; s++) free(an.sets.items[s].ids);
   SHARD_VEC_FREE(an.sets);
   free(an.fns);
   return ok;
@@ -866,11 +801,9 @@ bool shard_memory_analyze(shard_memory_report *r, shard_arena *a, const shard_mo
 
 shard_span shard_memory_point_span(const shard_memory_function *f, uint32_t point) {
   for (uint32_t p = point; p < f->num_points; p++)
-    if (f->points[p].op->span.src)
-      return f->points[p].op->span;
+    if (f->points[p].op->span.src) return f->points[p].op->span;
   for (uint32_t p = point; p-- > 0;)
-    if (f->points[p].op->span.src)
-      return f->points[p].op->span;
+    if (f->points[p].op->span.src) return f->points[p].op->span;
   return f->func->span;
 }
 
@@ -879,11 +812,9 @@ shard_span shard_memory_point_span(const shard_memory_function *f, uint32_t poin
 void shard_memory_print_devices(shard_buf *b, const int64_t *devices, int64_t n) {
   for (int64_t i = 0; i < n;) {
     int64_t j = i;
-    while (j + 1 < n && devices[j + 1] == devices[j] + 1)
-      j++;
+    while (j + 1 < n && devices[j + 1] == devices[j] + 1) j++;
     shard_buf_printf(b, "%s%lld", i ? "," : "", (long long)devices[i]);
-    if (j > i)
-      shard_buf_printf(b, "-%lld", (long long)devices[j]);
+    if (j > i) shard_buf_printf(b, "-%lld", (long long)devices[j]);
     i = j + 1;
   }
 }
@@ -892,29 +823,22 @@ bool shard_memory_parse_bytes(const char *s, int64_t *out) {
   static const struct {
     const char *name;
     double scale;
-  } units[] = {{"", 1},         {"B", 1},           {"KB", 1e3},          {"MB", 1e6},
-               {"GB", 1e9},     {"TB", 1e12},       {"KiB", 1024.0},      {"MiB", 1048576.0},
-               {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
-  if (!s || !(*s >= '0' && *s <= '9'))
-    return false;
+  } units[] = {{"", 1},      {"B", 1},        {"KB", 1e3},        {"MB", 1e6},           {"GB", 1e9},
+               {"TB", 1e12}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"TiB", 1099511627776.0}};
+  if (!s || !(*s >= '0' && *s <= '9')) return false;
   double v = 0;
   const char *p = s;
-  while (*p >= '0' && *p <= '9')
-    v = v * 10 + (*p++ - '0');
+  while (*p >= '0' && *p <= '9') v = v * 10 + (*p++ - '0');
   if (*p == '.') {
     p++;
-    if (!(*p >= '0' && *p <= '9'))
-      return false;
-    for (double scale = 0.1; *p >= '0' && *p <= '9'; scale /= 10)
-      v += (*p++ - '0') * scale;
+    if (!(*p >= '0' && *p <= '9')) return false;
+    for (double scale = 0.1; *p >= '0' && *p <= '9'; scale /= 10) v += (*p++ - '0') * scale;
   }
-  if (*p == ' ')
-    p++;
+  if (*p == ' ') p++;
   for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
     if (strcmp(p, units[i].name) == 0) {
       double bytes = floor(v * units[i].scale + 0.5);
-      if (!(bytes >= 1) || bytes > 4611686018427387904.0)
-        return false;
+      if (!(bytes >= 1) || bytes > 4611686018427387904.0) return false;
       *out = (int64_t)bytes;
       return true;
     }
@@ -924,8 +848,7 @@ bool shard_memory_parse_bytes(const char *s, int64_t *out) {
 void shard_memory_format_bytes(shard_buf *b, int64_t bytes) {
   static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
   shard_buf_printf(b, "%lld B", (long long)bytes);
-  if (bytes < 1024)
-    return;
+  if (bytes < 1024) return;
   double v = (double)bytes;
   int u = -1;
   while (v >= 1024 && u < 4) {
@@ -937,8 +860,8 @@ void shard_memory_format_bytes(shard_buf *b, int64_t bytes) {
 
 static void print_class_devices(shard_buf *b, const shard_memory_report *r, const shard_memory_class *c) {
   if (c->num_devices == r->num_devices) {
-    shard_buf_printf(b, "%s %lld device%s", c->num_devices == 1 ? "its" : "each of the",
-                     (long long)c->num_devices, c->num_devices == 1 ? "" : "s");
+    shard_buf_printf(b, "%s %lld device%s", c->num_devices == 1 ? "its" : "each of the", (long long)c->num_devices,
+                     c->num_devices == 1 ? "" : "s");
     return;
   }
   shard_buf_puts(b, c->num_devices == 1 ? "device " : "devices ");
@@ -947,40 +870,37 @@ static void print_class_devices(shard_buf *b, const shard_memory_report *r, cons
 
 enum { COL_BYTES, COL_SHAPE, COL_VALUE, COL_AT, NUM_COLS };
 
-static void print_live_table(shard_buf *b, const shard_memory_function *f, const shard_memory_class *c,
-                             uint32_t top) {
+static void print_live_table(shard_buf *b, const shard_memory_function *f, const shard_memory_class *c, uint32_t top) {
   static const char *const headers[NUM_COLS] = {"bytes", "shape", "value", "defined at"};
   static const bool right[NUM_COLS] = {true, false, false, false};
   uint32_t n = c->num_live < top ? c->num_live : top;
   shard_buf *cells = shard_xcalloc((size_t)(n ? n : 1) * NUM_COLS, sizeof *cells);
   size_t width[NUM_COLS];
-  for (int k = 0; k < NUM_COLS; k++)
-    width[k] = strlen(headers[k]);
+  for (int k = 0; k < NUM_COLS; k++) width[k] = strlen(headers[k]);
   for (uint32_t i = 0; i < n; i++) {
     const shard_memory_buffer *buf = &f->buffers[c->live[i]];
     shard_buf *row = &cells[(size_t)i * NUM_COLS];
     shard_buf_printf(&row[COL_BYTES], "%lld", (long long)c->live_bytes[i]);
     shard_buf_puts(&row[COL_SHAPE], buf->shape && *buf->shape ? buf->shape : "-");
     shard_buf_puts(&row[COL_VALUE], buf->name);
-    if (buf->argument)
-      shard_buf_puts(&row[COL_VALUE], " (argument)");
-    else if (buf->result)
-      shard_buf_puts(&row[COL_VALUE], " (result)");
+    if (buf->argument) shard_buf_puts(&row[COL_VALUE], " (argument)");
+    else if (buf->result) shard_buf_puts(&row[COL_VALUE], " (result)");
     shard_span_print_location(&row[COL_AT], buf->value ? buf->at : shard_memory_point_span(f, buf->def));
     for (int k = 0; k < NUM_COLS; k++)
-      if (row[k].len > width[k])
-        width[k] = row[k].len;
+      if (row[k].len > width[k]) width[k] = row[k].len;
   }
   shard_buf_puts(b, "  ");
   for (int k = 0; k < NUM_COLS; k++)
-    shard_buf_printf(b, "  %*s", k == NUM_COLS - 1 ? 0 : right[k] ? (int)width[k] : -(int)width[k],
-                     headers[k]);
+    shard_buf_printf(b, "  %*s", k == NUM_COLS - 1 ? 0 : right[k] ? (int)width[k] : -(int)width[k], headers[k]);
   shard_buf_putc(b, '\n');
   for (uint32_t i = 0; i < n; i++) {
     shard_buf_puts(b, "  ");
     for (int k = 0; k < NUM_COLS; k++) {
       shard_buf *cell = &cells[(size_t)i * NUM_COLS + k];
-      shard_buf_printf(b, "  %*s", k == NUM_COLS - 1 ? 0 : right[k] ? (int)width[k] : -(int)width[k],
+      shard_buf_printf(b, "  %*s",
+                       k == NUM_COLS - 1 ? 0
+                       : right[k]        ? (int)width[k]
+                                         : -(int)width[k],
                        shard_buf_str(cell));
       shard_buf_free(cell);
     }
@@ -989,15 +909,14 @@ static void print_live_table(shard_buf *b, const shard_memory_function *f, const
   free(cells);
   if (c->num_live > n) {
     int64_t rest = 0;
-    for (uint32_t i = n; i < c->num_live; i++)
-      rest += c->live_bytes[i];
-    shard_buf_printf(b, "    and %u more value%s: %lld bytes\n", c->num_live - n,
-                     c->num_live - n == 1 ? "" : "s", (long long)rest);
+    for (uint32_t i = n; i < c->num_live; i++) rest += c->live_bytes[i];
+    shard_buf_printf(b, "    and %u more value%s: %lld bytes\n", c->num_live - n, c->num_live - n == 1 ? "" : "s",
+                     (long long)rest);
   }
 }
 
-void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_t top,
-                             int64_t device_memory, const char *memory_source) {
+void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_t top, int64_t device_memory,
+                             const char *memory_source) {
   shard_buf_puts(b, "memory per device (the program as written: no fusion, no rematerialization, "
                     "no allocator fragmentation)\n");
   for (uint32_t i = 0; i < r->num_functions; i++) {
@@ -1025,8 +944,8 @@ void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_
         shard_buf_printf(b, "  of which padding of non-divisible dims: %lld B\n", (long long)c->peak_padding);
     }
     if (f->num_unsized)
-      shard_buf_printf(b, "@%s: %u value%s of dynamic shape or unknown element type not counted\n",
-                       f->name, f->num_unsized, f->num_unsized == 1 ? "" : "s");
+      shard_buf_printf(b, "@%s: %u value%s of dynamic shape or unknown element type not counted\n", f->name,
+                       f->num_unsized, f->num_unsized == 1 ? "" : "s");
   }
   if (!r->num_functions) {
     shard_buf_puts(b, "no functions\n");
@@ -1043,13 +962,12 @@ void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_
   if (device_memory > 0) {
     shard_buf_puts(b, "device memory: ");
     shard_memory_format_bytes(b, device_memory);
-    if (memory_source)
-      shard_buf_printf(b, " (%s)", memory_source);
+    if (memory_source) shard_buf_printf(b, " (%s)", memory_source);
     shard_buf_printf(b, ": %s, %.1f%% used\n", r->peak_bytes <= device_memory ? "fits" : "does NOT fit",
                      100.0 * (double)r->peak_bytes / (double)device_memory);
   } else {
-    shard_buf_printf(b, "device memory: unknown%s%s%s\n", memory_source ? " (" : "",
-                     memory_source ? memory_source : "", memory_source ? ")" : "");
+    shard_buf_printf(b, "device memory: unknown%s%s%s\n", memory_source ? " (" : "", memory_source ? memory_source : "",
+                     memory_source ? ")" : "");
   }
 }
 
@@ -1065,23 +983,23 @@ static void json_location(shard_buf *b, shard_span where) {
   shard_buf_free(&loc);
 }
 
-static void json_class(shard_buf *b, const shard_memory_function *f, const shard_memory_class *c,
-                       uint32_t top, const char *indent) {
+static void json_class(shard_buf *b, const shard_memory_function *f, const shard_memory_class *c, uint32_t top,
+                       const char *indent) {
   shard_buf devs;
   shard_buf_init(&devs);
   shard_memory_print_devices(&devs, c->devices, c->num_devices);
   shard_buf_puts(b, "\"devices\": ");
   shard_buf_put_json_string(b, shard_buf_str(&devs));
   shard_buf_free(&devs);
-  shard_buf_printf(b, ", \"num_devices\": %lld, \"argument_bytes\": %lld, \"result_bytes\": %lld, "
-                      "\"aliased_result_bytes\": %lld, \"peak_bytes\": %lld, \"peak_at\": ",
+  shard_buf_printf(b,
+                   ", \"num_devices\": %lld, \"argument_bytes\": %lld, \"result_bytes\": %lld, "
+                   "\"aliased_result_bytes\": %lld, \"peak_bytes\": %lld, \"peak_at\": ",
                    (long long)c->num_devices, (long long)c->argument_bytes, (long long)c->result_bytes,
                    (long long)c->aliased_bytes, (long long)c->peak_bytes);
   json_location(b, shard_memory_point_span(f, c->peak_point));
   shard_buf_puts(b, ", \"peak_op\": ");
   shard_buf_put_json_string(b, f->points[c->peak_point].op->name);
-  shard_buf_printf(b, ", \"padding_at_peak\": %lld,\n%s\"live_at_peak\": [", (long long)c->peak_padding,
-                   indent);
+  shard_buf_printf(b, ", \"padding_at_peak\": %lld,\n%s\"live_at_peak\": [", (long long)c->peak_padding, indent);
   uint32_t n = c->num_live < top ? c->num_live : top;
   for (uint32_t i = 0; i < n; i++) {
     const shard_memory_buffer *buf = &f->buffers[c->live[i]];
@@ -1092,15 +1010,17 @@ static void json_class(shard_buf *b, const shard_memory_function *f, const shard
     shard_buf_puts(b, ", \"shape\": ");
     shard_buf_put_json_string(b, buf->shape);
     shard_buf_printf(b, ", \"bytes\": %lld, \"kind\": \"%s\"}", (long long)c->live_bytes[i],
-                     buf->argument ? "argument" : buf->result ? "result" : buf->value ? "value" : "scratch");
+                     buf->argument ? "argument"
+                     : buf->result ? "result"
+                     : buf->value  ? "value"
+                                   : "scratch");
   }
   shard_buf_printf(b, "%s]", n ? "\n" : "");
-  if (n)
-    shard_buf_puts(b, indent);
+  if (n) shard_buf_puts(b, indent);
 }
 
-void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_t top,
-                             int64_t device_memory, const char *memory_source) {
+void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_t top, int64_t device_memory,
+                             const char *memory_source) {
   shard_buf_puts(b, "{\n  \"functions\": [");
   for (uint32_t i = 0; i < r->num_functions; i++) {
     const shard_memory_function *f = &r->functions[i];
@@ -1121,24 +1041,16 @@ void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_
   }
   shard_buf_printf(b, "%s],\n  \"num_devices\": %lld,\n  \"peak_bytes\": %lld,\n  \"peak_function\": ",
                    r->num_functions ? "\n  " : "", (long long)r->num_devices, (long long)r->peak_bytes);
-  if (r->num_functions)
-    shard_buf_put_json_string(b, r->functions[r->worst_function].name);
-  else
-    shard_buf_puts(b, "null");
+  if (r->num_functions) shard_buf_put_json_string(b, r->functions[r->worst_function].name);
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"device_memory\": ");
-  if (device_memory > 0)
-    shard_buf_printf(b, "%lld", (long long)device_memory);
-  else
-    shard_buf_puts(b, "null");
+  if (device_memory > 0) shard_buf_printf(b, "%lld", (long long)device_memory);
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"device_memory_source\": ");
-  if (memory_source)
-    shard_buf_put_json_string(b, memory_source);
-  else
-    shard_buf_puts(b, "null");
+  if (memory_source) shard_buf_put_json_string(b, memory_source);
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, ",\n  \"fits\": ");
-  if (device_memory > 0)
-    shard_buf_puts(b, r->peak_bytes <= device_memory ? "true" : "false");
-  else
-    shard_buf_puts(b, "null");
+  if (device_memory > 0) shard_buf_puts(b, r->peak_bytes <= device_memory ? "true" : "false");
+  else shard_buf_puts(b, "null");
   shard_buf_puts(b, "\n}\n");
 }

@@ -56,36 +56,36 @@
  * callee's temporaries at a func.call. */
 typedef struct shard_memory_buffer {
   const shard_value *value; /* the value that names it (first of the values sharing it) */
-  const char *name;         /* "%3", "%arg0", "sdy.all_gather result" */
-  shard_span at;            /* where it is defined */
-  const char *shape;        /* local type: "8x1024xf32" */
-  int64_t bytes;            /* on a device that holds it */
-  int64_t padding;          /* of those, bytes of padding (non-divisible dims) */
-  uint32_t device_set;      /* index into the report's device sets */
-  uint32_t def, end;        /* live over program points [def, end] */
+  const char *name; /* "%3", "%arg0", "sdy.all_gather result" */
+  shard_span at; /* where it is defined */
+  const char *shape; /* local type: "8x1024xf32" */
+  int64_t bytes; /* on a device that holds it */
+  int64_t padding; /* of those, bytes of padding (non-divisible dims) */
+  uint32_t device_set; /* index into the report's device sets */
+  uint32_t def, end; /* live over program points [def, end] */
   bool argument, result;
 } shard_memory_buffer;
 
 typedef struct shard_memory_point {
   const shard_op *op; /* the op (or, for its end point, the op whose regions end) */
-  bool end;           /* the end of op's regions, where its results are defined */
+  bool end; /* the end of op's regions, where its results are defined */
 } shard_memory_point;
 
 /* Totals of one class of devices that hold the same values. */
 typedef struct shard_memory_class {
-  uint64_t mask;                 /* the device sets these devices belong to */
-  int64_t *devices;              /* ascending */
+  uint64_t mask; /* the device sets these devices belong to */
+  int64_t *devices; /* ascending */
   int64_t num_devices;
-  int64_t argument_bytes;        /* all arguments */
-  int64_t result_bytes;          /* results not sharing a donated argument's buffer */
-  int64_t aliased_bytes;         /* results that do (not in result_bytes) */
+  int64_t argument_bytes; /* all arguments */
+  int64_t result_bytes; /* results not sharing a donated argument's buffer */
+  int64_t aliased_bytes; /* results that do (not in result_bytes) */
   int64_t peak_bytes;
   uint32_t peak_point;
-  uint32_t *live;                /* buffers live at the peak, largest first */
-  int64_t *live_bytes;           /* their bytes on these devices */
+  uint32_t *live; /* buffers live at the peak, largest first */
+  int64_t *live_bytes; /* their bytes on these devices */
   uint32_t num_live;
-  int64_t peak_padding;          /* padding bytes of the live buffers */
-  int64_t *curve;                /* live bytes at every program point (the chart) */
+  int64_t peak_padding; /* padding bytes of the live buffers */
+  int64_t *curve; /* live bytes at every program point (the chart) */
 } shard_memory_class;
 
 typedef struct shard_memory_function {
@@ -109,9 +109,9 @@ typedef struct shard_memory_report {
   shard_arena *arena;
   shard_memory_function *functions;
   uint32_t num_functions;
-  int64_t num_devices;      /* devices of the module (1 without meshes) */
+  int64_t num_devices; /* devices of the module (1 without meshes) */
   uint32_t num_device_sets; /* distinct meshes seen (set 0: every device) */
-  int64_t peak_bytes;       /* the worst function's worst class */
+  int64_t peak_bytes; /* the worst function's worst class */
   uint32_t worst_function;
 } shard_memory_report;
 
@@ -137,10 +137,10 @@ void shard_memory_format_bytes(shard_buf *b, int64_t bytes);
 /* Text: per function and device class, totals, the peak and the `top`
  * largest buffers live there; then the device memory (0: unknown, with
  * `memory_source` saying where it came from) and whether the peak fits. */
-void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_t top,
-                             int64_t device_memory, const char *memory_source);
+void shard_memory_print_text(shard_buf *b, const shard_memory_report *r, uint32_t top, int64_t device_memory,
+                             const char *memory_source);
 /* The same as one JSON object. */
-void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_t top,
-                             int64_t device_memory, const char *memory_source);
+void shard_memory_print_json(shard_buf *b, const shard_memory_report *r, uint32_t top, int64_t device_memory,
+                             const char *memory_source);
 
 #endif

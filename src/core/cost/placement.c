@@ -36,8 +36,8 @@ typedef struct resolved_ref {
   int64_t pre, size, axis_size;
 } resolved_ref;
 
-static bool resolve(const shard_axis_ref *r, const shard_mesh *m, resolved_ref *out,
-                    shard_diag_engine *de, shard_span where) {
+static bool resolve(const shard_axis_ref *r, const shard_mesh *m, resolved_ref *out, shard_diag_engine *de,
+                    shard_span where) {
   int i = shard_mesh_axis_index(m, r->name);
   if (i < 0) {
     shard_error(de, where, "unknown axis name \"%s\" in the mesh", r->name);
@@ -53,10 +53,9 @@ static bool resolve(const shard_axis_ref *r, const shard_mesh *m, resolved_ref *
   }
   out->pre = r->pre_size;
   out->size = r->size;
-  if (r->pre_size < 1 || r->size < 1 || r->pre_size > full || r->size > full ||
-      full % (r->pre_size * r->size) != 0) {
-    shard_error(de, where, "sub-axis \"%s\":(%lld)%lld does not divide axis \"%s\" of size %lld",
-                r->name, (long long)r->pre_size, (long long)r->size, r->name, (long long)full);
+  if (r->pre_size < 1 || r->size < 1 || r->pre_size > full || r->size > full || full % (r->pre_size * r->size) != 0) {
+    shard_error(de, where, "sub-axis \"%s\":(%lld)%lld does not divide axis \"%s\" of size %lld", r->name,
+                (long long)r->pre_size, (long long)r->size, r->name, (long long)full);
     return false;
   }
   return true;
@@ -77,8 +76,7 @@ typedef struct role_ref {
 typedef SHARD_VEC(shard_placement_axis) axis_vec;
 
 /* Step 2: the cut of one mesh axis into parts, each with its role. */
-static bool cut_axis(const shard_mesh *m, uint32_t ax, const role_ref *refs,
-                     uint32_t nrefs, axis_vec *out,
+static bool cut_axis(const shard_mesh *m, uint32_t ax, const role_ref *refs, uint32_t nrefs, axis_vec *out,
                      shard_diag_engine *de, shard_span where) {
   shard_axis_cuts cuts;
   shard_axis_cuts_init(&cuts, m->axes[ax].name, m->axes[ax].size);
@@ -90,8 +88,8 @@ static bool cut_axis(const shard_mesh *m, uint32_t ax, const role_ref *refs,
   uint32_t n = shard_axis_cuts_finish(&cuts);
   int64_t bad = shard_axis_cuts_misfit(&cuts);
   if (bad >= 0) {
-    shard_error(de, where, "the sub-axes of \"%s\" do not fit together (%lld does not divide %lld)",
-                m->axes[ax].name, (long long)cuts.at[bad], (long long)cuts.at[bad + 1]);
+    shard_error(de, where, "the sub-axes of \"%s\" do not fit together (%lld does not divide %lld)", m->axes[ax].name,
+                (long long)cuts.at[bad], (long long)cuts.at[bad + 1]);
     shard_axis_cuts_free(&cuts);
     return false;
   }
@@ -130,41 +128,36 @@ void shard_placement_tile_range(const shard_placement *p, uint32_t d, int64_t t,
 
 uint32_t shard_placement_block_index(const shard_placement *p, const int64_t *tile) {
   int64_t idx = 0;
-  for (uint32_t d = 0; d < p->rank; d++)
-    idx = idx * p->shards[d] + tile[d];
+  for (uint32_t d = 0; d < p->rank; d++) idx = idx * p->shards[d] + tile[d];
   return (uint32_t)idx;
 }
 
-shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
-                                         const shard_tensor_sharding *s, const shard_mesh *m,
-                                         const char *mesh_name, shard_diag_engine *de,
+shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type, const shard_tensor_sharding *s,
+                                         const shard_mesh *m, const char *mesh_name, shard_diag_engine *de,
                                          shard_span where) {
   /* Step 1: is it drawable? */
   if (!type || type->kind != SHARD_TYPE_TENSOR) {
-    shard_error(de, where, "placement needs a ranked tensor type, got '%s'",
-                type ? type->text : "nothing");
+    shard_error(de, where, "placement needs a ranked tensor type, got '%s'", type ? type->text : "nothing");
     return NULL;
   }
   for (uint32_t d = 0; d < type->rank; d++)
     if (type->dims[d] == SHARD_DYNAMIC_DIM || type->dims[d] < 0) {
-      shard_error(de, where, "placement needs a static shape; dimension %u of '%s' is dynamic", d,
-                  type->text);
+      shard_error(de, where, "placement needs a static shape; dimension %u of '%s' is dynamic", d, type->text);
       return NULL;
     }
   if (s->rank != type->rank) {
-    shard_error(de, where, "sharding has rank %u but the tensor type '%s' has rank %u", s->rank,
-                type->text, type->rank);
+    shard_error(de, where, "sharding has rank %u but the tensor type '%s' has rank %u", s->rank, type->text,
+                type->rank);
     return NULL;
   }
   int64_t ndev = shard_mesh_num_devices(m);
   if (ndev < 1 || ndev > SHARD_PLACEMENT_MAX_DEVICES) {
-    shard_error(de, where, "the mesh has %lld devices; placement pictures handle 1 to %d",
-                (long long)ndev, SHARD_PLACEMENT_MAX_DEVICES);
+    shard_error(de, where, "the mesh has %lld devices; placement pictures handle 1 to %d", (long long)ndev,
+                SHARD_PLACEMENT_MAX_DEVICES);
     return NULL;
   }
   if (m->device_ids && (int64_t)m->num_device_ids != ndev) {
-    shard_error(de, where, "the mesh lists %u device ids for %lld devices", m->num_device_ids,
-                (long long)ndev);
+    shard_error(de, where, "the mesh lists %u device ids for %lld devices", m->num_device_ids, (long long)ndev);
     return NULL;
   }
 
@@ -198,20 +191,16 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
   p->local = SHARD_NEW_ARRAY(a, int64_t, p->rank + 1);
   int64_t nblocks = 1;
   p->num_partials = 1;
-  for (uint32_t d = 0; d < p->rank; d++)
-    p->shards[d] = 1;
+  for (uint32_t d = 0; d < p->rank; d++) p->shards[d] = 1;
   for (uint32_t i = 0; i < refs.len && ok; i++) {
-    int64_t *target = refs.items[i].role == SHARD_ROLE_DIM ? &p->shards[refs.items[i].dim]
+    int64_t *target = refs.items[i].role == SHARD_ROLE_DIM         ? &p->shards[refs.items[i].dim]
                       : refs.items[i].role == SHARD_ROLE_UNREDUCED ? &p->num_partials
                                                                    : NULL;
     /* Sizes are at most ndev (<= 4096): stopping once a product passes
      * ndev keeps every product far from overflow. */
-    if (target)
-      *target *= refs.items[i].ref.size;
-    if (refs.items[i].role == SHARD_ROLE_DIM)
-      nblocks *= refs.items[i].ref.size;
-    if (nblocks * p->num_partials > ndev)
-      break;
+    if (target) *target *= refs.items[i].ref.size;
+    if (refs.items[i].role == SHARD_ROLE_DIM) nblocks *= refs.items[i].ref.size;
+    if (nblocks * p->num_partials > ndev) break;
   }
   if (ok && (nblocks * p->num_partials > ndev || ndev % (nblocks * p->num_partials) != 0)) {
     shard_error(de, where, "the sharding uses more of the mesh than it has (axes named twice?)");
@@ -225,8 +214,7 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
 
   /* Step 2. */
   axis_vec parts = {0};
-  for (uint32_t ax = 0; ax < m->num_axes && ok; ax++)
-    ok = cut_axis(m, ax, refs.items, refs.len, &parts, de, where);
+  for (uint32_t ax = 0; ax < m->num_axes && ok; ax++) ok = cut_axis(m, ax, refs.items, refs.len, &parts, de, where);
   if (!ok) {
     SHARD_VEC_FREE(refs);
     SHARD_VEC_FREE(parts);
@@ -236,8 +224,7 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
   SHARD_VEC_FREEZE(a, parts, p->axes);
 
   /* Step 4 first, for the ranges: blocks in row-major tile order. */
-  for (uint32_t d = 0; d < p->rank; d++)
-    p->local[d] = p->dims[d] == 0 ? 0 : ceil_div(p->dims[d], p->shards[d]);
+  for (uint32_t d = 0; d < p->rank; d++) p->local[d] = p->dims[d] == 0 ? 0 : ceil_div(p->dims[d], p->shards[d]);
   p->num_blocks = (uint32_t)nblocks;
   p->blocks = SHARD_NEW_ARRAY(a, shard_placement_block, nblocks);
   for (uint32_t b = 0; b < p->num_blocks; b++) {
@@ -255,10 +242,8 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
       blk->start[d] = t * c < g ? t * c : g;
       blk->end[d] = (t + 1) * c < g ? (t + 1) * c : g;
       int64_t have = blk->end[d] - blk->start[d];
-      if (have < c)
-        blk->padded = true;
-      if (have == 0)
-        blk->empty = true;
+      if (have < c) blk->padded = true;
+      if (have == 0) blk->empty = true;
     }
     blk->devices = SHARD_NEW_ARRAY(a, uint32_t, ndev / nblocks);
   }
@@ -276,15 +261,12 @@ shard_placement *shard_placement_compute(shard_arena *a, const shard_type *type,
       dev->coords[ax] = rest % m->axes[ax].size;
       rest /= m->axes[ax].size;
     }
-    for (uint32_t d = 0; d < p->rank; d++)
-      tile[d] = 0;
+    for (uint32_t d = 0; d < p->rank; d++) tile[d] = 0;
     for (uint32_t k = 0; k < refs.len; k++) {
       const role_ref *r = &refs.items[k];
       int64_t c = ref_coord(&r->ref, dev->coords);
-      if (r->role == SHARD_ROLE_DIM)
-        tile[r->dim] = tile[r->dim] * r->ref.size + c;
-      else if (r->role == SHARD_ROLE_UNREDUCED)
-        dev->partial = dev->partial * r->ref.size + c;
+      if (r->role == SHARD_ROLE_DIM) tile[r->dim] = tile[r->dim] * r->ref.size + c;
+      else if (r->role == SHARD_ROLE_UNREDUCED) dev->partial = dev->partial * r->ref.size + c;
     }
     dev->block = shard_placement_block_index(p, tile);
     shard_placement_block *blk = &p->blocks[dev->block];
@@ -299,29 +281,25 @@ void shard_placement_print_ranges(shard_buf *b, const shard_placement *p, uint32
   const shard_placement_block *blk = &p->blocks[block];
   shard_buf_putc(b, '[');
   for (uint32_t d = 0; d < p->rank; d++)
-    shard_buf_printf(b, "%s%lld:%lld", d ? ", " : "", (long long)blk->start[d],
-                     (long long)blk->end[d]);
+    shard_buf_printf(b, "%s%lld:%lld", d ? ", " : "", (long long)blk->start[d], (long long)blk->end[d]);
   shard_buf_putc(b, ']');
 }
 
 void shard_placement_print_coords(shard_buf *b, const shard_placement *p, uint32_t device) {
   for (uint32_t ax = 0; ax < p->mesh->num_axes; ax++)
-    shard_buf_printf(b, "%s%s=%lld", ax ? ", " : "", p->mesh->axes[ax].name,
-                     (long long)p->devices[device].coords[ax]);
+    shard_buf_printf(b, "%s%s=%lld", ax ? ", " : "", p->mesh->axes[ax].name, (long long)p->devices[device].coords[ax]);
 }
 
 static const shard_placement_device *find_id(const shard_placement *p, int64_t id) {
   for (uint32_t i = 0; i < p->num_devices; i++)
-    if (p->devices[i].id == id)
-      return &p->devices[i];
+    if (p->devices[i].id == id) return &p->devices[i];
   return NULL;
 }
 
 static void describe(shard_buf *b, const shard_placement *p, const shard_placement_device *dev) {
   shard_placement_print_ranges(b, p, dev->block);
   if (p->num_partials > 1)
-    shard_buf_printf(b, " (partial %lld of %lld)", (long long)dev->partial,
-                     (long long)p->num_partials);
+    shard_buf_printf(b, " (partial %lld of %lld)", (long long)dev->partial, (long long)p->num_partials);
 }
 
 bool shard_placement_same(const shard_placement *a, const shard_placement *b, shard_buf *why) {
@@ -342,8 +320,8 @@ bool shard_placement_same(const shard_placement *a, const shard_placement *b, sh
     }
     const shard_placement_block *ba = &a->blocks[da->block], *bb = &b->blocks[db->block];
     bool same = memcmp(ba->start, bb->start, sizeof *ba->start * a->rank) == 0 &&
-                memcmp(ba->end, bb->end, sizeof *ba->end * a->rank) == 0 &&
-                a->num_partials == b->num_partials && da->partial == db->partial;
+                memcmp(ba->end, bb->end, sizeof *ba->end * a->rank) == 0 && a->num_partials == b->num_partials &&
+                da->partial == db->partial;
     if (!same) {
       shard_buf_printf(why, "device %lld holds ", (long long)da->id);
       describe(why, a, da);

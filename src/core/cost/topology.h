@@ -27,19 +27,19 @@
 typedef enum shard_topology_kind { SHARD_TOPO_TORUS, SHARD_TOPO_SWITCHED } shard_topology_kind;
 
 typedef struct shard_topology {
-  char name[64];   /* "tpu-v5e", "h100", or the JSON file's "name" */
+  char name[64]; /* "tpu-v5e", "h100", or the JSON file's "name" */
   shard_topology_kind kind;
   /* TORUS */
   uint32_t num_dims;
   int64_t dims[SHARD_TOPO_MAX_DIMS]; /* physical dims, major to minor */
-  bool wrap[SHARD_TOPO_MAX_DIMS];    /* wraparound link on that dim */
-  double link_bw;                    /* W_ici: bidirectional bytes/s per link axis */
-  double hop_latency;                /* T_min: seconds per hop */
+  bool wrap[SHARD_TOPO_MAX_DIMS]; /* wraparound link on that dim */
+  double link_bw; /* W_ici: bidirectional bytes/s per link axis */
+  double hop_latency; /* T_min: seconds per hop */
   /* SWITCHED */
   int64_t num_devices;
   int64_t devices_per_node;
-  double gpu_bw;        /* per-GPU egress inside a node, bytes/s */
-  double node_bw;       /* per-node egress to other nodes, bytes/s */
+  double gpu_bw; /* per-GPU egress inside a node, bytes/s */
+  double node_bw; /* per-node egress to other nodes, bytes/s */
   double intra_latency; /* seconds per ring step inside a node */
   double inter_latency; /* seconds per ring step across nodes */
   /* Both: memory of one device (HBM) in bytes; 0 when unknown. */
@@ -58,8 +58,7 @@ int64_t shard_topology_num_devices(const shard_topology *t);
  * the most even power-of-two split for a torus, that many GPUs otherwise.
  * ",wrap" / ",nowrap" override the wraparound rule (for what-if questions).
  * False with a message in err for an unknown name or malformed dims. */
-bool shard_topology_builtin(const char *spec, int64_t num_devices, shard_topology *out,
-                            shard_buf *err);
+bool shard_topology_builtin(const char *spec, int64_t num_devices, shard_topology *out, shard_buf *err);
 
 /* The built-in names, NULL-terminated. */
 extern const char *const shard_topology_builtin_names[];

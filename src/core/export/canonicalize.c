@@ -66,8 +66,7 @@ static void S_remove(canon_rewriter *rw, const shard_op *op) {
 void shard_canon_push(canon_rewriter *rw, shard_op *op) {
   /* MLIR queues the ancestors too (up to the pass's scope), so after a
    * rewrite the enclosing ops get another look first. */
-  for (shard_op *x = op; x && x != rw->m->top && x->parent; x = shard_op_parent_op(x))
-    S_push_single(rw, x);
+  for (shard_op *x = op; x && x != rw->m->top && x->parent; x = shard_op_parent_op(x)) S_push_single(rw, x);
 }
 
 /* ---- positions in blocks ------------------------------------------------ */
@@ -76,7 +75,8 @@ void shard_canon_push(canon_rewriter *rw, shard_op *op) {
 
 static void S_number_block(canon_rewriter *rw, const shard_block *b) {
   uint64_t next = S_ORDER_STRIDE;
-  for (const shard_op *op = b->first; op; op = op->next, next += S_ORDER_STRIDE) *shard_ptrmap_slot(&rw->order, op) = next;
+  for (const shard_op *op = b->first; op; op = op->next, next += S_ORDER_STRIDE)
+    *shard_ptrmap_slot(&rw->order, op) = next;
   *shard_ptrmap_slot(&rw->order, b) = 1;
 }
 
@@ -166,8 +166,8 @@ void shard_canon_replace_op(canon_rewriter *rw, shard_op *op, shard_value *const
   shard_canon_erase_op(rw, op);
 }
 
-shard_op *shard_canon_op_new(canon_rewriter *rw, const char *name, uint32_t num_operands,
-                             shard_value *const *operands, shard_type *type, const shard_op *loc_of) {
+shard_op *shard_canon_op_new(canon_rewriter *rw, const char *name, uint32_t num_operands, shard_value *const *operands,
+                             shard_type *type, const shard_op *loc_of) {
   shard_op *op = shard_op_create(rw->arena, name, num_operands, operands, type ? 1 : 0, &type, 0);
   op->def = shard_op_def_lookup(name, strlen(name));
   if (loc_of) {
@@ -182,8 +182,7 @@ shard_op *shard_canon_op_clone(canon_rewriter *rw, const shard_op *op) {
   for (uint32_t i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
   shard_op *c = shard_op_create(rw->arena, op->name, op->num_operands, NULL, op->num_results, types, 0);
   c->def = op->def;
-  if (op->num_attrs)
-    c->attrs = shard_arena_dup(rw->arena, op->attrs, sizeof *op->attrs * op->num_attrs);
+  if (op->num_attrs) c->attrs = shard_arena_dup(rw->arena, op->attrs, sizeof *op->attrs * op->num_attrs);
   c->num_attrs = op->num_attrs;
   c->loc = op->loc;
   c->span = op->span;
@@ -221,10 +220,14 @@ static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op-
 
 /* Ops whose result sharding is their `out_sharding` (CollectiveOpInterface). */
 static bool S_is_collective(const shard_op *op) {
-  static const char *const names[] = {"sdy.all_gather",     "sdy.all_reduce",
-                                      "sdy.all_slice",      "sdy.all_to_all",
-                                      "sdy.collective_permute", "sdy.reduce_scatter",
-                                      "sdy.replicated_to_unreduced", "sdy.sharded_to_unreduced"};
+  static const char *const names[] = {"sdy.all_gather",
+                                      "sdy.all_reduce",
+                                      "sdy.all_slice",
+                                      "sdy.all_to_all",
+                                      "sdy.collective_permute",
+                                      "sdy.reduce_scatter",
+                                      "sdy.replicated_to_unreduced",
+                                      "sdy.sharded_to_unreduced"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (S_is(op, names[i])) return true;
   return false;
@@ -269,33 +272,114 @@ bool shard_canon_same_mesh_ref(const shard_tensor_sharding *a, const shard_tenso
 /* ---- side effects ------------------------------------------------------- */
 
 /* StableHLO ops declared Pure or NoMemoryEffect (StablehloOps.td), sorted. */
-static const char *const S_pure_stablehlo[] = {
-    "abs", "add", "after_all", "and", "atan2", "batch_norm_grad", "batch_norm_inference",
-    "batch_norm_training", "bitcast_convert", "broadcast", "broadcast_in_dim", "cbrt", "ceil",
-    "cholesky", "clamp", "compare", "complex", "concatenate", "constant", "convert",
-    "convolution", "cosine", "count_leading_zeros", "create_token", "cross-replica-sum",
-    "divide", "dot", "dot_general", "dynamic_broadcast_in_dim", "dynamic_conv",
-    "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_reshape", "dynamic_slice",
-    "dynamic_update_slice", "einsum", "exponential", "exponential_minus_one", "fft", "floor",
-    "gather", "get_dimension_size", "get_tuple_element", "imag", "iota", "is_finite", "log",
-    "log_plus_one", "logistic", "maximum", "minimum", "multiply", "negate", "not",
-    "optimization_barrier", "or", "pad", "partition_id", "popcnt", "power", "real",
-    "real_dynamic_slice", "reduce_precision", "remainder", "replica_id", "reshape", "return",
-    "reverse", "rng_bit_generator", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "select", "set_dimension_size", "shift_left", "shift_right_arithmetic",
-    "shift_right_logical", "sign", "sine", "slice", "sqrt", "subtract", "tan", "tanh",
-    "torch_index_select", "transpose", "triangular_solve", "tuple", "unary_einsum",
-    "uniform_dequantize", "uniform_quantize", "xor"};
+static const char *const S_pure_stablehlo[] = {"abs",
+                                               "add",
+                                               "after_all",
+                                               "and",
+                                               "atan2",
+                                               "batch_norm_grad",
+                                               "batch_norm_inference",
+                                               "batch_norm_training",
+                                               "bitcast_convert",
+                                               "broadcast",
+                                               "broadcast_in_dim",
+                                               "cbrt",
+                                               "ceil",
+                                               "cholesky",
+                                               "clamp",
+                                               "compare",
+                                               "complex",
+                                               "concatenate",
+                                               "constant",
+                                               "convert",
+                                               "convolution",
+                                               "cosine",
+                                               "count_leading_zeros",
+                                               "create_token",
+                                               "cross-replica-sum",
+                                               "divide",
+                                               "dot",
+                                               "dot_general",
+                                               "dynamic_broadcast_in_dim",
+                                               "dynamic_conv",
+                                               "dynamic_gather",
+                                               "dynamic_iota",
+                                               "dynamic_pad",
+                                               "dynamic_reshape",
+                                               "dynamic_slice",
+                                               "dynamic_update_slice",
+                                               "einsum",
+                                               "exponential",
+                                               "exponential_minus_one",
+                                               "fft",
+                                               "floor",
+                                               "gather",
+                                               "get_dimension_size",
+                                               "get_tuple_element",
+                                               "imag",
+                                               "iota",
+                                               "is_finite",
+                                               "log",
+                                               "log_plus_one",
+                                               "logistic",
+                                               "maximum",
+                                               "minimum",
+                                               "multiply",
+                                               "negate",
+                                               "not",
+                                               "optimization_barrier",
+                                               "or",
+                                               "pad",
+                                               "partition_id",
+                                               "popcnt",
+                                               "power",
+                                               "real",
+                                               "real_dynamic_slice",
+                                               "reduce_precision",
+                                               "remainder",
+                                               "replica_id",
+                                               "reshape",
+                                               "return",
+                                               "reverse",
+                                               "rng_bit_generator",
+                                               "round_nearest_afz",
+                                               "round_nearest_even",
+                                               "rsqrt",
+                                               "select",
+                                               "set_dimension_size",
+                                               "shift_left",
+                                               "shift_right_arithmetic",
+                                               "shift_right_logical",
+                                               "sign",
+                                               "sine",
+                                               "slice",
+                                               "sqrt",
+                                               "subtract",
+                                               "tan",
+                                               "tanh",
+                                               "torch_index_select",
+                                               "transpose",
+                                               "triangular_solve",
+                                               "tuple",
+                                               "unary_einsum",
+                                               "uniform_dequantize",
+                                               "uniform_quantize",
+                                               "xor"};
 
 /* Ops with RecursiveMemoryEffects: their effects are those of their bodies. */
-static const char *const S_recursive_ops[] = {
-    "sdy.manual_computation", "sdy.named_computation", "stablehlo.case", "stablehlo.if",
-    "stablehlo.map", "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter",
-    "stablehlo.select_and_scatter", "stablehlo.sort", "stablehlo.while"};
+static const char *const S_recursive_ops[] = {"sdy.manual_computation",
+                                              "sdy.named_computation",
+                                              "stablehlo.case",
+                                              "stablehlo.if",
+                                              "stablehlo.map",
+                                              "stablehlo.reduce",
+                                              "stablehlo.reduce_window",
+                                              "stablehlo.scatter",
+                                              "stablehlo.select_and_scatter",
+                                              "stablehlo.sort",
+                                              "stablehlo.while"};
 
-static int S_cmp_name(const void *key, const void *elem) {
-  return strcmp(key, *(const char *const *)elem);
-}
+static int S_cmp_name(const void *key, const void *elem) { return strcmp(key, *(const char *const *)elem); }
 
 typedef enum { S_EFFECTS_NONE, S_EFFECTS_RECURSIVE, S_EFFECTS_SOME } S_effects;
 
@@ -305,9 +389,8 @@ static S_effects S_op_effects(const shard_op *op) {
   if (!op->def) return S_EFFECTS_SOME;
   for (size_t i = 0; i < sizeof S_recursive_ops / sizeof S_recursive_ops[0]; i++)
     if (strcmp(n, S_recursive_ops[i]) == 0) return S_EFFECTS_RECURSIVE;
-  if (strcmp(n, "sdy.reshard") == 0 || strcmp(n, "sdy.constant") == 0 ||
-      strcmp(n, "sdy.propagation_barrier") == 0 || strcmp(n, "sdy.return") == 0 ||
-      strcmp(n, "func.return") == 0)
+  if (strcmp(n, "sdy.reshard") == 0 || strcmp(n, "sdy.constant") == 0 || strcmp(n, "sdy.propagation_barrier") == 0 ||
+      strcmp(n, "sdy.return") == 0 || strcmp(n, "func.return") == 0)
     return S_EFFECTS_NONE;
   if (strncmp(n, "stablehlo.", 10) == 0) {
     const char *short_name = n + 10;
@@ -381,8 +464,7 @@ static const struct {
 static bool S_apply_patterns(canon_rewriter *rw, shard_op *op) {
   if (strncmp(op->name, "sdy.", 4) != 0) return false;
   for (size_t i = 0; i < S_NUM_PATTERNS; i++)
-    if (rw->pattern_allowed[i] && strcmp(op->name, S_patterns[i].op) == 0 && S_patterns[i].fn(rw, op))
-      return true;
+    if (rw->pattern_allowed[i] && strcmp(op->name, S_patterns[i].op) == 0 && S_patterns[i].fn(rw, op)) return true;
   return false;
 }
 

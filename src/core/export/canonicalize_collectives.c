@@ -225,8 +225,7 @@ static bool S_all_reduce_of_s2u(canon_rewriter *rw, shard_op *op, const shard_ax
   for (uint32_t i = 0; i < flat.len; i++) {
     if (n && shard_axis_can_merge(&flat.items[n - 1], &flat.items[i]))
       flat.items[n - 1] = shard_axis_merge(&flat.items[n - 1], &flat.items[i], mesh);
-    else
-      flat.items[n++] = flat.items[i];
+    else flat.items[n++] = flat.items[i];
   }
   bool same = shard_canon_axes_equal(flat.items, n, reduction->axes, reduction->num);
   SHARD_VEC_FREE(flat);
@@ -249,7 +248,8 @@ bool shard_canon_all_reduce(canon_rewriter *rw, shard_op *op) {
   shard_op *r2u = op->operands[0].value->def;
   if (S_is(r2u, "sdy.replicated_to_unreduced") && S_unary(r2u)) {
     shard_attr *r2u_axes = shard_canon_attr(r2u, "axes", SHARD_ATTR_SDY_AXIS_LIST);
-    if (r2u_axes && shard_canon_axes_equal(r2u_axes->u.axis_list.axes, r2u_axes->u.axis_list.num, axes->axes, axes->num)) {
+    if (r2u_axes &&
+        shard_canon_axes_equal(r2u_axes->u.axis_list.axes, r2u_axes->u.axis_list.num, axes->axes, axes->num)) {
       shard_value *input = r2u->operands[0].value;
       shard_canon_replace_op(rw, op, &input);
       return true;

@@ -18,7 +18,6 @@ typedef struct canon_mesh_entry {
   const shard_mesh *mesh;
 } canon_mesh_entry;
 
-
 typedef struct canon_rewriter {
   shard_module *m;
   shard_arena *arena;
@@ -32,7 +31,7 @@ typedef struct canon_rewriter {
   shard_ptrmap order;
   /* MLIR's OperationFolder for one iteration: uniqued constants by
    * (insertion region, value, type), and the set of ops it owns. */
-  shard_strmap constants;          /* region bytes + "value : type" -> op */
+  shard_strmap constants; /* region bytes + "value : type" -> op */
   SHARD_VEC(char *) constant_keys; /* the keys, owned */
   shard_ptrmap owned_constants;
   /* Per entry of canonicalize.c's pattern table: does it run? (MLIR's
@@ -61,8 +60,8 @@ void shard_canon_erase_op(canon_rewriter *rw, shard_op *op);
 
 /* A new op of a known dialect with the given operands and one result of
  * `type` (or none when type is NULL), located where `loc_of` is. Not inserted. */
-shard_op *shard_canon_op_new(canon_rewriter *rw, const char *name, uint32_t num_operands,
-                             shard_value *const *operands, shard_type *type, const shard_op *loc_of);
+shard_op *shard_canon_op_new(canon_rewriter *rw, const char *name, uint32_t num_operands, shard_value *const *operands,
+                             shard_type *type, const shard_op *loc_of);
 /* A copy of a region-free op with the same attributes and result types, operands unset. */
 shard_op *shard_canon_op_clone(canon_rewriter *rw, const shard_op *op);
 
@@ -82,14 +81,14 @@ bool shard_canon_same_mesh_ref(const shard_tensor_sharding *a, const shard_tenso
 
 /* ---- patterns: each returns true when it rewrote the IR ----------------- */
 
-bool shard_canon_reshard_of_reshard(canon_rewriter *rw, shard_op *op);      /* canonicalize_reshard.c */
+bool shard_canon_reshard_of_reshard(canon_rewriter *rw, shard_op *op); /* canonicalize_reshard.c */
 bool shard_canon_reshard_cse(canon_rewriter *rw, shard_op *op);
-bool shard_canon_all_gather(canon_rewriter *rw, shard_op *op);              /* canonicalize_collectives.c */
+bool shard_canon_all_gather(canon_rewriter *rw, shard_op *op); /* canonicalize_collectives.c */
 bool shard_canon_all_slice(canon_rewriter *rw, shard_op *op);
 bool shard_canon_all_reduce(canon_rewriter *rw, shard_op *op);
 bool shard_canon_all_to_all(canon_rewriter *rw, shard_op *op);
 bool shard_canon_collective_permute(canon_rewriter *rw, shard_op *op);
 bool shard_canon_reduce_scatter(canon_rewriter *rw, shard_op *op);
-bool shard_canon_manual_computation(canon_rewriter *rw, shard_op *op);      /* canonicalize_manual.c */
+bool shard_canon_manual_computation(canon_rewriter *rw, shard_op *op); /* canonicalize_manual.c */
 
 #endif

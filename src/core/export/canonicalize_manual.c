@@ -17,9 +17,7 @@ static const shard_sharding_per_value *S_per_value(const shard_op *op, const cha
   return a ? a->u.per_value : NULL;
 }
 
-static shard_block *S_body(const shard_op *op) {
-  return op->num_regions == 1 ? op->regions[0].first : NULL;
-}
+static shard_block *S_body(const shard_op *op) { return op->num_regions == 1 ? op->regions[0].first : NULL; }
 
 /* Drops the operands, block arguments and in_shardings of unused arguments.
  * Values move inside the argument array, so their uses are re-pointed. */
@@ -71,8 +69,7 @@ static bool S_erase_unused_inputs(canon_rewriter *rw, shard_op *op) {
 
 /* Product of the manual axes' sizes in the mesh of the in/out shardings
  * (1 when there are no shardings), or -1 when unknown. */
-static int64_t S_manual_axes_product(const canon_rewriter *rw, const shard_op *op,
-                                     const shard_sharding_per_value *in,
+static int64_t S_manual_axes_product(const canon_rewriter *rw, const shard_op *op, const shard_sharding_per_value *in,
                                      const shard_sharding_per_value *out) {
   const shard_tensor_sharding *first = in && in->num ? &in->shardings[0] : out && out->num ? &out->shardings[0] : NULL;
   if (!first) return 1;

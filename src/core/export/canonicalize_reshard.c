@@ -57,8 +57,7 @@ static bool S_static_tensor(const shard_type *t) {
 /* isShardingEquivalentAcrossReshapes(s1, t1, s2, t2) with the mesh of s1,
  * for static tensors only. */
 static bool S_equivalent_across_reshapes(const canon_rewriter *rw, const shard_tensor_sharding *s1,
-                                         const shard_type *t1, const shard_tensor_sharding *s2,
-                                         const shard_type *t2) {
+                                         const shard_type *t1, const shard_tensor_sharding *s2, const shard_type *t2) {
   if (!s1 || !s2) return false;
   if (shard_sharding_equal(s1, s2) && shard_type_equal(t1, t2)) return true;
   if (!S_static_tensor(t1) || !S_static_tensor(t2)) return false;
@@ -111,9 +110,8 @@ static bool S_contains(const value_vec *vs, const shard_value *v) {
 
 /* An earlier reshard in `current`'s block, reachable from root through
  * reshapes only, equivalent to the target: Shardy's findCompatibleReshard. */
-static shard_value *S_find_compatible(canon_rewriter *rw, shard_value *root,
-                                      const shard_tensor_sharding *target, const shard_type *target_type,
-                                      shard_op *current) {
+static shard_value *S_find_compatible(canon_rewriter *rw, shard_value *root, const shard_tensor_sharding *target,
+                                      const shard_type *target_type, shard_op *current) {
   value_vec worklist = {0}, visited = {0};
   shard_value *found = NULL;
   SHARD_VEC_PUSH(worklist, root);
@@ -126,8 +124,7 @@ static shard_value *S_find_compatible(canon_rewriter *rw, shard_value *root,
       if (user == current) continue;
       if (S_is(user, "sdy.reshard")) {
         if (user->parent == current->parent && shard_canon_is_before_in_block(rw, user, current) &&
-            S_equivalent_across_reshapes(rw, S_reshard_sharding(user), user->results[0].type, target,
-                                         target_type))
+            S_equivalent_across_reshapes(rw, S_reshard_sharding(user), user->results[0].type, target, target_type))
           found = &user->results[0];
       } else if (S_is(user, "stablehlo.reshape") && user->num_results == 1) {
         SHARD_VEC_PUSH(worklist, &user->results[0]);
@@ -141,8 +138,7 @@ static shard_value *S_find_compatible(canon_rewriter *rw, shard_value *root,
 
 /* Replays the reshapes and transposes from root down to target on `cached`,
  * each copy right after its input. */
-static shard_value *S_clone_path(canon_rewriter *rw, shard_value *root, shard_value *target,
-                                 shard_value *cached) {
+static shard_value *S_clone_path(canon_rewriter *rw, shard_value *root, shard_value *target, shard_value *cached) {
   SHARD_VEC(shard_op *) chain = {0};
   for (shard_value *v = target; v != root; v = v->def->operands[0].value) SHARD_VEC_PUSH(chain, v->def);
   shard_value *input = cached;
@@ -161,8 +157,7 @@ static bool S_reshard_cse(canon_rewriter *rw, shard_op *op) {
   if (!sharding) return false;
   shard_value *input = op->operands[0].value;
   shard_value *root = input;
-  while (root->def && S_is_metadata_op(root->def) && root->def->num_operands >= 1)
-    root = root->def->operands[0].value;
+  while (root->def && S_is_metadata_op(root->def) && root->def->num_operands >= 1) root = root->def->operands[0].value;
   const shard_tensor_sharding *target = S_target_sharding(rw, sharding, input);
   shard_value *cached = S_find_compatible(rw, root, target, op->results[0].type, op);
   if (!cached) return false;

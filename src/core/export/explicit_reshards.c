@@ -219,8 +219,7 @@ static bool S_compatible_factor(const shard_projection *p, int64_t f, shard_axes
   return true;
 }
 
-bool shard_explicit_compatible_axes(const shard_projection *p, const shard_op_sharding_rule *rule,
-                                    shard_axes *out) {
+bool shard_explicit_compatible_axes(const shard_projection *p, const shard_op_sharding_rule *rule, shard_axes *out) {
   SHARD_VEC(shard_axis_ref) seen = {0};
   bool ok = true;
   for (uint32_t f = 0; f < rule->num_factors && ok; f++) {
@@ -245,8 +244,7 @@ bool shard_explicit_compatible_axes(const shard_projection *p, const shard_op_sh
 
 /* ---- findCommonAxes: unary ops ------------------------------------------------------- */
 
-static bool S_has_sharded_permutation(const shard_projection *p, const shard_op_sharding_rule *r,
-                                      uint32_t t) {
+static bool S_has_sharded_permutation(const shard_projection *p, const shard_op_sharding_rule *r, uint32_t t) {
   for (uint32_t f = 0; f < p->num_factors; f++) {
     const shard_factor_sharding *fs = S_fs(p, t, f);
     if (fs && fs->axes.n && S_factor_type(r, f) == FT_PERMUTATION) return true;
@@ -256,16 +254,16 @@ static bool S_has_sharded_permutation(const shard_projection *p, const shard_op_
 
 /* Is tensor a preferred over b (no sharded permutation factor, larger,
  * more sharded; ties prefer a)? */
-static bool S_prefer(const shard_projection *p, const shard_op_sharding_rule *r,
-                     const int64_t *sizes, uint32_t a, uint32_t b) {
+static bool S_prefer(const shard_projection *p, const shard_op_sharding_rule *r, const int64_t *sizes, uint32_t a,
+                     uint32_t b) {
   bool pa = !S_has_sharded_permutation(p, r, a), pb = !S_has_sharded_permutation(p, r, b);
   if (pa != pb) return pa;
   if (sizes[a] != sizes[b]) return sizes[a] > sizes[b];
   return shard_projection_sharding_size(p, a) >= shard_projection_sharding_size(p, b);
 }
 
-static void S_common_axes_unary(const shard_projection *p, const shard_op_sharding_rule *r,
-                                const int64_t *sizes, uint32_t lhs, uint32_t rhs, shard_axes *out) {
+static void S_common_axes_unary(const shard_projection *p, const shard_op_sharding_rule *r, const int64_t *sizes,
+                                uint32_t lhs, uint32_t rhs, shard_axes *out) {
   uint32_t pref = lhs, other = rhs;
   if (!S_prefer(p, r, sizes, lhs, rhs)) {
     pref = rhs;
@@ -310,8 +308,8 @@ static bool S_cand_less(const candidate *a, const candidate *b) {
 
 typedef SHARD_VEC(candidate) candidate_vec;
 
-static void S_common_axes_heuristic(const shard_projection *p, const shard_op_sharding_rule *r,
-                                    const int64_t *sizes, shard_axes *out) {
+static void S_common_axes_heuristic(const shard_projection *p, const shard_op_sharding_rule *r, const int64_t *sizes,
+                                    shard_axes *out) {
   shard_arena *a = p->arena;
   const shard_mesh *m = p->mesh;
   uint32_t nf = r->num_factors, nt = shard_projection_num_tensors(p);
@@ -324,8 +322,7 @@ static void S_common_axes_heuristic(const shard_projection *p, const shard_op_sh
       for (uint32_t k = fs->axes.n; k > 0; k--) {
         shard_axes pre = {fs->axes.v, k};
         bool dup = false;
-        for (uint32_t i = 0; i < c.len && !dup; i++)
-          dup = c.items[i].factor == f && S_axes_equal(c.items[i].axes, pre);
+        for (uint32_t i = 0; i < c.len && !dup; i++) dup = c.items[i].factor == f && S_axes_equal(c.items[i].axes, pre);
         if (dup) continue;
         candidate cd = {f, pre, 0, S_precedence(S_factor_type(r, f)), S_axes_size(pre, m)};
         SHARD_VEC_PUSH(c, cd);
@@ -342,7 +339,7 @@ static void S_common_axes_heuristic(const shard_projection *p, const shard_op_sh
     }
   /* deps[f * nf + g]: f must wait until g, the factor before it in some
    * dim, is fully sharded (otherwise f would need a strided view). */
-  bool *deps = SHARD_NEW_ARRAY(a, bool, (size_t)nf * nf + 1);
+  bool *deps = SHARD_NEW_ARRAY(a, bool, (size_t)nf *nf + 1);
   for (uint32_t t = 0; t < nt; t++) {
     const shard_tensor_mapping *tm = S_mapping(r, t);
     for (uint32_t d = 0; d < tm->rank; d++)
@@ -395,8 +392,7 @@ static void S_common_axes_heuristic(const shard_projection *p, const shard_op_sh
 
 /* Moves the axes of need-replication factors onto batching factors that
  * have room for them (distributeAxisRefsToBatchingFactors). */
-static void S_distribute_to_batching(const shard_projection *p, const shard_op_sharding_rule *r,
-                                     shard_axes *out) {
+static void S_distribute_to_batching(const shard_projection *p, const shard_op_sharding_rule *r, shard_axes *out) {
   const shard_mesh *m = p->mesh;
   for (uint32_t k = 0; k < r->num_need_replication; k++) {
     int64_t nr = r->need_replication[k];
@@ -492,9 +488,7 @@ static shard_op_name K_stablehlo_optimization_barrier = {"stablehlo.optimization
 static shard_op_name K_stablehlo_reshape = {"stablehlo.reshape", NULL};
 static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
 
-static bool S_is_terminator(const shard_op *op) {
-  return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
-}
+static bool S_is_terminator(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR); }
 
 static cursor S_before(shard_op *op) { return (cursor){op->parent, op}; }
 static cursor S_after(shard_op *op) { return (cursor){op->parent, op->next}; }
@@ -531,9 +525,7 @@ static bool S_single_device(xr *x, const shard_tensor_sharding *s) {
   return m && shard_mesh_is_maximal(m);
 }
 
-static bool S_fully_replicated(const shard_tensor_sharding *s) {
-  return !s || shard_sharding_fully_replicated(s);
-}
+static bool S_fully_replicated(const shard_tensor_sharding *s) { return !s || shard_sharding_fully_replicated(s); }
 
 /* The free isEquivalent: a missing sharding matches any sharding without
  * sharded dims (unreduced axes aside); otherwise TensorShardingAttr's. */
@@ -558,8 +550,7 @@ static shard_op *S_new_op(xr *x, const char *name, shard_value *in, shard_op *ne
   return op;
 }
 
-static shard_value *S_new_reshard(xr *x, const cursor *c, shard_value *in, shard_tensor_sharding *s,
-                                  shard_op *near) {
+static shard_value *S_new_reshard(xr *x, const cursor *c, shard_value *in, shard_tensor_sharding *s, shard_op *near) {
   shard_op *op = S_new_op(x, "sdy.reshard", in, near);
   shard_op_set_attr(x->a, op, "sharding", shard_attr_sharding(x->a, s), true);
   S_insert(c, op);
@@ -573,8 +564,8 @@ static shard_attr *S_axis_list_attr(xr *x, shard_axes axes) {
   return l;
 }
 
-static shard_value *S_new_all_reduce(xr *x, const cursor *c, shard_value *in, shard_axes axes,
-                                     shard_reduction red, shard_tensor_sharding *out, shard_op *near) {
+static shard_value *S_new_all_reduce(xr *x, const cursor *c, shard_value *in, shard_axes axes, shard_reduction red,
+                                     shard_tensor_sharding *out, shard_op *near) {
   shard_op *op = S_new_op(x, "sdy.all_reduce", in, near);
   shard_op_set_attr(x->a, op, "reduction_axes", S_axis_list_attr(x, axes), true);
   shard_attr *r = shard_attr_new(x->a, SHARD_ATTR_SDY_REDUCTION);
@@ -607,8 +598,7 @@ static shard_tensor_sharding *S_with_unreduced(xr *x, const shard_tensor_shardin
 /* insertAllReduceIfUnreducedToReplicated: all-reduces the axes unreduced in
  * `source` but not in `user` on the use. Returns the sharding the use sees. */
 static shard_tensor_sharding *S_all_reduce_unreduced(xr *x, const cursor *c, shard_operand *use,
-                                                     shard_tensor_sharding *source,
-                                                     const shard_tensor_sharding *user) {
+                                                     shard_tensor_sharding *source, const shard_tensor_sharding *user) {
   if (!source || !source->num_unreduced) return source;
   const shard_mesh *mesh = S_mesh(x, source);
   shard_axes src = S_unreduced(source);
@@ -733,9 +723,8 @@ static bool S_reshard_to_unreduced(xr *x, shard_op *op) {
 static void S_all_reduce_operands(xr *x, shard_op *op) {
   if (!op->num_results) return;
   shard_tensor_sharding *first = S_sharding(x, &op->results[0]);
-  const shard_attr *ra = x->all_reduce_sums_its_axes && shard_op_is(op, &K_sdy_all_reduce)
-                             ? shard_op_attr(op, "reduction_axes")
-                             : NULL;
+  const shard_attr *ra =
+      x->all_reduce_sums_its_axes && shard_op_is(op, &K_sdy_all_reduce) ? shard_op_attr(op, "reduction_axes") : NULL;
   if (first && ra && ra->kind == SHARD_ATTR_SDY_AXIS_LIST && ra->u.axis_list.num) {
     shard_axes u = S_dup_room(x->a, S_unreduced(first), ra->u.axis_list.num);
     for (uint32_t k = 0; k < ra->u.axis_list.num; k++) u.v[u.n++] = ra->u.axis_list.axes[k];
@@ -749,8 +738,8 @@ static void S_all_reduce_operands(xr *x, shard_op *op) {
 }
 
 /* insertExplicitReshardsToTargetSharding. */
-static void S_reshard_to_target(xr *x, shard_operand *use, shard_tensor_sharding *target,
-                                cursor c, bool after_operand, bool full) {
+static void S_reshard_to_target(xr *x, shard_operand *use, shard_tensor_sharding *target, cursor c, bool after_operand,
+                                bool full) {
   shard_value *operand = use->value;
   shard_tensor_sharding *cur = S_sharding(x, operand);
   if (after_operand) c = S_after_value(operand);
@@ -791,8 +780,8 @@ static void S_data_flow_op(xr *x, shard_op *op, bool full) {
     shard_tensor_sharding *owner;
     if (named) owner = S_per_value_at(op, "out_shardings", i);
     else if (manual)
-      owner = shard_sharding_erase_manual(x->a, S_per_value_at(op, "out_shardings", i),
-                                               shard_op_attr(op, "manual_axes"));
+      owner =
+          shard_sharding_erase_manual(x->a, S_per_value_at(op, "out_shardings", i), shard_op_attr(op, "manual_axes"));
     else owner = S_per_value_at(op, "sdy.sharding", i);
     shard_operand *sources[64];
     uint32_t n = 0;
@@ -847,8 +836,7 @@ static void S_call_op(xr *x, shard_op *call) {
   if (ref) {
     for (uint32_t i = 0; i < n; i++)
       if (!targets[i])
-        targets[i] = shard_sharding_open(x->a, ref->mesh_name, ref->inline_mesh,
-                                              S_rank(call->operands[i].value), true);
+        targets[i] = shard_sharding_open(x->a, ref->mesh_name, ref->inline_mesh, S_rank(call->operands[i].value), true);
   } else {
     for (uint32_t i = 0; i < n; i++) targets[i] = S_sharding(x, call->operands[i].value);
     ref = S_first_non_maximal(x, targets, n);
@@ -904,8 +892,7 @@ static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh
       continue;
     }
     if (shard_mesh_is_empty(om)) continue;
-    if (shard_mesh_is_maximal(om) != shard_mesh_is_maximal(mesh) || !shard_mesh_same_axes(om, mesh))
-      return false;
+    if (shard_mesh_is_maximal(om) != shard_mesh_is_maximal(mesh) || !shard_mesh_same_axes(om, mesh)) return false;
     if (om->num_device_ids == 0) {
       mesh = om;
       ref = s[i];
@@ -977,8 +964,7 @@ typedef struct op_view {
 } op_view;
 
 static shard_tensor_sharding *S_projected(xr *x, const op_view *v, uint32_t t) {
-  return shard_projection_to_sharding(x->a, v->proj, t, S_mapping(v->rule, t), v->mesh.name,
-                                      v->mesh.inline_mesh);
+  return shard_projection_to_sharding(x->a, v->proj, t, S_mapping(v->rule, t), v->mesh.name, v->mesh.inline_mesh);
 }
 
 /* ShardingProjection::updateSharding: every tensor with the factor gets
@@ -1085,8 +1071,8 @@ static void S_process_dot(xr *x, op_view *v) {
 /* distributeAxesAcrossFactors: hands `all` out to the factors in order,
  * each axis (or the part of it that fits) to the first factor with room,
  * the rest to the last factor's overflow when nothing fits. */
-static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const int64_t *sizes,
-                              uint32_t n, shard_axes all, const shard_mesh *m) {
+static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const int64_t *sizes, uint32_t n,
+                              shard_axes all, const shard_mesh *m) {
   if (!n) return;
   int64_t *rem = SHARD_NEW_ARRAY(a, int64_t, n);
   memcpy(rem, sizes, sizeof *rem * n);
@@ -1130,8 +1116,8 @@ static void S_distribute_axes(shard_arena *a, shard_factor_sharding **fs, const 
     if (!used) {
       shard_axes over = S_dup_room(a, (shard_axes){NULL, 0}, all.n * 64 + 2);
       while (ai < all.n) {
-        shard_axis_ref r = has_pre ? shard_axis_sub(all.v[ai].name, pre, size)
-                                   : (shard_axis_ref){all.v[ai].name, false, 0, 0};
+        shard_axis_ref r =
+            has_pre ? shard_axis_sub(all.v[ai].name, pre, size) : (shard_axis_ref){all.v[ai].name, false, 0, 0};
         S_add_or_merge(&over, &r, m);
         if (++ai < all.n) {
           has_pre = all.v[ai].is_sub;
@@ -1203,8 +1189,8 @@ static void S_process_reshape_overflow(xr *x, op_view *v, shard_axes *common) {
   S_redistribute(x->a, p, 0, &r->operands[0], all_axes);
   S_redistribute(x->a, p, res, &r->results[0], all_axes);
   shard_tensor_sharding *built[2] = {S_projected(x, v, 0), S_projected(x, v, res)};
-  shard_projection *legal = shard_projection_build(x->a, r, (const shard_tensor_sharding *const *)built,
-                                                   v->mesh.mesh, false);
+  shard_projection *legal =
+      shard_projection_build(x->a, r, (const shard_tensor_sharding *const *)built, v->mesh.mesh, false);
   for (uint32_t f = 0; f < r->num_factors; f++) {
     bool seen = false;
     common[f] = (shard_axes){NULL, 0};
@@ -1389,8 +1375,7 @@ static shard_op *S_global_mesh(xr *x) {
   for (shard_op *op = b ? b->first : NULL; op; op = op->next) {
     if (!shard_op_is(op, &K_sdy_mesh)) continue;
     shard_attr *mesh = shard_op_attr(op, "mesh");
-    if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH && !shard_mesh_is_maximal(mesh->u.mesh) &&
-        mesh->u.mesh->num_axes)
+    if (mesh && mesh->kind == SHARD_ATTR_SDY_MESH && !shard_mesh_is_maximal(mesh->u.mesh) && mesh->u.mesh->num_axes)
       return op;
   }
   return NULL;
@@ -1460,8 +1445,7 @@ static bool S_single_device_op(xr *x, shard_op *op, shard_tensor_sharding **out)
 
   for (uint32_t i = 0; i < op->num_results; i++) {
     shard_value *res = &op->results[i];
-    if (res->type && res->type->kind == SHARD_TYPE_TENSOR)
-      shard_propagation_set_value_sharding(x->a, res, dev);
+    if (res->type && res->type->kind == SHARD_TYPE_TENSOR) shard_propagation_set_value_sharding(x->a, res, dev);
     else if (S_is_token(res->type))
       shard_propagation_set_value_sharding(x->a, res, S_closed_replicated(x, gname, NULL, 0));
   }
@@ -1570,7 +1554,15 @@ static bool S_run_func(xr *x, shard_op *func) {
 }
 
 static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
-  xr x = {m, m->arena, full_version, de, false, {{0}, {0}, 0}, shard_rule_cache_new(NULL), lower_run == 1, lower_run == 2,
+  xr x = {m,
+          m->arena,
+          full_version,
+          de,
+          false,
+          {{0}, {0}, 0},
+          shard_rule_cache_new(NULL),
+          lower_run == 1,
+          lower_run == 2,
           for_lower};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};

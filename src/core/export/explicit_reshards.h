@@ -19,8 +19,7 @@
 /* Compatible: each factor sharded the same way by every tensor that has it,
  * need-replication factors unsharded and no axis used by two factors. Then
  * writes each factor's axes to out[0..num_factors) and returns true. */
-bool shard_explicit_compatible_axes(const shard_projection *p, const shard_op_sharding_rule *rule,
-                                    shard_axes *out);
+bool shard_explicit_compatible_axes(const shard_projection *p, const shard_op_sharding_rule *rule, shard_axes *out);
 
 /* Shardy's findCommonAxes: the axes every factor should have so that the op
  * becomes compatible, from the projection of its current shardings and the

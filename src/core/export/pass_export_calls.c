@@ -34,9 +34,7 @@ typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
-static uint32_t S_rank(const shard_type *t) {
-  return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-}
+static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 /* Appends the ops named `name` under `op` in post-order (nested ones first). */
 static void S_collect_post(shard_op *op, const char *name, op_vec *out) {
@@ -78,9 +76,7 @@ static shard_attr *S_edge_shardings(shard_arena *a, shard_value *owners, uint32_
     shard_op *edge = S_edge_user(&owners[i]);
     shard_attr *s = edge ? shard_op_attr(edge, "sharding") : NULL;
     if (s && s->kind == SHARD_ATTR_SDY_SHARDING) list[i] = *s->u.sharding;
-    else
-      list[i] = *shard_sharding_open(a, first->mesh_name, first->inline_mesh,
-                                          S_rank(owners[i].type), true);
+    else list[i] = *shard_sharding_open(a, first->mesh_name, first->inline_mesh, S_rank(owners[i].type), true);
   }
   return shard_attr_per_value(a, list, n);
 }
@@ -138,14 +134,12 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
       shard_op_set_attr(a, call, nc->attrs[i].name, nc->attrs[i].value, false);
   if (out && out->kind == SHARD_ATTR_SDY_PER_VALUE) shard_op_set_attr(a, call, "sdy.sharding", out, false);
   shard_op_insert_before(nc, call);
-  for (uint32_t i = 0; i < nc->num_results; i++)
-    shard_value_replace_all_uses(&nc->results[i], &call->results[i]);
+  for (uint32_t i = 0; i < nc->num_results; i++) shard_value_replace_all_uses(&nc->results[i], &call->results[i]);
   shard_op_erase(nc);
   SHARD_VEC_PUSH(*calls, call);
 }
 
-bool shard_pass_export_named_computations(shard_module *m, const char *options,
-                                          const shard_pass_context *cx) {
+bool shard_pass_export_named_computations(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ncs = {0}, calls = {0};
   S_collect_post(m->top, "sdy.named_computation", &ncs);
   shard_symbol_table t;
@@ -164,8 +158,7 @@ bool shard_pass_export_named_computations(shard_module *m, const char *options,
 /* The shardings of a func's arguments (results with `results`): NULL unless
  * one is on a non-maximal mesh; otherwise one per argument, missing ones
  * fully open on that mesh. *n receives the count. */
-static shard_tensor_sharding *S_func_shardings(const shard_module *m, const shard_op *func,
-                                               bool results, uint32_t *n) {
+static shard_tensor_sharding *S_func_shardings(const shard_module *m, const shard_op *func, bool results, uint32_t *n) {
   shard_attr *ft = shard_op_attr(func, "function_type");
   const shard_type *fty = ft && ft->kind == SHARD_ATTR_TYPE ? ft->u.type : NULL;
   if (!fty || fty->kind != SHARD_TYPE_FUNCTION) {
@@ -176,19 +169,15 @@ static shard_tensor_sharding *S_func_shardings(const shard_module *m, const shar
   shard_type **types = results ? fty->results : fty->inputs;
   const shard_tensor_sharding *first = NULL;
   for (uint32_t i = 0; i < *n && !first; i++) {
-    const shard_tensor_sharding *s =
-        results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
+    const shard_tensor_sharding *s = results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
     const shard_mesh *mesh = s ? shard_sharding_mesh(m, s) : NULL;
     if (s && !(mesh && shard_mesh_is_maximal(mesh))) first = s;
   }
   if (!first) return NULL;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, *n);
   for (uint32_t i = 0; i < *n; i++) {
-    shard_tensor_sharding *s =
-        results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
-    list[i] = s ? *s
-                : *shard_sharding_open(m->arena, first->mesh_name, first->inline_mesh,
-                                            S_rank(types[i]), true);
+    shard_tensor_sharding *s = results ? shard_func_result_sharding(func, i) : shard_func_arg_sharding(func, i);
+    list[i] = s ? *s : *shard_sharding_open(m->arena, first->mesh_name, first->inline_mesh, S_rank(types[i]), true);
   }
   return list;
 }
@@ -216,8 +205,8 @@ static computation_key S_key(const shard_module *m, const shard_op *func, bool w
   return k;
 }
 
-static bool S_shardings_equal(const shard_tensor_sharding *a, uint32_t na,
-                              const shard_tensor_sharding *b, uint32_t nb) {
+static bool S_shardings_equal(const shard_tensor_sharding *a, uint32_t na, const shard_tensor_sharding *b,
+                              uint32_t nb) {
   if (!a || !b) return !a && !b;
   if (na != nb) return false;
   for (uint32_t i = 0; i < na; i++)
@@ -236,9 +225,9 @@ static bool S_key_equal(const computation_key *a, const computation_key *b) {
 
 typedef struct cache_entry {
   computation_key key;
-  shard_op *func;  /* func cache: the representative */
-  int64_t count;   /* call counts */
-  uint32_t next;   /* 1 + the index of the next entry of the same name, 0 for none */
+  shard_op *func; /* func cache: the representative */
+  int64_t count; /* call counts */
+  uint32_t next; /* 1 + the index of the next entry of the same name, 0 for none */
 } cache_entry;
 
 /* The entries in insertion order; by name, 1 + the index of the first entry
@@ -335,8 +324,7 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, const
 
 /* ---- -sdy-propagate-to-func-results ---------------------------------------- */
 
-bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
-                                          const shard_pass_context *cx) {
+bool shard_pass_propagate_to_func_results(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_op *main_func = shard_module_main_func(m);
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next) {
@@ -345,8 +333,8 @@ bool shard_pass_propagate_to_func_results(shard_module *m, const char *options,
     shard_op *ret = entry ? entry->last : NULL;
     if (!ret || !S_is(ret, "func.return")) continue;
     for (uint32_t i = 0; i < ret->num_operands; i++)
-      shard_func_set_result_sharding(
-          m->arena, func, i, shard_propagation_value_sharding(m->arena, ret->operands[i].value));
+      shard_func_set_result_sharding(m->arena, func, i,
+                                     shard_propagation_value_sharding(m->arena, ret->operands[i].value));
   }
   return true;
 }
@@ -364,8 +352,7 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
   uint32_t n;
   shard_tensor_sharding *want = S_func_shardings(m, func, true, &n);
   shard_attr *have = shard_op_attr(call, "sdy.sharding");
-  const shard_sharding_per_value *pv =
-      have && have->kind == SHARD_ATTR_SDY_PER_VALUE ? have->u.per_value : NULL;
+  const shard_sharding_per_value *pv = have && have->kind == SHARD_ATTR_SDY_PER_VALUE ? have->u.per_value : NULL;
   if (!want) {
     if (!pv) return;
     n = pv->num;
@@ -379,8 +366,7 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
     shard_op *reshard = shard_op_new_named(a, "sdy.reshard", 1, &result, 1, &result->type, 0);
     reshard->loc = call->loc;
     reshard->span = call->span;
-    shard_op_set_attr(a, reshard, "sharding",
-                      shard_attr_sharding(a, cur ? cur : S_closed_like(a, &want[i])), true);
+    shard_op_set_attr(a, reshard, "sharding", shard_attr_sharding(a, cur ? cur : S_closed_like(a, &want[i])), true);
     /* Every use but the reshard's own reads the resharded value. */
     shard_value_replace_all_uses(result, &reshard->results[0]);
     shard_operand_set(&reshard->operands[0], result);
@@ -389,8 +375,7 @@ static void S_insert_call_reshards(shard_module *m, shard_op *call) {
   shard_op_set_attr(a, call, "sdy.sharding", shard_attr_per_value(a, want, n), false);
 }
 
-bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options,
-                                          const shard_pass_context *cx) {
+bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec calls = {0};
   shard_walk(m->top, S_collect_call, &calls);
   for (uint32_t i = 0; i < calls.len; i++) S_insert_call_reshards(m, calls.items[i]);

@@ -50,24 +50,25 @@ bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, con
 
 /* ---- -sdy-remove-propagation-debug-info --------------------------------------- */
 
-static const char *const S_debug_attrs[] = {
-    "sdy.propagation_edges", "sdy.block_arg_propagation_edges", "sdy.result_propagation_edges",
-    "sdy.sharding_origins",  "sdy.block_arg_sharding_origins",  "sdy.result_sharding_origins",
-    NULL};
+static const char *const S_debug_attrs[] = {"sdy.propagation_edges",
+                                            "sdy.block_arg_propagation_edges",
+                                            "sdy.result_propagation_edges",
+                                            "sdy.sharding_origins",
+                                            "sdy.block_arg_sharding_origins",
+                                            "sdy.result_sharding_origins",
+                                            NULL};
 
 static bool S_remove_debug(shard_op *op, void *ctx) {
   shard_module *m = ctx;
   if (shard_op_is(op, &K_func_func)) {
-    for (const char *const *a = S_debug_attrs; *a; a++)
-      shard_func_remove_arg_result_attr(m->arena, op, *a);
+    for (const char *const *a = S_debug_attrs; *a; a++) shard_func_remove_arg_result_attr(m->arena, op, *a);
     return true;
   }
   for (const char *const *a = S_debug_attrs; *a; a++) shard_op_remove_attr(op, *a);
   return true;
 }
 
-bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options,
-                                              const shard_pass_context *cx) {
+bool shard_pass_remove_propagation_debug_info(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_walk(m->top, S_remove_debug, m);
   return true;
 }
@@ -91,8 +92,7 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, con
 
 /* ---- -sdy-sharding-constraint-to-reshard ----------------------------------------- */
 
-bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options,
-                                               const shard_pass_context *cx) {
+bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options, const shard_pass_context *cx) {
   collect c = S_ops_named(m, "sdy.sharding_constraint");
   for (uint32_t i = 0; i < c.ops.len; i++) {
     /* Same operand, result, inherent `sharding` and discardable attributes:

@@ -32,8 +32,7 @@ static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name,
 /* Keeps axes[0..keep) (manual axes of a manual computation) and replaces the
  * rest by its largest prefix whose size divides `dim` (Shardy's
  * getEvenlySharded, on one dimension). */
-static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int64_t dim,
-                       const shard_mesh *mesh) {
+static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int64_t dim, const shard_mesh *mesh) {
   /* (no pointer arithmetic on a dimension without axes: NULL + 0 is undefined) */
   const shard_axis_ref *rest = d->num_axes > keep ? d->axes + keep : NULL;
   int64_t sharded = shard_axes_product(rest, d->num_axes - keep, mesh);
@@ -64,8 +63,8 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
 /* A copy of `s` made evenly sharded for `type` (unchanged for dynamic or
  * non-tensor types). `mc` is the manual computation whose manual axes each
  * dimension keeps in front, or NULL. */
-static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tensor_sharding *s,
-                                               const shard_type *type, const shard_op *mc) {
+static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tensor_sharding *s, const shard_type *type,
+                                               const shard_op *mc) {
   if (!s || !shard_type_is_static_tensor(type) || type->rank != s->rank) return (shard_tensor_sharding *)s;
   const shard_mesh *mesh = shard_sharding_mesh(m, s);
   if (!mesh) return (shard_tensor_sharding *)s;
@@ -85,14 +84,12 @@ static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tens
 /* Rewrites the per-value attribute `name` of `op` entry by entry, the type
  * of entry i given by type_of. */
 static void S_update_per_value(shard_module *m, shard_op *op, const char *name,
-                               const shard_type *(*type_of)(const shard_op *, uint32_t),
-                               const shard_op *mc) {
+                               const shard_type *(*type_of)(const shard_op *, uint32_t), const shard_op *mc) {
   shard_attr *pv = shard_op_attr(op, name);
   if (!pv || pv->kind != SHARD_ATTR_SDY_PER_VALUE || !pv->u.per_value->num) return;
   uint32_t n = pv->u.per_value->num;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, n);
-  for (uint32_t i = 0; i < n; i++)
-    list[i] = *S_evenly_sharded(m, &pv->u.per_value->shardings[i], type_of(op, i), mc);
+  for (uint32_t i = 0; i < n; i++) list[i] = *S_evenly_sharded(m, &pv->u.per_value->shardings[i], type_of(op, i), mc);
   bool inherent = false;
   for (uint32_t i = 0; i < op->num_attrs; i++)
     if (strcmp(op->attrs[i].name, name) == 0) inherent = op->attrs[i].inherent;
@@ -253,8 +250,7 @@ static void S_set_kind(pad_ctx *c, const shard_value *v, pad_kind k) {
 /* Shardy's getDivisiblePaddedType: `type` with every dimension that its
  * sharding does not divide rounded up; `type` itself when nothing changes. */
 static shard_type *S_padded_type(const pad_ctx *c, shard_type *type, const shard_tensor_sharding *s) {
-  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
-    return type;
+  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank) return type;
   const shard_mesh *mesh = shard_sharding_mesh(c->m, s);
   if (!mesh) return type;
   int64_t *dims = PAD_ARRAY(c->a, int64_t, type->rank);
@@ -379,8 +375,8 @@ static bool S_contains(const int64_t *dims, uint32_t n, int64_t d) {
 /* Shardy's ensurePaddingWithValue: selects `pad` wherever an index along a
  * padded dimension (restricted to `dims` unless NULL) is past the original
  * size. Returns `v` when nothing is padded. */
-static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, const shard_type *orig,
-                                   shard_value *pad, const int64_t *dims, uint32_t ndims) {
+static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, const shard_type *orig, shard_value *pad,
+                                   const int64_t *dims, uint32_t ndims) {
   shard_type *t = v->type;
   if (shard_type_equal(t, orig) || t->rank != orig->rank) return v;
   shard_tensor_sharding *s = shard_value_sharding_or_out(v);
@@ -400,8 +396,8 @@ static shard_value *S_mask_padding(pad_ctx *c, shard_op *pos, shard_value *v, co
     if (s) shard_value_set_sharding(c->a, &bcast->results[0], s);
     shard_value *cmp_ops[2] = {&iota->results[0], &bcast->results[0]};
     shard_op *cmp = S_new_before(c, pos, "stablehlo.compare", 2, cmp_ops, i1);
-    shard_op_set_attr(c->a, cmp, "comparison_direction", shard_attr_shlo_enum(c->a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_LT),
-                      true);
+    shard_op_set_attr(c->a, cmp, "comparison_direction",
+                      shard_attr_shlo_enum(c->a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_LT), true);
     if (s) shard_value_set_sharding(c->a, &cmp->results[0], s);
     if (mask) {
       shard_value *and_ops[2] = {mask, &cmp->results[0]};
@@ -436,8 +432,8 @@ static shard_value *S_ensure_kind(pad_ctx *c, shard_op *pos, shard_value *v, con
 /* Slices `res` (just produced by `op`) back to the sizes of `orig` on the
  * dims in trim[] that grew, replacing its other uses; returns the value
  * that stands for res now. */
-static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const shard_type *orig,
-                           const bool *trim, const shard_tensor_sharding *s, pad_kind k) {
+static shard_value *S_trim(pad_ctx *c, shard_op **after, shard_value *res, const shard_type *orig, const bool *trim,
+                           const shard_tensor_sharding *s, pad_kind k) {
   shard_type *t = res->type;
   if (t->kind != SHARD_TYPE_TENSOR || t->rank != orig->rank) return res;
   int64_t *limit = PAD_ARRAY(c->a, int64_t, t->rank), *zero = PAD_ARRAY(c->a, int64_t, t->rank),
@@ -485,7 +481,8 @@ static bool S_infer(shard_arena *a, const shard_op *op, uint32_t r, int64_t *dim
         shard_op_i64_list_copy(op, "limit_indices", limit, rank + 1) != rank ||
         shard_op_i64_list_copy(op, "strides", stride, rank + 1) != rank)
       return false;
-    for (uint32_t d = 0; d < rt->rank; d++) dims[d] = stride[d] > 0 ? (limit[d] - start[d] + stride[d] - 1) / stride[d] : 0;
+    for (uint32_t d = 0; d < rt->rank; d++)
+      dims[d] = stride[d] > 0 ? (limit[d] - start[d] + stride[d] - 1) / stride[d] : 0;
     return true;
   }
   if (S_is(op, "stablehlo.dot_general") && op->num_operands == 2) {
@@ -589,8 +586,7 @@ static void S_pad_pad(pad_ctx *c, shard_op *op) {
   /* The input's own padding now sits where trailing padding was: it must
    * hold the pad value. */
   if (reduced) {
-    shard_value *masked =
-        S_mask_padding(c, op, in, S_orig_type(c, in), op->operands[1].value, NULL, 0);
+    shard_value *masked = S_mask_padding(c, op, in, S_orig_type(c, in), op->operands[1].value, NULL, 0);
     if (masked != in) shard_operand_set(&op->operands[0], masked);
   }
   shard_op_set_attr(c->a, op, "edge_padding_high", shard_attr_dense_i64(c->a, nh, rank), true);
@@ -687,7 +683,8 @@ static void S_pad_convolution(pad_ctx *c, shard_op *op) {
   for (uint32_t i = 0; i < dn.out_spatial.n; i++) {
     int64_t d = dn.out_spatial.v[i];
     if (dims[d] < target->dims[d]) {
-      shard_error(c->de, op->span, "failed to legalize operation 'stablehlo.convolution' that was explicitly marked illegal");
+      shard_error(c->de, op->span,
+                  "failed to legalize operation 'stablehlo.convolution' that was explicitly marked illegal");
       c->failed = true;
       return;
     }
@@ -804,8 +801,10 @@ static bool S_check_padded_sizes(pad_ctx *c, const shard_op *op) {
       int64_t size = t->dims[d], count = shard_sharding_dim_size(s, d, mesh), padded;
       if (size == SHARD_DYNAMIC_DIM || count <= 1 || size % count == 0) continue;
       if (__builtin_mul_overflow(size / count + 1, count, &padded)) {
-        shard_error(c->de, op->span, "'%s' op result %u dimension %u of size %" PRId64 " cannot be padded to a multiple "
-                    "of %" PRId64 ": the padded size does not fit in 64 bits", op->name, i, d, size, count);
+        shard_error(c->de, op->span,
+                    "'%s' op result %u dimension %u of size %" PRId64 " cannot be padded to a multiple "
+                    "of %" PRId64 ": the padded size does not fit in 64 bits",
+                    op->name, i, d, size, count);
         c->failed = true;
         return false;
       }

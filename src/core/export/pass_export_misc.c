@@ -80,8 +80,7 @@ bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const 
 static bool S_same_attrs(const shard_op *a, const shard_op *b) {
   if (a->num_attrs != b->num_attrs) return false;
   for (uint32_t i = 0; i < a->num_attrs; i++)
-    if (strcmp(a->attrs[i].name, b->attrs[i].name) != 0 ||
-        !shard_attr_equal(a->attrs[i].value, b->attrs[i].value))
+    if (strcmp(a->attrs[i].name, b->attrs[i].name) != 0 || !shard_attr_equal(a->attrs[i].value, b->attrs[i].value))
       return false;
   return true;
 }
@@ -91,8 +90,7 @@ static bool S_is_constant(const shard_op *op) {
 }
 
 static bool S_is_scalar_broadcast(const shard_op *op) {
-  if (!shard_op_is(op, &K_stablehlo_broadcast_in_dim) || op->num_operands != 1 || op->num_results != 1)
-    return false;
+  if (!shard_op_is(op, &K_stablehlo_broadcast_in_dim) || op->num_operands != 1 || op->num_results != 1) return false;
   const shard_type *t = op->operands[0].value->type;
   return t && t->kind == SHARD_TYPE_TENSOR && t->rank == 0;
 }
@@ -246,8 +244,7 @@ static axis_vec S_axis_diff(const axis_vec *a, const axis_vec *b, const shard_me
     while (live) {
       const shard_axis_ref *hit = NULL;
       for (uint32_t k = 0; k < b->len; k++)
-        if (S_axes_overlap(&cur, &b->items[k], mesh) &&
-            (!hit || shard_axis_compare(&b->items[k], hit, mesh) < 0))
+        if (S_axes_overlap(&cur, &b->items[k], mesh) && (!hit || shard_axis_compare(&b->items[k], hit, mesh) < 0))
           hit = &b->items[k];
       if (!hit) {
         SHARD_VEC_PUSH(out, cur);
@@ -281,9 +278,8 @@ static bool S_any_overlap(const shard_tensor_sharding *s, const axis_vec *axes, 
  * shardings (NULL entries count as none). `introduce`/`remove` are the
  * reductions allowed for new or dropped unreduced axes, NO_REDUCTION when
  * that transition is not allowed at all. */
-static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_tensor_sharding **ins,
-                               uint32_t nin, shard_tensor_sharding **outs, uint32_t nout,
-                               int introduce, int remove) {
+static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_tensor_sharding **ins, uint32_t nin,
+                               shard_tensor_sharding **outs, uint32_t nout, int introduce, int remove) {
   /* Without unreduced axes on either side nothing is introduced or removed:
    * the usual case, spared the mesh lookups and axis lists below. */
   bool any_unreduced = false;
@@ -308,15 +304,13 @@ static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_ten
   bool ok = true;
   if (introduced.len) {
     if (introduce == NO_REDUCTION) {
-      shard_error(c->de, op->span, "'%s' op cannot add new unreduced axis '%s'.", op->name,
-                  introduced.items[0].name);
+      shard_error(c->de, op->span, "'%s' op cannot add new unreduced axis '%s'.", op->name, introduced.items[0].name);
       ok = false;
     }
     for (uint32_t i = 0; ok && i < nout; i++)
       if (outs[i] && S_any_overlap(outs[i], &introduced, mesh) && (int)outs[i]->reduction != introduce) {
-        shard_error(c->de, op->span, "'%s' op cannot introduce '%s' unreduced axes. Expected '%s'.",
-                    op->name, shard_reduction_name(outs[i]->reduction),
-                    shard_reduction_name((shard_reduction)introduce));
+        shard_error(c->de, op->span, "'%s' op cannot introduce '%s' unreduced axes. Expected '%s'.", op->name,
+                    shard_reduction_name(outs[i]->reduction), shard_reduction_name((shard_reduction)introduce));
         ok = false;
       }
   }
@@ -330,9 +324,8 @@ static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_ten
     }
     for (uint32_t i = 0; ok && i < nin; i++)
       if (ins[i] && S_any_overlap(ins[i], &removed, mesh) && (int)ins[i]->reduction != remove) {
-        shard_error(c->de, op->span, "'%s' op cannot reduce '%s' unreduced axes. Expected '%s'.",
-                    op->name, shard_reduction_name(ins[i]->reduction),
-                    shard_reduction_name((shard_reduction)remove));
+        shard_error(c->de, op->span, "'%s' op cannot reduce '%s' unreduced axes. Expected '%s'.", op->name,
+                    shard_reduction_name(ins[i]->reduction), shard_reduction_name((shard_reduction)remove));
         ok = false;
       }
   }
@@ -347,8 +340,7 @@ static bool S_check_transition(unreduced_check *c, const shard_op *op, shard_ten
             shard_error(c->de, op->span,
                         "'%s' op cannot change the reduction operator of kept unreduced axes "
                         "from %s to %s.",
-                        op->name, shard_reduction_name(ins[i]->reduction),
-                        shard_reduction_name(outs[r]->reduction));
+                        op->name, shard_reduction_name(ins[i]->reduction), shard_reduction_name(outs[r]->reduction));
             ok = false;
           }
       }
@@ -373,8 +365,7 @@ static int S_compare_names(const void *a, const void *b) {
 /* Shardy's verifyEqual: the same unreduced axes as sets, else an error
  * naming the axes only one side has. */
 static bool S_check_equal(unreduced_check *c, const shard_op *op, const shard_tensor_sharding *src,
-                          const shard_tensor_sharding *tgt, const char *what, uint32_t index,
-                          const char *tail) {
+                          const shard_tensor_sharding *tgt, const char *what, uint32_t index, const char *tail) {
   uint32_t ns = src ? src->num_unreduced : 0, nt = tgt ? tgt->num_unreduced : 0;
   const shard_axis_ref *sa = ns ? src->unreduced : NULL, *ta = nt ? tgt->unreduced : NULL;
   bool same = true;
@@ -394,8 +385,8 @@ static bool S_check_equal(unreduced_check *c, const shard_op *op, const shard_te
     if (b.len) shard_buf_puts(&b, ", ");
     shard_buf_puts(&b, names[i]);
   }
-  shard_error(c->de, op->span, "'%s' op has unreduced axes mismatch for '%s' at %s %u%s", op->name,
-              b.len ? b.data : "", what, index, tail);
+  shard_error(c->de, op->span, "'%s' op has unreduced axes mismatch for '%s' at %s %u%s", op->name, b.len ? b.data : "",
+              what, index, tail);
   shard_buf_free(&b);
   free(names);
   return false;
@@ -407,8 +398,8 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
   for (uint32_t i = 0; i < call->num_operands; i++) {
     shard_value *v = call->operands[i].value;
     if (S_from_explicit_reshard(v)) continue;
-    if (!S_check_equal(c, call, S_sharding_past_barriers(c->m, v), shard_func_arg_sharding(callee, i),
-                       "call argument", i, "."))
+    if (!S_check_equal(c, call, S_sharding_past_barriers(c->m, v), shard_func_arg_sharding(callee, i), "call argument",
+                       i, "."))
       return false;
   }
   for (uint32_t i = 0; i < call->num_results; i++)
@@ -418,11 +409,10 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
   return true;
 }
 
-static bool S_check_return_pair(unreduced_check *c, shard_op *op, shard_value *v,
-                                const shard_tensor_sharding *result, uint32_t i) {
+static bool S_check_return_pair(unreduced_check *c, shard_op *op, shard_value *v, const shard_tensor_sharding *result,
+                                uint32_t i) {
   if (S_from_explicit_reshard(v) || !result) return true;
-  return S_check_equal(c, op, S_sharding_past_barriers(c->m, v), result,
-                       "return value", i,
+  return S_check_equal(c, op, S_sharding_past_barriers(c->m, v), result, "return value", i,
                        " without a blessed operation (e.g., sdy.reshard). This is an invalid "
                        "transition from unreduced to reduced.");
 }
@@ -432,8 +422,7 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
   if (!parent) return true;
   if (shard_op_is(parent, &K_func_func)) {
     for (uint32_t i = 0; i < op->num_operands; i++)
-      if (!S_check_return_pair(c, op, op->operands[i].value, shard_func_result_sharding(parent, i), i))
-        return false;
+      if (!S_check_return_pair(c, op, op->operands[i].value, shard_func_result_sharding(parent, i), i)) return false;
     return true;
   }
   for (uint32_t i = 0; i < op->num_operands && i < parent->num_results; i++) {
@@ -454,11 +443,11 @@ static int S_body_reduction(const shard_op *op) {
   int red = NO_REDUCTION;
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     shard_op *def = ret->operands[i].value->def;
-    int cur = !def ? NO_REDUCTION
-              : shard_op_is(def, &K_stablehlo_add) ? SHARD_RED_SUM
+    int cur = !def                                     ? NO_REDUCTION
+              : shard_op_is(def, &K_stablehlo_add)     ? SHARD_RED_SUM
               : shard_op_is(def, &K_stablehlo_maximum) ? SHARD_RED_MAX
               : shard_op_is(def, &K_stablehlo_minimum) ? SHARD_RED_MIN
-                                               : NO_REDUCTION;
+                                                       : NO_REDUCTION;
     if (cur == NO_REDUCTION || (red != NO_REDUCTION && red != cur)) return NO_REDUCTION;
     red = cur;
   }
@@ -490,7 +479,8 @@ static bool S_check_op(unreduced_check *c, shard_op *op, uint32_t n, int introdu
 }
 
 static bool S_check_unreduced(unreduced_check *c, shard_op *op) {
-  if (shard_op_is(op, &K_sdy_reshard) || shard_op_is(op, &K_sdy_sharding_constraint)) return true; /* the op verifier's job */
+  if (shard_op_is(op, &K_sdy_reshard) || shard_op_is(op, &K_sdy_sharding_constraint))
+    return true; /* the op verifier's job */
   if (shard_op_is(op, &K_stablehlo_reduce)) {
     /* Inputs are the first half of the operands (then the init values). */
     return S_check_op(c, op, op->num_operands / 2, S_body_reduction(op), NO_REDUCTION);
@@ -555,8 +545,8 @@ static int64_t S_op_single_device(const shard_module *m, const shard_op *op) {
   return device;
 }
 
-static shard_op *S_new_before(shard_arena *a, shard_op *pos, const char *name, uint32_t nin,
-                              shard_value **in, shard_type *result) {
+static shard_op *S_new_before(shard_arena *a, shard_op *pos, const char *name, uint32_t nin, shard_value **in,
+                              shard_type *result) {
   shard_op *op = shard_op_new_named(a, name, nin, in, result ? 1 : 0, &result, 0);
   op->loc = pos->loc;
   op->span = pos->span;
@@ -586,23 +576,20 @@ static const char *S_zero_text(const char *elem) {
 static shard_value *S_device_guard(shard_arena *a, shard_op *pos, int64_t device, long long replicas) {
   shard_type *u32 = shard_type_tensor(a, 0, NULL, "ui32", NULL);
   shard_type *i64 = shard_type_tensor(a, 0, NULL, "i64", NULL);
-  shard_op *id = S_new_before(a, pos, replicas > 1 ? "stablehlo.replica_id" : "stablehlo.partition_id", 0,
-                              NULL, u32);
+  shard_op *id = S_new_before(a, pos, replicas > 1 ? "stablehlo.replica_id" : "stablehlo.partition_id", 0, NULL, u32);
   shard_value *idv = &id->results[0];
   shard_op *conv = S_new_before(a, pos, "stablehlo.convert", 1, &idv, i64);
   shard_op *target = S_constant(a, i64, shard_arena_printf(a, "%lld", (long long)device));
   target->loc = pos->loc;
   shard_op_insert_before(pos, target);
   shard_value *cmp_in[2] = {&conv->results[0], &target->results[0]};
-  shard_op *cmp = S_new_before(a, pos, "stablehlo.compare", 2, cmp_in,
-                               shard_type_tensor(a, 0, NULL, "i1", NULL));
-  shard_op_set_attr(a, cmp, "comparison_direction", shard_attr_shlo_enum(a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_EQ),
-                    true);
+  shard_op *cmp = S_new_before(a, pos, "stablehlo.compare", 2, cmp_in, shard_type_tensor(a, 0, NULL, "i1", NULL));
+  shard_op_set_attr(a, cmp, "comparison_direction",
+                    shard_attr_shlo_enum(a, SHARD_SHLO_COMPARISON_DIRECTION, SHARD_CMP_EQ), true);
   return &cmp->results[0];
 }
 
-static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_op *mesh_op,
-                                    long long replicas) {
+static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_op *mesh_op, long long replicas) {
   shard_arena *a = m->arena;
   int64_t device = S_op_single_device(m, op);
   shard_value *guard = S_device_guard(a, op, device, replicas);
@@ -667,8 +654,7 @@ static void S_resolve_single_device(shard_module *m, shard_op *op, const shard_o
       shard_value_replace_all_uses(&op->results[i], res);
       continue;
     }
-    shard_tensor_sharding *replicated =
-        shard_sharding_open(a, shard_symbol_name(mesh_op), NULL, types[i]->rank, false);
+    shard_tensor_sharding *replicated = shard_sharding_open(a, shard_symbol_name(mesh_op), NULL, types[i]->rank, false);
     shard_op *ar = shard_op_new_named(a, "sdy.all_reduce", 1, &res, 1, &types[i], 0);
     ar->loc = op->loc;
     ar->span = op->span;
@@ -718,8 +704,7 @@ bool shard_pass_resolve_single_device_sharding(shard_module *m, const char *opti
   shard_pass_option_int(options, "replica-count", &replicas);
   shard_pass_option_int(options, "partition-count", &partitions);
   if (replicas > 1 && partitions > 1) {
-    shard_error(de, shard_no_span,
-                "Shardy partitioner does not support replica_count > 1 && partition_count > 1 yet.");
+    shard_error(de, shard_no_span, "Shardy partitioner does not support replica_count > 1 && partition_count > 1 yet.");
     return false;
   }
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;

@@ -54,8 +54,8 @@ typedef struct export_options {
 } export_options;
 
 static export_options S_defaults(void) {
-  return (export_options){.replica_count = 1, .partition_count = 1, .update_non_divisible = true,
-                          .inline_meshes = true};
+  return (export_options){
+      .replica_count = 1, .partition_count = 1, .update_non_divisible = true, .inline_meshes = true};
 }
 
 static bool S_parse_options(const char *options, export_options *o, shard_diag_engine *de) {
@@ -96,8 +96,7 @@ static bool S_partitioner(shard_module *m, const export_options *o, const shard_
       return false;
   }
   if (!shard_pass_canonicalize(m, "enable-patterns=sdy-collective", cx)) return false;
-  if (o->explicit_collectives && o->remove_ag_rs &&
-      !shard_pass_remove_all_gather_reduce_scatter_for_cmv1(m, NULL, cx))
+  if (o->explicit_collectives && o->remove_ag_rs && !shard_pass_remove_all_gather_reduce_scatter_for_cmv1(m, NULL, cx))
     return false;
   return true;
 }
@@ -125,8 +124,7 @@ static bool S_export(shard_module *m, const export_options *o, bool repeat, cons
   char sink[128];
   snprintf(sink, sizeof sink, "sink-debug-sharding-origins=%s sink-debug-propagation-edge-sharding=%s",
            o->dump_origins ? "true" : "false", o->dump_edges ? "true" : "false");
-  if (!shard_pass_constant_or_scalar_merger(m, NULL, cx) ||
-      (!repeat && !shard_pass_sink_data_flow_edges(m, sink, cx)))
+  if (!shard_pass_constant_or_scalar_merger(m, NULL, cx) || (!repeat && !shard_pass_sink_data_flow_edges(m, sink, cx)))
     return false;
   if (!o->avoid_export && !repeat &&
       (!shard_pass_remove_sharding_groups(m, NULL, cx) || !shard_pass_sharding_constraint_to_reshard(m, NULL, cx)))

@@ -96,9 +96,7 @@ typedef struct g2l {
 
 /* ---- types and shardings ------------------------------------------------------- */
 
-static shard_type *S_i64_scalar(g2l *c) {
-  return shard_type_tensor(c->a, 0, NULL, "i64", NULL);
-}
+static shard_type *S_i64_scalar(g2l *c) { return shard_type_tensor(c->a, 0, NULL, "i64", NULL); }
 
 static shard_type *S_tensor(g2l *c, uint32_t rank, const int64_t *dims, const char *elem) {
   return shard_type_tensor(c->a, rank, dims, elem, NULL);
@@ -248,8 +246,9 @@ static shard_attr *S_replica_groups(g2l *c, const shard_tensor_sharding *s, cons
   for (uint32_t i = 0; i < na; i++) {
     dims[i] = shard_axis_size(&atoms[i], mesh);
     bool red = false;
-    for (uint32_t k = 0; k < n; k++) red |= shard_axis_equal(&atoms[i], &axes[k]) ||
-                                            (!axes[k].is_sub && !atoms[i].is_sub && !strcmp(axes[k].name, atoms[i].name));
+    for (uint32_t k = 0; k < n; k++)
+      red |= shard_axis_equal(&atoms[i], &axes[k]) ||
+             (!axes[k].is_sub && !atoms[i].is_sub && !strcmp(axes[k].name, atoms[i].name));
     if (!red) perm[np++] = i;
   }
   for (uint32_t k = 0; k < n; k++)
@@ -338,7 +337,9 @@ static void S_reduction_body(g2l *c, shard_op *op, shard_reduction red, const ch
   shard_block_add_arg(c->a, b, st);
   shard_block_add_arg(c->a, b, st); /* may move the argument array: take addresses after */
   shard_value *xy[2] = {&b->args[0], &b->args[1]};
-  const char *name = red == SHARD_RED_MAX ? "stablehlo.maximum" : red == SHARD_RED_MIN ? "stablehlo.minimum" : "stablehlo.add";
+  const char *name = red == SHARD_RED_MAX   ? "stablehlo.maximum"
+                     : red == SHARD_RED_MIN ? "stablehlo.minimum"
+                                            : "stablehlo.add";
   shard_op *combine = shard_op_new_named(c->a, name, 2, xy, 1, &st, 0);
   shard_block_append(b, combine);
   shard_value *r = &combine->results[0];
@@ -420,8 +421,7 @@ static void S_replace(g2l *c, shard_op *op, shard_value *v) {
   shard_op_erase(op);
 }
 
-static void S_all_gather(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s,
-                         const shard_attr *g) {
+static void S_all_gather(g2l *c, shard_op *op, const shard_mesh *mesh, shard_tensor_sharding *s, const shard_attr *g) {
   shard_value *cur = op->operands[0].value;
   uint32_t rank = cur->type->rank, ndims = 0;
   for (uint32_t d = 0; d < g->u.axis_lists.num; d++) ndims += g->u.axis_lists.dims[d].num > 0;
@@ -1115,7 +1115,9 @@ static void S_dynamic_slice(g2l *c, shard_op *op) {
     if (local->dims[d] == gout->dims[d]) continue;
     if (sizes[d] != gin->dims[d] || !S_same_axes(S_dim(in, d), S_dim(out, d))) {
       char msg[128];
-      snprintf(msg, sizeof msg, "dimension %u is sharded but the dynamic slice is not a full slice and requires device communication.", d);
+      snprintf(msg, sizeof msg,
+               "dimension %u is sharded but the dynamic slice is not a full slice and requires device communication.",
+               d);
       S_fail(c, op, msg);
       return;
     }
@@ -1154,7 +1156,8 @@ static void S_slice(g2l *c, shard_op *op) {
     if (start[d] != 0 ||
         (limit[d] != gin->dims[d] && !S_slice_dim_local(shards, start[d], strides[d], gin->dims[d], gout->dims[d]))) {
       char msg[128];
-      snprintf(msg, sizeof msg, "dimension %u is sharded but the slice is not a full slice and requires device communication.", d);
+      snprintf(msg, sizeof msg,
+               "dimension %u is sharded but the slice is not a full slice and requires device communication.", d);
       S_fail(c, op, msg);
       return;
     }
@@ -1260,8 +1263,7 @@ static shard_value *S_zero(g2l *c, shard_op *before, const char *elem) {
 static shard_value *S_only_on_first(g2l *c, shard_op *before, shard_value *v, shard_value *first, shard_value *zero) {
   int64_t zero_dim = 0;
   shard_type *t = v->type;
-  shard_value *mask =
-      S_broadcast(c, before, first, S_tensor(c, t->rank, t->dims, "i1"), &zero_dim, t->rank ? 1 : 0);
+  shard_value *mask = S_broadcast(c, before, first, S_tensor(c, t->rank, t->dims, "i1"), &zero_dim, t->rank ? 1 : 0);
   shard_value *zeros = S_broadcast(c, before, zero, t, NULL, 0);
   shard_value *sel_ops[3] = {mask, v, zeros};
   return &S_new(c, before, "stablehlo.select", 3, sel_ops, t, 0)->results[0];
@@ -1356,8 +1358,8 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
   const shard_mesh *mesh = out ? shard_sharding_mesh(c->m, out) : NULL;
   S_localize_results(c, op);
   shard_type *local = op->results[0].type;
-  if (!rank || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh ||
-      local == gout || !x->type || !u->type || u->type->rank != rank)
+  if (!rank || op->num_operands != rank + 2 || !gupd || gupd->rank != rank || !mesh || local == gout || !x->type ||
+      !u->type || u->type->rank != rank)
     return;
   bool *split = G2L_ARRAY(c, bool, rank), any = false;
   for (uint32_t d = 0; d < rank; d++) {
@@ -1427,8 +1429,8 @@ static void S_dynamic_update_slice(g2l *c, shard_op *op) {
     char num[32];
     snprintf(num, sizeof num, "%lld", (long long)gupd->dims[d]);
     shard_value *lo = S_broadcast(c, op, rel[d], idx_t, NULL, 0);
-    shard_value *hi = S_broadcast(c, op, S_binary(c, op, "stablehlo.add", rel[d], S_constant_i64(c, op, num, 0, NULL), i64),
-                                  idx_t, NULL, 0);
+    shard_value *hi = S_broadcast(
+        c, op, S_binary(c, op, "stablehlo.add", rel[d], S_constant_i64(c, op, num, 0, NULL), i64), idx_t, NULL, 0);
     shard_value *inside = S_binary(c, op, "stablehlo.and", S_compare(c, op, "GE", &iota->results[0], lo),
                                    S_compare(c, op, "LT", &iota->results[0], hi), S_tensor(c, rank, window, "i1"));
     mask = mask ? S_binary(c, op, "stablehlo.and", mask, inside, inside->type) : inside;
@@ -1532,7 +1534,8 @@ static void S_gather(g2l *c, shard_op *op) {
       shard_buf b;
       shard_buf_init(&b);
       shard_buf_putc(&b, '[');
-      for (uint32_t k = 0; k < sim.n; k++) shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)(gx->dims[sim.v[k]] - 1));
+      for (uint32_t k = 0; k < sim.n; k++)
+        shard_buf_printf(&b, "%s%lld", k ? ", " : "", (long long)(gx->dims[sim.v[k]] - 1));
       shard_buf_putc(&b, ']');
       hi = S_broadcast(c, op, S_splat(c, op, S_tensor(c, 1, &K, it->elem), shard_buf_str(&b)), it, &ivd, 1);
       shard_buf_free(&b);
@@ -1572,10 +1575,12 @@ static void S_gather(g2l *c, shard_op *op) {
     shard_value *eq = S_compare(c, op, "EQ", off, S_splat(c, op, i64, "0"));
     first = first ? S_binary(c, op, "stablehlo.and", first, eq, eq->type) : eq;
   }
-  if (first) mask = mask ? S_binary(c, op, "stablehlo.and", mask, S_broadcast(c, op, first, mask_t, NULL, 0), mask_t) : first;
+  if (first)
+    mask = mask ? S_binary(c, op, "stablehlo.and", mask, S_broadcast(c, op, first, mask_t, NULL, 0), mask_t) : first;
   shard_value *ops2[2] = {x, local_idx};
   shard_op *g = S_new(c, op, "stablehlo.gather", 2, ops2, out, 0);
-  for (uint32_t i = 0; i < op->num_attrs; i++) shard_op_set_attr(c->a, g, op->attrs[i].name, op->attrs[i].value, op->attrs[i].inherent);
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    shard_op_set_attr(c->a, g, op->attrs[i].name, op->attrs[i].value, op->attrs[i].inherent);
   /* the batch dims of the result are the index dims without the index vector dim */
   int64_t *bdims = G2L_ARRAY(c, int64_t, out->rank);
   uint32_t nb = 0;
@@ -1601,8 +1606,8 @@ static void S_gather(g2l *c, shard_op *op) {
     mask = &red->results[0];
   }
   bool scalar_mask = mask->type->rank == 0;
-  shard_value *bmask =
-      S_broadcast(c, op, mask, S_tensor(c, out->rank, out->dims, "i1"), scalar_mask ? NULL : bdims, scalar_mask ? 0 : nb);
+  shard_value *bmask = S_broadcast(c, op, mask, S_tensor(c, out->rank, out->dims, "i1"), scalar_mask ? NULL : bdims,
+                                   scalar_mask ? 0 : nb);
   shard_value *ops3[3] = {bmask, &g->results[0], S_splat(c, op, out, S_zero_literal(out->elem))};
   S_replace(c, op, &S_new(c, op, "stablehlo.select", 3, ops3, out, 0)->results[0]);
 }
@@ -1745,8 +1750,9 @@ static void S_manual_computation(g2l *c, shard_op *op) {
   shard_block *body = op->regions[0].first;
   if (!body) return;
   for (uint32_t i = 0; i < body->num_args; i++) {
-    const shard_tensor_sharding *s =
-        ins && ins->kind == SHARD_ATTR_SDY_PER_VALUE && i < ins->u.per_value->num ? &ins->u.per_value->shardings[i] : NULL;
+    const shard_tensor_sharding *s = ins && ins->kind == SHARD_ATTR_SDY_PER_VALUE && i < ins->u.per_value->num
+                                         ? &ins->u.per_value->shardings[i]
+                                         : NULL;
     body->args[i].type = S_local_type(c, body->args[i].type, s, manual, nmanual);
   }
   for (uint32_t i = 0; i < op->num_results; i++)
@@ -1882,9 +1888,11 @@ bool shard_global_to_local_device_limit(const shard_module *m, shard_diag_engine
     int64_t n = shard_mesh_num_devices(a->u.mesh);
     if (n < 0 || n > SHARD_MAX_MESH_DEVICES) {
       const shard_attr *name = shard_op_attr(op, "sym_name");
-      shard_error(de, op->span, "mesh @%s has %s%" PRId64 " devices; -sdy-convert-global-to-local lists every device "
-                  "in its collectives and supports at most %" PRId64, name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?",
-                  n < 0 ? "more than " : "", n < 0 ? (int64_t)INT64_MAX : n, SHARD_MAX_MESH_DEVICES);
+      shard_error(de, op->span,
+                  "mesh @%s has %s%" PRId64 " devices; -sdy-convert-global-to-local lists every device "
+                  "in its collectives and supports at most %" PRId64,
+                  name && name->kind == SHARD_ATTR_STRING ? name->u.str.data : "?", n < 0 ? "more than " : "",
+                  n < 0 ? (int64_t)INT64_MAX : n, SHARD_MAX_MESH_DEVICES);
       return false;
     }
   }
@@ -1896,8 +1904,10 @@ static bool S_check_device_limit(g2l *c) {
   int64_t total;
   if (c->replicas < 1 || c->partitions < 1 || __builtin_mul_overflow(c->replicas, c->partitions, &total) ||
       total > SHARD_MAX_MESH_DEVICES) {
-    shard_error(c->de, c->m->top->span, "replica-count %" PRId64 " and partition-count %" PRId64 " must be positive and "
-                "their product at most %" PRId64, (int64_t)c->replicas, (int64_t)c->partitions, SHARD_MAX_MESH_DEVICES);
+    shard_error(c->de, c->m->top->span,
+                "replica-count %" PRId64 " and partition-count %" PRId64 " must be positive and "
+                "their product at most %" PRId64,
+                (int64_t)c->replicas, (int64_t)c->partitions, SHARD_MAX_MESH_DEVICES);
     return false;
   }
   return true;

@@ -128,11 +128,24 @@ static bool S_has_sharded_value(const shard_op *op) {
 }
 
 static bool S_skipped(const shard_op *op) {
-  static const char *const skip[] = {
-      "sdy.all_gather", "sdy.all_reduce", "sdy.all_slice", "sdy.all_to_all", "sdy.collective_permute",
-      "sdy.reduce_scatter", "sdy.sharded_to_unreduced", "sdy.replicated_to_unreduced", "sdy.data_flow_edge",
-      "sdy.manual_computation", "sdy.mesh", "sdy.propagation_barrier", "sdy.return", "sdy.sharding_constraint",
-      "sdy.sharding_group", "func.return", "stablehlo.return", NULL};
+  static const char *const skip[] = {"sdy.all_gather",
+                                     "sdy.all_reduce",
+                                     "sdy.all_slice",
+                                     "sdy.all_to_all",
+                                     "sdy.collective_permute",
+                                     "sdy.reduce_scatter",
+                                     "sdy.sharded_to_unreduced",
+                                     "sdy.replicated_to_unreduced",
+                                     "sdy.data_flow_edge",
+                                     "sdy.manual_computation",
+                                     "sdy.mesh",
+                                     "sdy.propagation_barrier",
+                                     "sdy.return",
+                                     "sdy.sharding_constraint",
+                                     "sdy.sharding_group",
+                                     "func.return",
+                                     "stablehlo.return",
+                                     NULL};
   for (uint32_t i = 0; skip[i]; i++)
     if (S_is(op, skip[i])) return true;
   if (S_is(op, "stablehlo.custom_call")) {
@@ -176,8 +189,7 @@ static void S_collect_axes(const shard_tensor_sharding *s, const char ***names, 
 
 /* `type` with every dim its sharding does not divide rounded up. */
 static shard_type *S_padded_type(shard_module *m, shard_type *type, const shard_tensor_sharding *s) {
-  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank)
-    return type;
+  if (!s || !type || type->kind != SHARD_TYPE_TENSOR || type->rank != s->rank) return type;
   const shard_mesh *mesh = shard_sharding_mesh(m, s);
   if (!mesh) return type;
   int64_t *dims = PI_DIMS(m->arena, type->rank);
@@ -237,12 +249,13 @@ static shard_value *S_pad_zero(shard_arena *a, shard_op *pos, shard_value *v, sh
 /* Grows the limits of a slice / the high padding of a pad so that the
  * clone yields `padded` instead of `orig`. */
 static void S_grow_shape_attrs(shard_arena *a, shard_op *op, const shard_type *orig, const shard_type *padded) {
-  const char *name = S_is(op, "stablehlo.slice") ? "limit_indices" : S_is(op, "stablehlo.pad") ? "edge_padding_high" : NULL;
+  const char *name = S_is(op, "stablehlo.slice") ? "limit_indices"
+                     : S_is(op, "stablehlo.pad") ? "edge_padding_high"
+                                                 : NULL;
   const shard_attr *at = name ? shard_op_attr(op, name) : NULL;
   if (!at || at->kind != SHARD_ATTR_DENSE_ARRAY || at->u.dense_array.num != padded->rank) return;
   int64_t *v = PI_DIMS(a, padded->rank);
-  for (uint32_t d = 0; d < padded->rank; d++)
-    v[d] = at->u.dense_array.vals[d] + padded->dims[d] - orig->dims[d];
+  for (uint32_t d = 0; d < padded->rank; d++) v[d] = at->u.dense_array.vals[d] + padded->dims[d] - orig->dims[d];
   S_set_i64s(a, op, name, v, padded->rank);
 }
 

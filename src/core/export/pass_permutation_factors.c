@@ -39,9 +39,7 @@ typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
-static bool S_is_terminator(const shard_op *op) {
-  return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
-}
+static bool S_is_terminator(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR); }
 
 static void S_post_order(shard_op *op, op_vec *out) {
   for (uint32_t r = 0; r < op->num_regions; r++)
@@ -64,7 +62,7 @@ int64_t shard_perm_dim_shards(const shard_tensor_sharding *s, uint32_t d, const 
 }
 
 shard_value *shard_perm_new_reshard(perm_ctx *c, shard_op *before, shard_value *in, shard_tensor_sharding *s,
-                              const shard_op *near) {
+                                    const shard_op *near) {
   shard_type *type = in->type;
   shard_op *op = shard_op_new_named(c->m->arena, "sdy.reshard", 1, &in, 1, &type, 0);
   if (near) op->span = near->span;
@@ -86,7 +84,7 @@ void shard_perm_replace_uses_except(shard_value *from, shard_value *to, const sh
 static void S_insert_after(shard_op *pos, shard_op *op) { shard_op_insert_after(pos, op); }
 
 shard_value *shard_perm_reshard_result(perm_ctx *c, shard_op *op, uint32_t i, shard_tensor_sharding *old,
-                                 shard_tensor_sharding *now) {
+                                       shard_tensor_sharding *now) {
   shard_arena *a = c->m->arena;
   shard_value *res = &op->results[i];
   shard_type *type = res->type;
@@ -127,7 +125,8 @@ static bool S_slice_dim_comm_free(const shard_op *op, uint32_t d, const shard_te
                                   const shard_mesh *mesh) {
   int64_t n = shard_perm_dim_shards(s, d, mesh);
   if (n <= 1) return true;
-  if (shard_perm_attr_int(op, "start_indices", d, 0) != 0 || shard_perm_attr_int(op, "strides", d, 1) != 1) return false;
+  if (shard_perm_attr_int(op, "start_indices", d, 0) != 0 || shard_perm_attr_int(op, "strides", d, 1) != 1)
+    return false;
   const shard_value *in = op->operands[0].value, *out = &op->results[0];
   if (!S_static_tensor(in) || !S_static_tensor(out)) return false;
   return S_ceil_div(in->type->dims[d], n) == S_ceil_div(out->type->dims[d], n);
@@ -249,8 +248,8 @@ bool shard_perm_group_passthrough(const perm_reshape_group *g) {
   return g->in_nontrivial <= 1 && g->out_nontrivial <= 1;
 }
 
-static bool S_dims_indivisible(const shard_tensor_sharding *s, const shard_type *t, uint32_t from,
-                               uint32_t to, const shard_mesh *mesh) {
+static bool S_dims_indivisible(const shard_tensor_sharding *s, const shard_type *t, uint32_t from, uint32_t to,
+                               const shard_mesh *mesh) {
   for (uint32_t d = from; d < to; d++) {
     int64_t n = shard_perm_dim_shards(s, d, mesh);
     if (n > 1 && t->dims[d] % n != 0) return true;
@@ -258,9 +257,8 @@ static bool S_dims_indivisible(const shard_tensor_sharding *s, const shard_type 
   return false;
 }
 
-bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s,
-                            const shard_type *in, const shard_tensor_sharding *out_s, const shard_type *out,
-                            const shard_mesh *mesh) {
+bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tensor_sharding *in_s, const shard_type *in,
+                                  const shard_tensor_sharding *out_s, const shard_type *out, const shard_mesh *mesh) {
   return S_dims_indivisible(in_s, in, g->in_start, g->in_end, mesh) ||
          S_dims_indivisible(out_s, out, g->out_start, g->out_end, mesh);
 }
@@ -269,8 +267,7 @@ bool shard_perm_group_indivisible(const perm_reshape_group *g, const shard_tenso
  * lists hold whole groups' axes, so a partial overlap means the same data
  * split differently and goes too). */
 static shard_tensor_sharding *S_without_axes(shard_arena *a, const shard_tensor_sharding *s,
-                                             const shard_axis_ref *removed, uint32_t nremoved,
-                                             const shard_mesh *mesh) {
+                                             const shard_axis_ref *removed, uint32_t nremoved, const shard_mesh *mesh) {
   shard_tensor_sharding *r = shard_sharding_clone(a, s);
   r->dims = SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank);
   for (uint32_t d = 0; d < s->rank; d++) {
@@ -290,9 +287,8 @@ static shard_tensor_sharding *S_without_axes(shard_arena *a, const shard_tensor_
 
 /* handleReshapeOpReplicate: the axes of every non-passthrough group with a
  * non-divisible dim are replicated around the reshape. */
-static void S_reshape_replicate(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s,
-                                shard_tensor_sharding *out_s, const shard_mesh *mesh,
-                                const perm_reshape_group_vec *groups) {
+static void S_reshape_replicate(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
+                                const shard_mesh *mesh, const perm_reshape_group_vec *groups) {
   shard_arena *a = c->m->arena;
   const shard_type *in = op->operands[0].value->type, *out = op->results[0].type;
   SHARD_VEC(shard_axis_ref) removed = {0};

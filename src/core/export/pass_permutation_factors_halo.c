@@ -86,9 +86,9 @@ static shard_value *S_zero_scalar(perm_ctx *c, const cursor *at, const char *ele
   return S_constant(c, at, S_tensor(c, 0, NULL, elem), S_zero_text(elem), near);
 }
 
-static shard_value *S_pad(perm_ctx *c, const cursor *at, shard_value *in, shard_value *pad_value,
-                          const int64_t *low, const int64_t *high, const int64_t *interior,
-                          shard_tensor_sharding *s, const shard_op *near) {
+static shard_value *S_pad(perm_ctx *c, const cursor *at, shard_value *in, shard_value *pad_value, const int64_t *low,
+                          const int64_t *high, const int64_t *interior, shard_tensor_sharding *s,
+                          const shard_op *near) {
   const shard_type *t = in->type;
   int64_t *dims = HALO_ARRAY(c, int64_t, t->rank);
   for (uint32_t d = 0; d < t->rank; d++) {
@@ -104,8 +104,8 @@ static shard_value *S_pad(perm_ctx *c, const cursor *at, shard_value *in, shard_
   return &op->results[0];
 }
 
-static shard_value *S_slice(perm_ctx *c, const cursor *at, shard_value *in, const int64_t *start,
-                            const int64_t *limit, shard_tensor_sharding *s, const shard_op *near) {
+static shard_value *S_slice(perm_ctx *c, const cursor *at, shard_value *in, const int64_t *start, const int64_t *limit,
+                            shard_tensor_sharding *s, const shard_op *near) {
   const shard_type *t = in->type;
   int64_t *dims = HALO_ARRAY(c, int64_t, t->rank), *ones = HALO_ARRAY(c, int64_t, t->rank);
   for (uint32_t d = 0; d < t->rank; d++) dims[d] = limit[d] - start[d], ones[d] = 1;
@@ -506,8 +506,8 @@ typedef struct exchange_info { /* the arrays have one entry per tensor dim */
 } exchange_info;
 
 /* getDimExchangeInfo: which source shards each target shard t reads. */
-static dim_exchange S_dim_exchange(int64_t shards, int64_t s_in, int64_t s_out, int64_t pad_low,
-                                   int64_t dilation, int64_t input_size) {
+static dim_exchange S_dim_exchange(int64_t shards, int64_t s_in, int64_t s_out, int64_t pad_low, int64_t dilation,
+                                   int64_t input_size) {
   dim_exchange e = {.s_out = s_out, .s_footprint = s_out, .can_use_halo = true};
   for (int64_t t = 0; t < shards; t++) {
     int64_t start = (t * s_out - pad_low) / dilation;
@@ -537,7 +537,8 @@ static void S_exchange_info(perm_ctx *c, const shard_op *op, bool is_pad, const 
     for (uint32_t j = 0; j < s->dims[d].num_axes; j++) S_set_add(&info->manual, s->dims[d].axes[j].name);
     info->divisible[d] = S_ceil_div(t->dims[d], n) * n;
     int64_t s_in = info->divisible[d] / n, s_out = S_ceil_div(out->dims[d], n);
-    int64_t low = is_pad ? shard_perm_attr_int(op, "edge_padding_low", d, 0) : -shard_perm_attr_int(op, "start_indices", d, 0);
+    int64_t low =
+        is_pad ? shard_perm_attr_int(op, "edge_padding_low", d, 0) : -shard_perm_attr_int(op, "start_indices", d, 0);
     int64_t dilation = is_pad ? shard_perm_attr_int(op, "interior_padding", d, 0) + 1 : 1;
     info->dims[d] = S_dim_exchange(n, s_in, s_out, low, dilation, t->dims[d]);
   }
@@ -612,8 +613,8 @@ static shard_value *S_id_in_dim(perm_ctx *c, const cursor *at, const shard_mesh 
 }
 
 /* exchangeDimWithDynamicOffset for pad and slice (dilated halo buffer). */
-static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *in, shard_value *pad_value,
-                                   uint32_t d, const dim_exchange *e, const shard_tensor_sharding *s,
+static shard_value *S_exchange_dim(perm_ctx *c, const cursor *at, shard_value *in, shard_value *pad_value, uint32_t d,
+                                   const dim_exchange *e, const shard_tensor_sharding *s,
                                    shard_tensor_sharding *local_s, const shard_mesh *mesh, const name_set *manual,
                                    int64_t pad_low, int64_t dilation, const shard_op *near) {
   const shard_type *t = in->type;
@@ -759,8 +760,8 @@ static bool S_halo_pad_or_slice(perm_ctx *c, shard_op *op, bool is_pad) {
   shard_tensor_sharding *mc_s[2] = {in_s, scalar_s};
   shard_type *local_types[2] = {S_tensor(c, rank, local, t->elem), pad_value->type};
   shard_type *result_type = S_tensor(c, rank, padded_out, t->elem);
-  shard_op *mc = S_manual_computation(c, &before, mc_in, 2, mc_s, local_types, result_type, in_s, mesh,
-                                      &info.manual, op);
+  shard_op *mc =
+      S_manual_computation(c, &before, mc_in, 2, mc_s, local_types, result_type, in_s, mesh, &info.manual, op);
   shard_block *body = mc->regions[0].first;
   cursor inside = {body, NULL};
   shard_tensor_sharding *local_s = S_without_manual(c, in_s, &info.manual);
@@ -879,8 +880,8 @@ static dim_exchange S_reshape_exchange(perm_ctx *c, const perm_reshape_group *g,
   return e;
 }
 
-static bool S_group_padded(const perm_reshape_group *g, const shard_type *in, const int64_t *pin,
-                           const shard_type *out, const int64_t *pout) {
+static bool S_group_padded(const perm_reshape_group *g, const shard_type *in, const int64_t *pin, const shard_type *out,
+                           const int64_t *pout) {
   for (uint32_t d = g->in_start; d < g->in_end; d++)
     if (pin[d] != in->dims[d]) return true;
   for (uint32_t d = g->out_start; d < g->out_end; d++)
@@ -894,7 +895,7 @@ static void S_add_dim_axes(name_set *set, const shard_tensor_sharding *s, uint32
 }
 
 bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *in_s, shard_tensor_sharding *out_s,
-                       const shard_mesh *mesh, const perm_reshape_group_vec *groups) {
+                             const shard_mesh *mesh, const perm_reshape_group_vec *groups) {
   shard_arena *a = c->m->arena;
   shard_value *operand = op->operands[0].value;
   const shard_type *in = operand->type, *out = op->results[0].type;
@@ -988,8 +989,7 @@ bool shard_perm_halo_reshape(perm_ctx *c, shard_op *op, shard_tensor_sharding *i
   shard_tensor_sharding *mc_s[2] = {in_s, scalar_s};
   shard_type *local_types[2] = {S_tensor(c, rank, local_in, in->elem), pad_value->type};
   shard_type *result_type = S_tensor(c, out->rank, padded_result, out->elem);
-  shard_op *mc =
-      S_manual_computation(c, &before, mc_in, 2, mc_s, local_types, result_type, out_s, mesh, &manual, op);
+  shard_op *mc = S_manual_computation(c, &before, mc_in, 2, mc_s, local_types, result_type, out_s, mesh, &manual, op);
   shard_block *body = mc->regions[0].first;
   cursor inside = {body, NULL};
   shard_tensor_sharding *local_s = S_without_manual(c, in_s, &manual);

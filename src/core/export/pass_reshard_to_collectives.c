@@ -32,8 +32,7 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
   if (v->def) {
     const shard_op *op = v->def;
     shard_attr *o = shard_op_attr(op, "out_sharding");
-    if (o && o->kind == SHARD_ATTR_SDY_SHARDING && strncmp(op->name, "sdy.", 4) == 0)
-      return o->u.sharding;
+    if (o && o->kind == SHARD_ATTR_SDY_SHARDING && strncmp(op->name, "sdy.", 4) == 0) return o->u.sharding;
     if (S_is(op, "sdy.manual_computation") || S_is(op, "sdy.named_computation"))
       return S_per_value_at(op, "out_shardings", v->index);
     return shard_value_sharding(v);
@@ -41,8 +40,7 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
   shard_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
   if (owner && S_is(owner, "stablehlo.while") && v->index < owner->num_results)
     return shard_value_sharding(&owner->results[v->index]);
-  if (owner && S_is(owner, "sdy.named_computation"))
-    return S_per_value_at(owner, "in_shardings", v->index);
+  if (owner && S_is(owner, "sdy.named_computation")) return S_per_value_at(owner, "in_shardings", v->index);
   if (owner && S_is(owner, "sdy.manual_computation")) {
     shard_tensor_sharding *s = S_per_value_at(owner, "in_shardings", v->index);
     return shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
@@ -51,14 +49,11 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
 }
 
 static shard_value *S_bypass_barriers(shard_value *v) {
-  while (v->def && S_is(v->def, "sdy.propagation_barrier") && v->def->num_operands == 1)
-    v = v->def->operands[0].value;
+  while (v->def && S_is(v->def, "sdy.propagation_barrier") && v->def->num_operands == 1) v = v->def->operands[0].value;
   return v;
 }
 
-static uint32_t S_rank(const shard_type *t) {
-  return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-}
+static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 /* The reshard's input sharding, bypassing barriers; NULL when the input has none. */
 static shard_tensor_sharding *S_input_sharding(shard_arena *a, const shard_op *reshard) {
@@ -78,8 +73,7 @@ static bool S_is_legal(const shard_module *m, const shard_op *reshard, bool keep
   if (keep_redundant && shard_reshard_equivalent(in, out)) return true;
   const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : NULL;
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
-  if ((in_mesh && shard_mesh_is_maximal(in_mesh)) || (out_mesh && shard_mesh_is_maximal(out_mesh)))
-    return true;
+  if ((in_mesh && shard_mesh_is_maximal(in_mesh)) || (out_mesh && shard_mesh_is_maximal(out_mesh))) return true;
   if (shard_sharding_fully_replicated(out)) return false;
   if (in && !shard_reshard_same_mesh_ref(in, out)) {
     /* isEquivalentOnMesh: same axes, device order aside. */
@@ -91,8 +85,7 @@ static bool S_is_legal(const shard_module *m, const shard_op *reshard, bool keep
 }
 
 /* Builds one collective before `reshard`, exactly as the parser would. */
-static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input,
-                                 const shard_reshard_step *st) {
+static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, const shard_reshard_step *st) {
   shard_arena *a = m->arena;
   static const char *const names[] = {
       [SHARD_RESHARD_ALL_SLICE] = "sdy.all_slice",
@@ -129,9 +122,7 @@ static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de)
   shard_value *input = reshard->operands[0].value;
   shard_value *bypassed = S_bypass_barriers(input);
   shard_tensor_sharding *in = S_sharding_of(a, bypassed);
-  if (!in)
-    in = shard_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type),
-                                  true);
+  if (!in) in = shard_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type), true);
   const shard_mesh *in_mesh = shard_module_sharding_mesh(m, in);
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
 
@@ -161,19 +152,17 @@ static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de)
     shard_buf_init(&to);
     shard_sharding_print(&from, in);
     shard_sharding_print(&to, out);
-    shard_error(de, reshard->span, "cannot lower the reshard from %s to %s into collectives",
-                shard_buf_str(&from), shard_buf_str(&to));
+    shard_error(de, reshard->span, "cannot lower the reshard from %s to %s into collectives", shard_buf_str(&from),
+                shard_buf_str(&to));
     shard_buf_free(&from);
     shard_buf_free(&to);
     return false;
   }
   case SHARD_RESHARD_MAXIMAL_MESH:
   case SHARD_RESHARD_INCOMPATIBLE_MESHES:
-  case SHARD_RESHARD_RANK_MISMATCH:
-    break;
+  case SHARD_RESHARD_RANK_MISMATCH: break;
   }
-  shard_error(de, reshard->span,
-              "failed to legalize operation 'sdy.reshard' that was explicitly marked illegal");
+  shard_error(de, reshard->span, "failed to legalize operation 'sdy.reshard' that was explicitly marked illegal");
   return false;
 }
 
@@ -183,8 +172,7 @@ static bool S_collect(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_reshard_to_collectives(shard_module *m, const char *options,
-                                       const shard_pass_context *cx) {
+bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   bool keep = false;
   shard_pass_option_bool(options, "keep-redundant-reshards", &keep);

@@ -36,9 +36,7 @@ static shard_axis_ref ax_sub(const char *name, int64_t pre, int64_t size) {
   shard_axis_ref r = {name, true, pre, size};
   return r;
 }
-static bool ax_same_name(const shard_axis_ref *a, const shard_axis_ref *b) {
-  return strcmp(a->name, b->name) == 0;
-}
+static bool ax_same_name(const shard_axis_ref *a, const shard_axis_ref *b) { return strcmp(a->name, b->name) == 0; }
 
 /* AxisRefAttr::operator<: by name (not mesh order), then the full axis sits
  * right after the sub-axes of pre-size 1. */
@@ -65,8 +63,7 @@ static bool ax_overlaps(const shard_axis_ref *a, const shard_axis_ref *b) {
 }
 
 static bool ranges_coexist(int64_t min_pre, int64_t max_pre, int64_t min_next, int64_t max_next) {
-  if (min_next > max_pre)
-    return min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0;
+  if (min_next > max_pre) return min_next % max_pre == 0 && max_pre % min_pre == 0 && max_next % min_next == 0;
   return max_pre % min_next == 0;
 }
 
@@ -97,8 +94,7 @@ static bool ax_overlap(const shard_axis_ref *a, const shard_axis_ref *b, shard_a
 }
 
 /* The part of a before b starts (a itself when they don't overlap). */
-static bool ax_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                      shard_axis_ref *out) {
+static bool ax_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out) {
   if (!ax_can_coexist(a, b)) return false;
   if (!ax_overlaps(a, b)) return *out = *a, true;
   if (shard_axis_pre(a) >= shard_axis_pre(b)) return false;
@@ -107,8 +103,8 @@ static bool ax_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_
 }
 
 /* The part of a after b ends (a itself when they don't overlap). */
-static bool ax_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                      const shard_mesh *m, shard_axis_ref *out) {
+static bool ax_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m,
+                                      shard_axis_ref *out) {
   if (!ax_can_coexist(a, b)) return false;
   if (!ax_overlaps(a, b)) return *out = *a, true;
   int64_t an = ax_next(a, m), bn = ax_next(b, m);
@@ -121,8 +117,7 @@ static bool ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b) {
   return ax_same_name(a, b) && a->is_sub && b->is_sub && a->pre_size * a->size == b->pre_size;
 }
 
-static shard_axis_ref ax_merge(const shard_axis_ref *a, const shard_axis_ref *b,
-                               const shard_mesh *m) {
+static shard_axis_ref ax_merge(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m) {
   int64_t size = a->size * b->size;
   if (shard_mesh_axis_size(m, a->name) == size) {
     shard_axis_ref full = {a->name, false, 0, 0};
@@ -162,10 +157,8 @@ static int64_t av_product(const axis_vec *v, const shard_mesh *m) {
 
 /* addAxisOrMerge: appends r, or grows the last axis when r continues it. */
 static void av_add_or_merge(axis_vec *v, const shard_axis_ref *r, const shard_mesh *m) {
-  if (v->len && ax_can_merge(&v->items[v->len - 1], r))
-    v->items[v->len - 1] = ax_merge(&v->items[v->len - 1], r, m);
-  else
-    SHARD_VEC_PUSH(*v, *r);
+  if (v->len && ax_can_merge(&v->items[v->len - 1], r)) v->items[v->len - 1] = ax_merge(&v->items[v->len - 1], r, m);
+  else SHARD_VEC_PUSH(*v, *r);
 }
 
 /* The set of axes in `in`, kept apart from the lists as Shardy keeps it. */
@@ -235,8 +228,7 @@ static void align_list(axis_vec *axes, const axis_vec *others, const shard_mesh 
   }
 }
 
-static void align_dims(axis_vec *dims, uint32_t rank, const axis_vec *others,
-                       const shard_mesh *m) {
+static void align_dims(axis_vec *dims, uint32_t rank, const axis_vec *others, const shard_mesh *m) {
   if (others->len == 0) return;
   for (uint32_t d = 0; d < rank; d++) align_list(&dims[d], others, m);
 }
@@ -329,8 +321,8 @@ static shard_tensor_sharding *current_sharding(const inserter *s) {
   return t;
 }
 
-static void emit(inserter *s, shard_reshard_kind kind, const axis_vec *per_dim,
-                 const shard_axis_ref *a2a_axes, uint32_t a2a_num, uint32_t src, uint32_t tgt) {
+static void emit(inserter *s, shard_reshard_kind kind, const axis_vec *per_dim, const shard_axis_ref *a2a_axes,
+                 uint32_t a2a_num, uint32_t src, uint32_t tgt) {
   shard_reshard_step st;
   memset(&st, 0, sizeof st);
   st.kind = kind;
@@ -360,16 +352,15 @@ static void pop_back_from_current(axis_vec *cur, const axis_vec *to_pop, uint32_
     if (cur->len == 0) return;
     if (ax_prefix_without_overlap(&cur->items[cur->len - 1], &to_pop->items[i - 1], &prefix))
       cur->items[cur->len - 1] = prefix;
-    else
-      cur->len--;
+    else cur->len--;
   }
 }
 
 /* getAxisWithinCapacity: the part of r that fits in *capacity (all of it, a
  * major sub-axis of it, or nothing when neither size divides the other), and
  * the remainder; *capacity shrinks by what fits. */
-static bool within_capacity(const inserter *s, const shard_axis_ref *r, int64_t *capacity,
-                            shard_axis_ref *within, shard_axis_ref *rest, bool *has_rest) {
+static bool within_capacity(const inserter *s, const shard_axis_ref *r, int64_t *capacity, shard_axis_ref *within,
+                            shard_axis_ref *rest, bool *has_rest) {
   int64_t size = ax_size(r, s->mesh);
   *has_rest = false;
   if (*capacity <= 1 || !divisible_either_way(size, *capacity)) return false;
@@ -427,8 +418,7 @@ typedef void (*consume_fn)(inserter *s, const shard_axis_ref *r, uint32_t dim, v
  * (at the front, keeping their order, or at the back), splitting an axis
  * that is bigger than the capacity and putting the rest at the front of the
  * available list. */
-static void distribute(inserter *s, bool to_front, axis_vec *available, bool shared,
-                       consume_fn consume, void *ctx) {
+static void distribute(inserter *s, bool to_front, axis_vec *available, bool shared, consume_fn consume, void *ctx) {
   axis_vec split_added = {0};
   for (uint32_t d = 0; d < s->rank; d++) {
     axis_vec *in = &s->in[d];
@@ -466,8 +456,7 @@ static void distribute(inserter *s, bool to_front, axis_vec *available, bool sha
  * (rather than at the target dim) saves a collective_permute later. Returns
  * the range [*begin, *end) of out[*tgt] to slice at src_dim, and borrows
  * the target dim's capacity for it. */
-static bool slice_for_all_to_all(inserter *s, uint32_t src, uint32_t *tgt_dim, uint32_t *begin,
-                                 uint32_t *end) {
+static bool slice_for_all_to_all(inserter *s, uint32_t src, uint32_t *tgt_dim, uint32_t *begin, uint32_t *end) {
   axis_vec *src_in = &s->in[src];
   if (src_in->len == 0 || s->out[src].len) return false;
   const shard_axis_ref *last = &src_in->items[src_in->len - 1];
@@ -609,8 +598,7 @@ static bool should_permute(const inserter *s) {
     for (uint32_t k = 0; k < in->len; k++) {
       const out_place *p = out_lookup(s, &in->items[k]);
       if (p) {
-        if ((p->dim == d || seen[p->dim]) &&
-            (!have_last || last_dim != p->dim || p->index != last_index + 1)) {
+        if ((p->dim == d || seen[p->dim]) && (!have_last || last_dim != p->dim || p->index != last_index + 1)) {
           yes = true;
           break;
         }
@@ -628,8 +616,7 @@ static bool should_permute(const inserter *s) {
   }
   free(seen);
   if (yes) return true;
-  return avail_out && avail_in &&
-         divisible_either_way(ax_size(avail_out, s->mesh), ax_size(avail_in, s->mesh));
+  return avail_out && avail_in && divisible_either_way(ax_size(avail_out, s->mesh), ax_size(avail_in, s->mesh));
 }
 
 /* Re-picks the axes of every dim, keeping each dim's sharded size: first
@@ -682,8 +669,7 @@ static void perform_permute(inserter *s) {
   rebuild_out_map(s);
 
   for (uint32_t d = 0; d < s->rank; d++)
-    for (uint32_t k = 0; k < s->in[d].len; k++)
-      av_add_or_merge(&s->cur[d], &s->in[d].items[k], s->mesh);
+    for (uint32_t k = 0; k < s->in[d].len; k++) av_add_or_merge(&s->cur[d], &s->in[d].items[k], s->mesh);
 
   SHARD_VEC_FREE(all_in);
   SHARD_VEC_FREE(available_out);
@@ -705,8 +691,7 @@ static void try_permute(inserter *s) {
 
 /* The longest suffix of in[src] bound for one other dim moves there; with
  * !out_of_order only when it lands at the front of what that dim still needs. */
-static bool all_to_all_once(inserter *s, uint32_t src, bool out_of_order, axis_vec *axes,
-                            uint32_t *tgt_dim) {
+static bool all_to_all_once(inserter *s, uint32_t src, bool out_of_order, axis_vec *axes, uint32_t *tgt_dim) {
   axis_vec *src_in = &s->in[src];
   int i = (int)src_in->len - 1;
   bool have_tgt = false;
@@ -812,14 +797,12 @@ static void gather_then_slice(inserter *s) {
   for (uint32_t d = 0; d < s->rank; d++) s->in[d].len = s->out[d].len = 0;
 }
 
-bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in,
-                               const shard_tensor_sharding *out, const shard_mesh *mesh,
-                               const int64_t *shape, shard_reshard_step **steps,
+bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                               const shard_mesh *mesh, const int64_t *shape, shard_reshard_step **steps,
                                uint32_t *num_steps) {
   *steps = NULL;
   *num_steps = 0;
-  if (!mesh || in->rank != out->rank || !sizes_known(in, mesh) || !sizes_known(out, mesh))
-    return false;
+  if (!mesh || in->rank != out->rank || !sizes_known(in, mesh) || !sizes_known(out, mesh)) return false;
   inserter s;
   memset(&s, 0, sizeof s);
   s.a = a;
@@ -855,9 +838,7 @@ bool shard_reshard_collectives(shard_arena *a, const shard_tensor_sharding *in,
   SHARD_VEC_FREE(out_sorted);
   for (uint32_t d = 0; d < s.rank; d++) {
     uint32_t k = 0;
-    while (k < s.in[d].len && k < s.out[d].len &&
-           shard_axis_equal(&s.in[d].items[k], &s.out[d].items[k]))
-      k++;
+    while (k < s.in[d].len && k < s.out[d].len && shard_axis_equal(&s.in[d].items[k], &s.out[d].items[k])) k++;
     for (uint32_t j = 0; j < k; j++) {
       av_erase(&s.in[d], 0);
       av_erase(&s.out[d], 0);
@@ -926,8 +907,7 @@ bool shard_reshard_equivalent(const shard_tensor_sharding *a, const shard_tensor
   if (!axes_equal(a->unreduced, a->num_unreduced, b->unreduced, b->num_unreduced)) return false;
   if (a->rank != b->rank) return false;
   for (uint32_t d = 0; d < a->rank; d++)
-    if (!axes_equal(a->dims[d].axes, a->dims[d].num_axes, b->dims[d].axes, b->dims[d].num_axes))
-      return false;
+    if (!axes_equal(a->dims[d].axes, a->dims[d].num_axes, b->dims[d].axes, b->dims[d].num_axes)) return false;
   return true;
 }
 
@@ -936,15 +916,12 @@ static bool equivalent_on_mesh(const shard_tensor_sharding *in, const shard_mesh
                                const shard_tensor_sharding *out, const shard_mesh *out_mesh) {
   if (shard_reshard_same_mesh_ref(in, out)) return true;
   if (!in_mesh || !out_mesh) return false;
-  return shard_mesh_is_maximal(in_mesh) == shard_mesh_is_maximal(out_mesh) &&
-         shard_mesh_same_axes(in_mesh, out_mesh);
+  return shard_mesh_is_maximal(in_mesh) == shard_mesh_is_maximal(out_mesh) && shard_mesh_same_axes(in_mesh, out_mesh);
 }
 
-shard_reshard_outcome shard_reshard_plan(shard_arena *a, const shard_tensor_sharding *in,
-                                         const shard_mesh *in_mesh,
-                                         const shard_tensor_sharding *out,
-                                         const shard_mesh *out_mesh, const int64_t *shape,
-                                         shard_reshard_step **steps, uint32_t *num_steps) {
+shard_reshard_outcome shard_reshard_plan(shard_arena *a, const shard_tensor_sharding *in, const shard_mesh *in_mesh,
+                                         const shard_tensor_sharding *out, const shard_mesh *out_mesh,
+                                         const int64_t *shape, shard_reshard_step **steps, uint32_t *num_steps) {
   *steps = NULL;
   *num_steps = 0;
   if ((in_mesh && shard_mesh_is_maximal(in_mesh)) || (out_mesh && shard_mesh_is_maximal(out_mesh)))
@@ -965,7 +942,6 @@ shard_reshard_outcome shard_reshard_plan(shard_arena *a, const shard_tensor_shar
     out_mesh = in_mesh;
   }
   if (!equivalent_on_mesh(in, in_mesh, out, out_mesh)) return SHARD_RESHARD_INCOMPATIBLE_MESHES;
-  if (!shard_reshard_collectives(a, in, out, in_mesh, shape, steps, num_steps))
-    return SHARD_RESHARD_INCOMPLETE;
+  if (!shard_reshard_collectives(a, in, out, in_mesh, shape, steps, num_steps)) return SHARD_RESHARD_INCOMPLETE;
   return SHARD_RESHARD_STEPS;
 }

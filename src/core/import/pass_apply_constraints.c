@@ -31,9 +31,8 @@ static shard_op *S_block_owner(const shard_value *v) {
 static shard_value *S_edge_owner(shard_value *v) {
   if (v->def) {
     shard_op *op = v->def;
-    if (S_is(op, "stablehlo.while") || S_is(op, "stablehlo.case") ||
-        S_is(op, "stablehlo.optimization_barrier") || S_is(op, "sdy.named_computation") ||
-        S_is(op, "sdy.manual_computation"))
+    if (S_is(op, "stablehlo.while") || S_is(op, "stablehlo.case") || S_is(op, "stablehlo.optimization_barrier") ||
+        S_is(op, "sdy.named_computation") || S_is(op, "sdy.manual_computation"))
       return v;
     return NULL;
   }
@@ -105,32 +104,26 @@ static bool S_same(const shard_tensor_sharding *a, const shard_tensor_sharding *
 
 static shard_tensor_sharding *S_in_sharding(const shard_op *mc, uint32_t i) {
   shard_attr *in = shard_op_attr(mc, "in_shardings");
-  return in && in->kind == SHARD_ATTR_SDY_PER_VALUE && i < in->u.per_value->num
-             ? &in->u.per_value->shardings[i]
-             : NULL;
+  return in && in->kind == SHARD_ATTR_SDY_PER_VALUE && i < in->u.per_value->num ? &in->u.per_value->shardings[i] : NULL;
 }
 
 static bool S_used_with_different_sharding(shard_value *v, const shard_tensor_sharding *s) {
   for (shard_operand *u = v->first_use; u; u = u->next_use) {
-    if (S_is(u->owner, "sdy.sharding_constraint") && !S_same(S_attr_sharding(u->owner, "sharding"), s))
-      return true;
-    if (S_is(u->owner, "sdy.manual_computation") && !S_same(S_in_sharding(u->owner, u->index), s))
-      return true;
+    if (S_is(u->owner, "sdy.sharding_constraint") && !S_same(S_attr_sharding(u->owner, "sharding"), s)) return true;
+    if (S_is(u->owner, "sdy.manual_computation") && !S_same(S_in_sharding(u->owner, u->index), s)) return true;
   }
   return false;
 }
 
 static bool S_used_by_constraint(shard_value *v, const shard_op *excluded) {
   for (shard_operand *u = v->first_use; u; u = u->next_use)
-    if (u->owner != excluded &&
-        (S_is(u->owner, "sdy.sharding_constraint") || S_is(u->owner, "sdy.manual_computation")))
+    if (u->owner != excluded && (S_is(u->owner, "sdy.sharding_constraint") || S_is(u->owner, "sdy.manual_computation")))
       return true;
   return false;
 }
 
 static bool S_should_apply(shard_value *v, const shard_tensor_sharding *s) {
-  return S_shardable(v) && !S_get_sharding(v) && S_fully_closed(s) &&
-         !S_used_with_different_sharding(v, s);
+  return S_shardable(v) && !S_get_sharding(v) && S_fully_closed(s) && !S_used_with_different_sharding(v, s);
 }
 
 /* Replaces every use of `from` except those by `keep` with `to`. */
@@ -155,15 +148,14 @@ static void S_do_set_sharding(void *ctx) {
 /* `constraint` is the op to move (a sharding_constraint), or NULL to create
  * one. With `debug`, a sharding set on the input is recorded as a step of
  * `user` (debug_origins.h). */
-static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_tensor_sharding *s,
-                    shard_op *constraint, shard_debug_origins *debug) {
+static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_tensor_sharding *s, shard_op *constraint,
+                    shard_debug_origins *debug) {
   if (!S_should_apply(input, s)) return;
   if (S_is(input->def, "sdy.data_flow_edge") || S_edge_lookup(input)) {
     if (constraint) {
       shard_op_unlink(constraint);
     } else {
-      constraint = shard_op_new_named(m->arena, "sdy.sharding_constraint", 1, &input, 1,
-                                     &input->type, 0);
+      constraint = shard_op_new_named(m->arena, "sdy.sharding_constraint", 1, &input, 1, &input->type, 0);
       constraint->span = user->span;
       shard_op_set_attr(m->arena, constraint, "sharding", shard_attr_sharding(m->arena, s), true);
     }
@@ -175,8 +167,8 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
       shard_tensor_sharding *n =
           cur ? shard_sharding_clone(m->arena, cur)
               : shard_sharding_open(m->arena, s->mesh_name, s->inline_mesh,
-                                         input->type && input->type->kind == SHARD_TYPE_TENSOR ? input->type->rank : 0,
-                                         true);
+                                    input->type && input->type->kind == SHARD_TYPE_TENSOR ? input->type->rank : 0,
+                                    true);
       n->unreduced = s->unreduced;
       n->num_unreduced = s->num_unreduced;
       n->reduction = s->reduction;
@@ -191,8 +183,7 @@ static void S_apply(shard_module *m, shard_op *user, shard_value *input, shard_t
 /* The last constraint of a chain starting at `head`, or NULL (see above). */
 static shard_op *S_chain_tail(shard_op *head) {
   shard_value *input = head->operands[0].value;
-  if (S_is(input->def, "sdy.sharding_constraint") || S_get_sharding(input) ||
-      S_used_by_constraint(input, head))
+  if (S_is(input->def, "sdy.sharding_constraint") || S_get_sharding(input) || S_used_by_constraint(input, head))
     return NULL;
   shard_op *tail = head;
   for (;;) {
@@ -231,8 +222,7 @@ static void S_post_order(shard_op *op, op_vec *out) {
   if (S_is(op, "sdy.sharding_constraint") || S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(*out, op);
 }
 
-bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options,
-                                           const shard_pass_context *cx) {
+bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options, const shard_pass_context *cx) {
   bool debug_origins = false, debug_edges = false;
   shard_pass_option_bool(options, "debug-sharding-origins", &debug_origins);
   shard_pass_option_bool(options, "debug-propagation-edge-sharding", &debug_edges);

@@ -138,13 +138,10 @@ static bool S_is_constant_expression(const splitter *sp, const shard_op *op, con
 
 /* A broadcast of a scalar: split like a constant even when the scalar is not. */
 static bool S_is_scalar_expansion(const shard_op *op) {
-  return shard_op_is(op, &K_stablehlo_broadcast_in_dim) && op->num_operands == 1 &&
-         S_is_scalar(op->operands[0].value);
+  return shard_op_is(op, &K_stablehlo_broadcast_in_dim) && op->num_operands == 1 && S_is_scalar(op->operands[0].value);
 }
 
-static bool S_is_terminator(const shard_op *op) {
-  return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
-}
+static bool S_is_terminator(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR); }
 
 /* ---- cloning sub-computations --------------------------------------------- */
 
@@ -181,8 +178,7 @@ static shard_value *S_clone_for_use(splitter *sp, shard_value *result) {
   return copy ? copy : result;
 }
 
-static void S_clone_operands(splitter *sp, shard_op *op, const op_list *constants,
-                             const op_list *expansions) {
+static void S_clone_operands(splitter *sp, shard_op *op, const op_list *constants, const op_list *expansions) {
   for (uint32_t i = 0; i < op->num_operands; i++) {
     shard_value *v = op->operands[i].value;
     if (!v || !v->def) continue;
@@ -288,8 +284,7 @@ static bool S_convert_constant(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_constant_or_scalar_splitter(shard_module *m, const char *options,
-                                            const shard_pass_context *cx) {
+bool shard_pass_constant_or_scalar_splitter(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_walk(m->top, S_convert_constant, NULL);
   splitter sp = {.m = m};
   shard_symbol_table_init(&sp.symbols, m);

@@ -55,8 +55,7 @@ static shard_tensor_sharding *S_per_value_at(const shard_attr *pv, uint32_t i) {
 }
 
 /* The sharding an owner has on its op (NULL when none), as the op sees it. */
-static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, owner_kind kind,
-                                               uint32_t i) {
+static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, owner_kind kind, uint32_t i) {
   if (shard_op_is(op, &K_sdy_named_computation))
     return S_per_value_at(shard_op_attr(op, kind == OWNERS_RESULTS ? "out_shardings" : "in_shardings"), i);
   if (shard_op_is(op, &K_sdy_manual_computation)) {
@@ -69,8 +68,8 @@ static shard_tensor_sharding *S_owner_sharding(shard_arena *a, shard_op *op, own
 }
 
 /* Sets the shardings of all owners of one kind (n entries). */
-static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
-                                  shard_tensor_sharding *list, uint32_t n) {
+static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind, shard_tensor_sharding *list,
+                                  uint32_t n) {
   if (shard_op_is(op, &K_sdy_manual_computation) && kind == OWNERS_BLOCK_ARGS) {
     const shard_attr *manual = shard_op_attr(op, "manual_axes");
     shard_attr *in = shard_op_attr(op, "in_shardings");
@@ -90,8 +89,7 @@ static void S_set_owner_shardings(shard_arena *a, shard_op *op, owner_kind kind,
 
 /* ---- -sdy-add-data-flow-edges ------------------------------------------------ */
 
-static shard_op *S_new_edge(shard_arena *a, shard_value *input, shard_tensor_sharding *s,
-                            shard_span span) {
+static shard_op *S_new_edge(shard_arena *a, shard_value *input, shard_tensor_sharding *s, shard_span span) {
   shard_op *edge = shard_op_new_named(a, "sdy.data_flow_edge", 1, NULL, 1, &input->type, 0);
   edge->span = span;
   if (s) shard_op_set_attr(a, edge, "sharding", shard_attr_sharding(a, s), true);

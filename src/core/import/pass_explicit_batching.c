@@ -76,8 +76,8 @@ static bool S_index_from_iota(shard_value *indices, int64_t ivd, int idx) {
 
 static shard_type *S_i64(shard_arena *a) { return shard_type_other(a, "i64"); }
 
-static shard_op *S_new_op(shard_arena *a, const char *name, uint32_t n, shard_value **operands,
-                          shard_type *type, const shard_op *at) {
+static shard_op *S_new_op(shard_arena *a, const char *name, uint32_t n, shard_value **operands, shard_type *type,
+                          const shard_op *at) {
   shard_op *op = shard_op_new_named(a, name, n, operands, 1, &type, 0);
   op->loc = at->loc;
   op->span = at->span;
@@ -85,8 +85,8 @@ static shard_op *S_new_op(shard_arena *a, const char *name, uint32_t n, shard_va
   return op;
 }
 
-static shard_value *S_concat(shard_arena *a, shard_value **inputs, uint32_t n, const shard_type *t,
-                             int64_t ivd, const shard_op *at) {
+static shard_value *S_concat(shard_arena *a, shard_value **inputs, uint32_t n, const shard_type *t, int64_t ivd,
+                             const shard_op *at) {
   int64_t *dims = SHARD_NEW_ARRAY(a, int64_t, t->rank);
   memcpy(dims, t->dims, sizeof *dims * t->rank);
   dims[ivd] -= 1;
@@ -95,8 +95,8 @@ static shard_value *S_concat(shard_arena *a, shard_value **inputs, uint32_t n, c
   return &op->results[0];
 }
 
-static shard_value *S_slice(shard_arena *a, shard_value *indices, const shard_type *t, int64_t ivd,
-                            int64_t from, int64_t to, const shard_op *at) {
+static shard_value *S_slice(shard_arena *a, shard_value *indices, const shard_type *t, int64_t ivd, int64_t from,
+                            int64_t to, const shard_op *at) {
   int64_t *start = SHARD_NEW_ARRAY(a, int64_t, t->rank);
   int64_t *limit = SHARD_NEW_ARRAY(a, int64_t, t->rank);
   int64_t *strides = SHARD_NEW_ARRAY(a, int64_t, t->rank);
@@ -117,13 +117,11 @@ static shard_value *S_slice(shard_arena *a, shard_value *indices, const shard_ty
 }
 
 /* The indices without component `idx` of the index vector dim. */
-static shard_value *S_drop_component(shard_arena *a, shard_value *indices, int64_t ivd, int idx,
-                                     const shard_op *at) {
+static shard_value *S_drop_component(shard_arena *a, shard_value *indices, int64_t ivd, int idx, const shard_op *at) {
   const shard_type *t = S_tensor(indices);
   int64_t total = t->dims[ivd];
   shard_op *concat = indices->def;
-  if (S_is(concat, "stablehlo.concatenate") && S_concat_dim(concat) == ivd &&
-      (int64_t)concat->num_operands == total) {
+  if (S_is(concat, "stablehlo.concatenate") && S_concat_dim(concat) == ivd && (int64_t)concat->num_operands == total) {
     shard_value **kept = SHARD_NEW_ARRAY(a, shard_value *, concat->num_operands);
     uint32_t n = 0;
     for (uint32_t i = 0; i < concat->num_operands; i++)
@@ -142,10 +140,9 @@ static shard_value *S_drop_component(shard_arena *a, shard_value *indices, int64
 static void S_erase_dead(shard_value *v) {
   shard_op *op = v ? v->def : NULL;
   if (!op || !op->parent) return;
-  if (!(S_is(op, "stablehlo.concatenate") || S_is(op, "stablehlo.iota") ||
-        S_is(op, "stablehlo.reshape") || S_is(op, "stablehlo.broadcast_in_dim") ||
-        S_is(op, "stablehlo.clamp") || S_is(op, "stablehlo.select") || S_is(op, "stablehlo.slice") ||
-        S_is(op, "stablehlo.constant")))
+  if (!(S_is(op, "stablehlo.concatenate") || S_is(op, "stablehlo.iota") || S_is(op, "stablehlo.reshape") ||
+        S_is(op, "stablehlo.broadcast_in_dim") || S_is(op, "stablehlo.clamp") || S_is(op, "stablehlo.select") ||
+        S_is(op, "stablehlo.slice") || S_is(op, "stablehlo.constant")))
     return;
   for (uint32_t i = 0; i < op->num_results; i++)
     if (op->results[i].first_use) return;
@@ -169,8 +166,7 @@ static const dims_format scatter_format = {SHARD_ATTR_SHLO_SCATTER, "scatter_dim
 
 /* Rewrites one gather (operand 0, indices 1) or scatter (first input 0,
  * indices after the inputs). */
-static void S_make_batching_explicit(shard_arena *a, shard_op *op, const dims_format *f,
-                                     uint32_t indices_at) {
+static void S_make_batching_explicit(shard_arena *a, shard_op *op, const dims_format *f, uint32_t indices_at) {
   const shard_attr *dna = shard_op_attr(op, f->attr);
   const shard_gather_dims *dn = dna && dna->kind == f->kind ? dna->u.gather : NULL;
   if (!dn || indices_at >= op->num_operands) return;
@@ -203,8 +199,7 @@ static bool S_collect(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_explicit_gather_scatter_batching(shard_module *m, const char *options,
-                                                 const shard_pass_context *cx) {
+bool shard_pass_explicit_gather_scatter_batching(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ops = {0};
   shard_walk(m->top, S_collect, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {

@@ -49,7 +49,7 @@ static bool S_propagate_to_call(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options,
-                                                      const shard_pass_context *cx) {
+                                                     const shard_pass_context *cx) {
   call_state st = {m};
   shard_walk(m->top, S_propagate_to_call, &st);
   return true;
@@ -170,8 +170,7 @@ static void S_import_call(import_state *st, shard_op *call) {
     SHARD_VEC_PUSH(st->moved, mb);
   }
   shard_op_insert_before(call, nc);
-  for (uint32_t i = 0; i < call->num_results; i++)
-    shard_value_replace_all_uses(&call->results[i], &nc->results[i]);
+  for (uint32_t i = 0; i < call->num_results; i++) shard_value_replace_all_uses(&call->results[i], &nc->results[i]);
   shard_op_erase(call);
 }
 
@@ -295,8 +294,7 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
 
 static bool S_is_func(const shard_op *op) { return strcmp(op->name, "func.func") == 0; }
 
-static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_tensor_sharding *s,
-                             shard_span span) {
+static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_tensor_sharding *s, shard_span span) {
   shard_op *edge = shard_op_new_named(a, "sdy.func_data_flow_edge", 1, NULL, 1, &input->type, 0);
   edge->span = span;
   if (s) {
@@ -377,8 +375,7 @@ static bool S_collect_func_edge(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options,
-                                          const shard_pass_context *cx) {
+bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec edges = {0};
   shard_walk(m->top, S_collect_func_edge, &edges);
   for (uint32_t i = 0; i < edges.len; i++) {
@@ -391,8 +388,7 @@ bool shard_pass_sink_func_data_flow_edges(shard_module *m, const char *options,
       shard_value_set_sharding(m->arena, input, shard_sharding_clone(m->arena, own));
     } else if (before) {
       shard_value_set_sharding(
-          m->arena, input,
-          shard_sharding_open(m->arena, before->mesh_name, before->inline_mesh, before->rank, true));
+          m->arena, input, shard_sharding_open(m->arena, before->mesh_name, before->inline_mesh, before->rank, true));
     }
     shard_value_replace_all_uses(&edge->results[0], input);
     shard_op_erase(edge);

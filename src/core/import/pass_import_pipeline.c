@@ -63,8 +63,7 @@ static void S_mark_refs(dce_state *st, const shard_attr *a) {
       if (mesh) S_mark_live(st, mesh);
     }
     break;
-  default:
-    break;
+  default: break;
   }
 }
 
@@ -121,6 +120,5 @@ bool shard_pass_import_pipeline(shard_module *m, const char *options, const shar
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
     if (!steps[i](m, NULL, cx)) return false;
   if (!dedup) return true;
-  return shard_pass_apply_sharding_constraints(m, NULL, cx) &&
-         shard_pass_sharding_group_import(m, NULL, cx);
+  return shard_pass_apply_sharding_constraints(m, NULL, cx) && shard_pass_sharding_group_import(m, NULL, cx);
 }

@@ -31,8 +31,7 @@ static bool S_mesh_is_empty(const shard_mesh *mesh) {
 }
 
 /* The mesh (name or inline mesh) of the first sharding not on an empty mesh. */
-static const shard_tensor_sharding *S_common_mesh_sharding(const shard_module *m,
-                                                           const shard_sharding_per_value *in,
+static const shard_tensor_sharding *S_common_mesh_sharding(const shard_module *m, const shard_sharding_per_value *in,
                                                            const shard_sharding_per_value *out) {
   const shard_sharding_per_value *lists[] = {in, out};
   for (int l = 0; l < 2; l++)
@@ -50,15 +49,12 @@ static int S_cmp_axis_name(const void *a, const void *b) {
          shard_mesh_axis_index(S_sort_mesh, *(const char *const *)b);
 }
 
-static int S_cmp_axis_ref(const void *a, const void *b) {
-  return shard_axis_compare(a, b, S_sort_mesh);
-}
+static int S_cmp_axis_ref(const void *a, const void *b) { return shard_axis_compare(a, b, S_sort_mesh); }
 
 /* Appends to `out` the parts of full axis `name` that no ref in `used`
  * covers, as full axis or sub-axes (Shardy's getAxisSetDiff for one axis). */
-static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *mesh,
-                           const shard_axis_ref *used, uint32_t n_used, shard_axis_ref *out,
-                           uint32_t *n_out) {
+static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *mesh, const shard_axis_ref *used,
+                           uint32_t n_used, shard_axis_ref *out, uint32_t *n_out) {
   int64_t size = shard_mesh_axis_size(mesh, name);
   if (size < 1) return;
   /* the used ranges of this axis as (pre, size), sorted by pre */
@@ -71,8 +67,12 @@ static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *m
   }
   for (uint32_t i = 1; i < k; i++)
     for (uint32_t j = i; j > 0 && pres[j - 1] > pres[j]; j--) {
-      int64_t t = pres[j]; pres[j] = pres[j - 1]; pres[j - 1] = t;
-      t = sizes[j]; sizes[j] = sizes[j - 1]; sizes[j - 1] = t;
+      int64_t t = pres[j];
+      pres[j] = pres[j - 1];
+      pres[j - 1] = t;
+      t = sizes[j];
+      sizes[j] = sizes[j - 1];
+      sizes[j - 1] = t;
     }
   int64_t cur = 1;
   for (uint32_t i = 0; i <= k; i++) {
@@ -96,19 +96,16 @@ static uint32_t S_sort_and_merge(shard_axis_ref *axes, uint32_t n, const shard_m
   qsort(axes, n, sizeof *axes, S_cmp_axis_ref);
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++) {
-    if (k && shard_axis_can_merge(&axes[k - 1], &axes[i]))
-      axes[k - 1] = shard_axis_merge(&axes[k - 1], &axes[i], mesh);
-    else
-      axes[k++] = axes[i];
+    if (k && shard_axis_can_merge(&axes[k - 1], &axes[i])) axes[k - 1] = shard_axis_merge(&axes[k - 1], &axes[i], mesh);
+    else axes[k++] = axes[i];
   }
   return k;
 }
 
 /* The sharding with unused manual axes added to its replicated axes, or NULL
  * when it already uses them all. */
-static shard_tensor_sharding *S_add_unused(shard_arena *a, const shard_tensor_sharding *s,
-                                           const shard_attr *manual, const shard_mesh *mesh,
-                                           const shard_tensor_sharding *common) {
+static shard_tensor_sharding *S_add_unused(shard_arena *a, const shard_tensor_sharding *s, const shard_attr *manual,
+                                           const shard_mesh *mesh, const shard_tensor_sharding *common) {
   SHARD_VEC(shard_axis_ref) used = {0};
   for (uint32_t d = 0; d < s->rank; d++)
     for (uint32_t i = 0; i < s->dims[d].num_axes; i++) SHARD_VEC_PUSH(used, s->dims[d].axes[i]);
@@ -132,15 +129,15 @@ static shard_tensor_sharding *S_add_unused(shard_arena *a, const shard_tensor_sh
   return c;
 }
 
-static void S_update_list(cleanup *c, shard_op *op, const char *name, shard_value *values,
-                          uint32_t num_values, const shard_operand *operands, const shard_attr *manual,
-                          const shard_mesh *mesh, const shard_tensor_sharding *common) {
+static void S_update_list(cleanup *c, shard_op *op, const char *name, shard_value *values, uint32_t num_values,
+                          const shard_operand *operands, const shard_attr *manual, const shard_mesh *mesh,
+                          const shard_tensor_sharding *common) {
   shard_sharding_per_value *pv = S_per_value(op, name);
   if (!pv) return;
   shard_tensor_sharding *list = NULL;
   for (uint32_t i = 0; i < pv->num; i++) {
-    const shard_type *t = values ? (i < num_values ? values[i].type : NULL)
-                                 : (i < num_values ? operands[i].value->type : NULL);
+    const shard_type *t =
+        values ? (i < num_values ? values[i].type : NULL) : (i < num_values ? operands[i].value->type : NULL);
     if (!t || (t->kind != SHARD_TYPE_TENSOR && t->kind != SHARD_TYPE_UNRANKED_TENSOR)) continue;
     shard_tensor_sharding *n = S_add_unused(c->m->arena, &pv->shardings[i], manual, mesh, common);
     if (!n) continue;

@@ -21,8 +21,7 @@
 /* ---- shared helpers --------------------------------------------------------- */
 
 static shard_block *S_module_block(shard_module *m) {
-  if (!m->top->num_regions || !m->top->regions[0].first)
-    shard_region_add_block(m->arena, &m->top->regions[0]);
+  if (!m->top->num_regions || !m->top->regions[0].first) shard_region_add_block(m->arena, &m->top->regions[0]);
   return m->top->regions[0].first;
 }
 
@@ -50,16 +49,15 @@ static const char *S_unique_symbol(shard_module *m, const char *base) {
 static shard_op *S_new_mesh_op(shard_module *m, const char *name, shard_mesh *mesh) {
   shard_op *op = shard_op_new_named(m->arena, "sdy.mesh", 0, NULL, 0, NULL, 0);
   op->span = m->top->span;
-  shard_op_set_attr(m->arena, op, "sym_name",
-                    shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
+  shard_op_set_attr(m->arena, op, "sym_name", shard_attr_string(m->arena, name, (uint32_t)strlen(name)), true);
   shard_attr *ma = shard_attr_new(m->arena, SHARD_ATTR_SDY_MESH);
   ma->u.mesh = mesh;
   shard_op_set_attr(m->arena, op, "mesh", ma, true);
   return op;
 }
 
-static shard_tensor_sharding *S_with_mesh(shard_arena *a, const shard_tensor_sharding *s,
-                                          const char *name, shard_mesh *inline_mesh) {
+static shard_tensor_sharding *S_with_mesh(shard_arena *a, const shard_tensor_sharding *s, const char *name,
+                                          shard_mesh *inline_mesh) {
   shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->mesh_name = name;
   c->inline_mesh = inline_mesh;
@@ -72,16 +70,16 @@ static void S_replace_attr(shard_op *op, const char *name, shard_attr *value) {
     if (strcmp(op->attrs[i].name, name) == 0) op->attrs[i].value = value;
 }
 
-static const char *const S_collectives[] = {
-    "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
-    "stablehlo.all_to_all", "stablehlo.collective_broadcast", NULL};
+static const char *const S_collectives[] = {"stablehlo.all_gather",           "stablehlo.all_reduce",
+                                            "stablehlo.reduce_scatter",       "stablehlo.all_to_all",
+                                            "stablehlo.collective_broadcast", NULL};
 
 /* ---- -sdy-lift-inlined-meshes ----------------------------------------------- */
 
 /* What a mesh, a deduped symbol or a StableHLO mesh maps to. */
 typedef struct lift_entry {
-  const shard_mesh *mesh;      /* an sdy mesh (inlined or of a kept mesh op) */
-  const char *symbol;          /* a deduped mesh symbol */
+  const shard_mesh *mesh; /* an sdy mesh (inlined or of a kept mesh op) */
+  const char *symbol; /* a deduped mesh symbol */
   const shard_attr *shlo_mesh; /* a #stablehlo.mesh<...> */
   const char *new_name;
 } lift_entry;
@@ -127,8 +125,7 @@ static shard_tensor_sharding *S_lift_sharding(shard_tensor_sharding *s, void *ct
     const char *base = "mesh";
     if (shard_mesh_is_maximal(mesh))
       base = shard_arena_printf(st->m->arena, "maximal_mesh_%" PRId64, mesh->device_ids[0]);
-    else if (shard_mesh_is_empty(mesh))
-      base = "empty_mesh";
+    else if (shard_mesh_is_empty(mesh)) base = "empty_mesh";
     to = S_lift_insert(st, base, s->inline_mesh);
     SHARD_VEC_PUSH(st->map, ((lift_entry){.mesh = mesh, .new_name = to}));
   }
@@ -206,8 +203,7 @@ static shard_attr *S_shlo_mesh_dict(shard_arena *a, const shard_mesh *mesh) {
   axes->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, mesh->num_axes);
   for (uint32_t i = 0; i < mesh->num_axes; i++) {
     shard_attr *d = NULL;
-    d = shard_dict_with(a, d, "name",
-                             shard_attr_string(a, mesh->axes[i].name, (uint32_t)strlen(mesh->axes[i].name)));
+    d = shard_dict_with(a, d, "name", shard_attr_string(a, mesh->axes[i].name, (uint32_t)strlen(mesh->axes[i].name)));
     d = shard_dict_with(a, d, "size", shard_attr_int(a, mesh->axes[i].size, i64));
     axes->u.array.elems[i] = d;
   }
@@ -290,8 +286,8 @@ bool shard_pass_inline_meshes(shard_module *m, const char *options, const shard_
 /* ---- -sdy-remove-size-one-axes ----------------------------------------------- */
 
 /* Copies the refs of `axes` whose size is not 1; returns the new count. */
-static uint32_t S_drop_size_one(shard_arena *a, const shard_mesh *mesh, const shard_axis_ref *axes,
-                                uint32_t n, shard_axis_ref **out) {
+static uint32_t S_drop_size_one(shard_arena *a, const shard_mesh *mesh, const shard_axis_ref *axes, uint32_t n,
+                                shard_axis_ref **out) {
   shard_axis_ref *kept = n ? SHARD_NEW_ARRAY(a, shard_axis_ref, n) : NULL;
   uint32_t k = 0;
   for (uint32_t i = 0; i < n; i++)

@@ -12,7 +12,6 @@
 #include "pass/pass.h"
 #include "rules/rule_registry.h"
 
-
 typedef struct populate_ctx {
   shard_arena *arena;
   shard_diag_engine *de;

@@ -16,8 +16,7 @@
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_collect_groups(shard_op *op, void *ctx) {
-  if (strcmp(op->name, "sdy.sharding_group") == 0 && op->num_operands == 1)
-    SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (strcmp(op->name, "sdy.sharding_group") == 0 && op->num_operands == 1) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -70,16 +69,15 @@ static bool S_validate(const op_vec *ops, shard_diag_engine *de) {
       shard_op *prev = ops->items[j];
       shard_attr *pg = S_group_attr(prev);
       if (!pg || pg->u.integer.value != g->u.integer.value) continue;
-      if (shard_op_ancestor(prev, "sdy.manual_computation") !=
-          shard_op_ancestor(op, "sdy.manual_computation")) {
+      if (shard_op_ancestor(prev, "sdy.manual_computation") != shard_op_ancestor(op, "sdy.manual_computation")) {
         shard_error(de, op->span,
                     "ShardingGroupOps values cannot cross ManualComputationOp boundaries for "
-                    "groupId: %" PRId64, g->u.integer.value);
+                    "groupId: %" PRId64,
+                    g->u.integer.value);
         return false;
       }
       if (!S_same_shape(prev->operands[0].value->type, op->operands[0].value->type)) {
-        shard_error(de, op->span,
-                    "ShardingGroupOps values must have the same shape for groupId: %" PRId64,
+        shard_error(de, op->span, "ShardingGroupOps values must have the same shape for groupId: %" PRId64,
                     g->u.integer.value);
         return false;
       }

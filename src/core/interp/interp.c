@@ -208,7 +208,9 @@ static bool S_read_complex(const char **s, shard_tensor *t, int64_t i, const cha
 }
 
 /* The value of hex digit c (which isxdigit accepted). */
-static unsigned S_hex_digit(char c) { return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10); }
+static unsigned S_hex_digit(char c) {
+  return isdigit((unsigned char)c) ? (unsigned)(c - '0') : (unsigned)(tolower((unsigned char)c) - 'a' + 10);
+}
 
 /* Whole-buffer hex "0x0100000002000000", as MLIR stores dense elements:
  * little-endian elements of the storage width (the width rounded up to
@@ -239,8 +241,7 @@ static bool S_read_hex_buffer(const char *p, shard_tensor *t, const char **err) 
   size_t width = (t->bits + 7) / 8;
   size_t parts = t->kind == SHARD_ELEM_COMPLEX ? 2 : 1; /* real then imaginary */
   bool splat = bytes == width * parts;
-  if (!splat && bytes != width * parts * (size_t)t->num)
-    return *err = "hexadecimal payload has the wrong size", false;
+  if (!splat && bytes != width * parts * (size_t)t->num) return *err = "hexadecimal payload has the wrong size", false;
   for (int64_t i = 0; i < t->num; i++) {
     for (size_t part = 0; part < parts; part++) {
       uint64_t v = 0;
@@ -406,7 +407,8 @@ bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...
 
 bool shard_interp_attr_int(interp_proc *p, const shard_op *op, const char *name, int64_t *out) {
   const shard_attr *a = shard_op_attr(op, name);
-  if (!a || a->kind != SHARD_ATTR_INT) return shard_interp_error(p, op, "'%s' needs an integer attribute '%s'", op->name, name);
+  if (!a || a->kind != SHARD_ATTR_INT)
+    return shard_interp_error(p, op, "'%s' needs an integer attribute '%s'", op->name, name);
   *out = a->u.integer.value;
   return true;
 }
@@ -467,15 +469,16 @@ shard_tensor *shard_interp_result(interp_proc *p, const shard_op *op, uint32_t i
   return shard_interp_tensor_like(p, op->results[i].type, op);
 }
 
-void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) { shard_ptrmap_put_ptr(&f->values, v, t); }
+void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t) {
+  shard_ptrmap_put_ptr(&f->values, v, t);
+}
 
 shard_tensor *shard_interp_tensor_like(interp_proc *p, shard_type *type, const shard_op *op) {
   shard_tensor *t = shard_tensor_new(p->arena, type);
   if (!t && type && shard_type_is_static_tensor(type) && shard_type_num_elements(type) > SHARD_INTERP_MAX_ELEMENTS)
-    shard_interp_error(p, op, "a value of type %s has %lld elements, more than the interpreter holds (%lld)", type->text,
-                       (long long)shard_type_num_elements(type), (long long)SHARD_INTERP_MAX_ELEMENTS);
-  else if (!t)
-    shard_interp_error(p, op, "the interpreter does not support values of type %s", type ? type->text : "?");
+    shard_interp_error(p, op, "a value of type %s has %lld elements, more than the interpreter holds (%lld)",
+                       type->text, (long long)shard_type_num_elements(type), (long long)SHARD_INTERP_MAX_ELEMENTS);
+  else if (!t) shard_interp_error(p, op, "the interpreter does not support values of type %s", type ? type->text : "?");
   return t;
 }
 
@@ -493,8 +496,7 @@ static bool S_is_terminator(const shard_op *op) {
          strcmp(op->name, "sdy.return") == 0 || strcmp(op->name, "return") == 0;
 }
 
-static bool S_run_block(interp_proc *p, interp_frame *f, shard_block *b, shard_tensor **results,
-                        uint32_t nresults) {
+static bool S_run_block(interp_proc *p, interp_frame *f, shard_block *b, shard_tensor **results, uint32_t nresults) {
   for (shard_op *op = b->first; op; op = op->next) {
     if (S_is_terminator(op)) {
       if (op->num_operands != nresults)
@@ -539,7 +541,7 @@ bool shard_interp_run_region(interp_proc *p, interp_frame *parent, shard_region 
 }
 
 static bool interp_call_func(interp_proc *p, shard_op *func, shard_tensor *const *args, uint32_t nargs,
-                      shard_tensor **results, uint32_t nresults, const shard_op *at) {
+                             shard_tensor **results, uint32_t nresults, const shard_op *at) {
   if (!func->num_regions || !func->regions[0].first)
     return shard_interp_error(p, at, "cannot call a function without a body");
   shard_block *b = func->regions[0].first;
@@ -593,13 +595,14 @@ static bool S_exec_call(interp_proc *p, interp_frame *f, shard_op *op) {
 /* The step budget is spent: an error at the innermost running loop (or at
  * the op, outside loops). */
 static bool S_budget_spent(interp_proc *p, const shard_op *op) {
-  return shard_interp_error(p, p->loop ? p->loop : op,
-                            "the interpreter stopped after %lld steps (--max-steps %lld)%s",
+  return shard_interp_error(p, p->loop ? p->loop : op, "the interpreter stopped after %lld steps (--max-steps %lld)%s",
                             (long long)p->steps - 1, (long long)p->world->max_steps,
                             p->loop ? ": this loop may never end on these inputs" : "");
 }
 
-static bool S_scalar_true(const shard_tensor *t) { return t->kind == SHARD_ELEM_FLOAT ? t->floats[0] != 0 : t->ints[0] != 0; }
+static bool S_scalar_true(const shard_tensor *t) {
+  return t->kind == SHARD_ELEM_FLOAT ? t->floats[0] != 0 : t->ints[0] != 0;
+}
 
 /* stablehlo.while: cond region -> tensor<i1>, body region -> the carried
  * values. Each iteration allocates in a scratch arena and only the carried
@@ -712,7 +715,8 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t r = 0; r < progs->u.array.num; r++) {
     const shard_attr *row = progs->u.array.elems[r];
     if (row->kind != SHARD_ATTR_ARRAY) return shard_interp_error(p, op, "'programs' must be an array of arrays");
-    if (partitions >= 0 && partitions != row->u.array.num) return shard_interp_error(p, op, "'programs' rows differ in length");
+    if (partitions >= 0 && partitions != row->u.array.num)
+      return shard_interp_error(p, op, "'programs' rows differ in length");
     partitions = row->u.array.num;
   }
   if (partitions <= 0) return shard_interp_error(p, op, "'programs' has no programs");
@@ -775,8 +779,8 @@ static bool S_exec_run_parallel(interp_proc *p, interp_frame *f, shard_op *op) {
       for (uint32_t i = 0; i < jobs[k].nresults; i++, r++) {
         shard_tensor *c = shard_interp_tensor_copy(p->arena, jobs[k].results[i]);
         if (!shard_type_equal(c->type, op->results[r].type))
-          ok = shard_interp_error(p, op, "result #%u of run_parallel has type %s where the op declares %s", r, c->type->text,
-                                  op->results[r].type->text);
+          ok = shard_interp_error(p, op, "result #%u of run_parallel has type %s where the op declares %s", r,
+                                  c->type->text, op->results[r].type->text);
         /* the device's type may live in its arena, freed below: use the op's */
         c->type = op->results[r].type;
         shard_interp_bind(f, &op->results[r], c);
@@ -814,12 +818,12 @@ static void *S_region_main(void *arg) {
   return NULL;
 }
 
-bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
-                              shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
+bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region, shard_tensor ***args,
+                              uint32_t nargs, shard_tensor ***results, uint32_t nresults,
                               shard_type *const *result_types) {
   if (n > SHARD_INTERP_MAX_DEVICES)
-    return shard_interp_error(p, at, "'%s' on %lld devices: the interpreter runs at most %d", at ? at->name : "a region",
-                              (long long)n, SHARD_INTERP_MAX_DEVICES);
+    return shard_interp_error(p, at, "'%s' on %lld devices: the interpreter runs at most %d",
+                              at ? at->name : "a region", (long long)n, SHARD_INTERP_MAX_DEVICES);
   interp_world w;
   shard_interp_world_init(&w, p->world->module, p->world->de, p->world->diag_mu, 1, n);
   shard_interp_world_inherit(&w, p->world);
@@ -1006,13 +1010,15 @@ bool shard_interp_run_entry(shard_module *m, shard_tensor *const *args, uint32_t
     shard_block *b = fn->num_regions ? fn->regions[0].first : NULL;
     uint32_t want = b ? b->num_args : 0;
     if (want != nargs) {
-      ok = shard_interp_error(&p, fn, "incorrect number of arguments specified, provided %u inputs but function expected %u%s",
-                              nargs, want, nargs == 0 ? " (give them with --args=\"[dense<...> : tensor<...>, ...]\")" : "");
+      ok = shard_interp_error(
+          &p, fn, "incorrect number of arguments specified, provided %u inputs but function expected %u%s", nargs, want,
+          nargs == 0 ? " (give them with --args=\"[dense<...> : tensor<...>, ...]\")" : "");
     }
     for (uint32_t i = 0; ok && i < nargs; i++)
       if (!shard_type_equal(b->args[i].type, args[i]->type))
-        ok = shard_interp_error(&p, fn, "invalid input argument type at index %u, input type was %s but entry function expected %s",
-                                i, args[i]->type->text, b->args[i].type->text);
+        ok = shard_interp_error(
+            &p, fn, "invalid input argument type at index %u, input type was %s but entry function expected %s", i,
+            args[i]->type->text, b->args[i].type->text);
     if (ok) {
       *nresults = S_func_num_results(fn);
       *results = SHARD_NEW_ARRAY(a, shard_tensor *, *nresults + 1);

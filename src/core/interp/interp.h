@@ -101,11 +101,11 @@ double shard_float_max_finite(shard_float_fmt fmt);
 typedef struct shard_tensor {
   shard_type *type; /* static ranked tensor type */
   shard_elem_kind kind;
-  unsigned bits;    /* element width (of a part for complex numbers) */
+  unsigned bits; /* element width (of a part for complex numbers) */
   shard_float_fmt fmt; /* FLOAT, COMPLEX: the format (of a part) */
-  int64_t num;      /* number of elements */
-  int64_t *ints;    /* BOOL, SINT, UINT */
-  double *floats;   /* FLOAT; COMPLEX as (real, imaginary) pairs, 2 * num */
+  int64_t num; /* number of elements */
+  int64_t *ints; /* BOOL, SINT, UINT */
+  double *floats; /* FLOAT; COMPLEX as (real, imaginary) pairs, 2 * num */
   /* Rounding bookkeeping of float sums, kept only by runs with
    * shard_interp_options.track_rounding (interp_rounding.c). When
    * sum_terms > 0 every element is a sum of at most sum_terms terms whose
@@ -127,7 +127,7 @@ typedef struct shard_tensor {
  * default. */
 #define SHARD_INTERP_DEFAULT_MAX_STEPS INT64_C(20000000)
 typedef struct shard_interp_options {
-  int64_t max_steps;   /* ops one device may execute (region bodies, loop
+  int64_t max_steps; /* ops one device may execute (region bodies, loop
                         * iterations and reducer bodies included) before the
                         * run stops with an error at the innermost loop;
                         * 0: SHARD_INTERP_DEFAULT_MAX_STEPS */
@@ -157,8 +157,8 @@ shard_tensor *shard_tensor_new(shard_arena *a, shard_type *type);
 /* Reads a dense<...> payload (nested lists, splats, true/false, hex floats
  * and whole-buffer hex) into a tensor of `type`. False with `err` set
  * (static text) when the payload does not fit. */
-bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *type,
-                             shard_tensor **out, const char **err);
+bool shard_tensor_from_dense(shard_arena *a, const char *payload, shard_type *type, shard_tensor **out,
+                             const char **err);
 /* Rounds/wraps a value to the tensor's element type. shard_elem_round_float
  * is the older form for f16/bf16/f32/f64 (bits 16 with is_bf16); new code
  * rounds with shard_float_round and the tensor's fmt. */
@@ -193,15 +193,14 @@ void shard_interp_print_value(shard_buf *b, const shard_tensor *t, bool dense);
 /* Reads the --args text of stablehlo-translate: `[dense<...> : tensor<...>,
  * ...]`. False with `err` set to StableHLO's message when the text is not
  * such an array or an element does not fit its type. */
-bool shard_interp_parse_args(shard_arena *a, const char *text, shard_tensor ***args, uint32_t *nargs,
-                             shard_buf *err);
+bool shard_interp_parse_args(shard_arena *a, const char *text, shard_tensor ***args, uint32_t *nargs, shard_buf *err);
 
 /* Calls a function of the module on one device (replica 0, partition 0 of a
  * 1x1 grid). Results are allocated in `a`; *results gets an array of
  * func-result-count tensors. False after reporting an error. */
 bool shard_interp_call(shard_module *m, const char *func, shard_tensor *const *args, uint32_t nargs,
-                       const shard_interp_options *opts, shard_arena *a, shard_tensor ***results,
-                       uint32_t *nresults, shard_diag_engine *de);
+                       const shard_interp_options *opts, shard_arena *a, shard_tensor ***results, uint32_t *nresults,
+                       shard_diag_engine *de);
 
 /* Which piece of a dim sharded by `axes` (major to minor, sub-axes allowed)
  * device `device` holds: its position in the mesh's device order (explicit

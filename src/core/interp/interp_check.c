@@ -65,7 +65,7 @@ typedef enum { CHECK_EQ, CHECK_ALMOST, CHECK_CLOSE } check_mode;
 
 typedef struct check_spec {
   check_mode mode;
-  double tolerance;          /* CHECK_ALMOST */
+  double tolerance; /* CHECK_ALMOST */
   uint64_t min_ulps, max_ulps; /* CHECK_CLOSE */
 } check_spec;
 
@@ -124,7 +124,9 @@ static bool S_compare(interp_proc *p, const shard_op *op, const char *what, cons
   if (spec->mode == CHECK_CLOSE) {
     if (first_ulps == UINT64_MAX) shard_buf_puts(&b, " (ULP difference: not finite");
     else shard_buf_printf(&b, " (ULP difference %llu", (unsigned long long)first_ulps);
-    shard_buf_printf(&b, " in %s, allowed %llu..%llu); %lld of %lld elements differ; ULP difference == 0: %llu, 1: %llu, 2: %llu, 3: %llu, >= 4: %llu",
+    shard_buf_printf(&b,
+                     " in %s, allowed %llu..%llu); %lld of %lld elements differ; ULP difference == 0: %llu, 1: %llu, "
+                     "2: %llu, 3: %llu, >= 4: %llu",
                      actual->type->elem, (unsigned long long)spec->min_ulps, (unsigned long long)spec->max_ulps,
                      (long long)failures, (long long)actual->num, (unsigned long long)counts[0],
                      (unsigned long long)counts[1], (unsigned long long)counts[2], (unsigned long long)counts[3],
@@ -250,10 +252,12 @@ static bool S_exec_probe(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *t = op->num_operands == 1 ? shard_interp_lookup(f, op->operands[0].value) : NULL;
   if (!t) return shard_interp_error(p, op, "interpreter.probe takes one operand with a value");
   const shard_attr *id = shard_op_attr(op, "probe_id");
-  if (!id || id->kind != SHARD_ATTR_STRING) return shard_interp_error(p, op, "interpreter.probe needs a string 'probe_id'");
+  if (!id || id->kind != SHARD_ATTR_STRING)
+    return shard_interp_error(p, op, "interpreter.probe needs a string 'probe_id'");
   interp_world *w = p->world;
   if (!w->probe_dir || !*w->probe_dir)
-    return shard_interp_error(p, op, "Probe serialization directory cannot be empty. (give one with --probe-output-dir=DIR)");
+    return shard_interp_error(p, op,
+                              "Probe serialization directory cannot be empty. (give one with --probe-output-dir=DIR)");
   char descr[8];
   size_t width;
   if (!S_npy_layout(t, descr, &width))
@@ -264,7 +268,8 @@ static bool S_exec_probe(interp_proc *p, interp_frame *f, shard_op *op) {
   char path[PROBE_MAX_PATH], index[PROBE_MAX_PATH];
   if (snprintf(path, sizeof path, "%s/probe%lld.npy", w->probe_dir, (long long)n) >= (int)sizeof path ||
       snprintf(index, sizeof index, "%s/%s", w->probe_dir, PROBE_INDEX_FILE) >= (int)sizeof index)
-    return shard_interp_error(p, op, "interpreter.probe: the probe directory's name is longer than %d bytes", PROBE_MAX_PATH - 32);
+    return shard_interp_error(p, op, "interpreter.probe: the probe directory's name is longer than %d bytes",
+                              PROBE_MAX_PATH - 32);
   shard_buf b;
   shard_buf_init(&b);
   S_npy_header(&b, t, descr);
@@ -307,7 +312,8 @@ static bool S_exec_serialized_eq(interp_proc *p, interp_frame *f, shard_op *op) 
   interp_world *w = p->world;
   char index[PROBE_MAX_PATH], line[PROBE_MAX_PATH];
   FILE *fp = NULL;
-  if (w->probe_dir && *w->probe_dir && snprintf(index, sizeof index, "%s/%s", w->probe_dir, PROBE_INDEX_FILE) < (int)sizeof index)
+  if (w->probe_dir && *w->probe_dir &&
+      snprintf(index, sizeof index, "%s/%s", w->probe_dir, PROBE_INDEX_FILE) < (int)sizeof index)
     fp = fopen(index, "r");
   bool found = false;
   for (int64_t k = 0; fp && k <= iteration && fscanf(fp, "%4095s", line) == 1; k++)
@@ -421,7 +427,8 @@ bool shard_interp_exec_check(interp_proc *p, interp_frame *f, shard_op *op) {
     kind = op->name + 6; /* after "check." */
   }
   shard_tensor *ops[2] = {NULL, NULL};
-  if (op->num_operands < 1 || op->num_operands > 2) return shard_interp_error(p, op, "%s takes one or two operands", what);
+  if (op->num_operands < 1 || op->num_operands > 2)
+    return shard_interp_error(p, op, "%s takes one or two operands", what);
   for (uint32_t i = 0; i < op->num_operands; i++) {
     ops[i] = shard_interp_lookup(f, op->operands[i].value);
     if (!ops[i]) return shard_interp_error(p, op, "operand #%u has no value (unsupported producer?)", i);

@@ -54,8 +54,8 @@ static double S_digamma(double x) {
   double z = 1 / (x * x);
   /* B2k / (2k): 1/12, -1/120, 1/252, -1/240, 1/132, -691/32760, 1/12 */
   double series =
-      z * (1.0 / 12 -
-           z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
+      z *
+      (1.0 / 12 - z * (1.0 / 120 - z * (1.0 / 252 - z * (1.0 / 240 - z * (1.0 / 132 - z * (691.0 / 32760 - z / 12))))));
   return acc + log(x) - 0.5 / x - series;
 }
 
@@ -290,7 +290,8 @@ static bool S_unary_complex(const char *n, double complex z, double complex *r) 
 static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n) {
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
-  if (x->num != r->num) return shard_interp_error(p, op, "the operand and the result of '%s' differ in shape", op->name);
+  if (x->num != r->num)
+    return shard_interp_error(p, op, "the operand and the result of '%s' differ in shape", op->name);
   if (!strncmp(n, "is_", 3)) {
     if (x->kind != SHARD_ELEM_FLOAT || r->kind != SHARD_ELEM_BOOL) return S_unsupported_type(p, op, x);
     for (int64_t i = 0; i < x->num; i++) {
@@ -368,8 +369,12 @@ static bool S_binary_elem(const char *n, const shard_op *op, const shard_tensor 
     bool total = shard_op_enum(op, "compare_type", SHARD_SHLO_COMPARISON_TYPE) == SHARD_CMP_TOTALORDER;
     if (d < 0 || a->kind == SHARD_ELEM_COMPLEX) return false;
     int c = S_cmp(a, i, b, j, total);
-    bool v = d == 0 ? c == 0 : d == 1 ? c != 0 : d == 2 ? (c == 0 || c == 1) : d == 3 ? c == 1
-             : d == 4 ? (c == 0 || c == -1) : c == -1;
+    bool v = d == 0   ? c == 0
+             : d == 1 ? c != 0
+             : d == 2 ? (c == 0 || c == 1)
+             : d == 3 ? c == 1
+             : d == 4 ? (c == 0 || c == -1)
+                      : c == -1;
     r->ints[k] = v;
     return true;
   }
@@ -542,7 +547,8 @@ static bool S_constant(interp_proc *p, interp_frame *f, shard_op *op, bool like)
   if (like) {
     shard_tensor *x = shard_interp_operand(p, f, op, 0);
     if (!x) return false;
-    if (x->num != r->num) return shard_interp_error(p, op, "the result of 'chlo.constant_like' differs from its operand in shape");
+    if (x->num != r->num)
+      return shard_interp_error(p, op, "the result of 'chlo.constant_like' differs from its operand in shape");
   }
   if (!v) return shard_interp_error(p, op, "'%s' needs a value", op->name);
   shard_tensor *c = NULL;
@@ -600,13 +606,16 @@ static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_chlo_ragged_dims d;
   if (!shard_chlo_ragged_dot_dims(op, &d) || d.num_lhs_ragged != 1 || d.num_lhs_batch != d.num_rhs_batch ||
       d.num_lhs_contract != d.num_rhs_contract || d.num_rhs_group > 1)
-    return shard_interp_error(p, op, "'chlo.ragged_dot' needs #chlo.ragged_dot<...> dimension numbers with one lhs ragged dim");
+    return shard_interp_error(
+        p, op, "'chlo.ragged_dot' needs #chlo.ragged_dot<...> dimension numbers with one lhs ragged dim");
   if (lhs->kind != rhs->kind || lhs->kind != r->kind || lhs->kind == SHARD_ELEM_COMPLEX ||
       gs->kind == SHARD_ELEM_FLOAT || gs->kind == SHARD_ELEM_COMPLEX)
     return S_unsupported_type(p, op, lhs);
   int64_t ragged = d.lhs_ragged[0];
   int mode = S_in(d.lhs_contract, d.num_lhs_contract, ragged) ? 1 : S_in(d.lhs_batch, d.num_lhs_batch, ragged) ? 2 : 0;
-  if ((mode == 0) != (d.num_rhs_group == 1)) return shard_interp_error(p, op, "'chlo.ragged_dot': rhs_group_dimensions must name one dim exactly in the ragged non-contracting mode");
+  if ((mode == 0) != (d.num_rhs_group == 1))
+    return shard_interp_error(
+        p, op, "'chlo.ragged_dot': rhs_group_dimensions must name one dim exactly in the ragged non-contracting mode");
   uint32_t lr = lhs->type->rank, rr = rhs->type->rank, gr = gs->type->rank;
   if (gr < 1) return shard_interp_error(p, op, "'chlo.ragged_dot': group_sizes must have rank >= 1");
   int64_t ng = gs->type->dims[gr - 1];
@@ -630,7 +639,8 @@ static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t c = 0; fits && c < d.num_lhs_contract; c++)
     fits = d.lhs_contract[c] >= 0 && d.lhs_contract[c] < (int64_t)lr && d.rhs_contract[c] >= 0 &&
            d.rhs_contract[c] < (int64_t)rr && lhs->type->dims[d.lhs_contract[c]] == rhs->type->dims[d.rhs_contract[c]];
-  for (uint32_t i = 0; fits && i < nlf; i++) fits = lhs->type->dims[lfree[i]] == r->type->dims[lead + d.num_lhs_batch + i];
+  for (uint32_t i = 0; fits && i < nlf; i++)
+    fits = lhs->type->dims[lfree[i]] == r->type->dims[lead + d.num_lhs_batch + i];
   for (uint32_t i = 0; fits && i < nrf; i++)
     fits = rhs->type->dims[rfree[i]] == r->type->dims[lead + d.num_lhs_batch + nlf + i];
   if (fits && mode == 0)
@@ -639,7 +649,8 @@ static bool S_ragged_dot(interp_proc *p, interp_frame *f, shard_op *op) {
   fits = fits && gr - 1 <= r->type->rank - lead;
   for (uint32_t g = 0; fits && g + 1 < gr; g++) fits = gs->type->dims[g] == r->type->dims[lead + g];
   if (!fits)
-    return shard_interp_error(p, op, "the operand and result types of 'chlo.ragged_dot' do not fit its dimension numbers");
+    return shard_interp_error(p, op,
+                              "the operand and result types of 'chlo.ragged_dot' do not fit its dimension numbers");
   int64_t *ridx = INTERP_ARRAY(p, int64_t, r->type->rank), *li = INTERP_ARRAY(p, int64_t, lr),
           *ri = INTERP_ARRAY(p, int64_t, rr), *cdims = INTERP_ARRAY(p, int64_t, d.num_lhs_contract),
           *cidx = INTERP_ARRAY(p, int64_t, d.num_lhs_contract), *lstr = INTERP_ARRAY(p, int64_t, lr),
@@ -734,7 +745,8 @@ static bool S_scan(interp_proc *p, interp_frame *f, shard_op *op) {
   uint32_t nout = op->num_results - ninit;
   shard_block *b = op->regions[0].first;
   if (b->num_args != nin + ninit)
-    return shard_interp_error(p, op, "the body of 'chlo.scan' takes %u arguments where %u inputs and %u inits are given",
+    return shard_interp_error(p, op,
+                              "the body of 'chlo.scan' takes %u arguments where %u inputs and %u inits are given",
                               b->num_args, nin, ninit);
   const shard_attr *rev = shard_op_attr(op, "is_reverse");
   bool reverse = rev && rev->kind == SHARD_ATTR_BOOL && rev->u.boolean;
@@ -790,8 +802,8 @@ static bool S_scan(interp_proc *p, interp_frame *f, shard_op *op) {
     }
     for (uint32_t c = 0; c < ninit; c++) {
       if (!shard_type_equal(res[nout + c]->type, b->args[nin + c].type))
-        return shard_interp_error(p, op, "the body returns a %s for carry #%u of type %s", res[nout + c]->type->text,
-                                  c, b->args[nin + c].type->text);
+        return shard_interp_error(p, op, "the body returns a %s for carry #%u of type %s", res[nout + c]->type->text, c,
+                                  b->args[nin + c].type->text);
       args[nin + c] = res[nout + c];
     }
   }
@@ -811,10 +823,9 @@ bool shard_interp_exec_chlo_op(interp_proc *p, interp_frame *f, shard_op *op, bo
   if (strncmp(op->name, "chlo.", 5) != 0) return true;
   const char *n = op->name + 5;
   *handled = true;
-  static const char *const unary[] = {"acos",   "acosh",   "asin",      "asinh",   "atan",   "atanh",
-                                      "cosh",   "sinh",    "tan",       "erf",     "erfc",   "erf_inv",
-                                      "lgamma", "digamma", "bessel_i1e", "conj",   "square", "is_inf",
-                                      "is_neg_inf", "is_pos_inf"};
+  static const char *const unary[] = {"acos",       "acosh", "asin",   "asinh",  "atan",       "atanh",     "cosh",
+                                      "sinh",       "tan",   "erf",    "erfc",   "erf_inv",    "lgamma",    "digamma",
+                                      "bessel_i1e", "conj",  "square", "is_inf", "is_neg_inf", "is_pos_inf"};
   for (size_t i = 0; i < sizeof unary / sizeof unary[0]; i++)
     if (!strcmp(n, unary[i])) return S_unary(p, f, op, n);
   if (!strcmp(n, "top_k")) return S_top_k(p, f, op);

@@ -105,7 +105,12 @@ static bool interp_barrier(interp_proc *p, const shard_op *op) {
 
 /* ---- process groups ---------------------------------------------------------- */
 
-typedef enum { GROUPS_CROSS_REPLICA, GROUPS_CROSS_PARTITION, GROUPS_REPLICA_AND_PARTITION, GROUPS_FLATTENED } group_mode;
+typedef enum {
+  GROUPS_CROSS_REPLICA,
+  GROUPS_CROSS_PARTITION,
+  GROUPS_REPLICA_AND_PARTITION,
+  GROUPS_FLATTENED
+} group_mode;
 
 static int64_t S_channel(const shard_op *op) {
   const shard_attr *a = shard_op_attr(op, "channel_handle");
@@ -186,8 +191,7 @@ static bool S_find_mesh(interp_proc *p, const shard_op *op, const shard_shlo_mes
  * a groups x size tensor of device ids: groups run over the axes not named
  * (in mesh order), members over the named axes in the order given, the
  * first named axis major. */
-static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const shard_shlo_mesh_axes *rg,
-                               shard_tensor **out) {
+static bool S_mesh_axes_groups(interp_proc *p, const shard_op *op, const shard_shlo_mesh_axes *rg, shard_tensor **out) {
   mesh_axes m;
   if (!S_find_mesh(p, op, rg, &m)) return false;
   int *order = INTERP_ARRAY(p, int, m.num); /* transposed position -> mesh axis */
@@ -261,9 +265,7 @@ static bool S_group_of(interp_proc *p, const shard_op *op, bool permute_like, bo
     groups = NULL;
   }
   /* my id along the grouping axis */
-  int64_t mine = mode == GROUPS_CROSS_PARTITION ? p->partition_id
-                 : mode == GROUPS_FLATTENED     ? p->index
-                                                : p->replica_id;
+  int64_t mine = mode == GROUPS_CROSS_PARTITION ? p->partition_id : mode == GROUPS_FLATTENED ? p->index : p->replica_id;
   int64_t *out = SHARD_NEW_ARRAY(p->arena, int64_t, (size_t)(gsize * w->num_partitions) + 1);
   for (int64_t g = 0; g < ngroups; g++) {
     int64_t n = 0, at = -1;
@@ -409,7 +411,8 @@ static bool S_all_gather(interp_proc *p, interp_frame *f, shard_op *op, shard_te
       const shard_tensor *part = S_peer(p, members[k], i);
       if (dim < 0 || (uint32_t)dim >= part->type->rank || part->type->rank != res[i]->type->rank ||
           part->type->dims[dim] * count != res[i]->type->dims[dim])
-        return shard_interp_error(p, op, "all_gather result shape does not match %lld gathered operands", (long long)count);
+        return shard_interp_error(p, op, "all_gather result shape does not match %lld gathered operands",
+                                  (long long)count);
       shard_interp_insert(res[i], off, part);
       off[dim] += part->type->dims[dim];
     }
@@ -461,8 +464,8 @@ static bool S_collective_broadcast(interp_proc *p, interp_frame *f, shard_op *op
   const shard_tensor *roots = NULL;
   if (shard_op_attr(op, "has_dynamic_root")) {
     roots = S_peer(p, p->index, op->num_operands - 1);
-    if (op->num_operands != op->num_results + 1 || roots->kind == SHARD_ELEM_FLOAT || roots->kind == SHARD_ELEM_COMPLEX ||
-        roots->num != op->num_results)
+    if (op->num_operands != op->num_results + 1 || roots->kind == SHARD_ELEM_FLOAT ||
+        roots->kind == SHARD_ELEM_COMPLEX || roots->num != op->num_results)
       return shard_interp_error(p, op, "collective_broadcast with has_dynamic_root takes one integer root per result");
   }
   for (uint32_t i = 0; i < op->num_results; i++) {
@@ -506,12 +509,14 @@ static bool S_reduce_scatter(interp_proc *p, interp_frame *f, shard_op *op, shar
 
 static bool S_all_to_all(interp_proc *p, interp_frame *f, shard_op *op, shard_tensor **res) {
   int64_t split_dim, concat_dim, split_count, *members, count, pos;
-  if (!shard_interp_attr_int(p, op, "split_dimension", &split_dim) || !shard_interp_attr_int(p, op, "concat_dimension", &concat_dim) ||
+  if (!shard_interp_attr_int(p, op, "split_dimension", &split_dim) ||
+      !shard_interp_attr_int(p, op, "concat_dimension", &concat_dim) ||
       !shard_interp_attr_int(p, op, "split_count", &split_count))
     return false;
   if (!S_group(p, op, true, &members, &count, &pos)) return false;
-  if (count != split_count) return shard_interp_error(p, op, "split_count %lld differs from the group size %lld",
-                                                      (long long)split_count, (long long)count);
+  if (count != split_count)
+    return shard_interp_error(p, op, "split_count %lld differs from the group size %lld", (long long)split_count,
+                              (long long)count);
   for (uint32_t i = 0; i < op->num_results; i++) {
     res[i] = shard_interp_tensor_like(p, op->results[i].type, op);
     if (!res[i]) return false;
@@ -553,7 +558,8 @@ static bool S_collective_permute(interp_proc *p, interp_frame *f, shard_op *op, 
     int64_t src = pairs->ints[k];
     int64_t member = mode == GROUPS_CROSS_PARTITION ? p->replica_id * w->num_partitions + src
                                                     : src * w->num_partitions + p->partition_id;
-    if (src < 0 || member >= w->num_procs) return shard_interp_error(p, op, "source %lld is out of range", (long long)src);
+    if (src < 0 || member >= w->num_procs)
+      return shard_interp_error(p, op, "source %lld is out of range", (long long)src);
     const shard_tensor *from = S_peer(p, member, 0);
     if (from->num != res[0]->num) return shard_interp_error(p, op, "collective_permute source has another shape");
     res[0] = shard_interp_tensor_copy(p->arena, from); /* with the source's books */
@@ -589,7 +595,8 @@ bool shard_interp_exec_collective(interp_proc *p, interp_frame *f, shard_op *op,
   if (!interp_barrier(p, op)) return false;
   if (!ok) return false;
   for (uint32_t i = 0; i < op->num_results; i++) {
-    if (!shard_type_equal(res[i]->type, op->results[i].type) && res[i]->num != shard_type_num_elements(op->results[i].type))
+    if (!shard_type_equal(res[i]->type, op->results[i].type) &&
+        res[i]->num != shard_type_num_elements(op->results[i].type))
       return shard_interp_error(p, op, "result #%u has %lld elements where %s is declared", i, (long long)res[i]->num,
                                 op->results[i].type->text);
     if (!shard_type_equal(res[i]->type, op->results[i].type)) res[i]->type = op->results[i].type;
@@ -613,9 +620,9 @@ enum { INTERP_WAIT_SEND = 1, INTERP_WAIT_RECV = 2 };
 
 typedef struct interp_channel {
   int64_t id;
-  int64_t ready;        /* receivers waiting for a message */
-  bool full;            /* msg holds a message no receiver has taken */
-  shard_tensor **msg;   /* in the world's mail arena */
+  int64_t ready; /* receivers waiting for a message */
+  bool full; /* msg holds a message no receiver has taken */
+  shard_tensor **msg; /* in the world's mail arena */
   uint32_t num_msg;
 } interp_channel;
 
@@ -743,8 +750,7 @@ static bool S_send(interp_proc *p, interp_frame *f, shard_op *op) {
     p->failed = true;
     return false;
   }
-  if (rc < 0)
-    return shard_interp_error(p, op, "send timed out: no process receives on channel %lld", (long long)ch);
+  if (rc < 0) return shard_interp_error(p, op, "send timed out: no process receives on channel %lld", (long long)ch);
   S_bind_token(p, f, op, 0);
   return true;
 }
@@ -817,8 +823,7 @@ static bool S_infeed(interp_proc *p, interp_frame *f, shard_op *op) {
                      : NULL;
   if (!fn || strcmp(fn->name, "func.func") != 0 || !fn->num_regions || !fn->regions[0].first)
     return shard_interp_error(p, op, "infeed entry #%u is not a function of this module with a body", pos);
-  if (fn->regions[0].first->num_args != 0)
-    return shard_interp_error(p, op, "infeed function #%u takes arguments", pos);
+  if (fn->regions[0].first->num_args != 0) return shard_interp_error(p, op, "infeed function #%u takes arguments", pos);
   uint32_t n = op->num_results - 1;
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   if (!shard_interp_run_region(p, NULL, &fn->regions[0], NULL, 0, res, n)) return false;

@@ -28,7 +28,6 @@
 
 #include "interp/interp_internal.h"
 
-
 typedef struct cplx {
   double re, im;
 } cplx;
@@ -102,14 +101,16 @@ static bool S_make_complex(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
-  if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  if (a->num != r->num || b->num != r->num)
+    return shard_interp_error(p, op, "operand shapes differ from the result shape");
   for (int64_t i = 0; i < r->num; i++) S_set(r, i, (cplx){interp_get_f(a, i), interp_get_f(b, i)});
   shard_interp_bind(f, &op->results[0], r);
   return true;
 }
 
 static bool S_part(interp_proc *p, interp_frame *f, shard_op *op, bool imag) {
-  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0),
+               *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   for (int64_t i = 0; i < r->num; i++) {
     cplx z = S_get(x, i);
@@ -175,7 +176,8 @@ static bool S_elementwise(interp_proc *p, interp_frame *f, shard_op *op, const c
     } else {
       return shard_interp_error(p, op, "the interpreter does not support '%s' on complex numbers", op->name);
     }
-    if (r->kind != SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "'%s' of complex numbers must be complex", op->name);
+    if (r->kind != SHARD_ELEM_COMPLEX)
+      return shard_interp_error(p, op, "'%s' of complex numbers must be complex", op->name);
     S_set(r, i, z);
   }
   shard_interp_bind(f, &op->results[0], r);
@@ -188,7 +190,8 @@ static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL;
   shard_tensor *r = b ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
-  if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  if (a->num != r->num || b->num != r->num)
+    return shard_interp_error(p, op, "operand shapes differ from the result shape");
   int dir = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
   if (dir < 0) return shard_interp_error(p, op, "compare needs a comparison_direction");
   for (int64_t i = 0; i < r->num; i++) {
@@ -197,12 +200,12 @@ static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
     bool eq = x.re == y.re && x.im == y.im, lt = !nan && S_lex_less(x, y), gt = !nan && S_lex_less(y, x);
     bool v;
     switch (dir) {
-      case SHARD_CMP_EQ: v = eq; break;
-      case SHARD_CMP_NE: v = !eq; break;
-      case SHARD_CMP_GE: v = eq || gt; break;
-      case SHARD_CMP_GT: v = gt; break;
-      case SHARD_CMP_LE: v = eq || lt; break;
-      default: v = lt; break;
+    case SHARD_CMP_EQ: v = eq; break;
+    case SHARD_CMP_NE: v = !eq; break;
+    case SHARD_CMP_GE: v = eq || gt; break;
+    case SHARD_CMP_GT: v = gt; break;
+    case SHARD_CMP_LE: v = eq || lt; break;
+    default: v = lt; break;
     }
     r->ints[i] = v;
   }
@@ -277,7 +280,8 @@ static void S_conjugate(shard_tensor *t) {
 }
 
 static bool S_fft(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0),
+               *r = x ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   const shard_attr *ty = shard_op_attr(op, "fft_type");
   int k = shard_attr_enum(ty, SHARD_SHLO_FFT_TYPE);
@@ -379,27 +383,89 @@ bool shard_interp_exec_complex_op(interp_proc *p, interp_frame *f, shard_op *op,
   if (!has_complex || strncmp(n, "stablehlo.", 10) != 0) return *handled = false, true;
   n += 10;
   /* ops that only move whole elements work on pairs as they are */
-  static const char *const movers[] = {"constant", "reshape", "transpose", "broadcast_in_dim", "slice",
-                                       "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "reverse",
-                                       "select", "optimization_barrier", "reduce", "gather", "scatter", "sort", "map",
-                                       "reduce_window", "all_gather", "all_reduce", "all_to_all",
-                                       "collective_permute", "reduce_scatter", "while", "if", "case", "return",
-                                       "get_tuple_element", "tuple", "custom_call", "dot_general", "dot", "iota"};
+  static const char *const movers[] = {"constant",
+                                       "reshape",
+                                       "transpose",
+                                       "broadcast_in_dim",
+                                       "slice",
+                                       "dynamic_slice",
+                                       "dynamic_update_slice",
+                                       "concatenate",
+                                       "pad",
+                                       "reverse",
+                                       "select",
+                                       "optimization_barrier",
+                                       "reduce",
+                                       "gather",
+                                       "scatter",
+                                       "sort",
+                                       "map",
+                                       "reduce_window",
+                                       "all_gather",
+                                       "all_reduce",
+                                       "all_to_all",
+                                       "collective_permute",
+                                       "reduce_scatter",
+                                       "while",
+                                       "if",
+                                       "case",
+                                       "return",
+                                       "get_tuple_element",
+                                       "tuple",
+                                       "custom_call",
+                                       "dot_general",
+                                       "dot",
+                                       "iota"};
   for (size_t i = 0; i < sizeof movers / sizeof *movers; i++)
     if (!strcmp(n, movers[i])) return *handled = false, true;
   if (!strcmp(n, "compare")) return S_compare(p, f, op);
-  static const char *const ours[] = {"add", "subtract", "multiply", "divide", "power", "atan2", "maximum", "minimum",
-                                     "negate", "exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt",
-                                     "rsqrt", "sine", "cosine", "tan", "tanh", "logistic", "sign", "abs", "convert"};
+  static const char *const ours[] = {"add",
+                                     "subtract",
+                                     "multiply",
+                                     "divide",
+                                     "power",
+                                     "atan2",
+                                     "maximum",
+                                     "minimum",
+                                     "negate",
+                                     "exponential",
+                                     "exponential_minus_one",
+                                     "log",
+                                     "log_plus_one",
+                                     "sqrt",
+                                     "rsqrt",
+                                     "sine",
+                                     "cosine",
+                                     "tan",
+                                     "tanh",
+                                     "logistic",
+                                     "sign",
+                                     "abs",
+                                     "convert"};
   for (size_t i = 0; i < sizeof ours / sizeof *ours; i++)
     if (!strcmp(n, ours[i])) return S_elementwise(p, f, op, n);
   /* the real-only ops of interp_ops.c and interp_windows.c would read the
    * pairs as reals: refused here; any other op (of the files that come
    * after this one) handles complex numbers itself or says it does not */
-  static const char *const real_only[] = {"clamp", "is_finite", "floor", "ceil", "cbrt", "round_nearest_even",
-                                          "round_nearest_afz", "remainder", "popcnt", "count_leading_zeros", "not",
-                                          "and", "or", "xor", "shift_left", "shift_right_logical",
-                                          "shift_right_arithmetic", "convolution", "select_and_scatter"};
+  static const char *const real_only[] = {"clamp",
+                                          "is_finite",
+                                          "floor",
+                                          "ceil",
+                                          "cbrt",
+                                          "round_nearest_even",
+                                          "round_nearest_afz",
+                                          "remainder",
+                                          "popcnt",
+                                          "count_leading_zeros",
+                                          "not",
+                                          "and",
+                                          "or",
+                                          "xor",
+                                          "shift_left",
+                                          "shift_right_logical",
+                                          "shift_right_arithmetic",
+                                          "convolution",
+                                          "select_and_scatter"};
   for (size_t i = 0; i < sizeof real_only / sizeof *real_only; i++)
     if (!strcmp(n, real_only[i]))
       return shard_interp_error(p, op, "the interpreter does not support '%s' on complex numbers", op->name);

@@ -71,12 +71,12 @@ unsigned shard_float_width(shard_float_fmt fmt) {
 static void S_max_fields(const float_info *fi, uint64_t *e, uint64_t *m) {
   uint64_t emask = (UINT64_C(1) << fi->exp_bits) - 1, mmask = (UINT64_C(1) << fi->frac_bits) - 1;
   switch (fi->nonfinite) {
-    case NF_IEEE: *e = emask - 1, *m = mmask; break;
-    case NF_NAN_ALL_ONES:
-      if (fi->frac_bits == 0) *e = emask - 1, *m = 0;
-      else *e = emask, *m = mmask - 1;
-      break;
-    default: *e = emask, *m = mmask; break;
+  case NF_IEEE: *e = emask - 1, *m = mmask; break;
+  case NF_NAN_ALL_ONES:
+    if (fi->frac_bits == 0) *e = emask - 1, *m = 0;
+    else *e = emask, *m = mmask - 1;
+    break;
+  default: *e = emask, *m = mmask; break;
   }
 }
 
@@ -112,16 +112,16 @@ double shard_float_decode(uint64_t bits, shard_float_fmt fmt) {
   uint64_t emask = (UINT64_C(1) << fi->exp_bits) - 1, mmask = (UINT64_C(1) << fi->frac_bits) - 1;
   uint64_t e = (bits >> fi->frac_bits) & emask, m = bits & mmask;
   switch (fi->nonfinite) {
-    case NF_IEEE:
-      if (e == emask) return m ? NAN : neg ? -INFINITY : INFINITY;
-      break;
-    case NF_NAN_ALL_ONES:
-      if (e == emask && m == mmask) return NAN;
-      break;
-    case NF_NAN_NEG_ZERO:
-      if (neg && e == 0 && m == 0) return NAN;
-      break;
-    case NF_FINITE: break;
+  case NF_IEEE:
+    if (e == emask) return m ? NAN : neg ? -INFINITY : INFINITY;
+    break;
+  case NF_NAN_ALL_ONES:
+    if (e == emask && m == mmask) return NAN;
+    break;
+  case NF_NAN_NEG_ZERO:
+    if (neg && e == 0 && m == 0) return NAN;
+    break;
+  case NF_FINITE: break;
   }
   double v = S_field_value(fi, e, m);
   return neg ? -v : v;
@@ -189,9 +189,9 @@ uint64_t shard_float_encode(double x, shard_float_fmt fmt) {
   x = shard_float_round(x, fmt);
   if (isnan(x)) {
     switch (fi->nonfinite) {
-      case NF_IEEE: return (emask << fi->frac_bits) | (UINT64_C(1) << (fi->frac_bits - 1));
-      case NF_NAN_ALL_ONES: return (emask << fi->frac_bits) | mmask;
-      default: return UINT64_C(1) << body;
+    case NF_IEEE: return (emask << fi->frac_bits) | (UINT64_C(1) << (fi->frac_bits - 1));
+    case NF_NAN_ALL_ONES: return (emask << fi->frac_bits) | mmask;
+    default: return UINT64_C(1) << body;
     }
   }
   if (isinf(x)) return sign | (emask << fi->frac_bits);

@@ -36,23 +36,23 @@ typedef struct interp_world {
   pthread_cond_t cv;
   int64_t arrived;
   uint64_t generation;
-  bool aborted;   /* a process failed: the others stop at their next barrier */
+  bool aborted; /* a process failed: the others stop at their next barrier */
   bool unreached; /* a process returned normally: barriers can no longer be met */
   shard_tensor ***slots; /* per process: its deposited operands */
   uint32_t *slot_counts;
   unsigned checks;
-  int64_t max_steps;   /* per process, > 0 */
+  int64_t max_steps; /* per process, > 0 */
   bool track_rounding; /* shard_interp_options.track_rounding */
-  const char *probe_dir;  /* shard_interp_options.probe_dir */
-  int64_t *probe_count;   /* probes written in this run (shared by nested worlds, under diag_mu) */
+  const char *probe_dir; /* shard_interp_options.probe_dir */
+  int64_t *probe_count; /* probes written in this run (shared by nested worlds, under diag_mu) */
   /* send/recv (interp_collectives.c), under mu: the channels used so far,
    * what each process waits for (0: nothing), how many have finished, and
    * the arena of messages in flight (a sender's values may live in a loop's
    * scratch arena that is gone before the receiver reads them). */
   struct interp_channel *channels;
   uint32_t num_channels, cap_channels;
-  int *p2p_wait;         /* per process: INTERP_WAIT_SEND/RECV or 0 */
-  int64_t *p2p_wait_ch;  /* per process: the channel it waits on */
+  int *p2p_wait; /* per process: INTERP_WAIT_SEND/RECV or 0 */
+  int64_t *p2p_wait_ch; /* per process: the channel it waits on */
   int64_t finished;
   bool p2p_deadlock; /* no process could go on: every waiter gives up */
   shard_arena *mail;
@@ -71,10 +71,10 @@ typedef struct interp_pending_error {
 typedef struct interp_proc {
   interp_world *world;
   int64_t replica_id, partition_id, index; /* index = replica * partitions + partition */
-  shard_arena *arena;                      /* this process's tensors */
+  shard_arena *arena; /* this process's tensors */
   bool failed;
-  int64_t steps;         /* ops executed so far */
-  const shard_op *loop;  /* the innermost stablehlo.while running, for the step-budget error */
+  int64_t steps; /* ops executed so far */
+  const shard_op *loop; /* the innermost stablehlo.while running, for the step-budget error */
   /* Errors of a process of a multi-device world: threads finish in any
    * order, so they are held back and reported in device order
    * (shard_interp_report_pending) for the same output on every run. */
@@ -98,8 +98,7 @@ shard_tensor *shard_interp_operand(interp_proc *p, interp_frame *f, const shard_
 shard_tensor *shard_interp_result(interp_proc *p, const shard_op *op, uint32_t i);
 shard_tensor *shard_interp_lookup(interp_frame *f, const shard_value *v);
 void shard_interp_bind(interp_frame *f, const shard_value *v, shard_tensor *t);
-bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+bool shard_interp_error(interp_proc *p, const shard_op *op, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Runs a region's entry block with arguments; writes the terminator's
  * operands into results (num must match). */
 bool shard_interp_run_region(interp_proc *p, interp_frame *parent, shard_region *r, shard_tensor *const *args,
@@ -112,8 +111,8 @@ shard_tensor *shard_interp_tensor_copy(shard_arena *a, const shard_tensor *t);
 
 /* Element access as double/int regardless of kind. */
 static inline double interp_get_f(const shard_tensor *t, int64_t i) {
-  return t->kind == SHARD_ELEM_FLOAT     ? t->floats[i]
-         : t->kind == SHARD_ELEM_COMPLEX ? t->floats[2 * i]
+  return t->kind == SHARD_ELEM_FLOAT                   ? t->floats[i]
+         : t->kind == SHARD_ELEM_COMPLEX               ? t->floats[2 * i]
          : t->kind == SHARD_ELEM_UINT && t->bits == 64 ? (double)(uint64_t)t->ints[i]
                                                        : (double)t->ints[i];
 }
@@ -223,8 +222,8 @@ bool shard_interp_exec_p2p(interp_proc *p, interp_frame *f, shard_op *op, bool *
  * world of `n` partitions, device k getting args[k] (nargs each) and giving
  * results[k] (nresults each, copied into p's arena with the types of
  * `result_types`). False after an error. */
-bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region,
-                              shard_tensor ***args, uint32_t nargs, shard_tensor ***results, uint32_t nresults,
+bool shard_interp_run_devices(interp_proc *p, const shard_op *at, int64_t n, shard_region *region, shard_tensor ***args,
+                              uint32_t nargs, shard_tensor ***results, uint32_t nresults,
                               shard_type *const *result_types);
 
 /* interp_manual.c: sdy.manual_computation in a global program. */

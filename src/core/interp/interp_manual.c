@@ -43,16 +43,20 @@ bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op) {
   const shard_attr *manual = shard_op_attr(op, "manual_axes");
   shard_block *body = op->num_regions ? op->regions[0].first : NULL;
   if (!in || !out || !manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES || !body)
-    return shard_interp_error(p, op, "sdy.manual_computation needs in_shardings, out_shardings, manual_axes and a body");
+    return shard_interp_error(p, op,
+                              "sdy.manual_computation needs in_shardings, out_shardings, manual_axes and a body");
   if (in->num != op->num_operands || out->num != op->num_results || body->num_args != op->num_operands)
-    return shard_interp_error(p, op, "sdy.manual_computation: shardings, operands, results and body arguments do not match");
+    return shard_interp_error(p, op,
+                              "sdy.manual_computation: shardings, operands, results and body arguments do not match");
   if (p->world->num_procs > 1)
-    return shard_interp_error(p, op, "the interpreter runs sdy.manual_computation only in a global (one-device) program");
+    return shard_interp_error(p, op,
+                              "the interpreter runs sdy.manual_computation only in a global (one-device) program");
   const shard_tensor_sharding *first = in->num ? &in->shardings[0] : out->num ? &out->shardings[0] : NULL;
   const shard_mesh *mesh = first ? shard_module_sharding_mesh(p->world->module, first) : NULL;
   if (!mesh) return shard_interp_error(p, op, "sdy.manual_computation: the mesh of its shardings is unknown");
   int64_t n = shard_mesh_num_devices(mesh);
-  if (n < 1 || n > 4096) return shard_interp_error(p, op, "sdy.manual_computation: a mesh of %lld devices", (long long)n);
+  if (n < 1 || n > 4096)
+    return shard_interp_error(p, op, "sdy.manual_computation: a mesh of %lld devices", (long long)n);
 
   /* every device's pieces of the operands */
   shard_tensor ***args = SHARD_NEW_ARRAY(p->arena, shard_tensor **, (size_t)n);
@@ -115,11 +119,12 @@ bool shard_interp_exec_manual(interp_proc *p, interp_frame *f, shard_op *op) {
         if (!inside)
           return shard_interp_error(p, op, "result #%u: device %lld's piece runs past the result", r, (long long)k);
         if (written[gi]) {
-          bool same = g->kind == SHARD_ELEM_COMPLEX
-                          ? g->floats[2 * gi] == l->floats[2 * e] && g->floats[2 * gi + 1] == l->floats[2 * e + 1]
-                      : g->kind == SHARD_ELEM_FLOAT ? g->floats[gi] == l->floats[e] || (g->floats[gi] != g->floats[gi] &&
-                                                                                        l->floats[e] != l->floats[e])
-                                                    : g->ints[gi] == l->ints[e];
+          bool same =
+              g->kind == SHARD_ELEM_COMPLEX
+                  ? g->floats[2 * gi] == l->floats[2 * e] && g->floats[2 * gi + 1] == l->floats[2 * e + 1]
+              : g->kind == SHARD_ELEM_FLOAT
+                  ? g->floats[gi] == l->floats[e] || (g->floats[gi] != g->floats[gi] && l->floats[e] != l->floats[e])
+                  : g->ints[gi] == l->ints[e];
           if (!same)
             return shard_interp_error(p, op,
                                       "result #%u: device %lld disagrees with another device holding the same piece "

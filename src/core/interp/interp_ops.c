@@ -31,7 +31,8 @@ void shard_interp_insert(shard_tensor *dst, const int64_t *offsets, const shard_
   free(dstr);
 }
 
-shard_tensor *shard_interp_extract(interp_proc *p, const shard_tensor *src, const int64_t *start, const int64_t *sizes) {
+shard_tensor *shard_interp_extract(interp_proc *p, const shard_tensor *src, const int64_t *start,
+                                   const int64_t *sizes) {
   uint32_t rank = src->type->rank;
   shard_tensor *out = shard_interp_tensor_shape(p, src, rank, sizes);
   int64_t *sstr = INTERP_ARRAY(p, int64_t, rank), *idx = INTERP_ARRAY(p, int64_t, rank);
@@ -78,8 +79,21 @@ enum {
 };
 
 int shard_interp_binop(const char *name) {
-  static const char *const names[] = {NULL, "add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-                                      "power", "atan2", "and", "or", "xor", "shift_left", "shift_right_logical",
+  static const char *const names[] = {NULL,
+                                      "add",
+                                      "subtract",
+                                      "multiply",
+                                      "divide",
+                                      "remainder",
+                                      "maximum",
+                                      "minimum",
+                                      "power",
+                                      "atan2",
+                                      "and",
+                                      "or",
+                                      "xor",
+                                      "shift_left",
+                                      "shift_right_logical",
                                       "shift_right_arithmetic"};
   const char *n = S_short(name);
   for (int k = 1; k < (int)(sizeof names / sizeof *names); k++)
@@ -92,16 +106,16 @@ bool shard_interp_apply_binop(int k, const shard_tensor *t, double a, double b, 
   if (t->kind == SHARD_ELEM_FLOAT) {
     double r;
     switch (k) {
-      case BIN_ADD: r = a + b; break;
-      case BIN_SUB: r = a - b; break;
-      case BIN_MUL: r = a * b; break;
-      case BIN_DIV: r = a / b; break;
-      case BIN_REM: r = fmod(a, b); break;
-      case BIN_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b || (a == b && !signbit(a))) ? a : b; break;
-      case BIN_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b || (a == b && signbit(a))) ? a : b; break;
-      case BIN_POW: r = pow(a, b); break;
-      case BIN_ATAN2: r = atan2(a, b); break;
-      default: return false;
+    case BIN_ADD: r = a + b; break;
+    case BIN_SUB: r = a - b; break;
+    case BIN_MUL: r = a * b; break;
+    case BIN_DIV: r = a / b; break;
+    case BIN_REM: r = fmod(a, b); break;
+    case BIN_MAX: r = isnan(a) || isnan(b) ? NAN : (a > b || (a == b && !signbit(a))) ? a : b; break;
+    case BIN_MIN: r = isnan(a) || isnan(b) ? NAN : (a < b || (a == b && signbit(a))) ? a : b; break;
+    case BIN_POW: r = pow(a, b); break;
+    case BIN_ATAN2: r = atan2(a, b); break;
+    default: return false;
     }
     *fr = shard_float_round(r, t->fmt);
     return true;
@@ -111,37 +125,37 @@ bool shard_interp_apply_binop(int k, const shard_tensor *t, double a, double b, 
   int64_t r;
   unsigned w = t->bits;
   switch (k) {
-    case BIN_ADD: r = (int64_t)(ua + ub); break;
-    case BIN_SUB: r = (int64_t)(ua - ub); break;
-    case BIN_MUL: r = (int64_t)(ua * ub); break;
-    case BIN_DIV: r = u ? (ub ? (int64_t)(ua / ub) : -1) : S_sdiv(ia, ib); break;
-    case BIN_REM: r = u ? (ub ? (int64_t)(ua % ub) : ia) : S_srem(ia, ib); break;
-    case BIN_MAX: r = u ? (ua > ub ? ia : ib) : (ia > ib ? ia : ib); break;
-    case BIN_MIN: r = u ? (ua < ub ? ia : ib) : (ia < ib ? ia : ib); break;
-    case BIN_AND: r = ia & ib; break;
-    case BIN_OR: r = ia | ib; break;
-    case BIN_XOR: r = ia ^ ib; break;
-    case BIN_SHL: r = ub >= w ? 0 : (int64_t)(ua << ub); break;
-    case BIN_SHRL: {
-      uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
-      r = ub >= w ? 0 : (int64_t)((ua & mask) >> ub);
-      break;
-    }
-    case BIN_SHRA: r = ub >= w ? (ia < 0 ? -1 : 0) : ia >> ub; break;
-    case BIN_POW:
-      if (!u && ib < 0) {
-        r = ia == 1 ? 1 : ia == -1 ? (ib & 1 ? -1 : 1) : 0;
-      } else {
-        uint64_t acc = 1, base = ua, e = ub;
-        while (e) {
-          if (e & 1) acc *= base;
-          base *= base;
-          e >>= 1;
-        }
-        r = (int64_t)acc;
+  case BIN_ADD: r = (int64_t)(ua + ub); break;
+  case BIN_SUB: r = (int64_t)(ua - ub); break;
+  case BIN_MUL: r = (int64_t)(ua * ub); break;
+  case BIN_DIV: r = u ? (ub ? (int64_t)(ua / ub) : -1) : S_sdiv(ia, ib); break;
+  case BIN_REM: r = u ? (ub ? (int64_t)(ua % ub) : ia) : S_srem(ia, ib); break;
+  case BIN_MAX: r = u ? (ua > ub ? ia : ib) : (ia > ib ? ia : ib); break;
+  case BIN_MIN: r = u ? (ua < ub ? ia : ib) : (ia < ib ? ia : ib); break;
+  case BIN_AND: r = ia & ib; break;
+  case BIN_OR: r = ia | ib; break;
+  case BIN_XOR: r = ia ^ ib; break;
+  case BIN_SHL: r = ub >= w ? 0 : (int64_t)(ua << ub); break;
+  case BIN_SHRL: {
+    uint64_t mask = w >= 64 ? ~UINT64_C(0) : (UINT64_C(1) << w) - 1;
+    r = ub >= w ? 0 : (int64_t)((ua & mask) >> ub);
+    break;
+  }
+  case BIN_SHRA: r = ub >= w ? (ia < 0 ? -1 : 0) : ia >> ub; break;
+  case BIN_POW:
+    if (!u && ib < 0) {
+      r = ia == 1 ? 1 : ia == -1 ? (ib & 1 ? -1 : 1) : 0;
+    } else {
+      uint64_t acc = 1, base = ua, e = ub;
+      while (e) {
+        if (e & 1) acc *= base;
+        base *= base;
+        e >>= 1;
       }
-      break;
-    default: return false;
+      r = (int64_t)acc;
+    }
+    break;
+  default: return false;
   }
   *ir = shard_elem_wrap_int(r, t->kind, t->bits);
   return true;
@@ -157,7 +171,8 @@ static const char *S_simple_reducer(shard_region *r) {
   shard_block *b = r->first;
   if (!b || b->num_args != 2 || !b->first || !b->first->next) return NULL;
   shard_op *op = b->first, *ret = op->next;
-  if (op->num_operands != 2 || op->num_results != 1 || ret->num_operands != 1 || ret->operands[0].value != &op->results[0])
+  if (op->num_operands != 2 || op->num_results != 1 || ret->num_operands != 1 ||
+      ret->operands[0].value != &op->results[0])
     return NULL;
   shard_value *x = op->operands[0].value, *y = op->operands[1].value;
   if (!((x == &b->args[0] && y == &b->args[1]) || (x == &b->args[1] && y == &b->args[0]))) return NULL;
@@ -199,10 +214,29 @@ static shard_tensor *S_result(interp_proc *p, const shard_op *op, uint32_t i) {
 /* ---- elementwise ------------------------------------------------------------------ */
 
 /* The elementwise unary ops, decoded once per op. */
-static const char *const S_unary_names[] = {"exponential", "exponential_minus_one", "log", "log_plus_one", "sqrt",
-                                            "rsqrt", "cbrt", "tanh", "tan", "sine", "cosine", "logistic", "floor",
-                                            "ceil", "round_nearest_even", "round_nearest_afz", "abs", "negate",
-                                            "sign", "not", "popcnt", "count_leading_zeros", "is_finite"};
+static const char *const S_unary_names[] = {"exponential",
+                                            "exponential_minus_one",
+                                            "log",
+                                            "log_plus_one",
+                                            "sqrt",
+                                            "rsqrt",
+                                            "cbrt",
+                                            "tanh",
+                                            "tan",
+                                            "sine",
+                                            "cosine",
+                                            "logistic",
+                                            "floor",
+                                            "ceil",
+                                            "round_nearest_even",
+                                            "round_nearest_afz",
+                                            "abs",
+                                            "negate",
+                                            "sign",
+                                            "not",
+                                            "popcnt",
+                                            "count_leading_zeros",
+                                            "is_finite"};
 enum {
   UN_EXP,
   UN_EXPM1,
@@ -238,26 +272,26 @@ static int S_unary_op(const char *n) {
 
 static bool S_unary_float(int k, double x, double *r) {
   switch (k) {
-    case UN_EXP: *r = exp(x); break;
-    case UN_EXPM1: *r = expm1(x); break;
-    case UN_LOG: *r = log(x); break;
-    case UN_LOG1P: *r = log1p(x); break;
-    case UN_SQRT: *r = sqrt(x); break;
-    case UN_RSQRT: *r = 1.0 / sqrt(x); break;
-    case UN_CBRT: *r = cbrt(x); break;
-    case UN_TANH: *r = tanh(x); break;
-    case UN_TAN: *r = tan(x); break;
-    case UN_SIN: *r = sin(x); break;
-    case UN_COS: *r = cos(x); break;
-    case UN_LOGISTIC: *r = 1.0 / (1.0 + exp(-x)); break;
-    case UN_FLOOR: *r = floor(x); break;
-    case UN_CEIL: *r = ceil(x); break;
-    case UN_ROUND_EVEN: *r = nearbyint(x); break;
-    case UN_ROUND_AFZ: *r = round(x); break;
-    case UN_ABS: *r = fabs(x); break;
-    case UN_NEG: *r = -x; break;
-    case UN_SIGN: *r = isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x; break;
-    default: return false;
+  case UN_EXP: *r = exp(x); break;
+  case UN_EXPM1: *r = expm1(x); break;
+  case UN_LOG: *r = log(x); break;
+  case UN_LOG1P: *r = log1p(x); break;
+  case UN_SQRT: *r = sqrt(x); break;
+  case UN_RSQRT: *r = 1.0 / sqrt(x); break;
+  case UN_CBRT: *r = cbrt(x); break;
+  case UN_TANH: *r = tanh(x); break;
+  case UN_TAN: *r = tan(x); break;
+  case UN_SIN: *r = sin(x); break;
+  case UN_COS: *r = cos(x); break;
+  case UN_LOGISTIC: *r = 1.0 / (1.0 + exp(-x)); break;
+  case UN_FLOOR: *r = floor(x); break;
+  case UN_CEIL: *r = ceil(x); break;
+  case UN_ROUND_EVEN: *r = nearbyint(x); break;
+  case UN_ROUND_AFZ: *r = round(x); break;
+  case UN_ABS: *r = fabs(x); break;
+  case UN_NEG: *r = -x; break;
+  case UN_SIGN: *r = isnan(x) ? x : x > 0 ? 1.0 : x < 0 ? -1.0 : x; break;
+  default: return false;
   }
   return true;
 }
@@ -275,7 +309,8 @@ static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n
   for (int64_t i = 0; i < x->num; i++) {
     if (x->kind == SHARD_ELEM_FLOAT) {
       double v;
-      if (!S_unary_float(k, x->floats[i], &v)) return shard_interp_error(p, op, "the interpreter does not support '%s'", op->name);
+      if (!S_unary_float(k, x->floats[i], &v))
+        return shard_interp_error(p, op, "the interpreter does not support '%s'", op->name);
       shard_interp_set_f(r, i, v);
       continue;
     }
@@ -298,9 +333,11 @@ static bool S_unary(interp_proc *p, interp_frame *f, shard_op *op, const char *n
 }
 
 static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL,
+               *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
-  if (a->num != r->num || b->num != r->num) return shard_interp_error(p, op, "operand shapes differ from the result shape");
+  if (a->num != r->num || b->num != r->num)
+    return shard_interp_error(p, op, "operand shapes differ from the result shape");
   bool fl = r->kind == SHARD_ELEM_FLOAT;
   int k = shard_interp_binop(op->name);
   for (int64_t i = 0; i < r->num; i++) {
@@ -317,7 +354,8 @@ static bool S_binary(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL,
+               *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   int d = shard_op_enum(op, "comparison_direction", SHARD_SHLO_COMPARISON_DIRECTION);
   if (d < 0) return shard_interp_error(p, op, "compare needs a comparison_direction");
@@ -344,12 +382,12 @@ static bool S_compare(interp_proc *p, interp_frame *f, shard_op *op) {
     }
     bool v;
     switch (d) {
-      case 0: v = c == 0; break;
-      case 1: v = c != 0; break;
-      case 2: v = c == 0 || c == 1; break;
-      case 3: v = c == 1; break;
-      case 4: v = c == 0 || c == -1; break;
-      default: v = c == -1; break;
+    case 0: v = c == 0; break;
+    case 1: v = c != 0; break;
+    case 2: v = c == 0 || c == 1; break;
+    case 3: v = c == 1; break;
+    case 4: v = c == 0 || c == -1; break;
+    default: v = c == -1; break;
     }
     r->ints[i] = v;
   }
@@ -537,7 +575,8 @@ static bool S_concatenate(interp_proc *p, interp_frame *f, shard_op *op) {
 }
 
 static bool S_pad(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *x = shard_interp_operand(p, f, op, 0), *v = x ? shard_interp_operand(p, f, op, 1) : NULL, *r = v ? S_result(p, op, 0) : NULL;
+  shard_tensor *x = shard_interp_operand(p, f, op, 0), *v = x ? shard_interp_operand(p, f, op, 1) : NULL,
+               *r = v ? S_result(p, op, 0) : NULL;
   int64_t *lo = INTERP_RANK_ARRAY(p, op, int64_t), *hi = INTERP_RANK_ARRAY(p, op, int64_t),
           *in = INTERP_RANK_ARRAY(p, op, int64_t);
   uint32_t n1, n2, n3;
@@ -731,29 +770,29 @@ typedef int64_t S_v2i __attribute__((vector_size(16)));
 /* One body for both formats: T the element, VT a vector of it, VI the
  * integers of its width, NOSIGN the mask that clears a sign bit, FABS the
  * scalar |.|. A scalar operand of a vector operation stands for every lane. */
-#define S_ROW_KERNEL(NAME, T, VT, VI, NOSIGN, FABS)                                          \
-  static void NAME(T *restrict acc, T *restrict mag, T x, const T *restrict b, int64_t n) { \
-    const int64_t lanes = (int64_t)(sizeof(VT) / sizeof(T));                                \
-    int64_t i = 0;                                                                          \
-    for (; i + lanes <= n; i += lanes) {                                                    \
-      VT bv, av;                                                                            \
-      memcpy(&bv, b + i, sizeof bv);                                                        \
-      memcpy(&av, acc + i, sizeof av);                                                      \
-      VT prod = x * bv;                                                                     \
-      av = av + prod;                                                                       \
-      memcpy(acc + i, &av, sizeof av);                                                      \
-      if (mag) {                                                                            \
-        VT mv;                                                                              \
-        memcpy(&mv, mag + i, sizeof mv);                                                    \
-        mv = mv + (VT)((VI)prod & (NOSIGN));                                                \
-        memcpy(mag + i, &mv, sizeof mv);                                                    \
-      }                                                                                     \
-    }                                                                                       \
-    for (; i < n; i++) {                                                                    \
-      T prod = x * b[i];                                                                    \
-      acc[i] = acc[i] + prod;                                                               \
-      if (mag) mag[i] += FABS(prod);                                                        \
-    }                                                                                       \
+#define S_ROW_KERNEL(NAME, T, VT, VI, NOSIGN, FABS)                                                                    \
+  static void NAME(T *restrict acc, T *restrict mag, T x, const T *restrict b, int64_t n) {                            \
+    const int64_t lanes = (int64_t)(sizeof(VT) / sizeof(T));                                                           \
+    int64_t i = 0;                                                                                                     \
+    for (; i + lanes <= n; i += lanes) {                                                                               \
+      VT bv, av;                                                                                                       \
+      memcpy(&bv, b + i, sizeof bv);                                                                                   \
+      memcpy(&av, acc + i, sizeof av);                                                                                 \
+      VT prod = x * bv;                                                                                                \
+      av = av + prod;                                                                                                  \
+      memcpy(acc + i, &av, sizeof av);                                                                                 \
+      if (mag) {                                                                                                       \
+        VT mv;                                                                                                         \
+        memcpy(&mv, mag + i, sizeof mv);                                                                               \
+        mv = mv + (VT)((VI)prod & (NOSIGN));                                                                           \
+        memcpy(mag + i, &mv, sizeof mv);                                                                               \
+      }                                                                                                                \
+    }                                                                                                                  \
+    for (; i < n; i++) {                                                                                               \
+      T prod = x * b[i];                                                                                               \
+      acc[i] = acc[i] + prod;                                                                                          \
+      if (mag) mag[i] += FABS(prod);                                                                                   \
+    }                                                                                                                  \
   }
 
 S_ROW_KERNEL(S_row_f32, float, S_v4f, S_v4i, 0x7fffffff, fabsf)
@@ -767,7 +806,8 @@ S_ROW_KERNEL(S_row_f64, double, S_v2d, S_v2i, INT64_MAX, fabs)
  * the rounded exact product, so this is the same arithmetic); other types
  * round each step with shard_float_round or wrap. */
 static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? S_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL,
+               *r = b ? S_result(p, op, 0) : NULL;
   if (!r) return false;
   int64_t *lb = INTERP_RANK_ARRAY(p, op, int64_t), *rb = INTERP_RANK_ARRAY(p, op, int64_t),
           *lc = INTERP_RANK_ARRAY(p, op, int64_t), *rc = INTERP_RANK_ARRAY(p, op, int64_t);
@@ -785,7 +825,8 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
         !shard_interp_list(&dn->lhs_contract, lc, &nlc, max) || !shard_interp_list(&dn->rhs_contract, rc, &nrc, max))
       return shard_interp_error(p, op, "dot_general needs dot_dimension_numbers");
   }
-  if (nlb != nrb || nlc != nrc) return shard_interp_error(p, op, "dot_general: lhs and rhs dimension lists differ in length");
+  if (nlb != nrb || nlc != nrc)
+    return shard_interp_error(p, op, "dot_general: lhs and rhs dimension lists differ in length");
   for (uint32_t k = 0; k < nlb; k++)
     if (lb[k] < 0 || lb[k] >= ra || rb[k] < 0 || rb[k] >= rbk || a->type->dims[lb[k]] != b->type->dims[rb[k]])
       return shard_interp_error(p, op, "dot_general: batching dimensions do not match");
@@ -821,14 +862,19 @@ static bool S_dot_general(interp_proc *p, interp_frame *f, shard_op *op) {
   if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
     return shard_interp_error(p, op, "this %s takes %lld x %lld multiply-adds, more than the interpreter's %lld",
                               op->name, (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
-  const int64_t *boa = S_offsets(p, lb, nlb, a->type->dims, as, &nb), *bob = S_offsets(p, rb, nrb, b->type->dims, bs, &nb2);
-  const int64_t *mo = S_offsets(p, lfree, nlf, a->type->dims, as, &nm), *no = S_offsets(p, rfree, nrf, b->type->dims, bs, &nn);
-  const int64_t *koa = S_offsets(p, lc, nlc, a->type->dims, as, &nk), *kob = S_offsets(p, rc, nrc, b->type->dims, bs, &nk2);
+  const int64_t *boa = S_offsets(p, lb, nlb, a->type->dims, as, &nb),
+                *bob = S_offsets(p, rb, nrb, b->type->dims, bs, &nb2);
+  const int64_t *mo = S_offsets(p, lfree, nlf, a->type->dims, as, &nm),
+                *no = S_offsets(p, rfree, nrf, b->type->dims, bs, &nn);
+  const int64_t *koa = S_offsets(p, lc, nlc, a->type->dims, as, &nk),
+                *kob = S_offsets(p, rc, nrc, b->type->dims, bs, &nk2);
   if (nb * nm * nn != r->num) return shard_interp_error(p, op, "dot_general result shape does not match");
   bool track = r->kind == SHARD_ELEM_FLOAT && p->world->track_rounding;
   double max_mag = 0;
   bool all_int = true;
-  if (track) all_int = a->kind == SHARD_ELEM_FLOAT && b->kind == SHARD_ELEM_FLOAT ? S_all_integers(a) && S_all_integers(b) : true;
+  if (track)
+    all_int =
+        a->kind == SHARD_ELEM_FLOAT && b->kind == SHARD_ELEM_FLOAT ? S_all_integers(a) && S_all_integers(b) : true;
   bool fl = r->kind == SHARD_ELEM_FLOAT;
   bool in_float = a->kind == SHARD_ELEM_FLOAT && b->kind == SHARD_ELEM_FLOAT;
   if (fl && in_float && (r->fmt == SHARD_FLOAT_F32 || r->fmt == SHARD_FLOAT_F64) &&
@@ -993,7 +1039,8 @@ static bool S_sort(interp_proc *p, interp_frame *f, shard_op *op) {
     for (int64_t k = 0; k < len; k++) perm[k] = k;
     S_merge_sort(&c, perm, tmp, len);
     for (uint32_t i = 0; i < n; i++)
-      for (int64_t k = 0; k < len; k++) interp_copy_elem(res[i], c.base + k * c.stride, in[i], c.base + perm[k] * c.stride);
+      for (int64_t k = 0; k < len; k++)
+        interp_copy_elem(res[i], c.base + k * c.stride, in[i], c.base + perm[k] * c.stride);
     more = shard_interp_next_index(rank, outer, idx);
   }
   free(perm);
@@ -1021,7 +1068,8 @@ static bool S_map(interp_proc *p, interp_frame *f, shard_op *op) {
     for (uint32_t k = 0; k < n; k++) interp_copy_elem(args[k], 0, in[k], i);
     shard_tensor *v;
     if (!shard_interp_run_region(p, f, &op->regions[0], args, n, &v, 1)) return false;
-    if (v->kind != r->kind || v->bits != r->bits) return shard_interp_error(p, op, "map region returns %s", v->type->text);
+    if (v->kind != r->kind || v->bits != r->bits)
+      return shard_interp_error(p, op, "map region returns %s", v->type->text);
     interp_copy_elem(r, i, v, 0);
   }
   shard_interp_bind(f, &op->results[0], r);
@@ -1032,7 +1080,8 @@ static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) 
   shard_tensor *x = shard_interp_operand(p, f, op, 0), *r = x ? S_result(p, op, 0) : NULL;
   int64_t dim;
   if (!r || !shard_interp_attr_int(p, op, "dimension", &dim)) return false;
-  if (dim < 0 || (uint32_t)dim >= x->type->rank) return shard_interp_error(p, op, "dimension %lld is out of range", (long long)dim);
+  if (dim < 0 || (uint32_t)dim >= x->type->rank)
+    return shard_interp_error(p, op, "dimension %lld is out of range", (long long)dim);
   shard_interp_set_i(r, 0, x->type->dims[dim]);
   shard_interp_bind(f, &op->results[0], r);
   return true;
@@ -1041,12 +1090,43 @@ static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
-  static const char *const unary[] = {"abs", "negate", "not", "exponential", "exponential_minus_one", "log",
-                                      "log_plus_one", "sqrt", "rsqrt", "cbrt", "tanh", "tan", "sine", "cosine",
-                                      "logistic", "floor", "ceil", "round_nearest_even", "round_nearest_afz",
-                                      "sign", "is_finite", "popcnt", "count_leading_zeros"};
-  static const char *const binary[] = {"add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum",
-                                       "power", "atan2", "and", "or", "xor", "shift_left", "shift_right_logical",
+  static const char *const unary[] = {"abs",
+                                      "negate",
+                                      "not",
+                                      "exponential",
+                                      "exponential_minus_one",
+                                      "log",
+                                      "log_plus_one",
+                                      "sqrt",
+                                      "rsqrt",
+                                      "cbrt",
+                                      "tanh",
+                                      "tan",
+                                      "sine",
+                                      "cosine",
+                                      "logistic",
+                                      "floor",
+                                      "ceil",
+                                      "round_nearest_even",
+                                      "round_nearest_afz",
+                                      "sign",
+                                      "is_finite",
+                                      "popcnt",
+                                      "count_leading_zeros"};
+  static const char *const binary[] = {"add",
+                                       "subtract",
+                                       "multiply",
+                                       "divide",
+                                       "remainder",
+                                       "maximum",
+                                       "minimum",
+                                       "power",
+                                       "atan2",
+                                       "and",
+                                       "or",
+                                       "xor",
+                                       "shift_left",
+                                       "shift_right_logical",
                                        "shift_right_arithmetic"};
   *handled = true;
   const char *n = op->name;

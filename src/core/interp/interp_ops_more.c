@@ -33,7 +33,9 @@ static shard_tensor *S_opaque(interp_proc *p, shard_type *type) {
   return t;
 }
 
-static bool S_is_token(const shard_type *t) { return t && t->kind == SHARD_TYPE_OTHER && !strcmp(t->text, "!stablehlo.token"); }
+static bool S_is_token(const shard_type *t) {
+  return t && t->kind == SHARD_TYPE_OTHER && !strcmp(t->text, "!stablehlo.token");
+}
 
 static bool S_token(interp_proc *p, interp_frame *f, shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++)
@@ -72,11 +74,11 @@ static bool S_get_tuple_element(interp_proc *p, interp_frame *f, shard_op *op) {
 /* The IEEE binary formats S_encode/S_decode handle with their NaN payloads. */
 static bool S_ieee_format(shard_float_fmt fmt, unsigned *man, unsigned *exp) {
   switch (fmt) {
-    case SHARD_FLOAT_F64: *man = 52, *exp = 11; return true;
-    case SHARD_FLOAT_F32: *man = 23, *exp = 8; return true;
-    case SHARD_FLOAT_F16: *man = 10, *exp = 5; return true;
-    case SHARD_FLOAT_BF16: *man = 7, *exp = 8; return true;
-    default: return false;
+  case SHARD_FLOAT_F64: *man = 52, *exp = 11; return true;
+  case SHARD_FLOAT_F32: *man = 23, *exp = 8; return true;
+  case SHARD_FLOAT_F16: *man = 10, *exp = 5; return true;
+  case SHARD_FLOAT_BF16: *man = 7, *exp = 8; return true;
+  default: return false;
   }
 }
 
@@ -101,12 +103,11 @@ static uint64_t S_encode(double x, unsigned man, unsigned exp) {
   if (a == 0) return sign << (width - 1);
   int e;
   double m = frexp(a, &e); /* a = m 2^e, m in [0.5, 1) */
-  int be = e - 1 + bias;   /* biased exponent of 1.xxx 2^(e-1) */
+  int be = e - 1 + bias; /* biased exponent of 1.xxx 2^(e-1) */
   uint64_t bits;
   if (be <= 0) /* subnormal: a = frac 2^(1 - bias - man) */
     bits = (uint64_t)ldexp(a, (int)man + bias - 1);
-  else
-    bits = ((uint64_t)be << man) | ((uint64_t)ldexp(m * 2 - 1, (int)man));
+  else bits = ((uint64_t)be << man) | ((uint64_t)ldexp(m * 2 - 1, (int)man));
   return (sign << (width - 1)) | bits;
 }
 
@@ -225,7 +226,8 @@ static bool S_reduce_precision(interp_proc *p, interp_frame *f, shard_op *op) {
   if (x->kind != SHARD_ELEM_FLOAT || !S_ieee_format(x->fmt, &man, &exp))
     return shard_interp_error(p, op, "the interpreter does not support 'stablehlo.reduce_precision' on %s",
                               x->type->elem);
-  if (eb < 1 || mb < 0) return shard_interp_error(p, op, "reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0");
+  if (eb < 1 || mb < 0)
+    return shard_interp_error(p, op, "reduce_precision needs exponent_bits >= 1 and mantissa_bits >= 0");
   unsigned width = 1 + exp + man;
   for (int64_t i = 0; i < x->num; i++) {
     double v = x->floats[i];
@@ -266,7 +268,8 @@ static bool S_composite(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *sym = d->u.symref.path[0];
   shard_op *fn = shard_module_lookup_symbol(p->world->module, sym);
   if (!fn || strcmp(fn->name, "func.func") != 0 || fn->num_regions < 1 || !fn->regions[0].first)
-    return shard_interp_error(p, op, "the decomposition @%s of 'stablehlo.composite' is not a function with a body", sym);
+    return shard_interp_error(p, op, "the decomposition @%s of 'stablehlo.composite' is not a function with a body",
+                              sym);
   shard_tensor **args = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_operands + 1);
   shard_tensor **res = SHARD_NEW_ARRAY(p->arena, shard_tensor *, op->num_results + 1);
   for (uint32_t i = 0; i < op->num_operands; i++)
@@ -380,7 +383,8 @@ static void S_set_c(shard_tensor *t, int64_t i, double complex z) {
 /* op(a) x = b (left side) or x op(a) = b, for each batch; a's unused
  * triangle is ignored, a unit diagonal is assumed when asked. */
 static bool S_triangular_solve(interp_proc *p, interp_frame *f, shard_op *op) {
-  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL, *r = b ? shard_interp_result(p, op, 0) : NULL;
+  shard_tensor *a = shard_interp_operand(p, f, op, 0), *b = a ? shard_interp_operand(p, f, op, 1) : NULL,
+               *r = b ? shard_interp_result(p, op, 0) : NULL;
   if (!r) return false;
   if ((a->kind != SHARD_ELEM_FLOAT && a->kind != SHARD_ELEM_COMPLEX) || a->kind != b->kind || r->num != b->num)
     return shard_interp_error(p, op, "'stablehlo.triangular_solve' needs float or complex operands of one type");
@@ -392,7 +396,8 @@ static bool S_triangular_solve(interp_proc *p, interp_frame *f, shard_op *op) {
   const char *trn = shard_shlo_enum_name(SHARD_SHLO_TRANSPOSE, (uint32_t)tr);
   bool transpose = trn && strcmp(trn, "NO_TRANSPOSE") != 0, adjoint = trn && !strcmp(trn, "ADJOINT");
   uint32_t ra = a->type->rank, rb = b->type->rank;
-  if (ra < 2 || rb != ra) return shard_interp_error(p, op, "'stablehlo.triangular_solve' needs operands of one rank >= 2");
+  if (ra < 2 || rb != ra)
+    return shard_interp_error(p, op, "'stablehlo.triangular_solve' needs operands of one rank >= 2");
   int64_t n = a->type->dims[ra - 1], rows = b->type->dims[rb - 2], cols = b->type->dims[rb - 1];
   if (a->type->dims[ra - 2] != n || (left ? rows : cols) != n)
     return shard_interp_error(p, op, "the shapes of 'stablehlo.triangular_solve' do not fit");
@@ -524,7 +529,8 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
   double *mean = shard_xcalloc((size_t)nf * 4 + 1, sizeof(double)), *var = mean + nf, *s1 = var + nf, *s2 = s1 + nf;
   bool ok = false;
   if (!strcmp(n, "batch_norm_inference")) {
-    shard_tensor *v[4] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2), shard_interp_operand(p, f, op, 3), shard_interp_operand(p, f, op, 4)};
+    shard_tensor *v[4] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2),
+                          shard_interp_operand(p, f, op, 3), shard_interp_operand(p, f, op, 4)};
     shard_tensor *r = shard_interp_result(p, op, 0);
     if (r && S_bn_vectors(p, op, v, 4, nf)) {
       for (int64_t i = 0; i < x->num; i++) {
@@ -537,7 +543,8 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
     }
   } else if (!strcmp(n, "batch_norm_training")) {
     shard_tensor *v[2] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2)};
-    shard_tensor *r = shard_interp_result(p, op, 0), *bm = r ? shard_interp_result(p, op, 1) : NULL, *bv = bm ? shard_interp_result(p, op, 2) : NULL;
+    shard_tensor *r = shard_interp_result(p, op, 0), *bm = r ? shard_interp_result(p, op, 1) : NULL,
+                 *bv = bm ? shard_interp_result(p, op, 2) : NULL;
     shard_tensor *outs[2] = {bm, bv};
     if (bv && S_bn_vectors(p, op, v, 2, nf) && S_bn_vectors(p, op, outs, 2, nf)) {
       for (int64_t i = 0; i < x->num; i++) mean[S_feature(x, fi, i)] += x->floats[i];
@@ -561,9 +568,11 @@ static bool S_batch_norm(interp_proc *p, interp_frame *f, shard_op *op, const ch
       ok = true;
     }
   } else { /* batch_norm_grad(operand, scale, mean, variance, grad_output) */
-    shard_tensor *v[3] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2), shard_interp_operand(p, f, op, 3)};
+    shard_tensor *v[3] = {shard_interp_operand(p, f, op, 1), shard_interp_operand(p, f, op, 2),
+                          shard_interp_operand(p, f, op, 3)};
     shard_tensor *g = shard_interp_operand(p, f, op, 4);
-    shard_tensor *gx = shard_interp_result(p, op, 0), *gs = gx ? shard_interp_result(p, op, 1) : NULL, *go = gs ? shard_interp_result(p, op, 2) : NULL;
+    shard_tensor *gx = shard_interp_result(p, op, 0), *gs = gx ? shard_interp_result(p, op, 1) : NULL,
+                 *go = gs ? shard_interp_result(p, op, 2) : NULL;
     shard_tensor *outs[2] = {gs, go};
     if (go && g && g->num != x->num) {
       shard_interp_error(p, op, "grad_output of 'stablehlo.batch_norm_grad' must have the operand's shape");
@@ -657,8 +666,9 @@ static bool S_rng_bit_generator(interp_proc *p, interp_frame *f, shard_op *op) {
                               "'stablehlo.rng_bit_generator' with DEFAULT: the spec leaves that algorithm to the "
                               "implementation (XLA's CPU and GPU backends use PHILOX); write THREE_FRY or PHILOX");
   if (!an || (!philox && strcmp(an, "THREE_FRY") != 0))
-    return shard_interp_error(p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY and PHILOX, not %s",
-                              an ? an : "an unknown algorithm");
+    return shard_interp_error(
+        p, op, "the interpreter supports 'stablehlo.rng_bit_generator' with THREE_FRY and PHILOX, not %s",
+        an ? an : "an unknown algorithm");
   if (st->kind != SHARD_ELEM_UINT || st->bits != 64 || ns->num != st->num || st->num < 2 || (philox && st->num > 3) ||
       (!philox && st->num != 2))
     return shard_interp_error(p, op, "%s needs a state of %s ui64, not %s", an, philox ? "two or three" : "two",

@@ -282,8 +282,7 @@ static void S_newline_indent(shard_buf *b, int64_t n) {
 }
 
 /* Tensor::print's printHelper: one bracketed row per dimension. */
-static void S_print_rows(shard_buf *b, const shard_tensor *t, uint32_t dim, int64_t *flat, int64_t indent,
-                         bool last) {
+static void S_print_rows(shard_buf *b, const shard_tensor *t, uint32_t dim, int64_t *flat, int64_t indent, bool last) {
   uint32_t rank = t->type->rank;
   if (dim == rank) {
     S_print_elem(b, t, (*flat)++, false);
@@ -300,8 +299,7 @@ static void S_print_rows(shard_buf *b, const shard_tensor *t, uint32_t dim, int6
 }
 
 static bool S_same_elem(const shard_tensor *t, int64_t i, int64_t j) {
-  if (t->kind == SHARD_ELEM_COMPLEX)
-    return !memcmp(&t->floats[2 * i], &t->floats[2 * j], 2 * sizeof(double));
+  if (t->kind == SHARD_ELEM_COMPLEX) return !memcmp(&t->floats[2 * i], &t->floats[2 * j], 2 * sizeof(double));
   if (t->kind == SHARD_ELEM_FLOAT) return !memcmp(&t->floats[i], &t->floats[j], sizeof(double));
   return t->ints[i] == t->ints[j];
 }
@@ -342,15 +340,15 @@ void shard_interp_print_value(shard_buf *b, const shard_tensor *t, bool dense) {
 /* ---- --args ------------------------------------------------------------------------ */
 
 #define ARGS_NOT_ARRAY "expectected array attribute string for args, i.e. --args=[dense<1> : tensor<2xi32>, ...]"
-#define ARGS_NOT_DENSE "expected dense elements attribute for args elements, i.e. --args=[dense<1> : tensor<2xi32>, ...]"
+#define ARGS_NOT_DENSE                                                                                                 \
+  "expected dense elements attribute for args elements, i.e. --args=[dense<1> : tensor<2xi32>, ...]"
 
 static void S_ignore_diag(void *ctx, const shard_diag *d) {
   (void)ctx;
   (void)d;
 }
 
-bool shard_interp_parse_args(shard_arena *a, const char *text, shard_tensor ***args, uint32_t *nargs,
-                             shard_buf *err) {
+bool shard_interp_parse_args(shard_arena *a, const char *text, shard_tensor ***args, uint32_t *nargs, shard_buf *err) {
   /* the attribute parser reads attributes of ops: hand it one */
   char *wrapped = shard_arena_printf(a, "module attributes {args = %s} {}", text);
   shard_source src = {"--args", wrapped, strlen(wrapped), 0};

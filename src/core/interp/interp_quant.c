@@ -30,9 +30,7 @@ static bool S_storage_op(const char *name) {
   return false;
 }
 
-static const shard_quant *S_quant(const shard_type *t) {
-  return t && t->kind == SHARD_TYPE_TENSOR ? t->quant : NULL;
-}
+static const shard_quant *S_quant(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->quant : NULL; }
 
 /* Index along the quantization dimension of element i (0 per tensor). */
 static int64_t S_axis_index(const shard_quant *q, const shard_type *t, int64_t i) {

@@ -72,14 +72,29 @@ static bool S_in(const char *name, const char *const *list) {
 }
 
 /* Ops whose result elements are operand elements (or constants). */
-static const char *const S_moves[] = {
-    "stablehlo.reshape",        "stablehlo.transpose",      "stablehlo.broadcast_in_dim", "stablehlo.broadcast",
-    "stablehlo.slice",          "stablehlo.dynamic_slice",  "stablehlo.concatenate",      "stablehlo.reverse",
-    "stablehlo.pad",            "stablehlo.copy",           "stablehlo.optimization_barrier",
-    "stablehlo.dynamic_update_slice", "stablehlo.get_tuple_element", "stablehlo.tuple", NULL};
+static const char *const S_moves[] = {"stablehlo.reshape",
+                                      "stablehlo.transpose",
+                                      "stablehlo.broadcast_in_dim",
+                                      "stablehlo.broadcast",
+                                      "stablehlo.slice",
+                                      "stablehlo.dynamic_slice",
+                                      "stablehlo.concatenate",
+                                      "stablehlo.reverse",
+                                      "stablehlo.pad",
+                                      "stablehlo.copy",
+                                      "stablehlo.optimization_barrier",
+                                      "stablehlo.dynamic_update_slice",
+                                      "stablehlo.get_tuple_element",
+                                      "stablehlo.tuple",
+                                      NULL};
 /* Exact ops that move a value by at most what their operands move. */
-static const char *const S_lipschitz[] = {"stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate",
-                                          "stablehlo.abs",     "stablehlo.select",  "stablehlo.clamp", NULL};
+static const char *const S_lipschitz[] = {"stablehlo.maximum",
+                                          "stablehlo.minimum",
+                                          "stablehlo.negate",
+                                          "stablehlo.abs",
+                                          "stablehlo.select",
+                                          "stablehlo.clamp",
+                                          NULL};
 
 /* Smooth elementwise functions: the largest |f'| on [lo - b, hi + b] for
  * an operand whose elements lie in [lo, hi] (min |x| in amin); INFINITY
@@ -98,8 +113,8 @@ static double S_slope(const char *n, double lo, double hi, double amin, double b
   return -1; /* not a smooth function */
 }
 
-static const char *const S_collectives[] = {"all_reduce", "reduce_scatter", "all_gather", "all_to_all",
-                                            "collective_permute", NULL};
+static const char *const S_collectives[] = {"all_reduce", "reduce_scatter",     "all_gather",
+                                            "all_to_all", "collective_permute", NULL};
 
 void shard_interp_track_op(const interp_proc *p, const shard_op *op, shard_tensor *const *operands, uint32_t nops,
                            shard_tensor *const *results, uint32_t nres) {

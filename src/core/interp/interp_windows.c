@@ -27,11 +27,10 @@
  * StableHLO's syntax (index_vector_dim as a one-element list). */
 static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, const char *key, int64_t *out,
                        uint32_t *n) {
-  static const char *const keys[2][5] = {
-      {"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
-       "start_index_map"},
-      {"update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
-       "scatter_dims_to_operand_dims"}};
+  static const char *const keys[2][5] = {{"offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                                          "start_indices_batching_dims", "start_index_map"},
+                                         {"update_window_dims", "inserted_window_dims", "input_batching_dims",
+                                          "scatter_indices_batching_dims", "scatter_dims_to_operand_dims"}};
   const shard_attr *a = shard_op_attr(op, attr);
   const shard_gather_dims *g = shard_attr_gather_dims(a);
   const shard_gather_dims *sc = shard_attr_scatter_dims(a);
@@ -42,8 +41,7 @@ static bool S_raw_dims(interp_proc *p, const shard_op *op, const char *attr, con
     *n = 1;
     return true;
   }
-  const shard_i64s *fields[5] = {&d->offset, &d->collapsed, &d->operand_batching, &d->indices_batching,
-                                 &d->index_map};
+  const shard_i64s *fields[5] = {&d->offset, &d->collapsed, &d->operand_batching, &d->indices_batching, &d->index_map};
   for (int i = 0; i < 5; i++)
     if (!strcmp(keys[g ? 0 : 1][i], key)) {
       if (!shard_interp_list(fields[i], out, n, shard_interp_op_rank(op)))
@@ -71,8 +69,7 @@ static bool S_opt_i64s(interp_proc *p, const shard_op *op, const char *name, int
 static bool S_padding(interp_proc *p, const shard_op *op, uint32_t rank, int64_t *lo, int64_t *hi) {
   uint32_t n = 0, max = 2 * shard_interp_op_rank(op);
   int64_t *pairs = INTERP_ARRAY(p, int64_t, max);
-  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, max))
-    return false;
+  if (shard_op_attr(op, "padding") && !shard_interp_attr_i64s(p, op, "padding", pairs, &n, max)) return false;
   if (n && n != 2 * rank) return shard_interp_error(p, op, "'padding' needs %u (low, high) pairs", rank);
   for (uint32_t d = 0; d < rank; d++) {
     lo[d] = n ? pairs[2 * d] : 0;
@@ -195,7 +192,8 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
     return shard_interp_error(p, op, "gather start indices must be integers");
   uint32_t xr = x->type->rank, rr = r->type->rank;
   int64_t ivd = n_ivd ? ivd_v[0] : 0; /* printers omit index_vector_dim = 0 */
-  if (n_sizes != xr || n_sb != n_ob) return shard_interp_error(p, op, "gather dimension numbers do not fit the operand");
+  if (n_sizes != xr || n_sb != n_ob)
+    return shard_interp_error(p, op, "gather dimension numbers do not fit the operand");
   int64_t *xs = INTERP_RANK_ARRAY(p, op, int64_t), *idx = INTERP_RANK_ARRAY(p, op, int64_t);
   int64_t *ss = INTERP_RANK_ARRAY(p, op, int64_t), *xi = INTERP_RANK_ARRAY(p, op, int64_t);
   int64_t *batch = INTERP_RANK_ARRAY(p, op, int64_t), *offset = INTERP_RANK_ARRAY(p, op, int64_t),
@@ -228,7 +226,8 @@ static bool S_gather(interp_proc *p, interp_frame *f, shard_op *op) {
 // stablehlo.scatter(inputs..., scatter_indices, updates...) with an
 // update_computation over 2N scalars.
 static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
-  if (op->num_operands < 3 || (op->num_operands - 1) % 2) return shard_interp_error(p, op, "scatter needs 2N+1 operands");
+  if (op->num_operands < 3 || (op->num_operands - 1) % 2)
+    return shard_interp_error(p, op, "scatter needs 2N+1 operands");
   uint32_t n = (op->num_operands - 1) / 2;
   shard_tensor **in = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
   shard_tensor **up = SHARD_NEW_ARRAY(p->arena, shard_tensor *, n + 1);
@@ -236,7 +235,8 @@ static bool S_scatter(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *si = shard_interp_operand(p, f, op, n);
   if (!si) return false;
   for (uint32_t k = 0; k < n; k++) {
-    if (!(in[k] = shard_interp_operand(p, f, op, k)) || !(up[k] = shard_interp_operand(p, f, op, n + 1 + k))) return false;
+    if (!(in[k] = shard_interp_operand(p, f, op, k)) || !(up[k] = shard_interp_operand(p, f, op, n + 1 + k)))
+      return false;
     res[k] = shard_interp_tensor_copy(p->arena, in[k]);
     res[k]->type = op->results[k].type;
   }
@@ -436,8 +436,10 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
   shard_tensor *r = rhs ? shard_interp_tensor_like(p, op->results[0].type, op) : NULL;
   if (!r) return false;
   uint32_t maxr = shard_interp_op_rank(op);
-  conv_dims c = {.in_spatial = INTERP_ARRAY(p, int64_t, maxr), .k_spatial = INTERP_ARRAY(p, int64_t, maxr),
-                 .out_spatial = INTERP_ARRAY(p, int64_t, maxr), .max = maxr};
+  conv_dims c = {.in_spatial = INTERP_ARRAY(p, int64_t, maxr),
+                 .k_spatial = INTERP_ARRAY(p, int64_t, maxr),
+                 .out_spatial = INTERP_ARRAY(p, int64_t, maxr),
+                 .max = maxr};
   if (!S_conv_dims(shard_op_conv_dims(op), &c))
     return shard_interp_error(p, op, "convolution needs readable dimension_numbers");
   uint32_t ns = c.nspatial, rank = lhs->type->rank;
@@ -451,7 +453,8 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
       !S_opt_i64s(p, op, "rhs_dilation", 1, ns, rdil) || !S_opt_i64s(p, op, "window_reversal", 0, ns, rev) ||
       !S_padding(p, op, ns, lo, hi))
     return false;
-  if (shard_op_attr(op, "feature_group_count") && !shard_interp_attr_int(p, op, "feature_group_count", &fgc)) return false;
+  if (shard_op_attr(op, "feature_group_count") && !shard_interp_attr_int(p, op, "feature_group_count", &fgc))
+    return false;
   if (shard_op_attr(op, "batch_group_count") && !shard_interp_attr_int(p, op, "batch_group_count", &bgc)) return false;
   const int64_t *ld = lhs->type->dims, *kd = rhs->type->dims, *od = r->type->dims;
   int64_t out_features = od[c.out_feature], kin = kd[c.k_in];
@@ -469,12 +472,14 @@ static bool S_convolution(interp_proc *p, interp_frame *f, shard_op *op) {
     terms = kspatial[s] > 0 && terms > INT64_MAX / kspatial[s] ? INT64_MAX : terms * kspatial[s];
   }
   if (terms > 0 && r->num > SHARD_INTERP_MAX_PRODUCTS / terms)
-    return shard_interp_error(p, op, "this convolution takes %lld x %lld multiply-adds, more than the interpreter's %lld",
+    return shard_interp_error(p, op,
+                              "this convolution takes %lld x %lld multiply-adds, more than the interpreter's %lld",
                               (long long)r->num, (long long)terms, (long long)SHARD_INTERP_MAX_PRODUCTS);
   bool fl = r->kind == SHARD_ELEM_FLOAT;
   shard_float_fmt rfmt = r->fmt;
   int mul_op = shard_interp_binop("multiply"), add_op = shard_interp_binop("add");
-  if (r->kind == SHARD_ELEM_COMPLEX) return shard_interp_error(p, op, "the interpreter does not support complex convolutions");
+  if (r->kind == SHARD_ELEM_COMPLEX)
+    return shard_interp_error(p, op, "the interpreter does not support complex convolutions");
   for (int64_t i = 0; i < r->num; i++) {
     int64_t of = oidx[c.out_feature];
     int64_t fgroup = of / (out_features / fgc), bgroup = of / (out_features / bgc);

@@ -107,8 +107,8 @@ static bool S_is_float_literal(const char *s, size_t n) {
 /* A dense payload with its float literals canonicalised; a list whose
  * elements are all the same prints as a splat, as MLIR does. */
 static void S_print_dense_payload(shard_buf *b, const char *payload, const shard_type *type) {
-  bool is_f32 = type && type->elem && (strcmp(type->elem, "f32") == 0 || strcmp(type->elem, "f16") == 0 ||
-                                       strcmp(type->elem, "bf16") == 0);
+  bool is_f32 = type && type->elem &&
+                (strcmp(type->elem, "f32") == 0 || strcmp(type->elem, "f16") == 0 || strcmp(type->elem, "bf16") == 0);
   shard_buf norm;
   shard_buf_init(&norm);
   const char *first_leaf = NULL;
@@ -177,30 +177,18 @@ static void S_print_symbol(shard_buf *b, const char *name) {
 
 void shard_attr_print(shard_buf *b, const shard_attr *a) {
   switch (a->kind) {
-  case SHARD_ATTR_RAW:
-    shard_buf_puts(b, a->u.raw);
-    return;
+  case SHARD_ATTR_RAW: shard_buf_puts(b, a->u.raw); return;
   case SHARD_ATTR_SHLO_DOT:
   case SHARD_ATTR_SHLO_CONV:
   case SHARD_ATTR_SHLO_GATHER:
   case SHARD_ATTR_SHLO_SCATTER:
   case SHARD_ATTR_SHLO_ENUM:
-  case SHARD_ATTR_SHLO_CHANNEL:
-    shard_shlo_attr_print(b, a);
-    return;
+  case SHARD_ATTR_SHLO_CHANNEL: shard_shlo_attr_print(b, a); return;
   case SHARD_ATTR_SHLO_MESH:
-  case SHARD_ATTR_SHLO_MESH_AXES:
-    shard_shlo_mesh_attr_print(b, a);
-    return;
-  case SHARD_ATTR_LOC:
-    shard_buf_puts(b, a->u.raw);
-    return;
-  case SHARD_ATTR_UNIT:
-    shard_buf_puts(b, "unit");
-    return;
-  case SHARD_ATTR_BOOL:
-    shard_buf_puts(b, a->u.boolean ? "true" : "false");
-    return;
+  case SHARD_ATTR_SHLO_MESH_AXES: shard_shlo_mesh_attr_print(b, a); return;
+  case SHARD_ATTR_LOC: shard_buf_puts(b, a->u.raw); return;
+  case SHARD_ATTR_UNIT: shard_buf_puts(b, "unit"); return;
+  case SHARD_ATTR_BOOL: shard_buf_puts(b, a->u.boolean ? "true" : "false"); return;
   case SHARD_ATTR_INT: {
     const shard_type *t = a->u.integer.type;
     if (t && strcmp(t->text, "i1") == 0) {
@@ -220,18 +208,14 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
     shard_buf_puts(b, ty);
     return;
   }
-  case SHARD_ATTR_STRING:
-    shard_buf_put_escaped(b, a->u.str.data, a->u.str.len);
-    return;
+  case SHARD_ATTR_STRING: shard_buf_put_escaped(b, a->u.str.data, a->u.str.len); return;
   case SHARD_ATTR_SYMREF:
     for (uint32_t i = 0; i < a->u.symref.num; i++) {
       if (i) shard_buf_puts(b, "::");
       S_print_symbol(b, a->u.symref.path[i]);
     }
     return;
-  case SHARD_ATTR_TYPE:
-    shard_buf_puts(b, a->u.type->text);
-    return;
+  case SHARD_ATTR_TYPE: shard_buf_puts(b, a->u.type->text); return;
   case SHARD_ATTR_ARRAY:
     shard_buf_putc(b, '[');
     for (uint32_t i = 0; i < a->u.array.num; i++) {
@@ -266,10 +250,8 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
     shard_buf_printf(b, "array<%s", a->u.dense_array.elem);
     for (uint32_t i = 0; i < a->u.dense_array.num; i++) {
       shard_buf_puts(b, i ? ", " : ": ");
-      if (strcmp(a->u.dense_array.elem, "i1") == 0)
-        shard_buf_puts(b, a->u.dense_array.vals[i] ? "true" : "false");
-      else
-        shard_buf_printf(b, "%" PRId64, a->u.dense_array.vals[i]);
+      if (strcmp(a->u.dense_array.elem, "i1") == 0) shard_buf_puts(b, a->u.dense_array.vals[i] ? "true" : "false");
+      else shard_buf_printf(b, "%" PRId64, a->u.dense_array.vals[i]);
     }
     shard_buf_putc(b, '>');
     return;
@@ -300,9 +282,7 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
     shard_buf_putc(b, '>');
     return;
   }
-  default:
-    shard_sdy_attr_print(b, a);
-    return;
+  default: shard_sdy_attr_print(b, a); return;
   }
 }
 

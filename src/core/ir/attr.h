@@ -19,41 +19,41 @@
 #include "ir/type.h"
 
 typedef enum shard_attr_kind {
-  SHARD_ATTR_RAW,         /* verbatim text of an attribute we don't model */
-  SHARD_ATTR_UNIT,        /* `unit` (or a dict entry without value) */
-  SHARD_ATTR_BOOL,        /* true / false */
-  SHARD_ATTR_INT,         /* 5 : i64  (type may be NULL: bare integer is i64) */
-  SHARD_ATTR_FLOAT,       /* 1.0 : f32, text kept as written */
-  SHARD_ATTR_STRING,      /* "..." unescaped bytes */
-  SHARD_ATTR_SYMREF,      /* @a or @a::@b */
-  SHARD_ATTR_TYPE,        /* a type used as attribute */
-  SHARD_ATTR_ARRAY,       /* [a, b] */
-  SHARD_ATTR_DICT,        /* {a = b, c} */
+  SHARD_ATTR_RAW, /* verbatim text of an attribute we don't model */
+  SHARD_ATTR_UNIT, /* `unit` (or a dict entry without value) */
+  SHARD_ATTR_BOOL, /* true / false */
+  SHARD_ATTR_INT, /* 5 : i64  (type may be NULL: bare integer is i64) */
+  SHARD_ATTR_FLOAT, /* 1.0 : f32, text kept as written */
+  SHARD_ATTR_STRING, /* "..." unescaped bytes */
+  SHARD_ATTR_SYMREF, /* @a or @a::@b */
+  SHARD_ATTR_TYPE, /* a type used as attribute */
+  SHARD_ATTR_ARRAY, /* [a, b] */
+  SHARD_ATTR_DICT, /* {a = b, c} */
   SHARD_ATTR_DENSE_ARRAY, /* array<i64: 1, 2> */
-  SHARD_ATTR_DENSE,       /* dense<...> : type (payload kept as text) */
-  SHARD_ATTR_LOC,         /* loc(...) kept as text */
+  SHARD_ATTR_DENSE, /* dense<...> : type (payload kept as text) */
+  SHARD_ATTR_LOC, /* loc(...) kept as text */
   /* sdy */
-  SHARD_ATTR_SDY_MESH,           /* #sdy.mesh<...> */
-  SHARD_ATTR_SDY_SHARDING,       /* #sdy.sharding<...> (also stripped <...> in ops) */
-  SHARD_ATTR_SDY_PER_VALUE,      /* #sdy.sharding_per_value<[...]> */
-  SHARD_ATTR_SDY_RULE,           /* #sdy.op_sharding_rule<...> */
-  SHARD_ATTR_SDY_MANUAL_AXES,    /* {"a", "b"} as in manual_axes= */
-  SHARD_ATTR_SDY_AXIS_LIST,      /* {"x", "y":(1)2} */
-  SHARD_ATTR_SDY_AXIS_LISTS,     /* [{"x"}, {}] (per-dim axes of collectives) */
-  SHARD_ATTR_SDY_ALL_TO_ALL,     /* [{"x"}: 0->2, ...] */
-  SHARD_ATTR_SDY_REDUCTION,      /* sum / max / min */
-  SHARD_ATTR_SDY_EDGES,          /* #sdy.propagation_edges<...> */
-  SHARD_ATTR_SDY_DIRECTION,      /* FORWARD / BACKWARD / NONE / BOTH */
+  SHARD_ATTR_SDY_MESH, /* #sdy.mesh<...> */
+  SHARD_ATTR_SDY_SHARDING, /* #sdy.sharding<...> (also stripped <...> in ops) */
+  SHARD_ATTR_SDY_PER_VALUE, /* #sdy.sharding_per_value<[...]> */
+  SHARD_ATTR_SDY_RULE, /* #sdy.op_sharding_rule<...> */
+  SHARD_ATTR_SDY_MANUAL_AXES, /* {"a", "b"} as in manual_axes= */
+  SHARD_ATTR_SDY_AXIS_LIST, /* {"x", "y":(1)2} */
+  SHARD_ATTR_SDY_AXIS_LISTS, /* [{"x"}, {}] (per-dim axes of collectives) */
+  SHARD_ATTR_SDY_ALL_TO_ALL, /* [{"x"}: 0->2, ...] */
+  SHARD_ATTR_SDY_REDUCTION, /* sum / max / min */
+  SHARD_ATTR_SDY_EDGES, /* #sdy.propagation_edges<...> */
+  SHARD_ATTR_SDY_DIRECTION, /* FORWARD / BACKWARD / NONE / BOTH */
   /* stablehlo, decoded once by the parser (ops_stablehlo_attr.c) */
-  SHARD_ATTR_SHLO_DOT,     /* #stablehlo.dot<lhs_batching_dimensions = [0], ...> */
-  SHARD_ATTR_SHLO_CONV,    /* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> */
-  SHARD_ATTR_SHLO_GATHER,  /* #stablehlo.gather<offset_dims = [1], ...> */
+  SHARD_ATTR_SHLO_DOT, /* #stablehlo.dot<lhs_batching_dimensions = [0], ...> */
+  SHARD_ATTR_SHLO_CONV, /* #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> */
+  SHARD_ATTR_SHLO_GATHER, /* #stablehlo.gather<offset_dims = [1], ...> */
   SHARD_ATTR_SHLO_SCATTER, /* #stablehlo.scatter<update_window_dims = [1], ...> */
-  SHARD_ATTR_SHLO_ENUM,    /* #stablehlo<comparison_direction LT>, #stablehlo<precision HIGH>, ... */
+  SHARD_ATTR_SHLO_ENUM, /* #stablehlo<comparison_direction LT>, #stablehlo<precision HIGH>, ... */
   SHARD_ATTR_SHLO_CHANNEL, /* #stablehlo.channel_handle<handle = 1, type = 1> */
   /* parsed and printed by attr_stablehlo_mesh.c, which has their structs */
-  SHARD_ATTR_SHLO_MESH,      /* #stablehlo.mesh<axes=[<name = "x", size = 2>]> */
-  SHARD_ATTR_SHLO_MESH_AXES  /* #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]> */
+  SHARD_ATTR_SHLO_MESH, /* #stablehlo.mesh<axes=[<name = "x", size = 2>]> */
+  SHARD_ATTR_SHLO_MESH_AXES /* #stablehlo.replica_group_mesh_axes<mesh = @m, axes = [...]> */
 } shard_attr_kind;
 
 typedef struct shard_attr shard_attr;
@@ -91,9 +91,7 @@ typedef struct shard_edge_step {
   uint32_t num_edges;
 } shard_edge_step;
 
-typedef enum shard_direction {
-  SHARD_DIR_BOTH, SHARD_DIR_FORWARD, SHARD_DIR_BACKWARD, SHARD_DIR_NONE
-} shard_direction;
+typedef enum shard_direction { SHARD_DIR_BOTH, SHARD_DIR_FORWARD, SHARD_DIR_BACKWARD, SHARD_DIR_NONE } shard_direction;
 
 /* ---- StableHLO attributes ----------------------------------------------- */
 
@@ -133,12 +131,12 @@ typedef struct shard_gather_dims {
  * shard_shlo_enum_name's table (in StableHLO's own order). */
 typedef enum shard_shlo_enum_kind {
   SHARD_SHLO_COMPARISON_DIRECTION, /* EQ NE GE GT LE LT */
-  SHARD_SHLO_COMPARISON_TYPE,      /* NOTYPE FLOAT TOTALORDER SIGNED UNSIGNED */
-  SHARD_SHLO_FFT_TYPE,             /* FFT IFFT RFFT IRFFT */
-  SHARD_SHLO_PRECISION,            /* DEFAULT HIGH HIGHEST */
-  SHARD_SHLO_RNG_ALGORITHM,        /* DEFAULT THREE_FRY PHILOX */
-  SHARD_SHLO_RNG_DISTRIBUTION,     /* UNIFORM NORMAL */
-  SHARD_SHLO_TRANSPOSE,            /* TRANSPOSE_INVALID NO_TRANSPOSE TRANSPOSE ADJOINT */
+  SHARD_SHLO_COMPARISON_TYPE, /* NOTYPE FLOAT TOTALORDER SIGNED UNSIGNED */
+  SHARD_SHLO_FFT_TYPE, /* FFT IFFT RFFT IRFFT */
+  SHARD_SHLO_PRECISION, /* DEFAULT HIGH HIGHEST */
+  SHARD_SHLO_RNG_ALGORITHM, /* DEFAULT THREE_FRY PHILOX */
+  SHARD_SHLO_RNG_DISTRIBUTION, /* UNIFORM NORMAL */
+  SHARD_SHLO_TRANSPOSE, /* TRANSPOSE_INVALID NO_TRANSPOSE TRANSPOSE ADJOINT */
   SHARD_SHLO_NUM_ENUMS
 } shard_shlo_enum_kind;
 
@@ -161,35 +159,81 @@ struct shard_attr {
   union {
     const char *raw; /* RAW, LOC: full text as written; FLOAT: number text */
     bool boolean;
-    struct { int64_t value; shard_type *type; const char *text; } integer; /* text: as written, for huge values */
-    struct { const char *text; shard_type *type; } flt;
-    struct { const char *data; uint32_t len; } str;
-    struct { const char **path; uint32_t num; } symref;
+    struct {
+      int64_t value;
+      shard_type *type;
+      const char *text;
+    } integer; /* text: as written, for huge values */
+    struct {
+      const char *text;
+      shard_type *type;
+    } flt;
+    struct {
+      const char *data;
+      uint32_t len;
+    } str;
+    struct {
+      const char **path;
+      uint32_t num;
+    } symref;
     shard_type *type;
     /* ints: the elements' values when every one is an integer (set by the
      * parser; NULL otherwise) */
-    struct { shard_attr **elems; uint32_t num; const int64_t *ints; } array;
-    struct { shard_named_attr *entries; uint32_t num; } dict;
-    struct { const char *elem; int64_t *vals; uint32_t num; } dense_array;
+    struct {
+      shard_attr **elems;
+      uint32_t num;
+      const int64_t *ints;
+    } array;
+    struct {
+      shard_named_attr *entries;
+      uint32_t num;
+    } dict;
+    struct {
+      const char *elem;
+      int64_t *vals;
+      uint32_t num;
+    } dense_array;
     /* payload between dense< >; ints: its integers row-major, a splat
      * repeated (NULL unless an integer payload of at most SHARD_DENSE_LIST_MAX) */
-    struct { const char *payload; shard_type *type; const int64_t *ints; uint32_t num_ints; } dense;
+    struct {
+      const char *payload;
+      shard_type *type;
+      const int64_t *ints;
+      uint32_t num_ints;
+    } dense;
     shard_mesh *mesh;
     shard_tensor_sharding *sharding;
     shard_sharding_per_value *per_value;
     shard_op_sharding_rule *rule;
-    struct { const char **names; uint32_t num; } manual_axes;
+    struct {
+      const char **names;
+      uint32_t num;
+    } manual_axes;
     shard_axis_list axis_list;
-    struct { shard_axis_list *dims; uint32_t num; } axis_lists;
-    struct { shard_all_to_all_param *params; uint32_t num; } all_to_all;
+    struct {
+      shard_axis_list *dims;
+      uint32_t num;
+    } axis_lists;
+    struct {
+      shard_all_to_all_param *params;
+      uint32_t num;
+    } all_to_all;
     shard_reduction reduction;
-    struct { shard_edge_step *steps; uint32_t num; } edges;
+    struct {
+      shard_edge_step *steps;
+      uint32_t num;
+    } edges;
     shard_direction direction;
     shard_dot_dims *dot;
     shard_conv_dims *conv;
     shard_gather_dims *gather; /* GATHER and SCATTER */
-    struct { shard_shlo_enum_kind kind; uint32_t value; } shlo_enum;
-    struct { int64_t handle, type; } channel;
+    struct {
+      shard_shlo_enum_kind kind;
+      uint32_t value;
+    } shlo_enum;
+    struct {
+      int64_t handle, type;
+    } channel;
     struct shard_shlo_mesh *shlo_mesh;
     struct shard_shlo_mesh_axes *mesh_axes;
   } u;
@@ -215,7 +259,7 @@ bool shard_attr_i64_list(const shard_attr *a, shard_i64s *out);
 /* Typed StableHLO attributes; NULL when `a` is not of that kind. */
 const shard_dot_dims *shard_attr_dot_dims(const shard_attr *a);
 const shard_conv_dims *shard_attr_conv_dims(const shard_attr *a);
-const shard_gather_dims *shard_attr_gather_dims(const shard_attr *a);  /* GATHER */
+const shard_gather_dims *shard_attr_gather_dims(const shard_attr *a); /* GATHER */
 const shard_gather_dims *shard_attr_scatter_dims(const shard_attr *a); /* SCATTER */
 /* The case of a StableHLO enum attribute of `kind`, or -1. */
 int shard_attr_enum(const shard_attr *a, shard_shlo_enum_kind kind);

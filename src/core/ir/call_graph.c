@@ -19,9 +19,7 @@
 /* first letter first: asked of every op of a module */
 static bool S_is(const shard_op *op, const char *name) { return op->name[0] == name[0] && strcmp(op->name, name) == 0; }
 
-static bool S_has_body(const shard_op *func) {
-  return func->num_regions && func->regions[0].first;
-}
+static bool S_has_body(const shard_op *func) { return func->num_regions && func->regions[0].first; }
 
 const char *shard_symbol_name(const shard_op *op) {
   shard_attr *a = shard_op_attr(op, "sym_name");
@@ -117,9 +115,9 @@ const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **me
           shard_buf_printf(&msg, "recursive call graph is not supported: @%s calls itself", shard_symbol_name(callee));
           enum { LISTED = 8 }; /* a cycle through thousands of functions names a few */
           for (uint32_t i = first + 1; i < stack.len && i <= first + LISTED; i++)
-            shard_buf_printf(&msg, "%s@%s", i == first + 1 ? " through " : ", ", shard_symbol_name(stack.items[i].func));
-          if (stack.len - first - 1 > LISTED)
-            shard_buf_printf(&msg, " and %u more", stack.len - first - 1 - LISTED);
+            shard_buf_printf(&msg, "%s@%s", i == first + 1 ? " through " : ", ",
+                             shard_symbol_name(stack.items[i].func));
+          if (stack.len - first - 1 > LISTED) shard_buf_printf(&msg, " and %u more", stack.len - first - 1 - LISTED);
           *message = shard_xstrdup(shard_buf_str(&msg));
           shard_buf_free(&msg);
           found = stack.items[first].calls[stack.items[first].next - 1];
@@ -162,8 +160,7 @@ uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op 
   if (m->top && m->top->num_regions)
     for (shard_block *b = m->top->regions[0].first; b; b = b->next)
       for (shard_op *op = b->first; op; op = op->next)
-        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op))
-          S_visit(&g, op);
+        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op)) S_visit(&g, op);
   shard_ptrmap_release(&g.visited);
   if (pre_order)
     for (uint32_t i = 0, j = g.order.len; i + 1 < j--; i++) {
@@ -213,8 +210,8 @@ const char *shard_symbol_table_insert(shard_symbol_table *t, shard_op *op) {
     do {
       candidate = shard_arena_printf(m->arena, "%s_%u", name, t->uniquing_counter++);
     } while (S_name_taken(t, candidate));
-    shard_op_set_attr(m->arena, op, "sym_name",
-                      shard_attr_string(m->arena, candidate, (uint32_t)strlen(candidate)), true);
+    shard_op_set_attr(m->arena, op, "sym_name", shard_attr_string(m->arena, candidate, (uint32_t)strlen(candidate)),
+                      true);
     name = candidate;
   }
   shard_block_append(body, op);
@@ -231,8 +228,8 @@ shard_op *shard_func_clone_recursively(shard_symbol_table *t, const shard_op *fu
   shard_op *copy = shard_op_clone(a, func, NULL);
   const char *original = shard_func_original_name(func);
   if (original)
-    shard_op_set_attr(a, copy, "sdy.original_func_name",
-                      shard_attr_string(a, original, (uint32_t)strlen(original)), false);
+    shard_op_set_attr(a, copy, "sdy.original_func_name", shard_attr_string(a, original, (uint32_t)strlen(original)),
+                      false);
   shard_op **calls;
   uint32_t n = shard_func_calls(copy, &calls);
   for (uint32_t i = 0; i < n; i++) {

@@ -70,14 +70,12 @@ static void S_copy_value_info(shard_value *to, const shard_value *from) {
 static shard_op *S_clone_structure(cloner *c, const shard_op *op) {
   shard_type **types = op->num_results ? SHARD_NEW_ARRAY(c->arena, shard_type *, op->num_results) : NULL;
   for (uint32_t i = 0; i < op->num_results; i++) types[i] = op->results[i].type;
-  shard_op *copy = shard_op_create(c->arena, op->name, op->num_operands, NULL, op->num_results,
-                                   types, op->num_regions);
+  shard_op *copy = shard_op_create(c->arena, op->name, op->num_operands, NULL, op->num_results, types, op->num_regions);
   copy->def = op->def;
   /* The attribute list is copied so that setting an attribute on one op
    * never shows on the other; the attribute values themselves are shared,
    * as MLIR's uniqued attributes are. */
-  if (op->num_attrs)
-    copy->attrs = shard_arena_dup(c->arena, op->attrs, sizeof *op->attrs * op->num_attrs);
+  if (op->num_attrs) copy->attrs = shard_arena_dup(c->arena, op->attrs, sizeof *op->attrs * op->num_attrs);
   copy->num_attrs = op->num_attrs;
   copy->loc = op->loc;
   copy->span = op->span;
@@ -112,8 +110,7 @@ static void S_clone_region(cloner *c, const shard_region *from, shard_region *to
   }
   for (const shard_block *b = from->first; b; b = b->next) {
     shard_block *nb = shard_ptrmap_get_ptr(&c->blocks, b);
-    for (const shard_op *op = b->first; op; op = op->next)
-      shard_block_append(nb, S_clone_structure(c, op));
+    for (const shard_op *op = b->first; op; op = op->next) shard_block_append(nb, S_clone_structure(c, op));
   }
 }
 
@@ -156,8 +153,7 @@ shard_op *shard_op_clone(shard_arena *a, const shard_op *op, shard_value_map *ma
   return copy;
 }
 
-void shard_region_clone_into(shard_arena *a, const shard_region *from, shard_region *to,
-                             shard_value_map *map) {
+void shard_region_clone_into(shard_arena *a, const shard_region *from, shard_region *to, shard_value_map *map) {
   cloner c;
   S_cloner_init(&c, a, map);
   S_clone_region(&c, from, to);

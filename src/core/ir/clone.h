@@ -33,7 +33,6 @@ shard_op *shard_op_clone(shard_arena *a, const shard_op *op, shard_value_map *ma
 
 /* Appends copies of the blocks of `from` to `to` (which may already have
  * blocks), remapping through `map` as shard_op_clone does. */
-void shard_region_clone_into(shard_arena *a, const shard_region *from, shard_region *to,
-                             shard_value_map *map);
+void shard_region_clone_into(shard_arena *a, const shard_region *from, shard_region *to, shard_value_map *map);
 
 #endif

@@ -20,12 +20,12 @@
 
 typedef struct expected_diag {
   shard_severity severity;
-  uint32_t line;     /* file line it applies to (includes line_base) */
-  bool unknown_loc;  /* @unknown */
-  uint32_t off;      /* offset of "expected-" in the source, for reports */
-  const char *text;  /* TEXT between {{ and the last }} (points into the source) */
+  uint32_t line; /* file line it applies to (includes line_base) */
+  bool unknown_loc; /* @unknown */
+  uint32_t off; /* offset of "expected-" in the source, for reports */
+  const char *text; /* TEXT between {{ and the last }} (points into the source) */
   uint32_t text_len;
-  regex_t *re;       /* -re: the compiled pattern (heap, so the vector may move) */
+  regex_t *re; /* -re: the compiled pattern (heap, so the vector may move) */
   bool matched;
 } expected_diag;
 
@@ -68,9 +68,10 @@ typedef struct designator {
 //                ' '* '{{' text '}}' end-of-line
 // Tries the designator at line[i]; the line has already been right-trimmed.
 static bool parse_designator_at(const char *line, size_t n, size_t i, designator *out) {
-  static const struct { const char *word; shard_severity sev; } kinds[] = {
-      {"error", SHARD_ERROR}, {"warning", SHARD_WARNING},
-      {"note", SHARD_NOTE},   {"remark", SHARD_REMARK}};
+  static const struct {
+    const char *word;
+    shard_severity sev;
+  } kinds[] = {{"error", SHARD_ERROR}, {"warning", SHARD_WARNING}, {"note", SHARD_NOTE}, {"remark", SHARD_REMARK}};
   size_t start = i;
   i += strlen("expected-");
   bool found = false;
@@ -82,15 +83,13 @@ static bool parse_designator_at(const char *line, size_t n, size_t i, designator
       break;
     }
   }
-  if (!found)
-    return false;
+  if (!found) return false;
   out->is_regex = false;
   if (has_prefix(line + i, n - i, "-re")) {
     out->is_regex = true;
     i += 3;
   }
-  while (i < n && line[i] == ' ')
-    i++;
+  while (i < n && line[i] == ' ') i++;
   out->at = AT_NONE;
   out->offset = 0;
   if (i < n && line[i] == '@') {
@@ -98,8 +97,7 @@ static bool parse_designator_at(const char *line, size_t n, size_t i, designator
     if (i < n && (line[i] == '+' || line[i] == '-')) {
       bool neg = line[i] == '-';
       i++;
-      if (i >= n || line[i] < '0' || line[i] > '9')
-        return false;
+      if (i >= n || line[i] < '0' || line[i] > '9') return false;
       int64_t v = 0;
       while (i < n && line[i] >= '0' && line[i] <= '9') {
         if (v < INT32_MAX) /* saturate: such a line does not exist anyway */
@@ -121,14 +119,11 @@ static bool parse_designator_at(const char *line, size_t n, size_t i, designator
       return false;
     }
   }
-  while (i < n && line[i] == ' ')
-    i++;
-  if (!has_prefix(line + i, n - i, "{{"))
-    return false;
+  while (i < n && line[i] == ' ') i++;
+  if (!has_prefix(line + i, n - i, "{{")) return false;
   i += 2;
   /* TEXT is greedy: it ends at the `}}` that ends the line. */
-  if (n - i < 2 || line[n - 2] != '}' || line[n - 1] != '}')
-    return false;
+  if (n - i < 2 || line[n - 2] != '}' || line[n - 1] != '}') return false;
   out->start = start;
   out->text_start = i;
   out->text_len = n - 2 - i;
@@ -138,8 +133,7 @@ static bool parse_designator_at(const char *line, size_t n, size_t i, designator
 /* Finds the leftmost designator on a line, like an unanchored regex search. */
 static bool parse_designator(const char *line, size_t n, designator *out) {
   for (size_t i = 0; i + 9 <= n; i++) {
-    if (memcmp(line + i, "expected-", 9) == 0 && parse_designator_at(line, n, i, out))
-      return true;
+    if (memcmp(line + i, "expected-", 9) == 0 && parse_designator_at(line, n, i, out)) return true;
   }
   return false;
 }
@@ -160,12 +154,10 @@ static bool compile_regex(shard_expect *e, expected_diag *x) {
       }
     const char *lit_end = open ? open : end;
     for (const char *p = s; p < lit_end; p++) {
-      if (strchr("()^$|*+?.[]\\{}", *p))
-        shard_buf_putc(&pat, '\\');
+      if (strchr("()^$|*+?.[]\\{}", *p)) shard_buf_putc(&pat, '\\');
       shard_buf_putc(&pat, *p);
     }
-    if (!open)
-      break;
+    if (!open) break;
     const char *body = open + 2, *close = NULL;
     for (const char *p = body; p + 1 < end; p++)
       if (p[0] == '}' && p[1] == '}') {
@@ -205,7 +197,7 @@ shard_expect *shard_expect_new(const shard_source *src, shard_diag_engine *repor
   e->ok = true;
 
   SHARD_VEC(uint32_t) pending_below = {0}; /* indices waiting for the next plain line */
-  uint32_t last_plain_line = 0;            /* 0-based index of the last non-designator line */
+  uint32_t last_plain_line = 0; /* 0-based index of the last non-designator line */
   uint32_t line_idx = 0;
   const char *text = src->text;
   size_t len = src->len, pos = 0;
@@ -213,8 +205,7 @@ shard_expect *shard_expect_new(const shard_source *src, shard_diag_engine *repor
     const char *nl = pos < len ? memchr(text + pos, '\n', len - pos) : NULL;
     size_t line_end = nl ? (size_t)(nl - text) : len;
     size_t n = line_end - pos;
-    while (n > 0 && strchr(" \t\r\v\f", text[pos + n - 1]))
-      n--;
+    while (n > 0 && strchr(" \t\r\v\f", text[pos + n - 1])) n--;
     designator d;
     if (!parse_designator(text + pos, n, &d)) {
       for (uint32_t k = 0; k < pending_below.len; k++)
@@ -229,22 +220,15 @@ shard_expect *shard_expect_new(const shard_source *src, shard_diag_engine *repor
       x.text_len = (uint32_t)d.text_len;
       x.line = src->line_base + line_idx + 1;
       switch (d.at) {
-      case AT_NONE:
-        break;
+      case AT_NONE: break;
       case AT_OFFSET: {
         int64_t l = (int64_t)x.line + d.offset;
         x.line = l < 0 ? 0 : l > UINT32_MAX ? UINT32_MAX : (uint32_t)l;
         break;
       }
-      case AT_ABOVE:
-        x.line = src->line_base + last_plain_line + 1;
-        break;
-      case AT_BELOW:
-        SHARD_VEC_PUSH(pending_below, e->diags.len);
-        break;
-      case AT_UNKNOWN:
-        x.unknown_loc = true;
-        break;
+      case AT_ABOVE: x.line = src->line_base + last_plain_line + 1; break;
+      case AT_BELOW: SHARD_VEC_PUSH(pending_below, e->diags.len); break;
+      case AT_UNKNOWN: x.unknown_loc = true; break;
       }
       if (!d.is_regex || compile_regex(e, &x)) {
         SHARD_VEC_PUSH(e->diags, x);
@@ -253,8 +237,7 @@ shard_expect *shard_expect_new(const shard_source *src, shard_diag_engine *repor
       }
     }
     line_idx++;
-    if (!nl)
-      break;
+    if (!nl) break;
     pos = line_end + 1;
   }
   /* A dangling @below applies to the last line, where nothing can match it. */
@@ -265,8 +248,7 @@ shard_expect *shard_expect_new(const shard_source *src, shard_diag_engine *repor
 }
 
 void shard_expect_free(shard_expect *e) {
-  if (!e)
-    return;
+  if (!e) return;
   for (uint32_t i = 0; i < e->diags.len; i++)
     if (e->diags.items[i].re) {
       regfree(e->diags.items[i].re);
@@ -279,15 +261,12 @@ void shard_expect_free(shard_expect *e) {
 unsigned shard_expect_count(const shard_expect *e) { return e->diags.len; }
 
 static bool text_matches(const expected_diag *x, const char *msg) {
-  if (x->re)
-    return regexec(x->re, msg, 0, NULL, 0) == 0;
-  if (x->text_len == 0)
-    return true;
+  if (x->re) return regexec(x->re, msg, 0, NULL, 0) == 0;
+  if (x->text_len == 0) return true;
   /* memmem is not C11/POSIX; the messages are short. */
   size_t mlen = strlen(msg);
   for (size_t i = 0; i + x->text_len <= mlen; i++)
-    if (memcmp(msg + i, x->text, x->text_len) == 0)
-      return true;
+    if (memcmp(msg + i, x->text, x->text_len) == 0) return true;
   return false;
 }
 
@@ -295,18 +274,14 @@ void shard_expect_consume(void *expect, const shard_diag *d) {
   shard_expect *e = expect;
   bool located = d->span.src != NULL;
   uint32_t line = 0, col = 0;
-  if (located)
-    shard_span_linecol(d->span, &line, &col);
+  if (located) shard_span_linecol(d->span, &line, &col);
 
   expected_diag *near_miss = NULL;
   for (uint32_t i = 0; i < e->diags.len; i++) {
     expected_diag *x = &e->diags.items[i];
-    if (x->unknown_loc != !located)
-      continue;
-    if (located && x->line != line)
-      continue;
-    if (!text_matches(x, d->message))
-      continue;
+    if (x->unknown_loc != !located) continue;
+    if (located && x->line != line) continue;
+    if (!text_matches(x, d->message)) continue;
     if (x->severity == d->severity) {
       x->matched = true;
       return;
@@ -314,13 +289,11 @@ void shard_expect_consume(void *expect, const shard_diag *d) {
     near_miss = x;
   }
   if (near_miss) {
-    report_at(e, near_miss->off, !near_miss->unknown_loc,
-              "'%s' diagnostic emitted when expecting a '%s'", shard_severity_name(d->severity),
-              shard_severity_name(near_miss->severity));
+    report_at(e, near_miss->off, !near_miss->unknown_loc, "'%s' diagnostic emitted when expecting a '%s'",
+              shard_severity_name(d->severity), shard_severity_name(near_miss->severity));
     return;
   }
-  shard_error(e->report, d->span, "unexpected %s: %s", shard_severity_name(d->severity),
-              d->message);
+  shard_error(e->report, d->span, "unexpected %s: %s", shard_severity_name(d->severity), d->message);
   e->ok = false;
 }
 
@@ -329,10 +302,9 @@ bool shard_expect_finish(shard_expect *e) {
   for (int pass = 0; pass < 2; pass++) {
     for (uint32_t i = 0; i < e->diags.len; i++) {
       expected_diag *x = &e->diags.items[i];
-      if (x->matched || x->unknown_loc != (pass == 1))
-        continue;
-      report_at(e, x->off, !x->unknown_loc, "expected %s \"%.*s\" was not produced",
-                shard_severity_name(x->severity), (int)x->text_len, x->text);
+      if (x->matched || x->unknown_loc != (pass == 1)) continue;
+      report_at(e, x->off, !x->unknown_loc, "expected %s \"%.*s\" was not produced", shard_severity_name(x->severity),
+                (int)x->text_len, x->text);
       x->matched = true; /* report once even if finish is called again */
     }
   }

@@ -43,8 +43,8 @@ static int S_find(const shard_named_attr *list, uint32_t n, const char *name, bo
   return (int)lo;
 }
 
-static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const char *name,
-                  shard_attr *value, bool inherent) {
+static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const char *name, shard_attr *value,
+                  bool inherent) {
   bool found;
   int i = S_find(*list, *n, name, &found);
   if (found) {
@@ -100,14 +100,11 @@ int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kin
   return shard_attr_enum(shard_op_attr(op, name), kind);
 }
 
-void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value,
-                       bool inherent) {
+void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value, bool inherent) {
   S_set(a, &op->attrs, &op->num_attrs, name, value, inherent);
 }
 
-bool shard_op_remove_attr(shard_op *op, const char *name) {
-  return S_remove(op->attrs, &op->num_attrs, name);
-}
+bool shard_op_remove_attr(shard_op *op, const char *name) { return S_remove(op->attrs, &op->num_attrs, name); }
 
 shard_attr *shard_value_attr(const shard_value *v, const char *name) {
   return shard_named_attr_get(v->attrs, v->num_attrs, name);
@@ -117,9 +114,7 @@ void shard_value_set_attr(shard_arena *a, shard_value *v, const char *name, shar
   S_set(a, &v->attrs, &v->num_attrs, name, value, false);
 }
 
-bool shard_value_remove_attr(shard_value *v, const char *name) {
-  return S_remove(v->attrs, &v->num_attrs, name);
-}
+bool shard_value_remove_attr(shard_value *v, const char *name) { return S_remove(v->attrs, &v->num_attrs, name); }
 
 /* ---- use lists -------------------------------------------------------- */
 
@@ -153,9 +148,8 @@ uint32_t shard_value_num_uses(const shard_value *v) {
 
 /* ---- structure -------------------------------------------------------- */
 
-shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands,
-                          shard_value *const *operands, uint32_t num_results,
-                          shard_type *const *result_types, uint32_t num_regions) {
+shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands, shard_value *const *operands,
+                          uint32_t num_results, shard_type *const *result_types, uint32_t num_regions) {
   shard_op *op = SHARD_NEW(a, shard_op);
   op->name = name;
   op->num_operands = num_operands;

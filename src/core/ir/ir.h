@@ -28,13 +28,13 @@ typedef struct shard_op_def shard_op_def;
 /* The two counts sit together (no padding after each): 80 bytes, not 88. */
 struct shard_value {
   shard_type *type;
-  shard_op *def;      /* defining op; NULL for a block argument */
+  shard_op *def; /* defining op; NULL for a block argument */
   shard_block *block; /* owning block of a block argument */
   shard_operand *first_use;
-  shard_attr *loc;        /* loc(...) of a block argument, if written */
+  shard_attr *loc; /* loc(...) of a block argument, if written */
   shard_named_attr *attrs; /* argument attributes (func.func args), sorted */
   const char *name; /* the SSA name in the source, without '%' (NULL if none) */
-  uint32_t index;     /* result number or argument number */
+  uint32_t index; /* result number or argument number */
   uint32_t num_attrs;
   shard_span span;
 };
@@ -107,9 +107,9 @@ shard_attr *shard_op_attr(const shard_op *op, const char *name);
 /* The typed StableHLO attributes of an op, decoded when it was parsed (see
  * attr.h): NULL when absent or not of that kind (malformed text kept
  * verbatim, which the verifier reports). */
-const shard_dot_dims *shard_op_dot_dims(const shard_op *op);       /* dot_dimension_numbers */
-const shard_conv_dims *shard_op_conv_dims(const shard_op *op);     /* dimension_numbers */
-const shard_gather_dims *shard_op_gather_dims(const shard_op *op);  /* dimension_numbers */
+const shard_dot_dims *shard_op_dot_dims(const shard_op *op); /* dot_dimension_numbers */
+const shard_conv_dims *shard_op_conv_dims(const shard_op *op); /* dimension_numbers */
+const shard_gather_dims *shard_op_gather_dims(const shard_op *op); /* dimension_numbers */
 const shard_gather_dims *shard_op_scatter_dims(const shard_op *op); /* scatter_dimension_numbers */
 /* The integers of the integer list attribute `name` (shard_attr_i64_list). */
 bool shard_op_i64_list(const shard_op *op, const char *name, shard_i64s *out);
@@ -131,9 +131,8 @@ void shard_value_replace_all_uses(shard_value *from, shard_value *to);
 uint32_t shard_value_num_uses(const shard_value *v);
 
 /* Structure. */
-shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands,
-                          shard_value *const *operands, uint32_t num_results,
-                          shard_type *const *result_types, uint32_t num_regions);
+shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands, shard_value *const *operands,
+                          uint32_t num_results, shard_type *const *result_types, uint32_t num_regions);
 void shard_block_append(shard_block *b, shard_op *op);
 void shard_op_insert_before(shard_op *pos, shard_op *op);
 void shard_op_insert_after(shard_op *pos, shard_op *op);

@@ -9,17 +9,17 @@
 
 typedef enum shard_tok_kind {
   SHARD_TOK_EOF,
-  SHARD_TOK_ERROR,   /* a character that starts no token */
-  SHARD_TOK_IDENT,   /* bare-id: [a-zA-Z_][a-zA-Z0-9_$.]* */
+  SHARD_TOK_ERROR, /* a character that starts no token */
+  SHARD_TOK_IDENT, /* bare-id: [a-zA-Z_][a-zA-Z0-9_$.]* */
   SHARD_TOK_PERCENT, /* %name, %0 */
-  SHARD_TOK_AT,      /* @name or @"string" */
-  SHARD_TOK_CARET,   /* ^bb0 */
-  SHARD_TOK_HASH,    /* #name (attribute alias or dialect attribute), #1 after a value */
-  SHARD_TOK_BANG,    /* !name */
-  SHARD_TOK_STRING,  /* "..." with escapes (text includes the quotes) */
-  SHARD_TOK_INT,     /* 123, 0x1F (no sign) */
-  SHARD_TOK_FLOAT,   /* 1.5, 1.0e-3 (no sign) */
-  SHARD_TOK_PUNCT    /* ( ) [ ] { } < > , : = ? * + - | -> :: ... */
+  SHARD_TOK_AT, /* @name or @"string" */
+  SHARD_TOK_CARET, /* ^bb0 */
+  SHARD_TOK_HASH, /* #name (attribute alias or dialect attribute), #1 after a value */
+  SHARD_TOK_BANG, /* !name */
+  SHARD_TOK_STRING, /* "..." with escapes (text includes the quotes) */
+  SHARD_TOK_INT, /* 123, 0x1F (no sign) */
+  SHARD_TOK_FLOAT, /* 1.5, 1.0e-3 (no sign) */
+  SHARD_TOK_PUNCT /* ( ) [ ] { } < > , : = ? * + - | -> :: ... */
 } shard_tok_kind;
 
 /* The lexer's character classes (index: byte), for the parser's own scans

@@ -12,26 +12,26 @@
 
 enum {
   SHARD_TRAIT_TERMINATOR = 1u << 0,
-  SHARD_TRAIT_ISOLATED = 1u << 1,      /* IsolatedFromAbove: fresh SSA scope */
+  SHARD_TRAIT_ISOLATED = 1u << 1, /* IsolatedFromAbove: fresh SSA scope */
   SHARD_TRAIT_NO_TERMINATOR = 1u << 2, /* single block without terminator (module) */
   SHARD_TRAIT_SYMBOL = 1u << 3,
-  SHARD_TRAIT_SDY = 1u << 4,           /* op of the sdy dialect */
+  SHARD_TRAIT_SDY = 1u << 4, /* op of the sdy dialect */
   SHARD_TRAIT_ELEMENTWISE = 1u << 5,
 };
 
 /* What an op's attribute must be, as its ODS definition demands
  * (verify_required.c checks it before any custom printer relies on it). */
 typedef enum shard_attr_need {
-  SHARD_NEED_PRESENT,       /* any attribute */
-  SHARD_NEED_DIMS,          /* i64 dense array */
-  SHARD_NEED_INT,           /* 64-bit signless integer */
-  SHARD_NEED_ENUM,          /* a case of the StableHLO enum `enum_kind` */
+  SHARD_NEED_PRESENT, /* any attribute */
+  SHARD_NEED_DIMS, /* i64 dense array */
+  SHARD_NEED_INT, /* 64-bit signless integer */
+  SHARD_NEED_ENUM, /* a case of the StableHLO enum `enum_kind` */
   SHARD_NEED_STRING,
-  SHARD_NEED_SYMREF,        /* flat symbol reference */
+  SHARD_NEED_SYMREF, /* flat symbol reference */
   SHARD_NEED_FUNCTION_TYPE, /* type attribute of function type */
-  SHARD_NEED_DENSE,         /* constant vector/tensor */
-  SHARD_NEED_SDY,           /* an sdy attribute of kind `sdy_kind` */
-  SHARD_NEED_SHLO,          /* a typed StableHLO attribute of kind `sdy_kind` (dimension numbers) */
+  SHARD_NEED_DENSE, /* constant vector/tensor */
+  SHARD_NEED_SDY, /* an sdy attribute of kind `sdy_kind` */
+  SHARD_NEED_SHLO, /* a typed StableHLO attribute of kind `sdy_kind` (dimension numbers) */
 } shard_attr_need;
 
 /* A required attribute of an op (or an optional one, checked when present);
@@ -48,16 +48,16 @@ typedef struct shard_attr_req {
  * demand (NOperands, OneResult, AllTypesMatch, ...; verify_arity.c). */
 enum { SHARD_ARITY_ANY = -1 };
 enum {
-  SHARD_SIG_SAME_OPERANDS = 1u << 0,        /* every operand has the first operand's type */
+  SHARD_SIG_SAME_OPERANDS = 1u << 0, /* every operand has the first operand's type */
   SHARD_SIG_OPERANDS_ARE_RESULTS = 1u << 1, /* operand i and result i have one type */
-  SHARD_SIG_TUPLE_OF_OPERANDS = 1u << 2,    /* the result is tuple<operand types> */
+  SHARD_SIG_TUPLE_OF_OPERANDS = 1u << 2, /* the result is tuple<operand types> */
   SHARD_SIG_BLOCKS_TAKE_OPERANDS = 1u << 3, /* each region is one block whose arguments
                                                have the operand types */
   SHARD_SIG_SAME_OPERANDS_AND_RESULTS = 1u << 4, /* SameOperandsAndResultType */
 };
 typedef struct shard_op_signature {
   int operands, results, regions; /* a count or SHARD_ARITY_ANY */
-  unsigned flags;                 /* SHARD_SIG_* */
+  unsigned flags; /* SHARD_SIG_* */
 } shard_op_signature;
 
 struct shard_op_def {

@@ -27,8 +27,8 @@ static void S_module_print(shard_printer *pr, const shard_op *op) {
   shard_attr *name = shard_op_attr(op, "sym_name");
   if (name) {
     shard_printer_puts(pr, " ");
-    shard_printer_attr(pr, &(shard_attr){.kind = SHARD_ATTR_SYMREF,
-                                         .u.symref = {(const char *[]){name->u.str.data}, 1}});
+    shard_printer_attr(pr,
+                       &(shard_attr){.kind = SHARD_ATTR_SYMREF, .u.symref = {(const char *[]){name->u.str.data}, 1}});
   }
   bool any = false;
   for (uint32_t i = 0; i < op->num_attrs; i++)
@@ -278,10 +278,10 @@ static bool S_arith_constant_parse(shard_parser *p, shard_op_state *st) {
   shard_span at = shard_parser_here(p);
   shard_attr *value;
   if (!shard_parser_attr(p, &value)) return false;
-  shard_type *type = value->kind == SHARD_ATTR_DENSE ? value->u.dense.type
-                     : value->kind == SHARD_ATTR_INT ? value->u.integer.type
+  shard_type *type = value->kind == SHARD_ATTR_DENSE   ? value->u.dense.type
+                     : value->kind == SHARD_ATTR_INT   ? value->u.integer.type
                      : value->kind == SHARD_ATTR_FLOAT ? value->u.flt.type
-                                                      : NULL;
+                                                       : NULL;
   if (!type) {
     if (value->kind == SHARD_ATTR_BOOL) type = shard_type_other(shard_parser_arena(p), "i1");
     else return shard_parser_error_at(p, at, "expected a typed constant value");
@@ -310,7 +310,8 @@ static const char *S_arith_constant_name(const shard_op *op) {
 }
 
 static const char *const module_inherent[] = {"sym_name", "sym_visibility", NULL};
-static const char *const func_inherent[] = {"arg_attrs", "function_type", "res_attrs", "sym_name", "sym_visibility", NULL};
+static const char *const func_inherent[] = {"arg_attrs", "function_type",  "res_attrs",
+                                            "sym_name",  "sym_visibility", NULL};
 static const char *const call_inherent[] = {"arg_attrs", "callee", "no_inline", "res_attrs", NULL};
 static const char *const constant_inherent[] = {"value", NULL};
 
@@ -337,17 +338,31 @@ static const shard_attr_req S_required_func_func[] = {
 };
 
 const shard_op_def shard_builtin_ops[] = {
-    {.name = "arith.constant", .parse = S_arith_constant_parse, .print = S_arith_constant_print,
-     .inherent = constant_inherent, .result_name = S_arith_constant_name,
-     .required = S_required_arith_constant, .signature = &S_signature_arith_constant},
-    {.name = "builtin.module", .parse = S_module_parse, .print = S_module_print, .inherent = module_inherent,
+    {.name = "arith.constant",
+     .parse = S_arith_constant_parse,
+     .print = S_arith_constant_print,
+     .inherent = constant_inherent,
+     .result_name = S_arith_constant_name,
+     .required = S_required_arith_constant,
+     .signature = &S_signature_arith_constant},
+    {.name = "builtin.module",
+     .parse = S_module_parse,
+     .print = S_module_print,
+     .inherent = module_inherent,
      .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_NO_TERMINATOR | SHARD_TRAIT_SYMBOL,
      .signature = &S_signature_builtin_module},
-    {.name = "func.call", .parse = S_call_parse, .print = S_call_print, .inherent = call_inherent,
+    {.name = "func.call",
+     .parse = S_call_parse,
+     .print = S_call_print,
+     .inherent = call_inherent,
      .required = S_required_func_call},
-    {.name = "func.func", .parse = S_func_parse, .print = S_func_print, .inherent = func_inherent,
+    {.name = "func.func",
+     .parse = S_func_parse,
+     .print = S_func_print,
+     .inherent = func_inherent,
      .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_SYMBOL,
-     .required = S_required_func_func, .signature = &S_signature_func_func},
+     .required = S_required_func_func,
+     .signature = &S_signature_func_func},
     {.name = "func.return", .parse = S_return_parse, .print = S_return_print, .traits = SHARD_TRAIT_TERMINATOR},
 };
 const unsigned shard_num_builtin_ops = sizeof shard_builtin_ops / sizeof shard_builtin_ops[0];

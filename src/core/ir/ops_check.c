@@ -118,7 +118,8 @@ static bool S_parse_print(shard_parser *p, shard_op_state *st) {
 static bool S_probe_id(shard_parser *p, shard_op_state *st) {
   const char *text;
   uint32_t len;
-  if (!shard_parser_expect_keyword(p, "probe_id") || !shard_parser_expect(p, "=") || !shard_parser_string(p, &text, &len))
+  if (!shard_parser_expect_keyword(p, "probe_id") || !shard_parser_expect(p, "=") ||
+      !shard_parser_string(p, &text, &len))
     return false;
   shard_op_state_add_attr(st, "probe_id", shard_attr_string(shard_parser_arena(p), text, len), true);
   return true;
@@ -234,21 +235,46 @@ static const shard_op_signature S_signature_interpreter_probe = {1, 1, SHARD_ARI
 
 /* Sorted by name: every check.* name sorts before interpreter.*. */
 const shard_op_def shard_check_ops[] = {
-    {.name = "check.expect_almost_eq", .parse = S_parse_expect_almost_eq, .print = S_print_expect_eq, .inherent = S_inh_tolerance,
+    {.name = "check.expect_almost_eq",
+     .parse = S_parse_expect_almost_eq,
+     .print = S_print_expect_eq,
+     .inherent = S_inh_tolerance,
      .signature = &S_signature_check_expect_almost_eq},
-    {.name = "check.expect_almost_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const,
-     .required = S_required_check_expect_almost_eq_const, .signature = &S_signature_check_expect_almost_eq_const},
-    {.name = "check.expect_close", .parse = S_parse_expect_close, .print = S_print_expect_close, .inherent = S_inh_close,
-     .required = S_required_check_expect_close, .signature = &S_signature_check_expect_close},
-    {.name = "check.expect_eq", .parse = S_parse_expect_eq, .print = S_print_expect_eq,
+    {.name = "check.expect_almost_eq_const",
+     .parse = S_parse_expect_const,
+     .print = S_print_expect_const,
+     .inherent = S_inh_const,
+     .required = S_required_check_expect_almost_eq_const,
+     .signature = &S_signature_check_expect_almost_eq_const},
+    {.name = "check.expect_close",
+     .parse = S_parse_expect_close,
+     .print = S_print_expect_close,
+     .inherent = S_inh_close,
+     .required = S_required_check_expect_close,
+     .signature = &S_signature_check_expect_close},
+    {.name = "check.expect_eq",
+     .parse = S_parse_expect_eq,
+     .print = S_print_expect_eq,
      .signature = &S_signature_check_expect_eq},
-    {.name = "check.expect_eq_const", .parse = S_parse_expect_const, .print = S_print_expect_const, .inherent = S_inh_const,
-     .required = S_required_check_expect_eq_const, .signature = &S_signature_check_expect_eq_const},
-    {.name = "check.expect_serialized_eq", .parse = S_parse_serialized_eq, .print = S_print_probe,
-     .inherent = S_inh_serialized, .signature = &S_signature_interpreter_print},
-    {.name = "interpreter.print", .parse = S_parse_print, .print = S_print_expect_eq,
+    {.name = "check.expect_eq_const",
+     .parse = S_parse_expect_const,
+     .print = S_print_expect_const,
+     .inherent = S_inh_const,
+     .required = S_required_check_expect_eq_const,
+     .signature = &S_signature_check_expect_eq_const},
+    {.name = "check.expect_serialized_eq",
+     .parse = S_parse_serialized_eq,
+     .print = S_print_probe,
+     .inherent = S_inh_serialized,
      .signature = &S_signature_interpreter_print},
-    {.name = "interpreter.probe", .parse = S_parse_probe, .print = S_print_probe, .inherent = S_inh_probe,
+    {.name = "interpreter.print",
+     .parse = S_parse_print,
+     .print = S_print_expect_eq,
+     .signature = &S_signature_interpreter_print},
+    {.name = "interpreter.probe",
+     .parse = S_parse_probe,
+     .print = S_print_probe,
+     .inherent = S_inh_probe,
      .signature = &S_signature_interpreter_probe},
     {.name = "interpreter.run_parallel", .inherent = S_inh_run_parallel},
 };

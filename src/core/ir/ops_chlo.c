@@ -49,8 +49,7 @@ static bool S_parse_unary(shard_parser *p, shard_op_state *st) { return S_parse_
 // broadcast-binary ::= operand ',' operand attr-dict ':' '(' type ',' type ')' '->' type
 // broadcast-select ::= operand ',' operand ',' operand attr-dict ':' '(' type ',' type ',' type ')' '->' type
 static bool S_parse_broadcast(shard_parser *p, shard_op_state *st) {
-  if (!shard_parser_operand_list(p, st) || !shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":"))
-    return false;
+  if (!shard_parser_operand_list(p, st) || !shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":")) return false;
   shard_span at = shard_parser_here(p);
   uint32_t before = st->operand_types.len;
   if (!shard_parser_functional_type(p, st)) return false;
@@ -244,9 +243,8 @@ static const shard_op_signature S_sig_top_k = {1, 2, 0, 0};
 static const shard_op_signature S_sig_constant = {0, 1, 0, 0};
 static const shard_op_signature S_sig_ragged_dot = {3, 1, 0, 0};
 static const shard_op_signature S_sig_scan = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, 1, 0};
-static const shard_attr_req S_req_scan[] = {{.name = "dimension", .need = SHARD_NEED_INT},
-                                           {.name = "operandSegmentSizes", .need = SHARD_NEED_PRESENT},
-                                           {0}};
+static const shard_attr_req S_req_scan[] = {
+    {.name = "dimension", .need = SHARD_NEED_INT}, {.name = "operandSegmentSizes", .need = SHARD_NEED_PRESENT}, {0}};
 static const shard_attr_req S_req_top_k[] = {{.name = "k", .need = SHARD_NEED_INT}, {0}};
 static const shard_attr_req S_req_value[] = {{.name = "value", .need = SHARD_NEED_DENSE}, {0}};
 static const shard_attr_req S_req_constant_like[] = {{.name = "value", .need = SHARD_NEED_PRESENT}, {0}};
@@ -255,18 +253,26 @@ static const shard_attr_req S_req_broadcast[] = {
 static const shard_attr_req S_req_ragged_dot[] = {{.name = "ragged_dot_dimension_numbers", .need = SHARD_NEED_PRESENT},
                                                   {0}};
 
-#define S_UNARY(n) \
-  {.name = "chlo." n, .parse = S_parse_unary, .print = S_print_unary, .traits = SHARD_TRAIT_ELEMENTWISE, \
-   .signature = &S_sig_same_unary}
-#define S_PRED(n) \
-  {.name = "chlo." n, .parse = S_parse_unary, .print = S_print_unary, .traits = SHARD_TRAIT_ELEMENTWISE, \
-   .signature = &S_sig_unary}
-#define S_BCAST(n) \
-  {.name = "chlo." n, .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast, \
-   .required = S_req_broadcast, .signature = &S_sig_binary}
-#define S_PAIR(n) \
-  {.name = "chlo." n, .parse = S_parse_pair, .print = S_print_pair, .traits = SHARD_TRAIT_ELEMENTWISE, \
-   .signature = &S_sig_same_binary}
+#define S_UNARY(n)                                                                                                     \
+  {                                                                                                                    \
+    .name = "chlo." n, .parse = S_parse_unary, .print = S_print_unary, .traits = SHARD_TRAIT_ELEMENTWISE,              \
+    .signature = &S_sig_same_unary                                                                                     \
+  }
+#define S_PRED(n)                                                                                                      \
+  {                                                                                                                    \
+    .name = "chlo." n, .parse = S_parse_unary, .print = S_print_unary, .traits = SHARD_TRAIT_ELEMENTWISE,              \
+    .signature = &S_sig_unary                                                                                          \
+  }
+#define S_BCAST(n)                                                                                                     \
+  {                                                                                                                    \
+    .name = "chlo." n, .parse = S_parse_broadcast, .print = S_print_broadcast, .inherent = S_inh_broadcast,            \
+    .required = S_req_broadcast, .signature = &S_sig_binary                                                            \
+  }
+#define S_PAIR(n)                                                                                                      \
+  {                                                                                                                    \
+    .name = "chlo." n, .parse = S_parse_pair, .print = S_print_pair, .traits = SHARD_TRAIT_ELEMENTWISE,                \
+    .signature = &S_sig_same_binary                                                                                    \
+  }
 
 /* Sorted by name (strcmp order). */
 const shard_op_def shard_chlo_ops[] = {
@@ -280,8 +286,12 @@ const shard_op_def shard_chlo_ops[] = {
     S_BCAST("broadcast_add"),
     S_BCAST("broadcast_and"),
     S_BCAST("broadcast_atan2"),
-    {.name = "chlo.broadcast_compare", .parse = S_parse_broadcast, .print = S_print_broadcast,
-     .inherent = S_inh_compare, .required = S_req_broadcast, .signature = &S_sig_binary},
+    {.name = "chlo.broadcast_compare",
+     .parse = S_parse_broadcast,
+     .print = S_print_broadcast,
+     .inherent = S_inh_compare,
+     .required = S_req_broadcast,
+     .signature = &S_sig_binary},
     S_BCAST("broadcast_complex"),
     S_BCAST("broadcast_divide"),
     S_BCAST("broadcast_maximum"),
@@ -292,7 +302,9 @@ const shard_op_def shard_chlo_ops[] = {
     S_BCAST("broadcast_polygamma"),
     S_BCAST("broadcast_power"),
     S_BCAST("broadcast_remainder"),
-    {.name = "chlo.broadcast_select", .parse = S_parse_broadcast, .print = S_print_broadcast,
+    {.name = "chlo.broadcast_select",
+     .parse = S_parse_broadcast,
+     .print = S_print_broadcast,
      .signature = &S_sig_select},
     S_BCAST("broadcast_shift_left"),
     S_BCAST("broadcast_shift_right_arithmetic"),
@@ -301,10 +313,13 @@ const shard_op_def shard_chlo_ops[] = {
     S_BCAST("broadcast_xor"),
     S_BCAST("broadcast_zeta"),
     S_UNARY("conj"),
-    {.name = "chlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_value,
-     .required = S_req_value, .signature = &S_sig_constant},
-    {.name = "chlo.constant_like", .inherent = S_inh_value, .required = S_req_constant_like,
-     .signature = &S_sig_unary},
+    {.name = "chlo.constant",
+     .parse = S_parse_constant,
+     .print = S_print_constant,
+     .inherent = S_inh_value,
+     .required = S_req_value,
+     .signature = &S_sig_constant},
+    {.name = "chlo.constant_like", .inherent = S_inh_value, .required = S_req_constant_like, .signature = &S_sig_unary},
     S_UNARY("cosh"),
     S_UNARY("digamma"),
     S_UNARY("erf"),
@@ -317,15 +332,25 @@ const shard_op_def shard_chlo_ops[] = {
     {.name = "chlo.mulhi", .traits = SHARD_TRAIT_ELEMENTWISE, .signature = &S_sig_same_binary},
     S_PAIR("next_after"),
     S_PAIR("polygamma"),
-    {.name = "chlo.ragged_dot", .inherent = S_inh_ragged_dot, .required = S_req_ragged_dot,
+    {.name = "chlo.ragged_dot",
+     .inherent = S_inh_ragged_dot,
+     .required = S_req_ragged_dot,
      .signature = &S_sig_ragged_dot},
-    {.name = "chlo.scan", .parse = S_parse_scan, .print = S_print_scan, .inherent = S_inh_scan,
-     .required = S_req_scan, .signature = &S_sig_scan},
+    {.name = "chlo.scan",
+     .parse = S_parse_scan,
+     .print = S_print_scan,
+     .inherent = S_inh_scan,
+     .required = S_req_scan,
+     .signature = &S_sig_scan},
     S_UNARY("sinh"),
     S_UNARY("square"),
     S_UNARY("tan"),
-    {.name = "chlo.top_k", .parse = S_parse_top_k, .print = S_print_top_k, .inherent = S_inh_top_k,
-     .required = S_req_top_k, .signature = &S_sig_top_k},
+    {.name = "chlo.top_k",
+     .parse = S_parse_top_k,
+     .print = S_print_top_k,
+     .inherent = S_inh_top_k,
+     .required = S_req_top_k,
+     .signature = &S_sig_top_k},
     S_PAIR("zeta"),
 };
 const unsigned shard_num_chlo_ops = sizeof shard_chlo_ops / sizeof shard_chlo_ops[0];
@@ -361,7 +386,8 @@ static bool S_key_list(const char *text, const char *key, int64_t *out, uint32_t
 bool shard_chlo_ragged_dot_dims(const shard_op *op, shard_chlo_ragged_dims *out) {
   const shard_attr *a = shard_op_attr(op, "ragged_dot_dimension_numbers");
   memset(out, 0, sizeof *out);
-  if (!a || a->kind != SHARD_ATTR_RAW || !a->u.raw || (!strstr(a->u.raw, "#chlo.ragged_dot<") && !strstr(a->u.raw, "#mhlo.ragged_dot<")))
+  if (!a || a->kind != SHARD_ATTR_RAW || !a->u.raw ||
+      (!strstr(a->u.raw, "#chlo.ragged_dot<") && !strstr(a->u.raw, "#mhlo.ragged_dot<")))
     return false;
   const char *t = a->u.raw;
   enum { M = SHARD_CHLO_RAGGED_MAX_DIMS };

@@ -135,9 +135,7 @@ static bool S_type_list(shard_parser *p, void *vec) {
 }
 
 /* Pops the operand just parsed (to reorder operands the syntax interleaves). */
-static shard_unresolved S_pop_operand(shard_op_state *st) {
-  return st->operands.items[--st->operands.len];
-}
+static shard_unresolved S_pop_operand(shard_op_state *st) { return st->operands.items[--st->operands.len]; }
 
 /* ---- printing helpers ----------------------------------------------------- */
 
@@ -243,15 +241,13 @@ static void S_print_result_type(shard_printer *pr, const shard_op *op) {
   if (op->num_results) shard_printer_type(pr, op->results[0].type);
 }
 
-static bool S_types_equal(const shard_type *a, const shard_type *b) {
-  return a && b && shard_type_equal(a, b);
-}
+static bool S_types_equal(const shard_type *a, const shard_type *b) { return a && b && shard_type_equal(a, b); }
 
 static bool S_is_bare_id(const char *s) {
   if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
   for (; *s; s++)
-    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' ||
-          *s == '$' || *s == '.'))
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '$' ||
+          *s == '.'))
       return false;
   return true;
 }
@@ -316,8 +312,7 @@ static bool S_parse_select(shard_parser *p, shard_op_state *st) {
     const shard_type *fn = ts.items[0];
     if (fn->num_inputs != st->operands.len)
       ok = shard_parser_error_at(p, at, "%u operands present, but expected %u", st->operands.len, fn->num_inputs);
-    else if (fn->num_results != 1)
-      ok = shard_parser_error_at(p, at, "expected single output");
+    else if (fn->num_results != 1) ok = shard_parser_error_at(p, at, "expected single output");
     for (uint32_t i = 0; ok && i < fn->num_inputs; i++) SHARD_VEC_PUSH(st->operand_types, fn->inputs[i]);
     if (ok) SHARD_VEC_PUSH(st->result_types, fn->results[0]);
   } else {
@@ -455,8 +450,7 @@ static bool S_parse_constant(shard_parser *p, shard_op_state *st) {
   shard_span at = shard_parser_here(p);
   shard_attr *v;
   if (!shard_parser_attr(p, &v)) return false;
-  if (v->kind != SHARD_ATTR_DENSE)
-    return shard_parser_error_at(p, at, "expected elements attribute with a type");
+  if (v->kind != SHARD_ATTR_DENSE) return shard_parser_error_at(p, at, "expected elements attribute with a type");
   shard_op_state_add_attr(st, "value", v, true);
   SHARD_VEC_PUSH(st->result_types, v->u.dense.type);
   return true;
@@ -615,8 +609,7 @@ static bool S_parse_pad(shard_parser *p, shard_op_state *st) {
   return shard_parser_operand(p, st) && shard_parser_expect(p, ",") && shard_parser_operand(p, st) &&
          shard_parser_expect(p, ",") && S_kw_dims(p, st, "low", "edge_padding_low") && shard_parser_expect(p, ",") &&
          S_kw_dims(p, st, "high", "edge_padding_high") && shard_parser_expect(p, ",") &&
-         S_kw_dims(p, st, "interior", "interior_padding") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
+         S_kw_dims(p, st, "interior", "interior_padding") && S_attr_dict(p, st) && S_colon_functional(p, st);
 }
 
 static void S_print_pad(shard_printer *pr, const shard_op *op) {
@@ -845,8 +838,7 @@ static bool S_parse_rng(shard_parser *p, shard_op_state *st) {
   for (int i = 0; i < 3; i++)
     if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",")) return false;
   return shard_parser_expect_keyword(p, "distribution") && shard_parser_expect(p, "=") &&
-         S_enum(p, st, "rng_distribution", "rng_distribution") && S_attr_dict(p, st) &&
-         S_colon_functional(p, st);
+         S_enum(p, st, "rng_distribution", "rng_distribution") && S_attr_dict(p, st) && S_colon_functional(p, st);
 }
 
 static void S_print_rng(shard_printer *pr, const shard_op *op) {
@@ -1117,8 +1109,7 @@ static void S_print_dot_general(shard_printer *pr, const shard_op *op) {
     const char *prefix = "#stablehlo.dot_algorithm";
     if (alg->kind == SHARD_ATTR_RAW && !strncmp(alg->u.raw, prefix, strlen(prefix)))
       shard_printer_puts(pr, alg->u.raw + strlen(prefix));
-    else
-      shard_printer_attr(pr, alg);
+    else shard_printer_attr(pr, alg);
   }
   S_print_attr_dict(pr, op, el);
   S_print_colon_functional(pr, op);
@@ -1158,8 +1149,7 @@ static bool S_parse_custom_call(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_symbol(p, &target)) return false;
   S_add(p, st, "call_target_name", shard_attr_string(shard_parser_arena(p), target, (uint32_t)strlen(target)), at);
   if (!shard_parser_expect(p, "(")) return false;
-  if (!shard_parser_accept(p, ")") && !(shard_parser_operand_list(p, st) && shard_parser_expect(p, ")")))
-    return false;
+  if (!shard_parser_accept(p, ")") && !(shard_parser_operand_list(p, st) && shard_parser_expect(p, ")"))) return false;
   return S_attr_dict(p, st) && S_colon_functional(p, st);
 }
 
@@ -1231,7 +1221,8 @@ static bool S_parse_conv_list(shard_parser *p, const char *letters, shard_buf *b
       int64_t v;
       if (!(ok = shard_parser_int(p, &v))) break;
       for (uint32_t i = 0; i < spatial.len; i++)
-        if (spatial.items[i] == v) ok = shard_parser_error_at(p, at, "Duplicate entries for spatial dimension %" PRId64, v);
+        if (spatial.items[i] == v)
+          ok = shard_parser_error_at(p, at, "Duplicate entries for spatial dimension %" PRId64, v);
       if (!ok) break;
       SHARD_VEC_PUSH(spatial, v);
       shard_buf_printf(b, "%" PRId64, v);
@@ -1400,8 +1391,8 @@ static bool S_parse_convolution(shard_parser *p, shard_op_state *st) {
 }
 
 static void S_print_convolution(shard_printer *pr, const shard_op *op) {
-  static const char *const el[] = {"dimension_numbers", "window_strides", "padding", "lhs_dilation",
-                                   "rhs_dilation", "window_reversal", NULL};
+  static const char *const el[] = {"dimension_numbers", "window_strides",  "padding", "lhs_dilation",
+                                   "rhs_dilation",      "window_reversal", NULL};
   shard_printer_puts(pr, "(");
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_printer_puts(pr, ") dim_numbers = ");
@@ -1442,8 +1433,8 @@ static bool S_parse_while(shard_parser *p, shard_op_state *st) {
     uint32_t before = st->result_types.len;
     ok = ok && S_type_list(p, &st->result_types);
     if (ok && st->result_types.len - before != args.len)
-      ok = shard_parser_error_at(p, at, "%u operands present, but expected %u", args.len,
-                                 st->result_types.len - before);
+      ok =
+          shard_parser_error_at(p, at, "%u operands present, but expected %u", args.len, st->result_types.len - before);
     for (uint32_t i = 0; ok && i < args.len; i++) {
       args.items[i].type = st->result_types.items[before + i];
       SHARD_VEC_PUSH(st->operand_types, args.items[i].type);
@@ -1489,8 +1480,8 @@ static void S_print_while(shard_printer *pr, const shard_op *op) {
 /* The binary ops that may appear in reduce's compact form: commutative, no
  * regions, one result (isCommutativeNoRegionMatchingDialect). */
 static bool S_is_compact_reducer(const char *name) {
-  static const char *const ops[] = {"stablehlo.add", "stablehlo.and",      "stablehlo.maximum", "stablehlo.minimum",
-                                    "stablehlo.multiply", "stablehlo.or", "stablehlo.xor"};
+  static const char *const ops[] = {"stablehlo.add",      "stablehlo.and", "stablehlo.maximum", "stablehlo.minimum",
+                                    "stablehlo.multiply", "stablehlo.or",  "stablehlo.xor"};
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
     if (!strcmp(name, ops[i])) return true;
   return false;
@@ -1575,8 +1566,7 @@ static bool S_parse_reduce(shard_parser *p, shard_op_state *st) {
     memset(d, 0, sizeof d);
     for (int k = 0; ok && k < 2; k++) {
       ok = (k == 0 || shard_parser_expect(p, ",")) && shard_parser_value_name(p, &d[k].ref) &&
-           shard_parser_expect(p, ":") && shard_parser_type(p, &d[k].type) &&
-           shard_parser_optional_loc(p, &d[k].loc);
+           shard_parser_expect(p, ":") && shard_parser_type(p, &d[k].type) && shard_parser_optional_loc(p, &d[k].loc);
     }
     ok = ok && shard_parser_expect(p, ")");
     if (ok) {
@@ -1659,9 +1649,11 @@ static const char *S_while_arg_name(const shard_op *op, uint32_t region) {
 }
 
 /* ---- the table ----------------------------------------------------------- */
-static const char *const S_inh_all_gather[] = {"all_gather_dim", "replica_groups", "channel_handle", "use_global_device_ids", NULL};
+static const char *const S_inh_all_gather[] = {"all_gather_dim", "replica_groups", "channel_handle",
+                                               "use_global_device_ids", NULL};
 static const char *const S_inh_all_reduce[] = {"replica_groups", "channel_handle", "use_global_device_ids", NULL};
-static const char *const S_inh_all_to_all[] = {"split_dimension", "concat_dimension", "split_count", "replica_groups", "channel_handle", NULL};
+static const char *const S_inh_all_to_all[] = {"split_dimension", "concat_dimension", "split_count",
+                                               "replica_groups",  "channel_handle",   NULL};
 static const char *const S_inh_batch_norm_grad[] = {"epsilon", "feature_index", NULL};
 static const char *const S_inh_broadcast[] = {"broadcast_sizes", NULL};
 static const char *const S_inh_broadcast_in_dim[] = {"broadcast_dimensions", NULL};
@@ -1669,17 +1661,27 @@ static const char *const S_inh_cbrt[] = {"result_accuracy", NULL};
 static const char *const S_inh_cholesky[] = {"lower", NULL};
 static const char *const S_inh_collective_broadcast[] = {"replica_groups", "channel_handle", "has_dynamic_root", NULL};
 static const char *const S_inh_collective_permute[] = {"source_target_pairs", "channel_handle", NULL};
-static const char *const S_inh_collective_reduce[] = {"replica_groups", "channel_handle", "use_global_device_ids", "has_dynamic_root", NULL};
+static const char *const S_inh_collective_reduce[] = {"replica_groups", "channel_handle", "use_global_device_ids",
+                                                      "has_dynamic_root", NULL};
 static const char *const S_inh_compare[] = {"comparison_direction", "compare_type", NULL};
 static const char *const S_inh_composite[] = {"name", "composite_attributes", "decomposition", "version", NULL};
 static const char *const S_inh_concatenate[] = {"dimension", NULL};
 static const char *const S_inh_constant[] = {"value", NULL};
-static const char *const S_inh_convolution[] = {"window_strides", "padding", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers", "feature_group_count", "batch_group_count", "precision_config", NULL};
-static const char *const S_inh_custom_call[] = {"call_target_name", "has_side_effect", "backend_config", "api_version", "called_computations", "operand_layouts", "result_layouts", "output_operand_aliases", "result_tilings", NULL};
+static const char *const S_inh_convolution[] = {"window_strides",      "padding",
+                                                "lhs_dilation",        "rhs_dilation",
+                                                "window_reversal",     "dimension_numbers",
+                                                "feature_group_count", "batch_group_count",
+                                                "precision_config",    NULL};
+static const char *const S_inh_custom_call[] = {
+    "call_target_name", "has_side_effect", "backend_config",         "api_version",    "called_computations",
+    "operand_layouts",  "result_layouts",  "output_operand_aliases", "result_tilings", NULL};
 static const char *const S_inh_dot[] = {"precision_config", NULL};
 static const char *const S_inh_dot_general[] = {"dot_dimension_numbers", "precision_config", "algorithm", NULL};
-static const char *const S_inh_dynamic_broadcast_in_dim[] = {"broadcast_dimensions", "known_expanding_dimensions", "known_nonexpanding_dimensions", NULL};
-static const char *const S_inh_dynamic_conv[] = {"window_strides", "lhs_dilation", "rhs_dilation", "window_reversal", "dimension_numbers", "feature_group_count", "batch_group_count", "precision_config", NULL};
+static const char *const S_inh_dynamic_broadcast_in_dim[] = {"broadcast_dimensions", "known_expanding_dimensions",
+                                                             "known_nonexpanding_dimensions", NULL};
+static const char *const S_inh_dynamic_conv[] = {"window_strides",    "lhs_dilation",      "rhs_dilation",
+                                                 "window_reversal",   "dimension_numbers", "feature_group_count",
+                                                 "batch_group_count", "precision_config",  NULL};
 static const char *const S_inh_dynamic_gather[] = {"dimension_numbers", "indices_are_sorted", NULL};
 static const char *const S_inh_dynamic_iota[] = {"iota_dimension", NULL};
 static const char *const S_inh_dynamic_slice[] = {"slice_sizes", NULL};
@@ -1693,8 +1695,10 @@ static const char *const S_inh_outfeed[] = {"outfeed_config", NULL};
 static const char *const S_inh_pad[] = {"edge_padding_low", "edge_padding_high", "interior_padding", NULL};
 static const char *const S_inh_recv[] = {"channel_handle", "is_host_transfer", "source_target_pairs", NULL};
 static const char *const S_inh_reduce_precision[] = {"exponent_bits", "mantissa_bits", NULL};
-static const char *const S_inh_reduce_scatter[] = {"scatter_dimension", "replica_groups", "channel_handle", "use_global_device_ids", NULL};
-static const char *const S_inh_reduce_window[] = {"window_dimensions", "window_strides", "base_dilations", "window_dilations", "padding", NULL};
+static const char *const S_inh_reduce_scatter[] = {"scatter_dimension", "replica_groups", "channel_handle",
+                                                   "use_global_device_ids", NULL};
+static const char *const S_inh_reduce_window[] = {"window_dimensions", "window_strides", "base_dilations",
+                                                  "window_dilations",  "padding",        NULL};
 static const char *const S_inh_rng[] = {"rng_distribution", NULL};
 static const char *const S_inh_rng_bit_generator[] = {"rng_algorithm", NULL};
 
@@ -1785,7 +1789,8 @@ static const shard_attr_req S_required_stablehlo_get_tuple_element[] = {
     {0},
 };
 static const shard_op_signature S_signature_stablehlo_iota = {0, 1, SHARD_ARITY_ANY, 0};
-static const shard_op_signature S_signature_stablehlo_optimization_barrier = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_SIG_OPERANDS_ARE_RESULTS};
+static const shard_op_signature S_signature_stablehlo_optimization_barrier = {
+    SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_ARITY_ANY, SHARD_SIG_OPERANDS_ARE_RESULTS};
 static const shard_attr_req S_required_stablehlo_pad[] = {
     {.name = "edge_padding_high", .need = SHARD_NEED_DIMS},
     {.name = "edge_padding_low", .need = SHARD_NEED_DIMS},
@@ -1818,12 +1823,14 @@ static const shard_attr_req S_required_stablehlo_transpose[] = {
     {.name = "permutation", .need = SHARD_NEED_DIMS},
     {0},
 };
-static const shard_op_signature S_signature_stablehlo_tuple = {SHARD_ARITY_ANY, 1, SHARD_ARITY_ANY, SHARD_SIG_TUPLE_OF_OPERANDS};
+static const shard_op_signature S_signature_stablehlo_tuple = {SHARD_ARITY_ANY, 1, SHARD_ARITY_ANY,
+                                                               SHARD_SIG_TUPLE_OF_OPERANDS};
 static const shard_attr_req S_required_stablehlo_unary_einsum[] = {
     {.name = "einsum_config", .need = SHARD_NEED_STRING},
     {0},
 };
-static const shard_op_signature S_signature_stablehlo_while = {SHARD_ARITY_ANY, SHARD_ARITY_ANY, 2, SHARD_SIG_OPERANDS_ARE_RESULTS | SHARD_SIG_BLOCKS_TAKE_OPERANDS};
+static const shard_op_signature S_signature_stablehlo_while = {
+    SHARD_ARITY_ANY, SHARD_ARITY_ANY, 2, SHARD_SIG_OPERANDS_ARE_RESULTS | SHARD_SIG_BLOCKS_TAKE_OPERANDS};
 
 /* Sorted by name (strcmp): shard_op_def_lookup searches it by bisection. */
 const shard_op_def shard_stablehlo_ops[] = {
@@ -1841,144 +1848,329 @@ const shard_op_def shard_stablehlo_ops[] = {
     {.name = "stablehlo.batch_norm_inference", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.batch_norm_training", .inherent = S_inh_batch_norm_grad},
     {.name = "stablehlo.bitcast_convert", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.broadcast", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast,
+    {.name = "stablehlo.broadcast",
+     .parse = S_parse_kw_dims_op,
+     .print = S_print_kw_dims_op,
+     .inherent = S_inh_broadcast,
      .required = S_required_stablehlo_broadcast},
-    {.name = "stablehlo.broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_broadcast_in_dim,
+    {.name = "stablehlo.broadcast_in_dim",
+     .parse = S_parse_kw_dims_op,
+     .print = S_print_kw_dims_op,
+     .inherent = S_inh_broadcast_in_dim,
      .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.case"},
-    {.name = "stablehlo.cbrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.cbrt",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.ceil", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.cholesky", .parse = S_parse_cholesky, .print = S_print_cholesky, .inherent = S_inh_cholesky,
+    {.name = "stablehlo.cholesky",
+     .parse = S_parse_cholesky,
+     .print = S_print_cholesky,
+     .inherent = S_inh_cholesky,
      .signature = &S_signature_stablehlo_cholesky},
     {.name = "stablehlo.clamp", .parse = S_parse_same, .print = S_print_same},
     {.name = "stablehlo.collective_broadcast", .inherent = S_inh_collective_broadcast},
     {.name = "stablehlo.collective_permute", .inherent = S_inh_collective_permute},
     {.name = "stablehlo.collective_reduce", .inherent = S_inh_collective_reduce},
-    {.name = "stablehlo.compare", .parse = S_parse_compare, .print = S_print_compare, .inherent = S_inh_compare, .traits = SHARD_TRAIT_ELEMENTWISE,
+    {.name = "stablehlo.compare",
+     .parse = S_parse_compare,
+     .print = S_print_compare,
+     .inherent = S_inh_compare,
+     .traits = SHARD_TRAIT_ELEMENTWISE,
      .required = S_required_stablehlo_compare},
-    {.name = "stablehlo.complex", .parse = S_parse_complex, .print = S_print_complex, .traits = SHARD_TRAIT_ELEMENTWISE,
+    {.name = "stablehlo.complex",
+     .parse = S_parse_complex,
+     .print = S_print_complex,
+     .traits = SHARD_TRAIT_ELEMENTWISE,
      .signature = &S_signature_stablehlo_complex},
-    {.name = "stablehlo.composite", .parse = S_parse_composite, .print = S_print_composite, .inherent = S_inh_composite,
+    {.name = "stablehlo.composite",
+     .parse = S_parse_composite,
+     .print = S_print_composite,
+     .inherent = S_inh_composite,
      .required = S_required_stablehlo_composite},
-    {.name = "stablehlo.concatenate", .parse = S_parse_concatenate, .print = S_print_concatenate, .inherent = S_inh_concatenate,
+    {.name = "stablehlo.concatenate",
+     .parse = S_parse_concatenate,
+     .print = S_print_concatenate,
+     .inherent = S_inh_concatenate,
      .required = S_required_dimension},
-    {.name = "stablehlo.constant", .parse = S_parse_constant, .print = S_print_constant, .inherent = S_inh_constant, .result_name = S_constant_name,
-     .required = S_required_stablehlo_constant, .signature = &S_signature_stablehlo_constant},
+    {.name = "stablehlo.constant",
+     .parse = S_parse_constant,
+     .print = S_print_constant,
+     .inherent = S_inh_constant,
+     .result_name = S_constant_name,
+     .required = S_required_stablehlo_constant,
+     .signature = &S_signature_stablehlo_constant},
     {.name = "stablehlo.convert", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.convolution", .parse = S_parse_convolution, .print = S_print_convolution, .inherent = S_inh_convolution,
-     .required = S_required_stablehlo_convolution, .signature = &S_signature_stablehlo_convolution},
-    {.name = "stablehlo.cosine", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.count_leading_zeros", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.create_token", .parse = S_parse_result_type, .print = S_print_result_type_op,
+    {.name = "stablehlo.convolution",
+     .parse = S_parse_convolution,
+     .print = S_print_convolution,
+     .inherent = S_inh_convolution,
+     .required = S_required_stablehlo_convolution,
+     .signature = &S_signature_stablehlo_convolution},
+    {.name = "stablehlo.cosine",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.count_leading_zeros",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.create_token",
+     .parse = S_parse_result_type,
+     .print = S_print_result_type_op,
      .signature = &S_signature_stablehlo_create_token},
-    {.name = "stablehlo.custom_call", .parse = S_parse_custom_call, .print = S_print_custom_call, .inherent = S_inh_custom_call,
+    {.name = "stablehlo.custom_call",
+     .parse = S_parse_custom_call,
+     .print = S_print_custom_call,
+     .inherent = S_inh_custom_call,
      .required = S_required_stablehlo_custom_call},
     {.name = "stablehlo.divide", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.dot", .parse = S_parse_dot, .print = S_print_dot, .inherent = S_inh_dot,
+    {.name = "stablehlo.dot",
+     .parse = S_parse_dot,
+     .print = S_print_dot,
+     .inherent = S_inh_dot,
      .signature = &S_signature_stablehlo_dot},
-    {.name = "stablehlo.dot_general", .parse = S_parse_dot_general, .print = S_print_dot_general, .inherent = S_inh_dot_general,
-     .required = S_required_stablehlo_dot_general, .signature = &S_signature_stablehlo_dot_general},
-    {.name = "stablehlo.dynamic_broadcast_in_dim", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_dynamic_broadcast_in_dim,
+    {.name = "stablehlo.dot_general",
+     .parse = S_parse_dot_general,
+     .print = S_print_dot_general,
+     .inherent = S_inh_dot_general,
+     .required = S_required_stablehlo_dot_general,
+     .signature = &S_signature_stablehlo_dot_general},
+    {.name = "stablehlo.dynamic_broadcast_in_dim",
+     .parse = S_parse_kw_dims_op,
+     .print = S_print_kw_dims_op,
+     .inherent = S_inh_dynamic_broadcast_in_dim,
      .required = S_required_broadcast_dimensions},
     {.name = "stablehlo.dynamic_conv", .inherent = S_inh_dynamic_conv},
     {.name = "stablehlo.dynamic_gather", .inherent = S_inh_dynamic_gather},
-    {.name = "stablehlo.dynamic_iota", .parse = S_parse_dynamic_iota, .print = S_print_dynamic_iota, .inherent = S_inh_dynamic_iota,
+    {.name = "stablehlo.dynamic_iota",
+     .parse = S_parse_dynamic_iota,
+     .print = S_print_dynamic_iota,
+     .inherent = S_inh_dynamic_iota,
      .required = S_required_iota_dimension},
     {.name = "stablehlo.dynamic_pad", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.dynamic_reshape", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.dynamic_slice", .parse = S_parse_dynamic_slice, .print = S_print_dynamic_slice, .inherent = S_inh_dynamic_slice,
+    {.name = "stablehlo.dynamic_slice",
+     .parse = S_parse_dynamic_slice,
+     .print = S_print_dynamic_slice,
+     .inherent = S_inh_dynamic_slice,
      .required = S_required_stablehlo_dynamic_slice},
     {.name = "stablehlo.dynamic_update_slice", .parse = S_parse_functional, .print = S_print_functional},
-    {.name = "stablehlo.einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum,
+    {.name = "stablehlo.einsum",
+     .parse = S_parse_einsum,
+     .print = S_print_einsum,
+     .inherent = S_inh_einsum,
      .required = S_required_stablehlo_einsum},
-    {.name = "stablehlo.exponential", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.exponential_minus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.fft", .parse = S_parse_fft, .print = S_print_fft, .inherent = S_inh_fft,
+    {.name = "stablehlo.exponential",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.exponential_minus_one",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.fft",
+     .parse = S_parse_fft,
+     .print = S_print_fft,
+     .inherent = S_inh_fft,
      .required = S_required_stablehlo_fft},
     {.name = "stablehlo.floor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.gather", .inherent = S_inh_gather},
-    {.name = "stablehlo.get_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
+    {.name = "stablehlo.get_dimension_size",
+     .parse = S_parse_dimension_size,
+     .print = S_print_dimension_size,
+     .inherent = S_inh_concatenate,
      .required = S_required_dimension},
-    {.name = "stablehlo.get_tuple_element", .parse = S_parse_get_tuple_element, .print = S_print_get_tuple_element, .inherent = S_inh_get_tuple_element,
+    {.name = "stablehlo.get_tuple_element",
+     .parse = S_parse_get_tuple_element,
+     .print = S_print_get_tuple_element,
+     .inherent = S_inh_get_tuple_element,
      .required = S_required_stablehlo_get_tuple_element},
     {.name = "stablehlo.if"},
     {.name = "stablehlo.imag", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.infeed", .inherent = S_inh_infeed},
-    {.name = "stablehlo.iota", .parse = S_parse_iota, .print = S_print_iota, .inherent = S_inh_dynamic_iota,
-     .required = S_required_iota_dimension, .signature = &S_signature_stablehlo_iota},
-    {.name = "stablehlo.is_finite", .parse = S_parse_functional, .print = S_print_functional, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.log", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.log_plus_one", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.logistic", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.iota",
+     .parse = S_parse_iota,
+     .print = S_print_iota,
+     .inherent = S_inh_dynamic_iota,
+     .required = S_required_iota_dimension,
+     .signature = &S_signature_stablehlo_iota},
+    {.name = "stablehlo.is_finite",
+     .parse = S_parse_functional,
+     .print = S_print_functional,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.log",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.log_plus_one",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.logistic",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.map", .inherent = S_inh_map},
     {.name = "stablehlo.maximum", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.minimum", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.multiply", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.negate", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.not", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.optimization_barrier", .parse = S_parse_optimization_barrier, .print = S_print_optimization_barrier,
+    {.name = "stablehlo.optimization_barrier",
+     .parse = S_parse_optimization_barrier,
+     .print = S_print_optimization_barrier,
      .signature = &S_signature_stablehlo_optimization_barrier},
     {.name = "stablehlo.or", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.outfeed", .inherent = S_inh_outfeed},
-    {.name = "stablehlo.pad", .parse = S_parse_pad, .print = S_print_pad, .inherent = S_inh_pad,
+    {.name = "stablehlo.pad",
+     .parse = S_parse_pad,
+     .print = S_print_pad,
+     .inherent = S_inh_pad,
      .required = S_required_stablehlo_pad},
-    {.name = "stablehlo.partition_id", .parse = S_parse_result_type, .print = S_print_result_type_op,
+    {.name = "stablehlo.partition_id",
+     .parse = S_parse_result_type,
+     .print = S_print_result_type_op,
      .signature = &S_signature_stablehlo_partition_id},
     {.name = "stablehlo.popcnt", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.power", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.real", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.real_dynamic_slice", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.recv", .inherent = S_inh_recv},
-    {.name = "stablehlo.reduce", .parse = S_parse_reduce, .print = S_print_reduce, .inherent = S_inh_map,
+    {.name = "stablehlo.reduce",
+     .parse = S_parse_reduce,
+     .print = S_print_reduce,
+     .inherent = S_inh_map,
      .required = S_required_dimensions},
-    {.name = "stablehlo.reduce_precision", .parse = S_parse_reduce_precision, .print = S_print_reduce_precision, .inherent = S_inh_reduce_precision, .traits = SHARD_TRAIT_ELEMENTWISE,
+    {.name = "stablehlo.reduce_precision",
+     .parse = S_parse_reduce_precision,
+     .print = S_print_reduce_precision,
+     .inherent = S_inh_reduce_precision,
+     .traits = SHARD_TRAIT_ELEMENTWISE,
      .required = S_required_stablehlo_reduce_precision},
     {.name = "stablehlo.reduce_scatter", .inherent = S_inh_reduce_scatter},
     {.name = "stablehlo.reduce_window", .inherent = S_inh_reduce_window},
     {.name = "stablehlo.remainder", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.replica_id", .parse = S_parse_result_type, .print = S_print_result_type_op,
+    {.name = "stablehlo.replica_id",
+     .parse = S_parse_result_type,
+     .print = S_print_result_type_op,
      .signature = &S_signature_stablehlo_replica_id},
     {.name = "stablehlo.reshape", .parse = S_parse_functional, .print = S_print_functional},
     {.name = "stablehlo.return", .parse = S_parse_return, .print = S_print_return, .traits = SHARD_TRAIT_TERMINATOR},
-    {.name = "stablehlo.reverse", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_map,
+    {.name = "stablehlo.reverse",
+     .parse = S_parse_kw_dims_op,
+     .print = S_print_kw_dims_op,
+     .inherent = S_inh_map,
      .required = S_required_dimensions},
-    {.name = "stablehlo.rng", .parse = S_parse_rng, .print = S_print_rng, .inherent = S_inh_rng,
+    {.name = "stablehlo.rng",
+     .parse = S_parse_rng,
+     .print = S_print_rng,
+     .inherent = S_inh_rng,
      .required = S_required_stablehlo_rng},
-    {.name = "stablehlo.rng_bit_generator", .parse = S_parse_rng_bit_generator, .print = S_print_rng_bit_generator, .inherent = S_inh_rng_bit_generator, .result_names = S_rng_bit_generator_names,
+    {.name = "stablehlo.rng_bit_generator",
+     .parse = S_parse_rng_bit_generator,
+     .print = S_print_rng_bit_generator,
+     .inherent = S_inh_rng_bit_generator,
+     .result_names = S_rng_bit_generator_names,
      .required = S_required_stablehlo_rng_bit_generator},
-    {.name = "stablehlo.round_nearest_afz", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.round_nearest_even", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.rsqrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.round_nearest_afz",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.round_nearest_even",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.rsqrt",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.scatter", .inherent = S_inh_scatter},
-    {.name = "stablehlo.select", .parse = S_parse_select, .print = S_print_select,
+    {.name = "stablehlo.select",
+     .parse = S_parse_select,
+     .print = S_print_select,
      .signature = &S_signature_stablehlo_select},
     {.name = "stablehlo.select_and_scatter", .inherent = S_inh_select_and_scatter},
     {.name = "stablehlo.send", .inherent = S_inh_recv},
-    {.name = "stablehlo.set_dimension_size", .parse = S_parse_dimension_size, .print = S_print_dimension_size, .inherent = S_inh_concatenate,
+    {.name = "stablehlo.set_dimension_size",
+     .parse = S_parse_dimension_size,
+     .print = S_print_dimension_size,
+     .inherent = S_inh_concatenate,
      .required = S_required_dimension},
     {.name = "stablehlo.shift_left", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.shift_right_arithmetic", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.shift_right_logical", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.shift_right_arithmetic",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.shift_right_logical",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.sign", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.sine", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.slice", .parse = S_parse_slice, .print = S_print_slice, .inherent = S_inh_slice,
+    {.name = "stablehlo.sine",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.slice",
+     .parse = S_parse_slice,
+     .print = S_print_slice,
+     .inherent = S_inh_slice,
      .required = S_required_stablehlo_slice},
     {.name = "stablehlo.sort", .inherent = S_inh_sort},
-    {.name = "stablehlo.sqrt", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.sqrt",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.subtract", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.tan", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.tanh", .parse = S_parse_same, .print = S_print_same, .inherent = S_inh_cbrt, .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.tan",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.tanh",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .inherent = S_inh_cbrt,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
     {.name = "stablehlo.torch_index_select", .inherent = S_inh_torch_index_select},
-    {.name = "stablehlo.transpose", .parse = S_parse_kw_dims_op, .print = S_print_kw_dims_op, .inherent = S_inh_transpose,
+    {.name = "stablehlo.transpose",
+     .parse = S_parse_kw_dims_op,
+     .print = S_print_kw_dims_op,
+     .inherent = S_inh_transpose,
      .required = S_required_stablehlo_transpose},
     {.name = "stablehlo.triangular_solve", .inherent = S_inh_triangular_solve},
-    {.name = "stablehlo.tuple", .parse = S_parse_tuple, .print = S_print_tuple,
+    {.name = "stablehlo.tuple",
+     .parse = S_parse_tuple,
+     .print = S_print_tuple,
      .signature = &S_signature_stablehlo_tuple},
-    {.name = "stablehlo.unary_einsum", .parse = S_parse_einsum, .print = S_print_einsum, .inherent = S_inh_einsum,
+    {.name = "stablehlo.unary_einsum",
+     .parse = S_parse_einsum,
+     .print = S_print_einsum,
+     .inherent = S_inh_einsum,
      .required = S_required_stablehlo_unary_einsum},
-    {.name = "stablehlo.uniform_dequantize", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.uniform_quantize", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
-    {.name = "stablehlo.while", .parse = S_parse_while, .print = S_print_while, .block_arg_name = S_while_arg_name,
+    {.name = "stablehlo.uniform_dequantize",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.uniform_quantize",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE},
+    {.name = "stablehlo.while",
+     .parse = S_parse_while,
+     .print = S_print_while,
+     .block_arg_name = S_while_arg_name,
      .signature = &S_signature_stablehlo_while},
     {.name = "stablehlo.xor", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE},
 };
@@ -1991,7 +2183,10 @@ const unsigned shard_num_stablehlo_ops = sizeof shard_stablehlo_ops / sizeof sha
  * custom<SameOperandsAndResultType>: `mhlo.copy %x {attrs} : T`. */
 static const shard_op_signature S_sig_mhlo_copy = {1, 1, 0, SHARD_SIG_SAME_OPERANDS_AND_RESULTS};
 const shard_op_def shard_mhlo_ops[] = {
-    {.name = "mhlo.copy", .parse = S_parse_same, .print = S_print_same, .traits = SHARD_TRAIT_ELEMENTWISE,
+    {.name = "mhlo.copy",
+     .parse = S_parse_same,
+     .print = S_print_same,
+     .traits = SHARD_TRAIT_ELEMENTWISE,
      .signature = &S_sig_mhlo_copy},
 };
 

@@ -101,7 +101,6 @@ void shard_shlo_dims_free(shlo_dims *d) {
   d->num = 0;
 }
 
-
 /* ---- builders -------------------------------------------------------------- */
 
 static shard_i64s S_copy(shard_arena *a, shard_i64s l) {
@@ -148,7 +147,6 @@ shard_attr *shard_attr_dot_dims_new(shard_arena *a, const shard_dot_dims *d) {
   at->u.dot = c;
   return at;
 }
-
 
 shard_attr *shard_attr_gather_dims_new(shard_arena *a, shard_attr_kind kind, const shard_gather_dims *d) {
   shard_attr *at = shard_attr_new(a, kind);
@@ -242,9 +240,9 @@ static void S_dot_print(shard_buf *b, const shard_dot_dims *d, const char *diale
 static const char *const S_gather_fields[] = {"offset_dims",           "collapsed_slice_dims",
                                               "operand_batching_dims", "start_indices_batching_dims",
                                               "start_index_map",       "index_vector_dim"};
-static const char *const S_scatter_fields[] = {
-    "update_window_dims",            "inserted_window_dims",         "input_batching_dims",
-    "scatter_indices_batching_dims", "scatter_dims_to_operand_dims", "index_vector_dim"};
+static const char *const S_scatter_fields[] = {"update_window_dims",           "inserted_window_dims",
+                                               "input_batching_dims",          "scatter_indices_batching_dims",
+                                               "scatter_dims_to_operand_dims", "index_vector_dim"};
 enum { S_DIMNUM_FIELDS = 6 };
 
 static shard_i64s *S_gather_field(shard_gather_dims *d, int i) {
@@ -331,7 +329,6 @@ const char *shard_shlo_enum_name(shard_shlo_enum_kind kind, uint32_t value) {
   return S_enums[kind].cases[value];
 }
 
-
 static int S_enum_kind(const char *kind, size_t len) {
   for (int i = 0; i < SHARD_SHLO_NUM_ENUMS; i++)
     if (strlen(S_enums[i].kind) == len && strncmp(S_enums[i].kind, kind, len) == 0) return i;
@@ -348,7 +345,6 @@ int shard_shlo_enum_case(shard_shlo_enum_kind kind, const char *value, size_t le
 int shard_shlo_enum_case_named(shard_shlo_enum_kind kind, const char *name) {
   return shard_shlo_enum_case(kind, name, strlen(name));
 }
-
 
 bool shard_shlo_enum_valid(const char *kind, const char *value) {
   int k = S_enum_kind(kind, strlen(kind));
@@ -620,8 +616,8 @@ void shard_shlo_attr_print(shard_buf *b, const shard_attr *a) {
   case SHARD_ATTR_SHLO_GATHER:
   case SHARD_ATTR_SHLO_SCATTER: S_gather_print(b, a, dialect); return;
   case SHARD_ATTR_SHLO_ENUM:
-    if (a->mhlo && (a->u.shlo_enum.kind == SHARD_SHLO_RNG_ALGORITHM ||
-                    a->u.shlo_enum.kind == SHARD_SHLO_RNG_DISTRIBUTION)) {
+    if (a->mhlo &&
+        (a->u.shlo_enum.kind == SHARD_SHLO_RNG_ALGORITHM || a->u.shlo_enum.kind == SHARD_SHLO_RNG_DISTRIBUTION)) {
       /* mhlo spells these two #mhlo.rng_algorithm<V> */
       shard_buf_printf(b, "#mhlo.%s<%s>", S_enums[a->u.shlo_enum.kind].kind,
                        S_enums[a->u.shlo_enum.kind].cases[a->u.shlo_enum.value]);
@@ -690,9 +686,9 @@ bool shard_attr_i64_list(const shard_attr *a, shard_i64s *out) {
     out->n = a->u.dense_array.num;
     return true;
   case SHARD_ATTR_DENSE:
-    if (!a->u.dense.ints && !(a->u.dense.type && a->u.dense.type->kind == SHARD_TYPE_TENSOR &&
-                              shard_type_num_elements(a->u.dense.type) == 0 && a->u.dense.type->elem &&
-                              a->u.dense.type->elem[0] == 'i'))
+    if (!a->u.dense.ints &&
+        !(a->u.dense.type && a->u.dense.type->kind == SHARD_TYPE_TENSOR &&
+          shard_type_num_elements(a->u.dense.type) == 0 && a->u.dense.type->elem && a->u.dense.type->elem[0] == 'i'))
       return false;
     out->v = a->u.dense.ints;
     out->n = a->u.dense.num_ints;
@@ -781,8 +777,8 @@ void shard_attr_dense_set_ints(shard_arena *a, shard_attr *d) {
   const shard_type *t = d->u.dense.type;
   d->u.dense.ints = NULL;
   d->u.dense.num_ints = 0;
-  if (!t || t->kind != SHARD_TYPE_TENSOR || !t->elem || !(t->elem[0] == 'i' || t->elem[0] == 's' || t->elem[0] == 'u') ||
-      !d->u.dense.payload)
+  if (!t || t->kind != SHARD_TYPE_TENSOR || !t->elem ||
+      !(t->elem[0] == 'i' || t->elem[0] == 's' || t->elem[0] == 'u') || !d->u.dense.payload)
     return;
   int64_t n = shard_type_num_elements(t);
   if (n <= 0 || n > SHARD_DENSE_LIST_MAX) return;

@@ -60,9 +60,7 @@ shard_span shard_parser_here(shard_parser *p) {
   return shard_parser_span(p, &t);
 }
 
-uint32_t shard_parser_save(shard_parser *p) {
-  return p->has_tok ? p->tok.off : p->lx.pos;
-}
+uint32_t shard_parser_save(shard_parser *p) { return p->has_tok ? p->tok.off : p->lx.pos; }
 
 void shard_parser_restore(shard_parser *p, uint32_t pos) {
   p->has_tok = false;
@@ -274,8 +272,8 @@ static void S_replace_placeholder(shard_parser *p, fwd_ref *f, shard_value *v) {
   f->placeholder = NULL;
 }
 
-static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values,
-                     uint32_t count, shard_span span) {
+static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values, uint32_t count,
+                     shard_span span) {
   void **slot = shard_strmap_slot(&p->names, name, len);
   ssa_entry *cur = *slot;
   /* A name defined again in the same scope is an error. */
@@ -300,8 +298,7 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
   for (uint32_t i = 0; i < p->fwd.len; i++) {
     fwd_ref *f = p->fwd.items[i];
     if (!f->placeholder || f->len != len || memcmp(f->name, name, len) != 0) continue;
-    if (f->number >= count)
-      return shard_parser_error_at(p, f->span, "reference to invalid result number");
+    if (f->number >= count) return shard_parser_error_at(p, f->span, "reference to invalid result number");
     S_replace_placeholder(p, f, &values[f->number]);
   }
   return true;
@@ -316,8 +313,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
     }
     shard_value *v = &e->values[u->number];
     if (type && v->type && !shard_type_equal(type, v->type)) {
-      shard_parser_error_at(p, u->span,
-                            "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
+      shard_parser_error_at(p, u->span, "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
                             (int)u->name_len, u->name, type->text, v->type->text);
       return NULL;
     }
@@ -325,8 +321,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
   }
   for (uint32_t i = 0; i < p->fwd.len; i++) {
     fwd_ref *f = p->fwd.items[i];
-    if (f->placeholder && f->len == u->name_len && f->number == u->number &&
-        memcmp(f->name, u->name, u->name_len) == 0)
+    if (f->placeholder && f->len == u->name_len && f->number == u->number && memcmp(f->name, u->name, u->name_len) == 0)
       return f->placeholder;
   }
   fwd_ref *f = SHARD_NEW(p->arena, fwd_ref);
@@ -343,8 +338,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
 static bool S_check_forward_refs(shard_parser *p) {
   for (uint32_t i = 0; i < p->fwd.len; i++) {
     fwd_ref *f = p->fwd.items[i];
-    if (f->placeholder)
-      return shard_parser_error_at(p, f->span, "use of undeclared SSA value name");
+    if (f->placeholder) return shard_parser_error_at(p, f->span, "use of undeclared SSA value name");
   }
   p->fwd.len = 0;
   return true;
@@ -487,8 +481,6 @@ static shard_block *S_block_named(shard_parser *p, shard_region *r, const char *
   return b;
 }
 
-
-
 // block ::= ('^' id ('(' arg-decl (',' arg-decl)* ')')? ':')? op*
 // `brace` is the offset of the region's '{': a file that ends inside the
 // region says where the unclosed brace is, not what the next op lacks.
@@ -501,8 +493,8 @@ static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) 
       uint32_t line, col;
       shard_span open = {p->lx.src, brace, 1};
       shard_span_linecol(open, &line, &col);
-      return shard_parser_error_at(p, shard_parser_span(p, &t), "unexpected end of file: '{' opened at %u:%u is not closed",
-                                   line, col);
+      return shard_parser_error_at(p, shard_parser_span(p, &t),
+                                   "unexpected end of file: '{' opened at %u:%u is not closed", line, col);
     }
     if (!S_parse_op(p, b)) return false;
   }
@@ -549,8 +541,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
       }
       if (shard_parser_peek(p).kind == SHARD_TOK_PUNCT && shard_tok_is(&p->tok, "(")) {
         SHARD_VEC(shard_arg_decl) decls = {0};
-        ok = shard_parser_arg_decls(p, &decls, false) &&
-             S_add_block_args(p, b, decls.items, decls.len);
+        ok = shard_parser_arg_decls(p, &decls, false) && S_add_block_args(p, b, decls.items, decls.len);
         SHARD_VEC_FREE(decls);
         if (!ok) break;
       }
@@ -697,8 +688,8 @@ static void S_func_arg_attrs_to_block(shard_parser *p, shard_op *op) {
 
 static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_def *def) {
   if (st->operand_types.len != st->operands.len) {
-    shard_parser_error_at(p, st->span, "internal: '%s' parsed %u operands but %u types", st->name,
-                          st->operands.len, st->operand_types.len);
+    shard_parser_error_at(p, st->span, "internal: '%s' parsed %u operands but %u types", st->name, st->operands.len,
+                          st->operand_types.len);
     return NULL;
   }
   shard_op *op = shard_op_create(p->arena, st->name, st->operands.len, NULL, st->result_types.len,
@@ -741,9 +732,8 @@ static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_
  * as MLIR's function interface verifies. */
 static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
   shard_attr *ft = shard_op_attr(op, "function_type");
-  const shard_type *fty = ft && ft->kind == SHARD_ATTR_TYPE && ft->u.type->kind == SHARD_TYPE_FUNCTION
-                              ? ft->u.type
-                              : NULL;
+  const shard_type *fty =
+      ft && ft->kind == SHARD_ATTR_TYPE && ft->u.type->kind == SHARD_TYPE_FUNCTION ? ft->u.type : NULL;
   static const char *const which[] = {"arg_attrs", "res_attrs"};
   for (int k = 0; k < 2; k++) {
     shard_attr *arr = shard_op_attr(op, which[k]);
@@ -872,8 +862,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
   if (alias) shard_op_mark_mhlo(op);
   shard_block_append(block, op);
-  if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span)))
-    goto done;
+  if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span))) goto done;
   uint32_t next = 0;
   for (uint32_t i = 0; i < results.len && ok; i++) {
     result_group *g = &results.items[i];
@@ -922,8 +911,7 @@ static void S_parser_release(shard_parser *p) {
   SHARD_VEC_FREE(p->type_aliases);
 }
 
-shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts,
-                                 shard_diag_engine *de) {
+shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts, shard_diag_engine *de) {
   shard_parse_options defaults = {false, 512};
   if (!opts) opts = &defaults;
   shard_module *m = shard_xcalloc(1, sizeof(shard_module));

@@ -19,13 +19,12 @@
 
 typedef struct shard_parse_options {
   bool allow_unregistered; /* accept unknown dialect ops in custom form? (never: they must be generic) */
-  uint32_t max_depth;      /* nesting limit (default 512) */
+  uint32_t max_depth; /* nesting limit (default 512) */
 } shard_parse_options;
 
 /* Parses `src` into a new module; NULL on error (diagnostics went to de).
  * The caller frees the result with shard_module_free. `src` must outlive it. */
-shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts,
-                                 shard_diag_engine *de);
+shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts, shard_diag_engine *de);
 
 /* Parses the whole of `src` as one attribute (`#sdy.sharding<...>`, a
  * dictionary, ...), allocated in m's arena: attributes that other tools carry
@@ -130,13 +129,13 @@ bool shard_parser_value_name(shard_parser *p, shard_unresolved *out);
 /* The sdy attribute parsers (sdy_parse.c). The `#sdy.<mnemonic>` prefix has
  * already been consumed by the caller where it applies. */
 bool shard_parse_sdy_attr(shard_parser *p, const char *mnemonic, shard_span start, shard_attr **out);
-bool shard_parse_sdy_mesh_body(shard_parser *p, shard_mesh **out);       /* <[...], device_ids=[...]> */
+bool shard_parse_sdy_mesh_body(shard_parser *p, shard_mesh **out); /* <[...], device_ids=[...]> */
 bool shard_parse_sdy_sharding_body(shard_parser *p, shard_tensor_sharding **out); /* <@m, [...], ...> */
 bool shard_parse_sdy_sharding_list(shard_parser *p, shard_sharding_per_value **out); /* [<...>, ...] */
-bool shard_parse_sdy_axis_list(shard_parser *p, shard_axis_list *out);   /* {"x", "y":(1)2} */
-bool shard_parse_sdy_axis_lists(shard_parser *p, shard_attr **out);      /* [{...}, {...}] */
+bool shard_parse_sdy_axis_list(shard_parser *p, shard_axis_list *out); /* {"x", "y":(1)2} */
+bool shard_parse_sdy_axis_lists(shard_parser *p, shard_attr **out); /* [{...}, {...}] */
 bool shard_parse_sdy_all_to_all_params(shard_parser *p, shard_attr **out);
 bool shard_parse_sdy_rule_body(shard_parser *p, shard_op_sharding_rule **out);
-bool shard_parse_sdy_manual_axes(shard_parser *p, shard_attr **out);     /* {"a", "b"} */
+bool shard_parse_sdy_manual_axes(shard_parser *p, shard_attr **out); /* {"a", "b"} */
 
 #endif

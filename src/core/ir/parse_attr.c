@@ -161,7 +161,8 @@ static bool S_dense_leaf_ok(const char *t, size_t n) {
   while (i < n && isdigit((unsigned char)t[i])) i++, digits++;
   if (!digits) return false;
   if (i < n && t[i] == '.')
-    for (i++; i < n && isdigit((unsigned char)t[i]); i++) {}
+    for (i++; i < n && isdigit((unsigned char)t[i]); i++) {
+    }
   if (i < n && (t[i] == 'e' || t[i] == 'E')) {
     i++;
     if (i < n && (t[i] == '+' || t[i] == '-')) i++;
@@ -195,7 +196,8 @@ static bool S_dense_element(shard_parser *p, uint32_t *i, uint32_t end) {
 static bool S_dense_wrong_token(shard_parser *p, uint32_t from, uint32_t i, const char *msg) {
   const char *src = p->lx.src->text;
   uint32_t at = i;
-  while (at > from + 1 && (src[at - 1] == ' ' || src[at - 1] == '\t' || src[at - 1] == '\r' || src[at - 1] == '\n')) at--;
+  while (at > from + 1 && (src[at - 1] == ' ' || src[at - 1] == '\t' || src[at - 1] == '\r' || src[at - 1] == '\n'))
+    at--;
   return shard_parser_error_at(p, S_span_at(p, at, 1), "%s", msg);
 }
 
@@ -250,7 +252,8 @@ static bool S_check_dense_elements(shard_parser *p, uint32_t from, uint32_t to) 
     }
     expect_value = false;
   }
-  if (expect_value && depth) return shard_parser_error_at(p, S_span_at(p, end, 1), "expected element literal of primitive type");
+  if (expect_value && depth)
+    return shard_parser_error_at(p, S_span_at(p, end, 1), "expected element literal of primitive type");
   return true;
 }
 
@@ -317,8 +320,7 @@ static bool S_builtin_type_name(const shard_tok *t, bool angle) {
 // type ::= tensor-type | tuple-type | function-type | '!' alias | '!' dialect-type | builtin
 /* The function type of these parts, shared by every op of the same
  * signature (its parts are themselves shared through the type cache). */
-static shard_type *S_function_type(shard_parser *p, shard_type **in, uint32_t nin, shard_type **out,
-                                   uint32_t nout) {
+static shard_type *S_function_type(shard_parser *p, shard_type **in, uint32_t nin, shard_type **out, uint32_t nout) {
   enum { INLINE_PARTS = 16 };
   shard_type *stack_key[INLINE_PARTS + 1];
   uint32_t nparts = nin + nout + 1;
@@ -395,7 +397,8 @@ bool shard_parser_type(shard_parser *p, shard_type **out) {
       ok = true;
     } else {
       const alias_def *a = S_find_alias(p->type_aliases.items, p->type_aliases.len, name, len);
-      if (!a) ok = shard_parser_error_at(p, shard_parser_span(p, &t), "undefined symbol alias id '%.*s'", (int)len, name);
+      if (!a)
+        ok = shard_parser_error_at(p, shard_parser_span(p, &t), "undefined symbol alias id '%.*s'", (int)len, name);
       else {
         *out = a->type;
         ok = true;
@@ -451,12 +454,11 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
    * the first '>'; anything else (encodings, nested types) is matched */
   const char *src = p->lx.src->text;
   uint32_t end = lt + 1, n = (uint32_t)p->lx.src->len;
-  while (end < n && ((shard_lex_class[(unsigned char)src[end]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || src[end] == '?'))
+  while (end < n &&
+         ((shard_lex_class[(unsigned char)src[end]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || src[end] == '?'))
     end++;
-  if (end < n && src[end] == '>')
-    end++;
-  else
-    end = S_balanced_end(p, lt);
+  if (end < n && src[end] == '>') end++;
+  else end = S_balanced_end(p, lt);
   const char *text = p->lx.src->text + lt;
   uint32_t len = end ? end - lt : 0;
   if (len) {
@@ -713,8 +715,7 @@ bool shard_parser_attr_dict_into(shard_parser *p, shard_named_attr **out, uint32
       }
       for (uint32_t i = 0; i < entries.len; i++)
         if (strcmp(entries.items[i].name, name) == 0) {
-          ok = shard_parser_error_at(p, shard_parser_span(p, &t),
-                                     "duplicate key '%s' in dictionary attribute", name);
+          ok = shard_parser_error_at(p, shard_parser_span(p, &t), "duplicate key '%s' in dictionary attribute", name);
           break;
         }
       if (!ok) break;
@@ -824,9 +825,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
     break;
   }
   case SHARD_TOK_INT:
-  case SHARD_TOK_FLOAT:
-    ok = S_number_attr(p, out);
-    break;
+  case SHARD_TOK_FLOAT: ok = S_number_attr(p, out); break;
   case SHARD_TOK_AT: {
     SHARD_VEC(const char *) path = {0};
     do {
@@ -919,9 +918,9 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
     } else if (shard_tok_is(&t, "array") && angle) {
       shard_parser_next(p);
       ok = S_dense_array(p, t.off, out);
-    } else if (angle && (shard_tok_is(&t, "affine_map") || shard_tok_is(&t, "affine_set") ||
-                         shard_tok_is(&t, "sparse") || shard_tok_is(&t, "dense_resource") ||
-                         shard_tok_is(&t, "strided") || shard_tok_is(&t, "opaque"))) {
+    } else if (angle &&
+               (shard_tok_is(&t, "affine_map") || shard_tok_is(&t, "affine_set") || shard_tok_is(&t, "sparse") ||
+                shard_tok_is(&t, "dense_resource") || shard_tok_is(&t, "strided") || shard_tok_is(&t, "opaque"))) {
       /* affine_map<...>, sparse<...>, dense_resource<...>, strided<...>: verbatim,
        * with a trailing `: type` where the attribute has one */
       shard_parser_next(p);
@@ -950,8 +949,7 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out) {
     }
     break;
   }
-  default:
-    ok = shard_parser_error(p, "expected attribute value");
+  default: ok = shard_parser_error(p, "expected attribute value");
   }
   if (ok && (*out)->span.src == NULL) {
     /* shared alias attrs keep their own span; fresh ones get this one */

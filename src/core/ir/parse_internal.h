@@ -29,7 +29,7 @@ struct shard_parser {
   shard_strmap names;
   SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
   SHARD_VEC(uint32_t) scope_marks;
-  SHARD_VEC(fwd_ref *) fwd;       /* unresolved forward references */
+  SHARD_VEC(fwd_ref *) fwd; /* unresolved forward references */
   SHARD_VEC(uint32_t) fwd_marks;
   SHARD_VEC(alias_def) attr_aliases;
   SHARD_VEC(alias_def) type_aliases;
@@ -49,7 +49,10 @@ struct shard_parser {
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;
   /* successor references, checked against the labels when their region ends */
-  struct block_ref { shard_block *block; shard_span span; } *block_refs;
+  struct block_ref {
+    shard_block *block;
+    shard_span span;
+  } * block_refs;
   uint32_t num_block_refs, cap_block_refs;
 };
 

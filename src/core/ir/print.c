@@ -168,10 +168,8 @@ static bool S_individually_named(const shard_printer *pr, const shard_op *op) {
  * and result. */
 static void S_put_name(shard_buf *out, const value_name *s) {
   shard_buf_putc(out, '%');
-  if (s->name)
-    shard_buf_puts(out, s->name);
-  else
-    shard_buf_put_i64(out, s->number);
+  if (s->name) shard_buf_puts(out, s->name);
+  else shard_buf_put_i64(out, s->number);
 }
 
 void shard_printer_value(shard_printer *pr, const shard_value *v) {
@@ -329,8 +327,7 @@ static void S_print_blocks(shard_printer *pr, const shard_region *r, bool print_
   }
 }
 
-void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args,
-                          bool print_empty_block) {
+void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args, bool print_empty_block) {
   (void)print_empty_block;
   const char *saved = pr->default_dialect;
   pr->default_dialect = r->parent && strcmp(r->parent->name, "func.func") == 0 ? "func" : NULL;
@@ -364,8 +361,8 @@ static shard_attr *S_func_arg_attrs(shard_printer *pr, const shard_op *op) {
   return arr;
 }
 
-static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, uint32_t n, bool props_only,
-                               bool all, const char *open, const char *close, const shard_attr *extra) {
+static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, uint32_t n, bool props_only, bool all,
+                               const char *open, const char *close, const shard_attr *extra) {
   uint32_t count = 0;
   bool extra_done = extra == NULL;
   for (uint32_t i = 0; i <= n; i++) {

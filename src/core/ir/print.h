@@ -11,8 +11,8 @@
 #include "ir/ir.h"
 
 typedef struct shard_print_options {
-  bool generic;          /* --mlir-print-op-generic */
-  bool debug_info;       /* --mlir-print-debuginfo: print loc(...) */
+  bool generic; /* --mlir-print-op-generic */
+  bool debug_info; /* --mlir-print-debuginfo: print loc(...) */
   /* With `generic`, put inherent attributes in <{...}> as MLIR >= 17 does.
    * Off by default: they go into the attribute dictionary, which every MLIR
    * version (mlir-opt-16 included) reads back as the same op. Ops without
@@ -52,8 +52,7 @@ void shard_printer_same_or_functional_type(shard_printer *pr, const shard_op *op
 void shard_printer_functional_type(shard_printer *pr, const shard_op *op);
 /* Prints a region: " {" newline, blocks, indented ops, "}" .
  * print_entry_args: whether the entry block header is printed (^bb0(...)). */
-void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args,
-                          bool print_empty_block);
+void shard_printer_region(shard_printer *pr, const shard_region *r, bool print_entry_args, bool print_empty_block);
 /* "(%a: T, %b: T)" for region entry arguments (with arg attributes when present). */
 void shard_printer_arg_decls(shard_printer *pr, const shard_block *b, bool with_attrs);
 void shard_printer_newline(shard_printer *pr);

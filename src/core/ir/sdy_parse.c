@@ -72,29 +72,24 @@ static bool follow_up(shard_parser *p, const char *fmt, ...) {
   shard_buf_vprintf(&msg, fmt, ap);
   va_end(ap);
   shard_diag_engine *de = shard_parser_diag(p);
-  if (de->errors == 0)
-    shard_parser_error(p, "%s", shard_buf_str(&msg));
-  else
-    shard_error(de, shard_parser_here(p), "%s", shard_buf_str(&msg));
+  if (de->errors == 0) shard_parser_error(p, "%s", shard_buf_str(&msg));
+  else shard_error(de, shard_parser_here(p), "%s", shard_buf_str(&msg));
   shard_buf_free(&msg);
   return false;
 }
 
 /* Generated-parser wording for a parameter that failed to parse. */
-#define PARAM_FAIL(attr, param, type) \
-  "failed to parse " attr " parameter '" param "' which is to be a `" type "`"
+#define PARAM_FAIL(attr, param, type) "failed to parse " attr " parameter '" param "' which is to be a `" type "`"
 
 /* ---- axis refs ------------------------------------------------------------ */
 
 // sub-axis-info ::= '(' integer ')' integer
 static bool parse_sub_axis(shard_parser *p, shard_axis_ref *out) {
   if (!shard_parser_expect(p, "(")) return false;
-  if (!shard_parser_int(p, &out->pre_size))
-    return follow_up(p, PARAM_FAIL("Sdy_SubAxisInfo", "pre_size", "int64_t"));
+  if (!shard_parser_int(p, &out->pre_size)) return follow_up(p, PARAM_FAIL("Sdy_SubAxisInfo", "pre_size", "int64_t"));
   if (!shard_parser_expect(p, ")")) return false;
   shard_span size_span = shard_parser_here(p);
-  if (!shard_parser_int(p, &out->size))
-    return follow_up(p, PARAM_FAIL("Sdy_SubAxisInfo", "size", "int64_t"));
+  if (!shard_parser_int(p, &out->size)) return follow_up(p, PARAM_FAIL("Sdy_SubAxisInfo", "size", "int64_t"));
   /* Everything downstream multiplies pre-size by size (the "next pre-size");
    * this is the boundary where that product must be known to fit. Sizes < 1
    * are left to the verifier, which reports them in Shardy's words. */
@@ -115,8 +110,7 @@ static bool parse_axis_ref(shard_parser *p, shard_axis_ref *out) {
   if (!shard_parser_string(p, &out->name, &len)) return false;
   if (!shard_parser_accept(p, ":")) return true;
   out->is_sub = true;
-  if (!parse_sub_axis(p, out))
-    return follow_up(p, PARAM_FAIL("Sdy_AxisRef", "sub_axis_info", "SubAxisInfoAttr"));
+  if (!parse_sub_axis(p, out)) return follow_up(p, PARAM_FAIL("Sdy_AxisRef", "sub_axis_info", "SubAxisInfoAttr"));
   return true;
 }
 
@@ -147,8 +141,7 @@ static bool parse_axis_list(shard_parser *p, shard_axis_list *out, const char *e
 }
 
 bool shard_parse_sdy_axis_list(shard_parser *p, shard_axis_list *out) {
-  return parse_axis_list(p, out,
-                         PARAM_FAIL("Sdy_AxisRefList", "value", "::llvm::ArrayRef<AxisRefAttr>"));
+  return parse_axis_list(p, out, PARAM_FAIL("Sdy_AxisRefList", "value", "::llvm::ArrayRef<AxisRefAttr>"));
 }
 
 // axes-per-dim ::= '[' (axis-list (',' axis-list)*)? ']'
@@ -162,8 +155,7 @@ bool shard_parse_sdy_axis_lists(shard_parser *p, shard_attr **out) {
       shard_axis_list l;
       if (!shard_parse_sdy_axis_list(p, &l)) {
         SHARD_VEC_FREE(dims);
-        return follow_up(p, PARAM_FAIL("Sdy_ListOfAxisRefLists", "value",
-                                                "::llvm::ArrayRef<AxisRefListAttr>"));
+        return follow_up(p, PARAM_FAIL("Sdy_ListOfAxisRefLists", "value", "::llvm::ArrayRef<AxisRefListAttr>"));
       }
       SHARD_VEC_PUSH(dims, l);
     } while (shard_parser_accept(p, ","));
@@ -181,15 +173,12 @@ bool shard_parse_sdy_axis_lists(shard_parser *p, shard_attr **out) {
 
 // all-to-all-param ::= axis-list ':' integer '->' integer
 static bool parse_all_to_all_param(shard_parser *p, shard_all_to_all_param *out) {
-  if (!parse_axis_list(p, &out->axes,
-                       PARAM_FAIL("Sdy_AllToAllParam", "axes", "::llvm::ArrayRef<AxisRefAttr>")))
+  if (!parse_axis_list(p, &out->axes, PARAM_FAIL("Sdy_AllToAllParam", "axes", "::llvm::ArrayRef<AxisRefAttr>")))
     return false;
   if (!shard_parser_expect(p, ":")) return false;
-  if (!shard_parser_int(p, &out->src_dim))
-    return follow_up(p, PARAM_FAIL("Sdy_AllToAllParam", "src_dim", "int64_t"));
+  if (!shard_parser_int(p, &out->src_dim)) return follow_up(p, PARAM_FAIL("Sdy_AllToAllParam", "src_dim", "int64_t"));
   if (!shard_parser_expect(p, "->")) return false;
-  if (!shard_parser_int(p, &out->tgt_dim))
-    return follow_up(p, PARAM_FAIL("Sdy_AllToAllParam", "tgt_dim", "int64_t"));
+  if (!shard_parser_int(p, &out->tgt_dim)) return follow_up(p, PARAM_FAIL("Sdy_AllToAllParam", "tgt_dim", "int64_t"));
   return true;
 }
 
@@ -205,8 +194,7 @@ bool shard_parse_sdy_all_to_all_params(shard_parser *p, shard_attr **out) {
       shard_all_to_all_param q;
       if (!parse_all_to_all_param(p, &q)) {
         SHARD_VEC_FREE(params);
-        return follow_up(p, PARAM_FAIL("Sdy_AllToAllParamList", "value",
-                                                "::llvm::ArrayRef<AllToAllParamAttr>"));
+        return follow_up(p, PARAM_FAIL("Sdy_AllToAllParamList", "value", "::llvm::ArrayRef<AllToAllParamAttr>"));
       }
       SHARD_VEC_PUSH(params, q);
     } while (bracketed && shard_parser_accept(p, ","));
@@ -239,8 +227,7 @@ bool shard_parse_sdy_manual_axes(shard_parser *p, shard_attr **out) {
       if (shard_parser_peek(p).kind != SHARD_TOK_STRING) {
         SHARD_VEC_FREE(names);
         shard_parser_error(p, "expected string");
-        return follow_up(p, PARAM_FAIL("Sdy_ManualAxes", "value",
-                                                "::llvm::ArrayRef<StringAttr>"));
+        return follow_up(p, PARAM_FAIL("Sdy_ManualAxes", "value", "::llvm::ArrayRef<StringAttr>"));
       }
       if (!shard_parser_string(p, &name, &len)) {
         SHARD_VEC_FREE(names);
@@ -273,8 +260,7 @@ static bool parse_mesh_axis(shard_parser *p, shard_mesh_axis *out) {
   uint32_t len;
   if (!shard_parser_string(p, &out->name, &len)) return false;
   if (!shard_parser_expect(p, "=")) return false;
-  if (!shard_parser_int(p, &out->size))
-    return follow_up(p, PARAM_FAIL("Sdy_MeshAxis", "size", "int64_t"));
+  if (!shard_parser_int(p, &out->size)) return follow_up(p, PARAM_FAIL("Sdy_MeshAxis", "size", "int64_t"));
   return true;
 }
 
@@ -290,8 +276,9 @@ static bool parse_mesh_axes(shard_parser *p, void *vec) {
      * whose device count does not fit is rejected here, where the numbers
      * come in. Sizes < 1 are left to the verifier's own message. */
     if (ax.size > 0 && devices > 0 && __builtin_mul_overflow(devices, ax.size, &devices))
-      return shard_parser_error_at(p, at, "mesh has too many devices: the product of its axis sizes does "
-                                          "not fit in 64 bits");
+      return shard_parser_error_at(p, at,
+                                   "mesh has too many devices: the product of its axis sizes does "
+                                   "not fit in 64 bits");
     SHARD_VEC_PUSH(*axes, ax);
   } while (shard_parser_accept(p, ","));
   return true;
@@ -316,8 +303,7 @@ bool shard_parse_sdy_mesh_body(shard_parser *p, shard_mesh **out) {
     if (!shard_parser_expect(p, "]")) goto fail;
     bool comma = shard_parser_accept(p, ",");
     if (comma || peek_ident_is(p, "device_ids")) {
-      if (!shard_parser_expect_keyword(p, "device_ids") || !shard_parser_expect(p, "=") ||
-          !shard_parser_expect(p, "["))
+      if (!shard_parser_expect_keyword(p, "device_ids") || !shard_parser_expect(p, "=") || !shard_parser_expect(p, "["))
         goto fail;
       if (!peek_is(p, "]")) {
         do {
@@ -368,17 +354,14 @@ static bool parse_priority(shard_parser *p, int64_t *out) {
   bool digits = t.len >= 2 && t.text[0] == 'p';
   for (uint32_t i = 1; digits && i < t.len; i++) digits = t.text[i] >= '0' && t.text[i] <= '9';
   if (!digits)
-    return shard_parser_error_at(p, at, "expecting priority in format 'p<number>', got: %.*s",
-                                 (int)t.len, t.text);
+    return shard_parser_error_at(p, at, "expecting priority in format 'p<number>', got: %.*s", (int)t.len, t.text);
   if (t.text[1] == '0' && t.len > 2)
-    return shard_parser_error_at(p, at, "priorities with leading zeros are not allowed, got: %.*s",
-                                 (int)t.len, t.text);
+    return shard_parser_error_at(p, at, "priorities with leading zeros are not allowed, got: %.*s", (int)t.len, t.text);
   int64_t v = 0;
   for (uint32_t i = 1; i < t.len; i++) {
     int d = t.text[i] - '0';
     if (v > (INT64_MAX - d) / 10)
-      return shard_parser_error_at(p, at, "expecting integer priority, got: %.*s", (int)t.len,
-                                   t.text);
+      return shard_parser_error_at(p, at, "expecting integer priority, got: %.*s", (int)t.len, t.text);
     v = v * 10 + d;
   }
   *out = v;
@@ -418,14 +401,12 @@ fail:
 static bool parse_mesh_or_ref(shard_parser *p, shard_tensor_sharding *s) {
   if (peek_ident_is(p, "mesh")) {
     shard_parser_next(p);
-    if (!shard_parse_sdy_mesh_body(p, &s->inline_mesh))
-      return follow_up(p, "failed to parse MeshAttr");
+    if (!shard_parse_sdy_mesh_body(p, &s->inline_mesh)) return follow_up(p, "failed to parse MeshAttr");
     return true;
   }
   shard_tok t = shard_parser_peek(p);
   if (t.kind != SHARD_TOK_AT)
-    return shard_parser_error(p, "expecting MeshAttr or FlatSymbolRefAttr, got: %.*s", (int)t.len,
-                              t.text);
+    return shard_parser_error(p, "expecting MeshAttr or FlatSymbolRefAttr, got: %.*s", (int)t.len, t.text);
   return shard_parser_symbol(p, &s->mesh_name);
 }
 
@@ -434,8 +415,7 @@ static bool parse_mesh_or_ref(shard_parser *p, shard_tensor_sharding *s) {
  *        | 'unreduced' ('=' ('sum' | 'max' | 'min')?)? axis-list ))*
  * each clause at most once, in either order. */
 static bool parse_replicated_unreduced(shard_parser *p, shard_tensor_sharding *s) {
-  static const char list_fail[] =
-      "failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`";
+  static const char list_fail[] = "failed to parse axis list which is expected to be an `ArrayRef<AxisRefAttr>`";
   bool seen_replicated = false, seen_unreduced = false;
   s->reduction = SHARD_RED_SUM;
   while (shard_parser_accept(p, ",")) {
@@ -466,8 +446,7 @@ static bool parse_replicated_unreduced(shard_parser *p, shard_tensor_sharding *s
       s->unreduced = l.axes;
       s->num_unreduced = l.num;
     } else {
-      return shard_parser_error(
-          p, "failed to parse Sdy_TensorSharding, expected valid named axis list after comma");
+      return shard_parser_error(p, "failed to parse Sdy_TensorSharding, expected valid named axis list after comma");
     }
   }
   return true;
@@ -489,16 +468,13 @@ bool shard_parse_sdy_sharding_body(shard_parser *p, shard_tensor_sharding **out)
     do {
       shard_dim_sharding d;
       if (!parse_dim_sharding(p, &d)) {
-        follow_up(p, PARAM_FAIL("Sdy_TensorSharding", "dim_shardings",
-                                         "::llvm::ArrayRef<DimensionShardingAttr>"));
+        follow_up(p, PARAM_FAIL("Sdy_TensorSharding", "dim_shardings", "::llvm::ArrayRef<DimensionShardingAttr>"));
         goto fail;
       }
       SHARD_SVEC_PUSH(dims, d);
     } while (shard_parser_accept(p, ","));
   }
-  if (!shard_parser_expect(p, "]") || !parse_replicated_unreduced(p, s) ||
-      !expect_close(p, ">", &end))
-    goto fail;
+  if (!shard_parser_expect(p, "]") || !parse_replicated_unreduced(p, s) || !expect_close(p, ">", &end)) goto fail;
   s->rank = dims.len;
   SHARD_SVEC_FREEZE(arena, dims, s->dims);
   s->span = span_from(p, start.off, end);
@@ -514,8 +490,7 @@ fail:
  * sharding      ::= sharding-body | '#sdy.sharding' sharding-body
  * `elem_fail` is the follow-up error for a failing element (NULL: none, as in
  * the stripped in_shardings=/out_shardings= lists). */
-static bool parse_sharding_list(shard_parser *p, shard_sharding_per_value **out,
-                                const char *elem_fail) {
+static bool parse_sharding_list(shard_parser *p, shard_sharding_per_value **out, const char *elem_fail) {
   SHARD_VEC(shard_tensor_sharding) list = {0};
   shard_span start = shard_parser_here(p);
   uint32_t end = 0;
@@ -563,18 +538,17 @@ static bool parse_factor_symbol(shard_parser *p, const char **s, const char *end
   if (end - c >= 2 && c[0] == 'z' && c[1] == '_') {
     const char *num = c + 2, *q = num;
     while (q < end && *q >= '0' && *q <= '9') q++;
-    if (q == num)
-      return shard_parser_error(p, "expecting integer after 'z_'. Received: '%.*s'", (int)(end - c), c);
+    if (q == num) return shard_parser_error(p, "expecting integer after 'z_'. Received: '%.*s'", (int)(end - c), c);
     if (*num == '0')
-      return shard_parser_error(p, "expecting positive integer without leading zeros. Received: '%.*s'",
-                                (int)(q - num), num);
+      return shard_parser_error(p, "expecting positive integer without leading zeros. Received: '%.*s'", (int)(q - num),
+                                num);
     int64_t v = 0;
     for (const char *d = num; d < q; d++) {
       if (v > (INT64_MAX - (*d - '0')) / 10) {
         /* Reported without failing, so it must not use up the parser core's
          * single error: Shardy's test expects the iota error that follows. */
-        shard_error(shard_parser_diag(p), shard_parser_here(p),
-                    "expecting symbol index <=2^63-1. Received: '%.*s'", (int)(q - num), num);
+        shard_error(shard_parser_diag(p), shard_parser_here(p), "expecting symbol index <=2^63-1. Received: '%.*s'",
+                    (int)(q - num), num);
         v = 0;
         break;
       }
@@ -584,8 +558,7 @@ static bool parse_factor_symbol(shard_parser *p, const char **s, const char *end
     *s = q;
     return true;
   }
-  if (*c < 'i' || *c > 'z')
-    return shard_parser_error(p, "expecting symbol from 'i' to 'z'. Received: '%c'", *c);
+  if (*c < 'i' || *c > 'z') return shard_parser_error(p, "expecting symbol from 'i' to 'z'. Received: '%c'", *c);
   *out = *c - 'i';
   *s = c + 1;
   return true;
@@ -631,8 +604,7 @@ static bool parse_tensor_mapping(shard_parser *p, shard_tensor_mapping *out) {
       shard_dim_mapping d;
       if (!parse_dim_mapping(p, &d)) {
         SHARD_VEC_FREE(dims);
-        return follow_up(p, PARAM_FAIL("Sdy_TensorMapping", "dim_mappings",
-                                                "::llvm::ArrayRef<DimMappingAttr>"));
+        return follow_up(p, PARAM_FAIL("Sdy_TensorMapping", "dim_mappings", "::llvm::ArrayRef<DimMappingAttr>"));
       }
       SHARD_VEC_PUSH(dims, d);
     } while (shard_parser_accept(p, ","));
@@ -648,8 +620,7 @@ static bool parse_tensor_mapping(shard_parser *p, shard_tensor_mapping *out) {
 
 /* '(' tensor-mapping (',' tensor-mapping)* ')'. At least one mapping: an
  * op without operands (or results) has no rule syntax, as in Shardy. */
-static bool parse_tensor_mappings(shard_parser *p, shard_tensor_mapping **out, uint32_t *n,
-                                  const char *fail) {
+static bool parse_tensor_mappings(shard_parser *p, shard_tensor_mapping **out, uint32_t *n, const char *fail) {
   SHARD_VEC(shard_tensor_mapping) list = {0};
   if (!shard_parser_expect(p, "(")) return false;
   do {
@@ -753,22 +724,19 @@ bool shard_parse_sdy_rule_body(shard_parser *p, shard_op_sharding_rule **out) {
   shard_span start = shard_parser_here(p);
   uint32_t end = 0;
   if (!shard_parser_expect(p, "<")) return false;
-  if (!parse_tensor_mappings(p, &r->operands, &r->num_operands,
-                             PARAM_FAIL("Sdy_OpShardingRule", "operand_mappings",
-                                        "::llvm::ArrayRef<TensorMappingAttr>")))
+  if (!parse_tensor_mappings(
+          p, &r->operands, &r->num_operands,
+          PARAM_FAIL("Sdy_OpShardingRule", "operand_mappings", "::llvm::ArrayRef<TensorMappingAttr>")))
     return false;
   if (!shard_parser_expect(p, "->")) return false;
-  if (!parse_tensor_mappings(p, &r->results, &r->num_results,
-                             PARAM_FAIL("Sdy_OpShardingRule", "result_mappings",
-                                        "::llvm::ArrayRef<TensorMappingAttr>")))
+  if (!parse_tensor_mappings(
+          p, &r->results, &r->num_results,
+          PARAM_FAIL("Sdy_OpShardingRule", "result_mappings", "::llvm::ArrayRef<TensorMappingAttr>")))
     return false;
-  if (!parse_factor_sizes(p, r) ||
-      !parse_factors_with_type(p, "reduction", &r->reduction, &r->num_reduction) ||
-      !parse_factors_with_type(p, "need_replication", &r->need_replication,
-                               &r->num_need_replication) ||
+  if (!parse_factor_sizes(p, r) || !parse_factors_with_type(p, "reduction", &r->reduction, &r->num_reduction) ||
+      !parse_factors_with_type(p, "need_replication", &r->need_replication, &r->num_need_replication) ||
       !parse_factors_with_type(p, "permutation", &r->permutation, &r->num_permutation) ||
-      !parse_factors_with_type(p, "blocked_propagation", &r->blocked_propagation,
-                               &r->num_blocked_propagation))
+      !parse_factors_with_type(p, "blocked_propagation", &r->blocked_propagation, &r->num_blocked_propagation))
     return false;
   if (shard_parser_accept(p, ",")) {
     if (!peek_ident_is(p, "custom")) return shard_parser_error(p, "expected 'custom'");
@@ -799,9 +767,8 @@ static bool parse_value_ref(shard_parser *p, shard_value_ref *out) {
 // axis-edge ::= '{' axis-ref '=' value-ref '->' '[' value-ref (',' value-ref)* ']' '}'
 static bool parse_axis_edge(shard_parser *p, shard_axis_edge *out) {
   SHARD_VEC(shard_value_ref) targets = {0};
-  if (!shard_parser_expect(p, "{") || !parse_axis_ref(p, &out->axis) ||
-      !shard_parser_expect(p, "=") || !parse_value_ref(p, &out->source) ||
-      !shard_parser_expect(p, "->") || !shard_parser_expect(p, "["))
+  if (!shard_parser_expect(p, "{") || !parse_axis_ref(p, &out->axis) || !shard_parser_expect(p, "=") ||
+      !parse_value_ref(p, &out->source) || !shard_parser_expect(p, "->") || !shard_parser_expect(p, "["))
     return false;
   if (!peek_is(p, "]")) {
     do {
@@ -823,9 +790,8 @@ fail:
 // edge-step ::= '{' 'step' '-' integer '=' '[' axis-edge (',' axis-edge)* ']' '}'
 static bool parse_edge_step(shard_parser *p, shard_edge_step *out) {
   SHARD_VEC(shard_axis_edge) edges = {0};
-  if (!shard_parser_expect(p, "{") || !shard_parser_expect_keyword(p, "step") ||
-      !shard_parser_expect(p, "-") || !shard_parser_int(p, &out->step) ||
-      !shard_parser_expect(p, "=") || !shard_parser_expect(p, "["))
+  if (!shard_parser_expect(p, "{") || !shard_parser_expect_keyword(p, "step") || !shard_parser_expect(p, "-") ||
+      !shard_parser_int(p, &out->step) || !shard_parser_expect(p, "=") || !shard_parser_expect(p, "["))
     return false;
   if (!peek_is(p, "]")) {
     do {
@@ -908,14 +874,12 @@ static bool parse_bare_sdy(shard_parser *p, shard_span start, shard_attr **out) 
     shard_parser_next(p);
     a = new_attr(p, reduction ? SHARD_ATTR_SDY_REDUCTION : SHARD_ATTR_SDY_DIRECTION, start);
     /* Both tables follow the order of their enum. */
-    if (reduction)
-      a->u.reduction = (shard_reduction)found;
-    else
-      a->u.direction = (shard_direction)found;
+    if (reduction) a->u.reduction = (shard_reduction)found;
+    else a->u.direction = (shard_direction)found;
     ok = true;
   } else {
-    return shard_parser_error_at(p, shard_parser_span(p, &t),
-                                 "unknown attribute `%.*s` in dialect `sdy`", (int)t.len, t.text);
+    return shard_parser_error_at(p, shard_parser_span(p, &t), "unknown attribute `%.*s` in dialect `sdy`", (int)t.len,
+                                 t.text);
   }
   uint32_t end = 0;
   if (!ok || !expect_close(p, ">", &end)) return false;
@@ -943,9 +907,8 @@ bool shard_parse_sdy_attr(shard_parser *p, const char *mnemonic, shard_span star
     shard_sharding_per_value *pv;
     uint32_t end = 0;
     if (!shard_parser_expect(p, "<") ||
-        !parse_sharding_list(p, &pv,
-                             PARAM_FAIL("Sdy_TensorShardingPerValue", "shardings",
-                                        "::llvm::ArrayRef<TensorShardingAttr>")) ||
+        !parse_sharding_list(
+            p, &pv, PARAM_FAIL("Sdy_TensorShardingPerValue", "shardings", "::llvm::ArrayRef<TensorShardingAttr>")) ||
         !expect_close(p, ">", &end))
       return false;
     a = new_attr(p, SHARD_ATTR_SDY_PER_VALUE, span_from(p, start.off, end));

@@ -72,9 +72,7 @@ void shard_sdy_attr_print(shard_buf *b, const shard_attr *a) {
     }
     shard_buf_putc(b, '}');
     break;
-  case SHARD_ATTR_SDY_AXIS_LIST:
-    shard_axis_list_print(b, a->u.axis_list.axes, a->u.axis_list.num);
-    break;
+  case SHARD_ATTR_SDY_AXIS_LIST: shard_axis_list_print(b, a->u.axis_list.axes, a->u.axis_list.num); break;
   case SHARD_ATTR_SDY_AXIS_LISTS:
     shard_buf_putc(b, '[');
     for (uint32_t i = 0; i < a->u.axis_lists.num; i++) {
@@ -93,9 +91,7 @@ void shard_sdy_attr_print(shard_buf *b, const shard_attr *a) {
     }
     shard_buf_putc(b, ']');
     break;
-  case SHARD_ATTR_SDY_REDUCTION:
-    shard_buf_puts(b, shard_reduction_name(a->u.reduction));
-    break;
+  case SHARD_ATTR_SDY_REDUCTION: shard_buf_puts(b, shard_reduction_name(a->u.reduction)); break;
   case SHARD_ATTR_SDY_EDGES:
     shard_buf_puts(b, "#sdy.propagation_edges<[");
     for (uint32_t i = 0; i < a->u.edges.num; i++) {
@@ -104,9 +100,7 @@ void shard_sdy_attr_print(shard_buf *b, const shard_attr *a) {
     }
     shard_buf_puts(b, "]>");
     break;
-  case SHARD_ATTR_SDY_DIRECTION:
-    shard_buf_puts(b, direction_name(a->u.direction));
-    break;
+  case SHARD_ATTR_SDY_DIRECTION: shard_buf_puts(b, direction_name(a->u.direction)); break;
   default:
     /* Not an sdy attribute: the generic printer owns it. Print nothing
      * rather than guess. */

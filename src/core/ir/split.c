@@ -21,8 +21,7 @@ static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
  * marker is a near miss worth warning about. */
 static line_kind classify(const char *s, size_t n, size_t *marker_col) {
   size_t i = 0;
-  while (i < n && is_blank(s[i]))
-    i++;
+  while (i < n && is_blank(s[i])) i++;
   static const char near[] = "// ---";
   size_t near_len = sizeof near - 1, full_len = sizeof SHARD_SPLIT_MARKER - 1;
   if (n - i < near_len || memcmp(s + i, near, near_len) != 0) {
@@ -43,11 +42,9 @@ static line_kind classify(const char *s, size_t n, size_t *marker_col) {
     return LINE_PLAIN;
   }
   *marker_col = i;
-  if (n - i < full_len || memcmp(s + i, SHARD_SPLIT_MARKER, full_len) != 0)
-    return LINE_NEAR_MISS;
+  if (n - i < full_len || memcmp(s + i, SHARD_SPLIT_MARKER, full_len) != 0) return LINE_NEAR_MISS;
   for (size_t j = i + full_len; j < n; j++)
-    if (!is_blank(s[j]))
-      return LINE_NEAR_MISS;
+    if (!is_blank(s[j])) return LINE_NEAR_MISS;
   return LINE_MARKER;
 }
 

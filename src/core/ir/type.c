@@ -80,8 +80,8 @@ static const char *S_finish(shard_arena *a, shard_buf *b) {
 
 static const shard_quant *S_quant_of(shard_arena *a, const char *elem);
 
-shard_type *shard_type_tensor(shard_arena *a, uint32_t rank, const int64_t *dims,
-                              const char *elem, const char *encoding) {
+shard_type *shard_type_tensor(shard_arena *a, uint32_t rank, const int64_t *dims, const char *elem,
+                              const char *encoding) {
   shard_type *t = SHARD_NEW(a, shard_type);
   t->kind = SHARD_TYPE_TENSOR;
   t->rank = rank;
@@ -132,8 +132,7 @@ shard_type *shard_type_tuple(shard_arena *a, shard_type **elems, uint32_t n) {
   return t;
 }
 
-shard_type *shard_type_function(shard_arena *a, shard_type **in, uint32_t nin,
-                                shard_type **out, uint32_t nout) {
+shard_type *shard_type_function(shard_arena *a, shard_type **in, uint32_t nin, shard_type **out, uint32_t nout) {
   shard_type *t = SHARD_NEW(a, shard_type);
   t->kind = SHARD_TYPE_FUNCTION;
   t->inputs = nin ? shard_arena_dup(a, in, sizeof(*in) * nin) : NULL;
@@ -247,7 +246,8 @@ static bool S_q_float(quant_cursor *c, double *out, size_t *at) {
   buf[k] = 0;
   char *end;
   double v = k ? strtod(buf, &end) : 0;
-  if (!k || *end || strpbrk(buf, "xX") || !(isdigit((unsigned char)buf[0]) || ((buf[0] == '-' || buf[0] == '+') && isdigit((unsigned char)buf[1]))))
+  if (!k || *end || strpbrk(buf, "xX") ||
+      !(isdigit((unsigned char)buf[0]) || ((buf[0] == '-' || buf[0] == '+') && isdigit((unsigned char)buf[1]))))
     return S_q_fail(c, *at, "expected floating point literal");
   *out = v;
   return true;
@@ -289,8 +289,9 @@ static bool S_q_param(shard_arena *a, quant_cursor *c, const shard_quant *q, dou
   }
   if (*zp < q->storage_min || *zp > q->storage_max)
     return S_q_fail(c, zat,
-                    shard_arena_printf(a, "zero point %" PRId64 " is outside the storage range [%" PRId64 ", %" PRId64 "]", *zp,
-                            q->storage_min, q->storage_max));
+                    shard_arena_printf(a,
+                                       "zero point %" PRId64 " is outside the storage range [%" PRId64 ", %" PRId64 "]",
+                                       *zp, q->storage_min, q->storage_max));
   return true;
 }
 
@@ -348,7 +349,7 @@ bool shard_quant_parse(shard_arena *a, const char *text, size_t len, shard_quant
     if (q.storage_min >= q.storage_max) {
       S_q_fail(&c, min_at,
                shard_arena_printf(a, "illegal storage min and storage max: (%" PRId64 ":%" PRId64 ")", q.storage_min,
-                       q.storage_max));
+                                  q.storage_max));
       goto done;
     }
   }
@@ -394,7 +395,8 @@ bool shard_quant_parse(shard_arena *a, const char *text, size_t len, shard_quant
         goto done;
       }
       if (q.num_scales == SHARD_QUANT_MAX_SCALES) {
-        S_q_fail(&c, c.i, shard_arena_printf(a, "a per-axis quantized type has more than %u scales", SHARD_QUANT_MAX_SCALES));
+        S_q_fail(&c, c.i,
+                 shard_arena_printf(a, "a per-axis quantized type has more than %u scales", SHARD_QUANT_MAX_SCALES));
         goto done;
       }
       if (q.num_scales == cap) {
@@ -459,12 +461,14 @@ void shard_quant_print(shard_buf *b, const shard_quant *q) {
 const char *shard_quant_check_shape(shard_arena *a, const shard_quant *q, uint32_t rank, const int64_t *dims) {
   if (q->axis < 0) return NULL;
   if (q->axis >= (int64_t)rank)
-    return shard_arena_printf(a, "quantization dimension %" PRId64 " of a quantized element type is not less than the rank %u",
-                   q->axis, rank);
+    return shard_arena_printf(
+        a, "quantization dimension %" PRId64 " of a quantized element type is not less than the rank %u", q->axis,
+        rank);
   int64_t d = dims[q->axis];
   if (d != SHARD_DYNAMIC_DIM && d != (int64_t)q->num_scales)
-    return shard_arena_printf(a, "dimension %" PRId64 " has size %" PRId64 " but the quantized element type has %u scales",
-                   q->axis, d, q->num_scales);
+    return shard_arena_printf(a,
+                              "dimension %" PRId64 " has size %" PRId64 " but the quantized element type has %u scales",
+                              q->axis, d, q->num_scales);
   return NULL;
 }
 

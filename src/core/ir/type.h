@@ -12,11 +12,11 @@
 #include "support/limits.h"
 
 typedef enum shard_type_kind {
-  SHARD_TYPE_TENSOR,          /* tensor<8x?xf32[, encoding]> */
+  SHARD_TYPE_TENSOR, /* tensor<8x?xf32[, encoding]> */
   SHARD_TYPE_UNRANKED_TENSOR, /* tensor<*xf32> */
-  SHARD_TYPE_TUPLE,           /* tuple<a, b> */
-  SHARD_TYPE_FUNCTION,        /* (a, b) -> c */
-  SHARD_TYPE_OTHER            /* anything else, by text */
+  SHARD_TYPE_TUPLE, /* tuple<a, b> */
+  SHARD_TYPE_FUNCTION, /* (a, b) -> c */
+  SHARD_TYPE_OTHER /* anything else, by text */
 } shard_type_kind;
 
 /* A uniform quantized element type (StableHLO's "Quantized element types"):
@@ -24,13 +24,13 @@ typedef enum shard_type_kind {
  *   !quant.uniform<STORAGE[<MIN:MAX>]:EXPRESSED:AXIS, {S0[:Z0],S1[:Z1],...}>
  * Values of the type are their storage integers; x = (q - zero_point) * scale. */
 typedef struct shard_quant {
-  bool is_signed;          /* i8 (signed) or u8 / ui8 (unsigned) storage */
-  unsigned storage_bits;   /* 1 .. SHARD_QUANT_MAX_STORAGE_BITS */
+  bool is_signed; /* i8 (signed) or u8 / ui8 (unsigned) storage */
+  unsigned storage_bits; /* 1 .. SHARD_QUANT_MAX_STORAGE_BITS */
   int64_t storage_min, storage_max;
-  const char *expressed;   /* "f32", "bf16", ... */
-  int64_t axis;            /* the quantization dimension; -1 per tensor */
-  uint32_t num_scales;     /* 1 per tensor */
-  const double *scales;    /* as written (rounded to the expressed type when used) */
+  const char *expressed; /* "f32", "bf16", ... */
+  int64_t axis; /* the quantization dimension; -1 per tensor */
+  uint32_t num_scales; /* 1 per tensor */
+  const double *scales; /* as written (rounded to the expressed type when used) */
   const int64_t *zero_points;
 } shard_quant;
 
@@ -64,8 +64,8 @@ struct shard_type {
   const char *text; /* canonical printed form; types are equal iff texts are */
   /* TENSOR / UNRANKED_TENSOR */
   uint32_t rank;
-  int64_t *dims;        /* SHARD_DYNAMIC_DIM for '?' */
-  const char *elem;     /* element type text: "f32", "i1", "complex<f32>", ... */
+  int64_t *dims; /* SHARD_DYNAMIC_DIM for '?' */
+  const char *elem; /* element type text: "f32", "i1", "complex<f32>", ... */
   const char *encoding; /* text after the element type's comma, or NULL */
   const shard_quant *quant; /* TENSOR: the element type when it is !quant.uniform<...>, else NULL */
   /* TUPLE: elems; FUNCTION: inputs and results */
@@ -84,12 +84,11 @@ int64_t shard_type_num_elements(const shard_type *t);
 unsigned shard_elem_bits(const char *elem);
 
 /* Builders: they compute `text`. */
-shard_type *shard_type_tensor(shard_arena *a, uint32_t rank, const int64_t *dims,
-                              const char *elem, const char *encoding);
+shard_type *shard_type_tensor(shard_arena *a, uint32_t rank, const int64_t *dims, const char *elem,
+                              const char *encoding);
 shard_type *shard_type_other(shard_arena *a, const char *text);
 shard_type *shard_type_tuple(shard_arena *a, shard_type **elems, uint32_t n);
-shard_type *shard_type_function(shard_arena *a, shard_type **in, uint32_t nin,
-                                shard_type **out, uint32_t nout);
+shard_type *shard_type_function(shard_arena *a, shard_type **in, uint32_t nin, shard_type **out, uint32_t nout);
 /* The same tensor type with other dims. */
 shard_type *shard_type_with_dims(shard_arena *a, const shard_type *t, const int64_t *dims);
 void shard_type_print(shard_buf *b, const shard_type *t);

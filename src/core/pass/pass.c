@@ -14,7 +14,7 @@ typedef struct option_word {
   const char *key;
   size_t key_len;
   const char *value; /* NULL: no '=' */
-  size_t value_len;  /* without its quotes or braces */
+  size_t value_len; /* without its quotes or braces */
 } option_word;
 
 /* Reads the word at *s (after white space) and advances past it. Returns

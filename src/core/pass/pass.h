@@ -24,7 +24,7 @@
  * process-wide state: two modules can be processed side by side with their
  * own observers and rules. */
 struct shard_propagation_observer; /* propagate/propagate.h */
-struct shard_rule_provider;        /* rules/rule_registry.h */
+struct shard_rule_provider; /* rules/rule_registry.h */
 typedef struct shard_pass_context {
   shard_diag_engine *de;
   /* Told every step of each propagation the pass runs (explain, REPL). */
@@ -49,9 +49,9 @@ typedef bool (*shard_pass_fn)(shard_module *m, const char *options, const shard_
  * only well-formed values of options it knows. */
 
 typedef enum shard_pass_option_kind {
-  SHARD_PASS_OPTION_BOOL,   /* true, false, 1, 0 */
-  SHARD_PASS_OPTION_INT,    /* a decimal integer */
-  SHARD_PASS_OPTION_ENUM,   /* one of `choices` ("a|b|c") */
+  SHARD_PASS_OPTION_BOOL, /* true, false, 1, 0 */
+  SHARD_PASS_OPTION_INT, /* a decimal integer */
+  SHARD_PASS_OPTION_ENUM, /* one of `choices` ("a|b|c") */
   SHARD_PASS_OPTION_STRING, /* any text (lists, filters, paths) */
 } shard_pass_option_kind;
 
@@ -59,7 +59,7 @@ typedef struct shard_pass_option_def {
   const char *name;
   shard_pass_option_kind kind;
   const char *fallback; /* the value when the option is not given, as text */
-  const char *choices;  /* SHARD_PASS_OPTION_ENUM: "a|b|c" */
+  const char *choices; /* SHARD_PASS_OPTION_ENUM: "a|b|c" */
   const char *help;
 } shard_pass_option_def;
 
@@ -121,7 +121,8 @@ bool shard_pass_sharding_group_import(shard_module *m, const char *options, cons
 bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options, const shard_pass_context *cx);
 
 /* pass_func_calls.c: -sdy-propagate-sharding-from-func-to-call */
-bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options, const shard_pass_context *cx);
+bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char *options,
+                                                     const shard_pass_context *cx);
 
 /* pass_propagate.c: sharding propagation (basic, aggressive, op and user priorities) */
 bool shard_pass_basic_propagate(shard_module *m, const char *options, const shard_pass_context *cx);
@@ -171,12 +172,15 @@ bool shard_pass_insert_func_call_reshards(shard_module *m, const char *options, 
  * all-gather/reduce-scatter removal for CMv1, unreduced-axes verifier) */
 bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const shard_pass_context *cx);
 bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, const shard_pass_context *cx);
-bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const char *options, const shard_pass_context *cx);
+bool shard_pass_remove_all_gather_reduce_scatter_for_cmv1(shard_module *m, const char *options,
+                                                          const shard_pass_context *cx);
 bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx);
 
 /* pass_export_divisibility.c: boundary shardings for partitioners that can't pad */
-bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, const char *options, const shard_pass_context *cx);
-bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const char *options, const shard_pass_context *cx);
+bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, const char *options,
+                                                            const shard_pass_context *cx);
+bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const char *options,
+                                                          const shard_pass_context *cx);
 
 /* pass_insert_explicit_reshards.c: -sdy-insert-explicit-reshards (algorithm in explicit_reshards.c) */
 bool shard_pass_insert_explicit_reshards(shard_module *m, const char *options, const shard_pass_context *cx);
@@ -222,7 +226,8 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
 bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *options, const shard_pass_context *cx);
 bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, const shard_pass_context *cx);
 bool shard_pass_xla_round_trip_testing_pipeline(shard_module *m, const char *options, const shard_pass_context *cx);
-bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const char *options, const shard_pass_context *cx);
+bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const char *options,
+                                                          const shard_pass_context *cx);
 bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx);
 bool shard_pass_sdy_round_trip_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx);
 bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, const shard_pass_context *cx);

@@ -19,8 +19,7 @@ shard_attr *shard_dict_get(const shard_attr *dict, const char *name) {
   return NULL;
 }
 
-shard_attr *shard_dict_with(shard_arena *a, const shard_attr *dict, const char *name,
-                                 shard_attr *value) {
+shard_attr *shard_dict_with(shard_arena *a, const shard_attr *dict, const char *name, shard_attr *value) {
   uint32_t n = dict && dict->kind == SHARD_ATTR_DICT ? dict->u.dict.num : 0;
   shard_attr *out = shard_attr_new(a, SHARD_ATTR_DICT);
   out->u.dict.entries = SHARD_NEW_ARRAY(a, shard_named_attr, n + 1);
@@ -55,13 +54,13 @@ static uint32_t S_manual_prefix(const shard_dim_sharding *d, const shard_attr *m
 }
 
 shard_tensor_sharding *shard_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
-                                                        const shard_attr *manual) {
+                                                   const shard_attr *manual) {
   if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return (shard_tensor_sharding *)s;
   return shard_sharding_drop_manual(a, s, manual->u.manual_axes.names, manual->u.manual_axes.num);
 }
 
 shard_tensor_sharding *shard_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
-                                                    const shard_tensor_sharding *inner, const shard_attr *manual) {
+                                               const shard_tensor_sharding *inner, const shard_attr *manual) {
   if (!outer) return (shard_tensor_sharding *)inner;
   shard_tensor_sharding *c = shard_sharding_clone(a, inner);
   c->rank = outer->rank;
@@ -88,9 +87,8 @@ const shard_mesh *shard_sharding_mesh(const shard_module *m, const shard_tensor_
   return shard_module_sharding_mesh(m, s);
 }
 
-shard_tensor_sharding *shard_sharding_open(shard_arena *a, const char *mesh_name,
-                                                const shard_mesh *inline_mesh, uint32_t rank,
-                                                bool open) {
+shard_tensor_sharding *shard_sharding_open(shard_arena *a, const char *mesh_name, const shard_mesh *inline_mesh,
+                                           uint32_t rank, bool open) {
   shard_tensor_sharding *s = SHARD_NEW(a, shard_tensor_sharding);
   s->mesh_name = mesh_name;
   s->inline_mesh = (shard_mesh *)inline_mesh;
@@ -126,9 +124,7 @@ static uint32_t S_func_num_args(const shard_op *func) {
   return ft->u.type->num_inputs;
 }
 
-static shard_block *S_func_entry(const shard_op *func) {
-  return func->num_regions ? func->regions[0].first : NULL;
-}
+static shard_block *S_func_entry(const shard_op *func) { return func->num_regions ? func->regions[0].first : NULL; }
 
 /* Element i of the array attribute `name` of func (a dictionary), or NULL. */
 static shard_attr *S_func_attr_dict(const shard_op *func, const char *name, uint32_t i) {
@@ -139,18 +135,17 @@ static shard_attr *S_func_attr_dict(const shard_op *func, const char *name, uint
 
 /* Replaces element i of the per-argument/result array `name`, creating the
  * array of empty dictionaries when absent and dropping it when all are empty. */
-static void S_func_set_attr_dict(shard_arena *a, shard_op *func, const char *name, uint32_t n,
-                                 uint32_t i, shard_attr *dict) {
+static void S_func_set_attr_dict(shard_arena *a, shard_op *func, const char *name, uint32_t n, uint32_t i,
+                                 shard_attr *dict) {
   shard_attr *old = shard_op_attr(func, name);
   shard_attr *arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
   arr->u.array.num = n;
   arr->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, n);
   bool any = false;
   for (uint32_t k = 0; k < n; k++) {
-    shard_attr *e = k == i ? dict
-                    : (old && old->kind == SHARD_ATTR_ARRAY && k < old->u.array.num)
-                        ? old->u.array.elems[k]
-                        : NULL;
+    shard_attr *e = k == i                                                           ? dict
+                    : (old && old->kind == SHARD_ATTR_ARRAY && k < old->u.array.num) ? old->u.array.elems[k]
+                                                                                     : NULL;
     if (!e) e = shard_attr_new(a, SHARD_ATTR_DICT);
     if (e->kind != SHARD_ATTR_DICT || e->u.dict.num) any = true;
     arr->u.array.elems[k] = e;
@@ -169,8 +164,7 @@ shard_tensor_sharding *shard_func_arg_sharding(const shard_op *func, uint32_t i)
   return S_dict_sharding(S_func_attr_dict(func, "arg_attrs", i));
 }
 
-void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i,
-                                      shard_tensor_sharding *s) {
+void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s) {
   shard_block *entry = S_func_entry(func);
   if (entry) {
     if (i >= entry->num_args) return;
@@ -178,8 +172,7 @@ void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i,
     else shard_value_remove_attr(&entry->args[i], "sdy.sharding");
     return;
   }
-  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "arg_attrs", i),
-                                          "sdy.sharding", S_sharding_attr(a, s));
+  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "arg_attrs", i), "sdy.sharding", S_sharding_attr(a, s));
   S_func_set_attr_dict(a, func, "arg_attrs", S_func_num_args(func), i, dict);
 }
 
@@ -187,10 +180,8 @@ shard_tensor_sharding *shard_func_result_sharding(const shard_op *func, uint32_t
   return S_dict_sharding(S_func_attr_dict(func, "res_attrs", i));
 }
 
-void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i,
-                                         shard_tensor_sharding *s) {
-  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "res_attrs", i),
-                                          "sdy.sharding", S_sharding_attr(a, s));
+void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s) {
+  shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "res_attrs", i), "sdy.sharding", S_sharding_attr(a, s));
   S_func_set_attr_dict(a, func, "res_attrs", shard_func_num_results(func), i, dict);
 }
 
@@ -198,8 +189,7 @@ shard_attr *shard_func_result_attr(const shard_op *func, uint32_t i, const char 
   return shard_dict_get(S_func_attr_dict(func, "res_attrs", i), name);
 }
 
-void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
-                                     shard_attr *value) {
+void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name, shard_attr *value) {
   shard_attr *old = S_func_attr_dict(func, "res_attrs", i);
   if (!value && !shard_dict_get(old, name)) return;
   shard_attr *dict = shard_dict_with(a, old, name, value);
@@ -290,11 +280,9 @@ void shard_value_set_sharding(shard_arena *a, shard_value *v, shard_tensor_shard
 
 /* ---- ops -------------------------------------------------------------------- */
 
-shard_op *shard_op_new_named(shard_arena *a, const char *name, uint32_t num_operands,
-                            shard_value *const *operands, uint32_t num_results,
-                            shard_type *const *result_types, uint32_t num_regions) {
-  shard_op *op = shard_op_create(a, name, num_operands, operands, num_results, result_types,
-                                 num_regions);
+shard_op *shard_op_new_named(shard_arena *a, const char *name, uint32_t num_operands, shard_value *const *operands,
+                             uint32_t num_results, shard_type *const *result_types, uint32_t num_regions) {
+  shard_op *op = shard_op_create(a, name, num_operands, operands, num_results, result_types, num_regions);
   op->def = shard_op_def_lookup(name, strlen(name));
   return op;
 }
@@ -386,8 +374,7 @@ static void S_map_func_dicts(map_state *st, shard_op *func, const char *name) {
     if (!copy) {
       copy = shard_attr_new(st->m->arena, SHARD_ATTR_ARRAY);
       copy->u.array.num = arr->u.array.num;
-      copy->u.array.elems = shard_arena_dup(st->m->arena, arr->u.array.elems,
-                                            sizeof(shard_attr *) * arr->u.array.num);
+      copy->u.array.elems = shard_arena_dup(st->m->arena, arr->u.array.elems, sizeof(shard_attr *) * arr->u.array.num);
     }
     copy->u.array.elems[i] = shard_dict_with(st->m->arena, dict, "sdy.sharding", n);
   }

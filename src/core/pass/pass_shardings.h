@@ -31,29 +31,25 @@ shard_tensor_sharding *shard_sharding_clone(shard_arena *a, const shard_tensor_s
  * outer sharding it is the body's. `manual` is the op's manual_axes; the
  * dropping itself is shard_sharding_drop_manual's (sdy). */
 shard_tensor_sharding *shard_sharding_erase_manual(shard_arena *a, const shard_tensor_sharding *s,
-                                                        const shard_attr *manual);
+                                                   const shard_attr *manual);
 shard_tensor_sharding *shard_sharding_add_free(shard_arena *a, const shard_tensor_sharding *outer,
-                                                    const shard_tensor_sharding *inner, const shard_attr *manual);
+                                               const shard_tensor_sharding *inner, const shard_attr *manual);
 /* The mesh of a sharding (inlined or by symbol), NULL when unknown. */
 const shard_mesh *shard_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
 /* A sharding on `mesh_name` of the given rank with every dim open (or
  * closed) and nothing sharded: <@mesh, [{?}, {?}]>. */
-shard_tensor_sharding *shard_sharding_open(shard_arena *a, const char *mesh_name,
-                                                const shard_mesh *inline_mesh, uint32_t rank,
-                                                bool open);
+shard_tensor_sharding *shard_sharding_open(shard_arena *a, const char *mesh_name, const shard_mesh *inline_mesh,
+                                           uint32_t rank, bool open);
 
 /* Function argument/result shardings (attribute `sdy.sharding`). NULL when
  * absent. Setting NULL removes the attribute. */
 shard_tensor_sharding *shard_func_arg_sharding(const shard_op *func, uint32_t i);
-void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i,
-                                      shard_tensor_sharding *s);
+void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s);
 shard_tensor_sharding *shard_func_result_sharding(const shard_op *func, uint32_t i);
-void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i,
-                                         shard_tensor_sharding *s);
+void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s);
 /* Any attribute of func result i (NULL when absent); setting NULL removes it. */
 shard_attr *shard_func_result_attr(const shard_op *func, uint32_t i, const char *name);
-void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name,
-                                     shard_attr *value);
+void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name, shard_attr *value);
 /* Removes attribute `name` from every argument and result of func. */
 void shard_func_remove_arg_result_attr(shard_arena *a, shard_op *func, const char *name);
 /* Number of results of a func.func, from its function type. */
@@ -72,9 +68,8 @@ shard_tensor_sharding *shard_value_sharding_or_out(const shard_value *v);
 void shard_value_set_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s);
 
 /* Builds an op with a definition looked up by name, as the parser would. */
-shard_op *shard_op_new_named(shard_arena *a, const char *name, uint32_t num_operands,
-                            shard_value *const *operands, uint32_t num_results,
-                            shard_type *const *result_types, uint32_t num_regions);
+shard_op *shard_op_new_named(shard_arena *a, const char *name, uint32_t num_operands, shard_value *const *operands,
+                             uint32_t num_results, shard_type *const *result_types, uint32_t num_regions);
 /* An op `name` with the operands, result types, location and span of `like`
  * (and `num_regions` empty regions): a call becoming a named computation,
  * a composite a call, and back. */
@@ -91,7 +86,6 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
 shard_attr *shard_dict_get(const shard_attr *dict, const char *name);
 /* Returns a copy of `dict` with `name` set to `value` (removed when NULL),
  * entries kept sorted as MLIR's DictionaryAttr keeps them. */
-shard_attr *shard_dict_with(shard_arena *a, const shard_attr *dict, const char *name,
-                                 shard_attr *value);
+shard_attr *shard_dict_with(shard_arena *a, const shard_attr *dict, const char *name, shard_attr *value);
 
 #endif

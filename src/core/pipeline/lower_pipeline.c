@@ -23,7 +23,8 @@ typedef struct composites {
 
 static bool S_collect_ruleless_composites(shard_op *op, void *ctx) {
   composites *c = ctx;
-  if (!strcmp(op->name, "stablehlo.composite") && !shard_rule_for_op(c->arena, op, false, NULL)) SHARD_VEC_PUSH(c->ops, op);
+  if (!strcmp(op->name, "stablehlo.composite") && !shard_rule_for_op(c->arena, op, false, NULL))
+    SHARD_VEC_PUSH(c->ops, op);
   return true;
 }
 
@@ -61,11 +62,11 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
   if (!S_composites_to_calls(m, de)) return false;
   if (propagate)
     return shard_propagation_pipeline_run_until_export(m, NULL, cx) && de->errors == before &&
-           shard_export_pipeline_run_for_lower(m, cx) && de->errors == before &&
-           shard_verify_module(m, &vopts, de) && de->errors == before;
-  typedef bool (*step)(shard_module *m, const shard_pass_context *cx);
+           shard_export_pipeline_run_for_lower(m, cx) && de->errors == before && shard_verify_module(m, &vopts, de) &&
+           de->errors == before;
+  typedef bool (*step)(shard_module * m, const shard_pass_context *cx);
   static const step as_written[] = {S_constraints_to_reshards, S_call_reshards, S_close,
-                                     shard_export_pipeline_run_as_written_for_lower};
+                                    shard_export_pipeline_run_as_written_for_lower};
   for (size_t i = 0; i < sizeof as_written / sizeof *as_written; i++)
     if (!as_written[i](m, cx) || de->errors != before || !shard_verify_module(m, &vopts, de) || de->errors != before)
       return false;
@@ -75,17 +76,14 @@ bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine
 bool shard_lower_to_local(shard_module *m, shard_diag_engine *de) {
   const shard_pass_context *cx = SHARD_PASS_CONTEXT(de);
   static const shard_pipeline_step steps[] = {
-      {"sdy-resolve-permutation-factors", NULL},
-      {"sdy-reshard-to-collectives", NULL},
-      {"canonicalize", "enable-patterns=sdy-collective"},
-      {"sdy-pad-for-divisibility", NULL},
-      {"sdy-resolve-single-device-sharding", NULL},
-      {"sdy-convert-global-to-local", NULL},
+      {"sdy-resolve-permutation-factors", NULL},          {"sdy-reshard-to-collectives", NULL},
+      {"canonicalize", "enable-patterns=sdy-collective"}, {"sdy-pad-for-divisibility", NULL},
+      {"sdy-resolve-single-device-sharding", NULL},       {"sdy-convert-global-to-local", NULL},
   };
   shard_verify_options vopts = {.extra_warnings = false};
   unsigned before = de->errors;
-  return shard_pipeline_run(m, steps, sizeof steps / sizeof *steps, false, cx) &&
-         shard_verify_module(m, &vopts, de) && de->errors == before;
+  return shard_pipeline_run(m, steps, sizeof steps / sizeof *steps, false, cx) && shard_verify_module(m, &vopts, de) &&
+         de->errors == before;
 }
 
 bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool propagate, shard_diag_engine *de) {

@@ -43,11 +43,7 @@ bool shard_lower_to_local_device_limit(const shard_module *m, shard_diag_engine 
 
 /* How far `shard viz graph|plan --stage` takes a module: propagated (or the
  * shardings as written, closed), with explicit reshards, or lowered. */
-typedef enum shard_lower_stage {
-  SHARD_STAGE_PROPAGATED,
-  SHARD_STAGE_RESHARDS,
-  SHARD_STAGE_LOWERED
-} shard_lower_stage;
+typedef enum shard_lower_stage { SHARD_STAGE_PROPAGATED, SHARD_STAGE_RESHARDS, SHARD_STAGE_LOWERED } shard_lower_stage;
 bool shard_lower_pipeline_run_to(shard_module *m, shard_lower_stage stage, bool propagate, shard_diag_engine *de);
 
 #endif

@@ -76,7 +76,8 @@ bool shard_pass_inline(shard_module *m, const char *options, const shard_pass_co
         continue;
       if (++inlined > INLINE_MAX_CALLS) {
         SHARD_VEC_FREE(calls);
-        shard_error(de, call->span, "-inline: more than %d calls to inline (a recursive call chain?)", INLINE_MAX_CALLS);
+        shard_error(de, call->span, "-inline: more than %d calls to inline (a recursive call chain?)",
+                    INLINE_MAX_CALLS);
         return false;
       }
       S_inline_call(m->arena, call, fn);

@@ -37,10 +37,8 @@ static bool S_propagation_pipeline(shard_module *m, const char *options, bool wi
   if (!ok || !shard_pass_pre_order_funcs(m, NULL, cx) ||
       !shard_pass_user_priority_propagate(m, "keep-sharding-rules=true", cx))
     return false;
-  if (dedup ? !shard_pass_propagate_to_func_results(m, NULL, cx) ||
-                  !shard_pass_sink_func_data_flow_edges(m, NULL, cx)
-            : !shard_pass_export_named_computations(m, NULL, cx) ||
-                  !shard_pass_propagate_to_func_results(m, NULL, cx))
+  if (dedup ? !shard_pass_propagate_to_func_results(m, NULL, cx) || !shard_pass_sink_func_data_flow_edges(m, NULL, cx)
+            : !shard_pass_export_named_computations(m, NULL, cx) || !shard_pass_propagate_to_func_results(m, NULL, cx))
     return false;
   return shard_pass_unflatten_call_graph(m, NULL, cx) && shard_pass_symbol_dce(m, NULL, cx) &&
          shard_pass_insert_func_call_reshards(m, NULL, cx) &&

@@ -44,7 +44,7 @@ typedef enum origin_kind {
 
 typedef struct origin {
   origin_kind kind;
-  int64_t index;     /* input/output/mc operand or result number */
+  int64_t index; /* input/output/mc operand or result number */
   int64_t source_id; /* N of constraint_N or mc_N */
 } origin;
 
@@ -67,7 +67,7 @@ typedef struct edge_rec {
 typedef SHARD_VEC(edge_rec) edge_vec;
 
 typedef struct op_edges {
-  shard_op *op;       /* the op, or the func for edges of its results */
+  shard_op *op; /* the op, or the func for edges of its results */
   bool func_results;
   edge_vec edges;
 } op_edges;
@@ -124,8 +124,7 @@ static void S_add_origin(shard_debug_origins *d, shard_value *v, const shard_axi
 }
 
 /* Every dimension axis of `s` comes from `o` (replicated axes don't count). */
-static void S_add_sharding_origins(shard_debug_origins *d, shard_value *v, const shard_tensor_sharding *s,
-                                   origin o) {
+static void S_add_sharding_origins(shard_debug_origins *d, shard_value *v, const shard_tensor_sharding *s, origin o) {
   if (!s) return;
   v = S_shardable(v);
   for (uint32_t dim = 0; dim < s->rank; dim++)
@@ -164,8 +163,7 @@ const char *shard_debug_origins_axis_key(shard_arena *a, const shard_axis_ref *a
   char buf[160];
   if (axis->is_sub)
     snprintf(buf, sizeof buf, "%s:(%lld)%lld", axis->name, (long long)axis->pre_size, (long long)axis->size);
-  else
-    snprintf(buf, sizeof buf, "%s", axis->name);
+  else snprintf(buf, sizeof buf, "%s", axis->name);
   return shard_arena_strdup(a, buf);
 }
 
@@ -255,9 +253,7 @@ static void S_seed_func(shard_debug_origins *d, shard_op *func) {
   }
 }
 
-static shard_block *S_top_block(const shard_module *m) {
-  return m->top->num_regions ? m->top->regions[0].first : NULL;
-}
+static shard_block *S_top_block(const shard_module *m) { return m->top->num_regions ? m->top->regions[0].first : NULL; }
 
 static bool S_max_step(shard_op *op, void *ctx) {
   int64_t *max = ctx;
@@ -269,7 +265,7 @@ static bool S_max_step(shard_op *op, void *ctx) {
 }
 
 shard_debug_origins *shard_debug_origins_begin(shard_module *m, bool origins, bool edges,
-                                              const shard_rule_provider *extra_rules) {
+                                               const shard_rule_provider *extra_rules) {
   if (!origins && !edges) return NULL;
   shard_debug_origins *d = shard_xcalloc(1, sizeof *d);
   d->m = m;
@@ -312,8 +308,7 @@ static bool S_axes_equal(const shard_axes *a, const shard_axes *b) {
 }
 
 /* Adds axis unless the tensor already got it this step (the first wins). */
-static void S_note_axis(new_axis_vec *out, const shard_axis_ref *axis, shard_value_ref source,
-                        shard_value_ref target) {
+static void S_note_axis(new_axis_vec *out, const shard_axis_ref *axis, shard_value_ref source, shard_value_ref target) {
   for (uint32_t i = 0; i < out->len; i++)
     if (shard_axis_equal(&out->items[i].axis, axis)) return;
   new_axis n = {*axis, source, target};
@@ -392,8 +387,8 @@ static void S_new_axes(shard_arena *scratch, const shard_op_sharding_rule *rule,
 
 /* The origin of `axis` on v: its own, or else the first of v's axes that
  * contains it or that it contains (the axis was split or merged on the way). */
-static bool S_lookup_origin(shard_debug_origins *d, shard_value *v, const shard_axis_ref *axis,
-                            const shard_mesh *mesh, origin *out) {
+static bool S_lookup_origin(shard_debug_origins *d, shard_value *v, const shard_axis_ref *axis, const shard_mesh *mesh,
+                            origin *out) {
   const value_origins *vo = S_value_origins(d, v, false);
   if (!vo) return false;
   const axis_origin *own = S_find_axis(vo, axis);
@@ -431,8 +426,7 @@ static void S_record(shard_debug_origins *d, shard_op *op, bool func_results, co
         if (S_find_axis(vo, &na->axis)) continue;
         shard_value *source = values[na->source.is_result ? nops + na->source.index : na->source.index];
         origin o;
-        if (S_lookup_origin(d, S_shardable(source), &na->axis, after->mesh, &o))
-          S_add_origin(d, target, &na->axis, o);
+        if (S_lookup_origin(d, S_shardable(source), &na->axis, after->mesh, &o)) S_add_origin(d, target, &na->axis, o);
       }
     }
     SHARD_VEC_FREE(axes);
@@ -577,7 +571,8 @@ static void S_save_value_origins(shard_debug_origins *d, const value_origins *vo
 }
 
 static bool S_string_is(const shard_attr *s, const char *text) {
-  return s && s->kind == SHARD_ATTR_STRING && s->u.str.len == strlen(text) && memcmp(s->u.str.data, text, s->u.str.len) == 0;
+  return s && s->kind == SHARD_ATTR_STRING && s->u.str.len == strlen(text) &&
+         memcmp(s->u.str.data, text, s->u.str.len) == 0;
 }
 
 /* A copy of `dict` where every origin equal to `name` reads "self"; NULL

@@ -37,7 +37,7 @@ typedef struct shard_debug_origins shard_debug_origins;
  * `edges`, numbers steps after the highest step already saved on the
  * module. Returns NULL when both are off. */
 shard_debug_origins *shard_debug_origins_begin(shard_module *m, bool origins, bool edges,
-                                              const shard_rule_provider *extra_rules);
+                                               const shard_rule_provider *extra_rules);
 
 /* An observer for a propagation session that records into `d`. */
 shard_propagation_observer shard_debug_origins_observer(shard_debug_origins *d);

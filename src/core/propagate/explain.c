@@ -52,7 +52,7 @@ typedef SHARD_VEC(uint32_t) index_vec;
 typedef struct target_info {
   target t;
   const shard_tensor_sharding *initial; /* as written; NULL when none */
-  index_vec hops;                       /* hops to this target, in order */
+  index_vec hops; /* hops to this target, in order */
 } target_info;
 
 typedef struct finding {
@@ -292,7 +292,7 @@ static void S_op_place(shard_buf *b, const shard_op *op) {
     /* NULL once the edge is gone (export erases edges; a case's branch
      * results are one) */
     const shard_value *owner = op->operands[0].value;
-    const shard_op *df = !owner     ? NULL
+    const shard_op *df = !owner       ? NULL
                          : owner->def ? owner->def
                                       : (owner->block && owner->block->parent ? owner->block->parent->parent : NULL);
     if (df) {
@@ -353,8 +353,8 @@ typedef struct axis_story {
   bool origin_known;
   target origin;
   uint32_t origin_dim;
-  bool annotated;               /* the origin had the axis as written */
-  const shard_op *constraint;   /* else: the sharding constraint that put it there */
+  bool annotated; /* the origin had the axis as written */
+  const shard_op *constraint; /* else: the sharding constraint that put it there */
 } axis_story;
 
 /* A sharding_constraint (or reshard) of v whose sharding has `name` on
@@ -665,8 +665,7 @@ typedef struct gained_iter {
   uint32_t d, k;
 } gained_iter;
 
-static bool S_next_gained(shard_explain *x, gained_iter *it, uint32_t *dim, const shard_axis_ref **ax,
-                          axis_story *s) {
+static bool S_next_gained(shard_explain *x, gained_iter *it, uint32_t *dim, const shard_axis_ref **ax, axis_story *s) {
   const shard_tensor_sharding *f = it->c->final;
   for (; it->d < f->rank; it->d++, it->k = 0)
     while (it->k < f->dims[it->d].num_axes) {
@@ -742,9 +741,8 @@ static const char *S_op_of(target t) {
 void shard_explain_render_text(shard_explain *x, shard_buf *b) {
   changed *list;
   uint32_t n = S_changed(x, &list);
-  shard_buf_printf(b, "%u value%s changed, %u conflict%s, %u barrier%s\n", n, n == 1 ? "" : "s",
-                   x->conflicts.len, x->conflicts.len == 1 ? "" : "s", x->barriers.len,
-                   x->barriers.len == 1 ? "" : "s");
+  shard_buf_printf(b, "%u value%s changed, %u conflict%s, %u barrier%s\n", n, n == 1 ? "" : "s", x->conflicts.len,
+                   x->conflicts.len == 1 ? "" : "s", x->barriers.len, x->barriers.len == 1 ? "" : "s");
   for (uint32_t i = 0; i < n; i++) {
     const changed *c = &list[i];
     shard_buf_puts(b, "\n");
@@ -789,15 +787,15 @@ void shard_explain_render_text(shard_explain *x, shard_buf *b) {
 }
 
 /* Renders into a temporary buffer, then writes it as a JSON string. */
-#define JSON_FIELD(b, key, stmt)                                                                   \
-  do {                                                                                            \
-    shard_buf tmp_;                                                                               \
-    shard_buf_init(&tmp_);                                                                        \
-    shard_buf *out_ = &tmp_;                                                                      \
-    stmt;                                                                                         \
-    shard_buf_printf((b), "\"%s\": ", (key));                                                     \
-    shard_buf_put_json_string((b), shard_buf_str(&tmp_));                                                        \
-    shard_buf_free(&tmp_);                                                                        \
+#define JSON_FIELD(b, key, stmt)                                                                                       \
+  do {                                                                                                                 \
+    shard_buf tmp_;                                                                                                    \
+    shard_buf_init(&tmp_);                                                                                             \
+    shard_buf *out_ = &tmp_;                                                                                           \
+    stmt;                                                                                                              \
+    shard_buf_printf((b), "\"%s\": ", (key));                                                                          \
+    shard_buf_put_json_string((b), shard_buf_str(&tmp_));                                                              \
+    shard_buf_free(&tmp_);                                                                                             \
   } while (0)
 
 static void S_json_findings(shard_buf *b, const char *key, const finding *f, uint32_t n) {
@@ -852,7 +850,9 @@ void shard_explain_render_json(shard_explain *x, shard_buf *b) {
         shard_buf_puts(b, ", ");
         JSON_FIELD(b, "at", S_loc(out_, S_target_span(s.origin)));
         shard_buf_printf(b, ", \"dim\": %u, \"kind\": \"%s\"}", s.origin_dim,
-                         s.annotated ? "annotation" : s.constraint ? "sharding_constraint" : "sharding");
+                         s.annotated    ? "annotation"
+                         : s.constraint ? "sharding_constraint"
+                                        : "sharding");
       } else {
         shard_buf_puts(b, "null");
       }
@@ -886,11 +886,10 @@ static bool S_specified(shard_explain *x, const shard_op *op) {
 }
 
 /* The result sharding `s` with `axes` added as unreduced (a copy). */
-static shard_tensor_sharding *S_with_unreduced(shard_arena *a, const shard_tensor_sharding *s,
-                                               const shard_axes *axes) {
+static shard_tensor_sharding *S_with_unreduced(shard_arena *a, const shard_tensor_sharding *s, const shard_axes *axes) {
   shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->unreduced = SHARD_NEW_ARRAY(a, shard_axis_ref, s->num_unreduced + axes->n + 1);
-  if (s->num_unreduced)  /* no array when empty; memcpy's arguments must not be NULL */
+  if (s->num_unreduced) /* no array when empty; memcpy's arguments must not be NULL */
     memcpy(c->unreduced, s->unreduced, sizeof(shard_axis_ref) * s->num_unreduced);
   c->num_unreduced = s->num_unreduced;
   for (uint32_t i = 0; i < axes->n; i++) c->unreduced[c->num_unreduced++] = axes->v[i];
@@ -969,7 +968,8 @@ static void S_explicit_disagreement(const op_view *v, int64_t f, uint32_t a, uin
   shard_buf_puts(&n2, " (the result follows the second)");
   shard_note(de, op->span, "%s", shard_buf_str(&n1));
   shard_note(de, op->span, "%s", shard_buf_str(&n2));
-  shard_note(de, op->span, "choice 3: annotate the result with the sharding you want; both operands are resharded to fit");
+  shard_note(de, op->span,
+             "choice 3: annotate the result with the sharding you want; both operands are resharded to fit");
   shard_buf_free(&msg);
   shard_buf_free(&ta);
   shard_buf_free(&tb);

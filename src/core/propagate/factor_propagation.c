@@ -29,8 +29,7 @@ static int S_rank(shard_direction d) {
 }
 
 static bool S_forward_and_backward(shard_direction a, shard_direction b) {
-  return (a == SHARD_DIR_FORWARD && b == SHARD_DIR_BACKWARD) ||
-         (a == SHARD_DIR_BACKWARD && b == SHARD_DIR_FORWARD);
+  return (a == SHARD_DIR_FORWARD && b == SHARD_DIR_BACKWARD) || (a == SHARD_DIR_BACKWARD && b == SHARD_DIR_FORWARD);
 }
 
 shard_direction shard_direction_union(shard_direction a, shard_direction b) {
@@ -48,15 +47,15 @@ shard_direction shard_direction_intersect(shard_direction a, shard_direction b) 
 /* Merges `incoming` into the running candidate `cur` (in place). Returns
  * whether the candidate may still grow. With can_expand false the result is
  * at most `cur`. */
-static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming,
-                               uint32_t nin, bool can_expand) {
+static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming, uint32_t nin,
+                               bool can_expand) {
   shard_axis_ref result[MAX_AXES];
   uint32_t n = 0, i = 0, j = 0;
   while (i < *ncur && j < nin) {
     const shard_axis_ref *old = &cur[i++], *neu = &incoming[j++];
     if (strcmp(old->name, neu->name) != 0) goto stop;
-    bool same_info = old->is_sub == neu->is_sub &&
-                     (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
+    bool same_info =
+        old->is_sub == neu->is_sub && (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
     if (same_info) {
       result[n++] = *neu;
       continue;
@@ -100,8 +99,8 @@ static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t 
   }
 }
 
-uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor,
-                                            shard_direction dir, shard_axis_ref *out) {
+uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
+                                            shard_axis_ref *out) {
   if (dir == SHARD_DIR_NONE) return 0;
   uint32_t n = 0;
   bool can_expand = true;
@@ -118,8 +117,8 @@ uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t f
 
 /* The largest prefix of `axis` not overlapping the axes or overflow axes of
  * any other factor of tensor t. */
-static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t factor,
-                                  shard_axis_ref axis, shard_axis_ref *out) {
+static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t factor, shard_axis_ref axis,
+                                  shard_axis_ref *out) {
   const shard_tensor_factors *tf = &p->tensors[t];
   for (uint32_t g = 0; g < p->num_factors; g++) {
     if ((int64_t)g == factor || !tf->factors[g].mapped) continue;
@@ -134,8 +133,8 @@ static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t
 /* The largest prefix of `axis` that factor `factor` of tensor t can take:
  * not replicated or unreduced, and either already there or addable (open,
  * no overflow, minor-most or dividing what's left of the factor). */
-static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t factor,
-                                  shard_axis_ref axis, int64_t prev_sharded, shard_axis_ref *out) {
+static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t factor, shard_axis_ref axis,
+                                  int64_t prev_sharded, shard_axis_ref *out) {
   const shard_tensor_factors *tf = &p->tensors[t];
   const shard_factor_sharding *fs = &tf->factors[factor];
   shard_axis_ref r = axis;
@@ -180,8 +179,8 @@ typedef struct conflict_check {
   uint32_t tensor; /* for WITHIN / ACROSS */
 } conflict_check;
 
-static bool S_compatible_prefix(const shard_projection *p, const conflict_check *c, int64_t factor,
-                                shard_axis_ref axis, int64_t prev, shard_axis_ref *out) {
+static bool S_compatible_prefix(const shard_projection *p, const conflict_check *c, int64_t factor, shard_axis_ref axis,
+                                int64_t prev, shard_axis_ref *out) {
   switch (c->kind) {
   case CONFLICT_WITHIN: return S_no_conflicts_within(p, c->tensor, factor, axis, prev, out);
   case CONFLICT_ACROSS: return S_no_conflicts_across(p, c->tensor, factor, axis, out);
@@ -190,17 +189,15 @@ static bool S_compatible_prefix(const shard_projection *p, const conflict_check 
   uint32_t n = shard_projection_num_tensors(p);
   for (uint32_t t = 0; t < n; t++) {
     if (!S_no_conflicts_across(p, t, factor, axis, &axis)) return false;
-    if (p->tensors[t].factors[factor].mapped &&
-        !S_no_conflicts_within(p, t, factor, axis, prev, &axis))
-      return false;
+    if (p->tensors[t].factors[factor].mapped && !S_no_conflicts_within(p, t, factor, axis, prev, &axis)) return false;
   }
   *out = axis;
   return true;
 }
 
 /* Cuts `axes` at the first axis that must be dropped or shrunk. */
-static void S_truncate(const shard_projection *p, const conflict_check *c, int64_t factor,
-                       shard_axis_ref *axes, uint32_t *n, bool conservative) {
+static void S_truncate(const shard_projection *p, const conflict_check *c, int64_t factor, shard_axis_ref *axes,
+                       uint32_t *n, bool conservative) {
   int64_t prev = 1;
   for (uint32_t i = 0; i < *n; i++) {
     shard_axis_ref r;
@@ -235,7 +232,7 @@ static void S_basic(shard_projection *p, const shard_factor_propagation *fp, boo
 
 typedef struct factor_order {
   int64_t factor;
-  int64_t source_size;  /* product of the source tensor's factor sizes, -1 if none */
+  int64_t source_size; /* product of the source tensor's factor sizes, -1 if none */
   int64_t source_index; /* -1 if none */
   int64_t sharding_size; /* elementwise ops only, else 0 */
 } factor_order;
@@ -256,8 +253,8 @@ typedef struct candidate {
 /* The axes factor f of tensor t gets: the candidate cut by conflicts within
  * the factor, only if it extends what t has, then cut by conflicts with
  * t's (already updated) other factors. */
-static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_propagation *fp,
-                                  uint32_t t, int64_t f, const candidate *c, shard_axis_ref *out) {
+static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_propagation *fp, uint32_t t, int64_t f,
+                                  const candidate *c, shard_axis_ref *out) {
   const shard_factor_sharding *fs = &p->tensors[t].factors[f];
   if (!fs->mapped) return 0;
   uint32_t n = c->n;
@@ -355,8 +352,7 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
           /* Sideways through an elementwise op: no further than a result. */
           for (uint32_t r = p->num_operands; r < nt; r++) {
             const shard_factor_sharding *rs = &p->tensors[r].factors[f];
-            if (rs->mapped &&
-                shard_axes_prefix_status(rs->axes.v, rs->axes.n, axes, n) == SHARD_PREFIX_STRICT) {
+            if (rs->mapped && shard_axes_prefix_status(rs->axes.v, rs->axes.n, axes, n) == SHARD_PREFIX_STRICT) {
               n = rs->axes.n;
               /* An empty result list has no array: memcpy's arguments must not be NULL. */
               if (n) memcpy(axes, rs->axes.v, sizeof(shard_axis_ref) * n);

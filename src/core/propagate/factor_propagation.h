@@ -26,25 +26,22 @@ shard_direction shard_direction_union(shard_direction a, shard_direction b);
 /* NONE when one is FORWARD and the other BACKWARD, else the narrower one. */
 shard_direction shard_direction_intersect(shard_direction a, shard_direction b);
 
-typedef enum shard_factor_strategy {
-  SHARD_FACTOR_BASIC,
-  SHARD_FACTOR_AGGRESSIVE
-} shard_factor_strategy;
+typedef enum shard_factor_strategy { SHARD_FACTOR_BASIC, SHARD_FACTOR_AGGRESSIVE } shard_factor_strategy;
 
 typedef struct shard_factor_propagation {
   shard_factor_strategy strategy;
   shard_factor_direction_fn direction;
   void *direction_ctx;
   bool conservative; /* no sub-axes */
-  bool elementwise;  /* the op is elementwise (aggressive tie-breaks and sideways rule) */
+  bool elementwise; /* the op is elementwise (aggressive tie-breaks and sideways rule) */
 } shard_factor_propagation;
 
 /* The longest prefix of axes sharding `factor` on which all tensors that
  * have it agree, ignoring conflicts. FORWARD lets only operands extend it,
  * BACKWARD only results; NONE gives nothing. Writes at most 64 refs to out
  * and returns the count. */
-uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor,
-                                            shard_direction dir, shard_axis_ref *out);
+uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
+                                            shard_axis_ref *out);
 
 /* Propagates every factor of `p`. Sets updated[t] for each tensor whose
  * factor shardings changed (operands then results). */

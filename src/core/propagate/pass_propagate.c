@@ -124,8 +124,7 @@ typedef struct op_priority_ctx {
   shard_direction cached;
 } op_priority_ctx;
 
-static shard_direction S_op_priority_direction(void *ctx, shard_propagation *s, const shard_op *op,
-                                               int64_t factor) {
+static shard_direction S_op_priority_direction(void *ctx, shard_propagation *s, const shard_op *op, int64_t factor) {
   op_priority_ctx *c = ctx;
   /* Direction union is set union of {forward, backward}, so the steps may be
    * combined in any order and BOTH ends the search. */
@@ -198,8 +197,7 @@ static shard_tensor_sharding *S_initial_sharding(shard_module *m, const shard_te
     c->dims[d] = t->dims[d];
     if (t->dims[d].priority > 0) {
       /* An empty prioritized dim may leave rep NULL: no memcpy on NULL. */
-      if (t->dims[d].num_axes)
-        memcpy(rep + k, t->dims[d].axes, sizeof(shard_axis_ref) * t->dims[d].num_axes);
+      if (t->dims[d].num_axes) memcpy(rep + k, t->dims[d].axes, sizeof(shard_axis_ref) * t->dims[d].num_axes);
       k += t->dims[d].num_axes;
       c->dims[d].axes = NULL;
       c->dims[d].num_axes = 0;
@@ -349,8 +347,8 @@ static bool S_parse_options(const char *pass, const char *options, prop_level le
     else if (strcmp(strategy, "aggressive") == 0) o->strategy = CHOICE_AGGRESSIVE;
     else if (strcmp(strategy, "basic-then-aggressive") == 0) o->strategy = CHOICE_BASIC_THEN_AGGRESSIVE;
     else {
-      shard_error(de, shard_no_span, "invalid value '%s' for option 'propagation-strategy' of pass '%s'",
-                  strategy, pass);
+      shard_error(de, shard_no_span, "invalid value '%s' for option 'propagation-strategy' of pass '%s'", strategy,
+                  pass);
       free(strategy);
       return false;
     }

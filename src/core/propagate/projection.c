@@ -35,8 +35,8 @@ int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m)
   return -1;
 }
 
-shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst,
-                                             const shard_axis_ref *second, uint32_t nsecond) {
+shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst, const shard_axis_ref *second,
+                                             uint32_t nsecond) {
   if (nfirst == 0) return nsecond == 0 ? SHARD_PREFIX_EQUAL : SHARD_PREFIX_STRICT;
   if (nfirst > nsecond) return SHARD_PREFIX_NOT;
   for (uint32_t i = 0; i + 1 < nfirst; i++)
@@ -104,8 +104,8 @@ static shard_axis_ref S_rest_ref(const axis_rest *r) {
 }
 
 /* Adds the rest of the current axis and every later axis of the dim. */
-static void S_add_remaining(axis_builder *b, axis_rest rest, const shard_dim_sharding *d,
-                            uint32_t i, const shard_mesh *m) {
+static void S_add_remaining(axis_builder *b, axis_rest rest, const shard_dim_sharding *d, uint32_t i,
+                            const shard_mesh *m) {
   while (rest.valid) {
     S_push_or_merge(b, S_rest_ref(&rest), m);
     rest = S_rest_at(d, ++i, m);
@@ -126,9 +126,8 @@ static bool S_shareable_tail(const shard_dim_sharding *d, uint32_t ai) {
   return true;
 }
 
-static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
-                           const shard_tensor_mapping *mapping, const shard_tensor_sharding *s,
-                           bool closed_if_missing) {
+static void S_build_tensor(shard_projection *p, shard_tensor_factors *t, const shard_tensor_mapping *mapping,
+                           const shard_tensor_sharding *s, bool closed_if_missing) {
   const shard_mesh *m = p->mesh;
   t->factors = SHARD_NEW_ARRAY(p->arena, shard_factor_sharding, p->num_factors ? p->num_factors : 1);
   if (s && s->rank != mapping->rank) s = NULL;
@@ -205,8 +204,8 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t,
 }
 
 shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding_rule *rule,
-                                         const shard_tensor_sharding *const *shardings,
-                                         const shard_mesh *mesh, bool closed_if_missing) {
+                                         const shard_tensor_sharding *const *shardings, const shard_mesh *mesh,
+                                         bool closed_if_missing) {
   shard_projection *p = SHARD_NEW(a, shard_projection);
   p->arena = a;
   p->mesh = mesh;
@@ -226,8 +225,7 @@ shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding
 
 /* ---- updating ------------------------------------------------------------------- */
 
-bool shard_projection_expand(shard_projection *p, uint32_t t, int64_t factor,
-                             const shard_axis_ref *axes, uint32_t n) {
+bool shard_projection_expand(shard_projection *p, uint32_t t, int64_t factor, const shard_axis_ref *axes, uint32_t n) {
   if (factor < 0 || (uint32_t)factor >= p->num_factors) return false;
   shard_factor_sharding *fs = &p->tensors[t].factors[factor];
   if (!fs->mapped) return false;
@@ -259,9 +257,8 @@ static int64_t S_add_factor_axes(axis_builder *b, shard_axes axes, const shard_m
   return total;
 }
 
-shard_tensor_sharding *shard_projection_to_sharding(shard_arena *out, const shard_projection *p,
-                                                    uint32_t t, const shard_tensor_mapping *mapping,
-                                                    const char *mesh_name,
+shard_tensor_sharding *shard_projection_to_sharding(shard_arena *out, const shard_projection *p, uint32_t t,
+                                                    const shard_tensor_mapping *mapping, const char *mesh_name,
                                                     shard_mesh *inline_mesh) {
   const shard_tensor_factors *tf = &p->tensors[t];
   shard_tensor_sharding *s = SHARD_NEW(out, shard_tensor_sharding);

@@ -53,14 +53,10 @@ typedef struct shard_projection {
 } shard_projection;
 
 /* How one axis list relates to another as a prefix. */
-typedef enum shard_prefix_status {
-  SHARD_PREFIX_EQUAL,
-  SHARD_PREFIX_STRICT,
-  SHARD_PREFIX_NOT
-} shard_prefix_status;
+typedef enum shard_prefix_status { SHARD_PREFIX_EQUAL, SHARD_PREFIX_STRICT, SHARD_PREFIX_NOT } shard_prefix_status;
 
-shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst,
-                                             const shard_axis_ref *second, uint32_t nsecond);
+shard_prefix_status shard_axes_prefix_status(const shard_axis_ref *first, uint32_t nfirst, const shard_axis_ref *second,
+                                             uint32_t nsecond);
 /* shard_axis_size, faster for the hot loops of projecting and propagating. */
 int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m);
 
@@ -68,8 +64,8 @@ int64_t shard_projection_axis_size(const shard_axis_ref *r, const shard_mesh *m)
  * a tensor without sharding) through `rule`. Missing shardings project to
  * open factors, or closed ones with `closed_if_missing`. */
 shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding_rule *rule,
-                                         const shard_tensor_sharding *const *shardings,
-                                         const shard_mesh *mesh, bool closed_if_missing);
+                                         const shard_tensor_sharding *const *shardings, const shard_mesh *mesh,
+                                         bool closed_if_missing);
 
 static inline shard_tensor_factors *shard_projection_tensor(const shard_projection *p, uint32_t t) {
   return &p->tensors[t];
@@ -80,8 +76,7 @@ static inline uint32_t shard_projection_num_tensors(const shard_projection *p) {
 
 /* Replaces the axes of `factor` in tensor t by `axes` when the tensor has the
  * factor and its current axes are a strict prefix of `axes`. */
-bool shard_projection_expand(shard_projection *p, uint32_t t, int64_t factor,
-                             const shard_axis_ref *axes, uint32_t n);
+bool shard_projection_expand(shard_projection *p, uint32_t t, int64_t factor, const shard_axis_ref *axes, uint32_t n);
 
 /* Product of the sizes of every axis (and overflow axis) of tensor t. */
 int64_t shard_projection_sharding_size(const shard_projection *p, uint32_t t);
@@ -90,9 +85,8 @@ int64_t shard_projection_sharding_size(const shard_projection *p, uint32_t t);
  * axes are concatenated major to minor (merging adjacent sub-axes), stopping
  * after a factor that is not fully sharded or has overflow axes. A dim is
  * closed when any of its used factors is. Priorities are not kept. */
-shard_tensor_sharding *shard_projection_to_sharding(shard_arena *out, const shard_projection *p,
-                                                    uint32_t t, const shard_tensor_mapping *mapping,
-                                                    const char *mesh_name,
+shard_tensor_sharding *shard_projection_to_sharding(shard_arena *out, const shard_projection *p, uint32_t t,
+                                                    const shard_tensor_mapping *mapping, const char *mesh_name,
                                                     shard_mesh *inline_mesh);
 
 #endif

@@ -33,7 +33,7 @@
 typedef struct op_info {
   shard_op *op;
   shard_op_sharding_rule *rule;
-  bool rule_done;    /* rule looked up (it may be NULL) */
+  bool rule_done; /* rule looked up (it may be NULL) */
   bool rule_created; /* created by the registry, not read from the op */
   bool queued;
   /* func.func: its callers, a range of shard_propagation.calls */
@@ -111,9 +111,7 @@ static shard_op_name K_stablehlo_while = {"stablehlo.while", NULL};
  * that make up most modules the name comparisons in the hot paths. */
 static bool S_is_sdy(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_SDY); }
 
-static bool S_is_terminator(const shard_op *op) {
-  return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR);
-}
+static bool S_is_terminator(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR); }
 
 shard_module *shard_propagation_module(const shard_propagation *s) { return s->m; }
 
@@ -153,9 +151,7 @@ static shard_block *S_body(const shard_op *op, uint32_t region) {
   return region < op->num_regions ? op->regions[region].first : NULL;
 }
 
-static shard_value *S_result(shard_op *op, uint64_t i) {
-  return i < op->num_results ? &op->results[i] : NULL;
-}
+static shard_value *S_result(shard_op *op, uint64_t i) { return i < op->num_results ? &op->results[i] : NULL; }
 
 /* The edge owner holding the sharding of `target` (a result or block arg of op). */
 static shard_value *S_owner_from_target(shard_op *op, shard_value *v) {
@@ -207,9 +203,7 @@ static shard_op *S_edge_of_source(const shard_operand *use) {
   return S_edge_user(S_owner_from_source(op, use));
 }
 
-bool shard_propagation_value_has_edge(const shard_value *v) {
-  return S_edge_of_target((shard_value *)v) != NULL;
-}
+bool shard_propagation_value_has_edge(const shard_value *v) { return S_edge_of_target((shard_value *)v) != NULL; }
 
 static bool S_is_func_entry_arg(const shard_value *v, shard_op *owner) {
   return owner && shard_op_is(owner, &K_func_func) && !v->def && v->block == S_body(owner, 0);
@@ -255,9 +249,8 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
 
 /* Replaces entry i of a per-value attribute of n entries; missing entries
  * become fully open on s's mesh. */
-static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent,
-                               uint32_t i, uint32_t n, const shard_value *values,
-                               shard_tensor_sharding *s) {
+static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent, uint32_t i, uint32_t n,
+                               const shard_value *values, shard_tensor_sharding *s) {
   shard_attr *old = shard_op_attr(op, name);
   bool have = old && old->kind == SHARD_ATTR_SDY_PER_VALUE && old->u.per_value->num == n;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(a, shard_tensor_sharding, n ? n : 1);
@@ -274,13 +267,12 @@ static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, b
 }
 
 static bool S_has_out_sharding(const shard_op *op) {
-  return op->def && (op->def->traits & SHARD_TRAIT_SDY) &&
-         shard_op_def_is_inherent(op->def, "out_sharding");
+  return op->def && (op->def->traits & SHARD_TRAIT_SDY) && shard_op_def_is_inherent(op->def, "out_sharding");
 }
 
 static bool S_single_sharding_op(const shard_op *op) {
   return S_is_sdy(op) && (shard_op_is(op, &K_sdy_data_flow_edge) || shard_op_is(op, &K_sdy_sharding_constraint) ||
-         shard_op_is(op, &K_sdy_reshard));
+                          shard_op_is(op, &K_sdy_reshard));
 }
 
 /* The sharding carried by v, a value S_shardable returned (or NULL). */
@@ -292,12 +284,11 @@ static shard_tensor_sharding *S_shardable_sharding(shard_arena *a, shard_value *
   if (S_single_sharding_op(op)) return S_sharding_attr(op, "sharding");
   if (S_has_out_sharding(op)) return S_sharding_attr(op, "out_sharding");
   switch (S_df_kind(op)) {
-  case DF_NAMED:
-    return S_per_value_at(op, v->def ? "out_shardings" : "in_shardings", v->index);
+  case DF_NAMED: return S_per_value_at(op, v->def ? "out_shardings" : "in_shardings", v->index);
   case DF_MANUAL:
     if (v->def) return S_per_value_at(op, "out_shardings", v->index);
     return shard_sharding_erase_manual(a, S_per_value_at(op, "in_shardings", v->index),
-                          shard_op_attr(op, "manual_axes"));
+                                       shard_op_attr(op, "manual_axes"));
   default: break;
   }
   return v->def ? S_per_value_at(op, "sdy.sharding", v->index) : NULL;
@@ -331,7 +322,8 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
     } else {
       shard_block *body = S_body(op, 0);
       if (k == DF_MANUAL)
-        s = shard_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s, shard_op_attr(op, "manual_axes"));
+        s = shard_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s,
+                                    shard_op_attr(op, "manual_axes"));
       S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
     }
     return;
@@ -417,7 +409,7 @@ bool shard_propagation_op_is_elementwise(const shard_op *op) {
     return true;
   }
   return S_is_sdy(op) && (shard_op_is(op, &K_sdy_propagation_barrier) || shard_op_is(op, &K_sdy_sharding_constraint) ||
-                           shard_op_is(op, &K_sdy_reshard));
+                          shard_op_is(op, &K_sdy_reshard));
 }
 
 /* ---- worklist ------------------------------------------------------------------------ */
@@ -540,9 +532,9 @@ typedef enum tensor_kind { TENSOR_VALUE, TENSOR_EDGE, TENSOR_FUNC_RESULT } tenso
 
 typedef struct tensor_ref {
   tensor_kind kind;
-  shard_value *value;  /* VALUE, EDGE (the edge result) */
-  shard_op *owner;     /* EDGE: the edge op; FUNC_RESULT: the func */
-  uint32_t index;      /* FUNC_RESULT */
+  shard_value *value; /* VALUE, EDGE (the edge result) */
+  shard_op *owner; /* EDGE: the edge op; FUNC_RESULT: the func */
+  uint32_t index; /* FUNC_RESULT */
   shard_tensor_sharding *sharding; /* current, as propagation sees it */
 } tensor_ref;
 
@@ -579,8 +571,8 @@ static const shard_mesh *S_mesh_of(shard_propagation *s, const shard_tensor_shar
 
 /* The mesh shared by all present shardings (empty meshes don't count); false
  * when there is none or two differ. */
-static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
-                          const shard_tensor_sharding **source, const shard_mesh **mesh) {
+static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n, const shard_tensor_sharding **source,
+                          const shard_mesh **mesh) {
   *source = NULL;
   *mesh = NULL;
   for (uint32_t i = 0; i < n; i++) {
@@ -635,9 +627,9 @@ static shard_projection *S_projection_copy(shard_arena *a, const shard_projectio
 }
 
 static void S_observe(shard_propagation *s, const direction_ctx *dctx, const shard_op_sharding_rule *rule,
-                      const tensor_ref *t, uint32_t num_operands, uint32_t num_results,
-                      const shard_mesh *mesh, const shard_projection *before, const shard_projection *after,
-                      const bool *updated, shard_arena *scratch) {
+                      const tensor_ref *t, uint32_t num_operands, uint32_t num_results, const shard_mesh *mesh,
+                      const shard_projection *before, const shard_projection *after, const bool *updated,
+                      shard_arena *scratch) {
   uint32_t n = num_operands + num_results;
   shard_value **values = SHARD_NEW_ARRAY(scratch, shard_value *, n ? n : 1);
   shard_propagation_step step = {0};
@@ -664,8 +656,8 @@ static void S_observe(shard_propagation *s, const direction_ctx *dctx, const sha
 /* Propagates between tensors t[0..num_operands) and the rest along `rule`.
  * Returns whether any sharding changed. */
 static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const shard_op_sharding_rule *rule,
-                                tensor_ref *t, uint32_t num_operands, uint32_t num_results,
-                                direction_ctx *dctx, bool conservative) {
+                                tensor_ref *t, uint32_t num_operands, uint32_t num_results, direction_ctx *dctx,
+                                bool conservative) {
   uint32_t n = num_operands + num_results;
   if (rule->num_operands != num_operands || rule->num_results != num_results) return false;
   const shard_tensor_sharding *source;
@@ -690,8 +682,8 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
-    shard_tensor_sharding *fresh = shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name,
-                                                                 source->inline_mesh);
+    shard_tensor_sharding *fresh =
+        shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
     if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
     any = true;
@@ -746,8 +738,8 @@ static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_di
 
 /* Would this visit see exactly what the last visit that changed nothing saw?
  * Records what it sees in info either way (valid only if nothing changes). */
-static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule,
-                          const tensor_ref *t, uint32_t n, const shard_direction *dirs) {
+static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule, const tensor_ref *t,
+                          uint32_t n, const shard_direction *dirs) {
   if (!info->seen) {
     info->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
     info->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
@@ -992,10 +984,8 @@ static bool S_check_shapes(shard_op *op, void *ctx) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_type *t = op->results[i].type;
     if (!t) continue;
-    if ((t->kind == SHARD_TYPE_TENSOR && !shard_type_is_static_tensor(t)) ||
-        t->kind == SHARD_TYPE_UNRANKED_TENSOR) {
-      shard_error(c->de, op->span,
-                  "Shardy propagation only supports ranked tensors with a static shape. type: %s",
+    if ((t->kind == SHARD_TYPE_TENSOR && !shard_type_is_static_tensor(t)) || t->kind == SHARD_TYPE_UNRANKED_TENSOR) {
+      shard_error(c->de, op->span, "Shardy propagation only supports ranked tensors with a static shape. type: %s",
                   t->text);
       c->ok = false;
       return false;
@@ -1062,8 +1052,8 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
                     (long long)gid);
       for (uint32_t k = 0; k < vals.len; k++) {
         shard_value *v = vals.items[k];
-        shard_tensor_sharding *open = shard_sharding_open(s->a, common->mesh_name, common->inline_mesh,
-                                                               common->rank, true);
+        shard_tensor_sharding *open =
+            shard_sharding_open(s->a, common->mesh_name, common->inline_mesh, common->rank, true);
         shard_op *c = shard_op_new_named(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
         shard_op_set_attr(s->a, c, "sharding", shard_attr_sharding(s->a, open), true);
         if (v->def) shard_op_insert_after(v->def, c);
@@ -1130,7 +1120,7 @@ static void S_build_index(shard_propagation *s) {
 }
 
 shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
-                                          shard_diag_engine *de) {
+                                           shard_diag_engine *de) {
   shape_check c = {de, true};
   shard_walk(m->top, S_check_shapes, &c);
   if (!c.ok) return NULL;
@@ -1152,8 +1142,8 @@ shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, c
   return s;
 }
 
-void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
-                           shard_op_direction_fn direction, void *ctx) {
+void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy, shard_op_direction_fn direction,
+                           void *ctx) {
   s->strategy = strategy;
   s->direction = direction;
   s->direction_ctx = ctx;

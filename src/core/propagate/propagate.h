@@ -22,8 +22,7 @@
 typedef struct shard_propagation shard_propagation;
 
 /* Direction in which `op` may propagate along `factor`; NULL means BOTH. */
-typedef shard_direction (*shard_op_direction_fn)(void *ctx, shard_propagation *s, const shard_op *op,
-                                                 int64_t factor);
+typedef shard_direction (*shard_op_direction_fn)(void *ctx, shard_propagation *s, const shard_op *op, int64_t factor);
 
 /* Starts a session: checks that every op result is a static tensor (or not
  * a shaped type) and no tuples appear, reporting Shardy's error otherwise,
@@ -32,13 +31,13 @@ typedef shard_direction (*shard_op_direction_fn)(void *ctx, shard_propagation *s
  * and non-divisible sharding; `extra_rules` (NULL: none) gives rules for ops
  * the registry does not know and must outlive the session. */
 shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
-                                          shard_diag_engine *de);
+                                           shard_diag_engine *de);
 
 /* One run of the worklist driver with one factor strategy: func results are
  * pushed to the returned values, every op is propagated until a fixed point,
  * and the returned values' shardings go back to the func results. */
-void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
-                           shard_op_direction_fn direction, void *ctx);
+void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy, shard_op_direction_fn direction,
+                           void *ctx);
 
 /* Ends the session: created rules are attached to their ops as
  * `sdy.sharding_rule` when `keep_rules`, otherwise every non-custom

@@ -13,9 +13,9 @@
 
 typedef struct axis_position {
   shard_axis_ref axis;
-  double stride;  /* elements between consecutive shards along the axis */
+  double stride; /* elements between consecutive shards along the axis */
   int64_t prefix; /* elements before the dim times the shards of earlier axes in it */
-  int64_t dim;    /* size of the dim the axis shards */
+  int64_t dim; /* size of the dim the axis shards */
 } axis_position;
 
 typedef SHARD_VEC(axis_position) axis_position_vec;
@@ -24,8 +24,8 @@ static bool S_near(double a, double b) { return (a > b ? a - b : b - a) < 1e-6; 
 
 /* The axes of s on t by position (ascending, stable), sub-axes merged;
  * false when an axis has no size in `mesh`. */
-static bool S_positions(const shard_tensor_sharding *s, const shard_type *t, const shard_mesh *mesh,
-                        bool non_divisible, axis_position_vec *out) {
+static bool S_positions(const shard_tensor_sharding *s, const shard_type *t, const shard_mesh *mesh, bool non_divisible,
+                        axis_position_vec *out) {
   double cumulative = 1.0;
   for (uint32_t i = t->rank; i-- > 0;) {
     const shard_dim_sharding *d = &s->dims[i];
@@ -98,8 +98,8 @@ bool shard_sharding_equivalent_across_reshape(const shard_tensor_sharding *s1, c
   if (!S_same_axes(s1->replicated, s1->num_replicated, s2->replicated, s2->num_replicated)) return false;
   if (t1->encoding || t2->encoding || s1->rank != t1->rank || s2->rank != t2->rank) return false;
   axis_position_vec a = {0}, b = {0};
-  bool same = S_positions(s1, t1, mesh, non_divisible, &a) && S_positions(s2, t2, mesh, non_divisible, &b) &&
-              a.len == b.len;
+  bool same =
+      S_positions(s1, t1, mesh, non_divisible, &a) && S_positions(s2, t2, mesh, non_divisible, &b) && a.len == b.len;
   for (uint32_t i = 0; same && i < a.len; i++)
     same = shard_axis_equal(&a.items[i].axis, &b.items[i].axis) &&
            (non_divisible ? a.items[i].prefix == b.items[i].prefix : S_near(a.items[i].stride, b.items[i].stride));

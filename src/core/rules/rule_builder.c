@@ -72,8 +72,8 @@ static void init_tensors(tensor_dims *t, uint32_t n, const uint32_t *ranks, fact
   }
 }
 
-shard_rule_builder *shard_rule_builder_new(uint32_t num_operands, const uint32_t *operand_ranks,
-                                           uint32_t num_results, const uint32_t *result_ranks) {
+shard_rule_builder *shard_rule_builder_new(uint32_t num_operands, const uint32_t *operand_ranks, uint32_t num_results,
+                                           const uint32_t *result_ranks) {
   shard_rule_builder *b = shard_xcalloc(1, sizeof *b);
   b->num_operands = num_operands;
   b->num_results = num_results;
@@ -151,20 +151,21 @@ void shard_rule_builder_map_result(shard_rule_builder *b, int64_t f, uint32_t in
 int64_t shard_rule_builder_add(shard_rule_builder *b, const int64_t *operand_dims, const int64_t *result_dims,
                                int64_t size, shard_factor_type type, bool blocked) {
   int64_t f = shard_rule_builder_factor(b, size, type, blocked);
-  for (uint32_t i = 0; operand_dims && i < b->num_operands; i++) shard_rule_builder_map_operand(b, f, i, operand_dims[i]);
+  for (uint32_t i = 0; operand_dims && i < b->num_operands; i++)
+    shard_rule_builder_map_operand(b, f, i, operand_dims[i]);
   for (uint32_t i = 0; result_dims && i < b->num_results; i++) shard_rule_builder_map_result(b, f, i, result_dims[i]);
   return f;
 }
 
-int64_t shard_rule_builder_add_all_operands(shard_rule_builder *b, int64_t dim, int64_t size,
-                                            shard_factor_type type, bool blocked) {
+int64_t shard_rule_builder_add_all_operands(shard_rule_builder *b, int64_t dim, int64_t size, shard_factor_type type,
+                                            bool blocked) {
   int64_t f = shard_rule_builder_factor(b, size, type, blocked);
   for (uint32_t i = 0; i < b->num_operands; i++) map_dim(b, &b->operands[i], f, dim, false);
   return f;
 }
 
-int64_t shard_rule_builder_add_all_results(shard_rule_builder *b, int64_t dim, int64_t size,
-                                           shard_factor_type type, bool blocked) {
+int64_t shard_rule_builder_add_all_results(shard_rule_builder *b, int64_t dim, int64_t size, shard_factor_type type,
+                                           bool blocked) {
   int64_t f = shard_rule_builder_factor(b, size, type, blocked);
   for (uint32_t i = 0; i < b->num_results; i++) map_dim(b, &b->results[i], f, dim, false);
   return f;

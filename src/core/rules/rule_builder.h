@@ -29,8 +29,8 @@ typedef enum shard_factor_type {
 typedef struct shard_rule_builder shard_rule_builder;
 
 /* A builder for tensors of the given ranks (non-tensor values have rank 0). */
-shard_rule_builder *shard_rule_builder_new(uint32_t num_operands, const uint32_t *operand_ranks,
-                                           uint32_t num_results, const uint32_t *result_ranks);
+shard_rule_builder *shard_rule_builder_new(uint32_t num_operands, const uint32_t *operand_ranks, uint32_t num_results,
+                                           const uint32_t *result_ranks);
 /* A builder for the op's operand and result types. */
 shard_rule_builder *shard_rule_builder_for_op(const shard_op *op);
 void shard_rule_builder_free(shard_rule_builder *b);
@@ -52,10 +52,10 @@ int64_t shard_rule_builder_add(shard_rule_builder *b, const int64_t *operand_dim
 int64_t shard_rule_builder_add_dim(shard_rule_builder *b, int64_t dim, int64_t size, shard_factor_type type,
                                    bool blocked);
 /* `dim` of every operand (every result) that has dimensions. */
-int64_t shard_rule_builder_add_all_operands(shard_rule_builder *b, int64_t dim, int64_t size,
-                                            shard_factor_type type, bool blocked);
-int64_t shard_rule_builder_add_all_results(shard_rule_builder *b, int64_t dim, int64_t size,
-                                           shard_factor_type type, bool blocked);
+int64_t shard_rule_builder_add_all_operands(shard_rule_builder *b, int64_t dim, int64_t size, shard_factor_type type,
+                                            bool blocked);
+int64_t shard_rule_builder_add_all_results(shard_rule_builder *b, int64_t dim, int64_t size, shard_factor_type type,
+                                           bool blocked);
 /* The common one-operand/one-result case: operand 0 dim -> result 0 dim. */
 int64_t shard_rule_builder_add_io(shard_rule_builder *b, int64_t operand_dim, int64_t result_dim, int64_t size,
                                   shard_factor_type type, bool blocked);

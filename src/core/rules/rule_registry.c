@@ -118,7 +118,8 @@ static shard_op_sharding_rule *rule_all_to_all(shard_arena *a, const shard_op *o
   if (!dim_index(&split, rank) || !dim_index(&concat, rank) || shard_rr_rank(out) != rank) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   for (uint32_t d = 0; d < rank; d++)
-    if ((int64_t)d != split && (int64_t)d != concat) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], PASS, false);
+    if ((int64_t)d != split && (int64_t)d != concat)
+      shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], PASS, false);
   shard_rule_builder_add_all_operands(b, split, shard_rr_shape(in)[split], NEED, false);
   shard_rule_builder_add_all_results(b, split, shard_rr_shape(out)[split], NEED, false);
   if (split != concat) {
@@ -194,7 +195,8 @@ static shard_op_sharding_rule *rule_cholesky(shard_arena *a, const shard_op *op,
   const shard_value *in = OPERAND(op, 0);
   uint32_t rank = shard_rr_rank(in);
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t d = 0; d < rank; d++) shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], d + 2 < rank ? PASS : NEED, false);
+  for (uint32_t d = 0; d < rank; d++)
+    shard_rule_builder_add_dim(b, d, shard_rr_shape(in)[d], d + 2 < rank ? PASS : NEED, false);
   return shard_rr_finish(b, a);
 }
 
@@ -255,8 +257,10 @@ static shard_op_sharding_rule *rule_dot(shard_arena *a, const shard_op *op, bool
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   if (lhs_matrix) shard_rule_builder_add(b, (int64_t[]){0, NUL}, (int64_t[]){0}, shard_rr_shape(lhs)[0], PASS, false);
   if (rhs_matrix)
-    shard_rule_builder_add(b, (int64_t[]){NUL, 1}, (int64_t[]){lhs_matrix ? 1 : 0}, shard_rr_shape(rhs)[1], PASS, false);
-  shard_rule_builder_add(b, (int64_t[]){lhs_matrix ? 1 : 0, 0}, (int64_t[]){NUL}, shard_rr_shape(rhs)[0], REDUCTION, false);
+    shard_rule_builder_add(b, (int64_t[]){NUL, 1}, (int64_t[]){lhs_matrix ? 1 : 0}, shard_rr_shape(rhs)[1], PASS,
+                           false);
+  shard_rule_builder_add(b, (int64_t[]){lhs_matrix ? 1 : 0, 0}, (int64_t[]){NUL}, shard_rr_shape(rhs)[0], REDUCTION,
+                         false);
   return shard_rr_finish(b, a);
 }
 
@@ -281,7 +285,8 @@ static shard_op_sharding_rule *rule_dot_general(shard_arena *a, const shard_op *
   shard_rule_builder *b = shard_rule_builder_for_op(op);
   int64_t out = 0;
   for (uint32_t i = 0; i < lb.n; i++, out++)
-    shard_rule_builder_add(b, (int64_t[]){lb.v[i], rb.v[i]}, (int64_t[]){out}, shard_rr_shape(lhs)[lb.v[i]], PASS, false);
+    shard_rule_builder_add(b, (int64_t[]){lb.v[i], rb.v[i]}, (int64_t[]){out}, shard_rr_shape(lhs)[lb.v[i]], PASS,
+                           false);
   for (uint32_t d = 0; d < lr; d++)
     if (!shard_rr_ints_contains(&lc, d) && !shard_rr_ints_contains(&lb, d))
       shard_rule_builder_add(b, (int64_t[]){d, NUL}, (int64_t[]){out++}, shard_rr_shape(lhs)[d], PASS, false);
@@ -363,8 +368,8 @@ static shard_op_sharding_rule *rule_reduce(shard_arena *a, const shard_op *op, b
   (void)conservative;
   rr_ints dims;
   uint32_t num_inputs = op->num_operands / 2;
-  if (num_inputs == 0 || op->num_operands > MAX_DIM_ARRAY || op->num_results < num_inputs ||
-      !all_ranked(op, 1, 1) || !shard_rr_attr_ints(op, "dimensions", &dims))
+  if (num_inputs == 0 || op->num_operands > MAX_DIM_ARRAY || op->num_results < num_inputs || !all_ranked(op, 1, 1) ||
+      !shard_rr_attr_ints(op, "dimensions", &dims))
     return NULL;
   const shard_value *in = OPERAND(op, 0);
   int64_t op_dims[MAX_DIM_ARRAY], res_dims[MAX_DIM_ARRAY];
@@ -496,7 +501,8 @@ static shard_op_sharding_rule *rule_transpose(shard_arena *a, const shard_op *op
   const shard_value *in = OPERAND(op, 0);
   if (perm.n != shard_rr_rank(in) || !dims_in_range(&perm, shard_rr_rank(in))) return NULL;
   shard_rule_builder *b = shard_rule_builder_for_op(op);
-  for (uint32_t od = 0; od < perm.n; od++) shard_rule_builder_add_io(b, perm.v[od], od, shard_rr_shape(in)[perm.v[od]], PASS, false);
+  for (uint32_t od = 0; od < perm.n; od++)
+    shard_rule_builder_add_io(b, perm.v[od], od, shard_rr_shape(in)[perm.v[od]], PASS, false);
   return shard_rr_finish(b, a);
 }
 
@@ -721,7 +727,8 @@ bool shard_rule_unknown_message(const shard_op *op, shard_buf *b) {
     if (!unknown) return false;
     const shard_attr *t = shard_op_attr(op, "call_target_name");
     if (t && t->kind == SHARD_ATTR_STRING)
-      shard_buf_printf(b, "custom call @%.*s is unknown to SDY sharding rule registry", (int)t->u.str.len, t->u.str.data);
+      shard_buf_printf(b, "custom call @%.*s is unknown to SDY sharding rule registry", (int)t->u.str.len,
+                       t->u.str.data);
     else shard_buf_puts(b, "custom call @ is unknown to SDY sharding rule registry");
     return true;
   }

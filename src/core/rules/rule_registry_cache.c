@@ -123,8 +123,7 @@ static bool S_matches(const cache_entry *e, uint64_t hash, const shard_op *op, b
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const shard_named_attr *a = &op->attrs[i];
     if (!S_keyed_attr(a)) continue;
-    if (k >= e->num_attrs || strcmp(e->attrs[k].name, a->name) != 0 ||
-        !S_attr_value_equal(e->attrs[k].value, a->value))
+    if (k >= e->num_attrs || strcmp(e->attrs[k].name, a->name) != 0 || !S_attr_value_equal(e->attrs[k].value, a->value))
       return false;
     k++;
   }

@@ -89,14 +89,15 @@ static shard_op_sharding_rule *S_ragged_dot(shard_arena *a, const shard_op *op) 
   const int64_t *ls = shard_rr_shape(lhs), *rs = shard_rr_shape(rhs), *gshape = shard_rr_shape(gs);
   /* dims out of range: no rule (the verifier or the interpreter says why) */
   for (uint32_t i = 0; i < d.num_lhs_batch; i++)
-    if (d.lhs_batch[i] < 0 || d.lhs_batch[i] >= (int64_t)lrank || d.rhs_batch[i] < 0 || d.rhs_batch[i] >= (int64_t)rrank)
+    if (d.lhs_batch[i] < 0 || d.lhs_batch[i] >= (int64_t)lrank || d.rhs_batch[i] < 0 ||
+        d.rhs_batch[i] >= (int64_t)rrank)
       return NULL;
   for (uint32_t i = 0; i < d.num_lhs_contract; i++)
     if (d.lhs_contract[i] < 0 || d.lhs_contract[i] >= (int64_t)lrank || d.rhs_contract[i] < 0 ||
         d.rhs_contract[i] >= (int64_t)rrank)
       return NULL;
-  if (ragged < 0 || ragged >= (int64_t)lrank || (d.num_rhs_group && (d.rhs_group[0] < 0 || d.rhs_group[0] >= (int64_t)rrank)) ||
-      grank == 0)
+  if (ragged < 0 || ragged >= (int64_t)lrank ||
+      (d.num_rhs_group && (d.rhs_group[0] < 0 || d.rhs_group[0] >= (int64_t)rrank)) || grank == 0)
     return NULL;
   int64_t gdim = 0, out = mode == CONTRACTING ? 1 : 0;
   int64_t rdim0[1];

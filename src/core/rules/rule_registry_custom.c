@@ -13,18 +13,36 @@ static bool in_list(const shard_op *op, const char *const *targets) {
   return false;
 }
 
-static const char *const S_no_rule[] = {
-    "sdy_testonly", "tpu_custom_call", "xla_python_cpu_callback", "xla_python_gpu_callback",
-    "xla_ffi_python_cpu_callback", "xla_ffi_python_gpu_callback", "xla.debug.Log", NULL};
+static const char *const S_no_rule[] = {"sdy_testonly",
+                                        "tpu_custom_call",
+                                        "xla_python_cpu_callback",
+                                        "xla_python_gpu_callback",
+                                        "xla_ffi_python_cpu_callback",
+                                        "xla_ffi_python_gpu_callback",
+                                        "xla.debug.Log",
+                                        NULL};
 
 /* Including the SPMD partitioner's internal collective permutes, whose
  * results all keep the input's sharding. */
-static const char *const S_pointwise[] = {
-    "annotate_device_placement", "Cholesky", "CompactWyHelper", "InspectSharding",
-    "InvertDiagBlocksLowerTriangular", "InvertDiagBlocksUpperTriangular", "LayoutConstraint", "mhlo.erf",
-    "MoveToDevice", "MoveToHost", "X64SplitHigh", "X64SplitLow", "xla.megascale.provide_metadata",
-    "_SPMDInternalOp_MultiPad", "_SPMDInternalOp_RotateRight", "_SPMDInternalOp_MultiRotate",
-    "_SPMDInternalOp_MultiSlice", "_SPMDInternalOp_Wrap", NULL};
+static const char *const S_pointwise[] = {"annotate_device_placement",
+                                          "Cholesky",
+                                          "CompactWyHelper",
+                                          "InspectSharding",
+                                          "InvertDiagBlocksLowerTriangular",
+                                          "InvertDiagBlocksUpperTriangular",
+                                          "LayoutConstraint",
+                                          "mhlo.erf",
+                                          "MoveToDevice",
+                                          "MoveToHost",
+                                          "X64SplitHigh",
+                                          "X64SplitLow",
+                                          "xla.megascale.provide_metadata",
+                                          "_SPMDInternalOp_MultiPad",
+                                          "_SPMDInternalOp_RotateRight",
+                                          "_SPMDInternalOp_MultiRotate",
+                                          "_SPMDInternalOp_MultiSlice",
+                                          "_SPMDInternalOp_Wrap",
+                                          NULL};
 
 static bool shapes_ok(const shard_op *op, uint32_t num_operands, uint32_t num_results) {
   if (op->num_operands != num_operands || op->num_results != num_results) return false;
@@ -55,7 +73,8 @@ static shard_op_sharding_rule *rule_eigh(shard_arena *a, const shard_op *op) {
 
 /* jax.lax.linalg.qr: (a) -> (q-ish, taus); every non-batch dim is replicated. */
 static shard_op_sharding_rule *rule_qr(shard_arena *a, const shard_op *op) {
-  if (!shapes_ok(op, 1, 2) || shard_rr_rank(OPERAND(op, 0)) < 2 || shard_rr_rank(RESULT(op, 1)) + 1 != shard_rr_rank(OPERAND(op, 0)))
+  if (!shapes_ok(op, 1, 2) || shard_rr_rank(OPERAND(op, 0)) < 2 ||
+      shard_rr_rank(RESULT(op, 1)) + 1 != shard_rr_rank(OPERAND(op, 0)))
     return NULL;
   const int64_t *in = shard_rr_shape(OPERAND(op, 0)), *taus = shard_rr_shape(RESULT(op, 1));
   int64_t n1 = shard_rr_rank(OPERAND(op, 0)) - 2, n2 = n1 + 1;
@@ -69,7 +88,8 @@ static shard_op_sharding_rule *rule_qr(shard_arena *a, const shard_op *op) {
 
 /* jax.lax.linalg.householder_product: (a, taus) -> q. */
 static shard_op_sharding_rule *rule_householder_product(shard_arena *a, const shard_op *op) {
-  if (!shapes_ok(op, 2, 1) || shard_rr_rank(OPERAND(op, 0)) < 2 || shard_rr_rank(OPERAND(op, 1)) + 1 != shard_rr_rank(OPERAND(op, 0)))
+  if (!shapes_ok(op, 2, 1) || shard_rr_rank(OPERAND(op, 0)) < 2 ||
+      shard_rr_rank(OPERAND(op, 1)) + 1 != shard_rr_rank(OPERAND(op, 0)))
     return NULL;
   const int64_t *lhs = shard_rr_shape(OPERAND(op, 0)), *taus = shard_rr_shape(OPERAND(op, 1));
   int64_t n1 = shard_rr_rank(OPERAND(op, 0)) - 2, n2 = n1 + 1;
@@ -137,12 +157,14 @@ shard_op_sharding_rule *shard_rr_custom_call(shard_arena *a, const shard_op *op,
   if (in_list(op, S_no_rule)) return NULL;
   if (in_list(op, S_pointwise)) return shard_rr_pointwise(a, op, false);
   if (shard_rr_attr_str_eq(op, "call_target_name", "Eigh")) return rule_eigh(a, op);
-  if (shard_rr_attr_str_eq(op, "call_target_name", "Qr") || shard_rr_attr_str_eq(op, "call_target_name", "QrDecompositionBlock"))
+  if (shard_rr_attr_str_eq(op, "call_target_name", "Qr") ||
+      shard_rr_attr_str_eq(op, "call_target_name", "QrDecompositionBlock"))
     return rule_qr(a, op);
   if (shard_rr_attr_str_eq(op, "call_target_name", "ProductOfElementaryHouseholderReflectors"))
     return rule_householder_product(a, op);
   if (shard_rr_attr_str_eq(op, "call_target_name", "mhlo.topk")) return rule_topk(a, op);
-  if (shard_rr_attr_str_eq(op, "call_target_name", "ApproxTopK") || shard_rr_attr_str_eq(op, "call_target_name", "PartialReduce"))
+  if (shard_rr_attr_str_eq(op, "call_target_name", "ApproxTopK") ||
+      shard_rr_attr_str_eq(op, "call_target_name", "PartialReduce"))
     return rule_approx_topk(a, op);
   if (shard_rr_attr_str_eq(op, "call_target_name", "X64Combine")) return rule_x64_combine(a, op);
   *unknown = true;

@@ -163,7 +163,7 @@ shard_op_sharding_rule *shard_rr_convolution(shard_arena *a, const shard_op *op,
 typedef struct gs_ctx {
   shard_rule_builder *b;
   bool scatter;
-  uint32_t num_inputs;        /* scatter: inputs, then indices, then as many updates */
+  uint32_t num_inputs; /* scatter: inputs, then indices, then as many updates */
   bool scatter_has_reduction; /* scatter: the update computation is a known reduction */
 } gs_ctx;
 
@@ -193,7 +193,8 @@ static bool gs_factors(gs_ctx *c, const shard_value *input, const shard_value *i
     int64_t slice_size = ss[sd];
     if (shard_rr_ints_contains(&dn->offset, sd)) {
       /* An offset dim: the next input dim that is neither collapsed nor batching. */
-      while (shard_rr_ints_contains(&dn->collapsed, input_dim) || shard_rr_ints_contains(&dn->operand_batching, input_dim))
+      while (shard_rr_ints_contains(&dn->collapsed, input_dim) ||
+             shard_rr_ints_contains(&dn->operand_batching, input_dim))
         input_dim++;
       if (input_dim >= input_rank) return false;
       int64_t input_size = is[input_dim];

@@ -219,8 +219,7 @@ static bool S_kind_list(const cJSON *spec, const char *key, factor_kind kind, bo
       for (uint32_t d = 0; d < r->tensors[t].rank; d++)
         for (uint32_t k = 0; k < r->tensors[t].dims[d].n; k++)
           if (r->tensors[t].dims[d].factors[k] == f) {
-            shard_error(de, r->span, "rules for '%s': reduction factor %s appears in a result", r->op,
-                        r->names[f]);
+            shard_error(de, r->span, "rules for '%s': reduction factor %s appears in a result", r->op, r->names[f]);
             return false;
           }
     if (blocked) r->blocked[f] = true;
@@ -236,8 +235,8 @@ static bool S_rule_entry(const shard_source *src, const cJSON *entry, rule_spec 
   if (cJSON_IsString(entry)) {
     notation = entry->valuestring;
   } else if (cJSON_IsObject(entry)) {
-    static const char *const known[] = {"rule", "elementwise", "reduction", "need_replication",
-                                        "permutation", "blocked", NULL};
+    static const char *const known[] = {"rule",        "elementwise", "reduction", "need_replication",
+                                        "permutation", "blocked",     NULL};
     const cJSON *k;
     cJSON_ArrayForEach(k, entry) {
       bool ok = false;
@@ -368,8 +367,10 @@ static shard_op_sharding_rule *S_instantiate(shard_rules_file *rf, shard_arena *
   if (!op->num_operands || !op->num_results) {
     /* Shardy's verifier: a rule needs at least one operand and one result. */
     if (!S_misfit(rf, op))
-      shard_error(rf->de, op->span, "the rule for '%s' (from --rules) cannot apply: the op has %u operands and %u results, "
-                  "and a sharding rule needs at least one of each", op->name, op->num_operands, op->num_results);
+      shard_error(rf->de, op->span,
+                  "the rule for '%s' (from --rules) cannot apply: the op has %u operands and %u results, "
+                  "and a sharding rule needs at least one of each",
+                  op->name, op->num_operands, op->num_results);
     return NULL;
   }
   if (spec->elementwise) {
@@ -400,8 +401,8 @@ static shard_op_sharding_rule *S_instantiate(shard_rules_file *rf, shard_arena *
     if (!ty || !shard_type_is_static_tensor(ty) || ty->rank != r->tensors[t].rank) {
       if (!S_misfit(rf, op))
         shard_error(rf->de, op->span, "the rule for '%s' (from --rules) gives %s %u rank %u, but its type is %s",
-                    op->name, t < r->num_operands ? "operand" : "result",
-                    t < r->num_operands ? t : t - r->num_operands, r->tensors[t].rank, ty ? ty->text : "none");
+                    op->name, t < r->num_operands ? "operand" : "result", t < r->num_operands ? t : t - r->num_operands,
+                    r->tensors[t].rank, ty ? ty->text : "none");
       goto done;
     }
   }
@@ -433,7 +434,8 @@ static shard_op_sharding_rule *S_instantiate(shard_rules_file *rf, shard_arena *
   for (uint32_t f = 0; f < r->num_factors; f++)
     if (!sizes[f]) {
       if (!S_misfit(rf, op))
-        shard_error(rf->de, op->span, "the rule for '%s' (from --rules): the size of factor '%s' does not follow from the shapes",
+        shard_error(rf->de, op->span,
+                    "the rule for '%s' (from --rules): the size of factor '%s' does not follow from the shapes",
                     op->name, r->names[f]);
       goto done;
     }
@@ -444,9 +446,10 @@ static shard_op_sharding_rule *S_instantiate(shard_rules_file *rf, shard_arena *
       int64_t dim = S_tensor_type(op, t)->dims[d];
       if (product != dim) {
         if (!S_misfit(rf, op))
-          shard_error(rf->de, op->span, "the rule for '%s' (from --rules): dim %u of %s %u has size %lld, its factors %lld",
-                      op->name, d, t < r->num_operands ? "operand" : "result",
-                      t < r->num_operands ? t : t - r->num_operands, (long long)dim, (long long)product);
+          shard_error(rf->de, op->span,
+                      "the rule for '%s' (from --rules): dim %u of %s %u has size %lld, its factors %lld", op->name, d,
+                      t < r->num_operands ? "operand" : "result", t < r->num_operands ? t : t - r->num_operands,
+                      (long long)dim, (long long)product);
         goto done;
       }
     }

@@ -100,8 +100,7 @@ bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b) {
   return max_pre % min_end == 0;
 }
 
-bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       shard_axis_ref *out) {
+bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out) {
   if (!shard_axis_can_coexist(a, b)) return false;
   if (!shard_axis_overlaps(a, b, NULL)) {
     *out = *a;
@@ -113,8 +112,8 @@ bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis
   return true;
 }
 
-bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
-                                            uint32_t n, shard_axis_ref *out) {
+bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others, uint32_t n,
+                                            shard_axis_ref *out) {
   shard_axis_ref r = *a;
   for (uint32_t i = 0; i < n; i++)
     if (!shard_axis_prefix_without_overlap(&r, &others[i], &r)) return false;
@@ -122,8 +121,8 @@ bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard
   return true;
 }
 
-bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       const shard_mesh *m, shard_axis_ref *out) {
+bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m,
+                                       shard_axis_ref *out) {
   if (!shard_axis_can_coexist(a, b)) return false;
   if (!shard_axis_overlaps(a, b, m)) {
     *out = *a;
@@ -171,8 +170,7 @@ int shard_axis_compare(const shard_axis_ref *a, const shard_axis_ref *b, const s
 
 void shard_axis_print(shard_buf *b, const shard_axis_ref *r) {
   shard_buf_put_escaped(b, r->name, strlen(r->name));
-  if (r->is_sub)
-    shard_buf_printf(b, ":(%lld)%lld", (long long)r->pre_size, (long long)r->size);
+  if (r->is_sub) shard_buf_printf(b, ":(%lld)%lld", (long long)r->pre_size, (long long)r->size);
 }
 
 void shard_axis_list_print(shard_buf *b, const shard_axis_ref *axes, uint32_t n) {
@@ -236,10 +234,8 @@ uint32_t shard_axes_sort_and_merge(shard_axis_ref *axes, uint32_t n, const shard
   uint32_t out = 0;
   axes[0] = k[0].ref;
   for (uint32_t i = 1; i < n; i++) {
-    if (shard_axis_can_merge(&axes[out], &k[i].ref))
-      axes[out] = shard_axis_merge(&axes[out], &k[i].ref, m);
-    else
-      axes[++out] = k[i].ref;
+    if (shard_axis_can_merge(&axes[out], &k[i].ref)) axes[out] = shard_axis_merge(&axes[out], &k[i].ref, m);
+    else axes[++out] = k[i].ref;
   }
   free(k);
   return out + 1;

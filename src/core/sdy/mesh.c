@@ -50,13 +50,9 @@ int64_t shard_mesh_num_devices(const shard_mesh *m) {
   return prod;
 }
 
-bool shard_mesh_is_maximal(const shard_mesh *m) {
-  return m->num_axes == 0 && m->num_device_ids == 1;
-}
+bool shard_mesh_is_maximal(const shard_mesh *m) { return m->num_axes == 0 && m->num_device_ids == 1; }
 
-bool shard_mesh_is_empty(const shard_mesh *m) {
-  return m->num_axes == 0 && m->num_device_ids == 0;
-}
+bool shard_mesh_is_empty(const shard_mesh *m) { return m->num_axes == 0 && m->num_device_ids == 0; }
 
 static bool ids_are_iota(const int64_t *ids, uint32_t n, int64_t total) {
   if ((int64_t)n != total) return false;
@@ -76,8 +72,7 @@ void shard_mesh_canonicalize(shard_mesh *m) {
 bool shard_mesh_same_axes(const shard_mesh *a, const shard_mesh *b) {
   if (a->num_axes != b->num_axes) return false;
   for (uint32_t i = 0; i < a->num_axes; i++) {
-    if (strcmp(a->axes[i].name, b->axes[i].name) != 0 || a->axes[i].size != b->axes[i].size)
-      return false;
+    if (strcmp(a->axes[i].name, b->axes[i].name) != 0 || a->axes[i].size != b->axes[i].size) return false;
   }
   return true;
 }
@@ -86,8 +81,7 @@ bool shard_mesh_same_axes(const shard_mesh *a, const shard_mesh *b) {
  * code without canonicalising still compares equal to the parsed one. */
 static bool has_implicit_order(const shard_mesh *m) {
   return m->num_device_ids == 0 ||
-         (m->num_axes > 0 &&
-          ids_are_iota(m->device_ids, m->num_device_ids, shard_mesh_num_devices(m)));
+         (m->num_axes > 0 && ids_are_iota(m->device_ids, m->num_device_ids, shard_mesh_num_devices(m)));
 }
 
 bool shard_mesh_equal(const shard_mesh *a, const shard_mesh *b) {

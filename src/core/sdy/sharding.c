@@ -24,8 +24,8 @@ static bool is_bare_identifier(const char *s) {
   if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_')) return false;
   for (s++; *s; s++) {
     char c = *s;
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-              c == '_' || c == '$' || c == '.';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -33,10 +33,8 @@ static bool is_bare_identifier(const char *s) {
 
 static void print_symbol(shard_buf *b, const char *name) {
   shard_buf_putc(b, '@');
-  if (is_bare_identifier(name))
-    shard_buf_puts(b, name);
-  else
-    shard_buf_put_escaped(b, name, strlen(name));
+  if (is_bare_identifier(name)) shard_buf_puts(b, name);
+  else shard_buf_put_escaped(b, name, strlen(name));
 }
 
 static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
@@ -108,8 +106,7 @@ bool shard_sharding_equal(const shard_tensor_sharding *a, const shard_tensor_sha
   for (uint32_t i = 0; i < a->rank; i++)
     if (!dims_equal(&a->dims[i], &b->dims[i])) return false;
   return axes_equal(a->replicated, a->num_replicated, b->replicated, b->num_replicated) &&
-         axes_equal(a->unreduced, a->num_unreduced, b->unreduced, b->num_unreduced) &&
-         a->reduction == b->reduction;
+         axes_equal(a->unreduced, a->num_unreduced, b->unreduced, b->num_unreduced) && a->reduction == b->reduction;
 }
 
 /* As TensorShardingAttr::isFullyReplicated: no dim is sharded (open or
@@ -125,8 +122,8 @@ int64_t shard_sharding_dim_size(const shard_tensor_sharding *s, uint32_t d, cons
   return shard_axes_product(s->dims[d].axes, s->dims[d].num_axes, m);
 }
 
-void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m,
-                                const int64_t *global, int64_t *local) {
+void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m, const int64_t *global,
+                                int64_t *local) {
   for (uint32_t d = 0; d < s->rank; d++) {
     int64_t g = global[d];
     int64_t n = shard_sharding_dim_size(s, d, m);

@@ -33,11 +33,11 @@ typedef struct shard_mesh {
 } shard_mesh;
 
 int64_t shard_mesh_axis_size(const shard_mesh *m, const char *name); /* -1 if absent */
-int shard_mesh_axis_index(const shard_mesh *m, const char *name);    /* -1 if absent */
+int shard_mesh_axis_index(const shard_mesh *m, const char *name); /* -1 if absent */
 /* Product of axis sizes (1 for no axes); -1 on overflow. */
 int64_t shard_mesh_num_devices(const shard_mesh *m);
 bool shard_mesh_is_maximal(const shard_mesh *m); /* no axes, exactly one device id */
-bool shard_mesh_is_empty(const shard_mesh *m);   /* no axes, no device ids */
+bool shard_mesh_is_empty(const shard_mesh *m); /* no axes, no device ids */
 /* Drops explicit device ids equal to iota (as Shardy's MeshAttr builder does). */
 void shard_mesh_canonicalize(shard_mesh *m);
 bool shard_mesh_equal(const shard_mesh *a, const shard_mesh *b);
@@ -53,7 +53,7 @@ typedef struct shard_axis_ref {
   const char *name;
   bool is_sub;
   int64_t pre_size; /* only when is_sub */
-  int64_t size;     /* only when is_sub */
+  int64_t size; /* only when is_sub */
 } shard_axis_ref;
 
 /* Where the ref starts on its axis: the pre-size, 1 for the full axis. */
@@ -86,15 +86,14 @@ bool shard_axis_is_suffix_of(const shard_axis_ref *a, const shard_axis_ref *b, c
 bool shard_axis_can_coexist(const shard_axis_ref *a, const shard_axis_ref *b);
 /* The largest prefix of a that does not overlap b (getPrefixWithoutOverlap);
  * false when there is none. */
-bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       shard_axis_ref *out);
+bool shard_axis_prefix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out);
 /* The largest prefix of a overlapping none of `others`; false when none. */
-bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others,
-                                            uint32_t n, shard_axis_ref *out);
+bool shard_axis_prefix_without_overlap_list(const shard_axis_ref *a, const shard_axis_ref *others, uint32_t n,
+                                            shard_axis_ref *out);
 /* The largest suffix of a that does not overlap b (getSuffixWithoutOverlap);
  * false when there is none. */
-bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b,
-                                       const shard_mesh *m, shard_axis_ref *out);
+bool shard_axis_suffix_without_overlap(const shard_axis_ref *a, const shard_axis_ref *b, const shard_mesh *m,
+                                       shard_axis_ref *out);
 /* The shorter of two refs when one is a prefix of the other
  * (AxisRefAttr::getGreatestCommonPrefix); false otherwise. */
 bool shard_axis_common_prefix(const shard_axis_ref *a, const shard_axis_ref *b, shard_axis_ref *out);
@@ -164,7 +163,7 @@ typedef struct shard_dim_sharding {
 } shard_dim_sharding;
 
 typedef struct shard_tensor_sharding {
-  const char *mesh_name;   /* symbol without '@'; NULL when the mesh is inlined */
+  const char *mesh_name; /* symbol without '@'; NULL when the mesh is inlined */
   shard_mesh *inline_mesh; /* mesh<...> */
   shard_dim_sharding *dims;
   uint32_t rank;
@@ -207,8 +206,8 @@ int64_t shard_sharding_dim_size(const shard_tensor_sharding *s, uint32_t d, cons
 
 /* Local (per-device) shape: ceil(dim / sharded size) per dim. Writes rank
  * entries to `local`. Dynamic dims stay dynamic. */
-void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m,
-                                const int64_t *global, int64_t *local);
+void shard_sharding_local_shape(const shard_tensor_sharding *s, const shard_mesh *m, const int64_t *global,
+                                int64_t *local);
 
 /* ---- op sharding rules -------------------------------------------------- */
 

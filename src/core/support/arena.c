@@ -144,9 +144,7 @@ char *shard_arena_strndup(shard_arena *a, const char *s, size_t n) {
   return p;
 }
 
-char *shard_arena_strdup(shard_arena *a, const char *s) {
-  return shard_arena_strndup(a, s, strlen(s));
-}
+char *shard_arena_strdup(shard_arena *a, const char *s) { return shard_arena_strndup(a, s, strlen(s)); }
 
 char *shard_arena_printf(shard_arena *a, const char *fmt, ...) {
   va_list ap;

@@ -22,8 +22,7 @@ void *shard_arena_alloc(shard_arena *a, size_t size);
 void *shard_arena_dup(shard_arena *a, const void *p, size_t size);
 char *shard_arena_strndup(shard_arena *a, const char *s, size_t n);
 char *shard_arena_strdup(shard_arena *a, const char *s);
-char *shard_arena_printf(shard_arena *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+char *shard_arena_printf(shard_arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Forgets every allocation but keeps the first chunk for reuse: a scratch
  * arena reset after each step costs no malloc/free per step. */
 void shard_arena_reset(shard_arena *a);
@@ -41,40 +40,49 @@ char *shard_xstrndup(const char *s, size_t n);
 
 /* A growable array on the heap, for building lists before they move into the
  * arena with SHARD_VEC_FREEZE. */
-#define SHARD_VEC(T) struct { T *items; uint32_t len, cap; }
-#define SHARD_VEC_PUSH(v, x)                                                   \
-  do {                                                                         \
-    if ((v).len == (v).cap) {                                                  \
-      (v).cap = (v).cap ? (v).cap * 2 : 8;                                     \
-      (v).items = shard_xrealloc((v).items, sizeof(*(v).items) * (v).cap);     \
-    }                                                                          \
-    (v).items[(v).len++] = (x);                                                \
+#define SHARD_VEC(T)                                                                                                   \
+  struct {                                                                                                             \
+    T *items;                                                                                                          \
+    uint32_t len, cap;                                                                                                 \
+  }
+#define SHARD_VEC_PUSH(v, x)                                                                                           \
+  do {                                                                                                                 \
+    if ((v).len == (v).cap) {                                                                                          \
+      (v).cap = (v).cap ? (v).cap * 2 : 8;                                                                             \
+      (v).items = shard_xrealloc((v).items, sizeof(*(v).items) * (v).cap);                                             \
+    }                                                                                                                  \
+    (v).items[(v).len++] = (x);                                                                                        \
   } while (0)
 #define SHARD_VEC_FREE(v) (free((v).items), (v).items = NULL, (v).len = (v).cap = 0)
 /* Copies the items into the arena and frees the heap buffer. */
-#define SHARD_VEC_FREEZE(a, v, out)                                            \
-  do {                                                                         \
-    (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL; \
-    SHARD_VEC_FREE(v);                                                         \
+#define SHARD_VEC_FREEZE(a, v, out)                                                                                    \
+  do {                                                                                                                 \
+    (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL;                            \
+    SHARD_VEC_FREE(v);                                                                                                 \
   } while (0)
 
 /* A vector with room for its first N items inside itself: built on the stack
  * while parsing one op, it needs no heap allocation unless it outgrows N.
  * SHARD_SVEC_INIT before use; never copy one by value (items may point
  * into it); SHARD_SVEC_FREE frees a heap buffer if it grew one. */
-#define SHARD_SVEC(T, N) struct { T *items; uint32_t len, cap; T inl[N]; }
-#define SHARD_SVEC_INIT(v) ((v).items = (v).inl, (v).len = 0, (v).cap = (uint32_t)(sizeof((v).inl) / sizeof((v).inl[0])))
-#define SHARD_SVEC_PUSH(v, x)                                                  \
-  do {                                                                         \
-    if ((v).len == (v).cap)                                                    \
-      (v).items = shard_svec_grow((v).items, (v).inl, &(v).cap, sizeof(*(v).items)); \
-    (v).items[(v).len++] = (x);                                                \
+#define SHARD_SVEC(T, N)                                                                                               \
+  struct {                                                                                                             \
+    T *items;                                                                                                          \
+    uint32_t len, cap;                                                                                                 \
+    T inl[N];                                                                                                          \
+  }
+#define SHARD_SVEC_INIT(v)                                                                                             \
+  ((v).items = (v).inl, (v).len = 0, (v).cap = (uint32_t)(sizeof((v).inl) / sizeof((v).inl[0])))
+#define SHARD_SVEC_PUSH(v, x)                                                                                          \
+  do {                                                                                                                 \
+    if ((v).len == (v).cap) (v).items = shard_svec_grow((v).items, (v).inl, &(v).cap, sizeof(*(v).items));             \
+    (v).items[(v).len++] = (x);                                                                                        \
   } while (0)
 #define SHARD_SVEC_FREE(v) (((v).items != (v).inl ? free((v).items) : (void)0), SHARD_SVEC_INIT(v))
-#define SHARD_SVEC_FREEZE(a, v, out)                                           \
-  do {                                                                         \
-    (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL; \
-    SHARD_SVEC_FREE(v);                                                        \
+#define SHARD_SVEC_FREEZE(a, v, out)                                                                                   \
+  do {                                                                                                                 \
+    (out) = (v).len ? shard_arena_dup((a), (v).items, sizeof(*(v).items) * (v).len) : NULL;                            \
+    SHARD_SVEC_FREE(v);                                                                                                \
   } while (0)
 /* Doubles the capacity, moving inline items to the heap on the first growth. */
 void *shard_svec_grow(void *items, void *inl, uint32_t *cap, size_t item_size);

@@ -24,26 +24,22 @@ void shard_buf_free(shard_buf *b) {
 
 void shard_buf_clear(shard_buf *b) {
   b->len = 0;
-  if (b->data)
-    b->data[0] = '\0';
+  if (b->data) b->data[0] = '\0';
 }
 
 /* Makes room for `extra` more bytes plus the terminating NUL. */
 static void reserve(shard_buf *b, size_t extra) {
   size_t need = b->len + extra + 1;
-  if (need <= b->cap)
-    return;
+  if (need <= b->cap) return;
   size_t cap = b->cap ? b->cap : 64;
-  while (cap < need)
-    cap *= 2;
+  while (cap < need) cap *= 2;
   b->data = shard_xrealloc(b->data, cap);
   b->cap = cap;
 }
 
 void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
   reserve(b, n);
-  if (n)
-    memcpy(b->data + b->len, s, n);
+  if (n) memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }
@@ -83,7 +79,8 @@ void shard_buf_put_i64(shard_buf *b, int64_t v) {
   char digits[24];
   int n = 0;
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-  do digits[n++] = (char)('0' + u % 10); while ((u /= 10) != 0);
+  do digits[n++] = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
   if (v < 0) digits[n++] = '-';
   char out[24];
   for (int i = 0; i < n; i++) out[i] = digits[n - 1 - i];
@@ -123,8 +120,7 @@ void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n) {
 
 char *shard_buf_take(shard_buf *b) {
   char *s = b->data;
-  if (!s)
-    s = shard_xstrdup("");
+  if (!s) s = shard_xstrdup("");
   shard_buf_init(b);
   return s;
 }

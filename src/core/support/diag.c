@@ -26,8 +26,7 @@ void shard_diag_init(shard_diag_engine *de, shard_diag_fn fn, void *ctx) {
   de->warnings_as_errors = false;
 }
 
-void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
-                     const char *fmt, ...) {
+void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   shard_diag_vemit(de, sev, span, fmt, ap);
@@ -35,14 +34,10 @@ void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
 }
 
 void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, va_list ap) {
-  if (sev == SHARD_WARNING && de->warnings_as_errors)
-    sev = SHARD_ERROR;
-  if (sev == SHARD_ERROR)
-    de->errors++;
-  else if (sev == SHARD_WARNING)
-    de->warnings++;
-  if (!de->fn)
-    return; /* only counted: the message is never read, so never formatted */
+  if (sev == SHARD_WARNING && de->warnings_as_errors) sev = SHARD_ERROR;
+  if (sev == SHARD_ERROR) de->errors++;
+  else if (sev == SHARD_WARNING) de->warnings++;
+  if (!de->fn) return; /* only counted: the message is never read, so never formatted */
 
   shard_buf msg;
   shard_buf_init(&msg);
@@ -54,9 +49,7 @@ void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span
 
 /* Clamps an offset into the source so a stale or hostile span can never make
  * us read outside the text. */
-static uint32_t clamp_off(const shard_source *src, uint32_t off) {
-  return off > src->len ? (uint32_t)src->len : off;
-}
+static uint32_t clamp_off(const shard_source *src, uint32_t off) { return off > src->len ? (uint32_t)src->len : off; }
 
 /* The last position asked for, per thread: callers ask for positions in
  * text order (a walk over a module, a plan of every collective), so moving
@@ -125,22 +118,17 @@ const char *shard_span_line_text(shard_span span, size_t *len) {
   const char *text = span.src->text;
   uint32_t off = clamp_off(span.src, span.off);
   uint32_t start = off, end = off;
-  while (start > 0 && text[start - 1] != '\n')
-    start--;
-  while (end < span.src->len && text[end] != '\n')
-    end++;
+  while (start > 0 && text[start - 1] != '\n') start--;
+  while (end < span.src->len && text[end] != '\n') end++;
   /* Keep a CRLF file's carriage return out of the printed line. */
-  if (end > start && text[end - 1] == '\r')
-    end--;
+  if (end > start && text[end - 1] == '\r') end--;
   *len = end - start;
   return text + start;
 }
 
 shard_span shard_span_join(shard_span a, shard_span b) {
-  if (!a.src)
-    return b;
-  if (!b.src || a.src != b.src)
-    return a;
+  if (!a.src) return b;
+  if (!b.src || a.src != b.src) return a;
   uint32_t start = a.off < b.off ? a.off : b.off;
   uint32_t end_a = a.off + a.len, end_b = b.off + b.len;
   uint32_t end = end_a > end_b ? end_a : end_b;
@@ -150,14 +138,10 @@ shard_span shard_span_join(shard_span a, shard_span b) {
 
 const char *shard_severity_name(shard_severity s) {
   switch (s) {
-  case SHARD_ERROR:
-    return "error";
-  case SHARD_WARNING:
-    return "warning";
-  case SHARD_NOTE:
-    return "note";
-  case SHARD_REMARK:
-    return "remark";
+  case SHARD_ERROR: return "error";
+  case SHARD_WARNING: return "warning";
+  case SHARD_NOTE: return "note";
+  case SHARD_REMARK: return "remark";
   }
   return "error";
 }
@@ -168,14 +152,10 @@ const char *shard_severity_name(shard_severity s) {
 #define ANSI_RESET "\033[0m"
 static const char *severity_color(shard_severity s) {
   switch (s) {
-  case SHARD_ERROR:
-    return "\033[1;31m";
-  case SHARD_WARNING:
-    return "\033[1;35m";
-  case SHARD_NOTE:
-    return "\033[1;36m";
-  case SHARD_REMARK:
-    return "\033[1;34m";
+  case SHARD_ERROR: return "\033[1;31m";
+  case SHARD_WARNING: return "\033[1;35m";
+  case SHARD_NOTE: return "\033[1;36m";
+  case SHARD_REMARK: return "\033[1;34m";
   }
   return "";
 }
@@ -192,21 +172,16 @@ static const char *severity_color(shard_severity s) {
 static void S_line_window(const char *text, size_t n, uint32_t col, size_t *from, size_t *to) {
   *from = 0;
   *to = n;
-  if (n <= SHARD_DIAG_LINE_WINDOW)
-    return;
+  if (n <= SHARD_DIAG_LINE_WINDOW) return;
   size_t caret = col > 0 ? col - 1 : 0;
-  if (caret > n)
-    caret = n;
+  if (caret > n) caret = n;
   size_t before = SHARD_DIAG_LINE_WINDOW / 3;
   size_t start = caret > before ? caret - before : 0;
-  if (start + SHARD_DIAG_LINE_WINDOW > n)
-    start = n - SHARD_DIAG_LINE_WINDOW;
+  if (start + SHARD_DIAG_LINE_WINDOW > n) start = n - SHARD_DIAG_LINE_WINDOW;
   size_t end = start + SHARD_DIAG_LINE_WINDOW;
   /* never split a UTF-8 sequence: continuation bytes are 10xxxxxx */
-  while (start > 0 && start < n && ((unsigned char)text[start] & 0xC0) == 0x80)
-    start--;
-  while (end < n && ((unsigned char)text[end] & 0xC0) == 0x80)
-    end++;
+  while (start > 0 && start < n && ((unsigned char)text[start] & 0xC0) == 0x80) start--;
+  while (end < n && ((unsigned char)text[end] & 0xC0) == 0x80) end++;
   *from = start;
   *to = end;
 }
@@ -217,26 +192,21 @@ void shard_diag_print_text(void *printer, const shard_diag *d) {
   shard_buf out;
   shard_buf_init(&out);
 
-  if (pr->color)
-    shard_buf_puts(&out, ANSI_BOLD);
+  if (pr->color) shard_buf_puts(&out, ANSI_BOLD);
   bool has_line = d->span.src && d->span.src->text;
   if (has_line) {
     uint32_t line, col;
     shard_span_linecol(d->span, &line, &col);
-    shard_buf_printf(&out, "%s:%u:%u: ", d->span.src->name ? d->span.src->name : "<input>",
-                     line, col);
+    shard_buf_printf(&out, "%s:%u:%u: ", d->span.src->name ? d->span.src->name : "<input>", line, col);
   } else if (d->span.src) {
     shard_buf_printf(&out, "%s: ", d->span.src->name ? d->span.src->name : "<input>");
   }
   /* Without a location MLIR prints just "error: MSG"; so do we. */
-  if (pr->color)
-    shard_buf_printf(&out, "%s", severity_color(d->severity));
+  if (pr->color) shard_buf_printf(&out, "%s", severity_color(d->severity));
   shard_buf_printf(&out, "%s: ", shard_severity_name(d->severity));
-  if (pr->color)
-    shard_buf_puts(&out, ANSI_RESET ANSI_BOLD);
+  if (pr->color) shard_buf_puts(&out, ANSI_RESET ANSI_BOLD);
   shard_buf_puts(&out, d->message);
-  if (pr->color)
-    shard_buf_puts(&out, ANSI_RESET);
+  if (pr->color) shard_buf_puts(&out, ANSI_RESET);
   shard_buf_putc(&out, '\n');
 
   if (pr->show_source && has_line) {
@@ -246,21 +216,15 @@ void shard_diag_print_text(void *printer, const shard_diag *d) {
     shard_span_linecol(d->span, &line, &col);
     size_t from = 0, to = n;
     S_line_window(text, n, col, &from, &to);
-    if (from > 0)
-      shard_buf_puts(&out, "...");
+    if (from > 0) shard_buf_puts(&out, "...");
     shard_buf_putn(&out, text + from, to - from);
-    if (to < n)
-      shard_buf_puts(&out, "...");
+    if (to < n) shard_buf_puts(&out, "...");
     shard_buf_putc(&out, '\n');
-    if (pr->color)
-      shard_buf_puts(&out, "\033[1;32m");
-    if (from > 0)
-      shard_buf_puts(&out, "   ");
-    for (size_t i = from; i + 1 < col && i < n; i++)
-      shard_buf_putc(&out, text[i] == '\t' ? '\t' : ' ');
+    if (pr->color) shard_buf_puts(&out, "\033[1;32m");
+    if (from > 0) shard_buf_puts(&out, "   ");
+    for (size_t i = from; i + 1 < col && i < n; i++) shard_buf_putc(&out, text[i] == '\t' ? '\t' : ' ');
     shard_buf_putc(&out, '^');
-    if (pr->color)
-      shard_buf_puts(&out, ANSI_RESET);
+    if (pr->color) shard_buf_puts(&out, ANSI_RESET);
     shard_buf_putc(&out, '\n');
   }
   fwrite(out.data, 1, out.len, f);

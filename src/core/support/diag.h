@@ -34,12 +34,7 @@ typedef struct shard_span {
   uint32_t off, len;
 } shard_span;
 
-typedef enum shard_severity {
-  SHARD_ERROR,
-  SHARD_WARNING,
-  SHARD_NOTE,
-  SHARD_REMARK
-} shard_severity;
+typedef enum shard_severity { SHARD_ERROR, SHARD_WARNING, SHARD_NOTE, SHARD_REMARK } shard_severity;
 
 typedef struct shard_diag {
   shard_severity severity;
@@ -57,8 +52,8 @@ typedef struct shard_diag_engine {
 } shard_diag_engine;
 
 void shard_diag_init(shard_diag_engine *de, shard_diag_fn fn, void *ctx);
-void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span,
-                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void shard_diag_emit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* shard_diag_emit with the arguments as a va_list. */
 void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span, const char *fmt, va_list ap);
 #define shard_error(de, span, ...) shard_diag_emit((de), SHARD_ERROR, (span), __VA_ARGS__)

@@ -43,7 +43,7 @@ uint32_t shard_str_hash(const char *s, size_t len) {
 
 /* The slot of `key`, or the empty slot where it would go. */
 static shard_strmap_entry *S_probe(shard_strmap_entry *slots, uint32_t cap, const char *key, size_t len,
-                                  uint32_t hash) {
+                                   uint32_t hash) {
   for (uint32_t i = hash & (cap - 1);; i = (i + 1) & (cap - 1)) {
     shard_strmap_entry *s = &slots[i];
     if (!s->key || (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)) return s;
@@ -81,13 +81,9 @@ void shard_strmap_put(shard_strmap *m, const char *key, size_t len, void *val) {
   *shard_strmap_slot(m, key, len) = val;
 }
 
-void *shard_strmap_get_cstr(const shard_strmap *m, const char *key) {
-  return shard_strmap_get(m, key, strlen(key));
-}
+void *shard_strmap_get_cstr(const shard_strmap *m, const char *key) { return shard_strmap_get(m, key, strlen(key)); }
 
-void shard_strmap_put_cstr(shard_strmap *m, const char *key, void *val) {
-  shard_strmap_put(m, key, strlen(key), val);
-}
+void shard_strmap_put_cstr(shard_strmap *m, const char *key, void *val) { shard_strmap_put(m, key, strlen(key), val); }
 
 void shard_strmap_each(const shard_strmap *m, bool (*fn)(void *ctx, const char *key, size_t len, void *val),
                        void *ctx) {

@@ -23,7 +23,7 @@ typedef struct shard_strmap_entry {
 
 typedef struct shard_strmap {
   shard_strmap_entry *slots; /* open addressing, linear probing, at most half full */
-  uint32_t cap, len;        /* cap is 0 or a power of two */
+  uint32_t cap, len; /* cap is 0 or a power of two */
 } shard_strmap;
 
 /* The string hash of shard (32 bits, eight bytes a step). */
@@ -40,8 +40,7 @@ void *shard_strmap_get_cstr(const shard_strmap *m, const char *key);
 void shard_strmap_put_cstr(shard_strmap *m, const char *key, void *val);
 
 /* Each key with its value, in table order (fn returns false to stop). */
-void shard_strmap_each(const shard_strmap *m, bool (*fn)(void *ctx, const char *key, size_t len, void *val),
-                       void *ctx);
+void shard_strmap_each(const shard_strmap *m, bool (*fn)(void *ctx, const char *key, size_t len, void *val), void *ctx);
 /* Removes every key, keeping the storage. */
 void shard_strmap_clear(shard_strmap *m);
 void shard_strmap_release(shard_strmap *m);

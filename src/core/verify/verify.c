@@ -39,7 +39,8 @@ static uint32_t S_hash_str(const char *s) { return shard_str_hash(s, strlen(s));
 static uint32_t S_hash_axis(const shard_axis_ref *r) {
   uint32_t h = S_hash_str(r->name);
   /* unsigned: sizes are any int64 the input wrote, and must not overflow */
-  if (r->is_sub) h ^= shard_ptrmap_hash((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
+  if (r->is_sub)
+    h ^= shard_ptrmap_hash((const void *)(uintptr_t)((uint64_t)r->pre_size * 1000003u + (uint64_t)r->size));
   return h;
 }
 
@@ -102,8 +103,7 @@ static void S_emit(const vf_emit *e, shard_severity sev, const char *fmt, va_lis
   if (e->op)
     shard_diag_emit(e->cx->de, sev, e->span, "'%s%s' op %s%s", shard_op_written_prefix(e->op),
                     shard_op_written_rest(e->op), e->prefix, shard_buf_str(&b));
-  else
-    shard_diag_emit(e->cx->de, sev, e->span, "%s%s", e->prefix, shard_buf_str(&b));
+  else shard_diag_emit(e->cx->de, sev, e->span, "%s%s", e->prefix, shard_buf_str(&b));
   shard_buf_free(&b);
 }
 
@@ -206,10 +206,7 @@ const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
   return NULL;
 }
 
-
-uint32_t shard_verify_type_rank(const shard_type *t) {
-  return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
-}
+uint32_t shard_verify_type_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 bool shard_verify_type_static(const shard_type *t) {
   if (!t || t->kind != SHARD_TYPE_TENSOR) return false;
@@ -246,8 +243,7 @@ static void S_build_symbols(vf_ctx *cx) {
       const char *name = S_sym_name(op);
       if (!name) continue;
       uint32_t i = S_hash_str(name) & (cx->sym_cap - 1);
-      while (cx->sym_ops[i] && strcmp(S_sym_name(cx->sym_ops[i]), name) != 0)
-        i = (i + 1) & (cx->sym_cap - 1);
+      while (cx->sym_ops[i] && strcmp(S_sym_name(cx->sym_ops[i]), name) != 0) i = (i + 1) & (cx->sym_cap - 1);
       if (cx->sym_ops[i]) {
         vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
         e.span = op->span;
@@ -298,8 +294,7 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
     ix->slots = SHARD_NEW_ARRAY(cx->scratch, int32_t, ix->cap);
     for (uint32_t a = 0; a < m->num_axes; a++) {
       uint32_t i = S_hash_str(m->axes[a].name) & (ix->cap - 1);
-      while (ix->slots[i] && strcmp(m->axes[ix->slots[i] - 1].name, m->axes[a].name) != 0)
-        i = (i + 1) & (ix->cap - 1);
+      while (ix->slots[i] && strcmp(m->axes[ix->slots[i] - 1].name, m->axes[a].name) != 0) i = (i + 1) & (ix->cap - 1);
       if (!ix->slots[i]) ix->slots[i] = (int32_t)a + 1; /* first of duplicates wins */
     }
     shard_ptrmap_put_ptr(&cx->axis_index, m, ix);
@@ -353,8 +348,8 @@ const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard
   /* A value owned by a data-flow op that has a data_flow_edge as its single
    * user takes the edge's sharding (DataFlowEdgeOp::lookup). */
   const shard_op *owner = v->def ? v->def : (v->block && v->block->parent ? v->block->parent->parent : NULL);
-  if (owner && owner->num_regions && !shard_verify_op_is(owner, "func.func") && v->first_use && !v->first_use->next_use &&
-      shard_verify_op_is(v->first_use->owner, "sdy.data_flow_edge"))
+  if (owner && owner->num_regions && !shard_verify_op_is(owner, "func.func") && v->first_use &&
+      !v->first_use->next_use && shard_verify_op_is(v->first_use->owner, "sdy.data_flow_edge"))
     return S_single_sharding(shard_verify_attr(v->first_use->owner, "sharding"));
   if (!owner) return NULL;
   if (!v->def) {
@@ -401,9 +396,7 @@ bool shard_verify_ax_overlaps(const shard_axis_ref *a, const shard_axis_ref *b) 
   return shard_axis_overlaps(a, b, NULL);
 }
 
-bool shard_verify_ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b) {
-  return shard_axis_can_merge(a, b);
-}
+bool shard_verify_ax_can_merge(const shard_axis_ref *a, const shard_axis_ref *b) { return shard_axis_can_merge(a, b); }
 
 shard_axis_ref shard_verify_ax_merge(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *b,
                                      const shard_mesh *m) {
@@ -463,7 +456,7 @@ static bool S_check_mesh(vf_ctx *cx, const vf_emit *e, const shard_mesh *m, bool
       shard_verify_fail(e, "axis size must be at least 1, got: %" PRId64, m->axes[i].size);
       if (mesh_op) /* the custom parser's follow-up error */
         return shard_verify_fail(e, "failed to parse Sdy_Mesh parameter 'axes' which is to be a "
-                          "`::llvm::ArrayRef<MeshAxisAttr>`");
+                                    "`::llvm::ArrayRef<MeshAxisAttr>`");
       return false;
     }
   for (uint32_t i = 0; i < m->num_device_ids; i++)
@@ -484,8 +477,9 @@ static bool S_check_mesh(vf_ctx *cx, const vf_emit *e, const shard_mesh *m, bool
   int64_t product = 1;
   for (uint32_t i = 0; i < m->num_axes; i++) product *= m->axes[i].size; /* wraps like Shardy's */
   if (product != (int64_t)m->num_device_ids)
-    return shard_verify_fail(e, "total product of axis sizes must match total number of device ids, got: %" PRId64
-                      " != %u", product, m->num_device_ids);
+    return shard_verify_fail(
+        e, "total product of axis sizes must match total number of device ids, got: %" PRId64 " != %u", product,
+        m->num_device_ids);
   int64_t *sorted = shard_xmalloc(sizeof *sorted * m->num_device_ids);
   memcpy(sorted, m->device_ids, sizeof *sorted * m->num_device_ids);
   qsort(sorted, m->num_device_ids, sizeof *sorted, S_cmp_i64);
@@ -497,8 +491,7 @@ static bool S_check_mesh(vf_ctx *cx, const vf_emit *e, const shard_mesh *m, bool
   if (!iota) {
     shard_buf b;
     shard_buf_init(&b);
-    for (uint32_t i = 0; i < m->num_device_ids; i++)
-      shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", sorted[i]);
+    for (uint32_t i = 0; i < m->num_device_ids; i++) shard_buf_printf(&b, "%s%" PRId64, i ? ", " : "", sorted[i]);
     free(sorted);
     shard_verify_fail(e, "sorted device ids must be iota(product(axes)), got: %s", shard_buf_str(&b));
     shard_buf_free(&b);
@@ -524,8 +517,7 @@ static bool S_check_attr_syntax(vf_ctx *cx, const shard_attr *a, shard_span at) 
   if (!a) return true;
   at = S_span_or(a->span, at);
   switch (a->kind) {
-  case SHARD_ATTR_SDY_MESH:
-    return S_check_inline_mesh(cx, a->u.mesh, at);
+  case SHARD_ATTR_SDY_MESH: return S_check_inline_mesh(cx, a->u.mesh, at);
   case SHARD_ATTR_SDY_SHARDING:
     return !a->u.sharding->inline_mesh || S_check_inline_mesh(cx, a->u.sharding->inline_mesh, at);
   case SHARD_ATTR_SDY_PER_VALUE: {
@@ -535,10 +527,8 @@ static bool S_check_attr_syntax(vf_ctx *cx, const shard_attr *a, shard_span at) 
         ok = S_check_inline_mesh(cx, a->u.per_value->shardings[i].inline_mesh, at);
     return ok;
   }
-  case SHARD_ATTR_SDY_EDGES:
-    return shard_verify_check_edges_syntax(cx, a, at);
-  case SHARD_ATTR_DENSE:
-    return shard_verify_check_dense(cx, a, at);
+  case SHARD_ATTR_SDY_EDGES: return shard_verify_check_edges_syntax(cx, a, at);
+  case SHARD_ATTR_DENSE: return shard_verify_check_dense(cx, a, at);
   case SHARD_ATTR_ARRAY: {
     bool ok = true;
     for (uint32_t i = 0; i < a->u.array.num && ok; i++) ok = S_check_attr_syntax(cx, a->u.array.elems[i], at);
@@ -549,8 +539,7 @@ static bool S_check_attr_syntax(vf_ctx *cx, const shard_attr *a, shard_span at) 
     for (uint32_t i = 0; i < a->u.dict.num && ok; i++) ok = S_check_attr_syntax(cx, a->u.dict.entries[i].value, at);
     return ok;
   }
-  default:
-    return true;
+  default: return true;
   }
 }
 
@@ -597,9 +586,10 @@ static void S_warn_device_counts(vf_ctx *cx) {
       }
       if (n != first_count) {
         vf_emit e = shard_verify_emit_op(cx, op, NULL);
-        shard_verify_warn(&e, "mesh @%s has %" PRId64 " devices but mesh @%s has %" PRId64
-                    "; all meshes of a module should have the same number of devices",
-                S_sym_name(op), n, S_sym_name(first), first_count);
+        shard_verify_warn(&e,
+                          "mesh @%s has %" PRId64 " devices but mesh @%s has %" PRId64
+                          "; all meshes of a module should have the same number of devices",
+                          S_sym_name(op), n, S_sym_name(first), first_count);
         shard_verify_note(cx, first->span, "mesh @%s defined here", S_sym_name(first));
       }
     }
@@ -747,8 +737,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
     for (uint32_t r = 0; r < op->num_regions; r++)
       for (const shard_block *b = op->regions[r].first; b; b = b->next) {
         shard_ptrmap_put_ptr(&cx->block_scope, b, child_scope ? child_scope->op : NULL);
-        for (const shard_op *child = b->first; child; child = child->next)
-          S_walk(cx, child, child_scope, child_manual);
+        for (const shard_op *child = b->first; child; child = child->next) S_walk(cx, child, child_scope, child_manual);
       }
   }
 
@@ -756,8 +745,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   shard_ptrmap_add(&cx->walked, op);
 }
 
-bool shard_verify_module(const shard_module *m, const shard_verify_options *opts,
-                         shard_diag_engine *de) {
+bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {
   shard_verify_options defaults = {0};
   vf_ctx cx;
   memset(&cx, 0, sizeof cx);

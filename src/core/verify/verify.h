@@ -14,7 +14,6 @@ typedef struct shard_verify_options {
 } shard_verify_options;
 
 /* Returns true when no error was reported. */
-bool shard_verify_module(const shard_module *m, const shard_verify_options *opts,
-                         shard_diag_engine *de);
+bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de);
 
 #endif

@@ -27,7 +27,8 @@ static bool S_broadcast(vf_ctx *cx, const shard_op *op, vf_emit *e) {
   if (!S_tensor(r)) return true;
   const shard_attr *bd = shard_op_attr(op, "broadcast_dimensions");
   shard_i64s bdims = {0};
-  if (bd && !shard_attr_i64_list(bd, &bdims)) return shard_verify_fail(e, "broadcast_dimensions must be a list of integers");
+  if (bd && !shard_attr_i64_list(bd, &bdims))
+    return shard_verify_fail(e, "broadcast_dimensions must be a list of integers");
   uint32_t max_rank = 0;
   for (uint32_t i = 0; i < op->num_operands; i++) {
     const shard_type *t = S_ty(op->operands[i].value);
@@ -64,7 +65,8 @@ static bool S_top_k(const shard_op *op, vf_emit *e) {
   if (t->rank < 1) return shard_verify_fail(e, "operand's rank must be at least 1");
   int64_t last = t->dims[t->rank - 1];
   if (k < 0) return shard_verify_fail(e, "k must be non-negative");
-  if (last >= 0 && last < k) return shard_verify_fail(e, "operand's last dimension must be at least %lld", (long long)k);
+  if (last >= 0 && last < k)
+    return shard_verify_fail(e, "operand's last dimension must be at least %lld", (long long)k);
   for (uint32_t i = 0; i < 2; i++) {
     const shard_type *r = op->results[i].type;
     if (!S_tensor(r)) continue;
@@ -89,7 +91,8 @@ static bool S_top_k(const shard_op *op, vf_emit *e) {
  * of one element type). */
 static bool S_is_slice(const shard_type *slice, const shard_type *full, int64_t dim) {
   if (!S_tensor(slice) || !S_tensor(full)) return true;
-  if (slice->rank + 1 != full->rank || (slice->elem && full->elem && strcmp(slice->elem, full->elem) != 0)) return false;
+  if (slice->rank + 1 != full->rank || (slice->elem && full->elem && strcmp(slice->elem, full->elem) != 0))
+    return false;
   for (uint32_t d = 0, s = 0; d < full->rank; d++) {
     if ((int64_t)d == dim) continue;
     if (slice->dims[s] >= 0 && full->dims[d] >= 0 && slice->dims[s] != full->dims[d]) return false;

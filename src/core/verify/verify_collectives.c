@@ -10,8 +10,14 @@
 #include "verify/verify_internal.h"
 
 static const char *const S_collectives[] = {
-    "sdy.all_gather",     "sdy.all_reduce",          "sdy.all_slice",           "sdy.all_to_all",
-    "sdy.collective_permute", "sdy.reduce_scatter", "sdy.replicated_to_unreduced", "sdy.sharded_to_unreduced",
+    "sdy.all_gather",
+    "sdy.all_reduce",
+    "sdy.all_slice",
+    "sdy.all_to_all",
+    "sdy.collective_permute",
+    "sdy.reduce_scatter",
+    "sdy.replicated_to_unreduced",
+    "sdy.sharded_to_unreduced",
 };
 
 bool shard_verify_is_collective(const shard_op *op) {
@@ -22,7 +28,8 @@ bool shard_verify_is_collective(const shard_op *op) {
 }
 
 static bool S_allows_missing_input(const shard_op *op) {
-  return shard_verify_op_is(op, "sdy.all_slice") || shard_verify_op_is(op, "sdy.all_reduce") || shard_verify_op_is(op, "sdy.reduce_scatter");
+  return shard_verify_op_is(op, "sdy.all_slice") || shard_verify_op_is(op, "sdy.all_reduce") ||
+         shard_verify_op_is(op, "sdy.reduce_scatter");
 }
 
 static const shard_tensor_sharding *S_out(const shard_op *op) {
@@ -61,7 +68,8 @@ bool shard_verify_check_collective_entry(vf_ctx *cx, const shard_op *op, const v
   const shard_tensor_sharding *out = S_out(op);
   if (!out) return shard_verify_fail(&e, "requires attribute 'out_sharding'");
   const shard_mesh *out_mesh = shard_verify_sharding_mesh(cx, out);
-  if (!shard_verify_check_sharding(&e, out, op->num_results ? op->results[0].type : NULL, out_mesh, manual)) return false;
+  if (!shard_verify_check_sharding(&e, out, op->num_results ? op->results[0].type : NULL, out_mesh, manual))
+    return false;
   if (!shard_verify_op_is(op, "sdy.collective_permute") && in) {
     const shard_mesh *in_mesh = shard_verify_sharding_mesh(cx, in);
     if (in_mesh && !shard_mesh_equal(in_mesh, out_mesh)) {
@@ -104,14 +112,13 @@ static uint32_t S_slice(vf_ctx *cx, const shard_dim_sharding *dim, const shard_a
   for (uint32_t i = 0; i < n; i++) {
     if (len && shard_verify_ax_can_merge(&out[len - 1], &axes[i]))
       out[len - 1] = shard_verify_ax_merge(cx, &out[len - 1], &axes[i], m);
-    else
-      out[len++] = axes[i];
+    else out[len++] = axes[i];
   }
   return len;
 }
 
-static bool S_expect_dim(const vf_emit *e, const shard_axis_ref *expected, uint32_t n,
-                         const shard_dim_sharding *actual, uint32_t d) {
+static bool S_expect_dim(const vf_emit *e, const shard_axis_ref *expected, uint32_t n, const shard_dim_sharding *actual,
+                         uint32_t d) {
   if (shard_verify_axes_equal(expected, n, actual->axes, actual->num_axes)) return true;
   return shard_verify_fail(e, "result sharding doesn't match expected sharding %s on dimension %u",
                            shard_verify_axes_str(e->cx, expected, n), d);
@@ -208,9 +215,11 @@ static bool S_check_replicated_to_unreduced(vf_ctx *cx, const shard_op *op) {
   if (!shard_verify_check_sorted_axis_list(&e, axes->axes, axes->num, m, "r2u")) return false;
   for (uint32_t i = 0; i < axes->num; i++) {
     if (S_dims_overlap(in, &axes->axes[i]))
-      return shard_verify_fail(&e, "r2u axis %s overlaps with operand dimension sharding", shard_verify_axis_str(cx, &axes->axes[i]));
+      return shard_verify_fail(&e, "r2u axis %s overlaps with operand dimension sharding",
+                               shard_verify_axis_str(cx, &axes->axes[i]));
     if (S_any_overlap(in->unreduced, in->num_unreduced, &axes->axes[i]))
-      return shard_verify_fail(&e, "r2u axis %s overlaps with operand unreduced axes", shard_verify_axis_str(cx, &axes->axes[i]));
+      return shard_verify_fail(&e, "r2u axis %s overlaps with operand unreduced axes",
+                               shard_verify_axis_str(cx, &axes->axes[i]));
   }
   shard_axis_ref *exp = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, in->num_unreduced + axes->num + 1);
   uint32_t len = 0;
@@ -248,18 +257,19 @@ static bool S_check_all_to_all(vf_ctx *cx, const shard_op *op) {
       seen_dims[dims[k]] = 1;
     }
     if (prev_src >= pa->src_dim)
-      return shard_verify_fail(&e, "source dimensions are not sorted in ascending order: %" PRId64 " appears after %" PRId64,
-                               pa->src_dim, prev_src);
+      return shard_verify_fail(
+          &e, "source dimensions are not sorted in ascending order: %" PRId64 " appears after %" PRId64, pa->src_dim,
+          prev_src);
     prev_src = pa->src_dim;
   }
   if (in->rank < rank || out->rank < rank) return true; /* reported by the rank checks */
   for (uint32_t p = 0; p < np; p++) {
     const shard_all_to_all_param *pa = &params[p];
     const shard_dim_sharding *src = &in->dims[pa->src_dim], *tgt = &in->dims[pa->tgt_dim];
-    shard_axis_ref *exp = SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, src->num_axes + tgt->num_axes + pa->axes.num + 1);
+    shard_axis_ref *exp =
+        SHARD_NEW_ARRAY(cx->scratch, shard_axis_ref, src->num_axes + tgt->num_axes + pa->axes.num + 1);
     uint32_t n;
-    if (!S_gather(&e, src, pa->axes.axes, pa->axes.num, (uint32_t)pa->src_dim, m, "all-to-all", exp, &n))
-      return false;
+    if (!S_gather(&e, src, pa->axes.axes, pa->axes.num, (uint32_t)pa->src_dim, m, "all-to-all", exp, &n)) return false;
     if (!S_expect_dim(&e, exp, n, &out->dims[pa->src_dim], (uint32_t)pa->src_dim)) return false;
     n = S_slice(cx, tgt, pa->axes.axes, pa->axes.num, m, exp);
     if (!S_expect_dim(&e, exp, n, &out->dims[pa->tgt_dim], (uint32_t)pa->tgt_dim)) return false;
@@ -295,10 +305,12 @@ static bool S_check_collective_permute(vf_ctx *cx, const shard_op *op) {
   for (uint32_t d = 0; d < in->rank && d < out->rank; d++) {
     const shard_dim_sharding *a = &in->dims[d], *b = &out->dims[d];
     if (shard_verify_axes_equal(a->axes, a->num_axes, b->axes, b->num_axes)) continue;
-    int64_t in_size = shard_verify_axes_size(cx, a->axes, a->num_axes, m), out_size = shard_verify_axes_size(cx, b->axes, b->num_axes, m);
+    int64_t in_size = shard_verify_axes_size(cx, a->axes, a->num_axes, m),
+            out_size = shard_verify_axes_size(cx, b->axes, b->num_axes, m);
     if (in_size != out_size)
-      return shard_verify_fail(&e, "sharded size of result doesn't match operand on dimension %u: %" PRId64 " != %" PRId64, d,
-                               out_size, in_size);
+      return shard_verify_fail(&e,
+                               "sharded size of result doesn't match operand on dimension %u: %" PRId64 " != %" PRId64,
+                               d, out_size, in_size);
   }
   return true;
 }
@@ -311,7 +323,8 @@ static bool S_equivalent_ignoring_unreduced(const shard_tensor_sharding *a, cons
   if (a_repl) return b_repl;
   if (!shard_verify_same_mesh_ref(a, b) || a->rank != b->rank) return false;
   for (uint32_t d = 0; d < a->rank; d++)
-    if (!shard_verify_axes_equal(a->dims[d].axes, a->dims[d].num_axes, b->dims[d].axes, b->dims[d].num_axes)) return false;
+    if (!shard_verify_axes_equal(a->dims[d].axes, a->dims[d].num_axes, b->dims[d].axes, b->dims[d].num_axes))
+      return false;
   return true;
 }
 
@@ -319,7 +332,8 @@ static bool S_check_all_reduce(vf_ctx *cx, const shard_op *op) {
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   const shard_tensor_sharding *out = S_out(op), *in = S_operand_or_replicated(cx, op, out);
   const shard_mesh *m = shard_verify_sharding_mesh(cx, out);
-  if (!S_equivalent_ignoring_unreduced(in, out)) return shard_verify_fail(&e, "operand and result shardings are not equivalent");
+  if (!S_equivalent_ignoring_unreduced(in, out))
+    return shard_verify_fail(&e, "operand and result shardings are not equivalent");
   const shard_axis_list *axes = S_axis_list(op, "reduction_axes");
   shard_verify_axis_set_reset(&cx->seen);
   if (!shard_verify_check_sorted_axis_list(&e, axes->axes, axes->num, m, "reduction")) return false;
@@ -329,7 +343,8 @@ static bool S_check_all_reduce(vf_ctx *cx, const shard_op *op) {
       return shard_verify_fail(&e, "reduction axis %s overlaps with operand dimension sharding or replicated axes",
                                shard_verify_axis_str(cx, r));
     if (S_any_overlap(out->unreduced, out->num_unreduced, r))
-      return shard_verify_fail(&e, "reduction axis %s overlaps with result unreduced axes", shard_verify_axis_str(cx, r));
+      return shard_verify_fail(&e, "reduction axis %s overlaps with result unreduced axes",
+                               shard_verify_axis_str(cx, r));
   }
   return shard_verify_check_unreduced_transition(&e, in, out, false, SHARD_RED_SUM, true, S_reduction_op(op));
 }
@@ -337,7 +352,8 @@ static bool S_check_all_reduce(vf_ctx *cx, const shard_op *op) {
 static bool S_check_reduce_scatter(vf_ctx *cx, const shard_op *op) {
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   const shard_tensor_sharding *out = S_out(op), *in = S_operand_or_replicated(cx, op, out);
-  if (!shard_verify_check_unreduced_transition(&e, in, out, false, SHARD_RED_SUM, true, S_reduction_op(op))) return false;
+  if (!shard_verify_check_unreduced_transition(&e, in, out, false, SHARD_RED_SUM, true, S_reduction_op(op)))
+    return false;
   return S_check_per_dim(cx, op, "reduce_scatter_axes", S_SLICE, NULL);
 }
 

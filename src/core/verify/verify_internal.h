@@ -35,19 +35,23 @@ typedef struct vf_ctx {
   const shard_module *m;
   const shard_verify_options *opts;
   shard_diag_engine *de;
-  shard_arena *scratch;   /* temporary shardings and message strings */
+  shard_arena *scratch; /* temporary shardings and message strings */
   /* sdy.mesh symbols of the top module: open addressing by name */
   const shard_op **sym_ops;
   uint32_t sym_cap;
-  shard_ptrmap axis_index;   /* shard_mesh* -> per-mesh axis-name hash table */
-  shard_ptrmap block_scope;  /* shard_block* -> nearest IsolatedFromAbove op */
-  shard_ptrmap walked;       /* ops whose walk (regions included) has finished */
-  uint32_t num_ops;          /* counted by the first walk: walked is sized once */
-  vf_axis_set seen;       /* axis refs of the sharding being verified */
+  shard_ptrmap axis_index; /* shard_mesh* -> per-mesh axis-name hash table */
+  shard_ptrmap block_scope; /* shard_block* -> nearest IsolatedFromAbove op */
+  shard_ptrmap walked; /* ops whose walk (regions included) has finished */
+  uint32_t num_ops; /* counted by the first walk: walked is sized once */
+  vf_axis_set seen; /* axis refs of the sharding being verified */
   /* verify_stablehlo.c's dispatch by op name, remembered by the name's
    * pointer (the ops that spell a name share it): a bsearch of string
    * compares per op otherwise */
-  struct vf_name_check { const char *name; const void *check; bool stablehlo; } shlo_checks[16];
+  struct vf_name_check {
+    const char *name;
+    const void *check;
+    bool stablehlo;
+  } shlo_checks[16];
   bool ok;
 } vf_ctx;
 
@@ -71,11 +75,11 @@ vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t 
 /* Printed forms for messages (scratch memory). */
 const char *shard_verify_axis_str(vf_ctx *cx, const shard_axis_ref *r);
 const char *shard_verify_axes_str(vf_ctx *cx, const shard_axis_ref *axes, uint32_t n); /* ["x", "y"] */
-const char *shard_verify_mesh_str(vf_ctx *cx, const shard_mesh *m);                    /* #sdy.mesh<...> */
-const char *shard_verify_sharding_str(vf_ctx *cx, const shard_tensor_sharding *s);     /* #sdy.sharding<...> */
-const char *shard_verify_type_str(const shard_type *t);                                /* text or <<NULL TYPE>> */
-const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n);     /* 'a', 'b' */
-const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a);                    /* as printed */
+const char *shard_verify_mesh_str(vf_ctx *cx, const shard_mesh *m); /* #sdy.mesh<...> */
+const char *shard_verify_sharding_str(vf_ctx *cx, const shard_tensor_sharding *s); /* #sdy.sharding<...> */
+const char *shard_verify_type_str(const shard_type *t); /* text or <<NULL TYPE>> */
+const char *shard_verify_types_str(vf_ctx *cx, shard_type *const *ts, uint32_t n); /* 'a', 'b' */
+const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a); /* as printed */
 
 /* Meshes and values. */
 /* The op defining symbol `name` in the top module, or NULL. */
@@ -122,17 +126,17 @@ int64_t shard_verify_axes_size(vf_ctx *cx, const shard_axis_ref *axes, uint32_t 
 /* verify_sharding.c */
 /* Unknown names, duplicates (in cx->seen) and mergeable neighbours. */
 bool shard_verify_check_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m);
-bool shard_verify_check_sorted_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n,
-                                         const shard_mesh *m, const char *what);
+bool shard_verify_check_sorted_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m,
+                                         const char *what);
 /* verifyTensorShardingAttr with checkDivisibility=false; `type` NULL for "no type". */
 bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
                                  const shard_mesh *mesh, const vf_manual *manual);
 /* Looks up the mesh, then shard_verify_check_sharding. */
-bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s,
-                                        const shard_type *type, const vf_manual *manual);
+bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
+                                        const vf_manual *manual);
 /* verifyTensorShardingPerValueAttr: `e` carries the kind prefix ("result "). */
-bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv,
-                                  shard_type *const *types, uint32_t ntypes, const vf_manual *manual);
+bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv, shard_type *const *types,
+                                  uint32_t ntypes, const vf_manual *manual);
 /* PropagationEdgesAttr::verify (parse time). */
 bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_span span);
 /* The discardable sdy.* attributes of an op (SdyDialect::verifyOperationAttribute). */
@@ -152,8 +156,7 @@ bool shard_verify_check_recursion(vf_ctx *cx);
 bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
 bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tensor_sharding *in,
                                              const shard_tensor_sharding *out, bool can_introduce,
-                                             shard_reduction introduce_op, bool can_remove,
-                                             shard_reduction remove_op);
+                                             shard_reduction introduce_op, bool can_remove, shard_reduction remove_op);
 
 /* verify_stablehlo.c: StableHLO's shape functions and op verifiers. */
 bool shard_verify_check_stablehlo(vf_ctx *cx, const shard_op *op);

@@ -19,8 +19,7 @@
 /* Is every part of `a` covered by refs of the same axis in `set`? Covering
  * is computed on [pre, next) ranges, which is what getAxisSetDiff's split
  * into prefix and suffix amounts to. */
-static bool S_covered(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *set, uint32_t n,
-                      const shard_mesh *m) {
+static bool S_covered(vf_ctx *cx, const shard_axis_ref *a, const shard_axis_ref *set, uint32_t n, const shard_mesh *m) {
   int64_t cur = shard_verify_ax_pre(a), end = shard_verify_ax_next(cx, a, m);
   bool progress = true;
   while (cur < end && progress) {
@@ -47,8 +46,7 @@ static const shard_axis_ref *S_first_uncovered(vf_ctx *cx, const shard_axis_ref 
 
 bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tensor_sharding *in,
                                              const shard_tensor_sharding *out, bool can_introduce,
-                                             shard_reduction introduce_op, bool can_remove,
-                                             shard_reduction remove_op) {
+                                             shard_reduction introduce_op, bool can_remove, shard_reduction remove_op) {
   vf_ctx *cx = e->cx;
   const shard_mesh *in_mesh = in ? shard_verify_sharding_mesh(cx, in) : NULL;
   const shard_mesh *out_mesh = out ? shard_verify_sharding_mesh(cx, out) : NULL;
@@ -67,11 +65,13 @@ bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tenso
   const shard_axis_ref *removed = S_first_uncovered(cx, in_axes, nin, out_axes, nout, m);
   if (removed) {
     if (!can_remove)
-      return shard_verify_fail(e, "dropped unreduced axis '%s' without a blessed operation (e.g., sdy.reshard). This is "
-                        "an invalid transition from unreduced to reduced.", removed->name);
+      return shard_verify_fail(e,
+                               "dropped unreduced axis '%s' without a blessed operation (e.g., sdy.reshard). This is "
+                               "an invalid transition from unreduced to reduced.",
+                               removed->name);
     if (in->reduction != remove_op)
-      return shard_verify_fail(e, "cannot reduce '%s' unreduced axes. Expected '%s'.", shard_reduction_name(in->reduction),
-                               shard_reduction_name(remove_op));
+      return shard_verify_fail(e, "cannot reduce '%s' unreduced axes. Expected '%s'.",
+                               shard_reduction_name(in->reduction), shard_reduction_name(remove_op));
   }
   if (in && out && in->reduction != out->reduction)
     for (uint32_t i = 0; i < nout; i++)
@@ -86,8 +86,7 @@ bool shard_verify_check_unreduced_transition(const vf_emit *e, const shard_tenso
 
 static const shard_type *S_func_type(const shard_op *func) {
   const shard_attr *a = shard_verify_attr(func, "function_type");
-  return a && a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION ? a->u.type
-                                                                                                : NULL;
+  return a && a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION ? a->u.type : NULL;
 }
 
 static const shard_attr *S_dict_get(const shard_attr *dict, const char *name) {
@@ -98,9 +97,8 @@ static const shard_attr *S_dict_get(const shard_attr *dict, const char *name) {
 }
 
 /* verifyFuncAttribute for one argument or result. */
-static bool S_check_func_value(vf_ctx *cx, const shard_op *func, const shard_attr *sharding,
-                               const shard_type *type, uint32_t index, const char *kind,
-                               const vf_manual *manual) {
+static bool S_check_func_value(vf_ctx *cx, const shard_op *func, const shard_attr *sharding, const shard_type *type,
+                               uint32_t index, const char *kind, const vf_manual *manual) {
   if (!sharding) return true;
   vf_emit e = shard_verify_emit_op(cx, func, shard_arena_printf(cx->scratch, "%s %u - ", kind, index));
   if (sharding->kind != SHARD_ATTR_SDY_SHARDING)
@@ -136,9 +134,10 @@ static bool S_check_func_signature(vf_ctx *cx, const shard_op *func, const shard
     return shard_verify_fail(&e, "entry block must have %u arguments to match function signature", ft->num_inputs);
   for (uint32_t i = 0; i < entry->num_args; i++)
     if (!shard_type_equal(entry->args[i].type, ft->inputs[i]))
-      return shard_verify_fail(&e, "type of entry block argument #%u('%s') must match the type of the corresponding "
-                               "argument in function signature('%s')", i, shard_verify_type_str(entry->args[i].type),
-                               shard_verify_type_str(ft->inputs[i]));
+      return shard_verify_fail(&e,
+                               "type of entry block argument #%u('%s') must match the type of the corresponding "
+                               "argument in function signature('%s')",
+                               i, shard_verify_type_str(entry->args[i].type), shard_verify_type_str(ft->inputs[i]));
   return true;
 }
 
@@ -157,9 +156,10 @@ static bool S_check_return(vf_ctx *cx, const shard_op *ret) {
     if (!t || !shard_type_equal(t, ft->results[i])) {
       vf_emit plain = shard_verify_emit_op(cx, NULL, NULL);
       plain.span = ret->span;
-      return shard_verify_fail(&plain, "type of return operand %u ('%s') doesn't match function result type ('%s') in "
-                               "function @%s", i, shard_verify_type_str(t), shard_verify_type_str(ft->results[i]),
-                               S_func_name(func));
+      return shard_verify_fail(&plain,
+                               "type of return operand %u ('%s') doesn't match function result type ('%s') in "
+                               "function @%s",
+                               i, shard_verify_type_str(t), shard_verify_type_str(ft->results[i]), S_func_name(func));
     }
   }
   return true;
@@ -229,9 +229,8 @@ static const shard_sharding_per_value *S_per_value(const shard_op *op, const cha
 
 /* verifyManualComputationValue for the operands ("operand") or results. */
 static bool S_check_manual_values(vf_ctx *cx, const shard_op *op, shard_type *const *global, uint32_t nglobal,
-                                  shard_type *const *local, uint32_t nlocal,
-                                  const shard_sharding_per_value *pv, const char *kind,
-                                  const vf_manual *manual) {
+                                  shard_type *const *local, uint32_t nlocal, const shard_sharding_per_value *pv,
+                                  const char *kind, const vf_manual *manual) {
   static const shard_sharding_per_value empty = {0};
   if (!pv) pv = &empty;
   if (!nglobal && !nlocal && !pv->num) return true;
@@ -239,8 +238,8 @@ static bool S_check_manual_values(vf_ctx *cx, const shard_op *op, shard_type *co
   if (!shard_verify_check_per_value(&e, pv, global, nglobal, manual)) return false;
   vf_emit plain = shard_verify_emit_op(cx, op, NULL);
   if (nglobal != nlocal)
-    return shard_verify_fail(&plain, "number of op %ss and region %ss must match. Op has %u op %ss and %u region %ss", kind,
-                             kind, nglobal, kind, nlocal, kind);
+    return shard_verify_fail(&plain, "number of op %ss and region %ss must match. Op has %u op %ss and %u region %ss",
+                             kind, kind, nglobal, kind, nlocal, kind);
   const shard_attr *manual_axes = S_manual_axes(op);
   for (uint32_t v = 0; v < nglobal && v < pv->num; v++) {
     const shard_tensor_sharding *s = &pv->shardings[v];
@@ -250,9 +249,11 @@ static bool S_check_manual_values(vf_ctx *cx, const shard_op *op, shard_type *co
       while (k < dim->num_axes && S_is_manual(manual_axes, dim->axes[k].name)) k++;
       while (k < dim->num_axes && !S_is_manual(manual_axes, dim->axes[k].name)) k++;
       if (k < dim->num_axes)
-        return shard_verify_fail(&plain, "%s sharding at index %u must have all manual axes come before free axes in its "
-                               "dimension sharding at index %u. Saw manual axis %s after free axis %s",
-                       kind, v, d, shard_verify_axis_str(cx, &dim->axes[k]), shard_verify_axis_str(cx, &dim->axes[k - 1]));
+        return shard_verify_fail(&plain,
+                                 "%s sharding at index %u must have all manual axes come before free axes in its "
+                                 "dimension sharding at index %u. Saw manual axis %s after free axis %s",
+                                 kind, v, d, shard_verify_axis_str(cx, &dim->axes[k]),
+                                 shard_verify_axis_str(cx, &dim->axes[k - 1]));
     }
     const shard_type *g = global[v];
     if (!g || (g->kind != SHARD_TYPE_TENSOR && g->kind != SHARD_TYPE_UNRANKED_TENSOR)) continue;
@@ -269,15 +270,17 @@ static bool S_check_manual_values(vf_ctx *cx, const shard_op *op, shard_type *co
         if (S_is_manual(manual_axes, s->dims[d].axes[k].name))
           manual_size *= shard_verify_axes_size(cx, &s->dims[d].axes[k], 1, mesh);
       if (manual_size <= 0 || g->dims[d] % manual_size != 0)
-        return shard_verify_fail(&plain, "%s dimension size %" PRId64 " is not divisible by the manual axes size %" PRId64,
+        return shard_verify_fail(&plain,
+                                 "%s dimension size %" PRId64 " is not divisible by the manual axes size %" PRId64,
                                  kind, g->dims[d], manual_size);
       dims[d] = g->dims[d] / manual_size;
     }
     const shard_type *expected = shard_type_tensor(cx->scratch, g->rank, dims, g->elem, NULL);
     if (!shard_type_equal(expected, local[v]))
-      return shard_verify_fail(&plain, "%s shape, corresponding sharding, and region %s shape at index %u must match. "
-                             "Expected local shape '%s', actual local shape '%s'",
-                     kind, kind, v, shard_verify_type_str(expected), shard_verify_type_str(local[v]));
+      return shard_verify_fail(&plain,
+                               "%s shape, corresponding sharding, and region %s shape at index %u must match. "
+                               "Expected local shape '%s', actual local shape '%s'",
+                               kind, kind, v, shard_verify_type_str(expected), shard_verify_type_str(local[v]));
   }
   return true;
 }
@@ -358,7 +361,8 @@ static bool S_check_named_entry(vf_ctx *cx, const shard_op *op) {
   shard_type **inferred = S_operand_types(term), **declared = S_result_types(op);
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   shard_verify_fail(&e, "inferred type(s) %s are incompatible with return type(s) of operation %s",
-                    shard_verify_types_str(cx, inferred, term->num_operands), shard_verify_types_str(cx, declared, op->num_results));
+                    shard_verify_types_str(cx, inferred, term->num_operands),
+                    shard_verify_types_str(cx, declared, op->num_results));
   shard_verify_fail(&e, "failed to infer returned types");
   free(inferred);
   free(declared);
@@ -377,8 +381,10 @@ static bool S_check_named_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_m
     const shard_type *inner = body->args[i].type;
     const shard_type *outer = op->operands[i].value ? op->operands[i].value->type : NULL;
     if (!shard_type_equal(inner, outer))
-      return shard_verify_fail(&plain, "expected the type of the %u'th block argument to match the type of the "
-                             "corresponding operand: '%s' vs '%s'", i, shard_verify_type_str(inner), shard_verify_type_str(outer));
+      return shard_verify_fail(&plain,
+                               "expected the type of the %u'th block argument to match the type of the "
+                               "corresponding operand: '%s' vs '%s'",
+                               i, shard_verify_type_str(inner), shard_verify_type_str(outer));
   }
   const shard_sharding_per_value *in = S_per_value(op, "in_shardings"), *out = S_per_value(op, "out_shardings");
   bool ok = true;
@@ -409,14 +415,15 @@ static bool S_check_data_flow_edge(vf_ctx *cx, const shard_op *op, const vf_manu
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   const shard_type *t = S_result_type(op);
   if (!shard_verify_type_static(t))
-    return shard_verify_fail(&e, "expected sdy.data_flow_edge to have a static-shaped result. type: '%s'", shard_verify_type_str(t));
+    return shard_verify_fail(&e, "expected sdy.data_flow_edge to have a static-shaped result. type: '%s'",
+                             shard_verify_type_str(t));
   const shard_value *in = S_operand(op);
   if (!S_has_one_use(in)) return shard_verify_fail(&e, "expected input of sdy.data_flow_edge to have a single user");
   const shard_op *dep = in->def;
   if (dep && shard_verify_is_sdy_op(dep) && !shard_verify_op_is(dep, "sdy.named_computation") &&
       !shard_verify_op_is(dep, "sdy.manual_computation")) {
     shard_verify_fail(&e, "expected input of sdy.data_flow_edge to not be defined by an SdyDialect op (other than an "
-                "sdy.named_computation).");
+                          "sdy.named_computation).");
     shard_verify_note(cx, dep->span, "sdy op defining the input of the sdy.data_flow_edge");
     return false;
   }
@@ -433,7 +440,8 @@ static bool S_check_func_data_flow_edge(vf_ctx *cx, const shard_op *op) {
                              shard_verify_type_str(t));
   const shard_value *in = S_operand(op);
   if (!in) return shard_verify_fail(&e, "expected operand of sdy.func_data_flow_edge should be non-null.");
-  if (!S_has_one_use(in)) return shard_verify_fail(&e, "expected operand of sdy.func_data_flow_edge to have a single user");
+  if (!S_has_one_use(in))
+    return shard_verify_fail(&e, "expected operand of sdy.func_data_flow_edge to have a single user");
   if (!in->def) {
     const shard_op *owner = in->block && in->block->parent ? in->block->parent->parent : NULL;
     if (!shard_verify_op_is(owner, "func.func"))
@@ -473,8 +481,9 @@ bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual
   if (shard_verify_op_is(op, "sdy.propagation_barrier")) {
     const shard_attr *d = shard_verify_attr(op, "allowed_direction");
     if (d && d->kind == SHARD_ATTR_SDY_DIRECTION && d->u.direction == SHARD_DIR_BOTH)
-      return shard_verify_fail(&e, "cannot specify `BOTH` as the direction. Not blocking propagation direction makes the "
-                         "op redundant.");
+      return shard_verify_fail(&e,
+                               "cannot specify `BOTH` as the direction. Not blocking propagation direction makes the "
+                               "op redundant.");
     return true;
   }
   if (shard_verify_op_is(op, "sdy.constant")) {
@@ -514,8 +523,9 @@ static bool S_check_call(vf_ctx *cx, const shard_op *op) {
   for (uint32_t i = 0; i < t->num_inputs; i++) {
     const shard_type *given = op->operands[i].value ? op->operands[i].value->type : NULL;
     if (!given || !shard_type_equal(given, t->inputs[i]))
-      return shard_verify_fail(&e, "operand type mismatch: expected operand type '%s', but provided '%s' for operand number %u",
-                               shard_verify_type_str(t->inputs[i]), shard_verify_type_str(given), i);
+      return shard_verify_fail(
+          &e, "operand type mismatch: expected operand type '%s', but provided '%s' for operand number %u",
+          shard_verify_type_str(t->inputs[i]), shard_verify_type_str(given), i);
   }
   if (t->num_results != op->num_results) return shard_verify_fail(&e, "incorrect number of results for callee");
   for (uint32_t i = 0; i < t->num_results; i++)

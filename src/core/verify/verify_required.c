@@ -43,11 +43,13 @@ static bool S_kind_ok(const shard_attr *a, const shard_attr_req *r) {
   case SHARD_NEED_INT: return a->kind == SHARD_ATTR_INT;
   case SHARD_NEED_STRING: return a->kind == SHARD_ATTR_STRING;
   case SHARD_NEED_SYMREF: return a->kind == SHARD_ATTR_SYMREF;
-  case SHARD_NEED_FUNCTION_TYPE: return a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION;
+  case SHARD_NEED_FUNCTION_TYPE:
+    return a->kind == SHARD_ATTR_TYPE && a->u.type && a->u.type->kind == SHARD_TYPE_FUNCTION;
   case SHARD_NEED_DENSE: return a->kind == SHARD_ATTR_DENSE;
   case SHARD_NEED_SDY:
   case SHARD_NEED_SHLO: return a->kind == r->sdy_kind;
-  case SHARD_NEED_ENUM: return shard_shlo_enum_decode(a, r->enum_kind, v, sizeof v) && shard_shlo_enum_valid(r->enum_kind, v);
+  case SHARD_NEED_ENUM:
+    return shard_shlo_enum_decode(a, r->enum_kind, v, sizeof v) && shard_shlo_enum_valid(r->enum_kind, v);
   case SHARD_NEED_PRESENT: return true;
   }
   return true;

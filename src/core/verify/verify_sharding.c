@@ -23,7 +23,8 @@ bool shard_verify_check_axis_list(const vf_emit *e, const shard_axis_ref *axes, 
   for (uint32_t i = 0; i < n; i++) {
     const shard_axis_ref *r = &axes[i];
     if (shard_verify_axis_index(cx, m, r->name) < 0) return shard_verify_fail(e, "unknown axis name: \"%s\"", r->name);
-    if (!shard_verify_axis_set_insert(&cx->seen, r)) return shard_verify_fail(e, "duplicate axis ref: %s", shard_verify_axis_str(cx, r));
+    if (!shard_verify_axis_set_insert(&cx->seen, r))
+      return shard_verify_fail(e, "duplicate axis ref: %s", shard_verify_axis_str(cx, r));
     if (r->is_sub && prev && shard_verify_ax_can_merge(prev, r))
       return shard_verify_fail(e, "two consecutive sub-axes can be merged: %s, %s", shard_verify_axis_str(cx, prev),
                                shard_verify_axis_str(cx, r));
@@ -32,8 +33,8 @@ bool shard_verify_check_axis_list(const vf_emit *e, const shard_axis_ref *axes, 
   return true;
 }
 
-bool shard_verify_check_sorted_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n,
-                                         const shard_mesh *m, const char *what) {
+bool shard_verify_check_sorted_axis_list(const vf_emit *e, const shard_axis_ref *axes, uint32_t n, const shard_mesh *m,
+                                         const char *what) {
   for (uint32_t i = 1; i < n; i++)
     if (shard_verify_ax_compare(e->cx, &axes[i], &axes[i - 1], m) < 0)
       return shard_verify_fail(e, "%s axes are not ordered w.r.t. mesh", what);
@@ -55,8 +56,8 @@ static int S_sub_cmp(const void *a, const void *b) {
   return 0;
 }
 
-static void S_collect_subs(vf_ctx *cx, const shard_mesh *m, const shard_axis_ref *axes, uint32_t n,
-                           S_sub *out, uint32_t *len) {
+static void S_collect_subs(vf_ctx *cx, const shard_mesh *m, const shard_axis_ref *axes, uint32_t n, S_sub *out,
+                           uint32_t *len) {
   for (uint32_t i = 0; i < n; i++)
     if (axes[i].is_sub) out[(*len)++] = (S_sub){shard_verify_axis_index(cx, m, axes[i].name), &axes[i]};
 }
@@ -86,15 +87,13 @@ static bool S_check_sub_axes(const vf_emit *e, const shard_tensor_sharding *s, c
     for (; j < len && subs[j].index == subs[i].index && ok; j++) {
       const shard_axis_ref *r = subs[j].ref;
       const char *str = shard_verify_axis_str(cx, r);
-      if (r->pre_size < 1)
-        ok = shard_verify_fail(e, "sub-axis pre-size must be at least 1: %s", str);
-      else if (r->size <= 1)
-        ok = shard_verify_fail(e, "sub-axis sizes must be greater than 1: %s", str);
+      if (r->pre_size < 1) ok = shard_verify_fail(e, "sub-axis pre-size must be at least 1: %s", str);
+      else if (r->size <= 1) ok = shard_verify_fail(e, "sub-axis sizes must be greater than 1: %s", str);
       else if (full % (r->pre_size * r->size) != 0)
-        ok = shard_verify_fail(e, "sub-axis next pre-size %" PRId64 " doesn't divide the size of the full axis %" PRId64
-                        ": %s", r->pre_size * r->size, full, str);
-      else if (r->size == full)
-        ok = shard_verify_fail(e, "sub-axis size is equal to the full axis size: %s", str);
+        ok = shard_verify_fail(
+            e, "sub-axis next pre-size %" PRId64 " doesn't divide the size of the full axis %" PRId64 ": %s",
+            r->pre_size * r->size, full, str);
+      else if (r->size == full) ok = shard_verify_fail(e, "sub-axis size is equal to the full axis size: %s", str);
       else if (prev && prev->pre_size * prev->size > r->pre_size)
         ok = shard_verify_fail(e, "overlapping sub-axes: %s, %s", shard_verify_axis_str(cx, prev), str);
       prev = r;
@@ -113,8 +112,7 @@ static bool S_fully_replicated(const shard_tensor_sharding *s) {
   return true;
 }
 
-static bool S_bound_by_parent(const vf_emit *e, const shard_axis_ref *axes, uint32_t n,
-                              const vf_manual *manual) {
+static bool S_bound_by_parent(const vf_emit *e, const shard_axis_ref *axes, uint32_t n, const vf_manual *manual) {
   for (uint32_t i = 0; i < n; i++) {
     const vf_manual *owner = NULL;
     for (const vf_manual *p = manual; p; p = p->parent) {
@@ -150,10 +148,13 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
       }
     }
     if (count == 1)
-      shard_verify_warn(e, "dim %u is sharded along mesh axis \"%s\" of size 1, which has no effect", d, named[0]->name);
+      shard_verify_warn(e, "dim %u is sharded along mesh axis \"%s\" of size 1, which has no effect", d,
+                        named[0]->name);
     else if (count > 1)
-      shard_verify_warn(e, "dim %u is sharded along %u mesh axes of size 1 (\"%s\", \"%s\"%s%s%s%s), which have no "
-                        "effect", d, count, named[0]->name, named[1]->name, count > 2 ? ", \"" : "",
+      shard_verify_warn(e,
+                        "dim %u is sharded along %u mesh axes of size 1 (\"%s\", \"%s\"%s%s%s%s), which have no "
+                        "effect",
+                        d, count, named[0]->name, named[1]->name, count > 2 ? ", \"" : "",
                         count > 2 ? named[2]->name : "", count > 2 ? "\"" : "", count > NAMED ? ", ..." : "");
   }
   if (!t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) return;
@@ -171,9 +172,10 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
   for (uint32_t d = 0; d < t->rank; d++) {
     int64_t size = t->dims[d], sharded = shard_verify_axes_size(cx, s->dims[d].axes, s->dims[d].num_axes, m);
     if (size == SHARD_DYNAMIC_DIM || sharded <= 1 || size % sharded == 0) continue;
-    shard_verify_warn(e, "dim %u of size %" PRId64 " is not divisible by its sharded size %" PRId64
-               "; local shape pads to '%s', adding %" PRId64 " padding elements along dim %u",
-            d, size, sharded, local_type, local[d] * sharded - size, d);
+    shard_verify_warn(e,
+                      "dim %u of size %" PRId64 " is not divisible by its sharded size %" PRId64
+                      "; local shape pads to '%s', adding %" PRId64 " padding elements along dim %u",
+                      d, size, sharded, local_type, local[d] * sharded - size, d);
   }
 }
 
@@ -185,7 +187,7 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
   if (shard_mesh_is_maximal(mesh) || (!type && S_fully_replicated(s))) {
     if (no_rank)
       return shard_verify_fail(e, "a maximal sharding can only have a sharding with rank 0 and no replicated or "
-                        "unreduced axes.");
+                                  "unreduced axes.");
     return true;
   }
   const shard_type *t = type;
@@ -197,9 +199,10 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
   bool shaped = t && (t->kind == SHARD_TYPE_TENSOR || t->kind == SHARD_TYPE_UNRANKED_TENSOR);
   if (!shaped) {
     if (no_rank)
-      return shard_verify_fail(e, "non-shaped tensors can only have a sharding with rank 0 and no replicated or "
-                        "unreduced axes. type: '%s', sharding: %s",
-                     shard_verify_type_str(type), shard_verify_sharding_str(cx, s));
+      return shard_verify_fail(e,
+                               "non-shaped tensors can only have a sharding with rank 0 and no replicated or "
+                               "unreduced axes. type: '%s', sharding: %s",
+                               shard_verify_type_str(type), shard_verify_sharding_str(cx, s));
     return true;
   }
   if (t->kind == SHARD_TYPE_UNRANKED_TENSOR)
@@ -211,7 +214,8 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
     const shard_dim_sharding *dim = &s->dims[d];
     if (dim->priority != SHARD_NO_PRIORITY) {
       if (dim->priority < 0) return shard_verify_fail(e, "dim %u has a negative priority", d);
-      if (!dim->is_open && !dim->num_axes) return shard_verify_fail(e, "dim %u is empty and closed but has a priority", d);
+      if (!dim->is_open && !dim->num_axes)
+        return shard_verify_fail(e, "dim %u is empty and closed but has a priority", d);
     }
     if (!shard_verify_check_axis_list(e, dim->axes, dim->num_axes, mesh)) return false;
   }
@@ -228,13 +232,13 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
   return true;
 }
 
-bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s,
-                                        const shard_type *type, const vf_manual *manual) {
+bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
+                                        const vf_manual *manual) {
   return shard_verify_check_sharding(e, s, type, shard_verify_sharding_mesh(e->cx, s), manual);
 }
 
-bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv,
-                                  shard_type *const *types, uint32_t ntypes, const vf_manual *manual) {
+bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv, shard_type *const *types,
+                                  uint32_t ntypes, const vf_manual *manual) {
   vf_ctx *cx = e->cx;
   if (ntypes == 0 && pv->num == 1) {
     const shard_tensor_sharding *first = &pv->shardings[0];
@@ -258,8 +262,8 @@ bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_val
 /* verifyShardingRuleMapping for the operands or results of `op`. `seen`
  * marks factors used by any value; `stamp` (one slot per factor) detects a
  * factor reused within one value without clearing between values. */
-static bool S_check_mappings(vf_ctx *cx, const shard_op *op, const shard_op_sharding_rule *r,
-                             bool results, uint8_t *seen, uint32_t *stamp, uint32_t *stamp_gen) {
+static bool S_check_mappings(vf_ctx *cx, const shard_op *op, const shard_op_sharding_rule *r, bool results,
+                             uint8_t *seen, uint32_t *stamp, uint32_t *stamp_gen) {
   const char *kind = results ? "result" : "operand";
   const shard_tensor_mapping *maps = results ? r->results : r->operands;
   uint32_t nmaps = results ? r->num_results : r->num_operands;
@@ -268,15 +272,18 @@ static bool S_check_mappings(vf_ctx *cx, const shard_op *op, const shard_op_shar
   if (nvals != nmaps)
     return shard_verify_fail(&e, "number of %ss and mappings must match: %u != %u", kind, nvals, nmaps);
   if (!nmaps)
-    return shard_verify_fail(&e, "number of %ss mappings cannot be 0. Op sharding rules can only be defined on "
-                       "operations with at least one operand and result.", kind);
+    return shard_verify_fail(&e,
+                             "number of %ss mappings cannot be 0. Op sharding rules can only be defined on "
+                             "operations with at least one operand and result.",
+                             kind);
   vf_emit base = shard_verify_emit_op(cx, op, results ? "result " : "operand ");
   for (uint32_t v = 0; v < nvals; v++) {
     const shard_type *t = results ? op->results[v].type : (op->operands[v].value ? op->operands[v].value->type : NULL);
     vf_emit ve = shard_verify_emit_value(&base, nvals, v);
     uint32_t gen = ++*stamp_gen;
     if (!shard_verify_type_static(t))
-      return shard_verify_fail(&ve, "expected a ranked tensor with a static shape. type: '%s'", shard_verify_type_str(t));
+      return shard_verify_fail(&ve, "expected a ranked tensor with a static shape. type: '%s'",
+                               shard_verify_type_str(t));
     if (maps[v].rank != t->rank)
       return shard_verify_fail(&ve, "mapping rank must match: %u != %u", maps[v].rank, t->rank);
     for (uint32_t d = 0; d < maps[v].rank; d++) {
@@ -285,8 +292,9 @@ static bool S_check_mappings(vf_ctx *cx, const shard_op *op, const shard_op_shar
       for (uint32_t k = 0; k < dm->num_factors; k++) {
         int64_t f = dm->factors[k];
         if (f < 0 || f >= (int64_t)r->num_factors)
-          return shard_verify_fail(&ve, "expecting factor indices to be within 0<=...<num_factors; received: %" PRId64
-                              ", num_factors: %u", f, r->num_factors);
+          return shard_verify_fail(
+              &ve, "expecting factor indices to be within 0<=...<num_factors; received: %" PRId64 ", num_factors: %u",
+              f, r->num_factors);
         if (stamp[f] == gen) return shard_verify_fail(&ve, "cannot reuse factors for the same tensor value");
         if (r->factor_sizes[f] == 1 && dm->num_factors > 1)
           return shard_verify_fail(&ve, "dim mapping can't have a factor of size 1 if there are multiple factors");
@@ -298,8 +306,7 @@ static bool S_check_mappings(vf_ctx *cx, const shard_op *op, const shard_op_shar
   return true;
 }
 
-static bool S_check_special(vf_ctx *cx, const shard_op *op, uint32_t num_factors, const int64_t *idx,
-                            uint32_t n) {
+static bool S_check_special(vf_ctx *cx, const shard_op *op, uint32_t num_factors, const int64_t *idx, uint32_t n) {
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   if (!n) return true;
   for (uint32_t i = 1; i < n; i++)
@@ -341,7 +348,7 @@ static bool vf_check_rule(vf_ctx *cx, const shard_op *op, const shard_op_shardin
       for (uint32_t i = 0; i < lens[l] && ok; i++) {
         if (stamp[lists[l][i]] == g)
           ok = shard_verify_fail(&e, "a factor can only be in one of the reduction, need replication, or permutation "
-                           "factor sets");
+                                     "factor sets");
         stamp[lists[l][i]] = g;
       }
   }
@@ -389,8 +396,9 @@ bool shard_verify_check_edges_syntax(vf_ctx *cx, const shard_attr *edges, shard_
         }
         const void *tkey = (const void *)(uintptr_t)(((uint64_t)tr->index << 1 | tr->is_result) + 1);
         if (!shard_ptrmap_add(&targets, tkey)) {
-          ok = shard_verify_fail(&e, "propagation edges have duplicate targets for step index: %" PRId64 " and axis: %s",
-                                 st->step, ae->axis.name);
+          ok =
+              shard_verify_fail(&e, "propagation edges have duplicate targets for step index: %" PRId64 " and axis: %s",
+                                st->step, ae->axis.name);
           break;
         }
       }
@@ -478,12 +486,12 @@ bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual
     } else if (strcmp(name, "sdy.sharding_rule") == 0) {
       if (a->kind != SHARD_ATTR_SDY_RULE)
         return shard_verify_fail(&e, "should have a sharding rule attribute of type OpShardingRuleAttr for attr named "
-                           "'sdy.sharding_rule'");
+                                     "'sdy.sharding_rule'");
       if (!vf_check_rule(cx, op, a->u.rule)) return false;
     } else if (strcmp(name, "sdy.propagation_edges") == 0) {
       if (a->kind != SHARD_ATTR_SDY_EDGES)
         return shard_verify_fail(&e, "should have a propagation edges attribute of type PropagationEdgesAttr for attr "
-                           "named 'sdy.propagation_edges'");
+                                     "named 'sdy.propagation_edges'");
       if (!vf_check_edges_attr(cx, op, a)) return false;
     } else if (strcmp(name, "sdy.result_propagation_edges") == 0 ||
                strcmp(name, "sdy.block_arg_propagation_edges") == 0) {
@@ -491,8 +499,9 @@ bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual
       for (uint32_t k = 0; !bad && k < a->u.array.num; k++)
         bad = !a->u.array.elems[k] || a->u.array.elems[k]->kind != SHARD_ATTR_SDY_EDGES;
       if (bad)
-        return shard_verify_fail(&e, "should have a propagation edges attribute of type ArrayAttr<PropagationEdgesAttr> "
-                           "for attr named 'sdy.result_propagation_edges' or 'sdy.block_arg_propagation_edges'");
+        return shard_verify_fail(&e,
+                                 "should have a propagation edges attribute of type ArrayAttr<PropagationEdgesAttr> "
+                                 "for attr named 'sdy.result_propagation_edges' or 'sdy.block_arg_propagation_edges'");
     }
   }
   return true;

@@ -28,7 +28,7 @@
 typedef struct S_op {
   vf_ctx *cx;
   const shard_op *op;
-  vf_emit at;   /* the op's location, no prefix (emitOptionalError) */
+  vf_emit at; /* the op's location, no prefix (emitOptionalError) */
   vf_emit with; /* "'<op>' op " */
 } S_op;
 
@@ -124,10 +124,8 @@ static const char *S_shape(vf_ctx *cx, const int64_t *v, uint32_t n) {
   shard_buf_init(&b);
   for (uint32_t i = 0; i < n; i++) {
     if (i) shard_buf_puts(&b, ", ");
-    if (S_dynamic(v[i]))
-      shard_buf_puts(&b, "?");
-    else
-      shard_buf_printf(&b, "%" PRId64, v[i]);
+    if (S_dynamic(v[i])) shard_buf_puts(&b, "?");
+    else shard_buf_printf(&b, "%" PRId64, v[i]);
   }
   const char *s = shard_arena_strdup(cx->scratch, shard_buf_str(&b));
   shard_buf_free(&b);
@@ -216,48 +214,56 @@ static bool S_check_reducer(S_op *s, const shard_block *b, const shard_type *con
   uint32_t nret = term ? term->num_operands : 0;
   if (!nret) return shard_verify_fail(&s->at, "The reduction-region expected to return some value(s)");
   if (nret != n)
-    return shard_verify_fail(&s->at, "Reduction-region here must produce %u tensors, but produces %u instead", n,
-                             nret);
+    return shard_verify_fail(&s->at, "Reduction-region here must produce %u tensors, but produces %u instead", n, nret);
   for (uint32_t i = 0; i < n; i++) {
     const shard_type *acc = S_operand_type(term, i);
     if (!S_elem(acc))
-      return shard_verify_fail(&s->at, "Reduction-region here must produce tensor-typed result(s), but produces %s "
-                               "instead", S_ty(s, acc));
+      return shard_verify_fail(&s->at,
+                               "Reduction-region here must produce tensor-typed result(s), but produces %s "
+                               "instead",
+                               S_ty(s, acc));
   }
   for (uint32_t i = 0; i < n; i++) {
     const shard_type *acc = S_operand_type(term, i);
     const shard_type *a0 = b->args[i].type, *a1 = b->args[n + i].type;
     if (!S_compatible(acc, a0, false))
-      return shard_verify_fail(&s->at, "The type of reduction-region's parameter at index %u is different than the "
-                               "corresponding result type: %s vs %s", i, S_ty(s, a0),
-                               S_ty(s, acc));
+      return shard_verify_fail(&s->at,
+                               "The type of reduction-region's parameter at index %u is different than the "
+                               "corresponding result type: %s vs %s",
+                               i, S_ty(s, a0), S_ty(s, acc));
     if (!S_compatible(acc, a1, true))
-      return shard_verify_fail(&s->at, "The type of reduction-region's parameter at index %u is different than the "
-                               "corresponding result type: %s vs %s", n + i, S_ty(s, a1),
-                               S_ty(s, acc));
+      return shard_verify_fail(&s->at,
+                               "The type of reduction-region's parameter at index %u is different than the "
+                               "corresponding result type: %s vs %s",
+                               n + i, S_ty(s, a1), S_ty(s, acc));
     if (!S_compatible(acc, inits[i], true))
-      return shard_verify_fail(&s->at, "The type of reduction-region's result type at index %u differs from the op's "
-                               "corresponding init-value type: %s vs %s", i, S_ty(s, acc),
-                               S_ty(s, inits[i]));
+      return shard_verify_fail(&s->at,
+                               "The type of reduction-region's result type at index %u differs from the op's "
+                               "corresponding init-value type: %s vs %s",
+                               i, S_ty(s, acc), S_ty(s, inits[i]));
     if (!S_same_elem(inputs[i], a1, true))
-      return shard_verify_fail(&s->at, "The element-type of reduction-region's argument at index %u is expected to be "
-                               "'%s', but got %s as its type.", n + i, S_elem(inputs[i]) ? S_elem(inputs[i]) : "?",
-                               S_ty(s, a1));
+      return shard_verify_fail(&s->at,
+                               "The element-type of reduction-region's argument at index %u is expected to be "
+                               "'%s', but got %s as its type.",
+                               n + i, S_elem(inputs[i]) ? S_elem(inputs[i]) : "?", S_ty(s, a1));
     if (!S_ranked(a1) || !S_ranked(inputs[i])) continue;
     if (a1->rank > nallowed)
-      return shard_verify_fail(&s->at, "The rank of reduction-region's argument at index %u is expected to be <= %u, "
-                               "got %u", n + i, nallowed, a1->rank);
+      return shard_verify_fail(&s->at,
+                               "The rank of reduction-region's argument at index %u is expected to be <= %u, "
+                               "got %u",
+                               n + i, nallowed, a1->rank);
     uint32_t k = 0;
     for (uint32_t o = 0; o < nallowed && k < a1->rank; o++)
       if (S_dims_compatible(allowed[o], a1->dims[k])) k++;
     if (k != a1->rank)
-      return shard_verify_fail(&s->at, "The shape of reduction-region's argument at index %u is not compatible with "
-                               "that of reduce-op's input-parameter at index %u", n + i, i);
+      return shard_verify_fail(&s->at,
+                               "The shape of reduction-region's argument at index %u is not compatible with "
+                               "that of reduce-op's input-parameter at index %u",
+                               n + i, i);
   }
   (void)cx;
   return true;
 }
-
 
 /* ---- replica groups (verifyReplicaGroups) --------------------------------- */
 
@@ -280,8 +286,8 @@ static shlo_dims S_view(const shard_i64s *l) { return (shlo_dims){(int64_t *)l->
 static bool S_dot_dims_view(const shard_attr *a, shlo_dot_dims *d) {
   const shard_dot_dims *t = shard_attr_dot_dims(a);
   if (!t) return false;
-  *d = (shlo_dot_dims){S_view(&t->lhs_batch), S_view(&t->rhs_batch), S_view(&t->lhs_contract),
-                       S_view(&t->rhs_contract)};
+  *d =
+      (shlo_dot_dims){S_view(&t->lhs_batch), S_view(&t->rhs_batch), S_view(&t->lhs_contract), S_view(&t->rhs_contract)};
   return true;
 }
 
@@ -388,7 +394,6 @@ static bool S_collective_permute(S_op *s) {
   return ok;
 }
 
-
 /* ---- ops ----------------------------------------------------------------- */
 
 static bool S_transpose(S_op *s) {
@@ -403,8 +408,8 @@ static bool S_transpose(S_op *s) {
   if (!ok) {
     int64_t *range = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, n + 1);
     for (uint32_t i = 0; i < n; i++) range[i] = i;
-    return S_infer_fail(s, "attribute permutation must be a permutation of [%s] but got [%s]",
-                        S_list(s->cx, range, n), S_list(s->cx, perm, n));
+    return S_infer_fail(s, "attribute permutation must be a permutation of [%s] but got [%s]", S_list(s->cx, range, n),
+                        S_list(s->cx, perm, n));
   }
   int64_t *dims = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, n + 1);
   for (uint32_t i = 0; i < n; i++) dims[i] = t->dims[perm[i]];
@@ -435,9 +440,11 @@ static bool S_concatenate(S_op *s) {
     if (t->rank != first->rank) return S_infer_fail(s, "operands (%u) and (%u) do not match rank", first_index, i);
     for (uint32_t d = 0; d < t->rank; d++)
       if ((int64_t)d != dim && !S_dims_compatible(first->dims[d], t->dims[d]))
-        return S_infer_fail(s, "shapes of operand (%u) and (%u) do not match at non-concat index: (%s) != (%s) at "
-                            "non-concat index %u", first_index, i, S_shape(s->cx, first->dims, first->rank),
-                            S_shape(s->cx, t->dims, t->rank), d);
+        return S_infer_fail(s,
+                            "shapes of operand (%u) and (%u) do not match at non-concat index: (%s) != (%s) at "
+                            "non-concat index %u",
+                            first_index, i, S_shape(s->cx, first->dims, first->rank), S_shape(s->cx, t->dims, t->rank),
+                            d);
   }
   if (!first) return true;
   int64_t *dims = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, first->rank);
@@ -519,8 +526,8 @@ static bool S_sort(S_op *s) {
 static bool S_reduce(S_op *s) {
   const shard_op *op = s->op;
   if (op->num_operands % 2)
-    return shard_verify_fail(&s->with, "operand count (%u) is not divisible by the number of variadic operand groups (2)",
-                             op->num_operands);
+    return shard_verify_fail(
+        &s->with, "operand count (%u) is not divisible by the number of variadic operand groups (2)", op->num_operands);
   uint32_t n = op->num_operands / 2;
   const shard_type **in = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n + 1);
   const shard_type **init = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n + 1);
@@ -532,8 +539,10 @@ static bool S_reduce(S_op *s) {
   if (ranked >= 0)
     for (uint32_t i = 0; i < n; i++)
       if (!S_shapes_compatible(in[ranked], in[i]))
-        return S_infer_fail(s, "expects all inputs to have compatible shapes. Shape at input-index %u is not "
-                            "compatible with shape at input-index %d", i, ranked);
+        return S_infer_fail(s,
+                            "expects all inputs to have compatible shapes. Shape at input-index %u is not "
+                            "compatible with shape at input-index %d",
+                            i, ranked);
   uint32_t nd;
   const int64_t *dims = S_dims_attr(op, "dimensions", &nd);
   for (uint32_t i = 0; i < nd; i++) {
@@ -578,11 +587,13 @@ static bool S_broadcast_in_dim(S_op *s) {
   if (!S_ranked(r)) return true;
   for (uint32_t i = 0; i < n; i++) {
     if (dims[i] < 0 || dims[i] >= (int64_t)r->rank)
-      return shard_verify_fail(&s->at, "broadcast_dimensions contains invalid value %" PRId64 " for result with rank %u",
-                               dims[i], r->rank);
+      return shard_verify_fail(
+          &s->at, "broadcast_dimensions contains invalid value %" PRId64 " for result with rank %u", dims[i], r->rank);
     if (!S_dynamic(t->dims[i]) && t->dims[i] != 1 && t->dims[i] != r->dims[dims[i]])
-      return shard_verify_fail(&s->at, "size of operand dimension %u (%" PRId64 ") is not equal to 1 or size of result "
-                               "dimension %" PRId64 " (%" PRId64 ")", i, t->dims[i], dims[i], r->dims[dims[i]]);
+      return shard_verify_fail(&s->at,
+                               "size of operand dimension %u (%" PRId64 ") is not equal to 1 or size of result "
+                               "dimension %" PRId64 " (%" PRId64 ")",
+                               i, t->dims[i], dims[i], r->dims[dims[i]]);
   }
   return true;
 }
@@ -598,11 +609,13 @@ static bool S_dynamic_broadcast_in_dim(S_op *s) {
     return shard_verify_fail(&s->at, "result rank (%u) is less than operand rank (%u)", r->rank, t->rank);
   for (uint32_t i = 0; i < n; i++) {
     if (dims[i] < 0 || dims[i] >= (int64_t)r->rank)
-      return shard_verify_fail(&s->at, "broadcast_dimensions contains invalid value %" PRId64 " for result with rank %u",
-                               dims[i], r->rank);
+      return shard_verify_fail(
+          &s->at, "broadcast_dimensions contains invalid value %" PRId64 " for result with rank %u", dims[i], r->rank);
     if (t->dims[i] != 1 && !S_dims_compatible(t->dims[i], r->dims[dims[i]]))
-      return shard_verify_fail(&s->at, "size of operand dimension %u (%" PRId64 ") is not compatible with size of "
-                               "result dimension %" PRId64 " (%" PRId64 ")", i, t->dims[i], dims[i], r->dims[dims[i]]);
+      return shard_verify_fail(&s->at,
+                               "size of operand dimension %u (%" PRId64 ") is not compatible with size of "
+                               "result dimension %" PRId64 " (%" PRId64 ")",
+                               i, t->dims[i], dims[i], r->dims[dims[i]]);
   }
   return true;
 }
@@ -652,7 +665,8 @@ static bool S_slice(S_op *s) {
     if (start[i] > limit[i])
       return S_infer_fail(s, "start index %" PRId64 " is larger than limit index %" PRId64 " in dimension %u", start[i],
                           limit[i], i);
-    if (stride[i] <= 0) return S_infer_fail(s, "stride must be positive but got %" PRId64 " in dimension %u", stride[i], i);
+    if (stride[i] <= 0)
+      return S_infer_fail(s, "stride must be positive but got %" PRId64 " in dimension %u", stride[i], i);
     uint64_t span = (uint64_t)limit[i] - (uint64_t)start[i];
     dims[i] = (int64_t)(span / (uint64_t)stride[i] + (span % (uint64_t)stride[i] != 0));
   }
@@ -701,8 +715,9 @@ static bool S_dynamic_slice(S_op *s) {
   for (uint32_t i = 0; i < n; i++) {
     if (sizes[i] < 0) return S_infer_fail(s, "has negative size index to dynamic slice: %" PRId64, sizes[i]);
     if (!S_dynamic(t->dims[i]) && sizes[i] > t->dims[i])
-      return S_infer_fail(s, "has slice size %" PRId64 " greater than dimension size %" PRId64 " in dimension %u of operand",
-                          sizes[i], t->dims[i], i);
+      return S_infer_fail(
+          s, "has slice size %" PRId64 " greater than dimension size %" PRId64 " in dimension %u of operand", sizes[i],
+          t->dims[i], i);
   }
   return S_check_inferred_tensor(s, n, sizes, t->elem);
 }
@@ -718,7 +733,8 @@ static bool S_dynamic_update_slice(S_op *s) {
     for (uint32_t i = 0; i < t->rank; i++) {
       if (S_dynamic(u->dims[i])) continue;
       if (!S_dynamic(t->dims[i]) && (u->dims[i] < 0 || u->dims[i] > t->dims[i]))
-        return S_infer_fail(s, "expects size at dimension %u of update to be in range [0, %" PRId64 "]. Got: %" PRId64 ".",
+        return S_infer_fail(s,
+                            "expects size at dimension %u of update to be in range [0, %" PRId64 "]. Got: %" PRId64 ".",
                             i, t->dims[i], u->dims[i]);
     }
   return t ? S_check_inferred1(s, (shard_type *)t) : true;
@@ -781,9 +797,13 @@ static bool S_precision_config(S_op *s) {
   const shard_attr *a = shard_verify_attr(s->op, "precision_config");
   if (!a) return true;
   bool ok = a->kind == SHARD_ATTR_ARRAY;
-  for (uint32_t i = 0; ok && i < a->u.array.num; i++) ok = shard_attr_enum(a->u.array.elems[i], SHARD_SHLO_PRECISION) >= 0;
-  if (!ok) return shard_verify_fail(&s->with, "attribute 'precision_config' failed to satisfy constraint: Precision Config attribute");
-  if (a->u.array.num > 2) return shard_verify_fail(&s->with, "expects precision config to be empty or have <= 2 elements.");
+  for (uint32_t i = 0; ok && i < a->u.array.num; i++)
+    ok = shard_attr_enum(a->u.array.elems[i], SHARD_SHLO_PRECISION) >= 0;
+  if (!ok)
+    return shard_verify_fail(&s->with,
+                             "attribute 'precision_config' failed to satisfy constraint: Precision Config attribute");
+  if (a->u.array.num > 2)
+    return shard_verify_fail(&s->with, "expects precision config to be empty or have <= 2 elements.");
   return true;
 }
 
@@ -792,7 +812,7 @@ static bool S_dot_general(S_op *s) {
   if (!S_precision_config(s)) return false;
   if (!S_dot_dims_view(shard_verify_attr(s->op, "dot_dimension_numbers"), &d))
     return shard_verify_fail(&s->with, "attribute 'dot_dimension_numbers' failed to satisfy constraint: "
-                             "Attribute that models the dimension information for dot.");
+                                       "Attribute that models the dimension information for dot.");
   const shard_type *l = S_operand_type(s->op, 0), *r = S_operand_type(s->op, 1), *res = S_result_type(s->op, 0);
   bool ok = true;
   if (d.lhs_batch.num != d.rhs_batch.num)
@@ -820,10 +840,12 @@ static bool S_dot_general(S_op *s) {
       uint32_t n = 0;
       for (uint32_t i = 0; i < d.lhs_batch.num; i++) dims[n++] = l->dims[d.lhs_batch.vals[i]];
       for (uint32_t i = 0; i < l->rank; i++)
-        if (!S_contains(d.lhs_batch.vals, d.lhs_batch.num, i) && !S_contains(d.lhs_contract.vals, d.lhs_contract.num, i))
+        if (!S_contains(d.lhs_batch.vals, d.lhs_batch.num, i) &&
+            !S_contains(d.lhs_contract.vals, d.lhs_contract.num, i))
           dims[n++] = l->dims[i];
       for (uint32_t i = 0; i < r->rank; i++)
-        if (!S_contains(d.rhs_batch.vals, d.rhs_batch.num, i) && !S_contains(d.rhs_contract.vals, d.rhs_contract.num, i))
+        if (!S_contains(d.rhs_batch.vals, d.rhs_batch.num, i) &&
+            !S_contains(d.rhs_contract.vals, d.rhs_contract.num, i))
           dims[n++] = r->dims[i];
       bool same = n == res->rank;
       for (uint32_t i = 0; same && i < n; i++) same = S_dims_compatible(dims[i], res->dims[i]);
@@ -865,8 +887,10 @@ static bool S_reshape(S_op *s) {
   if (!shard_type_is_static_tensor(t) || !shard_type_is_static_tensor(r)) return true;
   int64_t a = shard_type_num_elements(r), b = shard_type_num_elements(t);
   if (a != b)
-    return shard_verify_fail(&s->at, "number of output elements (%" PRId64 ") doesn't match expected number of elements "
-                             "(%" PRId64 ")", a, b);
+    return shard_verify_fail(&s->at,
+                             "number of output elements (%" PRId64 ") doesn't match expected number of elements "
+                             "(%" PRId64 ")",
+                             a, b);
   return true;
 }
 
@@ -894,7 +918,8 @@ static bool S_clamp(S_op *s) {
 static bool S_elementwise(S_op *s) {
   const shard_type *first = s->op->num_operands ? S_operand_type(s->op, 0) : S_result_type(s->op, 0);
   for (uint32_t i = 0; i < s->op->num_operands + s->op->num_results; i++) {
-    const shard_type *t = i < s->op->num_operands ? S_operand_type(s->op, i) : S_result_type(s->op, i - s->op->num_operands);
+    const shard_type *t =
+        i < s->op->num_operands ? S_operand_type(s->op, i) : S_result_type(s->op, i - s->op->num_operands);
     if (!S_shapes_compatible(first, t))
       return shard_verify_fail(&s->with, "requires the same shape for all operands and results");
   }
@@ -969,10 +994,12 @@ static bool S_all_gather(S_op *s) {
     for (uint32_t d = 0; d < t->rank; d++)
       if ((int64_t)d != dim && !S_dims_compatible(r->dims[d], t->dims[d]))
         return shard_verify_fail(&s->at, "operand and result should have the same shape except for the dimension size "
-                                 "at 'all_gather_dim'");
+                                         "at 'all_gather_dim'");
     if (!S_dynamic(t->dims[dim]) && !S_dynamic(r->dims[dim]) && r->dims[dim] % t->dims[dim])
-      return shard_verify_fail(&s->at, "result gather dimension has size %" PRId64 ", expected to be a multiple of "
-                               "operand gather dimension size %" PRId64, r->dims[dim], t->dims[dim]);
+      return shard_verify_fail(&s->at,
+                               "result gather dimension has size %" PRId64 ", expected to be a multiple of "
+                               "operand gather dimension size %" PRId64,
+                               r->dims[dim], t->dims[dim]);
   }
   return true;
 }
@@ -987,17 +1014,18 @@ static bool S_reduce_scatter(S_op *s) {
   if (dim < 0) return shard_verify_fail(&s->at, "expects scatter_dimension >= 0");
   if (dim >= (int64_t)t->rank) return shard_verify_fail(&s->at, "scatter dim should be less than operand/result rank");
   if (S_dynamic(t->dims[dim]) || S_dynamic(r->dims[dim])) return true;
-  if (r->dims[dim] == 0)
-    return shard_verify_fail(&s->at, "result dimension size at scatter_dimension cannot be zero");
-  if (t->dims[dim] == 0)
-    return shard_verify_fail(&s->at, "operand dimension size at scatter_dimension cannot be zero");
+  if (r->dims[dim] == 0) return shard_verify_fail(&s->at, "result dimension size at scatter_dimension cannot be zero");
+  if (t->dims[dim] == 0) return shard_verify_fail(&s->at, "operand dimension size at scatter_dimension cannot be zero");
   if (t->dims[dim] % r->dims[dim])
-    return shard_verify_fail(&s->at, "operand scatter dimension has size %" PRId64 ", expected to be a multiple of "
-                             "result scatter dimension size %" PRId64, t->dims[dim], r->dims[dim]);
+    return shard_verify_fail(&s->at,
+                             "operand scatter dimension has size %" PRId64 ", expected to be a multiple of "
+                             "result scatter dimension size %" PRId64,
+                             t->dims[dim], r->dims[dim]);
   for (uint32_t d = 0; d < t->rank; d++)
     if ((int64_t)d != dim && !S_dims_compatible(t->dims[d], r->dims[d]))
-      return shard_verify_fail(&s->at, "non scatter dimensions should be same for operand (%" PRId64 ") and result (%"
-                               PRId64 ")", t->dims[d], r->dims[d]);
+      return shard_verify_fail(
+          &s->at, "non scatter dimensions should be same for operand (%" PRId64 ") and result (%" PRId64 ")",
+          t->dims[d], r->dims[d]);
   return true;
 }
 
@@ -1016,7 +1044,8 @@ static bool S_all_to_all(S_op *s) {
     if (split >= (int64_t)t->rank)
       return S_infer_fail(s, "AllToAll split_dimension %" PRId64 " is out-of-bounds for input rank %u", split, t->rank);
     if (concat >= (int64_t)t->rank)
-      return S_infer_fail(s, "AllToAll concat_dimension %" PRId64 " is out-of-bounds for input rank %u", concat, t->rank);
+      return S_infer_fail(s, "AllToAll concat_dimension %" PRId64 " is out-of-bounds for input rank %u", concat,
+                          t->rank);
     if (!S_dynamic(t->dims[split]) && t->dims[split] % count)
       return S_infer_fail(s, "split dimension has size %" PRId64 ", expected to be a multiple of split_count %" PRId64,
                           t->dims[split], count);
@@ -1046,12 +1075,11 @@ static bool S_map(S_op *s) {
   for (uint32_t i = 0; i < b->num_args; i++) {
     const shard_type *a = b->args[i].type;
     if (!S_ranked(a) || a->rank)
-      return S_infer_fail(s, "computation arguments must be 0-rank tensor, but got: arg #%u of type %s", i,
-                          S_ty(s, a));
+      return S_infer_fail(s, "computation arguments must be 0-rank tensor, but got: arg #%u of type %s", i, S_ty(s, a));
     const char *oe = S_elem(S_operand_type(s->op, i));
     if (oe && strcmp(oe, a->elem) != 0)
-      return S_infer_fail(s, "element type of operands and computation arguments must match, but got: '%s' and '%s'", oe,
-                          a->elem);
+      return S_infer_fail(s, "element type of operands and computation arguments must match, but got: '%s' and '%s'",
+                          oe, a->elem);
   }
   const shard_op *term = S_terminator(b);
   uint32_t nret = term ? term->num_operands : 0;
@@ -1063,20 +1091,22 @@ static bool S_map(S_op *s) {
   const int64_t *dims = S_dims_attr(s->op, "dimensions", &nd);
   for (uint32_t i = 0; i < nd; i++)
     if (dims[i] != (int64_t)i)
-      return S_infer_fail(s, "requires monotonically increasing dimension numbers, but got: [%s]", S_list(s->cx, dims, nd));
+      return S_infer_fail(s, "requires monotonically increasing dimension numbers, but got: [%s]",
+                          S_list(s->cx, dims, nd));
   const shard_type *shape = NULL;
   for (uint32_t i = 0; i < s->op->num_operands; i++) {
     const shard_type *t = S_operand_type(s->op, i);
     if (!S_ranked(t)) continue;
     if (nd != t->rank)
-      return S_infer_fail(s, "applied to a subset of dimensions currently not supported: operand dimensions = %u, "
-                          "requested map dimensions size = %u", t->rank, nd);
+      return S_infer_fail(s,
+                          "applied to a subset of dimensions currently not supported: operand dimensions = %u, "
+                          "requested map dimensions size = %u",
+                          t->rank, nd);
     shape = t;
   }
   if (!shape) return true;
   return S_check_inferred_tensor(s, shape->rank, shape->dims, rt->elem);
 }
-
 
 /* ---- gather, scatter, reduce_window --------------------------------------- */
 
@@ -1106,8 +1136,10 @@ static bool S_decode_dimnums(S_op *s, const char *attr, bool gather, shlo_dimnum
   if (!a) return shard_verify_fail(&s->with, "requires attribute '%s'", attr);
   const shard_gather_dims *t = gather ? shard_attr_gather_dims(a) : shard_attr_scatter_dims(a);
   if (!t)
-    return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: Attribute that models the "
-                             "dimension information for %s.", attr, gather ? "gather" : "scatter");
+    return shard_verify_fail(&s->with,
+                             "attribute '%s' failed to satisfy constraint: Attribute that models the "
+                             "dimension information for %s.",
+                             attr, gather ? "gather" : "scatter");
   d->is_gather = gather;
   const shard_i64s *lists[5] = {&t->offset, &t->collapsed, &t->operand_batching, &t->indices_batching, &t->index_map};
   for (int i = 0; i < 5; i++) S_copy_list(lists[i], &d->lists[i]);
@@ -1129,19 +1161,24 @@ static bool S_gather_checks(S_op *s, const shlo_dimnums *d, const shard_type *x,
                           idx->rank);
     int64_t size = ivd == (int64_t)idx->rank ? 1 : idx->dims[ivd];
     if (!S_dynamic(size) && size != (int64_t)map->num)
-      return S_infer_fail(s, "start_index_map size (%u) is not equal to size of index dimension (%" PRId64 ") of "
-                          "start_indices (%" PRId64 ")", map->num, ivd, size);
+      return S_infer_fail(s,
+                          "start_index_map size (%u) is not equal to size of index dimension (%" PRId64 ") of "
+                          "start_indices (%" PRId64 ")",
+                          map->num, ivd, size);
   }
   if (!S_sorted_unique(s, offset, "offset_dims") || !S_sorted_unique(s, collapsed, "collapsed_slice_dims") ||
       !S_sorted_unique(s, obatch, "operand_batching_dims"))
     return false;
   uint64_t implied = (uint64_t)offset->num + collapsed->num + obatch->num;
   if (S_ranked(x) && x->rank != implied)
-    return S_infer_fail(s, "offset_dims size (%u) plus collapse_slice_dims size (%u) plus operand_batching_dims size "
-                        "(%u) is not equal to operand rank (%u)", offset->num, collapsed->num, obatch->num, x->rank);
+    return S_infer_fail(s,
+                        "offset_dims size (%u) plus collapse_slice_dims size (%u) plus operand_batching_dims size "
+                        "(%u) is not equal to operand rank (%u)",
+                        offset->num, collapsed->num, obatch->num, x->rank);
   if (sizes) {
     if (nsizes != implied)
-      return S_infer_fail(s, "slice_sizes size (%u) not equal to (implied) operand rank (%" PRIu64 ")", nsizes, implied);
+      return S_infer_fail(s, "slice_sizes size (%u) not equal to (implied) operand rank (%" PRIu64 ")", nsizes,
+                          implied);
     for (uint32_t i = 0; i < collapsed->num; i++)
       if (collapsed->vals[i] < 0 || collapsed->vals[i] >= (int64_t)nsizes)
         return S_infer_fail(s, "collapsed dimension %" PRId64 " is out of bounds for slice_sizes.size (%u)",
@@ -1156,15 +1193,18 @@ static bool S_gather_checks(S_op *s, const shlo_dimnums *d, const shard_type *x,
                             collapsed->vals[i], sizes[collapsed->vals[i]]);
     for (uint32_t i = 0; S_ranked(x) && i < nsizes; i++)
       if (!S_dynamic(x->dims[i]) && (sizes[i] < 0 || sizes[i] > x->dims[i]))
-        return S_infer_fail(s, "slice size (%" PRId64 ") is out of bounds for operand dimension (%" PRId64 ") at index %u",
+        return S_infer_fail(s,
+                            "slice size (%" PRId64 ") is out of bounds for operand dimension (%" PRId64 ") at index %u",
                             sizes[i], x->dims[i], i);
   }
   if (!S_ranked(idx)) return true;
   uint32_t idx_rank = idx->rank + (ivd == (int64_t)idx->rank);
   for (uint32_t i = 0; i < sbatch->num; i++)
     if (sbatch->vals[i] < 0 || sbatch->vals[i] >= (int64_t)idx_rank || sbatch->vals[i] == ivd)
-      return S_infer_fail(s, "start_indices_batching_dims[%u]: %" PRId64 " is out of bounds for start indices with rank "
-                          "%u or is the index_vector_dim", i, sbatch->vals[i], idx_rank);
+      return S_infer_fail(s,
+                          "start_indices_batching_dims[%u]: %" PRId64 " is out of bounds for start indices with rank "
+                          "%u or is the index_vector_dim",
+                          i, sbatch->vals[i], idx_rank);
   int64_t result_rank = (int64_t)offset->num + idx_rank - 1;
   if (!S_each_below(s, offset, result_rank, "offset_dims", "implied result rank")) return false;
   if (!sizes || !S_ranked(x)) return true;
@@ -1207,38 +1247,49 @@ static bool S_scatter_checks(S_op *s, const shlo_dimnums *d) {
   const shlo_dims *window = &d->lists[0], *inserted = &d->lists[1], *ibatch = &d->lists[2], *map = &d->lists[4];
   int64_t ivd = d->index_vector_dim;
   for (uint32_t i = 1; i < n; i++) {
-    if (!S_shapes_compatible(x, S_operand_type(op, i))) return S_infer_fail(s, "Not all inputs have compatible shapes.");
+    if (!S_shapes_compatible(x, S_operand_type(op, i)))
+      return S_infer_fail(s, "Not all inputs have compatible shapes.");
     if (!S_shapes_compatible(upd, S_operand_type(op, n + 1 + i)))
       return S_infer_fail(s, "Not all updates have compatible shapes.");
   }
   if (S_ranked(idx) && (ivd < 0 || ivd > (int64_t)idx->rank))
-    return S_infer_fail(s, "expects scatter index leaf dimension to be within [0, rank(scatter_indices) + 1. "
-                        "rank(scatter_indices) is %u and scatter index leaf dimension is %" PRId64 ".", idx->rank, ivd);
+    return S_infer_fail(s,
+                        "expects scatter index leaf dimension to be within [0, rank(scatter_indices) + 1. "
+                        "rank(scatter_indices) is %u and scatter index leaf dimension is %" PRId64 ".",
+                        idx->rank, ivd);
   const shard_type **in = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
   const shard_type **init = SHARD_NEW_ARRAY(s->cx->scratch, const shard_type *, n);
-  for (uint32_t i = 0; i < n; i++) in[i] = S_operand_type(op, i), init[i] = S_scalar_of(s, S_operand_type(op, n + 1 + i));
+  for (uint32_t i = 0; i < n; i++)
+    in[i] = S_operand_type(op, i), init[i] = S_scalar_of(s, S_operand_type(op, n + 1 + i));
   if (!S_check_reducer(s, S_block(op, 0), in, init, n, NULL, 0)) return false;
   if (S_ranked(idx) && S_ranked(upd)) {
     uint64_t want = (uint64_t)idx->rank + (ivd == (int64_t)idx->rank) - 1 + window->num;
     if (upd->rank != want)
-      return S_infer_fail(s, "expects updates tensor must be of rank %" PRIu64 " ( == rank-of('scatter_indices') - 1 + "
-                          "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 dimension "
-                          "if 'index_vector_dim' == rank-of('scatter_indices')), but got %u.", want, upd->rank);
+      return S_infer_fail(
+          s,
+          "expects updates tensor must be of rank %" PRIu64 " ( == rank-of('scatter_indices') - 1 + "
+          "size-of('update_window_dims'), where 'scatter_indices' is expanded by a trailing 1 dimension "
+          "if 'index_vector_dim' == rank-of('scatter_indices')), but got %u.",
+          want, upd->rank);
   }
   uint64_t implied = (uint64_t)window->num + inserted->num + ibatch->num;
   if (S_ranked(x) && x->rank != implied)
-    return S_infer_fail(s, "Expects rank-of operand to match size-of('update_window_dims')  + "
+    return S_infer_fail(s,
+                        "Expects rank-of operand to match size-of('update_window_dims')  + "
                         "size-of('inserted_window_dims') + size-of('input_batching_dims') i.e. %" PRIu64 " but got %u.",
                         implied, x->rank);
   if (!S_sorted(window->vals, window->num))
-    return S_infer_fail(s, "Expects update_window_dims to be sorted; got: [%s].", S_list(s->cx, window->vals, window->num));
+    return S_infer_fail(s, "Expects update_window_dims to be sorted; got: [%s].",
+                        S_list(s->cx, window->vals, window->num));
   if (S_has_duplicates(window->vals, window->num))
     return S_infer_fail(s, "Expects update_window_dims to not repeat; got: [%s].",
                         S_list(s->cx, window->vals, window->num));
   for (uint32_t i = 0; S_ranked(upd) && i < window->num; i++)
     if (window->vals[i] < 0 || window->vals[i] >= (int64_t)upd->rank)
-      return S_infer_fail(s, "Expects each element of update_window_dims to be in range [0, rank-of('updates') i.e. [0, "
-                          "%u). got: %" PRId64 ".", upd->rank, window->vals[i]);
+      return S_infer_fail(s,
+                          "Expects each element of update_window_dims to be in range [0, rank-of('updates') i.e. [0, "
+                          "%u). got: %" PRId64 ".",
+                          upd->rank, window->vals[i]);
   if (!S_sorted(inserted->vals, inserted->num))
     return S_infer_fail(s, "Expects inserted_window_dims to be sorted; got: [%s].",
                         S_list(s->cx, inserted->vals, inserted->num));
@@ -1247,18 +1298,24 @@ static bool S_scatter_checks(S_op *s, const shlo_dimnums *d) {
                         S_list(s->cx, inserted->vals, inserted->num));
   for (uint32_t i = 0; S_ranked(x) && i < inserted->num; i++)
     if (inserted->vals[i] < 0 || inserted->vals[i] >= (int64_t)x->rank)
-      return S_infer_fail(s, "Expects each element of inserted_window_dims to be in range [0, rank-of('operand') i.e. "
-                          "[0, %u). got: %" PRId64 ".", x->rank, inserted->vals[i]);
+      return S_infer_fail(s,
+                          "Expects each element of inserted_window_dims to be in range [0, rank-of('operand') i.e. "
+                          "[0, %u). got: %" PRId64 ".",
+                          x->rank, inserted->vals[i]);
   for (uint32_t i = 0; S_ranked(x) && i < ibatch->num; i++)
     if (ibatch->vals[i] < 0 || ibatch->vals[i] >= (int64_t)x->rank)
-      return S_infer_fail(s, "Expects each element of input_batching_dims to be in range [0, rank-of('operand') i.e. "
-                          "[0, %u). got: %" PRId64 ".", x->rank, ibatch->vals[i]);
+      return S_infer_fail(s,
+                          "Expects each element of input_batching_dims to be in range [0, rank-of('operand') i.e. "
+                          "[0, %u). got: %" PRId64 ".",
+                          x->rank, ibatch->vals[i]);
   if (S_ranked(idx)) {
     int64_t size = ivd == (int64_t)idx->rank ? 1 : idx->dims[ivd];
     if (!S_dynamic(size) && size != (int64_t)map->num)
-      return S_infer_fail(s, "Scatter op has %u elements in scatter_dims_to_operand_dims and the bound of dimension "
+      return S_infer_fail(s,
+                          "Scatter op has %u elements in scatter_dims_to_operand_dims and the bound of dimension "
                           "index_vector_dim=%" PRId64 " of scatter_indices is %" PRId64 ". These two numbers must be "
-                          "equal.", map->num, ivd, size);
+                          "equal.",
+                          map->num, ivd, size);
   }
   if (S_has_duplicates(map->vals, map->num))
     return S_infer_fail(s, "Expects scatter_dims_to_operand_dims to not repeat; got: [%s].",
@@ -1286,14 +1343,15 @@ static bool S_window_attr(S_op *s, const char *attr, const char *what, uint32_t 
   uint32_t n;
   const int64_t *v = S_dims_attr(s->op, attr, &n);
   if (!v && !shard_verify_attr(s->op, attr)) return true;
-  if (!v) return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: i64 dense array attribute", attr);
+  if (!v)
+    return shard_verify_fail(&s->with, "attribute '%s' failed to satisfy constraint: i64 dense array attribute", attr);
   if (n != 0 && n != nwin)
-    return S_infer_fail(s, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.", what,
-                        nwin, n);
+    return S_infer_fail(s, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.",
+                        what, nwin, n);
   for (uint32_t i = 0; positive && i < n; i++)
     if (v[i] <= 0)
-      return S_infer_fail(s, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".", pos, i,
-                          v[i]);
+      return S_infer_fail(s, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".", pos,
+                          i, v[i]);
   return true;
 }
 
@@ -1302,12 +1360,14 @@ static bool S_window_attrs(S_op *s, const shard_type *x, uint32_t *nwin_out) {
   const int64_t *win = S_dims_attr(s->op, "window_dimensions", &nwin);
   if (!win) return shard_verify_fail(&s->with, "requires attribute 'window_dimensions'");
   if (S_ranked(x) && x->rank != nwin)
-    return S_infer_fail(s, "expects window-dimensions size == input rank, but got window-dimensions size: %u and input: "
-                        "%s with rank = %u.", nwin, S_ty(s, x), x->rank);
+    return S_infer_fail(s,
+                        "expects window-dimensions size == input rank, but got window-dimensions size: %u and input: "
+                        "%s with rank = %u.",
+                        nwin, S_ty(s, x), x->rank);
   for (uint32_t i = 0; i < nwin; i++)
     if (win[i] <= 0)
-      return S_infer_fail(s, "expects window to have positive value for %u-th window dimension, but got %" PRId64 ".", i,
-                          win[i]);
+      return S_infer_fail(s, "expects window to have positive value for %u-th window dimension, but got %" PRId64 ".",
+                          i, win[i]);
   if (!S_window_attr(s, "window_strides", "window-strides", nwin, true, "stride") ||
       !S_window_attr(s, "base_dilations", "base-dilation factors", nwin, true, "base dilation factor") ||
       !S_window_attr(s, "window_dilations", "window-dilation factors", nwin, true, "window dilation factor"))
@@ -1319,8 +1379,10 @@ static bool S_window_attrs(S_op *s, const shard_type *x, uint32_t *nwin_out) {
       return S_infer_fail(s, "expects the shape of padding-attribute to be {N, 2}, but got {%s}.",
                           S_ranked(pt) ? S_shape(s->cx, pt->dims, pt->rank) : "");
     if (pt->dims[0] != 0 && pt->dims[0] != (int64_t)nwin)
-      return S_infer_fail(s, "expects padding-entries to have same dimension-size as size of window dimensions (%u), but "
-                          "got: %" PRId64 ".", nwin, pt->dims[0]);
+      return S_infer_fail(s,
+                          "expects padding-entries to have same dimension-size as size of window dimensions (%u), but "
+                          "got: %" PRId64 ".",
+                          nwin, pt->dims[0]);
   }
   *nwin_out = nwin;
   return true;
@@ -1342,7 +1404,8 @@ static bool S_reduce_window_results(S_op *s, const shard_type *x, uint32_t nwin,
   const int64_t *wdil = S_dims_attr(op, "window_dilations", &k);
   if (wdil && k != nwin) wdil = NULL;
   const shard_attr *pad = shard_verify_attr(op, "padding");
-  const int64_t *pv = pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
+  const int64_t *pv =
+      pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
   int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
   for (uint32_t i = 0; i < nwin; i++) {
     int64_t d = x->dims[i], base, padded, window, st = strides ? strides[i] : 1;
@@ -1387,8 +1450,10 @@ static bool S_reduce_window(S_op *s) {
   for (uint32_t i = 0; i < n; i++) in[i] = S_operand_type(op, i), init[i] = S_operand_type(op, n + i);
   for (uint32_t i = 1; i < n; i++)
     if (!S_shapes_compatible(in[0], in[i]))
-      return S_infer_fail(s, "expects all inputs to have compatible shapes. Shape at input-index %u is not compatible "
-                          "with shape at input-index 0", i);
+      return S_infer_fail(s,
+                          "expects all inputs to have compatible shapes. Shape at input-index %u is not compatible "
+                          "with shape at input-index 0",
+                          i);
   for (uint32_t i = 0; i < n; i++)
     if (!S_window_attrs(s, in[i], &nwin)) return false;
   uint32_t nd;
@@ -1413,8 +1478,9 @@ static bool S_select_and_scatter(S_op *s) {
     const shard_type *want = S_ranked(x) ? S_scalar_of(s, x) : NULL;
     for (uint32_t i = 0; want && i < 2; i++)
       if (!shard_type_equal(sel->args[i].type, want))
-        return shard_verify_fail(&s->at, "expects the type of select-region's parameter at index %u to be %s, but got %s",
-                                 i, S_ty(s, want), S_ty(s, sel->args[i].type));
+        return shard_verify_fail(&s->at,
+                                 "expects the type of select-region's parameter at index %u to be %s, but got %s", i,
+                                 S_ty(s, want), S_ty(s, sel->args[i].type));
     const shard_op *term = S_terminator(sel);
     uint32_t nret = term ? term->num_operands : 0;
     if (nret != 1) return shard_verify_fail(&s->at, "expects select-region to return single value, but got: %u", nret);
@@ -1428,7 +1494,8 @@ static bool S_select_and_scatter(S_op *s) {
   const int64_t *win = S_dims_attr(op, "window_dimensions", &n), *strides = S_dims_attr(op, "window_strides", &n);
   if (strides && n != nwin) strides = NULL;
   const shard_attr *pad = shard_verify_attr(op, "padding");
-  const int64_t *pv = pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
+  const int64_t *pv =
+      pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
   int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
   for (uint32_t i = 0; i < nwin; i++) {
     int64_t d = x->dims[i], padded, st = strides ? strides[i] : 1;
@@ -1443,8 +1510,8 @@ static bool S_select_and_scatter(S_op *s) {
   bool same = src->rank == nwin && S_elem(src) && strcmp(S_elem(src), x->elem) == 0;
   for (uint32_t i = 0; same && i < nwin; i++) same = S_dims_compatible(shape[i], src->dims[i]);
   if (!same)
-    return shard_verify_fail(&s->at, "expects source-type to be %s, but got%s", S_ty(s, S_tensor(s, nwin, shape, x->elem)),
-                             S_ty(s, src));
+    return shard_verify_fail(&s->at, "expects source-type to be %s, but got%s",
+                             S_ty(s, S_tensor(s, nwin, shape, x->elem)), S_ty(s, src));
   return true;
 }
 
@@ -1467,12 +1534,12 @@ static bool S_conv_window(S_op *s, const char *attr, const char *what, const cha
   for (uint32_t i = 0; i < ns; i++) out[i] = dflt;
   if (!v) return true;
   if (n != ns)
-    return shard_verify_fail(&s->at, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.",
-                             what, ns, n);
+    return shard_verify_fail(
+        &s->at, "expects %s to have same dimension-size as size of window dimensions (%u), but got: %u.", what, ns, n);
   for (uint32_t i = 0; i < n; i++) {
     if (v[i] <= 0)
-      return shard_verify_fail(&s->at, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".",
-                               pos, i, v[i]);
+      return shard_verify_fail(
+          &s->at, "expects window to have positive %s for %u-th window dimension, but got %" PRId64 ".", pos, i, v[i]);
     out[i] = v[i];
   }
   return true;
@@ -1485,7 +1552,8 @@ static bool S_convolution(S_op *s) {
   if (!S_ranked(lhs) || !S_ranked(rhs)) return true;
   uint32_t rank = lhs->rank;
   if (rank != rhs->rank)
-    return shard_verify_fail(&s->with, "expects convolution arguments to have same number of dimensions. Got: %s and %s.",
+    return shard_verify_fail(&s->with,
+                             "expects convolution arguments to have same number of dimensions. Got: %s and %s.",
                              S_ty(s, lhs), S_ty(s, rhs));
   if (rank < 2)
     return shard_verify_fail(&s->with, "expects convolution arguments to have >= 2 dimensions. Got: %s and %s.",
@@ -1494,8 +1562,10 @@ static bool S_convolution(S_op *s) {
   if (!d) return true; /* absent or not #stablehlo.conv: verify_required.c */
   uint32_t ns = d->in_spatial.n;
   if (ns != d->k_spatial.n || ns != d->out_spatial.n)
-    return shard_verify_fail(&s->at, "expects the same size for input, kernel and output spatial-dimensions, but got %u, "
-                             "%u, and %u resp.", ns, d->k_spatial.n, d->out_spatial.n);
+    return shard_verify_fail(&s->at,
+                             "expects the same size for input, kernel and output spatial-dimensions, but got %u, "
+                             "%u, and %u resp.",
+                             ns, d->k_spatial.n, d->out_spatial.n);
   int64_t *in = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, 3 * (ns + 2)), *k = in + ns + 2, *out = k + ns + 2;
   in[0] = d->in_batch, in[1] = d->in_feature, k[0] = d->k_in_feature, k[1] = d->k_out_feature;
   out[0] = d->out_batch, out[1] = d->out_feature;
@@ -1503,7 +1573,8 @@ static bool S_convolution(S_op *s) {
     in[2 + i] = d->in_spatial.v[i], k[2 + i] = d->k_spatial.v[i], out[2 + i] = d->out_spatial.v[i];
   for (uint32_t i = 0; i < 3 * (ns + 2); i++)
     if (in[i] < 0 || in[i] >= (int64_t)rank)
-      return shard_verify_fail(&s->at, "expects input, kernel, and output dimension-numbers to be in-range [0, %u).", rank);
+      return shard_verify_fail(&s->at, "expects input, kernel, and output dimension-numbers to be in-range [0, %u).",
+                               rank);
   if (!S_conv_unique(s, in, ns + 2, "input") || !S_conv_unique(s, k, ns + 2, "kernel") ||
       !S_conv_unique(s, out, ns + 2, "output"))
     return false;
@@ -1512,31 +1583,43 @@ static bool S_convolution(S_op *s) {
   S_int_attr(op, "batch_group_count", &bgc);
   if (fgc <= 0)
     return shard_verify_fail(&s->at, "expects feature_group_count to be a positive number, got %" PRId64 ".", fgc);
-  if (bgc <= 0) return shard_verify_fail(&s->at, "expects batch_group_count to be a positive number, got %" PRId64 ".", bgc);
+  if (bgc <= 0)
+    return shard_verify_fail(&s->at, "expects batch_group_count to be a positive number, got %" PRId64 ".", bgc);
   if (bgc > 1 && fgc > 1)
-    return shard_verify_fail(&s->at, "expects batch_group_count and feature_group_count not to be both greater than 1. "
-                             "Got %" PRId64 " and %" PRId64 " resp.", bgc, fgc);
+    return shard_verify_fail(&s->at,
+                             "expects batch_group_count and feature_group_count not to be both greater than 1. "
+                             "Got %" PRId64 " and %" PRId64 " resp.",
+                             bgc, fgc);
   int64_t ib = lhs->dims[d->in_batch], ifeat = lhs->dims[d->in_feature];
   int64_t kin = rhs->dims[d->k_in_feature], kout = rhs->dims[d->k_out_feature];
   if (!S_dynamic(ib) && ib % bgc)
-    return shard_verify_fail(&s->at, "expects input batch dimension (%" PRId64 ") to be divisible by batch_group_count. "
-                             "Got batch_group_count = %" PRId64 ".", ib, bgc);
+    return shard_verify_fail(&s->at,
+                             "expects input batch dimension (%" PRId64 ") to be divisible by batch_group_count. "
+                             "Got batch_group_count = %" PRId64 ".",
+                             ib, bgc);
   if (!S_dynamic(ifeat)) {
     if (ifeat % fgc)
-      return shard_verify_fail(&s->at, "expects input feature dimension (%" PRId64 ") to be a multiple of "
-                               "feature_group_count. Got feature_group_count = %" PRId64 ".", ifeat, fgc);
+      return shard_verify_fail(&s->at,
+                               "expects input feature dimension (%" PRId64 ") to be a multiple of "
+                               "feature_group_count. Got feature_group_count = %" PRId64 ".",
+                               ifeat, fgc);
     if (!S_dynamic(kin) && ifeat / fgc != kin)
-      return shard_verify_fail(&s->at, "expects input feature dimension (%" PRId64 ") / feature_group_count = kernel "
+      return shard_verify_fail(&s->at,
+                               "expects input feature dimension (%" PRId64 ") / feature_group_count = kernel "
                                "input feature dimension (%" PRId64 "). Got feature_group_count = %" PRId64 ".",
                                ifeat, kin, fgc);
   }
   if (!S_dynamic(kout)) {
     if (kout % bgc)
-      return shard_verify_fail(&s->at, "expects output feature dimension size (%" PRId64 ") to be a multiple of "
-                               "batch_group_count. Got batch_group_count = %" PRId64 ".", kout, bgc);
+      return shard_verify_fail(&s->at,
+                               "expects output feature dimension size (%" PRId64 ") to be a multiple of "
+                               "batch_group_count. Got batch_group_count = %" PRId64 ".",
+                               kout, bgc);
     if (kout % fgc)
-      return shard_verify_fail(&s->at, "expects kernel output feature dimension (%" PRId64 ") to be divisible by "
-                               "feature_group_count. For feature_group_count = %" PRId64 ".", kout, fgc);
+      return shard_verify_fail(&s->at,
+                               "expects kernel output feature dimension (%" PRId64 ") to be divisible by "
+                               "feature_group_count. For feature_group_count = %" PRId64 ".",
+                               kout, fgc);
   }
   int64_t *w = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, 6 * (ns + 1));
   int64_t *stride = w + ns, *ldil = stride + ns, *rdil = ldil + ns, *lo = rdil + ns, *hi = lo + ns;
@@ -1547,8 +1630,10 @@ static bool S_convolution(S_op *s) {
     return false;
   uint32_t nrev;
   if (S_dims_attr(op, "window_reversal", &nrev) && nrev != ns)
-    return shard_verify_fail(&s->at, "expects window-reversal to have same dimension-size as size of window dimensions "
-                             "(%u), but got: %u.", ns, nrev);
+    return shard_verify_fail(&s->at,
+                             "expects window-reversal to have same dimension-size as size of window dimensions "
+                             "(%u), but got: %u.",
+                             ns, nrev);
   for (uint32_t i = 0; i < ns; i++) lo[i] = hi[i] = 0;
   const shard_attr *pad = shard_verify_attr(op, "padding");
   if (pad) {
@@ -1557,15 +1642,19 @@ static bool S_convolution(S_op *s) {
       return shard_verify_fail(&s->at, "expects the shape of padding-attribute to be {N, 2}, but got {%s}.",
                                S_ranked(pt) ? S_shape(s->cx, pt->dims, pt->rank) : "");
     if (pt->dims[0] != (int64_t)ns)
-      return shard_verify_fail(&s->at, "expects padding-entries to have same dimension-size as size of window dimensions "
-                               "(%u), but got: %" PRId64 ".", ns, pt->dims[0]);
+      return shard_verify_fail(&s->at,
+                               "expects padding-entries to have same dimension-size as size of window dimensions "
+                               "(%u), but got: %" PRId64 ".",
+                               ns, pt->dims[0]);
     if (pad->u.dense.num_ints == 2 * ns)
       for (uint32_t i = 0; i < ns; i++) lo[i] = pad->u.dense.ints[2 * i], hi[i] = pad->u.dense.ints[2 * i + 1];
   }
   if (!S_ranked(res)) return true;
   if (res->rank != rank)
-    return shard_verify_fail(&s->with, "expects rank of convolution return-type to be equal to input-ranks (%u), but got "
-                             "%u.", rank, res->rank);
+    return shard_verify_fail(&s->with,
+                             "expects rank of convolution return-type to be equal to input-ranks (%u), but got "
+                             "%u.",
+                             rank, res->rank);
   /* inferConvolutionOpReturnShape: the result's own sizes where no dimension
    * number names a dimension ("unknown" dimensions) */
   int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, rank);
@@ -1576,10 +1665,11 @@ static bool S_convolution(S_op *s) {
       /* dilated base and window; a result of 0 when the window does not fit.
        * Overflow: the sizes are left to the result type (dynamic). */
       int64_t base, win, t;
-      if (!__builtin_mul_overflow(x > 0 ? x - 1 : 0, ldil[i], &base) && !__builtin_add_overflow(base, x > 0 ? 1 : 0, &base) &&
-          !__builtin_add_overflow(base, lo[i], &base) && !__builtin_add_overflow(base, hi[i], &base) &&
-          !__builtin_mul_overflow(w[i] > 0 ? w[i] - 1 : 0, rdil[i], &win) && !__builtin_add_overflow(win, w[i] > 0 ? 1 : 0, &win) &&
-          !__builtin_sub_overflow(base, win, &t))
+      if (!__builtin_mul_overflow(x > 0 ? x - 1 : 0, ldil[i], &base) &&
+          !__builtin_add_overflow(base, x > 0 ? 1 : 0, &base) && !__builtin_add_overflow(base, lo[i], &base) &&
+          !__builtin_add_overflow(base, hi[i], &base) &&
+          !__builtin_mul_overflow(w[i] > 0 ? w[i] - 1 : 0, rdil[i], &win) &&
+          !__builtin_add_overflow(win, w[i] > 0 ? 1 : 0, &win) && !__builtin_sub_overflow(base, win, &t))
         o = base <= 0 || win <= 0 || t < 0 ? 0 : t / stride[i] + 1;
     }
     shape[d->out_spatial.v[i]] = o;
@@ -1629,11 +1719,14 @@ static bool S_fft(S_op *s) {
   } else if (type == SHARD_FFT_IRFFT) {
     for (uint32_t i = 0; i + 1 < n; i++)
       if (back[i] != len[i])
-        return S_infer_fail(s, "IRFFT requires non-final dimensions match fft_length. Got: %s but wanted %s, and %" PRId64
-                            " != %" PRId64 ".", S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n), back[i], len[i]);
+        return S_infer_fail(s,
+                            "IRFFT requires non-final dimensions match fft_length. Got: %s but wanted %s, and %" PRId64
+                            " != %" PRId64 ".",
+                            S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n), back[i], len[i]);
     int64_t last = x->dims[x->rank - 1];
     if ((last != 0 || len[n - 1] != 0) && last != len[n - 1] / 2 + 1)
-      return S_infer_fail(s, "IRFFT requires innermost dimension match fft_length[-1]/2+1. Got: %s but fft_length is %s.",
+      return S_infer_fail(s,
+                          "IRFFT requires innermost dimension match fft_length[-1]/2+1. Got: %s but fft_length is %s.",
                           S_shape(s->cx, x->dims, x->rank), S_list(s->cx, len, n));
     shape[x->rank - 1] = len[n - 1];
   }
@@ -1653,12 +1746,16 @@ static bool S_batch_norm(S_op *s) {
   int64_t fi = 0;
   if (!S_int_attr(s->op, "feature_index", &fi) || !S_ranked(x)) return true;
   if (fi >= (int64_t)x->rank)
-    return S_infer_fail(s, "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
-                        "featureIndex %" PRId64 ", and rank %u.", fi, x->rank);
+    return S_infer_fail(s,
+                        "expects featureIndex to be smaller than the rank of multi-dimensional operands; got "
+                        "featureIndex %" PRId64 ", and rank %u.",
+                        fi, x->rank);
   if (fi < 0) return S_infer_fail(s, "expects featureIndex to be a non-negative number, got %" PRId64 ".", fi);
   if (S_ranked(scale) && scale->rank == 1 && !S_dims_compatible(scale->dims[0], x->dims[fi]))
-    return S_infer_fail(s, "expects the size of scale factor to be same as the feature count, but the size of scale "
-                        "factor is %" PRId64 " and the feature count is %" PRId64 ".", scale->dims[0], x->dims[fi]);
+    return S_infer_fail(s,
+                        "expects the size of scale factor to be same as the feature count, but the size of scale "
+                        "factor is %" PRId64 " and the feature count is %" PRId64 ".",
+                        scale->dims[0], x->dims[fi]);
   return true;
 }
 
@@ -1670,7 +1767,8 @@ static bool S_cholesky(S_op *s) {
   if (a->rank < 2)
     return S_infer_fail(s, "argument 'a' must have rank >= 2, got shape %s.", S_shape(s->cx, a->dims, a->rank));
   if (!S_dims_compatible(a->dims[a->rank - 2], a->dims[a->rank - 1]))
-    return S_infer_fail(s, "minor dimensions of 'a' must have equal size, got shape %s.", S_shape(s->cx, a->dims, a->rank));
+    return S_infer_fail(s, "minor dimensions of 'a' must have equal size, got shape %s.",
+                        S_shape(s->cx, a->dims, a->rank));
   return true;
 }
 
@@ -1701,10 +1799,12 @@ static bool S_triangular_solve(S_op *s) {
 static bool S_reduce_precision(S_op *s) {
   int64_t e = 1, m = 0;
   if (S_int_attr(s->op, "exponent_bits", &e) && e < 1)
-    return shard_verify_fail(&s->with, "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer "
+    return shard_verify_fail(&s->with,
+                             "attribute 'exponent_bits' failed to satisfy constraint: 32-bit signless integer "
                              "attribute whose value is positive");
   if (S_int_attr(s->op, "mantissa_bits", &m) && m < 0)
-    return shard_verify_fail(&s->with, "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit signless integer "
+    return shard_verify_fail(&s->with,
+                             "attribute 'mantissa_bits' failed to satisfy constraint: 32-bit signless integer "
                              "attribute whose value is non-negative");
   return true;
 }
@@ -1721,24 +1821,29 @@ static bool S_bitcast_convert(S_op *s) {
   unsigned sb = xb < rb ? xb : rb, bb = xb < rb ? rb : xb;
   if (xb == rb) {
     if (!S_shapes_compatible(x, r))
-      return shard_verify_fail(&s->at, "operand and result shapes must match except for the innermost dimension of the "
-                               "shape with the smaller element type. Got: %s and %s.", S_ty(s, x), S_ty(s, r));
+      return shard_verify_fail(&s->at,
+                               "operand and result shapes must match except for the innermost dimension of the "
+                               "shape with the smaller element type. Got: %s and %s.",
+                               S_ty(s, x), S_ty(s, r));
     return true;
   }
   if (small->rank != big->rank + 1)
-    return shard_verify_fail(&s->at, "rank of smaller element type (%u) should be 1 more than rank of larger element type "
-                             "(%u), but %u != %u + 1.", small->rank, big->rank, small->rank, big->rank);
+    return shard_verify_fail(&s->at,
+                             "rank of smaller element type (%u) should be 1 more than rank of larger element type "
+                             "(%u), but %u != %u + 1.",
+                             small->rank, big->rank, small->rank, big->rank);
   int64_t last = small->dims[small->rank - 1];
   if (!S_dynamic(last) && last != (int64_t)(bb / sb))
     return shard_verify_fail(&s->at, "requires compatible bit widths. Got: %s and %s, but %u * %" PRId64 " != %u.",
                              S_ty(s, x), S_ty(s, r), sb, last, bb);
   for (uint32_t i = 0; i < big->rank; i++)
     if (!S_dims_compatible(small->dims[i], big->dims[i]))
-      return shard_verify_fail(&s->at, "operand and result shapes must match except for the innermost dimension of the "
-                               "shape with the smaller element type. Got: %s and %s.", S_ty(s, x), S_ty(s, r));
+      return shard_verify_fail(&s->at,
+                               "operand and result shapes must match except for the innermost dimension of the "
+                               "shape with the smaller element type. Got: %s and %s.",
+                               S_ty(s, x), S_ty(s, r));
   return true;
 }
-
 
 /* ---- rng_bit_generator, custom_call -------------------------------------- */
 
@@ -1808,9 +1913,10 @@ static bool S_custom_call(S_op *s) {
   if (!ol && !rl) return true;
   if (!ol || !rl)
     return shard_verify_fail(&s->with, "Layout attributes should be specified for either both operands and results or "
-                             "none.");
+                                       "none.");
   for (uint32_t i = 0; i < s->op->num_results; i++)
-    if (s->op->results[i].type && s->op->results[i].type->kind == SHARD_TYPE_TUPLE) return true; /* flattened: not modelled */
+    if (s->op->results[i].type && s->op->results[i].type->kind == SHARD_TYPE_TUPLE)
+      return true; /* flattened: not modelled */
   return S_custom_call_layouts(s, ol, false) && S_custom_call_layouts(s, rl, true);
 }
 
@@ -1929,7 +2035,8 @@ static bool S_infeed(S_op *s) {
                                shard_verify_attr_str(s->cx, child));
     for (uint32_t k = 0; k < child->u.array.num; k++)
       if (child->u.array.elems[k]->kind != SHARD_ATTR_INT)
-        return shard_verify_fail(&s->at, "layout-attribute's leaf elements are expected to be of type integer, but got %s",
+        return shard_verify_fail(&s->at,
+                                 "layout-attribute's leaf elements are expected to be of type integer, but got %s",
                                  shard_verify_attr_str(s->cx, child->u.array.elems[k]));
   }
   return true;

@@ -192,12 +192,32 @@ static bool S_skip_balanced(hp *p, const char *what) {
 
 static const char *S_elem_type(const char *s, uint32_t n) {
   static const char *const map[][2] = {
-      {"pred", "i1"},   {"s2", "i2"},       {"s4", "i4"},         {"s8", "i8"},         {"s16", "i16"},
-      {"s32", "i32"},   {"s64", "i64"},     {"u2", "ui2"},        {"u4", "ui4"},        {"u8", "ui8"},
-      {"u16", "ui16"},  {"u32", "ui32"},    {"u64", "ui64"},      {"f16", "f16"},       {"bf16", "bf16"},
-      {"f32", "f32"},   {"f64", "f64"},     {"c64", "complex<f32>"}, {"c128", "complex<f64>"},
-      {"f8e5m2", "f8E5M2"}, {"f8e4m3fn", "f8E4M3FN"}, {"f8e4m3b11fnuz", "f8E4M3B11FNUZ"},
-      {"f8e5m2fnuz", "f8E5M2FNUZ"}, {"f8e4m3fnuz", "f8E4M3FNUZ"}, {"f8e4m3", "f8E4M3"}, {"f8e3m4", "f8E3M4"},
+      {"pred", "i1"},
+      {"s2", "i2"},
+      {"s4", "i4"},
+      {"s8", "i8"},
+      {"s16", "i16"},
+      {"s32", "i32"},
+      {"s64", "i64"},
+      {"u2", "ui2"},
+      {"u4", "ui4"},
+      {"u8", "ui8"},
+      {"u16", "ui16"},
+      {"u32", "ui32"},
+      {"u64", "ui64"},
+      {"f16", "f16"},
+      {"bf16", "bf16"},
+      {"f32", "f32"},
+      {"f64", "f64"},
+      {"c64", "complex<f32>"},
+      {"c128", "complex<f64>"},
+      {"f8e5m2", "f8E5M2"},
+      {"f8e4m3fn", "f8E4M3FN"},
+      {"f8e4m3b11fnuz", "f8E4M3B11FNUZ"},
+      {"f8e5m2fnuz", "f8E5M2FNUZ"},
+      {"f8e4m3fnuz", "f8E4M3FNUZ"},
+      {"f8e4m3", "f8E4M3"},
+      {"f8e3m4", "f8E3M4"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (S_eq(s, n, map[i][0])) return map[i][1];
@@ -651,9 +671,17 @@ static bool S_common_attrs(hp *p, hinst *in, shard_buf *attrs) {
 /* Attributes that carry no meaning for the StableHLO module (XLA's
  * importer turns metadata into locations and drops the rest). */
 static bool S_harmless(const hattr *a) {
-  static const char *const keys[] = {"metadata", "backend_config", "control-predecessors", "statistics",
-                                     "operand_layout_constraints", "origin", "inferred_dimension",
-                                     "constrain_layout", "indices_are_sorted", "unique_indices", "parameter_replication"};
+  static const char *const keys[] = {"metadata",
+                                     "backend_config",
+                                     "control-predecessors",
+                                     "statistics",
+                                     "operand_layout_constraints",
+                                     "origin",
+                                     "inferred_dimension",
+                                     "constrain_layout",
+                                     "indices_are_sorted",
+                                     "unique_indices",
+                                     "parameter_replication"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
     if (S_eq(a->key, a->klen, keys[i])) return true;
   return false;
@@ -852,7 +880,9 @@ static bool S_region(hp *p, hcomp *c, const hv *arg_value, uint32_t depth) {
   hv **params = SHARD_NEW_ARRAY(p->a, hv *, np ? np : 1);
   shard_buf_puts(p->out, "{\n");
   if (arg_value) {
-    if (np > 1) return S_err(p, c->off, c->nlen, "branch computation '%.*s' takes more than one parameter", (int)c->nlen, c->name);
+    if (np > 1)
+      return S_err(p, c->off, c->nlen, "branch computation '%.*s' takes more than one parameter", (int)c->nlen,
+                   c->name);
     if (np) params[0] = (hv *)arg_value;
   } else if (np) {
     shard_buf_puts(p->out, "^bb0(");
@@ -911,7 +941,8 @@ static const char *S_hex_special(const char *elem, int which /* 0 inf, 1 -inf, 2
 /* A literal: {{1, 2}, {3, 4}} -> dense<[[1, 2], [3, 4]]> : tensor<2x2xf32>. */
 static bool S_constant(hp *p, hinst *in, shard_buf *b) {
   const hshape *sh = in->shape;
-  if (sh->kind != 0) return S_err(p, in->op_off, in->op_len, "tuple and token constants are not supported by the HLO text reader");
+  if (sh->kind != 0)
+    return S_err(p, in->op_off, in->op_len, "tuple and token constants are not supported by the HLO text reader");
   bool is_float = sh->elem[0] == 'f' || sh->elem[0] == 'b' || strncmp(sh->elem, "complex", 7) == 0;
   bool is_pred = strcmp(sh->elem, "i1") == 0;
   const char *s = p->t + in->args_off, *e = s + in->args_len;
@@ -939,18 +970,24 @@ static bool S_constant(hp *p, hinst *in, shard_buf *b) {
         shard_buf_puts(b, (S_eq(w, n, "true") || S_eq(w, n, "1")) ? "true" : "false");
         continue;
       }
-      int special = S_eq(w, n, "inf") ? 0 : S_eq(w, n, "-inf") ? 1 : (n >= 3 && (memcmp(w, "nan", 3) == 0 || (n >= 4 && memcmp(w, "-nan", 4) == 0))) ? 2 : -1;
+      int special = S_eq(w, n, "inf")                                                                 ? 0
+                    : S_eq(w, n, "-inf")                                                              ? 1
+                    : (n >= 3 && (memcmp(w, "nan", 3) == 0 || (n >= 4 && memcmp(w, "-nan", 4) == 0))) ? 2
+                                                                                                      : -1;
       if (special >= 0) {
         const char *h = is_float ? S_hex_special(sh->elem, special) : NULL;
-        if (!h) return S_err(p, (uint32_t)(w - p->t), n, "'%.*s' in a constant of %s is not supported", (int)n, w, sh->elem);
+        if (!h)
+          return S_err(p, (uint32_t)(w - p->t), n, "'%.*s' in a constant of %s is not supported", (int)n, w, sh->elem);
         shard_buf_puts(b, h);
         continue;
       }
       char *end;
       (void)strtod(w, &end);
-      if (end != s) return S_err(p, (uint32_t)(w - p->t), n, "expected a number in the constant, got '%.*s'", (int)n, w);
+      if (end != s)
+        return S_err(p, (uint32_t)(w - p->t), n, "expected a number in the constant, got '%.*s'", (int)n, w);
       if (!is_float) {
-        if (memchr(w, '.', n) || memchr(w, 'e', n)) return S_err(p, (uint32_t)(w - p->t), n, "expected an integer in the constant of %s", sh->elem);
+        if (memchr(w, '.', n) || memchr(w, 'e', n))
+          return S_err(p, (uint32_t)(w - p->t), n, "expected an integer in the constant of %s", sh->elem);
         shard_buf_putn(b, w, n);
         continue;
       }
@@ -981,8 +1018,9 @@ static bool S_groups(hp *p, hattr *a, const char *mlir, shard_buf *attrs) {
     uint32_t lt = close < end ? S_find_in(p, close, end, "<=[") : end;
     uint32_t dclose = lt < end ? S_find_in(p, lt + 3, end, "]") : end;
     ok = dclose < end && lt == close + 1;
-    if (ok) ok = S_ints_at(p, a->off + 1, close - a->off - 1, &gs, "the replica groups") &&
-                 S_ints_at(p, lt + 3, dclose - lt - 3, &dims, "the replica groups");
+    if (ok)
+      ok = S_ints_at(p, a->off + 1, close - a->off - 1, &gs, "the replica groups") &&
+           S_ints_at(p, lt + 3, dclose - lt - 3, &dims, "the replica groups");
     if (ok && dclose + 1 < end) {
       uint32_t pc = S_find_in(p, dclose, end, ")");
       ok = dclose + 2 < end && p->t[dclose + 1] == 'T' && p->t[dclose + 2] == '(' && pc + 1 == end &&
@@ -993,7 +1031,8 @@ static bool S_groups(hp *p, hattr *a, const char *mlir, shard_buf *attrs) {
     else ok = true;
     int64_t total = 1;
     for (uint32_t i = 0; ok && i < dims.len; i++) {
-      if (dims.items[i] <= 0 || total > (INT64_C(1) << 24) / dims.items[i]) ok = S_err(p, a->off, a->len, "replica groups too large");
+      if (dims.items[i] <= 0 || total > (INT64_C(1) << 24) / dims.items[i])
+        ok = S_err(p, a->off, a->len, "replica groups too large");
       else total *= dims.items[i];
     }
     if (ok && (gs.items[0] < 0 || gs.items[1] < 0 || gs.items[0] * gs.items[1] != total))
@@ -1051,7 +1090,9 @@ static bool S_groups(hp *p, hattr *a, const char *mlir, shard_buf *attrs) {
       uint32_t before = all.len;
       ok = S_ints_at(p, (uint32_t)(s - p->t), (uint32_t)(c + 1 - s), &all, "the replica groups");
       int64_t n = all.len - before;
-      if (ok && groups && n != size) ok = S_err(p, (uint32_t)(s - p->t), (uint32_t)(c + 1 - s), "replica groups of different sizes are not supported");
+      if (ok && groups && n != size)
+        ok = S_err(p, (uint32_t)(s - p->t), (uint32_t)(c + 1 - s),
+                   "replica groups of different sizes are not supported");
       size = n;
       groups++;
       s = c + 1;
@@ -1111,10 +1152,12 @@ static bool S_precision(hp *p, hinst *in, shard_buf *attrs) {
     const char *w = s;
     while (s < e && isalpha((unsigned char)*s)) s++;
     if (s == w) break;
-    const char *v = S_eq(w, (uint32_t)(s - w), "default") ? "DEFAULT"
-                    : S_eq(w, (uint32_t)(s - w), "high")  ? "HIGH"
-                    : S_eq(w, (uint32_t)(s - w), "highest") ? "HIGHEST" : NULL;
-    if (!v) return S_err(p, (uint32_t)(w - p->t), (uint32_t)(s - w), "unknown operand precision '%.*s'", (int)(s - w), w);
+    const char *v = S_eq(w, (uint32_t)(s - w), "default")   ? "DEFAULT"
+                    : S_eq(w, (uint32_t)(s - w), "high")    ? "HIGH"
+                    : S_eq(w, (uint32_t)(s - w), "highest") ? "HIGHEST"
+                                                            : NULL;
+    if (!v)
+      return S_err(p, (uint32_t)(w - p->t), (uint32_t)(s - w), "unknown operand precision '%.*s'", (int)(s - w), w);
     shard_buf_printf(attrs, "%s#stablehlo<precision %s>", first ? "" : ", ", v);
     first = false;
   }
@@ -1161,7 +1204,8 @@ typedef struct hwin {
 } hwin;
 
 static bool S_window(hp *p, hinst *in, uint32_t n, hwin *w) {
-  for (uint32_t i = 0; i < SHARD_HLO_MAX_RANK; i++) w->size[i] = w->stride[i] = w->ld[i] = w->rd[i] = 1, w->lo[i] = w->hi[i] = 0;
+  for (uint32_t i = 0; i < SHARD_HLO_MAX_RANK; i++)
+    w->size[i] = w->stride[i] = w->ld[i] = w->rd[i] = 1, w->lo[i] = w->hi[i] = 0;
   hattr *a = S_find(in, "window");
   if (!a) return true;
   const char *s = p->t + a->off, *e = s + a->len;
@@ -1173,16 +1217,21 @@ static bool S_window(hp *p, hinst *in, uint32_t n, hwin *w) {
     if (s >= e) break;
     uint32_t kn = (uint32_t)(s - k);
     s++;
-    int64_t *dst = S_eq(k, kn, "stride") ? w->stride : S_eq(k, kn, "lhs_dilate") ? w->ld : S_eq(k, kn, "rhs_dilate") ? w->rd
-                 : S_eq(k, kn, "size") ? w->size : NULL;
+    int64_t *dst = S_eq(k, kn, "stride")       ? w->stride
+                   : S_eq(k, kn, "lhs_dilate") ? w->ld
+                   : S_eq(k, kn, "rhs_dilate") ? w->rd
+                   : S_eq(k, kn, "size")       ? w->size
+                                               : NULL;
     bool pad = S_eq(k, kn, "pad");
     if (!dst && !pad)
-      return S_err(p, (uint32_t)(k - p->t), kn, "window field '%.*s' is not supported by the HLO text reader", (int)kn, k);
+      return S_err(p, (uint32_t)(k - p->t), kn, "window field '%.*s' is not supported by the HLO text reader", (int)kn,
+                   k);
     uint32_t d = 0;
     while (s < e && *s != ' ') {
       char *end;
       long long v = strtoll(s, &end, 10);
-      if (end == s || end > e || d >= n) return S_err(p, (uint32_t)(s - p->t), 1, "bad window field '%.*s'", (int)kn, k);
+      if (end == s || end > e || d >= n)
+        return S_err(p, (uint32_t)(s - p->t), 1, "bad window field '%.*s'", (int)kn, k);
       if (pad) {
         w->lo[d] = v;
         if (end >= e || *end != '_') return S_err(p, (uint32_t)(end - p->t), 1, "expected LOW_HIGH padding");
@@ -1208,7 +1257,8 @@ static void S_put_padding(shard_buf *b, const hwin *w, uint32_t n) {
   shard_buf_printf(b, "%spadding = dense<", b->len ? ", " : "");
   if (n) {
     shard_buf_puts(b, "[");
-    for (uint32_t i = 0; i < n; i++) shard_buf_printf(b, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", w->lo[i], w->hi[i]);
+    for (uint32_t i = 0; i < n; i++)
+      shard_buf_printf(b, "%s[%" PRId64 ", %" PRId64 "]", i ? ", " : "", w->lo[i], w->hi[i]);
     shard_buf_puts(b, "]");
   }
   shard_buf_printf(b, "> : tensor<%ux2xi64>", n);
@@ -1234,7 +1284,8 @@ static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
   /* b01f_01io->b01f */
   const char *s = p->t + dl->off;
   uint32_t dend = dl->off + dl->len, uo = S_find_in(p, dl->off, dend, "_"), ao = S_find_in(p, dl->off, dend, "->");
-  if (uo >= dend || ao >= dend || ao < uo) return S_err(p, dl->off, dl->len, "expected dim_labels like b01f_01io->b01f");
+  if (uo >= dend || ao >= dend || ao < uo)
+    return S_err(p, dl->off, dl->len, "expected dim_labels like b01f_01io->b01f");
   const char *parts[3] = {s, p->t + uo + 1, p->t + ao + 2};
   uint32_t lens[3] = {uo - dl->off, ao - uo - 1, dend - ao - 2};
   S_sep(attrs);
@@ -1245,13 +1296,15 @@ static bool S_conv(hp *p, hinst *in, uint32_t spatial, shard_buf *attrs) {
     const char *two = i == 1 ? "io" : "bf";
     bool seen[12] = {false};
     if (lens[i] != spatial + 2 || spatial > 10)
-      return S_err(p, dl->off, dl->len, "dim_labels: '%.*s' does not name %u dimensions", (int)lens[i], parts[i], spatial + 2);
+      return S_err(p, dl->off, dl->len, "dim_labels: '%.*s' does not name %u dimensions", (int)lens[i], parts[i],
+                   spatial + 2);
     shard_buf_puts(attrs, i == 0 ? "[" : i == 1 ? "]x[" : "]->[");
     for (uint32_t j = 0; j < lens[i]; j++) {
       char c = parts[i][j];
       int slot = c == two[0] ? 10 : c == two[1] ? 11 : (c >= '0' && c < (char)('0' + spatial)) ? c - '0' : -1;
       if (slot < 0 || seen[slot])
-        return S_err(p, dl->off, dl->len, "dim_labels: bad or repeated label '%c' in '%.*s'", c, (int)lens[i], parts[i]);
+        return S_err(p, dl->off, dl->len, "dim_labels: bad or repeated label '%c' in '%.*s'", c, (int)lens[i],
+                     parts[i]);
       seen[slot] = true;
       shard_buf_printf(attrs, "%s%c", j ? ", " : "", c);
     }
@@ -1402,21 +1455,57 @@ static bool S_scatter(hp *p, hinst *in, shard_buf *attrs) {
 /* HLO opcode -> StableHLO op for the ops without attributes of their own. */
 static const char *S_plain_op(const char *s, uint32_t n) {
   static const char *const map[][2] = {
-      {"abs", "abs"}, {"add", "add"}, {"and", "and"}, {"atan2", "atan2"}, {"bitcast-convert", "bitcast_convert"},
-      {"cbrt", "cbrt"}, {"ceil", "ceil"}, {"clamp", "clamp"}, {"complex", "complex"}, {"convert", "convert"},
-      {"cosine", "cosine"}, {"count-leading-zeros", "count_leading_zeros"}, {"divide", "divide"},
-      {"dynamic-update-slice", "dynamic_update_slice"}, {"exponential", "exponential"},
-      {"exponential-minus-one", "exponential_minus_one"}, {"floor", "floor"}, {"imag", "imag"},
-      {"is-finite", "is_finite"}, {"log", "log"}, {"log-plus-one", "log_plus_one"}, {"logistic", "logistic"},
-      {"maximum", "maximum"}, {"minimum", "minimum"}, {"multiply", "multiply"}, {"negate", "negate"},
-      {"not", "not"}, {"or", "or"}, {"popcnt", "popcnt"}, {"power", "power"}, {"real", "real"},
-      {"remainder", "remainder"}, {"reshape", "reshape"}, {"round-nearest-afz", "round_nearest_afz"},
-      {"round-nearest-even", "round_nearest_even"}, {"rsqrt", "rsqrt"}, {"select", "select"},
-      {"shift-left", "shift_left"}, {"shift-right-arithmetic", "shift_right_arithmetic"},
-      {"shift-right-logical", "shift_right_logical"}, {"sign", "sign"}, {"sine", "sine"}, {"sqrt", "sqrt"},
-      {"subtract", "subtract"}, {"tan", "tan"}, {"tanh", "tanh"}, {"xor", "xor"},
-      {"opt-barrier", "optimization_barrier"}, {"after-all", "after_all"},
-      {"partition-id", "partition_id"}, {"replica-id", "replica_id"},
+      {"abs", "abs"},
+      {"add", "add"},
+      {"and", "and"},
+      {"atan2", "atan2"},
+      {"bitcast-convert", "bitcast_convert"},
+      {"cbrt", "cbrt"},
+      {"ceil", "ceil"},
+      {"clamp", "clamp"},
+      {"complex", "complex"},
+      {"convert", "convert"},
+      {"cosine", "cosine"},
+      {"count-leading-zeros", "count_leading_zeros"},
+      {"divide", "divide"},
+      {"dynamic-update-slice", "dynamic_update_slice"},
+      {"exponential", "exponential"},
+      {"exponential-minus-one", "exponential_minus_one"},
+      {"floor", "floor"},
+      {"imag", "imag"},
+      {"is-finite", "is_finite"},
+      {"log", "log"},
+      {"log-plus-one", "log_plus_one"},
+      {"logistic", "logistic"},
+      {"maximum", "maximum"},
+      {"minimum", "minimum"},
+      {"multiply", "multiply"},
+      {"negate", "negate"},
+      {"not", "not"},
+      {"or", "or"},
+      {"popcnt", "popcnt"},
+      {"power", "power"},
+      {"real", "real"},
+      {"remainder", "remainder"},
+      {"reshape", "reshape"},
+      {"round-nearest-afz", "round_nearest_afz"},
+      {"round-nearest-even", "round_nearest_even"},
+      {"rsqrt", "rsqrt"},
+      {"select", "select"},
+      {"shift-left", "shift_left"},
+      {"shift-right-arithmetic", "shift_right_arithmetic"},
+      {"shift-right-logical", "shift_right_logical"},
+      {"sign", "sign"},
+      {"sine", "sine"},
+      {"sqrt", "sqrt"},
+      {"subtract", "subtract"},
+      {"tan", "tan"},
+      {"tanh", "tanh"},
+      {"xor", "xor"},
+      {"opt-barrier", "optimization_barrier"},
+      {"after-all", "after_all"},
+      {"partition-id", "partition_id"},
+      {"replica-id", "replica_id"},
   };
   for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
     if (S_eq(s, n, map[i][0])) return map[i][1];
@@ -1443,10 +1532,10 @@ static bool S_flat_operands(hp *p, scope *sc, hinst *in, uint32_t from, uint32_t
 static bool S_need_ops(hp *p, hinst *in, uint32_t min, uint32_t max) {
   if (in->nops < min || in->nops > max) {
     if (min == max)
-      return S_err(p, in->op_off, in->op_len, "'%.*s' takes %u operand%s, got %u", (int)in->op_len, S_opcode(in, p), min,
-                   min == 1 ? "" : "s", in->nops);
-    return S_err(p, in->op_off, in->op_len, "'%.*s' takes %u to %u operands, got %u", (int)in->op_len, S_opcode(in, p), min,
-                 max, in->nops);
+      return S_err(p, in->op_off, in->op_len, "'%.*s' takes %u operand%s, got %u", (int)in->op_len, S_opcode(in, p),
+                   min, min == 1 ? "" : "s", in->nops);
+    return S_err(p, in->op_off, in->op_len, "'%.*s' takes %u to %u operands, got %u", (int)in->op_len, S_opcode(in, p),
+                 min, max, in->nops);
   }
   return true;
 }
@@ -1552,9 +1641,11 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
       hattr *d = S_need(p, in, "direction");
       ok = d && S_need_ops(p, in, 2, 2);
       if (ok) {
-        shard_buf_printf(&attrs, "comparison_direction = #stablehlo<comparison_direction %.*s>", (int)d->len, p->t + d->off);
+        shard_buf_printf(&attrs, "comparison_direction = #stablehlo<comparison_direction %.*s>", (int)d->len,
+                         p->t + d->off);
         hattr *t = S_find(in, "type");
-        if (t) shard_buf_printf(&attrs, ", compare_type = #stablehlo<comparison_type %.*s>", (int)t->len, p->t + t->off);
+        if (t)
+          shard_buf_printf(&attrs, ", compare_type = #stablehlo<comparison_type %.*s>", (int)t->len, p->t + t->off);
         name = "stablehlo.compare";
       }
     } else if (OPEQ("broadcast")) {
@@ -1603,7 +1694,8 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
     } else if (OPEQ("reduce")) {
       ok = in->nops >= 2 && in->nops % 2 == 0;
       if (!ok) S_err(p, in->op_off, on, "'reduce' takes inputs and as many initial values");
-      ok = ok && S_array_attr(p, in, "dimensions", "dimensions", &attrs, true) && (region = S_comp_attr(p, in, "to_apply"));
+      ok = ok && S_array_attr(p, in, "dimensions", "dimensions", &attrs, true) &&
+           (region = S_comp_attr(p, in, "to_apply"));
       name = "stablehlo.reduce";
     } else if (OPEQ("reduce-window")) {
       ok = in->nops >= 2 && in->nops % 2 == 0;
@@ -1619,7 +1711,8 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
       name = "stablehlo.reduce_window";
     } else if (OPEQ("reduce-precision")) {
       int64_t eb, mb;
-      ok = S_need_ops(p, in, 1, 1) && S_int_attr(p, in, "exponent_bits", &eb) && S_int_attr(p, in, "mantissa_bits", &mb);
+      ok =
+          S_need_ops(p, in, 1, 1) && S_int_attr(p, in, "exponent_bits", &eb) && S_int_attr(p, in, "mantissa_bits", &mb);
       if (ok) shard_buf_printf(&attrs, "exponent_bits = %" PRId64 " : i32, mantissa_bits = %" PRId64 " : i32", eb, mb);
       name = "stablehlo.reduce_precision";
     } else if (OPEQ("erf")) {
@@ -1628,7 +1721,8 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
     } else if (OPEQ("sort")) {
       int64_t d;
       bool stable;
-      ok = S_int_attr(p, in, "dimensions", &d) && S_flag(p, in, "is_stable", &stable) && (region = S_comp_attr(p, in, "to_apply"));
+      ok = S_int_attr(p, in, "dimensions", &d) && S_flag(p, in, "is_stable", &stable) &&
+           (region = S_comp_attr(p, in, "to_apply"));
       if (ok) shard_buf_printf(&attrs, "dimension = %" PRId64 " : i64, is_stable = %s", d, stable ? "true" : "false");
       name = "stablehlo.sort";
     } else if (OPEQ("all-reduce") || OPEQ("reduce-scatter") || OPEQ("all-gather") || OPEQ("all-to-all")) {
@@ -1651,11 +1745,18 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
           const char *x = strchr(gs, 'x');
           size = x ? strtoll(x + 1, NULL, 10) : 0;
         }
-        if (!size || in->nops != 1) ok = S_err(p, in->op_off, on, "'all-to-all' needs one operand and non-empty replica_groups");
-        else shard_buf_printf(&attrs, ", split_dimension = %" PRId64 " : i64, concat_dimension = %" PRId64 " : i64, split_count = %lld : i64", d, d, size);
+        if (!size || in->nops != 1)
+          ok = S_err(p, in->op_off, on, "'all-to-all' needs one operand and non-empty replica_groups");
+        else
+          shard_buf_printf(&attrs,
+                           ", split_dimension = %" PRId64 " : i64, concat_dimension = %" PRId64
+                           " : i64, split_count = %lld : i64",
+                           d, d, size);
       }
-      name = OPEQ("all-reduce") ? "stablehlo.all_reduce" : OPEQ("reduce-scatter") ? "stablehlo.reduce_scatter"
-             : OPEQ("all-gather") ? "stablehlo.all_gather" : "stablehlo.all_to_all";
+      name = OPEQ("all-reduce")       ? "stablehlo.all_reduce"
+             : OPEQ("reduce-scatter") ? "stablehlo.reduce_scatter"
+             : OPEQ("all-gather")     ? "stablehlo.all_gather"
+                                      : "stablehlo.all_to_all";
     } else if (OPEQ("collective-permute")) {
       hattr *g = S_need(p, in, "source_target_pairs");
       ok = g && S_need_ops(p, in, 1, 1) && S_groups(p, g, "source_target_pairs", &attrs) && S_channel(p, in, &attrs);
@@ -1683,8 +1784,9 @@ static hv *S_inst_emit(hp *p, scope *sc, hcomp *c, hinst *in, uint32_t depth) {
         }
         hattr *api = S_find(in, "api_version");
         if (ok && api) {
-          static const char *const versions[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
-                                                 "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"};
+          static const char *const versions[] = {"API_VERSION_UNSPECIFIED", "API_VERSION_ORIGINAL",
+                                                 "API_VERSION_STATUS_RETURNING", "API_VERSION_STATUS_RETURNING_UNIFIED",
+                                                 "API_VERSION_TYPED_FFI"};
           int vi = -1;
           for (int k = 0; k < 5; k++)
             if (S_eq(p->t + api->off, api->len, versions[k])) vi = k;
@@ -1802,7 +1904,8 @@ static hv *S_body(hp *p, hcomp *c, hv **params, uint32_t nparams, uint32_t depth
   for (uint32_t i = 0; i < c->n && !p->bad; i++) {
     hinst *in = &c->insts[i];
     if (p->out->len > SHARD_HLO_MAX_TEXT) {
-      S_err(p, in->off, in->nlen + 1, "the StableHLO of this dump passes %u MiB (computations inlined as regions too often)",
+      S_err(p, in->off, in->nlen + 1,
+            "the StableHLO of this dump passes %u MiB (computations inlined as regions too often)",
             (unsigned)(SHARD_HLO_MAX_TEXT >> 20));
       break;
     }
@@ -1873,7 +1976,8 @@ static bool S_func(hp *p, hcomp *c) {
       first = false;
       shard_buf a;
       shard_buf_init(&a);
-      if (sh && (leaves.len == 1 || split)) S_put_sharding_attr(p, &a, split ? soffs[j] : sh->off, split ? slens[j] : sh->len);
+      if (sh && (leaves.len == 1 || split))
+        S_put_sharding_attr(p, &a, split ? soffs[j] : sh->off, split ? slens[j] : sh->len);
       if (fa && leaves.len == 1) {
         S_sep(&a);
         shard_buf_puts(&a, SHARD_XLA_FRONTEND_ATTRS " = ");
@@ -1965,7 +2069,8 @@ static bool S_emit(hp *p) {
       if (ok) {
         S_sep(&attrs);
         shard_buf_printf(&attrs, "%s = %" PRId64 " : i32",
-                         S_eq(a->key, a->klen, "num_partitions") ? "mhlo.num_partitions" : "mhlo.num_replicas", v.items[0]);
+                         S_eq(a->key, a->klen, "num_partitions") ? "mhlo.num_partitions" : "mhlo.num_replicas",
+                         v.items[0]);
       }
       SHARD_VEC_FREE(v);
     }
@@ -2025,7 +2130,8 @@ static shard_span S_map_span(const span_map *sm, shard_span s) {
     else hi = mid;
   }
   uint32_t off = sm->map[2 * lo + 1], end = off;
-  while (end < sm->hlo->len && sm->hlo->text[end] != '\n' && sm->hlo->text[end] != ' ' && sm->hlo->text[end] != '=') end++;
+  while (end < sm->hlo->len && sm->hlo->text[end] != '\n' && sm->hlo->text[end] != ' ' && sm->hlo->text[end] != '=')
+    end++;
   shard_span out = {sm->hlo, off, end > off ? end - off : 1};
   return out;
 }

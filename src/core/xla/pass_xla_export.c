@@ -60,8 +60,8 @@ static char *S_hlo_text(shard_module *m, const shard_tensor_sharding *s, shard_d
   if (!mesh) return NULL;
   shard_conv_ctx cx;
   shard_conv_ctx_init(&cx, m->arena, de);
-  shard_conv c = {.kind = SHARD_CONV_NAMED, .mesh = (shard_mesh *)mesh,
-                  .sharding = (shard_tensor_sharding *)s, .span = s->span};
+  shard_conv c = {
+      .kind = SHARD_CONV_NAMED, .mesh = (shard_mesh *)mesh, .sharding = (shard_tensor_sharding *)s, .span = s->span};
   bool replicated = shard_mesh_is_empty(mesh) || !mesh->num_axes;
   shard_hlo_sharding *h = NULL;
   if (shard_mesh_is_maximal(mesh)) {
@@ -120,8 +120,8 @@ static shard_op *S_replace_by_custom_call(shard_module *m, shard_op *op, const c
 bool shard_pass_xla_round_trip_export_ops(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
   shard_arena *a = m->arena;
-  static const char *const names[] = {"sdy.constant", "sdy.sharding_constraint", "sdy.reshard",
-                                      "sdy.sharding_group", NULL};
+  static const char *const names[] = {"sdy.constant", "sdy.sharding_constraint", "sdy.reshard", "sdy.sharding_group",
+                                      NULL};
   collect c = {names, {0}};
   shard_walk(m->top, S_collect, &c);
   for (uint32_t i = 0; i < c.ops.len; i++) {
@@ -201,7 +201,8 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
     shard_attr *fta = shard_attr_new(a, SHARD_ATTR_TYPE);
     fta->u.type = ft;
     shard_op_set_attr(a, func, "function_type", fta, true);
-    shard_op_set_attr(a, func, "sym_name", shard_attr_string(a, SHARD_XLA_MANUAL_BODY, (uint32_t)strlen(SHARD_XLA_MANUAL_BODY)), true);
+    shard_op_set_attr(a, func, "sym_name",
+                      shard_attr_string(a, SHARD_XLA_MANUAL_BODY, (uint32_t)strlen(SHARD_XLA_MANUAL_BODY)), true);
     shard_op_set_attr(a, func, "sym_visibility", shard_attr_string(a, "private", 7), true);
     shard_pass_move_body(a, &mc->regions[0], &func->regions[0], "sdy.return", "func.return", false);
     const char *name = shard_symbol_table_insert(&st, func);
@@ -239,7 +240,8 @@ bool shard_pass_xla_round_trip_shard_map_export(shard_module *m, const char *opt
         outs[k] = &call->results[k];
         gtypes[k] = mc->results[k].type;
       }
-      shard_op *l2g = shard_xla_custom_call(a, SHARD_XLA_LOCAL_TO_GLOBAL, mc->num_results, outs, mc->num_results, gtypes);
+      shard_op *l2g =
+          shard_xla_custom_call(a, SHARD_XLA_LOCAL_TO_GLOBAL, mc->num_results, outs, mc->num_results, gtypes);
       l2g->span = mc->span;
       shard_op_set_attr(a, l2g, "has_side_effect", S_true(a), true);
       shard_op_insert_before(mc, l2g);
@@ -296,8 +298,8 @@ static void S_export_func(export_ctx *cx, shard_op *func) {
     if (!s) continue;
     char *hlo = S_hlo_text(m, s, cx->de);
     shard_func_set_result_attr(a, func, i, "sdy.sharding", NULL);
-    if (hlo) shard_func_set_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING,
-                                             shard_attr_string(a, hlo, (uint32_t)strlen(hlo)));
+    if (hlo)
+      shard_func_set_result_attr(a, func, i, SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, hlo, (uint32_t)strlen(hlo)));
     if (!ret || !S_is(ret, "func.return") || i >= ret->num_operands) continue;
     shard_value *v = ret->operands[i].value;
     shard_op *cc = shard_xla_custom_call(a, SHARD_XLA_FUNC_RESULT_SHARDING, 1, &v, 1, &v->type);
@@ -311,8 +313,7 @@ static void S_export_func(export_ctx *cx, shard_op *func) {
     for (shard_op *op = entry->first; op; op = op->next) shard_walk(op, S_export_op, cx);
 }
 
-bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *options,
-                                                   const shard_pass_context *cx) {
+bool shard_pass_xla_round_trip_export_shardy_attrs(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   (void)options;
   shard_arena *a = m->arena;
@@ -352,8 +353,7 @@ static bool S_run(shard_module *m, const char *const *passes, const shard_pass_c
 
 bool shard_pass_xla_round_trip_export_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
-  static const char *const passes[] = {"xla-sdy-round-trip-export-ops",
-                                       "xla-sdy-round-trip-shard-map-export",
+  static const char *const passes[] = {"xla-sdy-round-trip-export-ops", "xla-sdy-round-trip-shard-map-export",
                                        "xla-sdy-round-trip-export-shardy-attrs", NULL};
   return S_run(m, passes, cx);
 }
@@ -366,9 +366,9 @@ static bool S_inside(const shard_op *op, const shard_op *anc) {
 
 typedef struct sink_ctx {
   shard_module *m;
-  shard_op *flow;     /* the control-flow op */
+  shard_op *flow; /* the control-flow op */
   shard_region *region;
-  shard_op *last;     /* the last clone put at the region's start */
+  shard_op *last; /* the last clone put at the region's start */
 } sink_ctx;
 
 static bool S_sink_uses(shard_op *op, void *ctx) {

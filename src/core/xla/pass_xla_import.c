@@ -163,8 +163,7 @@ static bool S_import_func(shard_module *m, shard_op *func, shard_diag_engine *de
   return cx.ok;
 }
 
-bool shard_pass_xla_round_trip_import_shardy_attrs(shard_module *m, const char *options,
-                                                   const shard_pass_context *cx) {
+bool shard_pass_xla_round_trip_import_shardy_attrs(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   (void)options;
   if (!S_import_meshes(m, de)) return false;
@@ -221,8 +220,8 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
       if (!s || s->kind != SHARD_ATTR_SDY_PER_VALUE || cc->num_operands != 1 || cc->num_results != 1 ||
           s->u.per_value->num != 1)
         continue; /* a GSPMD Sharding custom call: not XLA's round trip */
-      shard_op *sc = shard_op_new_named(a, "sdy.sharding_constraint", 1, (shard_value *[]){cc->operands[0].value},
-                                       1, &cc->results[0].type, 0);
+      shard_op *sc = shard_op_new_named(a, "sdy.sharding_constraint", 1, (shard_value *[]){cc->operands[0].value}, 1,
+                                        &cc->results[0].type, 0);
       sc->span = cc->span;
       sc->loc = cc->loc;
       shard_op_set_attr(a, sc, "sharding",
@@ -232,7 +231,8 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
       shard_op_erase(cc);
     } else if (shard_xla_is_custom_call(cc, SHARD_XLA_SHARDING_GROUP)) {
       if (cc->num_results && shard_value_num_uses(&cc->results[0])) {
-        shard_error(de, cc->span, "failed to legalize operation 'stablehlo.custom_call' that was explicitly marked illegal");
+        shard_error(de, cc->span,
+                    "failed to legalize operation 'stablehlo.custom_call' that was explicitly marked illegal");
         shard_error(de, cc->span, "%s CustomCallOp should have no uses.", SHARD_XLA_SHARDING_GROUP);
         ok = false;
         continue;
@@ -245,7 +245,8 @@ bool shard_pass_xla_import_sdy_custom_calls(shard_module *m, const char *options
         ok = false;
         continue;
       }
-      shard_op *sg = shard_op_new_named(a, "sdy.sharding_group", 1, (shard_value *[]){cc->operands[0].value}, 0, NULL, 0);
+      shard_op *sg =
+          shard_op_new_named(a, "sdy.sharding_group", 1, (shard_value *[]){cc->operands[0].value}, 0, NULL, 0);
       sg->span = cc->span;
       sg->loc = cc->loc;
       shard_op_set_attr(a, sg, "group_id", shard_attr_int(a, g->u.integer.value, shard_type_other(a, "i64")), true);
@@ -324,8 +325,7 @@ static bool S_collect_whiles(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *options,
-                                                  const shard_pass_context *cx) {
+bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *options, const shard_pass_context *cx) {
   (void)options;
   shard_arena *a = m->arena;
   op_list l = {{0}};
@@ -341,8 +341,7 @@ bool shard_pass_xla_open_while_free_vars_sharding(shard_module *m, const char *o
       if (v->def && (S_is(v->def, "stablehlo.constant") || S_is(v->def, "sdy.constant"))) continue;
       shard_tensor_sharding *s = shard_value_sharding(v);
       if (!s || !shard_type_is_static_tensor(v->type)) continue;
-      shard_tensor_sharding *open =
-          shard_sharding_open(a, s->mesh_name, s->inline_mesh, v->type->rank, true);
+      shard_tensor_sharding *open = shard_sharding_open(a, s->mesh_name, s->inline_mesh, v->type->rank, true);
       shard_op *sc = shard_op_new_named(a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
       sc->span = loop->span;
       sc->loc = loop->loc;
@@ -538,9 +537,9 @@ bool shard_pass_xla_prepare_callbacks(shard_module *m, const char *options, cons
   for (uint32_t i = 0; i < l.ops.len; i++) {
     shard_op *cc = l.ops.items[i];
     if (!cc->num_operands) continue;
-    bool empty = cc->num_results == 0 ||
-                 (cc->num_results == 1 && !cc->results[0].first_use && cc->results[0].type->kind == SHARD_TYPE_TUPLE &&
-                  cc->results[0].type->num_inputs == 0);
+    bool empty =
+        cc->num_results == 0 || (cc->num_results == 1 && !cc->results[0].first_use &&
+                                 cc->results[0].type->kind == SHARD_TYPE_TUPLE && cc->results[0].type->num_inputs == 0);
     if (!empty) continue;
     shard_value **ins = SHARD_NEW_ARRAY(a, shard_value *, cc->num_operands);
     for (uint32_t k = 0; k < cc->num_operands; k++) ins[k] = cc->operands[k].value;

@@ -35,7 +35,7 @@ typedef struct axis_map_entry {
 } axis_map_entry;
 
 typedef struct dup_mesh {
-  const char *name;      /* the mesh that goes */
+  const char *name; /* the mesh that goes */
   const char *main_name; /* the mesh that stays */
   const shard_mesh *main;
   axis_map_entry *axes;
@@ -89,9 +89,8 @@ static bool S_map_axes(shard_arena *a, const shard_mesh *target, const shard_mes
       e->num = 0;
     }
     if (e->num == XLA_DEDUP_MAX_REFS) return false;
-    e->refs[e->num++] = main->axes[mi].size == take
-                            ? (shard_axis_ref){.name = main->axes[mi].name}
-                            : shard_axis_sub(main->axes[mi].name, m_pre, take);
+    e->refs[e->num++] = main->axes[mi].size == take ? (shard_axis_ref){.name = main->axes[mi].name}
+                                                    : shard_axis_sub(main->axes[mi].name, m_pre, take);
     m_left /= take;
     if (m_left == 1) {
       mi = S_next_axis(main, mi + 1);
@@ -142,8 +141,8 @@ static void S_map_ref(const dup_mesh *d, const shard_axis_ref *old, shard_axis_r
       continue;
     }
     int64_t avail = msize / pre, used = size < avail ? size : avail;
-    shard_axis_ref r = used == msize ? e->refs[i]
-                                     : shard_axis_sub(e->refs[i].name, pre * shard_axis_pre(&e->refs[i]), used);
+    shard_axis_ref r =
+        used == msize ? e->refs[i] : shard_axis_sub(e->refs[i].name, pre * shard_axis_pre(&e->refs[i]), used);
     S_add_or_merge(out, n, r, d->main);
     pre = 1;
     size /= used;
@@ -221,8 +220,10 @@ static bool S_dedup_manual_axes(shard_op *op, void *ctx) {
   na->u.manual_axes.names = k ? SHARD_NEW_ARRAY(a, const char *, k) : NULL;
   for (uint32_t i = 0; i < k; i++) {
     if (refs[i].is_sub) {
-      shard_error(w->de, op->span, "manual sub-axis isn't supported: manual axis '%s' of mesh '%s' "
-                  "maps onto a sub-axis of mesh '%s'", axes->u.manual_axes.names[0], d->name, d->main_name);
+      shard_error(w->de, op->span,
+                  "manual sub-axis isn't supported: manual axis '%s' of mesh '%s' "
+                  "maps onto a sub-axis of mesh '%s'",
+                  axes->u.manual_axes.names[0], d->name, d->main_name);
       w->ok = false;
       return false;
     }
@@ -318,7 +319,7 @@ static bool S_drop_size_one_manual(shard_op *op, void *ctx) {
 }
 
 bool shard_pass_xla_round_trip_remove_size_one_axes(shard_module *m, const char *options,
-                                                     const shard_pass_context *cx) {
+                                                    const shard_pass_context *cx) {
   if (!shard_pass_remove_size_one_axes(m, options, cx)) return false;
   shard_walk(m->top, S_drop_size_one_manual, m);
   return true;

@@ -76,7 +76,8 @@ static bool S_match(shard_arena *a, shard_op *call, shmap *sm, shard_diag_engine
       break;
     }
     shard_op *s2f = sh->results[0].first_use->owner;
-    if (strcmp(s2f->name, "stablehlo.custom_call") != 0) why = "expecting CustomCallOp as the use of Sharding CustomCallOp";
+    if (strcmp(s2f->name, "stablehlo.custom_call") != 0)
+      why = "expecting CustomCallOp as the use of Sharding CustomCallOp";
     else if (!S_is_pattern_call(s2f, SHARD_XLA_SPMD_SHARD_TO_FULL))
       why = "expecting SPMDShardToFullShape CustomCallOp as the use of Sharding CustomCallOp";
     else sm->results[i] = (pair){sh, s2f};
@@ -150,14 +151,20 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
     for (uint32_t i = 0; i < nin; i++) {
       ins[i] = sm.args[i].sharding->operands[0].value;
       shard_tensor_sharding *s = S_first_sharding(sm.args[i].sharding);
-      if (!s) { all_sharded = false; continue; }
+      if (!s) {
+        all_sharded = false;
+        continue;
+      }
       in_s[i] = *s;
     }
     for (uint32_t i = 0; i < call->num_results; i++) {
       if (!sm.results[i].transform) continue;
       types[nout] = sm.results[i].transform->results[0].type;
       shard_tensor_sharding *s = S_first_sharding(sm.results[i].transform);
-      if (!s) { all_sharded = false; continue; }
+      if (!s) {
+        all_sharded = false;
+        continue;
+      }
       out_s[nout++] = *s;
     }
     if (!all_sharded) {
@@ -172,7 +179,8 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
       const shard_tensor_sharding *s = i < nin ? &in_s[i] : &out_s[i - nin];
       if (!mesh_name) mesh_name = s->mesh_name;
       else if (!s->mesh_name || strcmp(s->mesh_name, mesh_name) != 0) same_mesh = false;
-      for (uint32_t d = 0; d < s->rank && nmanual < 200; d++) S_add_axes(s->dims[d].axes, s->dims[d].num_axes, manual, &nmanual);
+      for (uint32_t d = 0; d < s->rank && nmanual < 200; d++)
+        S_add_axes(s->dims[d].axes, s->dims[d].num_axes, manual, &nmanual);
       if (nmanual < 200) S_add_axes(s->replicated, s->num_replicated, manual, &nmanual);
     }
     if (!same_mesh) {
@@ -219,7 +227,8 @@ bool shard_pass_xla_stablehlo_round_trip_shard_map_import(shard_module *m, const
     }
     uint32_t k = 0;
     for (uint32_t i = 0; i < call->num_results; i++)
-      if (sm.results[i].transform) shard_value_replace_all_uses(&sm.results[i].transform->results[0], &mc->results[k++]);
+      if (sm.results[i].transform)
+        shard_value_replace_all_uses(&sm.results[i].transform->results[0], &mc->results[k++]);
     sm.mc = mc;
     SHARD_VEC_PUSH(done, sm);
   }

@@ -61,7 +61,8 @@ static char *S_hlo(shard_module *m, const shard_tensor_sharding *s, const shard_
   if (manual && manual->n) {
     c.manual = (shard_axis_ref *)manual->axes;
     c.num_manual = manual->n;
-    if (manual->n == mesh->num_axes && shard_sharding_fully_replicated(s) && !s->num_unreduced) c.kind = SHARD_CONV_MANUAL;
+    if (manual->n == mesh->num_axes && shard_sharding_fully_replicated(s) && !s->num_unreduced)
+      c.kind = SHARD_CONV_MANUAL;
   } else if (shard_mesh_is_maximal(mesh)) {
     c.kind = SHARD_CONV_MAXIMAL;
     c.device = mesh->device_ids[0];
@@ -78,7 +79,8 @@ static char *S_hlo(shard_module *m, const shard_tensor_sharding *s, const shard_
 }
 
 static void S_set_hlo(shard_arena *a, shard_op *op, const char *text) {
-  if (text) shard_op_set_attr(a, op, SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, text, (uint32_t)strlen(text)), false);
+  if (text)
+    shard_op_set_attr(a, op, SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, text, (uint32_t)strlen(text)), false);
 }
 
 static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
@@ -106,7 +108,8 @@ static void S_export_op_sharding(shard_module *m, shard_op *op, const shard_mesh
    * prints it (a while inside a fully manual computation) */
   if (ok && n > 1 && all_manual) S_set_hlo(a, op, "{manual}");
   else if (ok)
-    S_set_hlo(a, op, n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
+    S_set_hlo(a, op,
+              n == 1 ? shard_arena_strndup(a, b.data, b.len) : shard_arena_printf(a, "{%.*s}", (int)b.len, b.data));
   shard_buf_free(&b);
   shard_op_remove_attr(op, "sdy.sharding");
 }
@@ -150,8 +153,8 @@ static void S_export_ops(shard_module *m) {
       shard_value_replace_all_uses(&op->results[0], &cp->results[0]);
     } else if (S_is(op, "sdy.sharding_constraint")) {
       shard_attr *s = shard_op_attr(op, "sharding");
-      shard_op *cc = shard_xla_custom_call(a, SHARD_XLA_SHARDING_CUSTOM_CALL, 1, (shard_value *[]){op->operands[0].value},
-                                           1, &op->results[0].type);
+      shard_op *cc = shard_xla_custom_call(a, SHARD_XLA_SHARDING_CUSTOM_CALL, 1,
+                                           (shard_value *[]){op->operands[0].value}, 1, &op->results[0].type);
       cc->span = op->span;
       if (s && s->kind == SHARD_ATTR_SDY_SHARDING)
         shard_op_set_attr(a, cc, "sdy.sharding", shard_attr_per_value(a, s->u.sharding, 1), false);
@@ -159,7 +162,8 @@ static void S_export_ops(shard_module *m) {
       shard_value_replace_all_uses(&op->results[0], &cc->results[0]);
     } else if (op->num_operands && op->num_results == op->num_operands) {
       /* all_reduce, propagation_barrier, data-flow edges: their operands */
-      for (uint32_t k = 0; k < op->num_results; k++) shard_value_replace_all_uses(&op->results[k], op->operands[k].value);
+      for (uint32_t k = 0; k < op->num_results; k++)
+        shard_value_replace_all_uses(&op->results[k], op->operands[k].value);
     } else if (op->num_results) {
       continue; /* nothing XLA knows to do: kept */
     }
@@ -171,7 +175,8 @@ static void S_export_ops(shard_module *m) {
 /* ---- Python callbacks --------------------------------------------------------------- */
 
 static bool S_is_callback(const shard_op *op) {
-  return shard_xla_is_custom_call(op, "xla_python_cpu_callback") || shard_xla_is_custom_call(op, "xla_python_gpu_callback") ||
+  return shard_xla_is_custom_call(op, "xla_python_cpu_callback") ||
+         shard_xla_is_custom_call(op, "xla_python_gpu_callback") ||
          shard_xla_is_custom_call(op, "xla_ffi_python_cpu_callback") ||
          shard_xla_is_custom_call(op, "xla_ffi_python_gpu_callback");
 }
@@ -188,7 +193,8 @@ static shard_op *S_rebuild(shard_arena *a, shard_op *cc, uint32_t nres, shard_ty
   shard_op *n = shard_op_new_named(a, "stablehlo.custom_call", cc->num_operands, ins, nres, types, 0);
   n->span = cc->span;
   n->loc = cc->loc;
-  for (uint32_t k = 0; k < cc->num_attrs; k++) shard_op_set_attr(a, n, cc->attrs[k].name, cc->attrs[k].value, cc->attrs[k].inherent);
+  for (uint32_t k = 0; k < cc->num_attrs; k++)
+    shard_op_set_attr(a, n, cc->attrs[k].name, cc->attrs[k].value, cc->attrs[k].inherent);
   shard_op_insert_before(cc, n);
   return n;
 }
@@ -215,7 +221,8 @@ static void S_export_callbacks(shard_module *m) {
     } else if (t->kind != SHARD_TYPE_TUPLE) {
       shard_type *tt = shard_type_tuple(a, &t, 1);
       shard_op *n = S_rebuild(a, cc, 1, &tt);
-      shard_op *gte = shard_op_new_named(a, "stablehlo.get_tuple_element", 1, (shard_value *[]){&n->results[0]}, 1, &t, 0);
+      shard_op *gte =
+          shard_op_new_named(a, "stablehlo.get_tuple_element", 1, (shard_value *[]){&n->results[0]}, 1, &t, 0);
       gte->span = cc->span;
       shard_op_set_attr(a, gte, "index", shard_attr_int(a, 0, shard_type_other(a, "i32")), true);
       shard_attr *s = shard_op_attr(cc, "sdy.sharding");
@@ -264,8 +271,8 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     shard_block *body = mc->num_regions ? mc->regions[0].first : NULL;
     shard_attr *in = shard_op_attr(mc, "in_shardings"), *out = shard_op_attr(mc, "out_shardings");
     shard_attr *axes = shard_op_attr(mc, "manual_axes");
-    if (!body || !in || !out || !axes || in->kind != SHARD_ATTR_SDY_PER_VALUE || out->kind != SHARD_ATTR_SDY_PER_VALUE ||
-        axes->kind != SHARD_ATTR_SDY_MANUAL_AXES)
+    if (!body || !in || !out || !axes || in->kind != SHARD_ATTR_SDY_PER_VALUE ||
+        out->kind != SHARD_ATTR_SDY_PER_VALUE || axes->kind != SHARD_ATTR_SDY_MANUAL_AXES)
       continue;
     const shard_mesh *mesh = NULL;
     for (uint32_t k = 0; k < in->u.per_value->num && !mesh; k++)
@@ -288,7 +295,8 @@ static void S_export_manual(shard_module *m, shard_diag_engine *de) {
     for (shard_op *p = shard_op_parent_op(mc); p; p = shard_op_parent_op(p)) {
       shard_attr *pa = S_is(p, "sdy.manual_computation") ? shard_op_attr(p, "manual_axes") : NULL;
       if (!pa || pa->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
-      for (uint32_t k = 0; k < pa->u.manual_axes.num; k++) all[n_all++] = (shard_axis_ref){.name = pa->u.manual_axes.names[k]};
+      for (uint32_t k = 0; k < pa->u.manual_axes.num; k++)
+        all[n_all++] = (shard_axis_ref){.name = pa->u.manual_axes.names[k]};
     }
     manual_ctx manual = {all, n_all};
     manual_ctx outer = {all + num_inner, num_outer};
@@ -370,7 +378,8 @@ bool shard_pass_xla_stablehlo_export_pipeline(shard_module *m, const char *optio
       shard_attr *s = shard_value_attr(&entry->args[i], "sdy.sharding");
       if (!s || s->kind != SHARD_ATTR_SDY_SHARDING) continue;
       char *t = S_hlo(m, s->u.sharding, NULL, 0, NULL, de);
-      if (t) shard_value_set_attr(a, &entry->args[i], SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, t, (uint32_t)strlen(t)));
+      if (t)
+        shard_value_set_attr(a, &entry->args[i], SHARD_XLA_MHLO_SHARDING, shard_attr_string(a, t, (uint32_t)strlen(t)));
       shard_value_remove_attr(&entry->args[i], "sdy.sharding");
     }
     for (uint32_t i = 0; i < shard_func_num_results(f); i++) {

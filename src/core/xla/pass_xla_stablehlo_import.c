@@ -34,7 +34,7 @@
 typedef struct piece {
   int64_t size;
   uint32_t tile_dim; /* the tile assignment dim it shards */
-  uint32_t order;    /* its position in the transposed (tile) order */
+  uint32_t order; /* its position in the transposed (tile) order */
 } piece;
 
 typedef struct local_mesh {
@@ -88,13 +88,22 @@ static bool S_local_mesh(const shard_hlo_sharding *h, local_mesh *lm) {
     perm[0] = 0;
   }
   /* walk the transposed reshape dims and the tile dims together */
-  typedef struct tpiece { int64_t size; uint32_t rdim, tdim; } tpiece;
+  typedef struct tpiece {
+    int64_t size;
+    uint32_t rdim, tdim;
+  } tpiece;
   tpiece tp[XLA_IMPORT_MAX_AXES];
   uint32_t ntp = 0, j = 0, d = 0;
   int64_t r_left = nr ? reshape[perm[0]] : 1, t_left = h->num_dims ? h->dims[0] : 1;
   while (j < nr && d < h->num_dims) {
-    if (r_left == 1) { if (++j < nr) r_left = reshape[perm[j]]; continue; }
-    if (t_left == 1) { if (++d < h->num_dims) t_left = h->dims[d]; continue; }
+    if (r_left == 1) {
+      if (++j < nr) r_left = reshape[perm[j]];
+      continue;
+    }
+    if (t_left == 1) {
+      if (++d < h->num_dims) t_left = h->dims[d];
+      continue;
+    }
     int64_t take = r_left < t_left ? r_left : t_left;
     if ((r_left % take) || (t_left % take)) return false;
     if (ntp == XLA_IMPORT_MAX_AXES) return false;
@@ -170,9 +179,7 @@ static bool S_collect_one(import_state *st, const shard_hlo_sharding *h, shard_s
   case SHARD_HLO_NAMED:
     shard_error(st->de, at, "cannot import an HloSharding V3 (named) mhlo.sharding yet");
     return false;
-  default:
-    st->need_mesh = true;
-    return true;
+  default: st->need_mesh = true; return true;
   }
 }
 
@@ -276,9 +283,9 @@ static bool S_funcs(import_state *st, bool collect) {
       if (!h) return false;
       if (collect) w.ok = S_collect_one(st, h, a->span);
       else {
-        shard_type *t = ft && ft->kind == SHARD_ATTR_TYPE && i < ft->u.type->num_results ? ft->u.type->results[i] : NULL;
-        if (h->kind != SHARD_HLO_TUPLE)
-          shard_func_set_result_sharding(m->arena, f, i, S_convert(st, h, S_rank(t)));
+        shard_type *t =
+            ft && ft->kind == SHARD_ATTR_TYPE && i < ft->u.type->num_results ? ft->u.type->results[i] : NULL;
+        if (h->kind != SHARD_HLO_TUPLE) shard_func_set_result_sharding(m->arena, f, i, S_convert(st, h, S_rank(t)));
         shard_func_set_result_attr(m->arena, f, i, SHARD_XLA_MHLO_SHARDING, NULL);
       }
     }
@@ -440,10 +447,13 @@ static void S_flatten_tuples(shard_module *m) {
 bool shard_pass_xla_stablehlo_import_pipeline(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   (void)options;
-  static const char *const passes[] = {"symbol-dce", "xla-sdy-import-constants", "xla-sdy-import-shardings",
+  static const char *const passes[] = {"symbol-dce",
+                                       "xla-sdy-import-constants",
+                                       "xla-sdy-import-shardings",
                                        "xla-stablehlo-round-trip-shard-map-import",
                                        "xla-sdy-import-sdy-custom-calls",
-                                       "xla-sdy-open-while-free-vars-sharding", NULL};
+                                       "xla-sdy-open-while-free-vars-sharding",
+                                       NULL};
   unsigned before = de->errors;
   S_flatten_tuples(m);
   for (const char *const *p = passes; *p; p++)

@@ -15,10 +15,10 @@
 /* Attribute names (XLA's constants.h). */
 #define SHARD_XLA_FRONTEND_ATTRS "mhlo.frontend_attributes"
 #define SHARD_XLA_MHLO_SHARDING "mhlo.sharding"
-#define SHARD_XLA_SHARDING "xla.sdy.sharding"          /* #sdy.sharding(_per_value)<...> */
-#define SHARD_XLA_MESHES "xla.sdy.meshes"              /* {name = #sdy.mesh<...>, ...} on the module */
+#define SHARD_XLA_SHARDING "xla.sdy.sharding" /* #sdy.sharding(_per_value)<...> */
+#define SHARD_XLA_MESHES "xla.sdy.meshes" /* {name = #sdy.mesh<...>, ...} on the module */
 #define SHARD_XLA_SHARDING_RULE "xla.sdy.sharding_rule" /* #sdy.op_sharding_rule<...> */
-#define SHARD_XLA_IN_SHARDINGS "xla.sdy.in_shardings"   /* manual computations */
+#define SHARD_XLA_IN_SHARDINGS "xla.sdy.in_shardings" /* manual computations */
 #define SHARD_XLA_OUT_SHARDINGS "xla.sdy.out_shardings"
 #define SHARD_XLA_MANUAL_AXES "xla.sdy.manual_axes"
 #define SHARD_XLA_GROUP_ID "xla.sdy.sharding_group_id"
@@ -40,8 +40,7 @@
 const char *shard_xla_frontend_get(const shard_attr *dict, const char *key);
 /* A copy of `dict` (NULL: none) with `key` set to the string `value`, or
  * removed when value is NULL; NULL when nothing is left. */
-shard_attr *shard_xla_frontend_with(shard_arena *a, const shard_attr *dict, const char *key,
-                                    const char *value);
+shard_attr *shard_xla_frontend_with(shard_arena *a, const shard_attr *dict, const char *key, const char *value);
 /* The same on an op's, a block argument's (func arguments) and a func
  * result's frontend attributes. */
 const char *shard_xla_op_frontend(const shard_op *op, const char *key);
@@ -56,8 +55,8 @@ char *shard_xla_escape(shard_arena *a, const char *text);
 
 /* Parses the escaped text of frontend attribute `key` as an attribute of
  * `kind`. NULL after an error at `at` naming the key and what is wrong. */
-shard_attr *shard_xla_parse(shard_module *m, const char *escaped, const char *key,
-                            shard_attr_kind kind, shard_span at, shard_diag_engine *de);
+shard_attr *shard_xla_parse(shard_module *m, const char *escaped, const char *key, shard_attr_kind kind, shard_span at,
+                            shard_diag_engine *de);
 
 /* The text of an sdy attribute as MLIR prints it (#sdy.sharding<...>,
  * #sdy.sharding_per_value<[...]>, #sdy.mesh<...>, #sdy.op_sharding_rule<...>),
@@ -65,9 +64,8 @@ shard_attr *shard_xla_parse(shard_module *m, const char *escaped, const char *ke
 char *shard_xla_attr_text(shard_arena *a, const shard_attr *attr);
 
 /* A stablehlo.custom_call to `target` (call_target_name), not inserted. */
-shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands,
-                                shard_value *const *operands, uint32_t num_results,
-                                shard_type *const *result_types);
+shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands, shard_value *const *operands,
+                                uint32_t num_results, shard_type *const *result_types);
 /* The stablehlo.constant an sdy.constant `op` becomes when exported to XLA:
  * op's attributes and span, inserted before op and given op's uses. op is
  * left for the caller to erase. */

@@ -29,8 +29,9 @@ static bool S_has_m_attr(const shard_op *op) {
 static bool S_op_in_form(shard_op *op, void *ctx) {
   bool *found = ctx;
   if (S_has_m_attr(op) && S_has_xla_key(shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS))) *found = true;
-  shard_attr *t =
-      op->name[0] == 's' && strcmp(op->name, "stablehlo.custom_call") == 0 ? shard_op_attr(op, "call_target_name") : NULL;
+  shard_attr *t = op->name[0] == 's' && strcmp(op->name, "stablehlo.custom_call") == 0
+                      ? shard_op_attr(op, "call_target_name")
+                      : NULL;
   if (t && t->kind == SHARD_ATTR_STRING && strncmp(t->u.str.data, "xla.sdy.", 8) == 0) *found = true;
   if (op->name[0] == 'f' && strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first) {
     shard_block *entry = op->regions[0].first;

@@ -15,8 +15,7 @@ const char *shard_xla_frontend_get(const shard_attr *dict, const char *key) {
   return v && v->kind == SHARD_ATTR_STRING ? v->u.str.data : NULL;
 }
 
-shard_attr *shard_xla_frontend_with(shard_arena *a, const shard_attr *dict, const char *key,
-                                    const char *value) {
+shard_attr *shard_xla_frontend_with(shard_arena *a, const shard_attr *dict, const char *key, const char *value) {
   shard_attr *v = value ? shard_attr_string(a, value, (uint32_t)strlen(value)) : NULL;
   shard_attr *out = shard_dict_with(a, dict, key, v);
   return out->u.dict.num ? out : NULL;
@@ -72,7 +71,10 @@ char *shard_xla_unescape(shard_arena *a, const char *text) {
     case 'b': shard_buf_putc(&b, '\b'); break;
     case 'f': shard_buf_putc(&b, '\f'); break;
     case 'v': shard_buf_putc(&b, '\v'); break;
-    case '\\': case '\'': case '"': case '?': shard_buf_putc(&b, c); break;
+    case '\\':
+    case '\'':
+    case '"':
+    case '?': shard_buf_putc(&b, c); break;
     case 'x': {
       int v = 0, n = 0;
       while (n < 2 && S_hex(p[1]) >= 0) v = v * 16 + S_hex(*++p), n++;
@@ -141,8 +143,8 @@ static const char *S_kind_name(shard_attr_kind kind) {
   }
 }
 
-shard_attr *shard_xla_parse(shard_module *m, const char *escaped, const char *key,
-                            shard_attr_kind kind, shard_span at, shard_diag_engine *de) {
+shard_attr *shard_xla_parse(shard_module *m, const char *escaped, const char *key, shard_attr_kind kind, shard_span at,
+                            shard_diag_engine *de) {
   char *text = shard_xla_unescape(m->arena, escaped);
   if (!text) {
     shard_error(de, at, "%s: bad escape sequence in \"%s\"", key, escaped);
@@ -175,11 +177,9 @@ char *shard_xla_attr_text(shard_arena *a, const shard_attr *attr) {
 
 /* ---- custom calls ----------------------------------------------------------- */
 
-shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands,
-                                shard_value *const *operands, uint32_t num_results,
-                                shard_type *const *result_types) {
-  shard_op *op = shard_op_new_named(a, "stablehlo.custom_call", num_operands, operands, num_results,
-                                   result_types, 0);
+shard_op *shard_xla_custom_call(shard_arena *a, const char *target, uint32_t num_operands, shard_value *const *operands,
+                                uint32_t num_results, shard_type *const *result_types) {
+  shard_op *op = shard_op_new_named(a, "stablehlo.custom_call", num_operands, operands, num_results, result_types, 0);
   shard_op_set_attr(a, op, "call_target_name", shard_attr_string(a, target, (uint32_t)strlen(target)), true);
   return op;
 }
