@@ -82,6 +82,10 @@ static void S_print_float(shard_buf *b, const char *text, size_t len, bool is_f3
     shard_buf_putn(b, text, len);
     return;
   }
+  /* the digits are those of the element type's value (68937445.0 is the f32
+   * 68937448, whose six digits differ from the literal's), so that a print
+   * read back prints the same */
+  if (is_f32) v = (double)(float)v;
   char out[64];
   snprintf(out, sizeof out, "%.6e", v);
   double back = strtod(out, NULL);
