@@ -218,21 +218,6 @@ static const shard_tensor_sharding *S_per_value_at(const shard_op *op, const cha
 
 static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
 
-/* Ops whose result sharding is their `out_sharding` (CollectiveOpInterface). */
-static bool S_is_collective(const shard_op *op) {
-  static const char *const names[] = {"sdy.all_gather",
-                                      "sdy.all_reduce",
-                                      "sdy.all_slice",
-                                      "sdy.all_to_all",
-                                      "sdy.collective_permute",
-                                      "sdy.reduce_scatter",
-                                      "sdy.replicated_to_unreduced",
-                                      "sdy.sharded_to_unreduced"};
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (S_is(op, names[i])) return true;
-  return false;
-}
-
 const shard_tensor_sharding *shard_canon_value_sharding(const shard_value *v) {
   /* A value owned by a data-flow edge has that edge's sharding. */
   for (const shard_operand *u = v->first_use; u; u = u->next_use)
@@ -250,7 +235,7 @@ const shard_tensor_sharding *shard_canon_value_sharding(const shard_value *v) {
   const shard_op *op = v->def;
   if (S_is(op, "sdy.reshard") || S_is(op, "sdy.sharding_constraint") || S_is(op, "sdy.data_flow_edge"))
     return S_sharding_attr(op, "sharding");
-  if (S_is_collective(op)) return S_sharding_attr(op, "out_sharding");
+  if (shard_op_is_sdy_collective(op)) return S_sharding_attr(op, "out_sharding");
   if (S_is(op, "sdy.manual_computation") || S_is(op, "sdy.named_computation"))
     return S_per_value_at(op, "out_shardings", v->index);
   return S_per_value_at(op, "sdy.sharding", v->index);

@@ -82,6 +82,13 @@ bool shard_op_prints_generic(const shard_op *op) {
          (strcmp(op->name, "stablehlo.rng") == 0 || strcmp(op->name, "stablehlo.rng_bit_generator") == 0);
 }
 
+bool shard_op_is_sdy_collective(const shard_op *op) {
+  if (!op || strncmp(op->name, "sdy.", 4) != 0) return false;
+  const shard_op_def *d = op->def;
+  if (!d || strcmp(d->name, op->name) != 0) d = shard_op_def_lookup(op->name, strlen(op->name));
+  return d && (d->traits & SHARD_TRAIT_COLLECTIVE);
+}
+
 unsigned shard_op_def_alias_flags(const char *name, size_t len, const shard_op_def *def) {
   /* only a twin's definition is an alias; mhlo.copy is its own name */
   return def && S_is_mhlo(name, len) && !S_is_mhlo(def->name, strlen(def->name)) ? SHARD_OP_MHLO : 0;

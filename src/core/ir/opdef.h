@@ -17,6 +17,7 @@ enum {
   SHARD_TRAIT_SYMBOL = 1u << 3,
   SHARD_TRAIT_SDY = 1u << 4, /* op of the sdy dialect */
   SHARD_TRAIT_ELEMENTWISE = 1u << 5,
+  SHARD_TRAIT_COLLECTIVE = 1u << 6, /* sdy's CollectiveOpInterface: the result sharding is `out_sharding` */
 };
 
 /* What an op's attribute must be, as its ODS definition demands
@@ -100,6 +101,10 @@ void shard_op_mark_mhlo(shard_op *op);
 /* Does the op print in generic form though its definition has a custom
  * syntax (mhlo.rng, mhlo.rng_bit_generator: mhlo has none)? */
 bool shard_op_prints_generic(const shard_op *op);
+/* An sdy collective (all_gather, all_reduce, all_slice, all_to_all,
+ * collective_permute, reduce_scatter, replicated_to_unreduced,
+ * sharded_to_unreduced): SHARD_TRAIT_COLLECTIVE of its definition. */
+bool shard_op_is_sdy_collective(const shard_op *op);
 bool shard_op_def_is_inherent(const shard_op_def *def, const char *attr_name);
 /* Is this one of StableHLO's test-dialect ops (check.*, interpreter.*)?
  * stablehlo-opt registers those dialects; sdy_opt and mlir-opt do not. */

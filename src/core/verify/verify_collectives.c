@@ -7,25 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/opdef.h"
 #include "verify/verify_internal.h"
-
-static const char *const S_collectives[] = {
-    "sdy.all_gather",
-    "sdy.all_reduce",
-    "sdy.all_slice",
-    "sdy.all_to_all",
-    "sdy.collective_permute",
-    "sdy.reduce_scatter",
-    "sdy.replicated_to_unreduced",
-    "sdy.sharded_to_unreduced",
-};
-
-bool shard_verify_is_collective(const shard_op *op) {
-  if (!shard_verify_is_sdy_op(op)) return false;
-  for (size_t i = 0; i < sizeof S_collectives / sizeof *S_collectives; i++)
-    if (op->name[4] == S_collectives[i][4] && strcmp(op->name, S_collectives[i]) == 0) return true; /* past "sdy." */
-  return false;
-}
 
 static bool S_allows_missing_input(const shard_op *op) {
   return shard_verify_op_is(op, "sdy.all_slice") || shard_verify_op_is(op, "sdy.all_reduce") ||

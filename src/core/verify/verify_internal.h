@@ -166,7 +166,6 @@ bool shard_verify_check_chlo(vf_ctx *cx, const shard_op *op);
 bool shard_verify_check_dense(vf_ctx *cx, const shard_attr *a, shard_span at);
 
 /* verify_collectives.c */
-bool shard_verify_is_collective(const shard_op *op);
 bool shard_verify_check_collective_entry(vf_ctx *cx, const shard_op *op, const vf_manual *manual);
 bool shard_verify_check_collective_symbol_uses(vf_ctx *cx, const shard_op *op);
 

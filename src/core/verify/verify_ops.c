@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ir/call_graph.h"
+#include "ir/opdef.h"
 #include "verify/verify_internal.h"
 
 /* ---- unreduced axes ----------------------------------------------------- */
@@ -495,7 +496,7 @@ bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual
     }
     return true;
   }
-  if (shard_verify_is_collective(op)) return shard_verify_check_collective_entry(cx, op, manual);
+  if (shard_op_is_sdy_collective(op)) return shard_verify_check_collective_entry(cx, op, manual);
   return true;
 }
 
@@ -543,7 +544,7 @@ bool shard_verify_check_op_symbol_uses(vf_ctx *cx, const shard_op *op, const vf_
   if (shard_verify_op_is(op, "sdy.named_computation")) return S_check_named_symbol_uses(cx, op, manual);
   if (shard_verify_op_is(op, "sdy.data_flow_edge")) return S_check_data_flow_edge(cx, op, manual);
   if (shard_verify_op_is(op, "sdy.func_data_flow_edge")) return S_check_func_data_flow_edge(cx, op);
-  if (shard_verify_is_collective(op)) return shard_verify_check_collective_symbol_uses(cx, op);
+  if (shard_op_is_sdy_collective(op)) return shard_verify_check_collective_symbol_uses(cx, op);
   return true;
 }
 
