@@ -1090,29 +1090,6 @@ static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
-  static const char *const unary[] = {"abs",
-                                      "negate",
-                                      "not",
-                                      "exponential",
-                                      "exponential_minus_one",
-                                      "log",
-                                      "log_plus_one",
-                                      "sqrt",
-                                      "rsqrt",
-                                      "cbrt",
-                                      "tanh",
-                                      "tan",
-                                      "sine",
-                                      "cosine",
-                                      "logistic",
-                                      "floor",
-                                      "ceil",
-                                      "round_nearest_even",
-                                      "round_nearest_afz",
-                                      "sign",
-                                      "is_finite",
-                                      "popcnt",
-                                      "count_leading_zeros"};
   static const char *const binary[] = {"add",
                                        "subtract",
                                        "multiply",
@@ -1133,8 +1110,7 @@ bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *h
   if (!strcmp(n, "sdy.constant")) return S_constant(p, f, op);
   if (strncmp(n, "stablehlo.", 10) != 0) return *handled = false, true;
   n += 10;
-  for (size_t i = 0; i < sizeof unary / sizeof *unary; i++)
-    if (!strcmp(n, unary[i])) return S_unary(p, f, op, n);
+  if (S_unary_op(n) != UN_NONE) return S_unary(p, f, op, n);
   for (size_t i = 0; i < sizeof binary / sizeof *binary; i++)
     if (!strcmp(n, binary[i])) return S_binary(p, f, op);
   if (!strcmp(n, "constant")) return S_constant(p, f, op);

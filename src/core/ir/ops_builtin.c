@@ -226,18 +226,6 @@ static bool S_return_parse(shard_parser *p, shard_op_state *st) {
   return true;
 }
 
-static void S_return_print(shard_printer *pr, const shard_op *op) {
-  shard_printer_attr_dict(pr, op, NULL);
-  if (!op->num_operands) return;
-  shard_printer_puts(pr, " ");
-  shard_printer_operands(pr, op, 0, op->num_operands);
-  shard_printer_puts(pr, " : ");
-  for (uint32_t i = 0; i < op->num_operands; i++) {
-    if (i) shard_printer_puts(pr, ", ");
-    shard_printer_type(pr, op->operands[i].value->type);
-  }
-}
-
 /* ---- func.call ------------------------------------------------------------------ */
 
 // call ::= 'call' symbol '(' operands ')' attr-dict ':' function-type
@@ -363,6 +351,9 @@ const shard_op_def shard_builtin_ops[] = {
      .traits = SHARD_TRAIT_ISOLATED | SHARD_TRAIT_SYMBOL,
      .required = S_required_func_func,
      .signature = &S_signature_func_func},
-    {.name = "func.return", .parse = S_return_parse, .print = S_return_print, .traits = SHARD_TRAIT_TERMINATOR},
+    {.name = "func.return",
+     .parse = S_return_parse,
+     .print = shard_printer_return_form,
+     .traits = SHARD_TRAIT_TERMINATOR},
 };
 const unsigned shard_num_builtin_ops = sizeof shard_builtin_ops / sizeof shard_builtin_ops[0];

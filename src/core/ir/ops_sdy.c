@@ -326,18 +326,6 @@ static bool S_parse_return(shard_parser *p, shard_op_state *st) {
   return ok;
 }
 
-static void S_print_return(shard_printer *pr, const shard_op *op) {
-  shard_printer_attr_dict(pr, op, NULL);
-  if (op->num_operands == 0) return;
-  shard_printer_puts(pr, " ");
-  shard_printer_operands(pr, op, 0, op->num_operands);
-  shard_printer_puts(pr, " : ");
-  for (uint32_t i = 0; i < op->num_operands; i++) {
-    if (i) shard_printer_puts(pr, ", ");
-    shard_printer_type(pr, op->operands[i].value->type);
-  }
-}
-
 /* ---- sdy.manual_computation -------------------------------------------- */
 
 /* manual-computation ::= '(' operands ')' 'in_shardings' '=' stripped-per-value
@@ -646,13 +634,7 @@ static void S_print_func_data_flow_edge(shard_printer *pr, const shard_op *op) {
  * type differs from the result type. */
 static bool S_parse_constant(shard_parser *p, shard_op_state *st) {
   if (shard_parser_accept(p, "(")) {
-    if (!shard_parser_expect(p, ")")) return false;
-    if (shard_parser_accept(p, "<")) {
-      shard_named_attr *props;
-      uint32_t n;
-      if (!shard_parser_attr_dict_into(p, &props, &n) || !shard_parser_expect(p, ">")) return false;
-      for (uint32_t i = 0; i < n; i++) shard_op_state_add_attr(st, props[i].name, props[i].value, true);
-    }
+    if (!shard_parser_expect(p, ")") || !shard_parser_properties(p, st)) return false;
     shard_type *t;
     if (!shard_parser_attr_dict(p, st) || !shard_parser_expect(p, ":") || !shard_parser_expect(p, "(") ||
         !shard_parser_expect(p, ")") || !shard_parser_expect(p, "->") || !shard_parser_type(p, &t))
@@ -876,7 +858,7 @@ const shard_op_def shard_sdy_ops[] = {
      .signature = &S_signature_same_type},
     {.name = "sdy.return",
      .parse = S_parse_return,
-     .print = S_print_return,
+     .print = shard_printer_return_form,
      .inherent = NULL,
      .traits = SDY | SHARD_TRAIT_TERMINATOR},
     {.name = "sdy.sharded_to_unreduced",

@@ -405,20 +405,13 @@ static bool S_parse_return(shard_parser *p, shard_op_state *st) {
   return true;
 }
 
-static void S_print_operand_types(shard_printer *pr, const shard_op *op) {
-  for (uint32_t i = 0; i < op->num_operands; i++) {
-    if (i) shard_printer_puts(pr, ", ");
-    shard_printer_type(pr, op->operands[i].value->type);
-  }
-}
-
 static void S_print_return(shard_printer *pr, const shard_op *op) {
   if (op->num_operands) shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
   S_print_attr_dict(pr, op, NULL);
   if (op->num_operands) {
     shard_printer_puts(pr, " : ");
-    S_print_operand_types(pr, op);
+    shard_printer_operand_types(pr, op);
   }
 }
 
@@ -430,13 +423,7 @@ static void S_print_return(shard_printer *pr, const shard_op *op) {
 // the result type.
 static bool S_parse_constant(shard_parser *p, shard_op_state *st) {
   if (shard_parser_accept(p, "(")) {
-    if (!shard_parser_expect(p, ")")) return false;
-    if (shard_parser_accept(p, "<")) {
-      shard_named_attr *props;
-      uint32_t n;
-      if (!shard_parser_attr_dict_into(p, &props, &n) || !shard_parser_expect(p, ">")) return false;
-      for (uint32_t i = 0; i < n; i++) shard_op_state_add_attr(st, props[i].name, props[i].value, true);
-    }
+    if (!shard_parser_expect(p, ")") || !shard_parser_properties(p, st)) return false;
     shard_type *fn;
     if (!S_attr_dict(p, st) || !shard_parser_expect(p, ":")) return false;
     shard_span at = shard_parser_here(p);
@@ -1198,7 +1185,7 @@ static void S_print_optimization_barrier(shard_printer *pr, const shard_op *op) 
   shard_printer_puts(pr, " ");
   shard_printer_operands(pr, op, 0, op->num_operands);
   shard_printer_puts(pr, " : ");
-  S_print_operand_types(pr, op);
+  shard_printer_operand_types(pr, op);
 }
 
 /* ---- convolution ---------------------------------------------------------- */
@@ -1460,7 +1447,7 @@ static void S_print_while(shard_printer *pr, const shard_op *op) {
   shard_printer_puts(pr, ")");
   if (op->num_operands) {
     shard_printer_puts(pr, " : ");
-    S_print_operand_types(pr, op);
+    shard_printer_operand_types(pr, op);
   }
   if (op->num_attrs) {
     shard_printer_puts(pr, " attributes");

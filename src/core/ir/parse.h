@@ -113,6 +113,9 @@ bool shard_parser_attr(shard_parser *p, shard_attr **out);
 /* Optional {name = attr, ...}; merges into st->attrs. */
 bool shard_parser_attr_dict(shard_parser *p, shard_op_state *st);
 bool shard_parser_attr_dict_into(shard_parser *p, shard_named_attr **out, uint32_t *n);
+/* Optional properties `<` attr-dict `>` (as printGenericOp writes them),
+ * each entry added to st as an inherent attribute. */
+bool shard_parser_properties(shard_parser *p, shard_op_state *st);
 /* Adds an attribute to the state (replacing a same-named one). */
 void shard_op_state_add_attr(shard_op_state *st, const char *name, shard_attr *value, bool inherent);
 /* Optional trailing loc(...). */

@@ -688,6 +688,15 @@ static int S_cmp_named(const void *x, const void *y) {
 }
 
 // dict ::= '{' (name ('=' attr)?) (',' ...)* '}'
+bool shard_parser_properties(shard_parser *p, shard_op_state *st) {
+  if (!shard_parser_accept(p, "<")) return true;
+  shard_named_attr *props;
+  uint32_t n;
+  if (!shard_parser_attr_dict_into(p, &props, &n) || !shard_parser_expect(p, ">")) return false;
+  for (uint32_t i = 0; i < n; i++) shard_op_state_add_attr(st, props[i].name, props[i].value, true);
+  return true;
+}
+
 bool shard_parser_attr_dict_into(shard_parser *p, shard_named_attr **out, uint32_t *n) {
   if (!shard_parser_expect(p, "{")) return false;
   SHARD_VEC(shard_named_attr) entries = {0};

@@ -207,6 +207,22 @@ void shard_printer_type(shard_printer *pr, const shard_type *t) {
   shard_buf_puts(pr->out, t ? t->text : "<<NULL TYPE>>");
 }
 
+void shard_printer_operand_types(shard_printer *pr, const shard_op *op) {
+  for (uint32_t i = 0; i < op->num_operands; i++) {
+    if (i) shard_buf_puts(pr->out, ", ");
+    shard_printer_type(pr, op->operands[i].value->type);
+  }
+}
+
+void shard_printer_return_form(shard_printer *pr, const shard_op *op) {
+  shard_printer_attr_dict(pr, op, NULL);
+  if (!op->num_operands) return;
+  shard_buf_putc(pr->out, ' ');
+  shard_printer_operands(pr, op, 0, op->num_operands);
+  shard_buf_puts(pr->out, " : ");
+  shard_printer_operand_types(pr, op);
+}
+
 void shard_printer_attr(shard_printer *pr, const shard_attr *a) { shard_attr_print(pr->out, a); }
 
 static bool S_elided(const char *name, const char *const *elided) {

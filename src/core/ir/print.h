@@ -40,6 +40,10 @@ void shard_printer_value(shard_printer *pr, const shard_value *v);
 /* Operands [from, to) separated by ", ". */
 void shard_printer_operands(shard_printer *pr, const shard_op *op, uint32_t from, uint32_t to);
 void shard_printer_type(shard_printer *pr, const shard_type *t);
+/* The operands' types separated by ", ". */
+void shard_printer_operand_types(shard_printer *pr, const shard_op *op);
+/* attr-dict (' ' operands ' : ' types)?: func.return's and sdy.return's form. */
+void shard_printer_return_form(shard_printer *pr, const shard_op *op);
 void shard_printer_attr(shard_printer *pr, const shard_attr *a);
 /* " {a = b, ...}" of the op's attributes except inherent ones and `elided`
  * (NULL-terminated list); prints nothing when empty. */
