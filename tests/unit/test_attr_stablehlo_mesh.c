@@ -23,12 +23,35 @@ static void S_capture(void *ctx, const shard_diag *d) {
   shard_span_linecol(d->span, &c->line, &c->col);
 }
 
+/* What a test allocated, released after it (LeakSanitizer runs in `make
+ * asan`): sources, their text, module texts and parsed modules. */
+enum { S_MAX_OWNED = 64 };
+static void *S_owned[S_MAX_OWNED];
+static shard_module *S_modules[S_MAX_OWNED];
+static unsigned S_num_owned, S_num_modules;
+
+static void *S_own(void *p) {
+  cr_assert_lt(S_num_owned, S_MAX_OWNED, "raise S_MAX_OWNED");
+  return S_owned[S_num_owned++] = p;
+}
+
+static void S_release(void) {
+  for (unsigned i = 0; i < S_num_modules; i++) shard_module_free(S_modules[i]);
+  for (unsigned i = 0; i < S_num_owned; i++) free(S_owned[i]);
+  S_num_modules = S_num_owned = 0;
+}
+
+TestSuite(attr_stablehlo_mesh, .fini = S_release);
+
 static shard_module *S_parse(const char *in, captured *diag) {
   static shard_diag_engine de;
-  shard_source *src = malloc(sizeof *src);
-  *src = (shard_source){"test.mlir", strdup(in), strlen(in), 0};
+  shard_source *src = S_own(malloc(sizeof *src));
+  *src = (shard_source){"test.mlir", S_own(strdup(in)), strlen(in), 0};
   shard_diag_init(&de, S_capture, diag);
-  return shard_parse_module(src, NULL, &de);
+  shard_module *m = shard_parse_module(src, NULL, &de);
+  cr_assert_lt(S_num_modules, S_MAX_OWNED, "raise S_MAX_OWNED");
+  if (m) S_modules[S_num_modules++] = m;
+  return m;
 }
 
 static char *S_print(shard_module *m, bool generic) {
@@ -61,7 +84,7 @@ static const char S_inline_group[] =
     "<name = \"y\", size = 4>], device_ids=dense<[7, 6, 5, 4, 3, 2, 1, 0]> : tensor<8xi64>>, axes = []>";
 
 static char *S_module(const char *group) {
-  char *s = malloc(4096);
+  char *s = S_own(malloc(4096));
   snprintf(s, 4096,
            "module {\n"
            "  sdy.mesh @m = <[\"x\"=4, \"y\"=2]>\n"
@@ -92,7 +115,6 @@ static void S_expect_roundtrip(const char *group) {
     cr_expect(shard_attr_equal(rg, rg2));
     free(out);
   }
-  free(in);
 }
 
 Test(attr_stablehlo_mesh, symbol_mesh_round_trips) { S_expect_roundtrip(S_symbol_group); }
@@ -185,7 +207,6 @@ Test(attr_stablehlo_mesh, mesh_through_an_alias) {
   char *out = S_print(m, false);
   cr_expect_not_null(strstr(out, "mesh = #stablehlo.mesh<axes=[<name = \"x\", size = 2>]>, axes = []>"), "%s", out);
   free(out);
-  free(mod);
 }
 
 /* Builders print what the parser reads. */
