@@ -1090,29 +1090,13 @@ static bool S_get_dimension_size(interp_proc *p, interp_frame *f, shard_op *op) 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
 bool shard_interp_exec_op(interp_proc *p, interp_frame *f, shard_op *op, bool *handled) {
-  static const char *const binary[] = {"add",
-                                       "subtract",
-                                       "multiply",
-                                       "divide",
-                                       "remainder",
-                                       "maximum",
-                                       "minimum",
-                                       "power",
-                                       "atan2",
-                                       "and",
-                                       "or",
-                                       "xor",
-                                       "shift_left",
-                                       "shift_right_logical",
-                                       "shift_right_arithmetic"};
   *handled = true;
   const char *n = op->name;
   if (!strcmp(n, "sdy.constant")) return S_constant(p, f, op);
   if (strncmp(n, "stablehlo.", 10) != 0) return *handled = false, true;
   n += 10;
   if (S_unary_op(n) != UN_NONE) return S_unary(p, f, op, n);
-  for (size_t i = 0; i < sizeof binary / sizeof *binary; i++)
-    if (!strcmp(n, binary[i])) return S_binary(p, f, op);
+  if (shard_interp_binop(n) != BIN_NONE) return S_binary(p, f, op);
   if (!strcmp(n, "constant")) return S_constant(p, f, op);
   if (!strcmp(n, "compare")) return S_compare(p, f, op);
   if (!strcmp(n, "select")) return S_select(p, f, op);
