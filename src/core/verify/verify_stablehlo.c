@@ -1388,12 +1388,12 @@ static bool S_window_attrs(S_op *s, const shard_type *x, uint32_t *nwin_out) {
   return true;
 }
 
-/* The windowed shape of a reduce_window's results (inferWindowOutputShape):
- * per dim the base-dilated, padded operand, the window-dilated window, the
- * strided count of its positions (0 when the window is larger). The
- * results keep their own element types: only the shape is inferred here. */
-static bool S_reduce_window_results(S_op *s, const shard_type *x, uint32_t nwin, uint32_t n) {
-  if (!S_ranked(x) || x->rank != nwin || s->op->num_results != n) return true;
+/* The windowed shape of x under the op's window attributes
+ * (inferWindowOutputShape): per dim the base-dilated, padded operand, the
+ * window-dilated window, the strided count of its positions (0 when the
+ * window is larger); a dim that is dynamic or overflows is dynamic. x is
+ * ranked with nwin dims. */
+static int64_t *S_window_shape(S_op *s, const shard_type *x, uint32_t nwin) {
   const shard_op *op = s->op;
   uint32_t k;
   const int64_t *win = S_dims_attr(op, "window_dimensions", &k);
@@ -1425,6 +1425,15 @@ static bool S_reduce_window_results(S_op *s, const shard_type *x, uint32_t nwin,
     window += 1;
     shape[i] = padded <= 0 || window > padded ? 0 : (padded - window) / st + 1;
   }
+  return shape;
+}
+
+/* reduce_window's results have the windowed shape of its operands; they
+ * keep their own element types: only the shape is inferred here. */
+static bool S_reduce_window_results(S_op *s, const shard_type *x, uint32_t nwin, uint32_t n) {
+  if (!S_ranked(x) || x->rank != nwin || s->op->num_results != n) return true;
+  const shard_op *op = s->op;
+  int64_t *shape = S_window_shape(s, x, nwin);
   bool same = true;
   for (uint32_t r = 0; same && r < n; r++) {
     const shard_type *t = S_result_type(op, r);
@@ -1490,23 +1499,7 @@ static bool S_select_and_scatter(S_op *s) {
                                S_ty(s, rt));
   }
   if (!S_ranked(x) || !S_ranked(src) || nwin != x->rank) return true;
-  uint32_t n;
-  const int64_t *win = S_dims_attr(op, "window_dimensions", &n), *strides = S_dims_attr(op, "window_strides", &n);
-  if (strides && n != nwin) strides = NULL;
-  const shard_attr *pad = shard_verify_attr(op, "padding");
-  const int64_t *pv =
-      pad && pad->kind == SHARD_ATTR_DENSE && pad->u.dense.num_ints == 2 * nwin ? pad->u.dense.ints : NULL;
-  int64_t *shape = SHARD_NEW_ARRAY(s->cx->scratch, int64_t, nwin + 1);
-  for (uint32_t i = 0; i < nwin; i++) {
-    int64_t d = x->dims[i], padded, st = strides ? strides[i] : 1;
-    if (S_dynamic(d) || (pv && (__builtin_add_overflow(d, pv[2 * i], &padded) ||
-                                __builtin_add_overflow(padded, pv[2 * i + 1], &padded)))) {
-      shape[i] = SHARD_DYNAMIC_DIM;
-      continue;
-    }
-    if (!pv) padded = d;
-    shape[i] = padded < win[i] ? 0 : (padded - win[i]) / st + 1;
-  }
+  int64_t *shape = S_window_shape(s, x, nwin);
   bool same = src->rank == nwin && S_elem(src) && strcmp(S_elem(src), x->elem) == 0;
   for (uint32_t i = 0; same && i < nwin; i++) same = S_dims_compatible(shape[i], src->dims[i]);
   if (!same)
