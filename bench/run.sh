@@ -4,7 +4,9 @@
 # the same module's generic form, on generated modules of each size, narrow
 # (bench/gen.py: one long function) and wide (gen.py --wide: many functions
 # and meshes, func > while > manual_computation); then the growth factor of
-# each command per 10x the ops.
+# each command per 10x the ops, and issue 17's targets, each met or not.
+# Times and peak RSS come from bench/measure.py (the kernel's accounting of
+# the finished process, to the millisecond).
 #
 #   run.sh SHARD_BINARY [OPS...]      (default OPS: 10000 100000)
 #
@@ -26,16 +28,17 @@ mkdir -p "$dir"
 tmp_out=$dir/out.tmp
 
 # Best wall time over $repeat runs of "$@": prints "wall cpu rss_mib" (the
-# CPU time and peak RSS of that best run). Output goes to a file, as shard's
-# -o or mlir-opt's stdout would.
+# CPU time and peak RSS of that best run; bench/measure.py reads them from the
+# kernel to the millisecond). Output goes to a file, as shard's -o or
+# mlir-opt's stdout would.
 measure() {
   best=
   for _ in $(seq "$repeat"); do
-    /usr/bin/time -f '%e %U %S %M' -o "$dir/time.out" "$@" > "$tmp_out" 2> "$dir/err.out" || {
+    python3 "$here/measure.py" "$tmp_out" "$dir/err.out" -- "$@" > "$dir/time.out" || {
       echo "FAILED: $*" >&2; tail -n 3 "$dir/err.out" >&2; echo "- - -"; return 0; }
-    read -r secs user sys kib < "$dir/time.out"
+    read -r secs cpu_s rss_m < "$dir/time.out"
     if [ -z "$best" ] || [ "$(echo "$secs < $best" | bc)" = 1 ]; then
-      best=$secs cpu=$(echo "$user + $sys" | bc) rss=$((kib / 1024))
+      best=$secs cpu=$cpu_s rss=$rss_m
     fi
   done
   echo "$best $cpu $rss"
@@ -80,7 +83,7 @@ for shape in $shapes; do
       name=$cmd; [ "$cmd" = plan ] && name="lower --plan"
       printf '%-7s %-9s %6s | %-14s %8s %8s %8s %8s | %s, %s\n' "$shape" "$ops" "$mb" "$name" "$1" "$2" "$3" \
         "$(ratio "$mb" "$1")" "$(x_of "$(ratio "$1" "$mw")")" "$(x_of "$(ratio "$3" "$mr")")"
-      echo "$shape $ops $cmd $1 $2" >> "$results"
+      echo "$shape $ops $cmd $1 $2 $3 $mw $mr" >> "$results"
     done
   done
 done
@@ -102,4 +105,40 @@ for shape in $shapes; do
     [ -n "$out" ] && printf '  %-7s %-14s%s\n' "$shape" "$cmd" "$out"
   done
 done
+
+# issue 17's targets, from the rows above (wall and RSS beside mlir-opt-16 at
+# 100k ops and more; lower --plan beside lower; growth per 10x in CPU time)
+echo
+echo "targets (100k ops and more; growth from the CPU times above)"
+awk '
+function verdict(ok) { return ok ? "met" : "NOT MET" }
+$7 != "-" && $2 >= 100000 {
+  w = $4 / $7; r = $6 / $8
+  if ($3 == "check") {
+    printf "  %-7s %-9s check        wall %.2fx (<= 0.1x) %s, rss %.2fx (<= 0.25x) %s\n", $1, $2, w, verdict(w <= 0.1), r, verdict(r <= 0.25)
+  } else if ($3 == "propagate") {
+    printf "  %-7s %-9s propagate    wall %.2fx (<= 0.5x) %s\n", $1, $2, w, verdict(w <= 0.5)
+  } else if ($3 == "lower") {
+    printf "  %-7s %-9s lower        wall %.2fx (<= 1x) %s\n", $1, $2, w, verdict(w <= 1)
+    lower[$1 " " $2] = $4
+  } else if ($3 == "plan" && (($1 " " $2) in lower)) {
+    p = $4 / lower[$1 " " $2]
+    printf "  %-7s %-9s lower --plan %.2fx lower (<= 2x) %s\n", $1, $2, p, verdict(p <= 2)
+  }
+}
+' "$results"
+awk '
+function verdict(ok) { return ok ? "met" : "NOT MET" }
+{ cpu[$1 " " $3 " " $2] = $5 }
+END {
+  for (k in cpu) {
+    split(k, a, " ")
+    if (a[2] == "opt") continue
+    big = a[1] " " a[2] " " (a[3] * 10)
+    if ((big in cpu) && cpu[k] > 0) {
+      g = cpu[big] / cpu[k]
+      printf "  %-7s %-9s %-12s growth %.1fx per 10x (<= 11x) %s\n", a[1], a[3] "->" a[3] * 10, a[2], g, verdict(g <= 11)
+    }
+  }
+}' "$results" | sort -k1,1 -k2,2n -k3,3
 rm -f "$tmp_out" "$tmp_out.mlir"
