@@ -27,6 +27,7 @@
 #include "pass/pass_shardings.h"
 #include "propagate/propagate.h"
 #include "sdy/sharding.h"
+#include "support/strmap.h"
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
@@ -77,14 +78,6 @@ bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const 
 
 /* ---- -sdy-constant-or-scalar-merger ------------------------------------------ */
 
-static bool S_same_attrs(const shard_op *a, const shard_op *b) {
-  if (a->num_attrs != b->num_attrs) return false;
-  for (uint32_t i = 0; i < a->num_attrs; i++)
-    if (strcmp(a->attrs[i].name, b->attrs[i].name) != 0 || !shard_attr_equal(a->attrs[i].value, b->attrs[i].value))
-      return false;
-  return true;
-}
-
 static bool S_is_constant(const shard_op *op) {
   return shard_op_is(op, &K_stablehlo_constant) || shard_op_is(op, &K_sdy_constant);
 }
@@ -95,42 +88,55 @@ static bool S_is_scalar_broadcast(const shard_op *op) {
   return t && t->kind == SHARD_TYPE_TENSOR && t->rank == 0;
 }
 
-/* An earlier op that `op` duplicates, or NULL. Constants match on their
- * attributes (value and sharding) within a region; scalar broadcasts also on
- * their result type and operand. The op name is not part of the key, as in
- * Shardy. */
-static shard_op *S_cached(const op_vec *seen, const shard_op *op) {
-  bool constant = S_is_constant(op);
-  if (!constant && !S_is_scalar_broadcast(op)) return NULL;
-  shard_region *region = op->parent ? op->parent->parent : NULL;
-  for (uint32_t i = 0; i < seen->len; i++) {
-    shard_op *c = seen->items[i];
-    if ((c->parent ? c->parent->parent : NULL) != region || !S_same_attrs(c, op)) continue;
-    if (constant ? S_is_constant(c)
-                 : (S_is_scalar_broadcast(c) && shard_type_equal(c->results[0].type, op->results[0].type) &&
-                    c->operands[0].value == op->operands[0].value))
-      return c;
+/* What makes two ops the same for the merger, as one text: the region they
+ * are in, whether a constant, their attributes (printed, which is canonical:
+ * attribute equality is print equality) and, for a scalar broadcast, its
+ * result type and operand. The op name is not part of the key, as in Shardy.
+ * Keyed by this text the pass is linear in the ops (a list of the constants
+ * seen was scanned for each one). */
+static void S_merge_key(shard_buf *b, const shard_op *op, bool constant) {
+  shard_buf_clear(b);
+  const shard_region *region = op->parent ? op->parent->parent : NULL;
+  shard_buf_putn(b, (const char *)&region, sizeof region);
+  shard_buf_putc(b, constant ? 'c' : 'b');
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    shard_buf_puts(b, op->attrs[i].name);
+    shard_buf_putc(b, '=');
+    shard_attr_print(b, op->attrs[i].value);
+    shard_buf_putc(b, '\0');
   }
-  return NULL;
+  if (!constant) {
+    shard_type_print(b, op->results[0].type);
+    const shard_value *operand = op->operands[0].value;
+    shard_buf_putn(b, (const char *)&operand, sizeof operand);
+  }
 }
 
 bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, const shard_pass_context *cx) {
-  op_vec ops = {0}, seen = {0};
+  op_vec ops = {0};
   shard_walk(m->top, S_collect_all, &ops);
+  shard_arena *keys = shard_arena_new();
+  shard_strmap seen = {0};
+  shard_buf key;
+  shard_buf_init(&key);
   for (uint32_t i = 0; i < ops.len; i++) {
     shard_op *op = ops.items[i];
-    if (!S_is_constant(op) && !S_is_scalar_broadcast(op)) continue;
-    shard_op *c = S_cached(&seen, op);
+    bool constant = S_is_constant(op);
+    if (!constant && !S_is_scalar_broadcast(op)) continue;
+    S_merge_key(&key, op, constant);
+    shard_op *c = shard_strmap_get(&seen, shard_buf_str(&key), key.len);
     if (!c) {
-      SHARD_VEC_PUSH(seen, op);
+      shard_strmap_put(&seen, shard_arena_dup(keys, shard_buf_str(&key), key.len), key.len, op);
       continue;
     }
     for (uint32_t r = 0; r < op->num_results && r < c->num_results; r++)
       shard_value_replace_all_uses(&op->results[r], &c->results[r]);
     shard_op_erase(op);
   }
+  shard_buf_free(&key);
+  shard_strmap_release(&seen);
+  shard_arena_free(keys);
   SHARD_VEC_FREE(ops);
-  SHARD_VEC_FREE(seen);
   return true;
 }
 
