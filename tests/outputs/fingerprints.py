@@ -15,7 +15,9 @@ Sets:
   shardy, xla_shardy, stablehlo
               every RUN line of the suite's files, the part of each pipeline
               stage that runs the tool (sdy_opt, xla-sdy-opt, stablehlo-opt
-              become `shard opt`, stablehlo-translate `shard interpret`)
+              become `shard opt`, stablehlo-translate `shard interpret`), with
+              a redirection of its stdout to a file dropped (the output is
+              what is fingerprinted; nothing is written beside the suite)
   realworld   every module through `shard opt -split-input-file
               -allow-unregistered-dialect`, with and without
               -sdy-propagation-pipeline
@@ -50,6 +52,12 @@ import suites  # noqa: E402
 
 TIMEOUT = 120
 RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
+# `> FILE`, `>> FILE` or `1> FILE` (not 2>, not >&): the stage's stdout sent to a file
+STDOUT_TO_FILE_RE = re.compile(r"(?:(?<=\s)1|(?<![0-9&>]))>>?(?!&)\s*\S+")
+# the name under which a suite is seen from the scratch directory the runs
+# happen in, so that paths in messages are the same on every machine and
+# whatever a RUN line writes lands in the scratch directory, not the suite
+SUITE_LINK = "suite"
 # tool name in a RUN line -> shard's arguments in its place
 TOOLS = {"sdy_opt": ["opt"], "xla-sdy-opt": ["opt"], "stablehlo-opt": ["opt"],
          "stablehlo-translate": ["interpret"]}
@@ -111,12 +119,14 @@ def tool_stages(cmd):
             words = stage.strip().split(None, 1)
         if not words or words[0] not in TOOLS:
             continue
-        rest = words[1] if len(words) > 1 else ""
+        rest = STDOUT_TO_FILE_RE.sub(" ", words[1] if len(words) > 1 else "")
         out.append(" ".join(["@SHARD@"] + TOOLS[words[0]] + [rest]).strip())
     return out
 
 
-def suite_jobs(name, root):
+def suite_jobs(name, root, work):
+    """The runs over suite `name` (at `root`), made in the directory `work`
+    where SUITE_LINK points at the suite."""
     jobs = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
@@ -124,19 +134,20 @@ def suite_jobs(name, root):
             if not fn.endswith(".mlir"):
                 continue
             rel = os.path.relpath(os.path.join(dirpath, fn), root)
+            seen = os.path.join(SUITE_LINK, rel)
             if name == "realworld":
                 base = ["opt", "-split-input-file", "-allow-unregistered-dialect"]
-                jobs.append(Job("%s|opt" % rel, base + [rel], root))
-                jobs.append(Job("%s|propagation" % rel, base + ["-sdy-propagation-pipeline", rel], root))
+                jobs.append(Job("%s|opt" % rel, base + [seen], work))
+                jobs.append(Job("%s|propagation" % rel, base + ["-sdy-propagation-pipeline", seen], work))
                 continue
             for i, cmd in enumerate(run_commands(os.path.join(root, rel))):
                 for k, stage in enumerate(tool_stages(cmd)):
-                    text = re.sub(r"%([sSpt%])", lambda m: {"s": rel, "S": os.path.dirname(rel) or ".",
-                                                            "p": os.path.dirname(rel) or ".", "t": "%t",
+                    text = re.sub(r"%([sSpt%])", lambda m: {"s": seen, "S": os.path.dirname(seen),
+                                                            "p": os.path.dirname(seen), "t": "%t",
                                                             "%": "%"}[m.group(1)], stage)
                     if "%t" in text:  # writes a temporary file: not a printed output
                         continue
-                    jobs.append(Job("%s|%d.%d" % (rel, i, k), None, root, shell=text))
+                    jobs.append(Job("%s|%d.%d" % (rel, i, k), None, work, shell=text))
     return jobs
 
 
@@ -228,7 +239,10 @@ def main():
                     print("fingerprints: %s" % suites.missing_line(name))
                     continue
                 root = os.path.join(root, "realworld") if name == "realworld" else root
-                jobs = suite_jobs(name, root)
+                work = os.path.join(gen_dir, name)
+                os.makedirs(work)
+                os.symlink(root, os.path.join(work, SUITE_LINK))
+                jobs = suite_jobs(name, root, work)
             ran += 1
             path = os.path.join(HERE, "%s.txt" % name)
             want = read_manifest(path)
