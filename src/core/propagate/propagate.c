@@ -69,6 +69,12 @@ struct shard_propagation {
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
+  shard_arena *rule_scratch; /* an identity rule's visit, reset after each; NULL while in use */
+  /* While S_propagate_func_results runs without an observer: the new
+   * sharding of each func result (NULL: unchanged), set all at once after
+   * (setting them one by one rebuilds the result list each time). */
+  shard_tensor_sharding **pending_results;
+  uint32_t num_pending_results;
   /* meshes by symbol: propagation adds no meshes */
   shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
@@ -606,7 +612,10 @@ static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor
     shard_op_set_attr(s->a, edge, "sharding", shard_attr_sharding(s->a, sh), true);
     break;
   }
-  case TENSOR_FUNC_RESULT: shard_func_set_result_sharding(s->a, t->owner, t->index, sh); break;
+  case TENSOR_FUNC_RESULT:
+    if (s->pending_results && t->index < s->num_pending_results) s->pending_results[t->index] = sh;
+    else shard_func_set_result_sharding(s->a, t->owner, t->index, sh);
+    break;
   }
 }
 
@@ -682,10 +691,13 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
+    /* Projected into the scratch arena first: most updates give back the
+     * sharding the tensor has, and only a new one is kept in the module. */
     shard_tensor_sharding *fresh =
-        shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
+        shard_projection_to_sharding(scratch, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
     if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
+    fresh = shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
     any = true;
     S_set_tensor(s, &t[i], fresh);
     if (t[i].kind == TENSOR_FUNC_RESULT) continue;
@@ -795,18 +807,35 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
   if (dirs && dirs != dirs_on_stack) free(dirs);
 }
 
+/* The arena of an identity rule's visit, taken from the session (a visit
+ * may start another through an observer) and handed back reset. */
+static shard_arena *S_rule_scratch_take(shard_propagation *s) {
+  shard_arena *a = s->rule_scratch ? s->rule_scratch : shard_arena_new();
+  s->rule_scratch = NULL;
+  return a;
+}
+
+static void S_rule_scratch_give(shard_propagation *s, shard_arena *a) {
+  if (s->rule_scratch) {
+    shard_arena_free(a);
+    return;
+  }
+  shard_arena_reset(a);
+  s->rule_scratch = a;
+}
+
 static void S_visit_barrier(shard_propagation *s, shard_op *op) {
   if (op->num_operands != 1 || op->num_results != 1 || !S_static_tensor(op->results[0].type)) return;
   shard_attr *dir = shard_op_attr(op, "allowed_direction");
   shard_direction allowed = dir && dir->kind == SHARD_ATTR_SDY_DIRECTION ? dir->u.direction : SHARD_DIR_NONE;
-  shard_arena *scratch = shard_arena_new();
+  shard_arena *scratch = S_rule_scratch_take(s);
   shard_op_sharding_rule *rule = S_identity_rule(scratch, op->results[0].type, 1);
   tensor_ref t[2];
   S_value_ref(s, &t[0], op->operands[0].value);
   S_value_ref(s, &t[1], &op->results[0]);
   direction_ctx d = {s, op, rule, allowed, true, NULL};
   S_propagate_tensors(s, op, rule, t, 1, 1, &d, false);
-  shard_arena_free(scratch);
+  S_rule_scratch_give(s, scratch);
 }
 
 /* The values feeding a data-flow edge whose owner is `owner`. */
@@ -851,11 +880,11 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
  * both directions through an identity rule, then frees t. */
 static void S_propagate_edge(shard_propagation *s, shard_op *edge, tensor_ref *t, uint32_t ns) {
-  shard_arena *scratch = shard_arena_new();
+  shard_arena *scratch = S_rule_scratch_take(s);
   shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-  shard_arena_free(scratch);
+  S_rule_scratch_give(s, scratch);
   free(t);
 }
 
@@ -948,6 +977,15 @@ static void S_propagate_func_results(shard_propagation *s) {
   shard_op *ret = entry ? shard_block_terminator(entry) : NULL;
   if (!ret) return;
   s->notify = false;
+  /* An observer may read the func results after each step: then they are
+   * set one at a time. */
+  uint32_t nres = shard_func_num_results(func);
+  shard_tensor_sharding **pending = NULL;
+  if (!s->observer.on_step && nres) {
+    pending = shard_xcalloc(nres, sizeof *pending);
+    s->pending_results = pending;
+    s->num_pending_results = nres;
+  }
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     shard_value *v = ret->operands[i].value;
     if (!S_static_tensor(v->type)) continue;
@@ -957,12 +995,18 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].value = NULL;
     t[1].owner = func;
     t[1].index = i;
-    t[1].sharding = shard_func_result_sharding(func, i);
-    shard_arena *scratch = shard_arena_new();
+    t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    shard_arena *scratch = S_rule_scratch_take(s);
     shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
     S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
-    shard_arena_free(scratch);
+    S_rule_scratch_give(s, scratch);
+  }
+  if (pending) {
+    s->pending_results = NULL;
+    s->num_pending_results = 0;
+    shard_func_set_result_shardings(s->a, func, pending);
+    free(pending);
   }
   s->notify = true;
 }
@@ -1188,5 +1232,6 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   shard_arena_free(s->memo);
   shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
+  shard_arena_free(s->rule_scratch);
   free(s);
 }
