@@ -259,6 +259,11 @@ static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t re
     priority_ref r = {v, func, result, t};
     SHARD_VEC_PUSH(w->refs, r);
   }
+  /* Without any priority and with at most one replicated axis (nothing to
+   * sort) the initial sharding is t itself: no copy to build and drop. */
+  bool any_priority = false;
+  for (uint32_t d = 0; d < t->rank; d++) any_priority |= t->dims[d].priority != SHARD_NO_PRIORITY;
+  if (!any_priority && t->num_replicated <= 1) return;
   shard_tensor_sharding *init = S_initial_sharding(w->m, t);
   if (shard_sharding_equal(init, t)) return;
   if (v) shard_propagation_set_value_sharding(a, v, init);
