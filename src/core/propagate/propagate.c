@@ -691,13 +691,12 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
-    /* Projected into the scratch arena first: most updates give back the
-     * sharding the tensor has, and only a new one is kept in the module. */
+    /* Into the module: an updated projection nearly always gives a new
+     * sharding (projecting into scratch first and copying cost more). */
     shard_tensor_sharding *fresh =
-        shard_projection_to_sharding(scratch, p, i, mapping, source->mesh_name, source->inline_mesh);
+        shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
     if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
-    fresh = shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
     any = true;
     S_set_tensor(s, &t[i], fresh);
     if (t[i].kind == TENSOR_FUNC_RESULT) continue;
