@@ -1208,12 +1208,19 @@ void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
 }
 
 void shard_propagation_end(shard_propagation *s, bool keep_rules) {
+  /* Equal ops share a created rule, and then one attribute (attributes are
+   * never edited in place): one per rule instead of one per op. */
+  shard_ptrmap rule_attrs = {0};
   for (uint32_t i = 0; i < s->num_ops; i++) {
     op_info *info = &s->ops[i];
     if (keep_rules) {
       if (info->rule_created) {
-        shard_attr *r = shard_attr_new(s->a, SHARD_ATTR_SDY_RULE);
-        r->u.rule = info->rule;
+        shard_attr *r = shard_ptrmap_get_ptr(&rule_attrs, info->rule);
+        if (!r) {
+          r = shard_attr_new(s->a, SHARD_ATTR_SDY_RULE);
+          r->u.rule = info->rule;
+          shard_ptrmap_put_ptr(&rule_attrs, info->rule, r);
+        }
         shard_op_set_attr(s->a, info->op, "sdy.sharding_rule", r, false);
       }
       continue;
@@ -1222,6 +1229,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
     if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
       shard_op_remove_attr(info->op, "sdy.sharding_rule");
   }
+  shard_ptrmap_release(&rule_attrs);
   SHARD_VEC_FREE(s->worklist);
   SHARD_VEC_FREE(s->notified);
   free(s->ops);
