@@ -877,9 +877,9 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 }
 
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then frees t. */
-static void S_propagate_edge(shard_propagation *s, shard_op *edge, tensor_ref *t, uint32_t ns) {
-  shard_arena *scratch = S_rule_scratch_take(s);
+ * both directions through an identity rule, then frees t and hands the
+ * visit's arena (taken with S_rule_scratch_take) back. */
+static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns) {
   shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
@@ -897,16 +897,19 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
+  /* The body's view of a manual computation's edge lives for this visit
+   * only (edges keep no memo of what they saw). */
+  shard_arena *scratch = S_rule_scratch_take(s);
   if (target && S_df_kind(df) == DF_MANUAL) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = shard_sharding_erase_manual(s->a, target, manual);
-    else target = shard_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) target = shard_sharding_erase_manual(scratch, target, manual);
+    else target = shard_sharding_add_free(scratch, S_per_value_at(df, "in_shardings", owner->index), target, manual);
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
   t[ns].sharding = target;
-  S_propagate_edge(s, edge, t, ns);
+  S_propagate_edge(s, scratch, edge, t, ns);
   free(sources);
 }
 
@@ -939,7 +942,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, edge, t, ns);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns);
   SHARD_VEC_FREE(sources);
 }
 
