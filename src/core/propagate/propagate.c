@@ -47,6 +47,8 @@ typedef struct op_info {
   shard_direction *seen_dirs;
   shard_factor_strategy seen_strategy;
   bool seen_valid;
+  /* A data-flow edge's identity rule, built at its first visit (in memo). */
+  shard_op_sharding_rule *identity;
 } op_info;
 
 typedef struct group_member {
@@ -879,10 +881,42 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
  * both directions through an identity rule, then frees t and hands the
  * visit's arena (taken with S_rule_scratch_take) back. */
-static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns) {
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns,
+                             bool memo) {
+  /* Like a registered op's visit (S_visit_registered), an edge visit that
+   * would see what its last unchanged visit saw is skipped; the sources and
+   * the target of an edge never change within a session, and neither does
+   * its identity rule. Without an observer, and only when every sharding it
+   * reads is kept in the module (memo). */
+  op_info *info = memo && !s->observer.on_step ? S_info(s, edge) : NULL;
+  shard_op_sharding_rule *rule;
+  if (info) {
+    if (!info->identity) info->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
+    rule = info->identity;
+  } else {
+    rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  }
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
-  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+  enum { ON_STACK = 8 };
+  shard_direction dirs_on_stack[ON_STACK];
+  shard_direction *dirs = NULL;
+  bool skip = false;
+  if (info) {
+    uint32_t nf = rule->num_factors;
+    dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
+    if (!S_factor_directions(&d, nf, dirs)) {
+      info->seen_valid = false;
+      skip = true;
+    } else {
+      d.known = dirs;
+      skip = S_seen_before(s, info, rule, t, ns + 1, dirs);
+    }
+  }
+  if (!skip) {
+    bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+    if (info) info->seen_valid = !changed;
+  }
+  if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
   free(t);
 }
@@ -898,9 +932,10 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   /* The body's view of a manual computation's edge lives for this visit
-   * only (edges keep no memo of what they saw). */
+   * only (such an edge keeps no memo of what it saw). */
   shard_arena *scratch = S_rule_scratch_take(s);
-  if (target && S_df_kind(df) == DF_MANUAL) {
+  bool manual_view = target && S_df_kind(df) == DF_MANUAL;
+  if (manual_view) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
     if (owner->def) target = shard_sharding_erase_manual(scratch, target, manual);
     else target = shard_sharding_add_free(scratch, S_per_value_at(df, "in_shardings", owner->index), target, manual);
@@ -909,7 +944,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
   t[ns].sharding = target;
-  S_propagate_edge(s, scratch, edge, t, ns);
+  S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
   free(sources);
 }
 
@@ -942,7 +977,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns, true);
   SHARD_VEC_FREE(sources);
 }
 
