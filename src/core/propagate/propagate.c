@@ -77,6 +77,15 @@ struct shard_propagation {
    * (setting them one by one rebuilds the result list each time). */
   shard_tensor_sharding **pending_results;
   uint32_t num_pending_results;
+  /* Per returned value of the main func: what its last unchanged sync with
+   * the func result saw (the visit memo of op_info, for func results). */
+  struct result_memo {
+    const shard_tensor_sharding *value, *result;
+    shard_factor_strategy strategy;
+    bool valid;
+  } *result_memo;
+  const shard_op *result_memo_func;
+  uint32_t num_result_memo;
   /* meshes by symbol: propagation adds no meshes */
   shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
@@ -1023,6 +1032,16 @@ static void S_propagate_func_results(shard_propagation *s) {
     s->pending_results = pending;
     s->num_pending_results = nres;
   }
+  struct result_memo *memo = NULL;
+  if (!s->observer.on_step) {
+    if (s->result_memo_func != func || s->num_result_memo != ret->num_operands) {
+      free(s->result_memo);
+      s->result_memo = shard_xcalloc(ret->num_operands ? ret->num_operands : 1, sizeof *s->result_memo);
+      s->result_memo_func = func;
+      s->num_result_memo = ret->num_operands;
+    }
+    memo = s->result_memo;
+  }
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     shard_value *v = ret->operands[i].value;
     if (!S_static_tensor(v->type)) continue;
@@ -1033,11 +1052,17 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].owner = func;
     t[1].index = i;
     t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    /* Shardings are replaced, never edited, and nothing is freed in a
+     * session: the same two pointers again would change nothing again. */
+    if (memo && memo[i].valid && memo[i].value == t[0].sharding && memo[i].result == t[1].sharding &&
+        memo[i].strategy == s->strategy)
+      continue;
     shard_arena *scratch = S_rule_scratch_take(s);
     shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
-    S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
+    bool changed = S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
     S_rule_scratch_give(s, scratch);
+    if (memo) memo[i] = (struct result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
   }
   if (pending) {
     s->pending_results = NULL;
@@ -1278,5 +1303,6 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
   shard_arena_free(s->rule_scratch);
+  free(s->result_memo);
   free(s);
 }
