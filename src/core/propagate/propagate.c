@@ -83,7 +83,7 @@ struct shard_propagation {
     const shard_tensor_sharding *value, *result;
     shard_factor_strategy strategy;
     bool valid;
-  } *result_memo;
+  } * result_memo;
   const shard_op *result_memo_func;
   uint32_t num_result_memo;
   /* meshes by symbol: propagation adds no meshes */
