@@ -58,6 +58,13 @@ typedef struct group_member {
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
+/* What the last unchanged sync of a returned value with its func result saw. */
+typedef struct result_memo {
+  const shard_tensor_sharding *value, *result;
+  shard_factor_strategy strategy;
+  bool valid;
+} result_memo;
+
 struct shard_propagation {
   shard_module *m;
   shard_arena *a;
@@ -79,11 +86,7 @@ struct shard_propagation {
   uint32_t num_pending_results;
   /* Per returned value of the main func: what its last unchanged sync with
    * the func result saw (the visit memo of op_info, for func results). */
-  struct result_memo {
-    const shard_tensor_sharding *value, *result;
-    shard_factor_strategy strategy;
-    bool valid;
-  } * result_memo;
+  result_memo *result_memo;
   const shard_op *result_memo_func;
   uint32_t num_result_memo;
   /* meshes by symbol: propagation adds no meshes */
@@ -1032,7 +1035,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     s->pending_results = pending;
     s->num_pending_results = nres;
   }
-  struct result_memo *memo = NULL;
+  result_memo *memo = NULL;
   if (!s->observer.on_step) {
     if (s->result_memo_func != func || s->num_result_memo != ret->num_operands) {
       free(s->result_memo);
@@ -1062,7 +1065,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
     bool changed = S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
     S_rule_scratch_give(s, scratch);
-    if (memo) memo[i] = (struct result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
+    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
   }
   if (pending) {
     s->pending_results = NULL;
