@@ -193,6 +193,10 @@ typedef struct region_walk {
   splitter *sp;
   shard_op *func;
   op_list constants, expansions;
+  /* What S_process_op already marked non-constant in this walk (adding a
+   * name again changes nothing; most ops of a func would add it). */
+  bool func_marked;
+  const shard_op *nc_marked;
 } region_walk;
 
 static void S_process_op(region_walk *w, shard_op *op) {
@@ -204,8 +208,14 @@ static void S_process_op(region_walk *w, shard_op *op) {
   }
   if (!S_is_constant_preserving(sp, op) && !S_is_terminator(op)) {
     shard_op *nc = shard_op_ancestor(op, "sdy.named_computation");
-    if (nc) S_names_add(&sp->non_const_named_computations, S_named_computation_name(nc));
-    S_names_add(&sp->non_const_funcs, shard_func_original_name(w->func));
+    if (nc && nc != w->nc_marked) {
+      S_names_add(&sp->non_const_named_computations, S_named_computation_name(nc));
+      w->nc_marked = nc;
+    }
+    if (!w->func_marked) {
+      S_names_add(&sp->non_const_funcs, shard_func_original_name(w->func));
+      w->func_marked = true;
+    }
   }
   if (S_is_scalar_expansion(op)) {
     S_list_add(&w->expansions, op);
@@ -240,7 +250,7 @@ static void S_erase_if_unused(shard_op *op) {
 }
 
 static void S_split_region(splitter *sp, shard_op *func, shard_region *r) {
-  region_walk w = {sp, func, {{0}, {0}}, {{0}, {0}}};
+  region_walk w = {sp, func, {{0}, {0}}, {{0}, {0}}, false, NULL};
   S_walk_ops(&w, r);
   /* Every use outside the constant set now reads a clone, so the originals
    * go, users before the values they use. Scalars were never cloned and

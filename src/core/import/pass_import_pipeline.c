@@ -84,6 +84,13 @@ static bool S_is_private(const shard_op *op) {
 
 bool shard_pass_symbol_dce(shard_module *m, const char *options, const shard_pass_context *cx) {
   if (!m->top || !m->top->num_regions) return true;
+  /* Only private symbols are ever erased: without one there is nothing to
+   * mark (the marking reads every attribute of every live op). */
+  bool any_private = false;
+  for (shard_block *b = m->top->regions[0].first; b && !any_private; b = b->next)
+    for (shard_op *op = b->first; op && !any_private; op = op->next)
+      any_private = shard_symbol_name(op) && S_is_private(op);
+  if (!any_private) return true;
   dce_state st = {m, {0}, {0}};
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next)

@@ -53,12 +53,13 @@ static int S_cmp_axis_ref(const void *a, const void *b) { return shard_axis_comp
 
 /* Appends to `out` the parts of full axis `name` that no ref in `used`
  * covers, as full axis or sub-axes (Shardy's getAxisSetDiff for one axis). */
-static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *mesh, const shard_axis_ref *used,
-                           uint32_t n_used, shard_axis_ref *out, uint32_t *n_out) {
+static void S_unused_parts(const char *name, const shard_mesh *mesh, const shard_axis_ref *used, uint32_t n_used,
+                           shard_axis_ref *out, uint32_t *n_out) {
   int64_t size = shard_mesh_axis_size(mesh, name);
   if (size < 1) return;
-  /* the used ranges of this axis as (pre, size), sorted by pre */
-  int64_t *pres = SHARD_NEW_ARRAY(a, int64_t, n_used + 1), *sizes = SHARD_NEW_ARRAY(a, int64_t, n_used + 1);
+  /* the used ranges of this axis as (pre, size), sorted by pre (scratch:
+   * kept in the module, they were most of what this pass allocated) */
+  int64_t *pres = shard_xmalloc(sizeof(int64_t) * (n_used + 1)), *sizes = shard_xmalloc(sizeof(int64_t) * (n_used + 1));
   uint32_t k = 0;
   for (uint32_t i = 0; i < n_used; i++) {
     if (strcmp(used[i].name, name) != 0) continue;
@@ -78,7 +79,7 @@ static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *m
   for (uint32_t i = 0; i <= k; i++) {
     int64_t next = i < k ? pres[i] : size;
     if (next > cur && next % cur == 0) {
-      shard_axis_ref r = {shard_arena_strdup(a, name), false, 0, 0};
+      shard_axis_ref r = {name, false, 0, 0}; /* the manual_axes attribute's name, in the module */
       if (!(cur == 1 && next == size)) {
         r.is_sub = true;
         r.pre_size = cur;
@@ -88,6 +89,8 @@ static void S_unused_parts(shard_arena *a, const char *name, const shard_mesh *m
     }
     if (i < k && pres[i] * sizes[i] > cur) cur = pres[i] * sizes[i];
   }
+  free(pres);
+  free(sizes);
 }
 
 /* Sorts refs in mesh order and merges consecutive sub-axes of one axis. */
@@ -112,18 +115,23 @@ static shard_tensor_sharding *S_add_unused(shard_arena *a, const shard_tensor_sh
   for (uint32_t i = 0; i < s->num_replicated; i++) SHARD_VEC_PUSH(used, s->replicated[i]);
   for (uint32_t i = 0; i < s->num_unreduced; i++) SHARD_VEC_PUSH(used, s->unreduced[i]);
   uint32_t cap = s->num_replicated + 2 * manual->u.manual_axes.num * 65;
-  shard_axis_ref *repl = SHARD_NEW_ARRAY(a, shard_axis_ref, cap);
+  /* Built on the heap: only a sharding that changes keeps its list. */
+  shard_axis_ref *repl = shard_xmalloc(sizeof(shard_axis_ref) * cap);
   uint32_t n = 0;
   for (uint32_t i = 0; i < manual->u.manual_axes.num; i++)
-    S_unused_parts(a, manual->u.manual_axes.names[i], mesh, used.items, used.len, repl, &n);
+    S_unused_parts(manual->u.manual_axes.names[i], mesh, used.items, used.len, repl, &n);
   SHARD_VEC_FREE(used);
-  if (!n) return NULL;
+  if (!n) {
+    free(repl);
+    return NULL;
+  }
   /* No replicated axes means no array: memcpy's arguments must not be NULL. */
   if (s->num_replicated) memcpy(repl + n, s->replicated, sizeof(*repl) * s->num_replicated);
   n += s->num_replicated;
   shard_tensor_sharding *c = shard_sharding_clone(a, s);
-  c->replicated = repl;
   c->num_replicated = S_sort_and_merge(repl, n, mesh);
+  c->replicated = shard_arena_dup(a, repl, sizeof(*repl) * c->num_replicated);
+  free(repl);
   c->mesh_name = common->mesh_name;
   c->inline_mesh = common->inline_mesh;
   return c;

@@ -168,14 +168,22 @@ static void S_lift_replica_groups(lift_state *st, shard_op *op) {
   if (to) S_set_group_mesh(st->m->arena, op, rg, shard_attr_symbol_ref(st->m->arena, to));
 }
 
+enum { NUM_COLLECTIVES = sizeof S_collectives / sizeof *S_collectives - 1 };
+
+/* The collectives of the module by kind (S_collectives order), each in
+ * pre-order: one walk instead of one per kind. */
 typedef struct lift_walk {
-  lift_state *st;
-  const char *op_name;
+  SHARD_VEC(shard_op *) ops[NUM_COLLECTIVES];
 } lift_walk;
 
 static bool S_lift_walk_op(shard_op *op, void *ctx) {
   lift_walk *w = ctx;
-  if (strcmp(op->name, w->op_name) == 0) S_lift_replica_groups(w->st, op);
+  if (strncmp(op->name, "stablehlo.", 10) != 0) return true;
+  for (int k = 0; k < NUM_COLLECTIVES; k++)
+    if (strcmp(op->name, S_collectives[k]) == 0) {
+      SHARD_VEC_PUSH(w->ops[k], op);
+      break;
+    }
   return true;
 }
 
@@ -232,9 +240,13 @@ bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const 
     }
   }
   shard_map_shardings(m, S_lift_sharding, &st);
-  for (const char *const *name = S_collectives; *name; name++) {
-    lift_walk w = {&st, *name};
-    shard_walk(m->top, S_lift_walk_op, &w);
+  /* Kind by kind, as Shardy walks once per collective kind: the order
+   * decides the names of the lifted meshes. */
+  lift_walk w = {0};
+  shard_walk(m->top, S_lift_walk_op, &w);
+  for (int k = 0; k < NUM_COLLECTIVES; k++) {
+    for (uint32_t i = 0; i < w.ops[k].len; i++) S_lift_replica_groups(&st, w.ops[k].items[i]);
+    SHARD_VEC_FREE(w.ops[k]);
   }
   for (shard_op *op = b->first; op; op = op->next) {
     if (!S_is_mesh_op(op) || shard_op_attr(op, "stablehlo.mesh")) continue;

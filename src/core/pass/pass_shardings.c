@@ -180,9 +180,51 @@ shard_tensor_sharding *shard_func_result_sharding(const shard_op *func, uint32_t
   return S_dict_sharding(S_func_attr_dict(func, "res_attrs", i));
 }
 
+/* Would setting s as the sharding in element i of the n-element list `name`
+ * leave the list as it is? Then rebuilding the list (n pointers, so setting
+ * every result of a func with many results was quadratic) can be skipped. */
+static bool S_func_dict_holds(const shard_op *func, const char *name, uint32_t n, uint32_t i,
+                              const shard_tensor_sharding *s) {
+  shard_attr *arr = shard_op_attr(func, name);
+  if (!s || !arr || arr->kind != SHARD_ATTR_ARRAY || arr->u.array.num != n || i >= n) return false;
+  const shard_tensor_sharding *cur = S_dict_sharding(arr->u.array.elems[i]);
+  return cur && (cur == s || shard_sharding_equal(cur, s));
+}
+
 void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s) {
+  uint32_t n = shard_func_num_results(func);
+  if (S_func_dict_holds(func, "res_attrs", n, i, s)) return;
   shard_attr *dict = shard_dict_with(a, S_func_attr_dict(func, "res_attrs", i), "sdy.sharding", S_sharding_attr(a, s));
-  S_func_set_attr_dict(a, func, "res_attrs", shard_func_num_results(func), i, dict);
+  S_func_set_attr_dict(a, func, "res_attrs", n, i, dict);
+}
+
+void shard_func_set_result_shardings(shard_arena *a, shard_op *func, shard_tensor_sharding *const *s) {
+  uint32_t n = shard_func_num_results(func);
+  shard_attr *old = shard_op_attr(func, "res_attrs");
+  bool have = old && old->kind == SHARD_ATTR_ARRAY;
+  shard_attr *arr = NULL;
+  bool any = false;
+  for (uint32_t i = 0; i < n; i++) {
+    if (!s[i] || S_func_dict_holds(func, "res_attrs", n, i, s[i])) continue;
+    if (!arr) {
+      /* The list as S_func_set_attr_dict rebuilds it, once for all results. */
+      arr = shard_attr_new(a, SHARD_ATTR_ARRAY);
+      arr->u.array.num = n;
+      arr->u.array.elems = SHARD_NEW_ARRAY(a, shard_attr *, n ? n : 1);
+      for (uint32_t k = 0; k < n; k++) {
+        shard_attr *e = have && k < old->u.array.num ? old->u.array.elems[k] : NULL;
+        arr->u.array.elems[k] = e ? e : shard_attr_new(a, SHARD_ATTR_DICT);
+      }
+    }
+    arr->u.array.elems[i] = shard_dict_with(a, arr->u.array.elems[i], "sdy.sharding", S_sharding_attr(a, s[i]));
+  }
+  if (!arr) return;
+  for (uint32_t k = 0; k < n && !any; k++) {
+    const shard_attr *e = arr->u.array.elems[k];
+    any = e->kind != SHARD_ATTR_DICT || e->u.dict.num;
+  }
+  if (any) shard_op_set_attr(a, func, "res_attrs", arr, true);
+  else shard_op_remove_attr(func, "res_attrs");
 }
 
 shard_attr *shard_func_result_attr(const shard_op *func, uint32_t i, const char *name) {

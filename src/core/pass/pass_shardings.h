@@ -47,6 +47,9 @@ shard_tensor_sharding *shard_func_arg_sharding(const shard_op *func, uint32_t i)
 void shard_func_set_arg_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s);
 shard_tensor_sharding *shard_func_result_sharding(const shard_op *func, uint32_t i);
 void shard_func_set_result_sharding(shard_arena *a, shard_op *func, uint32_t i, shard_tensor_sharding *s);
+/* Sets the sharding of every result i with s[i] != NULL (s has one entry per
+ * result) at once: one new result attribute list instead of one per result. */
+void shard_func_set_result_shardings(shard_arena *a, shard_op *func, shard_tensor_sharding *const *s);
 /* Any attribute of func result i (NULL when absent); setting NULL removes it. */
 shard_attr *shard_func_result_attr(const shard_op *func, uint32_t i, const char *name);
 void shard_func_set_result_attr(shard_arena *a, shard_op *func, uint32_t i, const char *name, shard_attr *value);

@@ -89,25 +89,29 @@ static bool S_in(const int64_t *list, uint32_t n, int64_t f) {
   return false;
 }
 
-/* Ops without a rule (data-flow edges) count as identity: all pass-through. */
-static shard_direction S_pass_through_factors(shard_propagation *s, const shard_op *op, int64_t f) {
-  /* Shardy reads the rule attached to the op here and never asks the
-   * registry about the ops it propagates with identity rules. */
+/* The rule step 2 reads for op: none for the ops propagating with identity
+ * rules (Shardy reads the rule attached to the op here and never asks the
+ * registry about those). */
+static const shard_op_sharding_rule *S_pass_through_rule(shard_propagation *s, const shard_op *op) {
   bool identity = shard_op_is(op, &K_sdy_propagation_barrier) || shard_op_is(op, &K_sdy_data_flow_edge) ||
                   shard_op_is(op, &K_sdy_func_data_flow_edge);
-  const shard_op_sharding_rule *r = identity ? NULL : shard_propagation_rule(s, op);
+  return identity ? NULL : shard_propagation_rule(s, op);
+}
+
+/* Ops without a rule (data-flow edges) count as identity: all pass-through. */
+static shard_direction S_pass_through_factors(const shard_op_sharding_rule *r, bool broadcast, int64_t f) {
   if (r && (S_in(r->reduction, r->num_reduction, f) || S_in(r->need_replication, r->num_need_replication, f) ||
             S_in(r->permutation, r->num_permutation, f)))
     return SHARD_DIR_NONE;
-  if (shard_op_is(op, &K_stablehlo_broadcast_in_dim)) return SHARD_DIR_BACKWARD;
+  if (broadcast) return SHARD_DIR_BACKWARD;
   return SHARD_DIR_BOTH;
 }
 
-static shard_direction S_schedule_step(int step, shard_propagation *s, const shard_op *op, int64_t f) {
+/* Steps other than 2, which depends on the factor (S_pass_through_factors). */
+static shard_direction S_schedule_step(int step, const shard_op *op) {
   switch (step) {
   case 0: return S_pass_through(op, false);
   case 1: return S_pass_through(op, true);
-  case 2: return S_pass_through_factors(s, op, f);
   case 3: return shard_op_is(op, &K_stablehlo_broadcast_in_dim) ? SHARD_DIR_BACKWARD : SHARD_DIR_BOTH;
   default: return SHARD_DIR_BOTH;
   }
@@ -122,6 +126,9 @@ typedef struct op_priority_ctx {
    * kind and use counts allow does not change while propagating. */
   const shard_op *cached_op;
   shard_direction cached;
+  /* Step 2's per-op inputs for cached_op (read once, not per factor). */
+  const shard_op_sharding_rule *cached_rule;
+  bool cached_broadcast;
 } op_priority_ctx;
 
 static shard_direction S_op_priority_direction(void *ctx, shard_propagation *s, const shard_op *op, int64_t factor) {
@@ -132,12 +139,16 @@ static shard_direction S_op_priority_direction(void *ctx, shard_propagation *s, 
   if (c->cached_op != op) {
     shard_direction d = SHARD_DIR_NONE;
     for (int i = 0; i <= c->step; i++)
-      if (i != 2) d = shard_direction_union(d, S_schedule_step(i, s, op, factor));
+      if (i != 2) d = shard_direction_union(d, S_schedule_step(i, op));
     c->cached_op = op;
     c->cached = d;
+    if (c->step >= 2 && d != SHARD_DIR_BOTH) {
+      c->cached_rule = S_pass_through_rule(s, op);
+      c->cached_broadcast = shard_op_is(op, &K_stablehlo_broadcast_in_dim);
+    }
   }
   if (c->step < 2 || c->cached == SHARD_DIR_BOTH) return c->cached;
-  return shard_direction_union(c->cached, S_schedule_step(2, s, op, factor));
+  return shard_direction_union(c->cached, S_pass_through_factors(c->cached_rule, c->cached_broadcast, factor));
 }
 
 /* ---- levels ------------------------------------------------------------------------ */
@@ -153,7 +164,7 @@ static void S_run_op_priority(shard_propagation *s, const prop_options *o) {
     return;
   }
   for (int step = 0; step < NUM_OP_PRIORITY_STEPS; step++) {
-    op_priority_ctx c = {step, NULL, SHARD_DIR_NONE};
+    op_priority_ctx c = {step, NULL, SHARD_DIR_NONE, NULL, false};
     S_run_aggressive(s, o, S_op_priority_direction, &c);
   }
 }
@@ -259,6 +270,11 @@ static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t re
     priority_ref r = {v, func, result, t};
     SHARD_VEC_PUSH(w->refs, r);
   }
+  /* Without any priority and with at most one replicated axis (nothing to
+   * sort) the initial sharding is t itself: no copy to build and drop. */
+  bool any_priority = false;
+  for (uint32_t d = 0; d < t->rank; d++) any_priority |= t->dims[d].priority != SHARD_NO_PRIORITY;
+  if (!any_priority && t->num_replicated <= 1) return;
   shard_tensor_sharding *init = S_initial_sharding(w->m, t);
   if (shard_sharding_equal(init, t)) return;
   if (v) shard_propagation_set_value_sharding(a, v, init);

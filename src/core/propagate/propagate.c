@@ -47,6 +47,8 @@ typedef struct op_info {
   shard_direction *seen_dirs;
   shard_factor_strategy seen_strategy;
   bool seen_valid;
+  /* A data-flow edge's identity rule, built at its first visit (in memo). */
+  shard_op_sharding_rule *identity;
 } op_info;
 
 typedef struct group_member {
@@ -55,6 +57,13 @@ typedef struct group_member {
 } group_member;
 
 typedef SHARD_VEC(shard_op *) op_vec;
+
+/* What the last unchanged sync of a returned value with its func result saw. */
+typedef struct result_memo {
+  const shard_tensor_sharding *value, *result;
+  shard_factor_strategy strategy;
+  bool valid;
+} result_memo;
 
 struct shard_propagation {
   shard_module *m;
@@ -69,6 +78,17 @@ struct shard_propagation {
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
+  shard_arena *rule_scratch; /* an identity rule's visit, reset after each; NULL while in use */
+  /* While S_propagate_func_results runs without an observer: the new
+   * sharding of each func result (NULL: unchanged), set all at once after
+   * (setting them one by one rebuilds the result list each time). */
+  shard_tensor_sharding **pending_results;
+  uint32_t num_pending_results;
+  /* Per returned value of the main func: what its last unchanged sync with
+   * the func result saw (the visit memo of op_info, for func results). */
+  result_memo *result_memo;
+  const shard_op *result_memo_func;
+  uint32_t num_result_memo;
   /* meshes by symbol: propagation adds no meshes */
   shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
@@ -606,7 +626,10 @@ static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor
     shard_op_set_attr(s->a, edge, "sharding", shard_attr_sharding(s->a, sh), true);
     break;
   }
-  case TENSOR_FUNC_RESULT: shard_func_set_result_sharding(s->a, t->owner, t->index, sh); break;
+  case TENSOR_FUNC_RESULT:
+    if (s->pending_results && t->index < s->num_pending_results) s->pending_results[t->index] = sh;
+    else shard_func_set_result_sharding(s->a, t->owner, t->index, sh);
+    break;
   }
 }
 
@@ -682,6 +705,8 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
+    /* Into the module: an updated projection nearly always gives a new
+     * sharding (projecting into scratch first and copying cost more). */
     shard_tensor_sharding *fresh =
         shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
@@ -795,18 +820,35 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
   if (dirs && dirs != dirs_on_stack) free(dirs);
 }
 
+/* The arena of an identity rule's visit, taken from the session (a visit
+ * may start another through an observer) and handed back reset. */
+static shard_arena *S_rule_scratch_take(shard_propagation *s) {
+  shard_arena *a = s->rule_scratch ? s->rule_scratch : shard_arena_new();
+  s->rule_scratch = NULL;
+  return a;
+}
+
+static void S_rule_scratch_give(shard_propagation *s, shard_arena *a) {
+  if (s->rule_scratch) {
+    shard_arena_free(a);
+    return;
+  }
+  shard_arena_reset(a);
+  s->rule_scratch = a;
+}
+
 static void S_visit_barrier(shard_propagation *s, shard_op *op) {
   if (op->num_operands != 1 || op->num_results != 1 || !S_static_tensor(op->results[0].type)) return;
   shard_attr *dir = shard_op_attr(op, "allowed_direction");
   shard_direction allowed = dir && dir->kind == SHARD_ATTR_SDY_DIRECTION ? dir->u.direction : SHARD_DIR_NONE;
-  shard_arena *scratch = shard_arena_new();
+  shard_arena *scratch = S_rule_scratch_take(s);
   shard_op_sharding_rule *rule = S_identity_rule(scratch, op->results[0].type, 1);
   tensor_ref t[2];
   S_value_ref(s, &t[0], op->operands[0].value);
   S_value_ref(s, &t[1], &op->results[0]);
   direction_ctx d = {s, op, rule, allowed, true, NULL};
   S_propagate_tensors(s, op, rule, t, 1, 1, &d, false);
-  shard_arena_free(scratch);
+  S_rule_scratch_give(s, scratch);
 }
 
 /* The values feeding a data-flow edge whose owner is `owner`. */
@@ -849,13 +891,45 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 }
 
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then frees t. */
-static void S_propagate_edge(shard_propagation *s, shard_op *edge, tensor_ref *t, uint32_t ns) {
-  shard_arena *scratch = shard_arena_new();
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+ * both directions through an identity rule, then frees t and hands the
+ * visit's arena (taken with S_rule_scratch_take) back. */
+static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns,
+                             bool memo) {
+  /* Like a registered op's visit (S_visit_registered), an edge visit that
+   * would see what its last unchanged visit saw is skipped; the sources and
+   * the target of an edge never change within a session, and neither does
+   * its identity rule. Without an observer, and only when every sharding it
+   * reads is kept in the module (memo). */
+  op_info *info = memo && !s->observer.on_step ? S_info(s, edge) : NULL;
+  shard_op_sharding_rule *rule;
+  if (info) {
+    if (!info->identity) info->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
+    rule = info->identity;
+  } else {
+    rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  }
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
-  S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-  shard_arena_free(scratch);
+  enum { ON_STACK = 8 };
+  shard_direction dirs_on_stack[ON_STACK];
+  shard_direction *dirs = NULL;
+  bool skip = false;
+  if (info) {
+    uint32_t nf = rule->num_factors;
+    dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
+    if (!S_factor_directions(&d, nf, dirs)) {
+      info->seen_valid = false;
+      skip = true;
+    } else {
+      d.known = dirs;
+      skip = S_seen_before(s, info, rule, t, ns + 1, dirs);
+    }
+  }
+  if (!skip) {
+    bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
+    if (info) info->seen_valid = !changed;
+  }
+  if (dirs && dirs != dirs_on_stack) free(dirs);
+  S_rule_scratch_give(s, scratch);
   free(t);
 }
 
@@ -869,16 +943,20 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
-  if (target && S_df_kind(df) == DF_MANUAL) {
+  /* The body's view of a manual computation's edge lives for this visit
+   * only (such an edge keeps no memo of what it saw). */
+  shard_arena *scratch = S_rule_scratch_take(s);
+  bool manual_view = target && S_df_kind(df) == DF_MANUAL;
+  if (manual_view) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = shard_sharding_erase_manual(s->a, target, manual);
-    else target = shard_sharding_add_free(s->a, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) target = shard_sharding_erase_manual(scratch, target, manual);
+    else target = shard_sharding_add_free(scratch, S_per_value_at(df, "in_shardings", owner->index), target, manual);
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
   t[ns].sharding = target;
-  S_propagate_edge(s, edge, t, ns);
+  S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
   free(sources);
 }
 
@@ -911,7 +989,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, edge, t, ns);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns, true);
   SHARD_VEC_FREE(sources);
 }
 
@@ -948,6 +1026,25 @@ static void S_propagate_func_results(shard_propagation *s) {
   shard_op *ret = entry ? shard_block_terminator(entry) : NULL;
   if (!ret) return;
   s->notify = false;
+  /* An observer may read the func results after each step: then they are
+   * set one at a time. */
+  uint32_t nres = shard_func_num_results(func);
+  shard_tensor_sharding **pending = NULL;
+  if (!s->observer.on_step && nres) {
+    pending = shard_xcalloc(nres, sizeof *pending);
+    s->pending_results = pending;
+    s->num_pending_results = nres;
+  }
+  result_memo *memo = NULL;
+  if (!s->observer.on_step) {
+    if (s->result_memo_func != func || s->num_result_memo != ret->num_operands) {
+      free(s->result_memo);
+      s->result_memo = shard_xcalloc(ret->num_operands ? ret->num_operands : 1, sizeof *s->result_memo);
+      s->result_memo_func = func;
+      s->num_result_memo = ret->num_operands;
+    }
+    memo = s->result_memo;
+  }
   for (uint32_t i = 0; i < ret->num_operands; i++) {
     shard_value *v = ret->operands[i].value;
     if (!S_static_tensor(v->type)) continue;
@@ -957,12 +1054,24 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].value = NULL;
     t[1].owner = func;
     t[1].index = i;
-    t[1].sharding = shard_func_result_sharding(func, i);
-    shard_arena *scratch = shard_arena_new();
+    t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    /* Shardings are replaced, never edited, and nothing is freed in a
+     * session: the same two pointers again would change nothing again. */
+    if (memo && memo[i].valid && memo[i].value == t[0].sharding && memo[i].result == t[1].sharding &&
+        memo[i].strategy == s->strategy)
+      continue;
+    shard_arena *scratch = S_rule_scratch_take(s);
     shard_op_sharding_rule *rule = S_identity_rule(scratch, v->type, 1);
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
-    S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
-    shard_arena_free(scratch);
+    bool changed = S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
+    S_rule_scratch_give(s, scratch);
+    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
+  }
+  if (pending) {
+    s->pending_results = NULL;
+    s->num_pending_results = 0;
+    shard_func_set_result_shardings(s->a, func, pending);
+    free(pending);
   }
   s->notify = true;
 }
@@ -1165,12 +1274,19 @@ void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
 }
 
 void shard_propagation_end(shard_propagation *s, bool keep_rules) {
+  /* Equal ops share a created rule, and then one attribute (attributes are
+   * never edited in place): one per rule instead of one per op. */
+  shard_ptrmap rule_attrs = {0};
   for (uint32_t i = 0; i < s->num_ops; i++) {
     op_info *info = &s->ops[i];
     if (keep_rules) {
       if (info->rule_created) {
-        shard_attr *r = shard_attr_new(s->a, SHARD_ATTR_SDY_RULE);
-        r->u.rule = info->rule;
+        shard_attr *r = shard_ptrmap_get_ptr(&rule_attrs, info->rule);
+        if (!r) {
+          r = shard_attr_new(s->a, SHARD_ATTR_SDY_RULE);
+          r->u.rule = info->rule;
+          shard_ptrmap_put_ptr(&rule_attrs, info->rule, r);
+        }
         shard_op_set_attr(s->a, info->op, "sdy.sharding_rule", r, false);
       }
       continue;
@@ -1179,6 +1295,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
     if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
       shard_op_remove_attr(info->op, "sdy.sharding_rule");
   }
+  shard_ptrmap_release(&rule_attrs);
   SHARD_VEC_FREE(s->worklist);
   SHARD_VEC_FREE(s->notified);
   free(s->ops);
@@ -1188,5 +1305,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   shard_arena_free(s->memo);
   shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
+  shard_arena_free(s->rule_scratch);
+  free(s->result_memo);
   free(s);
 }
