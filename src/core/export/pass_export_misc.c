@@ -27,6 +27,7 @@
 #include "pass/pass_shardings.h"
 #include "propagate/propagate.h"
 #include "sdy/sharding.h"
+#include "support/ptrmap.h"
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
@@ -95,17 +96,15 @@ static bool S_is_scalar_broadcast(const shard_op *op) {
   return t && t->kind == SHARD_TYPE_TENSOR && t->rank == 0;
 }
 
-/* An earlier op that `op` duplicates, or NULL. Constants match on their
- * attributes (value and sharding) within a region; scalar broadcasts also on
+/* An earlier op of `seen` (the constants and scalar broadcasts kept so far
+ * in op's region, in walk order) that `op` duplicates, or NULL. Constants
+ * match on their attributes (value and sharding); scalar broadcasts also on
  * their result type and operand. The op name is not part of the key, as in
  * Shardy. */
-static shard_op *S_cached(const op_vec *seen, const shard_op *op) {
-  bool constant = S_is_constant(op);
-  if (!constant && !S_is_scalar_broadcast(op)) return NULL;
-  shard_region *region = op->parent ? op->parent->parent : NULL;
+static shard_op *S_cached(const op_vec *seen, const shard_op *op, bool constant) {
   for (uint32_t i = 0; i < seen->len; i++) {
     shard_op *c = seen->items[i];
-    if ((c->parent ? c->parent->parent : NULL) != region || !S_same_attrs(c, op)) continue;
+    if (!S_same_attrs(c, op)) continue;
     if (constant ? S_is_constant(c)
                  : (S_is_scalar_broadcast(c) && shard_type_equal(c->results[0].type, op->results[0].type) &&
                     c->operands[0].value == op->operands[0].value))
@@ -115,22 +114,37 @@ static shard_op *S_cached(const op_vec *seen, const shard_op *op) {
 }
 
 bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, const shard_pass_context *cx) {
-  op_vec ops = {0}, seen = {0};
+  op_vec ops = {0};
+  /* The ops kept so far, one list per region (an op only ever matches one
+   * of its own region), so each op is compared with its region's only. */
+  SHARD_VEC(op_vec) seen = {0};
+  shard_ptrmap bucket = {0}; /* region (or `ops` for none) -> index + 1 in seen */
   shard_walk(m->top, S_collect_all, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
     shard_op *op = ops.items[i];
-    if (!S_is_constant(op) && !S_is_scalar_broadcast(op)) continue;
-    shard_op *c = S_cached(&seen, op);
+    bool constant = S_is_constant(op);
+    if (!constant && !S_is_scalar_broadcast(op)) continue;
+    shard_region *region = op->parent ? op->parent->parent : NULL;
+    uint64_t *slot = shard_ptrmap_slot(&bucket, region ? (const void *)region : (const void *)&ops);
+    if (!*slot) {
+      op_vec none = {0};
+      SHARD_VEC_PUSH(seen, none);
+      *slot = seen.len;
+    }
+    op_vec *list = &seen.items[*slot - 1];
+    shard_op *c = S_cached(list, op, constant);
     if (!c) {
-      SHARD_VEC_PUSH(seen, op);
+      SHARD_VEC_PUSH(*list, op);
       continue;
     }
     for (uint32_t r = 0; r < op->num_results && r < c->num_results; r++)
       shard_value_replace_all_uses(&op->results[r], &c->results[r]);
     shard_op_erase(op);
   }
-  SHARD_VEC_FREE(ops);
+  for (uint32_t k = 0; k < seen.len; k++) SHARD_VEC_FREE(seen.items[k]);
   SHARD_VEC_FREE(seen);
+  shard_ptrmap_release(&bucket);
+  SHARD_VEC_FREE(ops);
   return true;
 }
 
