@@ -408,17 +408,40 @@ static long long whole_bytes(double v) { return (long long)llround(v); }
 /* The cells of one row, for width computation and printing. */
 enum { COL_NUM, COL_KIND, COL_AXES, COL_GROUP, COL_SENT, COL_RECV, COL_TIME, COL_WHERE, NUM_COLS };
 
-static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf cells[NUM_COLS]) {
+/* Appends the cells of row i to `text`, ends[c] the length of `text` after
+ * cell c. */
+static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf *text, size_t ends[NUM_COLS]) {
   const shard_comm_row *r = &p->rows[i];
-  shard_buf_printf(&cells[COL_NUM], "%u", i + 1);
-  shard_buf_puts(&cells[COL_KIND], shard_collective_kind_name(r->kind));
-  shard_axis_list_print(&cells[COL_AXES], r->axes, r->num_axes);
-  shard_buf_printf(&cells[COL_GROUP], "%lldx%lld", (long long)r->cost.group_size, (long long)r->cost.num_groups);
-  shard_buf_printf(&cells[COL_SENT], "%lld", whole_bytes(r->cost.bytes_sent));
-  shard_buf_printf(&cells[COL_RECV], "%lld", whole_bytes(r->cost.bytes_recv));
-  if (p->topology) shard_comm_format_seconds(&cells[COL_TIME], r->cost.seconds);
-  else shard_buf_puts(&cells[COL_TIME], "-");
-  shard_span_print_location(&cells[COL_WHERE], r->where);
+  shard_buf_put_i64(text, (int64_t)i + 1);
+  ends[COL_NUM] = text->len;
+  shard_buf_puts(text, shard_collective_kind_name(r->kind));
+  ends[COL_KIND] = text->len;
+  shard_axis_list_print(text, r->axes, r->num_axes);
+  ends[COL_AXES] = text->len;
+  shard_buf_put_i64(text, r->cost.group_size);
+  shard_buf_putc(text, 'x');
+  shard_buf_put_i64(text, r->cost.num_groups);
+  ends[COL_GROUP] = text->len;
+  shard_buf_put_i64(text, whole_bytes(r->cost.bytes_sent));
+  ends[COL_SENT] = text->len;
+  shard_buf_put_i64(text, whole_bytes(r->cost.bytes_recv));
+  ends[COL_RECV] = text->len;
+  if (p->topology) shard_comm_format_seconds(text, r->cost.seconds);
+  else shard_buf_puts(text, "-");
+  ends[COL_TIME] = text->len;
+  shard_span_print_location(text, r->where);
+  ends[COL_WHERE] = text->len;
+}
+
+/* `sep`, then `s` (n bytes) padded with spaces to `width`, on the left when
+ * `right` (printf's %*s and %-*s). */
+static void put_padded(shard_buf *b, const char *sep, const char *s, size_t n, size_t width, bool right) {
+  shard_buf_puts(b, sep);
+  if (right)
+    for (size_t k = n; k < width; k++) shard_buf_putc(b, ' ');
+  shard_buf_putn(b, s, n);
+  if (!right)
+    for (size_t k = n; k < width; k++) shard_buf_putc(b, ' ');
 }
 
 void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t top) {
@@ -435,26 +458,33 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
   if (p->num_rows == 0) {
     shard_buf_puts(b, "no collectives\n");
   } else {
-    shard_buf *cells = shard_xcalloc((size_t)p->num_rows * NUM_COLS, sizeof *cells);
+    /* Every cell written once into `text`; ends[k] is where cell k ends. */
+    shard_buf text;
+    shard_buf_init(&text);
+    size_t *ends = shard_xmalloc(sizeof *ends * (size_t)p->num_rows * NUM_COLS);
     size_t width[NUM_COLS];
     for (int c = 0; c < NUM_COLS; c++) width[c] = strlen(headers[c]);
     for (uint32_t i = 0; i < p->num_rows; i++) {
-      row_cells(p, i, &cells[(size_t)i * NUM_COLS]);
-      for (int c = 0; c < NUM_COLS; c++)
-        if (cells[(size_t)i * NUM_COLS + c].len > width[c]) width[c] = cells[(size_t)i * NUM_COLS + c].len;
+      row_cells(p, i, &text, &ends[(size_t)i * NUM_COLS]);
+      for (int c = 0; c < NUM_COLS; c++) {
+        size_t k = (size_t)i * NUM_COLS + c, len = ends[k] - (k ? ends[k - 1] : 0);
+        if (len > width[c]) width[c] = len;
+      }
     }
     for (int c = 0; c < NUM_COLS; c++)
-      shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], headers[c]);
+      put_padded(b, c ? "  " : "", headers[c], strlen(headers[c]), width[c], right[c]);
     shard_buf_puts(b, "  why\n");
     for (uint32_t i = 0; i < p->num_rows; i++) {
       for (int c = 0; c < NUM_COLS; c++) {
-        shard_buf *cell = &cells[(size_t)i * NUM_COLS + c];
-        shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], shard_buf_str(cell));
-        shard_buf_free(cell);
+        size_t k = (size_t)i * NUM_COLS + c, start = k ? ends[k - 1] : 0;
+        put_padded(b, c ? "  " : "", text.data + start, ends[k] - start, width[c], right[c]);
       }
-      shard_buf_printf(b, "  %s\n", p->rows[i].reason ? p->rows[i].reason : "");
+      shard_buf_puts(b, "  ");
+      if (p->rows[i].reason) shard_buf_puts(b, p->rows[i].reason);
+      shard_buf_putc(b, '\n');
     }
-    free(cells);
+    free(ends);
+    shard_buf_free(&text);
   }
   shard_buf_printf(b, "total: %u collective%s, %lld bytes sent and %lld received per device", p->num_rows,
                    p->num_rows == 1 ? "" : "s", whole_bytes(p->total_sent), whole_bytes(p->total_recv));
