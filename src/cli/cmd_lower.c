@@ -455,18 +455,16 @@ int cmd_lower(int argc, char **argv) {
    * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
   cli_progress_finish();
-  shard_buf to_stdout;
-  shard_buf_init(&to_stdout);
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
     code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+    if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-    shard_buf_putn(&to_stdout, shard_buf_str(&module_text), module_text.len);
+    /* the module, then the '//' lines: appended in place, not copied again */
+    shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
+    code = cli_write_output("lower", NULL, module_text.data, module_text.len);
+  } else {
+    code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   }
-  if (code == CLI_EXIT_OK) {
-    shard_buf_putn(&to_stdout, shard_buf_str(&plan_text), plan_text.len);
-    code = cli_write_output("lower", NULL, to_stdout.data, to_stdout.len);
-  }
-  shard_buf_free(&to_stdout);
 done:
   cli_progress_finish();
   if (m) shard_module_free(m);
