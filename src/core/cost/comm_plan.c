@@ -350,6 +350,10 @@ void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_dia
   module_walk w = {p, m, de, {0}};
   op_vec ops = {0};
   shard_walk(m->top, collect_collective, &ops);
+  if (p->cap_rows < p->num_rows + ops.len) { /* a row per collective at most: no doubling */
+    p->cap_rows = p->num_rows + ops.len;
+    p->rows = shard_xrealloc(p->rows, sizeof *p->rows * p->cap_rows);
+  }
   positions *ps = &w.positions;
   ps->items = shard_xmalloc(sizeof *ps->items * (ops.len ? ops.len : 1));
   for (uint32_t i = 0; i < ops.len; i++) {
