@@ -208,7 +208,7 @@ static void comment_lines_in_place(shard_buf *b, size_t start) {
   for (size_t k = 0; k < extra; k++) shard_buf_putc(b, ' ');
   char *d = b->data;
   size_t to = old_len + extra; /* one past where the next byte from the back goes */
-  size_t end = old_len;        /* one past the current line's '\n' */
+  size_t end = old_len; /* one past the current line's '\n' */
   while (end > start) {
     size_t line = end - 1; /* the line is [line_start, end - 1), then '\n' */
     while (line > start && d[line - 1] != '\n') line--;

@@ -475,8 +475,7 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
         if (len > width[c]) width[c] = len;
       }
     }
-    for (int c = 0; c < NUM_COLS; c++)
-      put_padded(b, c ? "  " : "", headers[c], strlen(headers[c]), width[c], right[c]);
+    for (int c = 0; c < NUM_COLS; c++) put_padded(b, c ? "  " : "", headers[c], strlen(headers[c]), width[c], right[c]);
     shard_buf_puts(b, "  why\n");
     for (uint32_t i = 0; i < p->num_rows; i++) {
       for (int c = 0; c < NUM_COLS; c++) {

@@ -416,13 +416,13 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
   for (uint32_t i = 0; i < call->num_operands; i++) {
     shard_value *v = call->operands[i].value;
     if (S_from_explicit_reshard(v)) continue;
-    if (!S_check_equal(c, call, S_sharding_past_barriers(c, v), shard_func_arg_sharding(callee, i), "call argument",
-                       i, "."))
+    if (!S_check_equal(c, call, S_sharding_past_barriers(c, v), shard_func_arg_sharding(callee, i), "call argument", i,
+                       "."))
       return false;
   }
   for (uint32_t i = 0; i < call->num_results; i++)
-    if (!S_check_equal(c, call, shard_func_result_sharding(callee, i),
-                       S_sharding_past_barriers(c, &call->results[i]), "call result", i, "."))
+    if (!S_check_equal(c, call, shard_func_result_sharding(callee, i), S_sharding_past_barriers(c, &call->results[i]),
+                       "call result", i, "."))
       return false;
   return true;
 }
