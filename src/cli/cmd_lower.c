@@ -194,15 +194,32 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
   return -1;
 }
 
-/* Prefixes every line of `text` with "// ". */
-static void append_comment_lines(shard_buf *out, const char *text) {
-  while (*text) {
-    const char *nl = strchr(text, '\n');
-    size_t n = nl ? (size_t)(nl - text) : strlen(text);
-    shard_buf_puts(out, n ? "// " : "//");
-    shard_buf_putn(out, text, n);
-    shard_buf_putc(out, '\n');
-    text += n + (nl ? 1 : 0);
+/* Prefixes every line from `start` to the end of `b` with "// " ("//" when
+ * empty; a last line without '\n' gets one), in place from the back so
+ * nothing is read after it is overwritten: the plan of a big module is tens
+ * of megabytes, and a second copy of it was the peak of `lower --plan`. */
+static void comment_lines_in_place(shard_buf *b, size_t start) {
+  if (b->len == start) return;
+  if (b->data[b->len - 1] != '\n') shard_buf_putc(b, '\n');
+  size_t extra = 0;
+  for (size_t i = start; i < b->len; i++)
+    if (b->data[i] == '\n') extra += i > start && b->data[i - 1] != '\n' ? 3 : 2;
+  size_t old_len = b->len;
+  for (size_t k = 0; k < extra; k++) shard_buf_putc(b, ' ');
+  char *d = b->data;
+  size_t to = old_len + extra; /* one past where the next byte from the back goes */
+  size_t end = old_len; /* one past the current line's '\n' */
+  while (end > start) {
+    size_t line = end - 1; /* the line is [line_start, end - 1), then '\n' */
+    while (line > start && d[line - 1] != '\n') line--;
+    size_t n = end - line; /* with its '\n' */
+    to -= n;
+    memmove(d + to, d + line, n);
+    const char *prefix = n > 1 ? "// " : "//";
+    size_t pn = n > 1 ? 3 : 2;
+    to -= pn;
+    memcpy(d + to, prefix, pn);
+    end = line;
   }
 }
 
@@ -350,11 +367,9 @@ static int lower_memory(const lower_config *cfg, const shard_module *m, shard_di
   if (cfg->memory == PLAN_JSON) {
     shard_memory_print_json(out, &rep, top, device_memory, source);
   } else if (cfg->memory == PLAN_TEXT) {
-    shard_buf table;
-    shard_buf_init(&table);
-    shard_memory_print_text(&table, &rep, top, device_memory, source);
-    append_comment_lines(out, shard_buf_str(&table));
-    shard_buf_free(&table);
+    size_t start = out->len;
+    shard_memory_print_text(out, &rep, top, device_memory, source);
+    comment_lines_in_place(out, start);
   }
   if (!cfg->memory_limit || rep.peak_bytes <= cfg->memory_limit || !rep.num_functions) return CLI_EXIT_OK;
   const shard_memory_function *f = &rep.functions[rep.worst_function];
@@ -436,12 +451,10 @@ int cmd_lower(int argc, char **argv) {
     if (cfg.plan == PLAN_JSON) {
       shard_comm_plan_print_json(&plan_text, &plan, (uint32_t)cfg.top);
     } else {
-      shard_buf table;
-      shard_buf_init(&table);
-      shard_buf_puts(&table, "communication plan\n");
-      shard_comm_plan_print_text(&table, &plan, (uint32_t)cfg.top);
-      append_comment_lines(&plan_text, shard_buf_str(&table));
-      shard_buf_free(&table);
+      size_t start = plan_text.len;
+      shard_buf_puts(&plan_text, "communication plan\n");
+      shard_comm_plan_print_text(&plan_text, &plan, (uint32_t)cfg.top);
+      comment_lines_in_place(&plan_text, start);
     }
     shard_comm_plan_free(&plan);
   }
@@ -455,18 +468,16 @@ int cmd_lower(int argc, char **argv) {
    * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
   cli_progress_finish();
-  shard_buf to_stdout;
-  shard_buf_init(&to_stdout);
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
     code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+    if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-    shard_buf_putn(&to_stdout, shard_buf_str(&module_text), module_text.len);
+    /* the module, then the '//' lines: appended in place, not copied again */
+    shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
+    code = cli_write_output("lower", NULL, module_text.data, module_text.len);
+  } else {
+    code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   }
-  if (code == CLI_EXIT_OK) {
-    shard_buf_putn(&to_stdout, shard_buf_str(&plan_text), plan_text.len);
-    code = cli_write_output("lower", NULL, to_stdout.data, to_stdout.len);
-  }
-  shard_buf_free(&to_stdout);
 done:
   cli_progress_finish();
   if (m) shard_module_free(m);

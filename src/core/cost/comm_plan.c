@@ -40,10 +40,15 @@ static const char *type_text(shard_arena *a, const int64_t *shape, uint32_t rank
   shard_buf_init(&b);
   shard_buf_puts(&b, "tensor<");
   for (uint32_t i = 0; i < rank; i++) {
-    if (shape[i] == SHARD_DYNAMIC_DIM) shard_buf_puts(&b, "?x");
-    else shard_buf_printf(&b, "%lldx", (long long)shape[i]);
+    if (shape[i] == SHARD_DYNAMIC_DIM) {
+      shard_buf_puts(&b, "?x");
+    } else {
+      shard_buf_put_i64(&b, shape[i]);
+      shard_buf_putc(&b, 'x');
+    }
   }
-  shard_buf_printf(&b, "%s>", elem);
+  shard_buf_puts(&b, elem);
+  shard_buf_putc(&b, '>');
   const char *s = shard_arena_strdup(a, shard_buf_str(&b));
   shard_buf_free(&b);
   return s;
@@ -151,16 +156,55 @@ static const shard_tensor_sharding *value_sharding(const shard_value *v) {
   return shard_value_sharding(v);
 }
 
+/* The value a chain of collectives starts from: what `op` moves or reduces. */
+static const shard_value *chain_source(const shard_op *op) {
+  const shard_value *src = op->operands[0].value;
+  while (src->def && is_collective(src->def) && src->def->num_operands > 0) src = src->def->operands[0].value;
+  return src;
+}
+
+/* Line and column of the sources the reasons name, found in text order
+ * before the rows are made: shard_span_linecol is cheap moving forward from
+ * the position it was last asked for but starts from the top of the text
+ * when asked for an earlier line, and the sources of successive collectives
+ * go back and forth. Sorted by (source text, offset). */
+typedef struct position {
+  const shard_source *src;
+  uint32_t off, line, col;
+} position;
+
+typedef struct positions {
+  position *items;
+  uint32_t len;
+} positions;
+
+static int by_place(const void *a, const void *b) {
+  const position *x = a, *y = b;
+  if (x->src != y->src) return (uintptr_t)x->src < (uintptr_t)y->src ? -1 : 1;
+  return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static void span_linecol(const positions *ps, shard_span span, uint32_t *line, uint32_t *col) {
+  position key = {span.src, span.off, 0, 0};
+  const position *hit = ps && ps->len ? bsearch(&key, ps->items, ps->len, sizeof key, by_place) : NULL;
+  if (!hit) {
+    shard_span_linecol(span, line, col);
+    return;
+  }
+  *line = hit->line;
+  *col = hit->col;
+}
+
 /* "argument 2", "result of stablehlo.dot_general at 12:8". */
-static void describe_value(shard_buf *b, const shard_value *v) {
+static void describe_value(shard_buf *b, const shard_value *v, const positions *ps) {
   if (!v->def) {
     shard_buf_printf(b, "argument %u", v->index);
     return;
   }
-  shard_buf_printf(b, "%s", v->def->name);
+  shard_buf_puts(b, v->def->name);
   if (v->def->span.src) {
     uint32_t line, col;
-    shard_span_linecol(v->def->span, &line, &col);
+    span_linecol(ps, v->def->span, &line, &col);
     shard_buf_printf(b, " at %u:%u", line, col);
   }
 }
@@ -172,9 +216,8 @@ static void print_sharding_or_replicated(shard_buf *b, const shard_tensor_shardi
 
 /* Why a data-movement collective is there: follow the chain forward to the
  * op that consumes it and backward to the value that fed it. */
-static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
-  const shard_value *src = op->operands[0].value;
-  while (src->def && is_collective(src->def) && src->def->num_operands > 0) src = src->def->operands[0].value;
+static shard_op *explain_movement(const shard_op *op, const positions *ps, shard_buf *why) {
+  const shard_value *src = chain_source(op);
   const shard_op *last = op;
   for (;;) {
     const shard_operand *u = last->results[0].first_use;
@@ -194,7 +237,7 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   else shard_buf_puts(why, "(unused) resharded to ");
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");
-  describe_value(why, src);
+  describe_value(why, src, ps);
   shard_buf_puts(why, " has ");
   print_sharding_or_replicated(why, value_sharding(src));
   return use ? use->owner : NULL;
@@ -202,9 +245,8 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
 
 /* Why a reduction is there: the op whose partial sums it adds. */
 static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kind, const shard_axis_ref *axes,
-                                   uint32_t num_axes, shard_buf *why) {
-  const shard_value *src = op->operands[0].value;
-  while (src->def && is_collective(src->def) && src->def->num_operands > 0) src = src->def->operands[0].value;
+                                   uint32_t num_axes, const positions *ps, shard_buf *why) {
+  const shard_value *src = chain_source(op);
   const shard_tensor_sharding *in = value_sharding(src);
   bool unreduced = false;
   for (uint32_t i = 0; in && i < in->num_unreduced && !unreduced; i++)
@@ -213,7 +255,7 @@ static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kin
   shard_buf_puts(why, unreduced ? "unreduced over " : "partial sums over ");
   shard_axis_list_print(why, axes, num_axes);
   shard_buf_puts(why, unreduced ? ": " : " from ");
-  describe_value(why, src);
+  describe_value(why, src, ps);
   if (!unreduced && src->def) shard_buf_puts(why, ", whose reduction dimension is sharded on them");
   if (kind == SHARD_COLL_REDUCE_SCATTER) {
     shard_buf_puts(why, ", scattered to ");
@@ -226,6 +268,7 @@ typedef struct module_walk {
   shard_comm_plan *plan;
   const shard_module *m;
   shard_diag_engine *de;
+  positions positions;
 } module_walk;
 
 static const shard_attr *attr_of(const shard_op *op, const char *name, shard_attr_kind kind) {
@@ -233,10 +276,9 @@ static const shard_attr *attr_of(const shard_op *op, const char *name, shard_att
   return a && a->kind == kind ? a : NULL;
 }
 
-static bool visit(shard_op *op, void *ctx) {
-  module_walk *w = ctx;
+static void visit(module_walk *w, shard_op *op) {
   shard_collective_kind kind;
-  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 || op->num_results < 1) return true;
+  if (!shard_collective_kind_from_op(op->name, &kind) || op->num_operands < 1 || op->num_results < 1) return;
   const shard_type *type = op->operands[0].value->type;
   const shard_attr *out_attr = attr_of(op, "out_sharding", SHARD_ATTR_SDY_SHARDING);
   const shard_tensor_sharding *out = out_attr ? out_attr->u.sharding : NULL;
@@ -246,7 +288,7 @@ static bool visit(shard_op *op, void *ctx) {
     w->plan->num_unplanned++;
     shard_warning(w->de, op->span, "cannot cost this %s: %s", op->name,
                   !mesh ? "its mesh is unknown" : "its shape or element type is not static");
-    return true;
+    return;
   }
   axis_vec axes = {0};
   const shard_attr *a;
@@ -286,8 +328,8 @@ static bool visit(shard_op *op, void *ctx) {
   shard_buf why;
   shard_buf_init(&why);
   const shard_op *needs = kind == SHARD_COLL_ALL_REDUCE || kind == SHARD_COLL_REDUCE_SCATTER
-                              ? explain_reduction(op, kind, axes.items, axes.len, &why)
-                              : explain_movement(op, &why);
+                              ? explain_reduction(op, kind, axes.items, axes.len, &w->positions, &why)
+                              : explain_movement(op, &w->positions, &why);
   shard_span where = needs && needs->span.src ? needs->span : op->span;
   shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank, type->elem, where,
                       needs ? needs->name : NULL, shard_buf_str(&why));
@@ -295,12 +337,41 @@ static bool visit(shard_op *op, void *ctx) {
   free(in_local);
   free(out_local);
   SHARD_VEC_FREE(axes);
+}
+
+typedef SHARD_VEC(shard_op *) op_vec;
+
+static bool collect_collective(shard_op *op, void *ctx) {
+  if (is_collective(op) && op->num_operands > 0 && op->num_results > 0) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
 void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_diag_engine *de) {
-  module_walk w = {p, m, de};
-  shard_walk(m->top, visit, &w);
+  module_walk w = {p, m, de, {0}};
+  op_vec ops = {0};
+  shard_walk(m->top, collect_collective, &ops);
+  if (p->cap_rows < p->num_rows + ops.len) { /* a row per collective at most: no doubling */
+    p->cap_rows = p->num_rows + ops.len;
+    p->rows = shard_xrealloc(p->rows, sizeof *p->rows * p->cap_rows);
+  }
+  positions *ps = &w.positions;
+  ps->items = shard_xmalloc(sizeof *ps->items * (ops.len ? ops.len : 1));
+  for (uint32_t i = 0; i < ops.len; i++) {
+    const shard_op *def = chain_source(ops.items[i])->def;
+    if (def && def->span.src) ps->items[ps->len++] = (position){def->span.src, def->span.off, 0, 0};
+  }
+  qsort(ps->items, ps->len, sizeof *ps->items, by_place);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < ps->len; i++) {
+    position *q = &ps->items[i];
+    if (n && ps->items[n - 1].src == q->src && ps->items[n - 1].off == q->off) continue;
+    shard_span_linecol((shard_span){.src = q->src, .off = q->off}, &q->line, &q->col);
+    ps->items[n++] = *q;
+  }
+  ps->len = n;
+  for (uint32_t i = 0; i < ops.len; i++) visit(&w, ops.items[i]);
+  free(ps->items);
+  SHARD_VEC_FREE(ops);
 }
 
 /* ---- output ------------------------------------------------------------------------ */
@@ -341,17 +412,40 @@ static long long whole_bytes(double v) { return (long long)llround(v); }
 /* The cells of one row, for width computation and printing. */
 enum { COL_NUM, COL_KIND, COL_AXES, COL_GROUP, COL_SENT, COL_RECV, COL_TIME, COL_WHERE, NUM_COLS };
 
-static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf cells[NUM_COLS]) {
+/* Appends the cells of row i to `text`, ends[c] the length of `text` after
+ * cell c. */
+static void row_cells(const shard_comm_plan *p, uint32_t i, shard_buf *text, size_t ends[NUM_COLS]) {
   const shard_comm_row *r = &p->rows[i];
-  shard_buf_printf(&cells[COL_NUM], "%u", i + 1);
-  shard_buf_puts(&cells[COL_KIND], shard_collective_kind_name(r->kind));
-  shard_axis_list_print(&cells[COL_AXES], r->axes, r->num_axes);
-  shard_buf_printf(&cells[COL_GROUP], "%lldx%lld", (long long)r->cost.group_size, (long long)r->cost.num_groups);
-  shard_buf_printf(&cells[COL_SENT], "%lld", whole_bytes(r->cost.bytes_sent));
-  shard_buf_printf(&cells[COL_RECV], "%lld", whole_bytes(r->cost.bytes_recv));
-  if (p->topology) shard_comm_format_seconds(&cells[COL_TIME], r->cost.seconds);
-  else shard_buf_puts(&cells[COL_TIME], "-");
-  shard_span_print_location(&cells[COL_WHERE], r->where);
+  shard_buf_put_i64(text, (int64_t)i + 1);
+  ends[COL_NUM] = text->len;
+  shard_buf_puts(text, shard_collective_kind_name(r->kind));
+  ends[COL_KIND] = text->len;
+  shard_axis_list_print(text, r->axes, r->num_axes);
+  ends[COL_AXES] = text->len;
+  shard_buf_put_i64(text, r->cost.group_size);
+  shard_buf_putc(text, 'x');
+  shard_buf_put_i64(text, r->cost.num_groups);
+  ends[COL_GROUP] = text->len;
+  shard_buf_put_i64(text, whole_bytes(r->cost.bytes_sent));
+  ends[COL_SENT] = text->len;
+  shard_buf_put_i64(text, whole_bytes(r->cost.bytes_recv));
+  ends[COL_RECV] = text->len;
+  if (p->topology) shard_comm_format_seconds(text, r->cost.seconds);
+  else shard_buf_puts(text, "-");
+  ends[COL_TIME] = text->len;
+  shard_span_print_location(text, r->where);
+  ends[COL_WHERE] = text->len;
+}
+
+/* `sep`, then `s` (n bytes) padded with spaces to `width`, on the left when
+ * `right` (printf's %*s and %-*s). */
+static void put_padded(shard_buf *b, const char *sep, const char *s, size_t n, size_t width, bool right) {
+  shard_buf_puts(b, sep);
+  if (right)
+    for (size_t k = n; k < width; k++) shard_buf_putc(b, ' ');
+  shard_buf_putn(b, s, n);
+  if (!right)
+    for (size_t k = n; k < width; k++) shard_buf_putc(b, ' ');
 }
 
 void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t top) {
@@ -368,26 +462,32 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
   if (p->num_rows == 0) {
     shard_buf_puts(b, "no collectives\n");
   } else {
-    shard_buf *cells = shard_xcalloc((size_t)p->num_rows * NUM_COLS, sizeof *cells);
+    /* Every cell written once into `text`; ends[k] is where cell k ends. */
+    shard_buf text;
+    shard_buf_init(&text);
+    size_t *ends = shard_xmalloc(sizeof *ends * (size_t)p->num_rows * NUM_COLS);
     size_t width[NUM_COLS];
     for (int c = 0; c < NUM_COLS; c++) width[c] = strlen(headers[c]);
     for (uint32_t i = 0; i < p->num_rows; i++) {
-      row_cells(p, i, &cells[(size_t)i * NUM_COLS]);
-      for (int c = 0; c < NUM_COLS; c++)
-        if (cells[(size_t)i * NUM_COLS + c].len > width[c]) width[c] = cells[(size_t)i * NUM_COLS + c].len;
+      row_cells(p, i, &text, &ends[(size_t)i * NUM_COLS]);
+      for (int c = 0; c < NUM_COLS; c++) {
+        size_t k = (size_t)i * NUM_COLS + c, len = ends[k] - (k ? ends[k - 1] : 0);
+        if (len > width[c]) width[c] = len;
+      }
     }
-    for (int c = 0; c < NUM_COLS; c++)
-      shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], headers[c]);
+    for (int c = 0; c < NUM_COLS; c++) put_padded(b, c ? "  " : "", headers[c], strlen(headers[c]), width[c], right[c]);
     shard_buf_puts(b, "  why\n");
     for (uint32_t i = 0; i < p->num_rows; i++) {
       for (int c = 0; c < NUM_COLS; c++) {
-        shard_buf *cell = &cells[(size_t)i * NUM_COLS + c];
-        shard_buf_printf(b, "%s%*s", c ? "  " : "", right[c] ? (int)width[c] : -(int)width[c], shard_buf_str(cell));
-        shard_buf_free(cell);
+        size_t k = (size_t)i * NUM_COLS + c, start = k ? ends[k - 1] : 0;
+        put_padded(b, c ? "  " : "", text.data + start, ends[k] - start, width[c], right[c]);
       }
-      shard_buf_printf(b, "  %s\n", p->rows[i].reason ? p->rows[i].reason : "");
+      shard_buf_puts(b, "  ");
+      if (p->rows[i].reason) shard_buf_puts(b, p->rows[i].reason);
+      shard_buf_putc(b, '\n');
     }
-    free(cells);
+    free(ends);
+    shard_buf_free(&text);
   }
   shard_buf_printf(b, "total: %u collective%s, %lld bytes sent and %lld received per device", p->num_rows,
                    p->num_rows == 1 ? "" : "s", whole_bytes(p->total_sent), whole_bytes(p->total_recv));

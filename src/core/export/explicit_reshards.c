@@ -462,6 +462,11 @@ typedef struct xr {
    * factors are errors, results made unreduced by no reduction get a
    * replicated_to_unreduced) */
   bool for_lower;
+  /* what one op's visit needs only while it runs (its projection, the
+   * shardings and sizes of its tensors, the axes per factor), reset before
+   * the next op: kept in the module's arena, projections were a quarter of
+   * shard lower's peak memory */
+  shard_arena *tmp;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -1240,7 +1245,7 @@ static bool S_has_overflow(const shard_projection *p) {
 static shard_axes *S_process(xr *x, op_view *v, bool full) {
   shard_op *op = v->op;
   if (full) {
-    shard_axes *common = SHARD_NEW_ARRAY(x->a, shard_axes, v->rule->num_factors + 1);
+    shard_axes *common = SHARD_NEW_ARRAY(x->tmp, shard_axes, v->rule->num_factors + 1);
     if (S_has_overflow(v->proj) && shard_op_is(op, &K_stablehlo_reshape) && v->rule->num_operands == 1 &&
         v->rule->num_results == 1) {
       S_process_reshape_overflow(x, v, common);
@@ -1474,7 +1479,8 @@ static bool S_visit(xr *x, shard_op *op) {
 
   op_view v = {.op = op};
   uint32_t nin = op->num_operands, nout = op->num_results;
-  v.in = SHARD_NEW_ARRAY(x->a, shard_tensor_sharding *, nin + nout + 1);
+  shard_arena_reset(x->tmp);
+  v.in = SHARD_NEW_ARRAY(x->tmp, shard_tensor_sharding *, nin + nout + 1);
   v.out = v.in + nin;
   for (uint32_t i = 0; i < nin; i++) v.in[i] = S_sharding(x, S_bypass_barriers(op->operands[i].value));
   for (uint32_t i = 0; i < nout; i++) v.out[i] = S_sharding(x, S_bypass_barriers(&op->results[i]));
@@ -1496,11 +1502,11 @@ static bool S_visit(xr *x, shard_op *op) {
     return true;
   }
 
-  v.sizes = SHARD_NEW_ARRAY(x->a, int64_t, nin + nout + 1);
+  v.sizes = SHARD_NEW_ARRAY(x->tmp, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
   for (uint32_t i = 0; i < nout; i++) v.sizes[nin + i] = S_num_elements(op->results[i].type);
-  v.update = SHARD_NEW_ARRAY(x->a, bool, nin + nout + 1);
-  v.proj = shard_projection_build(x->a, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
+  v.update = SHARD_NEW_ARRAY(x->tmp, bool, nin + nout + 1);
+  v.proj = shard_projection_build(x->tmp, rule, (const shard_tensor_sharding *const *)v.in, v.mesh.mesh, true);
   shard_axes *common = S_process(x, &v, full);
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
   if (x->for_lower && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
@@ -1563,7 +1569,8 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           shard_rule_cache_new(NULL),
           lower_run == 1,
           lower_run == 2,
-          for_lower};
+          for_lower,
+          shard_arena_new()};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1572,6 +1579,7 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
   for (uint32_t i = 0; i < funcs.len; i++) ok = S_run_func(&x, funcs.items[i]) && ok;
   SHARD_VEC_FREE(funcs);
   shard_rule_cache_free(x.rules);
+  shard_arena_free(x.tmp);
   return ok && !x.failed;
 }
 

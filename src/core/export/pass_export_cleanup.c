@@ -110,6 +110,11 @@ bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *opti
 
 static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
   shard_arena *a = ctx;
+  /* Already closed (every sharding is, after the first export of shard
+   * lower): kept, not copied. */
+  bool open = s->num_replicated > 0;
+  for (uint32_t d = 0; d < s->rank && !open; d++) open = s->dims[d].is_open;
+  if (!open) return s;
   shard_tensor_sharding *c = shard_sharding_clone(a, s);
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t d = 0; d < s->rank; d++) {

@@ -122,6 +122,21 @@ static shard_type **S_func_types(const shard_op *func, bool results, uint32_t *n
   return results ? ft->u.type->results : ft->u.type->inputs;
 }
 
+/* Sets func argument or result i's sharding to `s` unless it already has
+ * an equal one. Setting a result's rewrites the whole res_attrs array
+ * (pass_shardings.h), so setting each of a func's n results was quadratic;
+ * an unchanged sharding is left as it is, which prints the same when the
+ * array already has an entry per result (otherwise the set would fill it). */
+static void S_set_boundary_sharding(shard_arena *a, shard_op *func, bool result, uint32_t i, uint32_t n,
+                                    const shard_tensor_sharding *old, shard_tensor_sharding *s) {
+  shard_attr *arr = shard_op_attr(func, result ? "res_attrs" : "arg_attrs");
+  bool complete = (!result && func->num_regions && func->regions[0].first) ||
+                  (arr && arr->kind == SHARD_ATTR_ARRAY && arr->u.array.num == n);
+  if (complete && (s == old || shard_sharding_equal(old, s))) return;
+  if (result) shard_func_set_result_sharding(a, func, i, s);
+  else shard_func_set_arg_sharding(a, func, i, s);
+}
+
 bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, const char *options,
                                                             const shard_pass_context *cx) {
   shard_arena *a = m->arena;
@@ -132,12 +147,12 @@ bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, con
     shard_type **types = S_func_types(func, false, &n);
     for (uint32_t i = 0; i < n; i++) {
       shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
-      if (s) shard_func_set_arg_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
+      if (s) S_set_boundary_sharding(a, func, false, i, n, s, S_evenly_sharded(m, s, types[i], NULL));
     }
     types = S_func_types(func, true, &n);
     for (uint32_t i = 0; i < n; i++) {
       shard_tensor_sharding *s = shard_func_result_sharding(func, i);
-      if (s) shard_func_set_result_sharding(a, func, i, S_evenly_sharded(m, s, types[i], NULL));
+      if (s) S_set_boundary_sharding(a, func, true, i, n, s, S_evenly_sharded(m, s, types[i], NULL));
     }
   }
   op_vec ops = {0};
@@ -178,12 +193,12 @@ bool shard_pass_remove_sub_axes_in_input_output_shardings(shard_module *m, const
   S_func_types(func, false, &n);
   for (uint32_t i = 0; i < n; i++) {
     shard_tensor_sharding *s = shard_func_arg_sharding(func, i);
-    if (s) shard_func_set_arg_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
+    if (s) S_set_boundary_sharding(m->arena, func, false, i, n, s, S_without_sub_axes(m->arena, s));
   }
   S_func_types(func, true, &n);
   for (uint32_t i = 0; i < n; i++) {
     shard_tensor_sharding *s = shard_func_result_sharding(func, i);
-    if (s) shard_func_set_result_sharding(m->arena, func, i, S_without_sub_axes(m->arena, s));
+    if (s) S_set_boundary_sharding(m->arena, func, true, i, n, s, S_without_sub_axes(m->arena, s));
   }
   return true;
 }

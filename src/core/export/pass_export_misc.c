@@ -199,12 +199,16 @@ typedef SHARD_VEC(shard_axis_ref) axis_vec;
 typedef struct unreduced_check {
   shard_module *m;
   shard_diag_engine *de;
+  /* the shardings and lists one op's check reads (a manual computation's
+   * block arguments' without the manual axes), reset before the next op:
+   * the pass only reads the module */
+  shard_arena *tmp;
 } unreduced_check;
 
-static shard_tensor_sharding *S_sharding_past_barriers(shard_module *m, shard_value *v) {
+static shard_tensor_sharding *S_sharding_past_barriers(const unreduced_check *c, shard_value *v) {
   while (v->def && shard_op_is(v->def, &K_sdy_propagation_barrier) && v->def->num_operands)
     v = v->def->operands[0].value;
-  return shard_propagation_value_sharding(m->arena, v);
+  return shard_propagation_value_sharding(c->tmp, v);
 }
 
 static bool S_from_explicit_reshard(shard_value *v) {
@@ -404,13 +408,13 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
   for (uint32_t i = 0; i < call->num_operands; i++) {
     shard_value *v = call->operands[i].value;
     if (S_from_explicit_reshard(v)) continue;
-    if (!S_check_equal(c, call, S_sharding_past_barriers(c->m, v), shard_func_arg_sharding(callee, i), "call argument",
-                       i, "."))
+    if (!S_check_equal(c, call, S_sharding_past_barriers(c, v), shard_func_arg_sharding(callee, i), "call argument", i,
+                       "."))
       return false;
   }
   for (uint32_t i = 0; i < call->num_results; i++)
-    if (!S_check_equal(c, call, shard_func_result_sharding(callee, i),
-                       S_sharding_past_barriers(c->m, &call->results[i]), "call result", i, "."))
+    if (!S_check_equal(c, call, shard_func_result_sharding(callee, i), S_sharding_past_barriers(c, &call->results[i]),
+                       "call result", i, "."))
       return false;
   return true;
 }
@@ -418,7 +422,7 @@ static bool S_check_call(unreduced_check *c, shard_op *call) {
 static bool S_check_return_pair(unreduced_check *c, shard_op *op, shard_value *v, const shard_tensor_sharding *result,
                                 uint32_t i) {
   if (S_from_explicit_reshard(v) || !result) return true;
-  return S_check_equal(c, op, S_sharding_past_barriers(c->m, v), result, "return value", i,
+  return S_check_equal(c, op, S_sharding_past_barriers(c, v), result, "return value", i,
                        " without a blessed operation (e.g., sdy.reshard). This is an invalid "
                        "transition from unreduced to reduced.");
 }
@@ -432,9 +436,9 @@ static bool S_check_terminator(unreduced_check *c, shard_op *op) {
     return true;
   }
   for (uint32_t i = 0; i < op->num_operands && i < parent->num_results; i++) {
-    shard_tensor_sharding *s = S_sharding_past_barriers(c->m, &parent->results[i]);
+    shard_tensor_sharding *s = S_sharding_past_barriers(c, &parent->results[i]);
     if (shard_op_is(parent, &K_sdy_manual_computation))
-      s = shard_sharding_erase_manual(c->m->arena, s, shard_op_attr(parent, "manual_axes"));
+      s = shard_sharding_erase_manual(c->tmp, s, shard_op_attr(parent, "manual_axes"));
     if (!S_check_return_pair(c, op, op->operands[i].value, s, i)) return false;
   }
   return true;
@@ -474,13 +478,13 @@ static bool S_is_return_like(const shard_op *op) {
 /* Operand and result shardings of `op`; operands made by an explicit reshard
  * count as unsharded. `n` operands are taken from the front. */
 static bool S_check_op(unreduced_check *c, shard_op *op, uint32_t n, int introduce, int remove) {
-  shard_tensor_sharding **ins = SHARD_NEW_ARRAY(c->m->arena, shard_tensor_sharding *, n + 1);
+  shard_tensor_sharding **ins = SHARD_NEW_ARRAY(c->tmp, shard_tensor_sharding *, n + 1);
   for (uint32_t i = 0; i < n; i++) {
     shard_value *v = op->operands[i].value;
-    ins[i] = S_from_explicit_reshard(v) ? NULL : S_sharding_past_barriers(c->m, v);
+    ins[i] = S_from_explicit_reshard(v) ? NULL : S_sharding_past_barriers(c, v);
   }
-  shard_tensor_sharding **outs = SHARD_NEW_ARRAY(c->m->arena, shard_tensor_sharding *, op->num_results + 1);
-  for (uint32_t i = 0; i < op->num_results; i++) outs[i] = S_sharding_past_barriers(c->m, &op->results[i]);
+  shard_tensor_sharding **outs = SHARD_NEW_ARRAY(c->tmp, shard_tensor_sharding *, op->num_results + 1);
+  for (uint32_t i = 0; i < op->num_results; i++) outs[i] = S_sharding_past_barriers(c, &op->results[i]);
   return S_check_transition(c, op, ins, n, outs, op->num_results, introduce, remove);
 }
 
@@ -494,7 +498,7 @@ static bool S_check_unreduced(unreduced_check *c, shard_op *op) {
   if (shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general))
     return S_check_op(c, op, op->num_operands, SHARD_RED_SUM, NO_REDUCTION);
   if (shard_op_is(op, &K_sdy_all_reduce) || shard_op_is(op, &K_sdy_reduce_scatter)) {
-    if (op->num_operands && !S_sharding_past_barriers(c->m, op->operands[0].value)) {
+    if (op->num_operands && !S_sharding_past_barriers(c, op->operands[0].value)) {
       shard_error(c->de, op->span, "'%s' op operand must be sharded.", op->name);
       return false;
     }
@@ -502,8 +506,8 @@ static bool S_check_unreduced(unreduced_check *c, shard_op *op) {
   }
   if (shard_op_is(op, &K_stablehlo_all_reduce) || shard_op_is(op, &K_stablehlo_reduce_scatter)) {
     if (!op->num_operands || !op->num_results) return true;
-    shard_tensor_sharding *in = S_sharding_past_barriers(c->m, op->operands[0].value);
-    shard_tensor_sharding *out = S_sharding_past_barriers(c->m, &op->results[0]);
+    shard_tensor_sharding *in = S_sharding_past_barriers(c, op->operands[0].value);
+    shard_tensor_sharding *out = S_sharding_past_barriers(c, &op->results[0]);
     if (!in && !out) return true;
     return S_check_transition(c, op, &in, 1, &out, 1, NO_REDUCTION, S_body_reduction(op));
   }
@@ -518,16 +522,18 @@ static bool S_walk_unreduced(unreduced_check *c, shard_op *op) {
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (shard_op *o = b->first; o; o = o->next)
         if (!S_walk_unreduced(c, o)) return false;
+  shard_arena_reset(c->tmp);
   return S_check_unreduced(c, op);
 }
 
 bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
-  unreduced_check c = {m, de};
+  unreduced_check c = {m, de, shard_arena_new()};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next)
     if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func)) ok = false;
+  shard_arena_free(c.tmp);
   return ok;
 }
 
