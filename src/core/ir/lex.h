@@ -37,6 +37,11 @@ typedef struct shard_tok {
 typedef struct shard_lexer {
   const shard_source *src;
   uint32_t pos;
+  /* Offset of the source's last byte that ends every run the lexer scans
+   * (a closing bracket: no blank, letter, digit, '_$.-'), 0 if none: a
+   * token starting before it needs no end-of-input checks in its loops,
+   * which matters because a `// -----` chunk has no NUL after it. */
+  uint32_t fast_end;
 } shard_lexer;
 
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);
