@@ -236,8 +236,39 @@ bool shard_parser_symbol(shard_parser *p, const char **out) {
 
 /* ---- SSA names ------------------------------------------------------------ */
 
+/* The number a name like "17" stands for, or -1 ("017", "1a", "" and
+ * numbers from 2^21 on, whose table would be large, are names like any
+ * other). */
+static int64_t S_name_number(const char *name, uint32_t len) {
+  if (len == 0 || len > 7 || (name[0] == '0' && len > 1)) return -1;
+  int64_t v = 0;
+  for (uint32_t i = 0; i < len; i++) {
+    unsigned d = (unsigned char)name[i] - '0';
+    if (d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v < (1 << 21) ? v : -1;
+}
+
+/* The map slot of a name (its innermost entry), made if new. */
+static void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
+  int64_t k = S_name_number(name, len);
+  if (k < 0) return shard_strmap_slot(&p->names, name, len);
+  if ((uint64_t)k >= p->numbered.cap) {
+    uint32_t old = p->numbered.cap, cap = old ? old : 64;
+    while (cap <= (uint64_t)k) cap *= 2;
+    p->numbered.items = shard_xrealloc(p->numbered.items, cap * sizeof *p->numbered.items);
+    memset(p->numbered.items + old, 0, (cap - old) * sizeof *p->numbered.items);
+    p->numbered.cap = cap;
+  }
+  return (void **)&p->numbered.items[k];
+}
+
 static ssa_entry *S_lookup(shard_parser *p, const char *name, uint32_t len) {
-  ssa_entry *e = shard_strmap_get(&p->names, name, len);
+  int64_t k = S_name_number(name, len);
+  ssa_entry *e = k < 0 ? shard_strmap_get(&p->names, name, len)
+                 : (uint64_t)k < p->numbered.cap ? p->numbered.items[k]
+                                                 : NULL;
   return e && e->values ? e : NULL;
 }
 
@@ -253,7 +284,7 @@ static void S_pop_scope(shard_parser *p) {
   while (p->defined.len > mark) {
     ssa_entry *e = p->defined.items[--p->defined.len];
     if (e->shadowed) {
-      shard_strmap_put(&p->names, e->name, e->len, e->shadowed);
+      *S_name_slot(p, e->name, e->len) = e->shadowed;
     } else {
       /* the name stays in the map as an empty marker */
       e->values = NULL;
@@ -274,7 +305,7 @@ static void S_replace_placeholder(shard_parser *p, fwd_ref *f, shard_value *v) {
 
 static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values, uint32_t count,
                      shard_span span) {
-  void **slot = shard_strmap_slot(&p->names, name, len);
+  void **slot = S_name_slot(p, name, len);
   ssa_entry *cur = *slot;
   /* A name defined again in the same scope is an error. */
   if (cur && cur->values) {
@@ -894,8 +925,10 @@ static bool S_skip_file_metadata(shard_parser *p) {
  * release for the module parser and the attribute parser. */
 static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
+  SHARD_VEC_FREE(p->numbered);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
+  shard_strmap_release(&p->fn_text_cache);
   shard_strmap_release(&p->op_def_cache);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {

@@ -27,6 +27,9 @@ struct shard_parser {
   uint32_t depth, max_depth;
   /* SSA names -> their innermost ssa_entry (shadowed ones chained behind) */
   shard_strmap names;
+  /* the same for the names that are decimal numbers (%0, %17: nearly every
+   * value of a generated module), by number: no hash, 8 bytes a name */
+  SHARD_VEC(ssa_entry *) numbered;
   SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
   SHARD_VEC(uint32_t) scope_marks;
   SHARD_VEC(fwd_ref *) fwd; /* unresolved forward references */
@@ -41,6 +44,9 @@ struct shard_parser {
    * type pointers as bytes): one object per distinct signature, instead of
    * a type and its text built again for every op */
   shard_strmap fn_type_cache;
+  /* function types spelled plainly, `(tensor<..>, tensor<..>) -> tensor<..>`,
+   * by their source text: an op's signature is read once, not type by type */
+  shard_strmap fn_text_cache;
   /* custom op names as written -> their definitions: a module names a few
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */
