@@ -945,7 +945,7 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
       int known = t.kind == SHARD_TOK_IDENT ? shard_shlo_enum_case(SHARD_SHLO_PRECISION, t.text, t.len) : -1;
       if (known >= 0) {
         shard_parser_next(p);
-        SHARD_SVEC_PUSH(elems, shard_attr_shlo_enum(a, SHARD_SHLO_PRECISION, (uint32_t)known));
+        SHARD_SVEC_PUSH(elems, shard_parser_precision(p, (uint32_t)known));
         continue;
       }
       shard_span vat = shard_parser_here(p);

@@ -38,6 +38,13 @@ struct fwd_ref {
 /* ---- basics ------------------------------------------------------------- */
 
 shard_arena *shard_parser_arena(shard_parser *p) { return p->arena; }
+
+shard_attr *shard_parser_precision(shard_parser *p, uint32_t value) {
+  if (value >= sizeof p->precisions / sizeof p->precisions[0])
+    return shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
+  if (!p->precisions[value]) p->precisions[value] = shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
+  return p->precisions[value];
+}
 shard_diag_engine *shard_parser_diag(shard_parser *p) { return p->de; }
 const shard_source *shard_parser_source(shard_parser *p) { return p->lx.src; }
 
@@ -315,7 +322,7 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
         return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
   }
   name = shard_parser_intern(p, name, len); /* values keep it NUL-terminated */
-  ssa_entry *e = SHARD_NEW(p->arena, ssa_entry);
+  ssa_entry *e = SHARD_NEW(p->scratch ? p->scratch : p->arena, ssa_entry);
   e->name = name;
   e->len = len;
   e->values = values;
@@ -355,7 +362,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
     if (f->placeholder && f->len == u->name_len && f->number == u->number && memcmp(f->name, u->name, u->name_len) == 0)
       return f->placeholder;
   }
-  fwd_ref *f = SHARD_NEW(p->arena, fwd_ref);
+  fwd_ref *f = SHARD_NEW(p->scratch ? p->scratch : p->arena, fwd_ref);
   f->name = u->name;
   f->len = u->name_len;
   f->number = u->number;
@@ -925,6 +932,8 @@ static bool S_skip_file_metadata(shard_parser *p) {
  * release for the module parser and the attribute parser. */
 static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
+  shard_arena_free(p->scratch);
+  p->scratch = NULL;
   SHARD_VEC_FREE(p->numbered);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
@@ -953,6 +962,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   shard_parser p = {0};
   shard_lexer_init(&p.lx, src, 0);
   p.arena = m->arena;
+  p.scratch = shard_arena_new();
   p.de = de;
   p.module = m;
   p.opts = opts;

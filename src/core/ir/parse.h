@@ -65,6 +65,9 @@ typedef struct shard_op_state {
 } shard_op_state;
 
 shard_arena *shard_parser_arena(shard_parser *p);
+/* The #stablehlo<precision ...> case `value`, one attribute per parser
+ * (attributes are not changed in place). */
+shard_attr *shard_parser_precision(shard_parser *p, uint32_t value);
 shard_diag_engine *shard_parser_diag(shard_parser *p);
 const shard_source *shard_parser_source(shard_parser *p);
 

@@ -20,6 +20,9 @@ struct shard_parser {
   shard_tok tok; /* lookahead */
   bool has_tok;
   shard_arena *arena;
+  /* the parser's own records (SSA scopes, forward references), freed with
+   * the parser rather than kept with the module; NULL: arena */
+  shard_arena *scratch;
   shard_diag_engine *de;
   shard_module *module;
   const shard_parse_options *opts;
@@ -47,6 +50,9 @@ struct shard_parser {
   /* function types spelled plainly, `(tensor<..>, tensor<..>) -> tensor<..>`,
    * by their source text: an op's signature is read once, not type by type */
   shard_strmap fn_text_cache;
+  /* the precision values of dot ops (DEFAULT, HIGH, HIGHEST), one attribute
+   * each shared by every op: two 56-byte attributes a dot otherwise */
+  shard_attr *precisions[4];
   /* custom op names as written -> their definitions: a module names a few
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */

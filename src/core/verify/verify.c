@@ -288,10 +288,10 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
   }
   S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
   if (!ix) {
-    ix = SHARD_NEW(cx->scratch, S_axis_index);
+    ix = SHARD_NEW(cx->keep, S_axis_index);
     ix->cap = 16;
     while (ix->cap < m->num_axes * 2) ix->cap *= 2;
-    ix->slots = SHARD_NEW_ARRAY(cx->scratch, int32_t, ix->cap);
+    ix->slots = SHARD_NEW_ARRAY(cx->keep, int32_t, ix->cap);
     for (uint32_t a = 0; a < m->num_axes; a++) {
       uint32_t i = S_hash_str(m->axes[a].name) & (ix->cap - 1);
       while (ix->slots[i] && strcmp(m->axes[ix->slots[i] - 1].name, m->axes[a].name) != 0) i = (i + 1) & (ix->cap - 1);
@@ -704,6 +704,9 @@ static bool S_check_terminators(vf_ctx *cx, const shard_op *op) {
 }
 
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
+  /* Nothing of an op's checks outlives them: the scratch memory of the ops
+   * before is let go every so often, not kept for the whole module. */
+  if (shard_arena_used(cx->scratch) > (1u << 18)) shard_arena_reset(cx->scratch);
   S_check_isolation(cx, op, scope);
   S_check_dominance(cx, op);
   bool ok = true;
@@ -753,6 +756,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   cx.opts = opts ? opts : &defaults;
   cx.de = de;
   cx.scratch = shard_arena_new();
+  cx.keep = shard_arena_new();
   cx.ok = true;
   if (m && m->top) {
     S_build_symbols(&cx);
@@ -770,5 +774,6 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   shard_ptrmap_release(&cx.walked);
   vf_axis_set_free(&cx.seen);
   shard_arena_free(cx.scratch);
+  shard_arena_free(cx.keep);
   return cx.ok;
 }

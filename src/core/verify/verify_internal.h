@@ -35,7 +35,8 @@ typedef struct vf_ctx {
   const shard_module *m;
   const shard_verify_options *opts;
   shard_diag_engine *de;
-  shard_arena *scratch; /* temporary shardings and message strings */
+  shard_arena *scratch; /* temporary shardings and message strings: reset between ops */
+  shard_arena *keep; /* what lives for the whole verification (axis indexes) */
   /* sdy.mesh symbols of the top module: open addressing by name */
   const shard_op **sym_ops;
   uint32_t sym_cap;
