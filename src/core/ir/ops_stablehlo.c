@@ -68,6 +68,7 @@ static bool S_int_list(shard_parser *p, shlo_dims *out) {
   uint32_t cap = (uint32_t)(sizeof out->inl / sizeof out->inl[0]);
   out->vals = out->inl;
   out->num = 0;
+  if (shard_parser_plain_int_list(p, out->inl, cap, &out->num)) return true;
   if (!shard_parser_expect(p, "[")) return false;
   if (!shard_parser_accept(p, "]")) {
     do {

@@ -208,6 +208,31 @@ bool shard_parser_accept_int(shard_parser *p, int64_t *out) {
   return true;
 }
 
+bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, uint32_t *n) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind != SHARD_TOK_PUNCT || t->text[0] != '[') return false;
+  const char *s = p->lx.src->text;
+  uint32_t i = t->off + 1, end = (uint32_t)p->lx.src->len, k = 0;
+  if (i < end && s[i] != ']') {
+    for (;;) {
+      uint32_t first = i;
+      int64_t v = 0;
+      /* at most 18 digits: no overflow to report */
+      while (i < end && s[i] >= '0' && s[i] <= '9' && i - first < 18) v = v * 10 + (s[i++] - '0');
+      if (i == first || i >= end || k == cap) return false;
+      vals[k++] = v;
+      if (s[i] == ']') break;
+      if (s[i] != ',') return false;
+      for (i++; i < end && s[i] == ' ';) i++;
+    }
+  }
+  if (i >= end) return false;
+  p->has_tok = false;
+  p->lx.pos = i + 1;
+  *n = k;
+  return true;
+}
+
 bool shard_parser_int(shard_parser *p, int64_t *out) {
   if (shard_parser_accept_int(p, out)) return true;
   if (p->failed) return false;
@@ -218,6 +243,12 @@ bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len) {
   shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_STRING) return shard_parser_error(p, "expected string");
   p->has_tok = false;
+  /* most strings (axis names, keys) have no escape: no heap copy */
+  if (t.len >= 2 && !memchr(t.text + 1, '\\', t.len - 2)) {
+    *out = shard_parser_intern(p, t.text + 1, t.len - 2);
+    if (len) *len = t.len - 2;
+    return true;
+  }
   uint32_t n;
   char *s = shard_unescape_string(t.text, t.len, &n);
   *out = shard_parser_intern(p, s, n);

@@ -95,6 +95,11 @@ bool shard_parser_ident(shard_parser *p, const char **out);
 /* An integer with optional '-' sign (range-checked to int64). */
 bool shard_parser_int(shard_parser *p, int64_t *out);
 bool shard_parser_accept_int(shard_parser *p, int64_t *out);
+/* A list of non-negative decimal integers spelled plainly on one line,
+ * `[0, 2, 1]`, read from the text at once into vals (at most cap): false,
+ * consuming nothing, for anything else (other spellings, too many, an
+ * integer that might overflow), which the token-by-token reader takes. */
+bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, uint32_t *n);
 /* A string literal, unescaped into the arena. */
 bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len);
 /* @name (also @"quoted"); returns the name without '@'. */

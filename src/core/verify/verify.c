@@ -202,7 +202,7 @@ const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a) {
 
 const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
   for (uint32_t i = 0; i < op->num_attrs; i++)
-    if (strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
+    if (op->attrs[i].name[0] == name[0] && strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
   return NULL;
 }
 
@@ -624,6 +624,8 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
     const shard_value *v = op->operands[i].value;
     if (!v) continue;
     const shard_block *b = v->def ? v->def->parent : v->block;
+    /* the op's own block has the op's scope (S_walk records it so) */
+    if (b == op->parent) continue;
     const shard_op *owner_scope = b ? shard_ptrmap_get_ptr(&cx->block_scope, b) : NULL;
     if (!owner_scope || owner_scope == scope->op) continue;
     if (!S_scope_is_ancestor(scope->parent, owner_scope)) continue;
@@ -649,6 +651,15 @@ static bool S_graph_block(const shard_block *b) {
   return owner && owner->name[0] == 'b' && strcmp(owner->name, "builtin.module") == 0;
 }
 
+/* Whether def is one of the few ops right before op in its block (then its
+ * walk has finished): most operands are defined a line or two above. */
+static bool S_just_before(const shard_op *def, const shard_op *op) {
+  const shard_op *p = op->prev;
+  for (int i = 0; i < 4 && p; i++, p = p->prev)
+    if (p == def) return true;
+  return false;
+}
+
 /* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
  * in the block of the use or of an enclosing op, or an argument of such a
  * block (values of other blocks of those regions are accepted: their
@@ -668,7 +679,7 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
       for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
         ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
     } else {
-      ok = !v->def || S_graph_block(b) || shard_ptrmap_get(&cx->walked, v->def) != 0;
+      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || shard_ptrmap_get(&cx->walked, v->def) != 0;
     }
     if (!ok) {
       vf_emit e = shard_verify_emit_op(cx, op, NULL);
