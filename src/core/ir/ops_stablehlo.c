@@ -1028,6 +1028,30 @@ static bool S_angle_group(shard_parser *p, const char **out) {
 // dot_general ::= operand ',' operand ',' ('batching_dims' '=' lhs-rhs-dims ',')?
 //                 'contracting_dims' '=' lhs-rhs-dims (',' precision)? (',' 'algorithm' '=' '<' ... '>')?
 //                 attr-dict ':' function-type
+/* The attribute of dimension numbers d, its numbers shared with every dot
+ * of this parse that has the same (they are read-only; each op keeps an
+ * attribute of its own, which shard_op_mark_mhlo may change). */
+static shard_attr *S_dot_dims_attr(shard_parser *p, const shard_dot_dims *d) {
+  enum { MAX = 64 };
+  const shard_i64s *lists[4] = {&d->lhs_batch, &d->rhs_batch, &d->lhs_contract, &d->rhs_contract};
+  int64_t key[4 + MAX];
+  size_t n = 4;
+  for (int i = 0; i < 4; i++) {
+    key[i] = (int64_t)lists[i]->n;
+    if (n + lists[i]->n > 4 + MAX) return shard_attr_dot_dims_new(shard_parser_arena(p), d);
+    for (uint32_t k = 0; k < lists[i]->n; k++) key[n++] = lists[i]->v[k];
+  }
+  shard_dot_dims *shared = shard_parser_memo_get(p, key, n * sizeof key[0]);
+  if (shared) {
+    shard_attr *a = shard_attr_new(shard_parser_arena(p), SHARD_ATTR_SHLO_DOT);
+    a->u.dot = shared;
+    return a;
+  }
+  shard_attr *a = shard_attr_dot_dims_new(shard_parser_arena(p), d);
+  shard_parser_memo_put(p, key, n * sizeof key[0], a->u.dot);
+  return a;
+}
+
 static bool S_parse_dot_general(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !shard_parser_operand(p, st) ||
       !shard_parser_expect(p, ","))
@@ -1041,7 +1065,7 @@ static bool S_parse_dot_general(shard_parser *p, shard_op_state *st) {
        S_parse_lhs_rhs(p, &l[2], &l[3]);
   if (ok) {
     shard_dot_dims d = {{l[0].vals, l[0].num}, {l[1].vals, l[1].num}, {l[2].vals, l[2].num}, {l[3].vals, l[3].num}};
-    S_add(p, st, "dot_dimension_numbers", shard_attr_dot_dims_new(shard_parser_arena(p), &d), at);
+    S_add(p, st, "dot_dimension_numbers", S_dot_dims_attr(p, &d), at);
   }
   for (int i = 0; i < 4; i++) shard_shlo_dims_free(&l[i]);
   if (!ok) return false;

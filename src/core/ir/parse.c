@@ -19,13 +19,12 @@
 
 bool shard_parser_alias_def(shard_parser *p);
 
-struct ssa_entry { /* one per definition: the counts side by side, 48 bytes */
+struct ssa_entry { /* one per definition: the counts side by side, 32 bytes */
   const char *name;
   shard_value *values; /* `count` consecutive values (op results or one block arg) */
   ssa_entry *shadowed;
   uint32_t len;
   uint32_t count;
-  shard_span span;
 };
 
 struct fwd_ref {
@@ -39,8 +38,16 @@ struct fwd_ref {
 
 shard_arena *shard_parser_arena(shard_parser *p) { return p->arena; }
 
+void *shard_parser_memo_get(shard_parser *p, const void *key, size_t len) {
+  return shard_strmap_get(&p->memo, key, len);
+}
+
+void shard_parser_memo_put(shard_parser *p, const void *key, size_t len, void *val) {
+  shard_strmap_put(&p->memo, shard_arena_dup(p->scratch ? p->scratch : p->arena, key, len), len, val);
+}
+
 shard_attr *shard_parser_precision(shard_parser *p, uint32_t value) {
-  if (value >= sizeof p->precisions / sizeof p->precisions[0])
+  if (value >= sizeof p->precisions / sizeof p->precisions[0] || p->op_alias)
     return shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
   if (!p->precisions[value]) p->precisions[value] = shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
   return p->precisions[value];
@@ -358,7 +365,6 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
   e->len = len;
   e->values = values;
   e->count = count;
-  e->span = span;
   e->shadowed = cur && cur->values ? cur : NULL;
   *slot = e;
   SHARD_VEC_PUSH(p->defined, e);
@@ -911,7 +917,10 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     }
     st.name = def->name;
     alias = shard_op_def_alias_flags(nt.text, nt.len, def);
+    unsigned outer_alias = p->op_alias;
+    p->op_alias = alias;
     ok = def->parse(p, &st);
+    p->op_alias = outer_alias;
   } else {
     shard_parser_restore(p, nt.off);
     ok = shard_parser_error_at(p, S_wrong_token_span(p), "expected operation name in quotes");
@@ -969,6 +978,7 @@ static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
   shard_strmap_release(&p->fn_text_cache);
+  shard_strmap_release(&p->memo);
   shard_strmap_release(&p->op_def_cache);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {

@@ -66,8 +66,14 @@ typedef struct shard_op_state {
 
 shard_arena *shard_parser_arena(shard_parser *p);
 /* The #stablehlo<precision ...> case `value`, one attribute per parser
- * (attributes are not changed in place). */
+ * shared by the StableHLO ops that name it (nothing changes an attribute
+ * in place but shard_op_mark_mhlo, and an mhlo op gets its own). */
 shard_attr *shard_parser_precision(shard_parser *p, uint32_t value);
+/* What an op parser made for the key bytes earlier in this parse (NULL
+ * the first time), and remembering it: for read-only parts that ops spelling
+ * the same text may share (the dimension numbers of dots). */
+void *shard_parser_memo_get(shard_parser *p, const void *key, size_t len);
+void shard_parser_memo_put(shard_parser *p, const void *key, size_t len, void *val);
 shard_diag_engine *shard_parser_diag(shard_parser *p);
 const shard_source *shard_parser_source(shard_parser *p);
 

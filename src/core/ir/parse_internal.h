@@ -53,6 +53,11 @@ struct shard_parser {
   /* the precision values of dot ops (DEFAULT, HIGH, HIGHEST), one attribute
    * each shared by every op: two 56-byte attributes a dot otherwise */
   shard_attr *precisions[4];
+  /* shard_parser_memo's map: bytes (in scratch) -> a parser-made object */
+  shard_strmap memo;
+  /* SHARD_OP_MHLO while the op being read is an mhlo op read as its twin:
+   * its attributes get marked #mhlo afterwards, so it shares none */
+  unsigned op_alias;
   /* custom op names as written -> their definitions: a module names a few
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */
