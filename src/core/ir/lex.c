@@ -13,7 +13,7 @@
 enum {
   C_ALPHA = SHARD_LEX_ALPHA,
   C_DIGIT = SHARD_LEX_DIGIT,
-  C_BARE = 4 /* _ $ . */,
+  C_BARE = SHARD_LEX_BARE,
   C_DASH = 8,
   C_SPACE = 16,
   C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */

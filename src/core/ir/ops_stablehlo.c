@@ -934,8 +934,22 @@ static void S_print_einsum(shard_printer *pr, const shard_op *op) {
 static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_expect_keyword(p, "precision") || !shard_parser_expect(p, "=")) return false;
   shard_span at = shard_parser_here(p);
-  if (!shard_parser_expect(p, "[")) return false;
   shard_arena *a = shard_parser_arena(p);
+  /* the usual [DEFAULT, DEFAULT] straight from the text */
+  shard_tok items[4];
+  uint32_t n, end = shard_parser_plain_ident_list(p, items, 4, &n);
+  shard_attr *plain[4];
+  for (uint32_t i = 0; end && i < n; i++) {
+    int known = shard_shlo_enum_case(SHARD_SHLO_PRECISION, items[i].text, items[i].len);
+    if (known < 0) end = 0;
+    else plain[i] = shard_parser_precision(p, (uint32_t)known);
+  }
+  if (end) {
+    shard_parser_skip_to(p, end);
+    S_add(p, st, "precision_config", shard_attr_array(a, plain, n), at);
+    return true;
+  }
+  if (!shard_parser_expect(p, "[")) return false;
   SHARD_SVEC(shard_attr *, 4) elems;
   SHARD_SVEC_INIT(elems);
   if (!shard_parser_accept(p, "]")) {

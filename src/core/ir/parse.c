@@ -240,6 +240,34 @@ bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, u
   return true;
 }
 
+uint32_t shard_parser_plain_ident_list(shard_parser *p, shard_tok *items, uint32_t cap, uint32_t *n) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind != SHARD_TOK_PUNCT || t->text[0] != '[') return 0;
+  const char *s = p->lx.src->text;
+  uint32_t i = t->off + 1, end = (uint32_t)p->lx.src->len, k = 0;
+  if (i < end && s[i] != ']') {
+    for (;;) {
+      uint32_t first = i;
+      if (i >= end || !(shard_lex_class[(unsigned char)s[i]] & SHARD_LEX_ALPHA)) return 0;
+      for (i++; i < end && (shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE));)
+        i++;
+      if (i >= end || k == cap) return 0;
+      items[k++] = (shard_tok){SHARD_TOK_IDENT, s + first, i - first, first};
+      if (s[i] == ']') break;
+      if (s[i] != ',') return 0;
+      for (i++; i < end && s[i] == ' ';) i++;
+    }
+  }
+  if (i >= end) return 0;
+  *n = k;
+  return i + 1;
+}
+
+void shard_parser_skip_to(shard_parser *p, uint32_t end) {
+  p->has_tok = false;
+  p->lx.pos = end;
+}
+
 bool shard_parser_int(shard_parser *p, int64_t *out) {
   if (shard_parser_accept_int(p, out)) return true;
   if (p->failed) return false;

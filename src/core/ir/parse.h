@@ -106,6 +106,11 @@ bool shard_parser_accept_int(shard_parser *p, int64_t *out);
  * consuming nothing, for anything else (other spellings, too many, an
  * integer that might overflow), which the token-by-token reader takes. */
 bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, uint32_t *n);
+/* The same for bare identifiers, `[DEFAULT, HIGH]`, without consuming it:
+ * the identifier tokens into items (at most cap) and the offset after the
+ * ']' (shard_parser_skip_to it to consume the list), or 0. */
+uint32_t shard_parser_plain_ident_list(shard_parser *p, shard_tok *items, uint32_t cap, uint32_t *n);
+void shard_parser_skip_to(shard_parser *p, uint32_t end);
 /* A string literal, unescaped into the arena. */
 bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len);
 /* @name (also @"quoted"); returns the name without '@'. */
