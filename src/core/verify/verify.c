@@ -134,10 +134,25 @@ void shard_verify_note(vf_ctx *cx, shard_span span, const char *fmt, ...) {
   shard_buf_free(&b);
 }
 
+const char *shard_verify_prefix(vf_ctx *cx, const char *head, const char *mid, uint32_t index, const char *tail) {
+  char digits[10];
+  size_t nd = 0, nh = strlen(head), nm = strlen(mid), nt = strlen(tail);
+  if (index != UINT32_MAX) do
+      digits[nd++] = (char)('0' + index % 10);
+    while (index /= 10);
+  char *out = shard_arena_alloc(cx->scratch, nh + nm + nd + nt + 1), *o = out;
+  memcpy(o, head, nh);
+  o += nh;
+  memcpy(o, mid, nm);
+  o += nm;
+  while (nd) *o++ = digits[--nd];
+  memcpy(o, tail, nt + 1);
+  return out;
+}
+
 vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index) {
   vf_emit v = *e;
-  v.prefix = num_values == 1 ? shard_arena_printf(e->cx->scratch, "%s- ", e->prefix)
-                             : shard_arena_printf(e->cx->scratch, "%s%u - ", e->prefix, index);
+  v.prefix = shard_verify_prefix(e->cx, e->prefix, "", num_values == 1 ? UINT32_MAX : index, num_values == 1 ? "- " : " - ");
   return v;
 }
 
@@ -283,7 +298,7 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
   if (!m || !name) return -1;
   if (m->num_axes <= 8) {
     for (uint32_t i = 0; i < m->num_axes; i++)
-      if (strcmp(m->axes[i].name, name) == 0) return (int)i;
+      if (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0) return (int)i;
     return -1;
   }
   S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
