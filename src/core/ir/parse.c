@@ -312,15 +312,15 @@ bool shard_parser_symbol(shard_parser *p, const char **out) {
 /* The number a name like "17" stands for, or -1 ("017", "1a", "" and
  * numbers from 2^21 on, whose table would be large, are names like any
  * other). */
-static int64_t S_name_number(const char *name, uint32_t len) {
-  if (len == 0 || len > 7 || (name[0] == '0' && len > 1)) return -1;
-  int64_t v = 0;
-  for (uint32_t i = 0; i < len; i++) {
-    unsigned d = (unsigned char)name[i] - '0';
+static inline int64_t S_name_number(const char *name, uint32_t len) {
+  if (len - 1 >= 7 || (name[0] == '0' && len > 1)) return -1; /* len 0 wraps */
+  uint32_t v = 0;
+  for (const char *c = name, *end = name + len; c < end; c++) {
+    unsigned d = (unsigned char)*c - '0';
     if (d > 9) return -1;
     v = v * 10 + d;
   }
-  return v < (1 << 21) ? v : -1;
+  return v < (1u << 21) ? (int64_t)v : -1;
 }
 
 /* The map slot of a name (its innermost entry), made if new. */
