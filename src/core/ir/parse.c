@@ -249,7 +249,8 @@ uint32_t shard_parser_plain_ident_list(shard_parser *p, shard_tok *items, uint32
     for (;;) {
       uint32_t first = i;
       if (i >= end || !(shard_lex_class[(unsigned char)s[i]] & SHARD_LEX_ALPHA)) return 0;
-      for (i++; i < end && (shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE));)
+      for (i++;
+           i < end && (shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE));)
         i++;
       if (i >= end || k == cap) return 0;
       items[k++] = (shard_tok){SHARD_TOK_IDENT, s + first, i - first, first};
@@ -339,7 +340,7 @@ static void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
 
 static ssa_entry *S_lookup(shard_parser *p, const char *name, uint32_t len) {
   int64_t k = S_name_number(name, len);
-  ssa_entry *e = k < 0 ? shard_strmap_get(&p->names, name, len)
+  ssa_entry *e = k < 0                           ? shard_strmap_get(&p->names, name, len)
                  : (uint64_t)k < p->numbered.cap ? p->numbered.items[k]
                                                  : NULL;
   return e && e->values ? e : NULL;

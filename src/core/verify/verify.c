@@ -152,7 +152,8 @@ const char *shard_verify_prefix(vf_ctx *cx, const char *head, const char *mid, u
 
 vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index) {
   vf_emit v = *e;
-  v.prefix = shard_verify_prefix(e->cx, e->prefix, "", num_values == 1 ? UINT32_MAX : index, num_values == 1 ? "- " : " - ");
+  v.prefix =
+      shard_verify_prefix(e->cx, e->prefix, "", num_values == 1 ? UINT32_MAX : index, num_values == 1 ? "- " : " - ");
   return v;
 }
 
