@@ -13,7 +13,7 @@
 enum {
   C_ALPHA = SHARD_LEX_ALPHA,
   C_DIGIT = SHARD_LEX_DIGIT,
-  C_BARE = 4 /* _ $ . */,
+  C_BARE = SHARD_LEX_BARE,
   C_DASH = 8,
   C_SPACE = 16,
   C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */
@@ -37,6 +37,14 @@ void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos) {
   lx->pos = pos;
   /* A UTF-8 byte order mark (editors on Windows write one) is not text. */
   if (pos == 0 && src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0) lx->pos = 3;
+  lx->fast_end = 0;
+  for (size_t i = src->len; i > 0; i--) {
+    char c = src->text[i - 1];
+    if (c == '}' || c == ')' || c == ']' || c == '>') {
+      lx->fast_end = (uint32_t)(i - 1);
+      break;
+    }
+  }
 }
 
 /* string ::= '"' ([^"\\\n] | '\\' .)* '"'; t[*pos] is the opening quote.
@@ -62,9 +70,52 @@ static bool S_string_body(const unsigned char *t, uint32_t *pos, uint32_t n) {
 
 /* One token into *out, from locals (the lexer sees every byte of the input,
  * and the parser asks for a token about every six bytes). */
+static void S_lex_general(shard_lexer *lx, shard_tok *out);
+
 void shard_lex_into(shard_lexer *lx, shard_tok *out) {
+  /* The common tokens before fast_end, without bounds checks: every loop
+   * below stops at fast_end at the latest, and a one-character punctuation
+   * needs no look-ahead. Anything else (comments, strings, numbers, '->',
+   * the last bytes) takes the general path. Pointers, not offsets: these
+   * loops run over every byte of the input. */
+  uint32_t pos = lx->pos;
+  if (pos < lx->fast_end) {
+    const unsigned char *t = (const unsigned char *)lx->src->text, *q = t + pos, *end = t + lx->fast_end;
+    while (S_class[*q] & C_SPACE) q++;
+    if (q < end) {
+      const unsigned char *start = q;
+      unsigned c = *q, cls = S_class[c];
+      shard_tok_kind kind;
+      if (cls & C_ALPHA) {
+        q++;
+        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE)) q++;
+        kind = SHARD_TOK_IDENT;
+      } else if (c == '%') {
+        q++;
+        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)) q++;
+        kind = q == start + 1 ? SHARD_TOK_ERROR : SHARD_TOK_PERCENT;
+      } else if ((cls & C_PUNCT) && c != '-' && c != ':' && c != 0) {
+        q++;
+        kind = SHARD_TOK_PUNCT;
+      } else {
+        lx->pos = (uint32_t)(start - t);
+        S_lex_general(lx, out);
+        return;
+      }
+      lx->pos = (uint32_t)(q - t);
+      *out = (shard_tok){kind, (const char *)start, (uint32_t)(q - start), (uint32_t)(start - t)};
+      return;
+    }
+    lx->pos = (uint32_t)(q - t);
+  }
+  S_lex_general(lx, out);
+}
+
+/* Any token, with every end-of-input check. */
+static void S_lex_general(shard_lexer *lx, shard_tok *out) {
   const unsigned char *t = (const unsigned char *)lx->src->text;
-  uint32_t pos = lx->pos, n = (uint32_t)lx->src->len;
+  uint32_t pos = lx->pos;
+  uint32_t n = (uint32_t)lx->src->len;
   /* blank space and // comments */
   for (;;) {
     while (pos < n && (S_class[t[pos]] & C_SPACE)) pos++;

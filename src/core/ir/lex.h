@@ -23,9 +23,10 @@ typedef enum shard_tok_kind {
 } shard_tok_kind;
 
 /* The lexer's character classes (index: byte), for the parser's own scans
- * of type bodies: SHARD_LEX_ALPHA (letters and '_') and SHARD_LEX_DIGIT. */
+ * of type bodies: SHARD_LEX_ALPHA (letters and '_'), SHARD_LEX_DIGIT, and
+ * SHARD_LEX_BARE (what may follow in an identifier: _ $ .). */
 extern const unsigned char shard_lex_class[256];
-enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2 };
+enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2, SHARD_LEX_BARE = 4 /* _ $ . */ };
 
 typedef struct shard_tok {
   shard_tok_kind kind;
@@ -37,6 +38,11 @@ typedef struct shard_tok {
 typedef struct shard_lexer {
   const shard_source *src;
   uint32_t pos;
+  /* Offset of the source's last byte that ends every run the lexer scans
+   * (a closing bracket: no blank, letter, digit, '_$.-'), 0 if none: a
+   * token starting before it needs no end-of-input checks in its loops,
+   * which matters because a `// -----` chunk has no NUL after it. */
+  uint32_t fast_end;
 } shard_lexer;
 
 void shard_lexer_init(shard_lexer *lx, const shard_source *src, uint32_t pos);

@@ -68,6 +68,7 @@ static bool S_int_list(shard_parser *p, shlo_dims *out) {
   uint32_t cap = (uint32_t)(sizeof out->inl / sizeof out->inl[0]);
   out->vals = out->inl;
   out->num = 0;
+  if (shard_parser_plain_int_list(p, out->inl, cap, &out->num)) return true;
   if (!shard_parser_expect(p, "[")) return false;
   if (!shard_parser_accept(p, "]")) {
     do {
@@ -933,8 +934,22 @@ static void S_print_einsum(shard_printer *pr, const shard_op *op) {
 static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_expect_keyword(p, "precision") || !shard_parser_expect(p, "=")) return false;
   shard_span at = shard_parser_here(p);
-  if (!shard_parser_expect(p, "[")) return false;
   shard_arena *a = shard_parser_arena(p);
+  /* the usual [DEFAULT, DEFAULT] straight from the text */
+  shard_tok items[4];
+  uint32_t n, end = shard_parser_plain_ident_list(p, items, 4, &n);
+  shard_attr *plain[4];
+  for (uint32_t i = 0; end && i < n; i++) {
+    int known = shard_shlo_enum_case(SHARD_SHLO_PRECISION, items[i].text, items[i].len);
+    if (known < 0) end = 0;
+    else plain[i] = shard_parser_precision(p, (uint32_t)known);
+  }
+  if (end) {
+    shard_parser_skip_to(p, end);
+    S_add(p, st, "precision_config", shard_attr_array(a, plain, n), at);
+    return true;
+  }
+  if (!shard_parser_expect(p, "[")) return false;
   SHARD_SVEC(shard_attr *, 4) elems;
   SHARD_SVEC_INIT(elems);
   if (!shard_parser_accept(p, "]")) {
@@ -945,7 +960,7 @@ static bool S_parse_precision(shard_parser *p, shard_op_state *st) {
       int known = t.kind == SHARD_TOK_IDENT ? shard_shlo_enum_case(SHARD_SHLO_PRECISION, t.text, t.len) : -1;
       if (known >= 0) {
         shard_parser_next(p);
-        SHARD_SVEC_PUSH(elems, shard_attr_shlo_enum(a, SHARD_SHLO_PRECISION, (uint32_t)known));
+        SHARD_SVEC_PUSH(elems, shard_parser_precision(p, (uint32_t)known));
         continue;
       }
       shard_span vat = shard_parser_here(p);
@@ -1027,6 +1042,30 @@ static bool S_angle_group(shard_parser *p, const char **out) {
 // dot_general ::= operand ',' operand ',' ('batching_dims' '=' lhs-rhs-dims ',')?
 //                 'contracting_dims' '=' lhs-rhs-dims (',' precision)? (',' 'algorithm' '=' '<' ... '>')?
 //                 attr-dict ':' function-type
+/* The attribute of dimension numbers d, its numbers shared with every dot
+ * of this parse that has the same (they are read-only; each op keeps an
+ * attribute of its own, which shard_op_mark_mhlo may change). */
+static shard_attr *S_dot_dims_attr(shard_parser *p, const shard_dot_dims *d) {
+  enum { MAX = 64 };
+  const shard_i64s *lists[4] = {&d->lhs_batch, &d->rhs_batch, &d->lhs_contract, &d->rhs_contract};
+  int64_t key[4 + MAX];
+  size_t n = 4;
+  for (int i = 0; i < 4; i++) {
+    key[i] = (int64_t)lists[i]->n;
+    if (n + lists[i]->n > 4 + MAX) return shard_attr_dot_dims_new(shard_parser_arena(p), d);
+    for (uint32_t k = 0; k < lists[i]->n; k++) key[n++] = lists[i]->v[k];
+  }
+  shard_dot_dims *shared = shard_parser_memo_get(p, key, n * sizeof key[0]);
+  if (shared) {
+    shard_attr *a = shard_attr_new(shard_parser_arena(p), SHARD_ATTR_SHLO_DOT);
+    a->u.dot = shared;
+    return a;
+  }
+  shard_attr *a = shard_attr_dot_dims_new(shard_parser_arena(p), d);
+  shard_parser_memo_put(p, key, n * sizeof key[0], a->u.dot);
+  return a;
+}
+
 static bool S_parse_dot_general(shard_parser *p, shard_op_state *st) {
   if (!shard_parser_operand(p, st) || !shard_parser_expect(p, ",") || !shard_parser_operand(p, st) ||
       !shard_parser_expect(p, ","))
@@ -1040,7 +1079,7 @@ static bool S_parse_dot_general(shard_parser *p, shard_op_state *st) {
        S_parse_lhs_rhs(p, &l[2], &l[3]);
   if (ok) {
     shard_dot_dims d = {{l[0].vals, l[0].num}, {l[1].vals, l[1].num}, {l[2].vals, l[2].num}, {l[3].vals, l[3].num}};
-    S_add(p, st, "dot_dimension_numbers", shard_attr_dot_dims_new(shard_parser_arena(p), &d), at);
+    S_add(p, st, "dot_dimension_numbers", S_dot_dims_attr(p, &d), at);
   }
   for (int i = 0; i < 4; i++) shard_shlo_dims_free(&l[i]);
   if (!ok) return false;

@@ -19,13 +19,12 @@
 
 bool shard_parser_alias_def(shard_parser *p);
 
-struct ssa_entry { /* one per definition: the counts side by side, 48 bytes */
+struct ssa_entry { /* one per definition: the counts side by side, 32 bytes */
   const char *name;
   shard_value *values; /* `count` consecutive values (op results or one block arg) */
   ssa_entry *shadowed;
   uint32_t len;
   uint32_t count;
-  shard_span span;
 };
 
 struct fwd_ref {
@@ -38,6 +37,21 @@ struct fwd_ref {
 /* ---- basics ------------------------------------------------------------- */
 
 shard_arena *shard_parser_arena(shard_parser *p) { return p->arena; }
+
+void *shard_parser_memo_get(shard_parser *p, const void *key, size_t len) {
+  return shard_strmap_get(&p->memo, key, len);
+}
+
+void shard_parser_memo_put(shard_parser *p, const void *key, size_t len, void *val) {
+  shard_strmap_put(&p->memo, shard_arena_dup(p->scratch ? p->scratch : p->arena, key, len), len, val);
+}
+
+shard_attr *shard_parser_precision(shard_parser *p, uint32_t value) {
+  if (value >= sizeof p->precisions / sizeof p->precisions[0] || p->op_alias)
+    return shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
+  if (!p->precisions[value]) p->precisions[value] = shard_attr_shlo_enum(p->arena, SHARD_SHLO_PRECISION, value);
+  return p->precisions[value];
+}
 shard_diag_engine *shard_parser_diag(shard_parser *p) { return p->de; }
 const shard_source *shard_parser_source(shard_parser *p) { return p->lx.src; }
 
@@ -201,6 +215,60 @@ bool shard_parser_accept_int(shard_parser *p, int64_t *out) {
   return true;
 }
 
+bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, uint32_t *n) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind != SHARD_TOK_PUNCT || t->text[0] != '[') return false;
+  const char *s = p->lx.src->text;
+  uint32_t i = t->off + 1, end = (uint32_t)p->lx.src->len, k = 0;
+  if (i < end && s[i] != ']') {
+    for (;;) {
+      uint32_t first = i;
+      int64_t v = 0;
+      /* at most 18 digits: no overflow to report */
+      while (i < end && s[i] >= '0' && s[i] <= '9' && i - first < 18) v = v * 10 + (s[i++] - '0');
+      if (i == first || i >= end || k == cap) return false;
+      vals[k++] = v;
+      if (s[i] == ']') break;
+      if (s[i] != ',') return false;
+      for (i++; i < end && s[i] == ' ';) i++;
+    }
+  }
+  if (i >= end) return false;
+  p->has_tok = false;
+  p->lx.pos = i + 1;
+  *n = k;
+  return true;
+}
+
+uint32_t shard_parser_plain_ident_list(shard_parser *p, shard_tok *items, uint32_t cap, uint32_t *n) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind != SHARD_TOK_PUNCT || t->text[0] != '[') return 0;
+  const char *s = p->lx.src->text;
+  uint32_t i = t->off + 1, end = (uint32_t)p->lx.src->len, k = 0;
+  if (i < end && s[i] != ']') {
+    for (;;) {
+      uint32_t first = i;
+      if (i >= end || !(shard_lex_class[(unsigned char)s[i]] & SHARD_LEX_ALPHA)) return 0;
+      for (i++;
+           i < end && (shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE));)
+        i++;
+      if (i >= end || k == cap) return 0;
+      items[k++] = (shard_tok){SHARD_TOK_IDENT, s + first, i - first, first};
+      if (s[i] == ']') break;
+      if (s[i] != ',') return 0;
+      for (i++; i < end && s[i] == ' ';) i++;
+    }
+  }
+  if (i >= end) return 0;
+  *n = k;
+  return i + 1;
+}
+
+void shard_parser_skip_to(shard_parser *p, uint32_t end) {
+  p->has_tok = false;
+  p->lx.pos = end;
+}
+
 bool shard_parser_int(shard_parser *p, int64_t *out) {
   if (shard_parser_accept_int(p, out)) return true;
   if (p->failed) return false;
@@ -211,6 +279,12 @@ bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len) {
   shard_tok t = *shard_parser_peek_ref(p);
   if (t.kind != SHARD_TOK_STRING) return shard_parser_error(p, "expected string");
   p->has_tok = false;
+  /* most strings (axis names, keys) have no escape: no heap copy */
+  if (t.len >= 2 && !memchr(t.text + 1, '\\', t.len - 2)) {
+    *out = shard_parser_intern(p, t.text + 1, t.len - 2);
+    if (len) *len = t.len - 2;
+    return true;
+  }
   uint32_t n;
   char *s = shard_unescape_string(t.text, t.len, &n);
   *out = shard_parser_intern(p, s, n);
@@ -236,8 +310,39 @@ bool shard_parser_symbol(shard_parser *p, const char **out) {
 
 /* ---- SSA names ------------------------------------------------------------ */
 
+/* The number a name like "17" stands for, or -1 ("017", "1a", "" and
+ * numbers from 2^21 on, whose table would be large, are names like any
+ * other). */
+static inline int64_t S_name_number(const char *name, uint32_t len) {
+  if (len - 1 >= 7 || (name[0] == '0' && len > 1)) return -1; /* len 0 wraps */
+  uint32_t v = 0;
+  for (const char *c = name, *end = name + len; c < end; c++) {
+    unsigned d = (unsigned char)*c - '0';
+    if (d > 9) return -1;
+    v = v * 10 + d;
+  }
+  return v < (1u << 21) ? (int64_t)v : -1;
+}
+
+/* The map slot of a name (its innermost entry), made if new. */
+static void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
+  int64_t k = S_name_number(name, len);
+  if (k < 0) return shard_strmap_slot(&p->names, name, len);
+  if ((uint64_t)k >= p->numbered.cap) {
+    uint32_t old = p->numbered.cap, cap = old ? old : 64;
+    while (cap <= (uint64_t)k) cap *= 2;
+    p->numbered.items = shard_xrealloc(p->numbered.items, cap * sizeof *p->numbered.items);
+    memset(p->numbered.items + old, 0, (cap - old) * sizeof *p->numbered.items);
+    p->numbered.cap = cap;
+  }
+  return (void **)&p->numbered.items[k];
+}
+
 static ssa_entry *S_lookup(shard_parser *p, const char *name, uint32_t len) {
-  ssa_entry *e = shard_strmap_get(&p->names, name, len);
+  int64_t k = S_name_number(name, len);
+  ssa_entry *e = k < 0                           ? shard_strmap_get(&p->names, name, len)
+                 : (uint64_t)k < p->numbered.cap ? p->numbered.items[k]
+                                                 : NULL;
   return e && e->values ? e : NULL;
 }
 
@@ -253,7 +358,7 @@ static void S_pop_scope(shard_parser *p) {
   while (p->defined.len > mark) {
     ssa_entry *e = p->defined.items[--p->defined.len];
     if (e->shadowed) {
-      shard_strmap_put(&p->names, e->name, e->len, e->shadowed);
+      *S_name_slot(p, e->name, e->len) = e->shadowed;
     } else {
       /* the name stays in the map as an empty marker */
       e->values = NULL;
@@ -274,7 +379,7 @@ static void S_replace_placeholder(shard_parser *p, fwd_ref *f, shard_value *v) {
 
 static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_value *values, uint32_t count,
                      shard_span span) {
-  void **slot = shard_strmap_slot(&p->names, name, len);
+  void **slot = S_name_slot(p, name, len);
   ssa_entry *cur = *slot;
   /* A name defined again in the same scope is an error. */
   if (cur && cur->values) {
@@ -284,12 +389,11 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
         return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
   }
   name = shard_parser_intern(p, name, len); /* values keep it NUL-terminated */
-  ssa_entry *e = SHARD_NEW(p->arena, ssa_entry);
+  ssa_entry *e = SHARD_NEW(p->scratch ? p->scratch : p->arena, ssa_entry);
   e->name = name;
   e->len = len;
   e->values = values;
   e->count = count;
-  e->span = span;
   e->shadowed = cur && cur->values ? cur : NULL;
   *slot = e;
   SHARD_VEC_PUSH(p->defined, e);
@@ -324,7 +428,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
     if (f->placeholder && f->len == u->name_len && f->number == u->number && memcmp(f->name, u->name, u->name_len) == 0)
       return f->placeholder;
   }
-  fwd_ref *f = SHARD_NEW(p->arena, fwd_ref);
+  fwd_ref *f = SHARD_NEW(p->scratch ? p->scratch : p->arena, fwd_ref);
   f->name = u->name;
   f->len = u->name_len;
   f->number = u->number;
@@ -842,7 +946,10 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     }
     st.name = def->name;
     alias = shard_op_def_alias_flags(nt.text, nt.len, def);
+    unsigned outer_alias = p->op_alias;
+    p->op_alias = alias;
     ok = def->parse(p, &st);
+    p->op_alias = outer_alias;
   } else {
     shard_parser_restore(p, nt.off);
     ok = shard_parser_error_at(p, S_wrong_token_span(p), "expected operation name in quotes");
@@ -894,8 +1001,13 @@ static bool S_skip_file_metadata(shard_parser *p) {
  * release for the module parser and the attribute parser. */
 static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
+  shard_arena_free(p->scratch);
+  p->scratch = NULL;
+  SHARD_VEC_FREE(p->numbered);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
+  shard_strmap_release(&p->fn_text_cache);
+  shard_strmap_release(&p->memo);
   shard_strmap_release(&p->op_def_cache);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {
@@ -920,6 +1032,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   shard_parser p = {0};
   shard_lexer_init(&p.lx, src, 0);
   p.arena = m->arena;
+  p.scratch = shard_arena_new();
   p.de = de;
   p.module = m;
   p.opts = opts;

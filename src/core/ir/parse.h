@@ -65,6 +65,15 @@ typedef struct shard_op_state {
 } shard_op_state;
 
 shard_arena *shard_parser_arena(shard_parser *p);
+/* The #stablehlo<precision ...> case `value`, one attribute per parser
+ * shared by the StableHLO ops that name it (nothing changes an attribute
+ * in place but shard_op_mark_mhlo, and an mhlo op gets its own). */
+shard_attr *shard_parser_precision(shard_parser *p, uint32_t value);
+/* What an op parser made for the key bytes earlier in this parse (NULL
+ * the first time), and remembering it: for read-only parts that ops spelling
+ * the same text may share (the dimension numbers of dots). */
+void *shard_parser_memo_get(shard_parser *p, const void *key, size_t len);
+void shard_parser_memo_put(shard_parser *p, const void *key, size_t len, void *val);
 shard_diag_engine *shard_parser_diag(shard_parser *p);
 const shard_source *shard_parser_source(shard_parser *p);
 
@@ -92,6 +101,16 @@ bool shard_parser_ident(shard_parser *p, const char **out);
 /* An integer with optional '-' sign (range-checked to int64). */
 bool shard_parser_int(shard_parser *p, int64_t *out);
 bool shard_parser_accept_int(shard_parser *p, int64_t *out);
+/* A list of non-negative decimal integers spelled plainly on one line,
+ * `[0, 2, 1]`, read from the text at once into vals (at most cap): false,
+ * consuming nothing, for anything else (other spellings, too many, an
+ * integer that might overflow), which the token-by-token reader takes. */
+bool shard_parser_plain_int_list(shard_parser *p, int64_t *vals, uint32_t cap, uint32_t *n);
+/* The same for bare identifiers, `[DEFAULT, HIGH]`, without consuming it:
+ * the identifier tokens into items (at most cap) and the offset after the
+ * ']' (shard_parser_skip_to it to consume the list), or 0. */
+uint32_t shard_parser_plain_ident_list(shard_parser *p, shard_tok *items, uint32_t cap, uint32_t *n);
+void shard_parser_skip_to(shard_parser *p, uint32_t end);
 /* A string literal, unescaped into the arena. */
 bool shard_parser_string(shard_parser *p, const char **out, uint32_t *len);
 /* @name (also @"quoted"); returns the name without '@'. */

@@ -357,7 +357,62 @@ static bool S_quant_type(shard_parser *p, uint32_t start, shard_type **out) {
   return true;
 }
 
+/* The end of `tensor<` dims and element type `>` at s[i] (no encoding, no
+ * nested type), or 0. */
+static uint32_t S_plain_tensor_end(const char *s, uint32_t i, uint32_t n) {
+  if (n - i < 8 || memcmp(s + i, "tensor<", 7) != 0) return 0;
+  for (i += 7; i < n && ((shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || s[i] == '?');)
+    i++;
+  return i < n && s[i] == '>' ? i + 1 : 0;
+}
+
+/* The end of a parenthesised list of plain tensor types, blanks after its
+ * commas, at s[i] ('('), or 0. */
+static uint32_t S_plain_tensor_list_end(const char *s, uint32_t i, uint32_t n) {
+  i++;
+  if (i < n && s[i] == ')') return i + 1;
+  for (;;) {
+    if (!(i = S_plain_tensor_end(s, i, n))) return 0;
+    if (i < n && s[i] == ')') return i + 1;
+    if (i >= n || s[i] != ',') return 0;
+    for (i++; i < n && s[i] == ' ';) i++;
+  }
+}
+
+/* The end of a function type of plain tensor types spelled on one line,
+ * `(tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>`, at s[i] ('('), or 0:
+ * such text always reads as the same type, so it is read once. */
+static uint32_t S_plain_fn_type_end(const char *s, uint32_t i, uint32_t n) {
+  if (!(i = S_plain_tensor_list_end(s, i, n))) return 0;
+  while (i < n && s[i] == ' ') i++;
+  if (n - i < 2 || s[i] != '-' || s[i + 1] != '>') return 0;
+  for (i += 2; i < n && s[i] == ' ';) i++;
+  if (i < n && s[i] == '(') return S_plain_tensor_list_end(s, i, n);
+  return S_plain_tensor_end(s, i, n);
+}
+
+static bool S_type(shard_parser *p, shard_type **out);
+
 bool shard_parser_type(shard_parser *p, shard_type **out) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  /* a plain function type read before (its parts nest two levels deep) */
+  if (t->kind != SHARD_TOK_PUNCT || t->text[0] != '(' || p->depth + 2 > p->max_depth) return S_type(p, out);
+  const char *src = p->lx.src->text;
+  uint32_t start = t->off, end = S_plain_fn_type_end(src, start, (uint32_t)p->lx.src->len);
+  if (!end) return S_type(p, out);
+  shard_type *cached = shard_strmap_get(&p->fn_text_cache, src + start, end - start);
+  if (cached) {
+    p->has_tok = false;
+    p->lx.pos = end;
+    *out = cached;
+    return true;
+  }
+  if (!S_type(p, out)) return false;
+  if (!p->has_tok && p->lx.pos == end) shard_strmap_put(&p->fn_text_cache, src + start, end - start, *out);
+  return true;
+}
+
+static bool S_type(shard_parser *p, shard_type **out) {
   if (!shard_parser_enter(p)) return false;
   bool ok = false;
   shard_tok t = *shard_parser_peek_ref(p);

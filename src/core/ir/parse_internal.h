@@ -20,6 +20,9 @@ struct shard_parser {
   shard_tok tok; /* lookahead */
   bool has_tok;
   shard_arena *arena;
+  /* the parser's own records (SSA scopes, forward references), freed with
+   * the parser rather than kept with the module; NULL: arena */
+  shard_arena *scratch;
   shard_diag_engine *de;
   shard_module *module;
   const shard_parse_options *opts;
@@ -27,6 +30,9 @@ struct shard_parser {
   uint32_t depth, max_depth;
   /* SSA names -> their innermost ssa_entry (shadowed ones chained behind) */
   shard_strmap names;
+  /* the same for the names that are decimal numbers (%0, %17: nearly every
+   * value of a generated module), by number: no hash, 8 bytes a name */
+  SHARD_VEC(ssa_entry *) numbered;
   SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
   SHARD_VEC(uint32_t) scope_marks;
   SHARD_VEC(fwd_ref *) fwd; /* unresolved forward references */
@@ -41,6 +47,17 @@ struct shard_parser {
    * type pointers as bytes): one object per distinct signature, instead of
    * a type and its text built again for every op */
   shard_strmap fn_type_cache;
+  /* function types spelled plainly, `(tensor<..>, tensor<..>) -> tensor<..>`,
+   * by their source text: an op's signature is read once, not type by type */
+  shard_strmap fn_text_cache;
+  /* the precision values of dot ops (DEFAULT, HIGH, HIGHEST), one attribute
+   * each shared by every op: two 56-byte attributes a dot otherwise */
+  shard_attr *precisions[4];
+  /* shard_parser_memo's map: bytes (in scratch) -> a parser-made object */
+  shard_strmap memo;
+  /* SHARD_OP_MHLO while the op being read is an mhlo op read as its twin:
+   * its attributes get marked #mhlo afterwards, so it shares none */
+  unsigned op_alias;
   /* custom op names as written -> their definitions: a module names a few
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */

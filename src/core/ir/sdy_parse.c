@@ -454,7 +454,80 @@ static bool parse_replicated_unreduced(shard_parser *p, shard_tensor_sharding *s
 
 /* sharding-body ::= '<' mesh-or-ref ',' '[' (dim-sharding (',' dim-sharding)*)? ']'
  *                   replicated-unreduced '>' */
+/* The usual sharding spelled plainly, `<@mesh, [{"x"}, {}, {"y", "z"}]>`
+ * (a mesh name, closed dimensions of full axes without escapes, no
+ * priorities, replicated or unreduced axes), read from the text at once:
+ * the same sharding the token-by-token reader builds. False, consuming
+ * nothing, for anything else. */
+static bool S_plain_sharding_body(shard_parser *p, shard_tensor_sharding **out) {
+  shard_tok t = shard_parser_peek(p);
+  if (t.kind != SHARD_TOK_PUNCT || t.text[0] != '<') return false;
+  const char *src = shard_parser_source(p)->text;
+  uint32_t n = (uint32_t)shard_parser_source(p)->len, i = t.off + 1;
+  if (i >= n || src[i] != '@') return false;
+  uint32_t name = ++i;
+  while (i < n && (shard_lex_class[(unsigned char)src[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE) ||
+                   src[i] == '-'))
+    i++;
+  uint32_t name_end = i;
+  if (name_end == name || n - i < 3 || src[i] != ',' || src[i + 1] != ' ' || src[i + 2] != '[') return false;
+  i += 3;
+  /* first pass: the shape (dims, axes per dim), nothing allocated */
+  enum { MAX_DIMS = 16, MAX_AXES = 32 };
+  uint32_t dim_axes[MAX_DIMS], axis_at[MAX_AXES], axis_len[MAX_AXES], rank = 0, naxes = 0;
+  if (i < n && src[i] != ']') {
+    for (;;) {
+      if (i >= n || src[i] != '{' || rank == MAX_DIMS) return false;
+      i++;
+      dim_axes[rank] = 0;
+      if (i < n && src[i] != '}') {
+        for (;;) {
+          if (i >= n || src[i] != '"' || naxes == MAX_AXES) return false;
+          uint32_t a = ++i;
+          while (i < n && src[i] != '"' && src[i] != '\\' && src[i] != '\n') i++;
+          if (i >= n || src[i] != '"') return false;
+          axis_at[naxes] = a;
+          axis_len[naxes++] = i - a;
+          dim_axes[rank]++;
+          i++;
+          if (i < n && src[i] == '}') break;
+          if (n - i < 2 || src[i] != ',' || src[i + 1] != ' ') return false;
+          i += 2;
+        }
+      }
+      if (i >= n || src[i] != '}') return false;
+      i++;
+      rank++;
+      if (i < n && src[i] == ']') break;
+      if (n - i < 2 || src[i] != ',' || src[i + 1] != ' ') return false;
+      i += 2;
+    }
+  }
+  if (n - i < 2 || src[i] != ']' || src[i + 1] != '>') return false;
+  uint32_t end = i + 2;
+  /* second pass: build it */
+  shard_arena *arena = shard_parser_arena(p);
+  shard_tensor_sharding *s = SHARD_NEW(arena, shard_tensor_sharding);
+  s->mesh_name = shard_arena_strndup(arena, src + name, name_end - name);
+  s->reduction = SHARD_RED_SUM;
+  s->rank = rank;
+  s->dims = rank ? SHARD_NEW_ARRAY(arena, shard_dim_sharding, rank) : NULL;
+  for (uint32_t d = 0, k = 0; d < rank; d++) {
+    shard_dim_sharding *dim = &s->dims[d];
+    dim->priority = SHARD_NO_PRIORITY;
+    dim->num_axes = dim_axes[d];
+    dim->axes = dim_axes[d] ? SHARD_NEW_ARRAY(arena, shard_axis_ref, dim_axes[d]) : NULL;
+    for (uint32_t a = 0; a < dim_axes[d]; a++, k++)
+      dim->axes[a].name = shard_arena_strndup(arena, src + axis_at[k], axis_len[k]);
+  }
+  s->span = span_from(p, t.off, end);
+  shard_parser_skip_to(p, end);
+  *out = s;
+  return true;
+}
+
 bool shard_parse_sdy_sharding_body(shard_parser *p, shard_tensor_sharding **out) {
+  if (S_plain_sharding_body(p, out)) return true;
   SHARD_SVEC(shard_dim_sharding, 6) dims;
   SHARD_SVEC_INIT(dims);
   shard_arena *arena = shard_parser_arena(p);

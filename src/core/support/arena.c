@@ -14,13 +14,16 @@
 
 typedef struct arena_chunk {
   struct arena_chunk *next;
-  size_t used, cap;
+  size_t cap;
   _Alignas(ARENA_ALIGN) unsigned char mem[];
 } arena_chunk;
 
+/* The bump pointer first (arena.h's shard_arena_bump): the current chunk's
+ * free space is [bump.cur, bump.end). */
 struct shard_arena {
-  arena_chunk *head;
-  size_t total;
+  shard_arena_bump bump;
+  arena_chunk *head; /* the current chunk, then older and large ones */
+  size_t closed; /* bytes handed out outside the current chunk's bump */
 };
 
 static void S_oom(void) {
@@ -84,52 +87,57 @@ void shard_arena_reset(shard_arena *a) {
   a->head = keep;
   if (keep) {
     keep->next = NULL;
-    keep->used = 0;
+    a->bump.cur = keep->mem;
+    a->bump.end = keep->mem + keep->cap;
+  } else {
+    a->bump.cur = a->bump.end = NULL;
   }
-  a->total = 0;
+  a->closed = 0;
 }
 
 static arena_chunk *S_chunk_new(size_t cap) {
   arena_chunk *c = shard_xmalloc(sizeof(arena_chunk) + cap);
   c->next = NULL;
-  c->used = 0;
   c->cap = cap;
   return c;
 }
 
-void *shard_arena_alloc(shard_arena *a, size_t size) {
+void *shard_arena_alloc_slow(shard_arena *a, size_t size) {
   size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (size == 0) size = ARENA_ALIGN;
   arena_chunk *c = a->head;
-  if (!c || c->cap - c->used < size) {
+  if (!c || (size_t)(a->bump.end - a->bump.cur) < size) {
     if (size > ARENA_CHUNK / 4) {
       /* A chunk of its own, linked behind the current one. */
       arena_chunk *big = S_chunk_new(size);
       if (c) {
         big->next = c->next;
         c->next = big;
+        a->closed += size;
       } else {
+        /* the first chunk, and full */
         a->head = big;
+        a->bump.cur = a->bump.end = big->mem + size;
       }
-      big->used = size;
-      a->total += size;
       memset(big->mem, 0, size);
       return big->mem;
     }
+    if (c) a->closed += (size_t)(a->bump.cur - c->mem);
     c = S_chunk_new(ARENA_CHUNK);
     c->next = a->head;
     a->head = c;
+    a->bump.cur = c->mem;
+    a->bump.end = c->mem + ARENA_CHUNK;
   }
-  void *p = c->mem + c->used;
-  /* most allocations are a few words: when the chunk has room, clear a
-   * fixed 64 bytes (a few stores, no memset call); bytes past this
-   * allocation are free chunk space, cleared again when handed out */
-  if (size <= 64 && c->cap - c->used >= 64) memset(p, 0, 64);
+  unsigned char *p = a->bump.cur;
+  if (size <= 64 && (size_t)(a->bump.end - p) >= 64) memset(p, 0, 64);
   else memset(p, 0, size);
-  c->used += size;
-  a->total += size;
+  a->bump.cur = p + size;
   return p;
 }
+
+/* The out-of-line entry point (arena.h makes the name a macro). */
+void *(shard_arena_alloc)(shard_arena *a, size_t size) { return shard_arena_alloc_inline(a, size); }
 
 void *shard_arena_dup(shard_arena *a, const void *p, size_t size) {
   void *q = shard_arena_alloc(a, size);
@@ -159,4 +167,6 @@ char *shard_arena_printf(shard_arena *a, const char *fmt, ...) {
   return p;
 }
 
-size_t shard_arena_used(const shard_arena *a) { return a->total; }
+size_t shard_arena_used(const shard_arena *a) {
+  return a->closed + (a->head ? (size_t)(a->bump.cur - a->head->mem) : 0);
+}

@@ -134,10 +134,26 @@ void shard_verify_note(vf_ctx *cx, shard_span span, const char *fmt, ...) {
   shard_buf_free(&b);
 }
 
+const char *shard_verify_prefix(vf_ctx *cx, const char *head, const char *mid, uint32_t index, const char *tail) {
+  char digits[10];
+  size_t nd = 0, nh = strlen(head), nm = strlen(mid), nt = strlen(tail);
+  if (index != UINT32_MAX) do
+      digits[nd++] = (char)('0' + index % 10);
+    while (index /= 10);
+  char *out = shard_arena_alloc(cx->scratch, nh + nm + nd + nt + 1), *o = out;
+  memcpy(o, head, nh);
+  o += nh;
+  memcpy(o, mid, nm);
+  o += nm;
+  while (nd) *o++ = digits[--nd];
+  memcpy(o, tail, nt + 1);
+  return out;
+}
+
 vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index) {
   vf_emit v = *e;
-  v.prefix = num_values == 1 ? shard_arena_printf(e->cx->scratch, "%s- ", e->prefix)
-                             : shard_arena_printf(e->cx->scratch, "%s%u - ", e->prefix, index);
+  v.prefix =
+      shard_verify_prefix(e->cx, e->prefix, "", num_values == 1 ? UINT32_MAX : index, num_values == 1 ? "- " : " - ");
   return v;
 }
 
@@ -202,7 +218,7 @@ const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a) {
 
 const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
   for (uint32_t i = 0; i < op->num_attrs; i++)
-    if (strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
+    if (op->attrs[i].name[0] == name[0] && strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
   return NULL;
 }
 
@@ -283,15 +299,15 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
   if (!m || !name) return -1;
   if (m->num_axes <= 8) {
     for (uint32_t i = 0; i < m->num_axes; i++)
-      if (strcmp(m->axes[i].name, name) == 0) return (int)i;
+      if (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0) return (int)i;
     return -1;
   }
   S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
   if (!ix) {
-    ix = SHARD_NEW(cx->scratch, S_axis_index);
+    ix = SHARD_NEW(cx->keep, S_axis_index);
     ix->cap = 16;
     while (ix->cap < m->num_axes * 2) ix->cap *= 2;
-    ix->slots = SHARD_NEW_ARRAY(cx->scratch, int32_t, ix->cap);
+    ix->slots = SHARD_NEW_ARRAY(cx->keep, int32_t, ix->cap);
     for (uint32_t a = 0; a < m->num_axes; a++) {
       uint32_t i = S_hash_str(m->axes[a].name) & (ix->cap - 1);
       while (ix->slots[i] && strcmp(m->axes[ix->slots[i] - 1].name, m->axes[a].name) != 0) i = (i + 1) & (ix->cap - 1);
@@ -624,6 +640,8 @@ static void S_check_isolation(vf_ctx *cx, const shard_op *op, S_scope *scope) {
     const shard_value *v = op->operands[i].value;
     if (!v) continue;
     const shard_block *b = v->def ? v->def->parent : v->block;
+    /* the op's own block has the op's scope (S_walk records it so) */
+    if (b == op->parent) continue;
     const shard_op *owner_scope = b ? shard_ptrmap_get_ptr(&cx->block_scope, b) : NULL;
     if (!owner_scope || owner_scope == scope->op) continue;
     if (!S_scope_is_ancestor(scope->parent, owner_scope)) continue;
@@ -649,6 +667,15 @@ static bool S_graph_block(const shard_block *b) {
   return owner && owner->name[0] == 'b' && strcmp(owner->name, "builtin.module") == 0;
 }
 
+/* Whether def is one of the few ops right before op in its block (then its
+ * walk has finished): most operands are defined a line or two above. */
+static bool S_just_before(const shard_op *def, const shard_op *op) {
+  const shard_op *p = op->prev;
+  for (int i = 0; i < 4 && p; i++, p = p->prev)
+    if (p == def) return true;
+  return false;
+}
+
 /* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
  * in the block of the use or of an enclosing op, or an argument of such a
  * block (values of other blocks of those regions are accepted: their
@@ -668,7 +695,7 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
       for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
         ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
     } else {
-      ok = !v->def || S_graph_block(b) || shard_ptrmap_get(&cx->walked, v->def) != 0;
+      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || shard_ptrmap_get(&cx->walked, v->def) != 0;
     }
     if (!ok) {
       vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -704,6 +731,9 @@ static bool S_check_terminators(vf_ctx *cx, const shard_op *op) {
 }
 
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
+  /* Nothing of an op's checks outlives them: the scratch memory of the ops
+   * before is let go every so often, not kept for the whole module. */
+  if (shard_arena_used(cx->scratch) > (1u << 18)) shard_arena_reset(cx->scratch);
   S_check_isolation(cx, op, scope);
   S_check_dominance(cx, op);
   bool ok = true;
@@ -753,6 +783,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   cx.opts = opts ? opts : &defaults;
   cx.de = de;
   cx.scratch = shard_arena_new();
+  cx.keep = shard_arena_new();
   cx.ok = true;
   if (m && m->top) {
     S_build_symbols(&cx);
@@ -770,5 +801,6 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   shard_ptrmap_release(&cx.walked);
   vf_axis_set_free(&cx.seen);
   shard_arena_free(cx.scratch);
+  shard_arena_free(cx.keep);
   return cx.ok;
 }

@@ -35,7 +35,8 @@ typedef struct vf_ctx {
   const shard_module *m;
   const shard_verify_options *opts;
   shard_diag_engine *de;
-  shard_arena *scratch; /* temporary shardings and message strings */
+  shard_arena *scratch; /* temporary shardings and message strings: reset between ops */
+  shard_arena *keep; /* what lives for the whole verification (axis indexes) */
   /* sdy.mesh symbols of the top module: open addressing by name */
   const shard_op **sym_ops;
   uint32_t sym_cap;
@@ -71,6 +72,10 @@ void shard_verify_warn(const vf_emit *e, const char *fmt, ...) __attribute__((fo
 void shard_verify_note(vf_ctx *cx, shard_span span, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* e's prefix followed by "- " (one value) or "<i> - ", in scratch memory. */
 vf_emit shard_verify_emit_value(const vf_emit *e, uint32_t num_values, uint32_t index);
+/* "<head><mid><index><tail>" (no index when index is UINT32_MAX), in
+ * scratch memory: the message prefixes built for every value checked,
+ * without a printf. */
+const char *shard_verify_prefix(vf_ctx *cx, const char *head, const char *mid, uint32_t index, const char *tail);
 
 /* Printed forms for messages (scratch memory). */
 const char *shard_verify_axis_str(vf_ctx *cx, const shard_axis_ref *r);

@@ -101,7 +101,7 @@ static const shard_attr *S_dict_get(const shard_attr *dict, const char *name) {
 static bool S_check_func_value(vf_ctx *cx, const shard_op *func, const shard_attr *sharding, const shard_type *type,
                                uint32_t index, const char *kind, const vf_manual *manual) {
   if (!sharding) return true;
-  vf_emit e = shard_verify_emit_op(cx, func, shard_arena_printf(cx->scratch, "%s %u - ", kind, index));
+  vf_emit e = shard_verify_emit_op(cx, func, shard_verify_prefix(cx, kind, " ", index, " - "));
   if (sharding->kind != SHARD_ATTR_SDY_SHARDING)
     return shard_verify_fail(&e, "should have a sharding attribute of type TensorShardingAttr");
   return shard_verify_check_sharding_lookup(&e, sharding->u.sharding, type, manual);
