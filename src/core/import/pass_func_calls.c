@@ -16,6 +16,7 @@
 #include "pass/pass_shardings.h"
 #include "sdy/sharding.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 
 typedef struct call_state {
   shard_module *m;
@@ -68,21 +69,15 @@ bool shard_pass_propagate_sharding_from_func_to_call(shard_module *m, const char
  * default every named computation then gets its data-flow edges, for
  * pipelines that ran -sdy-add-data-flow-edges before this pass. */
 
-typedef struct moved_body {
-  const char *callee;
-  shard_region *region;
-} moved_body;
-
 typedef struct import_state {
   shard_module *m;
   shard_diag_engine *de;
-  SHARD_VEC(moved_body) moved;
+  SHARD_VEC(const char *) moved; /* callees whose body moved, in call order */
+  shard_strmap moved_to; /* callee -> the region its body moved into */
 } import_state;
 
 static shard_region *S_moved_body(const import_state *st, const char *callee) {
-  for (uint32_t i = 0; i < st->moved.len; i++)
-    if (strcmp(st->moved.items[i].callee, callee) == 0) return st->moved.items[i].region;
-  return NULL;
+  return shard_strmap_get_cstr(&st->moved_to, callee);
 }
 
 /* Shardy's getFuncArgShardings: NULL unless some argument is sharded on a
@@ -166,8 +161,8 @@ static void S_import_call(import_state *st, shard_op *call) {
     shard_region_clone_into(a, moved, &nc->regions[0], NULL);
   } else {
     S_move_body(a, &func->regions[0], &nc->regions[0]);
-    moved_body mb = {callee, &nc->regions[0]};
-    SHARD_VEC_PUSH(st->moved, mb);
+    SHARD_VEC_PUSH(st->moved, callee);
+    shard_strmap_put_cstr(&st->moved_to, callee, &nc->regions[0]);
   }
   shard_op_insert_before(call, nc);
   for (uint32_t i = 0; i < call->num_results; i++) shard_value_replace_all_uses(&call->results[i], &nc->results[i]);
@@ -241,10 +236,11 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, const sh
   }
   free(funcs);
   for (uint32_t i = 0; i < st.moved.len; i++) {
-    shard_op *func = shard_module_lookup_symbol(m, st.moved.items[i].callee);
+    shard_op *func = shard_module_lookup_symbol(m, st.moved.items[i]);
     if (func) shard_op_erase(func);
   }
   SHARD_VEC_FREE(st.moved);
+  shard_strmap_release(&st.moved_to);
   if (add_edges) {
     op_vec ncs = {0};
     shard_walk(m->top, S_collect_named_computation, &ncs);

@@ -17,6 +17,7 @@
 #include "ir/attr_stablehlo_mesh.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
+#include "support/strmap.h"
 
 /* ---- shared helpers --------------------------------------------------------- */
 
@@ -76,26 +77,27 @@ static const char *const S_collectives[] = {"stablehlo.all_gather",           "s
 
 /* ---- -sdy-lift-inlined-meshes ----------------------------------------------- */
 
-/* What a mesh, a deduped symbol or a StableHLO mesh maps to. */
+/* What a mesh or a StableHLO mesh maps to. */
 typedef struct lift_entry {
   const shard_mesh *mesh; /* an sdy mesh (inlined or of a kept mesh op) */
-  const char *symbol; /* a deduped mesh symbol */
   const shard_attr *shlo_mesh; /* a #stablehlo.mesh<...> */
   const char *new_name;
 } lift_entry;
 
 typedef struct lift_state {
   shard_module *m;
-  SHARD_VEC(lift_entry) map;
+  SHARD_VEC(lift_entry) map; /* meshes and StableHLO meshes */
+  shard_strmap deduped; /* a deduped mesh symbol -> the name it moves to */
   shard_op *insert_after; /* last mesh op; NULL: insert at the module start */
 } lift_state;
 
 static const char *S_lift_lookup(lift_state *st, const shard_mesh *mesh, const char *symbol,
                                  const shard_attr *shlo_mesh) {
+  /* every sharding naming a mesh asks: a table, not a scan of the map */
+  if (symbol) return shard_strmap_get_cstr(&st->deduped, symbol);
   for (uint32_t i = 0; i < st->map.len; i++) {
     lift_entry *e = &st->map.items[i];
     if (mesh && e->mesh && shard_mesh_equal(mesh, e->mesh)) return e->new_name;
-    if (symbol && e->symbol && strcmp(symbol, e->symbol) == 0) return e->new_name;
     if (shlo_mesh && e->shlo_mesh && shard_attr_equal(shlo_mesh, e->shlo_mesh)) return e->new_name;
   }
   return NULL;
@@ -232,7 +234,7 @@ bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const 
     const char *same = S_lift_lookup(&st, mesh, NULL, NULL);
     if (same) {
       /* a duplicate: references to it move to the first identical mesh */
-      SHARD_VEC_PUSH(st.map, ((lift_entry){.symbol = name, .new_name = same}));
+      shard_strmap_put_cstr(&st.deduped, name, (void *)same);
       shard_op_erase(op);
     } else {
       SHARD_VEC_PUSH(st.map, ((lift_entry){.mesh = mesh, .new_name = name}));
@@ -254,6 +256,7 @@ bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const 
     if (mesh) shard_op_set_attr(m->arena, op, "stablehlo.mesh", S_shlo_mesh_dict(m->arena, mesh), false);
   }
   SHARD_VEC_FREE(st.map);
+  shard_strmap_release(&st.deduped);
   return true;
 }
 
