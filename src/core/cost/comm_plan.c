@@ -163,40 +163,8 @@ static const shard_value *chain_source(const shard_op *op) {
   return src;
 }
 
-/* Line and column of the sources the reasons name, found in text order
- * before the rows are made: shard_span_linecol is cheap moving forward from
- * the position it was last asked for but starts from the top of the text
- * when asked for an earlier line, and the sources of successive collectives
- * go back and forth. Sorted by (source text, offset). */
-typedef struct position {
-  const shard_source *src;
-  uint32_t off, line, col;
-} position;
-
-typedef struct positions {
-  position *items;
-  uint32_t len;
-} positions;
-
-static int by_place(const void *a, const void *b) {
-  const position *x = a, *y = b;
-  if (x->src != y->src) return (uintptr_t)x->src < (uintptr_t)y->src ? -1 : 1;
-  return x->off < y->off ? -1 : x->off > y->off;
-}
-
-static void span_linecol(const positions *ps, shard_span span, uint32_t *line, uint32_t *col) {
-  position key = {span.src, span.off, 0, 0};
-  const position *hit = ps && ps->len ? bsearch(&key, ps->items, ps->len, sizeof key, by_place) : NULL;
-  if (!hit) {
-    shard_span_linecol(span, line, col);
-    return;
-  }
-  *line = hit->line;
-  *col = hit->col;
-}
-
 /* "argument 2", "result of stablehlo.dot_general at 12:8". */
-static void describe_value(shard_buf *b, const shard_value *v, const positions *ps) {
+static void describe_value(shard_buf *b, const shard_value *v) {
   if (!v->def) {
     shard_buf_printf(b, "argument %u", v->index);
     return;
@@ -204,7 +172,7 @@ static void describe_value(shard_buf *b, const shard_value *v, const positions *
   shard_buf_puts(b, v->def->name);
   if (v->def->span.src) {
     uint32_t line, col;
-    span_linecol(ps, v->def->span, &line, &col);
+    shard_span_linecol(v->def->span, &line, &col);
     shard_buf_printf(b, " at %u:%u", line, col);
   }
 }
@@ -216,7 +184,7 @@ static void print_sharding_or_replicated(shard_buf *b, const shard_tensor_shardi
 
 /* Why a data-movement collective is there: follow the chain forward to the
  * op that consumes it and backward to the value that fed it. */
-static shard_op *explain_movement(const shard_op *op, const positions *ps, shard_buf *why) {
+static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   const shard_value *src = chain_source(op);
   const shard_op *last = op;
   for (;;) {
@@ -237,7 +205,7 @@ static shard_op *explain_movement(const shard_op *op, const positions *ps, shard
   else shard_buf_puts(why, "(unused) resharded to ");
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");
-  describe_value(why, src, ps);
+  describe_value(why, src);
   shard_buf_puts(why, " has ");
   print_sharding_or_replicated(why, value_sharding(src));
   return use ? use->owner : NULL;
@@ -245,7 +213,7 @@ static shard_op *explain_movement(const shard_op *op, const positions *ps, shard
 
 /* Why a reduction is there: the op whose partial sums it adds. */
 static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kind, const shard_axis_ref *axes,
-                                   uint32_t num_axes, const positions *ps, shard_buf *why) {
+                                   uint32_t num_axes, shard_buf *why) {
   const shard_value *src = chain_source(op);
   const shard_tensor_sharding *in = value_sharding(src);
   bool unreduced = false;
@@ -255,7 +223,7 @@ static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kin
   shard_buf_puts(why, unreduced ? "unreduced over " : "partial sums over ");
   shard_axis_list_print(why, axes, num_axes);
   shard_buf_puts(why, unreduced ? ": " : " from ");
-  describe_value(why, src, ps);
+  describe_value(why, src);
   if (!unreduced && src->def) shard_buf_puts(why, ", whose reduction dimension is sharded on them");
   if (kind == SHARD_COLL_REDUCE_SCATTER) {
     shard_buf_puts(why, ", scattered to ");
@@ -268,7 +236,6 @@ typedef struct module_walk {
   shard_comm_plan *plan;
   const shard_module *m;
   shard_diag_engine *de;
-  positions positions;
 } module_walk;
 
 static const shard_attr *attr_of(const shard_op *op, const char *name, shard_attr_kind kind) {
@@ -328,8 +295,8 @@ static void visit(module_walk *w, shard_op *op) {
   shard_buf why;
   shard_buf_init(&why);
   const shard_op *needs = kind == SHARD_COLL_ALL_REDUCE || kind == SHARD_COLL_REDUCE_SCATTER
-                              ? explain_reduction(op, kind, axes.items, axes.len, &w->positions, &why)
-                              : explain_movement(op, &w->positions, &why);
+                              ? explain_reduction(op, kind, axes.items, axes.len, &why)
+                              : explain_movement(op, &why);
   shard_span where = needs && needs->span.src ? needs->span : op->span;
   shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank, type->elem, where,
                       needs ? needs->name : NULL, shard_buf_str(&why));
@@ -347,30 +314,14 @@ static bool collect_collective(shard_op *op, void *ctx) {
 }
 
 void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_diag_engine *de) {
-  module_walk w = {p, m, de, {0}};
+  module_walk w = {p, m, de};
   op_vec ops = {0};
   shard_walk(m->top, collect_collective, &ops);
   if (p->cap_rows < p->num_rows + ops.len) { /* a row per collective at most: no doubling */
     p->cap_rows = p->num_rows + ops.len;
     p->rows = shard_xrealloc(p->rows, sizeof *p->rows * p->cap_rows);
   }
-  positions *ps = &w.positions;
-  ps->items = shard_xmalloc(sizeof *ps->items * (ops.len ? ops.len : 1));
-  for (uint32_t i = 0; i < ops.len; i++) {
-    const shard_op *def = chain_source(ops.items[i])->def;
-    if (def && def->span.src) ps->items[ps->len++] = (position){def->span.src, def->span.off, 0, 0};
-  }
-  qsort(ps->items, ps->len, sizeof *ps->items, by_place);
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < ps->len; i++) {
-    position *q = &ps->items[i];
-    if (n && ps->items[n - 1].src == q->src && ps->items[n - 1].off == q->off) continue;
-    shard_span_linecol((shard_span){.src = q->src, .off = q->off}, &q->line, &q->col);
-    ps->items[n++] = *q;
-  }
-  ps->len = n;
   for (uint32_t i = 0; i < ops.len; i++) visit(&w, ops.items[i]);
-  free(ps->items);
   SHARD_VEC_FREE(ops);
 }
 

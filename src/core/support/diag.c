@@ -5,16 +5,19 @@
  * An engine without a callback only counts, which is what a caller wants
  * when it just needs to know whether something failed.
  *
- * Positions are computed on demand from byte offsets, scanning the text for
- * newlines onwards from the last position asked for (which keeps the IR free
- * of line tables). Lines include the source's line_base, so a chunk
+ * Positions are computed on demand from byte offsets: a column counts bytes
+ * from the line start (a tab, a CR, each byte of a UTF-8 character is one),
+ * lines count '\n' only, found through a line index built on the first
+ * lookup in a source (which keeps the IR free of line tables). Lines include the source's line_base, so a chunk
  * of a -split-input-file buffer reports the line of the whole file. */
 #include "support/diag.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "support/arena.h"
 #include "support/buf.h"
 
 const shard_span shard_no_span = {NULL, 0, 0};
@@ -51,52 +54,103 @@ void shard_diag_vemit(shard_diag_engine *de, shard_severity sev, shard_span span
  * us read outside the text. */
 static uint32_t clamp_off(const shard_source *src, uint32_t off) { return off > src->len ? (uint32_t)src->len : off; }
 
-/* The last position asked for, per thread: callers ask for positions in
- * text order (a walk over a module, a plan of every collective), so moving
- * from the last answer is linear over a whole run where scanning from the
- * start of the text each time was quadratic. */
-static _Thread_local struct {
-  const char *text;
+/* Line indexes: the offsets where each line starts, built once per source
+ * on its first lookup and binary-searched after, so asking for positions in
+ * any order costs a log each. A source is a plain struct its creator owns and
+ * drops without telling us, so the indexes are kept here, per thread, for
+ * the last few sources asked about (a module and its mesh or rules text, the
+ * chunks of a split file one after another); the oldest is dropped when
+ * another source comes. An entry matches by source, name, text and length
+ * (`check a.mlir b.mlir` reuses one source struct, and b's text can land
+ * where a's was), and a hit checks that the lines around the answer still
+ * start after newlines. Small texts are scanned directly. */
+#define S_INDEX_MIN_LEN 4096
+#define S_INDEXES 4
+
+typedef struct line_index {
+  const shard_source *src;
+  const char *name, *text;
   size_t len;
-  uint32_t off, line, line_start; /* line counts from 1, without line_base */
-} S_last;
+  uint32_t *starts; /* starts[0] = 0; starts[i] = one past the i-th newline */
+  uint32_t n;
+} line_index;
+
+static _Thread_local struct {
+  line_index items[S_INDEXES];
+  unsigned next; /* the entry replaced next: the oldest */
+} S_indexes;
+
+static bool S_starts_line(const char *text, uint32_t off) { return off == 0 || text[off - 1] == '\n'; }
+
+static bool S_index_valid(const line_index *ix, uint32_t i) {
+  return S_starts_line(ix->text, ix->starts[i]) && (i + 1 == ix->n || S_starts_line(ix->text, ix->starts[i + 1])) &&
+         S_starts_line(ix->text, ix->starts[ix->n - 1]) && S_starts_line(ix->text, ix->starts[ix->n / 2]);
+}
+
+static line_index *S_index_build(const shard_source *src) {
+  line_index *ix = &S_indexes.items[S_indexes.next];
+  S_indexes.next = (S_indexes.next + 1) % S_INDEXES;
+  free(ix->starts);
+  uint32_t cap = 1024, n = 1;
+  uint32_t *starts = shard_xmalloc(sizeof *starts * cap);
+  starts[0] = 0;
+  const char *text = src->text, *end = text + src->len;
+  for (const char *p = text; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) break;
+    if (n == cap) starts = shard_xrealloc(starts, sizeof *starts * (cap *= 2));
+    starts[n++] = (uint32_t)(nl - text) + 1;
+    p = nl + 1;
+  }
+  *ix = (line_index){src, src->name, text, src->len, starts, n};
+  return ix;
+}
+
+/* The index of the line holding `off`: the last start <= off. */
+static uint32_t S_index_line(const line_index *ix, uint32_t off) {
+  uint32_t lo = 0, hi = ix->n; /* starts[lo] <= off < starts[hi] (hi == n: end) */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    if (ix->starts[mid] <= off) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
 
 void shard_span_linecol(shard_span span, uint32_t *line, uint32_t *col) {
   if (!span.src || !span.src->text) {
     *line = *col = 0;
     return;
   }
-  const char *text = span.src->text;
-  uint32_t off = clamp_off(span.src, span.off);
-  uint32_t l = 1, line_start = 0, from = 0;
-  /* The same text (and, as a cheap check that the buffer was not freed and
-   * reused, the remembered line still starts after a newline and holds none) */
-  bool same = S_last.text == text && S_last.len == span.src->len && S_last.off <= span.src->len &&
-              (S_last.line_start == 0 || text[S_last.line_start - 1] == '\n') &&
-              !memchr(text + S_last.line_start, '\n', S_last.off - S_last.line_start);
-  if (same && S_last.off <= off) {
-    l = S_last.line;
-    line_start = S_last.line_start;
-    from = S_last.off;
-  } else if (same && off >= S_last.line_start) {
-    /* backwards, within the last line */
-    l = S_last.line;
-    line_start = S_last.line_start;
-    from = off;
+  const shard_source *src = span.src;
+  const char *text = src->text;
+  uint32_t off = clamp_off(src, span.off);
+  uint32_t l = 0, line_start = 0; /* l counts newlines before off */
+  if (src->len < S_INDEX_MIN_LEN) {
+    for (const char *p = text, *end = text + off; p < end;) {
+      const char *nl = memchr(p, '\n', (size_t)(end - p));
+      if (!nl) break;
+      l++;
+      line_start = (uint32_t)(nl - text) + 1;
+      p = nl + 1;
+    }
+  } else {
+    line_index *ix = NULL;
+    for (unsigned k = 0; k < S_INDEXES && !ix; k++) {
+      line_index *c = &S_indexes.items[k];
+      if (c->src == src && c->name == src->name && c->text == text && c->len == src->len) ix = c;
+    }
+    if (ix) {
+      l = S_index_line(ix, off);
+      if (!S_index_valid(ix, l)) ix = NULL;
+    }
+    if (!ix) {
+      ix = S_index_build(src);
+      l = S_index_line(ix, off);
+    }
+    line_start = ix->starts[l];
   }
-  for (const char *p = text + from, *end = text + off; p < end;) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    if (!nl) break;
-    l++;
-    line_start = (uint32_t)(nl - text) + 1;
-    p = nl + 1;
-  }
-  S_last.text = text;
-  S_last.len = span.src->len;
-  S_last.off = off;
-  S_last.line = l;
-  S_last.line_start = line_start;
-  *line = l + span.src->line_base;
+  *line = l + 1 + src->line_base;
   *col = off - line_start + 1;
 }
 
