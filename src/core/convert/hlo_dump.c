@@ -44,22 +44,48 @@ static const char *find_n(const char *hay, size_t n, const char *needle) {
 /* Whether hay holds "mhlo.sharding" or "sharding={", in one pass (the sniff
  * of every `shard check` input scanned the module once for each): Horspool
  * over a 10-byte window, the two needles' first ten bytes sharing one skip
- * table, a window ending in the last byte of either checked in full. */
+ * table keyed by the window's last two bytes. Keyed by one byte, the
+ * needles' common letters (s, h, a, r, d, i, n, g, m, l, o) made the mean
+ * skip about half the window on MLIR text; a pair of bytes from a needle is
+ * rare, so nearly every step skips 9 or 10. A window whose last pair ends
+ * either needle's ten bytes is checked in full. */
 static bool S_has_sharding_key(const char *hay, size_t n) {
   static const char a[] = "mhlo.sharding", b[] = "sharding={";
   enum { W = 10, A = sizeof a - 1, B = sizeof b - 1 };
   if (n < 4096) return find_n(hay, n, a) != NULL || find_n(hay, n, b) != NULL;
-  unsigned char skip[256];
-  memset(skip, W, sizeof skip);
-  for (size_t i = 0; i + 1 < W; i++) {
-    if (skip[(unsigned char)a[i]] > W - 1 - i) skip[(unsigned char)a[i]] = (unsigned char)(W - 1 - i);
-    if (skip[(unsigned char)b[i]] > W - 1 - i) skip[(unsigned char)b[i]] = (unsigned char)(W - 1 - i);
+  /* Keyed by the pair as one 16-bit load reads it, on either byte order. */
+  static unsigned char skip[1u << 16];
+  static bool ready;
+  if (!ready) {
+    const char *needles[2] = {a, b};
+    memset(skip, W, sizeof skip);
+    for (int k = 0; k < 2; k++) {
+      const char *x = needles[k];
+      for (unsigned c = 0; c < 256; c++) { /* the window's last byte is the needle's first */
+        char pair[2] = {(char)c, x[0]};
+        uint16_t key;
+        memcpy(&key, pair, 2);
+        if (skip[key] > W - 1) skip[key] = W - 1;
+      }
+      for (unsigned j = 0; j + 1 < W; j++) { /* pair x[j..j+1] ends at W-1 after a shift of W-2-j */
+        uint16_t key;
+        memcpy(&key, x + j, 2);
+        if (skip[key] > W - 2 - j) skip[key] = (unsigned char)(W - 2 - j);
+      }
+    }
+    ready = true;
   }
-  for (size_t i = 0; i + W <= n;) {
-    unsigned char c = (unsigned char)hay[i + W - 1];
-    if (c == (unsigned char)a[W - 1] && i + A <= n && memcmp(hay + i, a, A) == 0) return true;
-    if (c == (unsigned char)b[W - 1] && i + B <= n && memcmp(hay + i, b, B) == 0) return true;
-    i += skip[c];
+  const char *p = hay, *last = hay + n - W; /* the last window's start */
+  while (p <= last) {
+    uint16_t key;
+    memcpy(&key, p + W - 2, 2);
+    unsigned s = skip[key];
+    if (s == 0) {
+      if ((size_t)(hay + n - p) >= A && memcmp(p, a, A) == 0) return true;
+      if (memcmp(p, b, B) == 0) return true;
+      s = 1;
+    }
+    p += s;
   }
   return false;
 }
