@@ -17,33 +17,68 @@ static bool S_has_xla_key(const shard_attr *dict) {
   return false;
 }
 
-/* Asked of every op of every module a command reads: the attributes are
- * looked up only when one is named mhlo.*, op names tested first letter
- * first. */
-static bool S_has_m_attr(const shard_op *op) {
-  for (uint32_t i = 0; i < op->num_attrs; i++)
-    if (op->attrs[i].name[0] == 'm') return true;
-  return false;
-}
-
-static bool S_op_in_form(shard_op *op, void *ctx) {
-  bool *found = ctx;
-  if (S_has_m_attr(op) && S_has_xla_key(shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS))) *found = true;
-  shard_attr *t = op->name[0] == 's' && strcmp(op->name, "stablehlo.custom_call") == 0
+/* Asked of every op of every module a command reads, so one pass over the
+ * op's attributes (sorted by name: up to the first past m*) decides what to
+ * look up: the frontend attributes only when one is named mhlo.*, a custom
+ * call's target only when one is named c* (call_target_name; the op name is
+ * compared only then, not for every stablehlo.* op), func.func's arguments
+ * only for func.func. */
+static bool S_op_in_form(const shard_op *op) {
+  bool has_m = false, has_c = false;
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    unsigned char c0 = (unsigned char)op->attrs[i].name[0];
+    if (c0 > 'm') break; /* sorted: no c* or m* name after this one */
+    has_c |= c0 == 'c';
+    has_m |= c0 == 'm';
+  }
+  if (has_m && S_has_xla_key(shard_op_attr(op, SHARD_XLA_FRONTEND_ATTRS))) return true;
+  shard_attr *t = has_c && op->name[0] == 's' && strcmp(op->name, "stablehlo.custom_call") == 0
                       ? shard_op_attr(op, "call_target_name")
                       : NULL;
-  if (t && t->kind == SHARD_ATTR_STRING && strncmp(t->u.str.data, "xla.sdy.", 8) == 0) *found = true;
+  if (t && t->kind == SHARD_ATTR_STRING && strncmp(t->u.str.data, "xla.sdy.", 8) == 0) return true;
   if (op->name[0] == 'f' && strcmp(op->name, "func.func") == 0 && op->num_regions && op->regions[0].first) {
     shard_block *entry = op->regions[0].first;
     for (uint32_t i = 0; i < entry->num_args; i++)
-      if (S_has_xla_key(shard_value_attr(&entry->args[i], SHARD_XLA_FRONTEND_ATTRS))) *found = true;
+      if (S_has_xla_key(shard_value_attr(&entry->args[i], SHARD_XLA_FRONTEND_ATTRS))) return true;
   }
-  return !*found;
+  return false;
+}
+
+/* The first op of op's regions, or NULL. */
+static const shard_op *S_first_child(const shard_op *op) {
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (const shard_block *b = op->regions[r].first; b; b = b->next)
+      if (b->first) return b->first;
+  return NULL;
+}
+
+/* Whether an op under root (root included) is in the form: a pre-order walk
+ * like shard_walk's, without its callback per op, stopping at the first. */
+static bool S_any_in_form(const shard_op *root) {
+  const shard_op *op = root;
+  for (;;) {
+    if (S_op_in_form(op)) return true;
+    const shard_op *next = S_first_child(op);
+    while (!next) { /* the next op after op's subtree, climbing out of ops done */
+      if (op == root) return false;
+      if (op->next) {
+        next = op->next;
+        break;
+      }
+      const shard_block *b = op->parent;
+      for (const shard_block *nb = b->next; nb && !next; nb = nb->next) next = nb->first;
+      const shard_op *owner = b->parent->parent;
+      for (uint32_t r = (uint32_t)(b->parent - owner->regions) + 1; r < owner->num_regions && !next; r++)
+        for (const shard_block *nb = owner->regions[r].first; nb && !next; nb = nb->next) next = nb->first;
+      op = owner;
+    }
+    op = next;
+  }
 }
 
 bool shard_xla_is_round_trip_form(const shard_module *m) {
   bool found = S_has_xla_key(shard_op_attr(m->top, SHARD_XLA_FRONTEND_ATTRS));
-  if (!found) shard_walk(m->top, S_op_in_form, &found);
+  if (!found) found = S_any_in_form(m->top);
   return found;
 }
 
