@@ -772,7 +772,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   }
 
   if (ok) shard_verify_check_op_symbol_uses(cx, op, manual);
-  shard_ptrmap_add(&cx->walked, op);
+  if (op->num_results) shard_ptrmap_add(&cx->walked, op); /* only a value's op is asked about */
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {
