@@ -288,7 +288,7 @@ static void visit(module_walk *w, shard_op *op) {
   if (in) {
     const shard_mesh *in_mesh = shard_module_sharding_mesh(w->m, in);
     shard_sharding_local_shape(in, in_mesh ? in_mesh : mesh, type->dims, in_local);
-  } else {
+  } else if (rank) { /* a scalar's dims may be NULL, and memcpy's source must not be */
     memcpy(in_local, type->dims, sizeof(int64_t) * rank);
   }
   shard_sharding_local_shape(out, mesh, type->dims, out_local);

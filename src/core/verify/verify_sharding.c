@@ -175,7 +175,7 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
     shard_verify_warn(e,
                       "dim %u of size %" PRId64 " is not divisible by its sharded size %" PRId64
                       "; local shape pads to '%s', adding %" PRId64 " padding elements along dim %u",
-                      d, size, sharded, local_type, local[d] * sharded - size, d);
+                      d, size, sharded, local_type, sharded - size % sharded, d);
   }
 }
 
