@@ -50,8 +50,11 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests"))
 import suites  # noqa: E402
 
+_spec = importlib.util.spec_from_file_location("conformance_run", os.path.join(REPO, "tests", "conformance", "run.py"))
+conformance = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(conformance)
+
 TIMEOUT = 120
-RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
 # `> FILE`, `>> FILE` or `1> FILE` (not 2>, not >&): the stage's stdout sent to a file
 STDOUT_TO_FILE_RE = re.compile(r"(?:(?<=\s)1|(?<![0-9&>]))>>?(?!&)\s*\S+")
 # the name under which a suite is seen from the scratch directory the runs
@@ -88,24 +91,9 @@ class Job:
 
 
 def run_commands(path):
-    """The RUN commands of a file, continuation lines joined (lit's rule)."""
-    cmds, cur = [], None
+    """The RUN commands of a file (the conformance runner's reading of them)."""
     with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            m = RUN_RE.match(line.rstrip("\n"))
-            if not m:
-                continue
-            text = m.group(1).rstrip()
-            cont = text.endswith("\\")
-            if cont:
-                text = text[:-1]
-            cur = text if cur is None else cur + " " + text.strip()
-            if not cont:
-                cmds.append(cur.strip())
-                cur = None
-    if cur is not None:
-        cmds.append(cur.strip())
-    return cmds
+        return conformance.run_commands(f.read().split("\n"))
 
 
 def tool_stages(cmd):
