@@ -148,19 +148,23 @@ uint32_t shard_value_num_uses(const shard_value *v) {
 
 /* ---- structure -------------------------------------------------------- */
 
+/* The arena lanes of the IR's structure (arena.h): ops side by side, their
+ * operands and results side by side. */
+enum { S_LANE_OPS, S_LANE_USES };
+
 shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operands, shard_value *const *operands,
                           uint32_t num_results, shard_type *const *result_types, uint32_t num_regions) {
-  shard_op *op = SHARD_NEW(a, shard_op);
+  shard_op *op = SHARD_NEW(shard_arena_lane(a, S_LANE_OPS), shard_op);
   op->name = name;
   op->num_operands = num_operands;
-  op->operands = num_operands ? SHARD_NEW_ARRAY(a, shard_operand, num_operands) : NULL;
+  op->operands = num_operands ? SHARD_NEW_ARRAY(shard_arena_lane(a, S_LANE_USES), shard_operand, num_operands) : NULL;
   for (uint32_t i = 0; i < num_operands; i++) {
     op->operands[i].owner = op;
     op->operands[i].index = i;
     if (operands) shard_operand_set(&op->operands[i], operands[i]);
   }
   op->num_results = num_results;
-  op->results = num_results ? SHARD_NEW_ARRAY(a, shard_value, num_results) : NULL;
+  op->results = num_results ? SHARD_NEW_ARRAY(shard_arena_lane(a, S_LANE_USES), shard_value, num_results) : NULL;
   for (uint32_t i = 0; i < num_results; i++) {
     op->results[i].def = op;
     op->results[i].index = i;

@@ -24,6 +24,7 @@ struct shard_arena {
   shard_arena_bump bump;
   arena_chunk *head; /* the current chunk, then older and large ones */
   size_t closed; /* bytes handed out outside the current chunk's bump */
+  shard_arena *lane[SHARD_ARENA_LANES]; /* shard_arena_lane's, created on first use */
 };
 
 static void S_oom(void) {
@@ -69,8 +70,18 @@ void *shard_svec_grow(void *items, void *inl, uint32_t *cap, size_t item_size) {
 
 shard_arena *shard_arena_new(void) { return shard_xcalloc(1, sizeof(shard_arena)); }
 
+shard_arena *shard_arena_lane(shard_arena *a, unsigned k) {
+  if (k >= SHARD_ARENA_LANES) {
+    fprintf(stderr, "shard: internal error: arena lane %u of %d\n", k, SHARD_ARENA_LANES);
+    abort();
+  }
+  if (!a->lane[k]) a->lane[k] = shard_arena_new();
+  return a->lane[k];
+}
+
 void shard_arena_free(shard_arena *a) {
   if (!a) return;
+  for (unsigned k = 0; k < SHARD_ARENA_LANES; k++) shard_arena_free(a->lane[k]);
   for (arena_chunk *c = a->head, *next; c; c = next) {
     next = c->next;
     free(c);
@@ -79,6 +90,8 @@ void shard_arena_free(shard_arena *a) {
 }
 
 void shard_arena_reset(shard_arena *a) {
+  for (unsigned k = 0; k < SHARD_ARENA_LANES; k++)
+    if (a->lane[k]) shard_arena_reset(a->lane[k]);
   arena_chunk *keep = a->head && a->head->cap == ARENA_CHUNK ? a->head : NULL;
   for (arena_chunk *c = a->head, *next; c; c = next) {
     next = c->next;
@@ -168,5 +181,7 @@ char *shard_arena_printf(shard_arena *a, const char *fmt, ...) {
 }
 
 size_t shard_arena_used(const shard_arena *a) {
-  return a->closed + (a->head ? (size_t)(a->bump.cur - a->head->mem) : 0);
+  size_t lanes = 0;
+  for (unsigned k = 0; k < SHARD_ARENA_LANES; k++) lanes += a->lane[k] ? shard_arena_used(a->lane[k]) : 0;
+  return lanes + a->closed + (a->head ? (size_t)(a->bump.cur - a->head->mem) : 0);
 }
