@@ -34,8 +34,21 @@
 
 /* ---- worklist ------------------------------------------------------------ */
 
+/* The worklist slot of op (0: not in the worklist), op numbered if new. */
+static uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
+  uint32_t id = shard_op_table_add(&rw->ids, op);
+  if (id >= rw->num_slot) {
+    uint32_t n = rw->num_slot ? rw->num_slot : 256;
+    while (n <= id) n *= 2;
+    rw->slot = shard_xrealloc(rw->slot, sizeof *rw->slot * n);
+    memset(rw->slot + rw->num_slot, 0, sizeof *rw->slot * (n - rw->num_slot));
+    rw->num_slot = n;
+  }
+  return &rw->slot[id];
+}
+
 static void S_push_single(canon_rewriter *rw, shard_op *op) {
-  uint64_t *slot = shard_ptrmap_slot(&rw->slots, op);
+  uint32_t *slot = S_slot(rw, op);
   if (*slot) return;
   if (rw->len == rw->cap) {
     rw->cap = rw->cap ? rw->cap * 2 : 256;
@@ -49,18 +62,17 @@ static shard_op *S_pop(canon_rewriter *rw) {
   while (rw->len) {
     shard_op *op = rw->items[--rw->len];
     if (!op) continue;
-    *shard_ptrmap_slot(&rw->slots, op) = 0;
+    *S_slot(rw, op) = 0;
     return op;
   }
   return NULL;
 }
 
 static void S_remove(canon_rewriter *rw, const shard_op *op) {
-  if (!shard_ptrmap_get(&rw->slots, op)) return;
-  uint64_t *slot = shard_ptrmap_slot(&rw->slots, op);
-  if (!*slot) return;
-  rw->items[*slot - 1] = NULL;
-  *slot = 0;
+  uint32_t id;
+  if (!shard_op_table_find(&rw->ids, op, &id) || !rw->slot[id]) return;
+  rw->items[rw->slot[id] - 1] = NULL;
+  rw->slot[id] = 0;
 }
 
 void shard_canon_push(canon_rewriter *rw, shard_op *op) {
@@ -591,7 +603,7 @@ static void S_seed(canon_rewriter *rw, bool top_down) {
     rw->items[j - 1] = t;
   }
   for (uint32_t i = 0; i < rw->len; i++)
-    if (rw->items[i]) *shard_ptrmap_slot(&rw->slots, rw->items[i]) = i + 1;
+    if (rw->items[i]) *S_slot(rw, rw->items[i]) = i + 1;
 }
 
 static bool S_process_worklist(canon_rewriter *rw) {
@@ -661,11 +673,12 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
   bool allowed[S_NUM_PATTERNS];
   S_filter_patterns(options, allowed);
   canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed};
+  shard_op_table_init(&rw.ids);
   S_collect_meshes(&rw);
   for (long long iteration = 0; iteration < max_iterations; iteration++) {
     /* Each round starts from an empty worklist and a fresh folder. */
     rw.len = 0;
-    shard_ptrmap_clear(&rw.slots);
+    if (rw.num_slot) memset(rw.slot, 0, sizeof *rw.slot * rw.num_slot);
     S_constants_clear(&rw);
     S_seed(&rw, top_down);
     bool changed = S_process_worklist(&rw);
@@ -677,7 +690,8 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
   shard_strmap_release(&rw.constants);
   SHARD_VEC_FREE(rw.constant_keys);
   free(rw.items);
-  shard_ptrmap_release(&rw.slots);
+  free(rw.slot);
+  shard_op_table_release(&rw.ids);
   shard_ptrmap_release(&rw.order);
   shard_ptrmap_release(&rw.owned_constants);
   return true;

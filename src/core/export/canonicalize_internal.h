@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ir/ir.h"
+#include "ir/op_table.h"
 #include "support/ptrmap.h"
 #include "support/strmap.h"
 
@@ -22,10 +23,12 @@ typedef struct canon_rewriter {
   shard_module *m;
   shard_arena *arena;
   /* The worklist is a stack: the op pushed last is processed next. Slots of
-   * ops removed from it are NULL; `slots` maps an op to its index + 1. */
+   * ops removed from it are NULL; `slot[id]` is the index + 1 of the op of
+   * that id in `ids` (0: not in the worklist), with room for num_slot ids. */
   shard_op **items;
   uint32_t len, cap;
-  shard_ptrmap slots;
+  shard_op_table ids;
+  uint32_t *slot, num_slot;
   /* Positions of ops in their blocks for shard_canon_is_before_in_block, as MLIR
    * keeps them: op -> order (0: unknown), block -> 1 once numbered. */
   shard_ptrmap order;

@@ -60,8 +60,8 @@ struct shard_region {
   shard_block *first, *last;
 };
 
-/* Counts in pairs between the pointers (no padding after each): 128 bytes,
- * not 152, for every op of a module. */
+/* Counts in pairs between the pointers (no padding after each): 136 bytes,
+ * not 160, for every op of a module. */
 struct shard_op {
   const char *name; /* "stablehlo.add" */
   const shard_op_def *def; /* NULL for an op shard does not know */
@@ -80,6 +80,7 @@ struct shard_op {
   uint32_t num_successors;
   uint32_t flags;
   shard_span span; /* from the first result name (or op name) */
+  uint32_t mark; /* a shard_op_table's cache of the op's id (op_table.h); no meaning of its own */
 };
 
 /* A parsed module. `top` is the builtin.module op (implicit if the source had none). */

@@ -25,6 +25,7 @@
 #include "ir/opdef.h"
 #include "pass/pass_shardings.h"
 #include "propagate/projection.h"
+#include "ir/op_table.h"
 #include "support/ptrmap.h"
 #include "rules/rule_registry.h"
 
@@ -70,7 +71,7 @@ struct shard_propagation {
   shard_arena *a;
   shard_diag_engine *de;
   bool conservative;
-  shard_ptrmap index; /* op -> its dense id, built once per session */
+  shard_op_table index; /* op -> its dense id, built once per session */
   op_info *ops;
   uint32_t num_ops;
   shard_op **calls; /* func.call ops grouped by callee */
@@ -142,7 +143,7 @@ void shard_propagation_set_observer(shard_propagation *s, const shard_propagatio
 
 static op_info *S_info(shard_propagation *s, const shard_op *op) {
   uint32_t id;
-  return shard_ptrmap_get_index(&s->index, op, &id) ? &s->ops[id] : NULL;
+  return shard_op_table_find(&s->index, op, &id) ? &s->ops[id] : NULL;
 }
 
 /* ---- data-flow ops ------------------------------------------------------------------ */
@@ -1194,13 +1195,14 @@ static void S_build_index(shard_propagation *s) {
   op_vec all = {0};
   shard_walk(s->m->top, S_collect, &all);
   free(s->ops);
-  shard_ptrmap_release(&s->index);
+  shard_op_table_release(&s->index);
+  shard_op_table_init(&s->index);
   s->num_ops = all.len;
   s->ops = shard_xcalloc(all.len ? all.len : 1, sizeof *s->ops);
-  shard_ptrmap_reserve(&s->index, all.len);
+  shard_op_table_reserve(&s->index, all.len);
   for (uint32_t i = 0; i < all.len; i++) {
     s->ops[i].op = all.items[i];
-    shard_ptrmap_put(&s->index, all.items[i], i);
+    shard_op_table_add(&s->index, all.items[i]); /* id i: each op once */
   }
   /* Group the calls by callee: count, then place. */
   uint32_t num_calls = 0;
@@ -1299,7 +1301,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   SHARD_VEC_FREE(s->worklist);
   SHARD_VEC_FREE(s->notified);
   free(s->ops);
-  shard_ptrmap_release(&s->index);
+  shard_op_table_release(&s->index);
   free(s->members);
   free(s->calls);
   shard_arena_free(s->memo);

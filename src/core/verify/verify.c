@@ -676,6 +676,11 @@ static bool S_just_before(const shard_op *def, const shard_op *op) {
   return false;
 }
 
+static bool S_walked(const vf_ctx *cx, const shard_op *op) {
+  uint32_t id;
+  return shard_op_table_find(&cx->walked, op, &id);
+}
+
 /* Dominance in MLIR's SSACFG regions: an operand is a value defined earlier
  * in the block of the use or of an enclosing op, or an argument of such a
  * block (values of other blocks of those regions are accepted: their
@@ -695,7 +700,7 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
       for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
         ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
     } else {
-      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || shard_ptrmap_get(&cx->walked, v->def) != 0;
+      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || S_walked(cx, v->def);
     }
     if (!ok) {
       vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -772,7 +777,7 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   }
 
   if (ok) shard_verify_check_op_symbol_uses(cx, op, manual);
-  if (op->num_results) shard_ptrmap_add(&cx->walked, op); /* only a value's op is asked about */
+  if (op->num_results) shard_op_table_add(&cx->walked, op); /* only a value's op is asked about */
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {
@@ -784,13 +789,14 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   cx.de = de;
   cx.scratch = shard_arena_new();
   cx.keep = shard_arena_new();
+  shard_op_table_init(&cx.walked);
   cx.ok = true;
   if (m && m->top) {
     S_build_symbols(&cx);
     shard_walk(m->top, S_phase1_op, &cx);
     if (cx.ok) {
       if (cx.opts->extra_warnings) S_warn_device_counts(&cx);
-      shard_ptrmap_reserve(&cx.walked, cx.num_ops); /* no rehash per doubling */
+      shard_op_table_reserve(&cx.walked, cx.num_ops); /* no growth per doubling */
       S_walk(&cx, m->top, NULL, NULL);
       if (cx.ok) shard_verify_check_recursion(&cx);
     }
@@ -798,7 +804,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   free(cx.sym_ops);
   shard_ptrmap_release(&cx.axis_index);
   shard_ptrmap_release(&cx.block_scope);
-  shard_ptrmap_release(&cx.walked);
+  shard_op_table_release(&cx.walked);
   vf_axis_set_free(&cx.seen);
   shard_arena_free(cx.scratch);
   shard_arena_free(cx.keep);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <stdint.h>
 
+#include "ir/op_table.h"
 #include "support/ptrmap.h"
 #include "verify/verify.h"
 
@@ -42,7 +43,7 @@ typedef struct vf_ctx {
   uint32_t sym_cap;
   shard_ptrmap axis_index; /* shard_mesh* -> per-mesh axis-name hash table */
   shard_ptrmap block_scope; /* shard_block* -> nearest IsolatedFromAbove op */
-  shard_ptrmap walked; /* ops with results whose walk (regions included) has finished */
+  shard_op_table walked; /* ops with results whose walk (regions included) has finished */
   uint32_t num_ops; /* counted by the first walk: walked is sized once */
   vf_axis_set seen; /* axis refs of the sharding being verified */
   /* verify_stablehlo.c's dispatch by op name, remembered by the name's
