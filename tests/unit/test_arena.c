@@ -65,3 +65,23 @@ Test(arena, lanes_are_freed_reset_and_counted_with_their_arena) {
   for (int k = 0; k < 128; k++) cr_assert_eq(r[k], 0, "byte %d", k);
   shard_arena_free(a); /* frees the lanes: valgrind and ASan runs see no leak */
 }
+
+Test(arena, a_large_arena_keeps_handing_out_zeroed_memory_in_huge_chunks) {
+  /* past 1 MiB the chunks are 2 MiB mappings of their own (huge pages) */
+  shard_arena *a = shard_arena_new();
+  for (int round = 0; round < 2; round++) {
+    unsigned char *prev = NULL;
+    for (int i = 0; i < 100000; i++) {
+      size_t size = (size_t)(i % 3 ? 64 : 136);
+      unsigned char *p = shard_arena_alloc(a, size);
+      cr_assert_eq((uintptr_t)p % 8, 0);
+      for (size_t k = 0; k < size; k++) cr_assert_eq(p[k], 0, "round %d alloc %d byte %zu", round, i, k);
+      memset(p, 0xcd, size);
+      cr_assert(p != prev);
+      prev = p;
+    }
+    cr_expect_eq(shard_arena_used(a), (size_t)33334 * 136 + (size_t)66666 * 64);
+    shard_arena_reset(a);
+  }
+  shard_arena_free(a);
+}
