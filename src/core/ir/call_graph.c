@@ -16,8 +16,10 @@
 #include "ir/clone.h"
 #include "support/ptrmap.h"
 
-/* first letter first: asked of every op of a module */
-static bool S_is(const shard_op *op, const char *name) { return op->name[0] == name[0] && strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h): asked of
+ * every op of a function, which then reads no name. */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
 
 static bool S_has_body(const shard_op *func) { return func->num_regions && func->regions[0].first; }
 
@@ -40,7 +42,7 @@ const char *shard_call_callee(const shard_op *call) {
 shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call) {
   const char *name = shard_call_callee(call);
   shard_op *f = name ? shard_module_lookup_symbol(m, name) : NULL;
-  return f && S_is(f, "func.func") ? f : NULL;
+  return f && shard_op_is(f, &K_func_func) ? f : NULL;
 }
 
 void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name) {
@@ -56,7 +58,7 @@ void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name) {
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_collect_call(shard_op *op, void *ctx) {
-  if (S_is(op, "func.call")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_func_call)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -89,7 +91,7 @@ const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **me
   const shard_op *found = NULL;
   for (shard_block *b = m->top->regions[0].first; b && !found; b = b->next)
     for (shard_op *root = b->first; root && !found; root = root->next) {
-      if (!S_is(root, "func.func") || shard_ptrmap_get(&state, root)) continue;
+      if (!shard_op_is(root, &K_func_func) || shard_ptrmap_get(&state, root)) continue;
       S_frame f0 = {root, NULL, 0, 0};
       f0.ncalls = shard_func_calls(root, &f0.calls);
       shard_ptrmap_put(&state, root, 1);
@@ -160,7 +162,7 @@ uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op 
   if (m->top && m->top->num_regions)
     for (shard_block *b = m->top->regions[0].first; b; b = b->next)
       for (shard_op *op = b->first; op; op = op->next)
-        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op)) S_visit(&g, op);
+        if (shard_op_is(op, &K_func_func) && S_has_body(op) && !shard_ptrmap_get(&g.visited, op)) S_visit(&g, op);
   shard_ptrmap_release(&g.visited);
   if (pre_order)
     for (uint32_t i = 0, j = g.order.len; i + 1 < j--; i++) {
@@ -247,11 +249,11 @@ shard_op *shard_module_main_func(const shard_module *m) {
   uint32_t n = 0;
   for (shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next)
-      if (strcmp(op->name, "func.func") == 0) {
+      if (shard_op_is(op, &K_func_func)) {
         only = op;
         n++;
       }
   if (n == 1) return only;
   shard_op *main_func = shard_module_lookup_symbol(m, "main");
-  return main_func && strcmp(main_func->name, "func.func") == 0 ? main_func : NULL;
+  return main_func && shard_op_is(main_func, &K_func_func) ? main_func : NULL;
 }
