@@ -217,6 +217,17 @@ static void S_add_named_computation_edges(shard_arena *a, shard_op *nc) {
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
+/* The calls of g->funcs[f] as they are now, for a pass that changes funcs
+ * in call-graph order: those listed with the graph, since without recursion
+ * a func changes only when it is visited (its callees come first); with
+ * recursion listed again (the caller frees them when they are not
+ * g->calls[f]). */
+static uint32_t S_calls_now(const shard_call_graph *g, uint32_t f, shard_op ***calls) {
+  if (g->recursive) return shard_func_calls(g->funcs[f], calls);
+  *calls = g->calls[f];
+  return g->num_calls[f];
+}
+
 static bool S_collect_call_op(shard_op *op, void *ctx) {
   if (shard_op_is(op, &K_func_call)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
@@ -232,15 +243,15 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, const sh
   bool add_edges = true;
   shard_pass_option_bool(options, "add-data-flow-edges-on-named-computations", &add_edges);
   import_state st = {.m = m, .de = de};
-  shard_op **funcs;
-  uint32_t nf = shard_call_graph_funcs(m, false, &funcs);
-  for (uint32_t f = 0; f < nf; f++) {
+  shard_call_graph g;
+  shard_call_graph_build(m, false, &g);
+  for (uint32_t f = 0; f < g.num_funcs; f++) {
     shard_op **calls;
-    uint32_t nc = shard_func_calls(funcs[f], &calls);
+    uint32_t nc = S_calls_now(&g, f, &calls);
     for (uint32_t i = 0; i < nc; i++) S_import_call(&st, calls[i]);
-    free(calls);
+    if (calls != g.calls[f]) free(calls);
   }
-  free(funcs);
+  shard_call_graph_release(&g);
   for (uint32_t i = 0; i < st.moved.len; i++) {
     shard_op *func = shard_module_lookup_symbol(m, st.moved.items[i]);
     if (func) shard_op_erase(func);
@@ -267,11 +278,11 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
   shard_symbol_table symbols;
   shard_symbol_table_init(&symbols, m);
   shard_ptrmap called = {0}; /* callees whose first call keeps them */
-  shard_op **funcs;
-  uint32_t nf = shard_call_graph_funcs(m, false, &funcs);
-  for (uint32_t f = 0; f < nf; f++) {
+  shard_call_graph g;
+  shard_call_graph_build(m, false, &g);
+  for (uint32_t f = 0; f < g.num_funcs; f++) {
     shard_op **calls;
-    uint32_t nc = shard_func_calls(funcs[f], &calls);
+    uint32_t nc = S_calls_now(&g, f, &calls);
     for (uint32_t i = 0; i < nc; i++) {
       shard_op *callee = shard_call_callee_func(m, calls[i]);
       if (!callee) continue;
@@ -279,9 +290,9 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
       shard_op *copy = shard_func_clone_recursively(&symbols, callee);
       shard_call_set_callee(m->arena, calls[i], shard_symbol_table_insert(&symbols, copy));
     }
-    free(calls);
+    if (calls != g.calls[f]) free(calls);
   }
-  free(funcs);
+  shard_call_graph_release(&g);
   shard_ptrmap_release(&called);
   shard_symbol_table_release(&symbols);
   return true;
