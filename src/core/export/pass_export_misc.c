@@ -582,9 +582,10 @@ static bool S_attr_has_unreduced(const shard_attr *a) {
 /* Walk callback: stops (returns false) at the first op whose attributes or
  * block arguments' attributes hold unreduced axes. Every sharding the checks
  * read is one of these (value shardings live in op attributes and in
- * function arguments' attributes). */
+ * function arguments' attributes). Notes in *ctx (a bool) whether an op
+ * S_check_collective_operand checks was seen. */
 static bool S_op_lacks_unreduced(shard_op *op, void *ctx) {
-  (void)ctx;
+  if (shard_op_is(op, &K_sdy_all_reduce) || shard_op_is(op, &K_sdy_reduce_scatter)) *(bool *)ctx = true;
   for (uint32_t i = 0; i < op->num_attrs; i++)
     if (S_attr_has_unreduced(op->attrs[i].value)) return false;
   for (uint32_t r = 0; r < op->num_regions; r++)
@@ -600,7 +601,10 @@ bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, cons
   unreduced_check c = {m, de, shard_arena_new()};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
-  bool any_unreduced = !shard_walk(m->top, S_op_lacks_unreduced, NULL);
+  bool any_collective = false;
+  bool any_unreduced = !shard_walk(m->top, S_op_lacks_unreduced, &any_collective);
+  /* Without unreduced axes only the collectives can fail. */
+  if (!any_unreduced && !any_collective) body = NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next)
     if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func, any_unreduced)) ok = false;
   shard_arena_free(c.tmp);
