@@ -199,6 +199,39 @@ Test(call_graph, post_order_puts_callees_first_and_pre_order_reverses_it) {
   shard_module_free(m);
 }
 
+Test(call_graph, build_keeps_each_funcs_calls_in_the_graph_order) {
+  shard_module *m = S_parse(call_tree);
+  for (int pre = 0; pre < 2; pre++) {
+    shard_call_graph g;
+    shard_call_graph_build(m, pre, &g);
+    shard_op **funcs;
+    uint32_t n = shard_call_graph_funcs(m, pre, &funcs);
+    cr_assert_eq(g.num_funcs, n);
+    cr_expect(!g.recursive);
+    for (uint32_t i = 0; i < n; i++) {
+      cr_expect_eq(g.funcs[i], funcs[i]);
+      shard_op **calls;
+      uint32_t nc = shard_func_calls(funcs[i], &calls);
+      cr_assert_eq(g.num_calls[i], nc);
+      for (uint32_t k = 0; k < nc; k++) cr_expect_eq(g.calls[i][k], calls[k]);
+      free(calls);
+    }
+    free(funcs);
+    shard_call_graph_release(&g);
+  }
+  shard_module_free(m);
+  m = S_parse("func.func @main(%arg0: tensor<8xi32>) -> tensor<8xi32> {\n"
+              "  %0 = call @main(%arg0) : (tensor<8xi32>) -> tensor<8xi32>\n"
+              "  return %0 : tensor<8xi32>\n"
+              "}\n");
+  shard_call_graph g;
+  shard_call_graph_build(m, false, &g);
+  cr_expect_eq(g.num_funcs, 1);
+  cr_expect(g.recursive);
+  shard_call_graph_release(&g);
+  shard_module_free(m);
+}
+
 Test(call_graph, recursive_clone_uniques_names_with_one_counter) {
   shard_module *m = S_parse(call_tree);
   shard_symbol_table t;

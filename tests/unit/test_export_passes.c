@@ -157,6 +157,34 @@ Test(unflatten_call_graph, undoes_flattening_when_shardings_agree) {
   shard_module_free(m);
 }
 
+/* ---- symbol-dce ------------------------------------------------------------------ */
+
+Test(symbol_dce, erases_private_symbols_only_dead_ones_name_and_stops_when_all_are_live) {
+  static const char *const text = "func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                  "  %0 = call @a(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                  "  return %0 : tensor<8xf32>\n}\n"
+                                  "func.func private @a(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                  "  %0 = call @b(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                  "  return %0 : tensor<8xf32>\n}\n"
+                                  "func.func private @b(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                  "  return %arg0 : tensor<8xf32>\n}\n"
+                                  "func.func private @dead(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                  "  %0 = call @dead2(%arg0) : (tensor<8xf32>) -> tensor<8xf32>\n"
+                                  "  return %0 : tensor<8xf32>\n}\n"
+                                  "func.func private @dead2(%arg0: tensor<8xf32>) -> tensor<8xf32> {\n"
+                                  "  return %arg0 : tensor<8xf32>\n}\n";
+  shard_module *m = S_parse(text);
+  cr_assert(shard_pass_symbol_dce(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
+  cr_expect(shard_module_lookup_symbol(m, "a") && shard_module_lookup_symbol(m, "b"), "reached from main");
+  cr_expect_null(shard_module_lookup_symbol(m, "dead"));
+  cr_expect_null(shard_module_lookup_symbol(m, "dead2"), "named only by a dead func");
+  /* Now every private symbol is live: a second run keeps them all. */
+  cr_assert(shard_pass_symbol_dce(m, NULL, SHARD_PASS_CONTEXT(&S_de)));
+  cr_expect(shard_module_lookup_symbol(m, "a") && shard_module_lookup_symbol(m, "b"));
+  cr_assert(S_verifies(m), "%s", S_messages);
+  shard_module_free(m);
+}
+
 /* ---- verify-unreduced-axes ------------------------------------------------------ */
 
 Test(verify_unreduced_axes, one_error_per_offending_func_and_none_for_blessed_drops) {

@@ -33,15 +33,19 @@
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names the walks test against every op, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
 
 static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 /* Appends the ops named `name` under `op` in post-order (nested ones first). */
-static void S_collect_post(shard_op *op, const char *name, op_vec *out) {
+static void S_collect_post(shard_op *op, shard_op_name *name, op_vec *out) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (shard_op *o = b->first; o; o = o->next) S_collect_post(o, name, out);
-  if (S_is(op, name)) SHARD_VEC_PUSH(*out, op);
+  if (shard_op_is(op, name)) SHARD_VEC_PUSH(*out, op);
 }
 
 /* ---- -sdy-export-named-computations ------------------------------------- */
@@ -141,7 +145,7 @@ static void S_export_named_computation(shard_symbol_table *t, shard_op *nc, op_v
 
 bool shard_pass_export_named_computations(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ncs = {0}, calls = {0};
-  S_collect_post(m->top, "sdy.named_computation", &ncs);
+  S_collect_post(m->top, &K_sdy_named_computation, &ncs);
   shard_symbol_table t;
   shard_symbol_table_init(&t, m);
   for (uint32_t i = 0; i < ncs.len; i++) S_export_named_computation(&t, ncs.items[i], &calls);
@@ -270,7 +274,7 @@ static void S_cache_release(cache *c) {
 }
 
 static bool S_collect_call(shard_op *op, void *ctx) {
-  if (S_is(op, "func.call")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_func_call)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -310,7 +314,7 @@ bool shard_pass_unflatten_call_graph(shard_module *m, const char *options, const
     shard_call_set_callee(m->arena, calls.items[i], shard_symbol_name(e->func));
   }
   op_vec all = {0};
-  S_collect_post(m->top, "func.func", &all);
+  S_collect_post(m->top, &K_func_func, &all);
   for (uint32_t i = 0; i < all.len; i++) {
     shard_op_remove_attr(all.items[i], "sdy.original_func_name");
     shard_op_remove_attr(all.items[i], "sdy.func_manual_axes");

@@ -17,23 +17,25 @@
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
-static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 /* The op names this file tests, compared by definition (ir.h). */
 static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_mesh = {"sdy.mesh", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
+static shard_op_name K_sdy_sharding_group = {"sdy.sharding_group", NULL};
 
 typedef struct collect {
-  const char *name;
+  shard_op_name *name;
   op_vec ops;
 } collect;
 
 static bool S_collect(shard_op *op, void *ctx) {
   collect *c = ctx;
-  if (S_is(op, c->name)) SHARD_VEC_PUSH(c->ops, op);
+  if (shard_op_is(op, c->name)) SHARD_VEC_PUSH(c->ops, op);
   return true;
 }
 
 /* All ops named `name`, in pre-order. The caller frees with SHARD_VEC_FREE. */
-static collect S_ops_named(shard_module *m, const char *name) {
+static collect S_ops_named(shard_module *m, shard_op_name *name) {
   collect c = {name, {0}};
   shard_walk(m->top, S_collect, &c);
   return c;
@@ -42,7 +44,7 @@ static collect S_ops_named(shard_module *m, const char *name) {
 /* ---- -sdy-remove-sharding-groups ----------------------------------------------- */
 
 bool shard_pass_remove_sharding_groups(shard_module *m, const char *options, const shard_pass_context *cx) {
-  collect c = S_ops_named(m, "sdy.sharding_group");
+  collect c = S_ops_named(m, &K_sdy_sharding_group);
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
   SHARD_VEC_FREE(c.ops);
   return true;
@@ -84,7 +86,7 @@ static bool S_drop_sharding(shard_op *op, void *ctx) {
 
 bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, const shard_pass_context *cx) {
   shard_walk(m->top, S_drop_sharding, m);
-  collect c = S_ops_named(m, "sdy.mesh");
+  collect c = S_ops_named(m, &K_sdy_mesh);
   for (uint32_t i = 0; i < c.ops.len; i++) shard_op_erase(c.ops.items[i]);
   SHARD_VEC_FREE(c.ops);
   return true;
@@ -93,7 +95,7 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, con
 /* ---- -sdy-sharding-constraint-to-reshard ----------------------------------------- */
 
 bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options, const shard_pass_context *cx) {
-  collect c = S_ops_named(m, "sdy.sharding_constraint");
+  collect c = S_ops_named(m, &K_sdy_sharding_constraint);
   for (uint32_t i = 0; i < c.ops.len; i++) {
     /* Same operand, result, inherent `sharding` and discardable attributes:
      * only the op changes. */

@@ -26,6 +26,9 @@
 #include "sdy/sharding.h"
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
+/* The op names the walks test against every op, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
 
 /* ---- -sdy-update-non-divisible-input-output-shardings ------------------------- */
 
@@ -108,7 +111,7 @@ static const shard_type *S_body_arg_type(const shard_op *op, uint32_t i) {
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_collect_boundary_ops(shard_op *op, void *ctx) {
-  if (S_is(op, "func.call") || S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_func_call) || shard_op_is(op, &K_sdy_manual_computation)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -159,7 +162,7 @@ bool shard_pass_update_non_divisible_input_output_shardings(shard_module *m, con
   shard_walk(m->top, S_collect_boundary_ops, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
     shard_op *op = ops.items[i];
-    if (S_is(op, "func.call")) {
+    if (shard_op_is(op, &K_func_call)) {
       S_update_per_value(m, op, "sdy.sharding", S_result_type, NULL);
     } else {
       S_update_per_value(m, op, "in_shardings", S_body_arg_type, op);

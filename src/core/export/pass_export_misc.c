@@ -64,15 +64,23 @@ static bool S_collect_all(shard_op *op, void *ctx) {
 
 /* ---- -sdy-drop-sharding-rules ----------------------------------------------- */
 
-bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const shard_pass_context *cx) {
-  op_vec ops = {0};
-  shard_walk(m->top, S_collect_all, &ops);
-  for (uint32_t i = 0; i < ops.len; i++) {
-    shard_attr *r = shard_op_attr(ops.items[i], "sdy.sharding_rule");
-    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
-      shard_op_remove_attr(ops.items[i], "sdy.sharding_rule");
+/* Removing an attribute leaves the ops where they are, so this runs in the
+ * walk (no list of every op). An op's attribute names are distinct: a scan
+ * that compares first bytes before strcmp finds what shard_op_attr finds. */
+static bool S_drop_rule(shard_op *op, void *ctx) {
+  (void)ctx;
+  for (uint32_t i = 0; i < op->num_attrs; i++) {
+    const char *n = op->attrs[i].name;
+    if (n[0] != 's' || strcmp(n, "sdy.sharding_rule") != 0) continue;
+    const shard_attr *r = op->attrs[i].value;
+    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom) shard_op_remove_attr(op, "sdy.sharding_rule");
+    break;
   }
-  SHARD_VEC_FREE(ops);
+  return true;
+}
+
+bool shard_pass_drop_sharding_rules(shard_module *m, const char *options, const shard_pass_context *cx) {
+  shard_walk(m->top, S_drop_rule, NULL);
   return true;
 }
 
@@ -112,9 +120,16 @@ static void S_merge_key(shard_buf *b, const shard_op *op, bool constant) {
   }
 }
 
+/* The ops the merger may take (constants and broadcasts), in pre-order:
+ * the test of each is made when it is reached, as before. */
+static bool S_collect_merge_candidates(shard_op *op, void *ctx) {
+  if (S_is_constant(op) || shard_op_is(op, &K_stablehlo_broadcast_in_dim)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  return true;
+}
+
 bool shard_pass_constant_or_scalar_merger(shard_module *m, const char *options, const shard_pass_context *cx) {
   op_vec ops = {0};
-  shard_walk(m->top, S_collect_all, &ops);
+  shard_walk(m->top, S_collect_merge_candidates, &ops);
   shard_arena *keys = shard_arena_new();
   shard_strmap seen = {0};
   shard_buf key;
@@ -516,14 +531,69 @@ static bool S_check_unreduced(unreduced_check *c, shard_op *op) {
   return S_check_op(c, op, op->num_operands, SHARD_RED_SUM, NO_REDUCTION);
 }
 
-/* Post-order, as MLIR's default walk; stops at the first failure. */
-static bool S_walk_unreduced(unreduced_check *c, shard_op *op) {
+/* The one check that does not compare unreduced axes: an sdy.all_reduce or
+ * sdy.reduce_scatter needs a sharded operand. */
+static bool S_check_collective_operand(unreduced_check *c, shard_op *op) {
+  if (!shard_op_is(op, &K_sdy_all_reduce) && !shard_op_is(op, &K_sdy_reduce_scatter)) return true;
+  if (op->num_operands && !S_sharding_past_barriers(c, op->operands[0].value)) {
+    shard_error(c->de, op->span, "'%s' op operand must be sharded.", op->name);
+    return false;
+  }
+  return true;
+}
+
+/* Post-order, as MLIR's default walk; stops at the first failure. Without
+ * unreduced axes anywhere (`any_unreduced` false) every transition and
+ * every equality check passes, so only the collectives' operands are
+ * checked: the same first failure, without reading the shardings of every
+ * operand and result. */
+static bool S_walk_unreduced(unreduced_check *c, shard_op *op, bool any_unreduced) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (shard_op *o = b->first; o; o = o->next)
-        if (!S_walk_unreduced(c, o)) return false;
+        if (!S_walk_unreduced(c, o, any_unreduced)) return false;
+  if (!any_unreduced) return !op->def || S_check_collective_operand(c, op);
   shard_arena_reset(c->tmp);
   return S_check_unreduced(c, op);
+}
+
+/* Does `a` (at any depth of arrays and dictionaries) hold a sharding with
+ * unreduced axes? */
+static bool S_attr_has_unreduced(const shard_attr *a) {
+  if (!a) return false;
+  switch (a->kind) {
+  case SHARD_ATTR_SDY_SHARDING: return a->u.sharding->num_unreduced != 0;
+  case SHARD_ATTR_SDY_PER_VALUE:
+    for (uint32_t i = 0; i < a->u.per_value->num; i++)
+      if (a->u.per_value->shardings[i].num_unreduced) return true;
+    return false;
+  case SHARD_ATTR_ARRAY:
+    for (uint32_t i = 0; i < a->u.array.num; i++)
+      if (S_attr_has_unreduced(a->u.array.elems[i])) return true;
+    return false;
+  case SHARD_ATTR_DICT:
+    for (uint32_t i = 0; i < a->u.dict.num; i++)
+      if (S_attr_has_unreduced(a->u.dict.entries[i].value)) return true;
+    return false;
+  default: return false;
+  }
+}
+
+/* Walk callback: stops (returns false) at the first op whose attributes or
+ * block arguments' attributes hold unreduced axes. Every sharding the checks
+ * read is one of these (value shardings live in op attributes and in
+ * function arguments' attributes). Notes in *ctx (a bool) whether an op
+ * S_check_collective_operand checks was seen. */
+static bool S_op_lacks_unreduced(shard_op *op, void *ctx) {
+  if (shard_op_is(op, &K_sdy_all_reduce) || shard_op_is(op, &K_sdy_reduce_scatter)) *(bool *)ctx = true;
+  for (uint32_t i = 0; i < op->num_attrs; i++)
+    if (S_attr_has_unreduced(op->attrs[i].value)) return false;
+  for (uint32_t r = 0; r < op->num_regions; r++)
+    for (shard_block *b = op->regions[r].first; b; b = b->next)
+      for (uint32_t k = 0; k < b->num_args; k++)
+        for (uint32_t i = 0; i < b->args[k].num_attrs; i++)
+          if (S_attr_has_unreduced(b->args[k].attrs[i].value)) return false;
+  return true;
 }
 
 bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
@@ -531,8 +601,12 @@ bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, cons
   unreduced_check c = {m, de, shard_arena_new()};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
+  bool any_collective = false;
+  bool any_unreduced = !shard_walk(m->top, S_op_lacks_unreduced, &any_collective);
+  /* Without unreduced axes only the collectives can fail. */
+  if (!any_unreduced && !any_collective) body = NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next)
-    if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func)) ok = false;
+    if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func, any_unreduced)) ok = false;
   shard_arena_free(c.tmp);
   return ok;
 }

@@ -22,6 +22,9 @@
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op->name, name) == 0; }
+/* The op names the walk tests against every op, compared by definition (ir.h). */
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+static shard_op_name K_sdy_sharding_constraint = {"sdy.sharding_constraint", NULL};
 
 static shard_op *S_block_owner(const shard_value *v) {
   return !v->def && v->block && v->block->parent ? v->block->parent->parent : NULL;
@@ -219,7 +222,8 @@ static void S_post_order(shard_op *op, op_vec *out) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (shard_op *o = b->first; o; o = o->next) S_post_order(o, out);
-  if (S_is(op, "sdy.sharding_constraint") || S_is(op, "sdy.manual_computation")) SHARD_VEC_PUSH(*out, op);
+  if (shard_op_is(op, &K_sdy_sharding_constraint) || shard_op_is(op, &K_sdy_manual_computation))
+    SHARD_VEC_PUSH(*out, op);
 }
 
 bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options, const shard_pass_context *cx) {
@@ -231,7 +235,7 @@ bool shard_pass_apply_sharding_constraints(shard_module *m, const char *options,
   S_post_order(m->top, &ops);
   for (uint32_t i = 0; i < ops.len; i++) {
     shard_op *op = ops.items[i];
-    if (S_is(op, "sdy.sharding_constraint")) {
+    if (shard_op_is(op, &K_sdy_sharding_constraint)) {
       shard_tensor_sharding *s = S_attr_sharding(op, "sharding");
       if (op->num_operands != 1 || op->num_results != 1 || !s) continue;
       S_apply_chain(op);

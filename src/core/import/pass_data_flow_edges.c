@@ -198,8 +198,16 @@ static void S_sink_shardings(shard_arena *a, shard_op *op, owner_kind kind) {
   S_set_owner_shardings(a, op, kind, list, n);
 }
 
-static bool S_collect_edges(shard_op *op, void *ctx) {
-  if (shard_op_is(op, &K_sdy_data_flow_edge)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+/* The data-flow ops and the edges, each in pre-order, from one walk: sinking
+ * the shardings only sets attributes, so the edges are the same ops after. */
+typedef struct sink_walk {
+  op_vec ops, edges;
+} sink_walk;
+
+static bool S_collect_sink(shard_op *op, void *ctx) {
+  sink_walk *w = ctx;
+  if (shard_op_is(op, &K_sdy_data_flow_edge)) SHARD_VEC_PUSH(w->edges, op);
+  else if (S_is_data_flow_op(op)) SHARD_VEC_PUSH(w->ops, op);
   return true;
 }
 
@@ -207,18 +215,17 @@ bool shard_pass_sink_data_flow_edges(shard_module *m, const char *options, const
   sink_options o = {false, false};
   shard_pass_option_bool(options, "sink-debug-sharding-origins", &o.origins);
   shard_pass_option_bool(options, "sink-debug-propagation-edge-sharding", &o.edges);
-  op_vec ops = {0};
-  shard_walk(m->top, S_collect_data_flow_ops, &ops);
-  for (uint32_t i = 0; i < ops.len; i++) {
-    shard_op *op = ops.items[i];
+  sink_walk w = {{0}, {0}};
+  shard_walk(m->top, S_collect_sink, &w);
+  for (uint32_t i = 0; i < w.ops.len; i++) {
+    shard_op *op = w.ops.items[i];
     S_sink_shardings(m->arena, op, OWNERS_BLOCK_ARGS);
     S_sink_debug(m->arena, op, OWNERS_BLOCK_ARGS, &o);
     S_sink_shardings(m->arena, op, OWNERS_RESULTS);
     S_sink_debug(m->arena, op, OWNERS_RESULTS, &o);
   }
-  SHARD_VEC_FREE(ops);
-  op_vec edges = {0};
-  shard_walk(m->top, S_collect_edges, &edges);
+  SHARD_VEC_FREE(w.ops);
+  op_vec edges = w.edges;
   for (uint32_t i = 0; i < edges.len; i++) {
     shard_op *edge = edges.items[i];
     if (edge->num_operands == 1 && edge->num_results == 1)

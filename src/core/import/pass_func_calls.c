@@ -18,17 +18,23 @@
 #include "support/ptrmap.h"
 #include "support/strmap.h"
 
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
+static shard_op_name K_sdy_func_data_flow_edge = {"sdy.func_data_flow_edge", NULL};
+static shard_op_name K_sdy_named_computation = {"sdy.named_computation", NULL};
+
 typedef struct call_state {
   shard_module *m;
 } call_state;
 
 static bool S_propagate_to_call(shard_op *op, void *ctx) {
   call_state *st = ctx;
-  if (strcmp(op->name, "func.call") != 0 || shard_op_attr(op, "sdy.sharding")) return true;
+  if (!shard_op_is(op, &K_func_call) || shard_op_attr(op, "sdy.sharding")) return true;
   shard_attr *callee = shard_op_attr(op, "callee");
   if (!callee || callee->kind != SHARD_ATTR_SYMREF || callee->u.symref.num != 1) return true;
   shard_op *func = shard_module_lookup_symbol(st->m, callee->u.symref.path[0]);
-  if (!func || strcmp(func->name, "func.func") != 0) return true;
+  if (!func || !shard_op_is(func, &K_func_func)) return true;
   uint32_t n = shard_func_num_results(func);
   const shard_tensor_sharding *first = NULL;
   for (uint32_t i = 0; i < n && !first; i++) first = shard_func_result_sharding(func, i);
@@ -211,13 +217,24 @@ static void S_add_named_computation_edges(shard_arena *a, shard_op *nc) {
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
+/* The calls of g->funcs[f] as they are now, for a pass that changes funcs
+ * in call-graph order: those listed with the graph, since without recursion
+ * a func changes only when it is visited (its callees come first); with
+ * recursion listed again (the caller frees them when they are not
+ * g->calls[f]). */
+static uint32_t S_calls_now(const shard_call_graph *g, uint32_t f, shard_op ***calls) {
+  if (g->recursive) return shard_func_calls(g->funcs[f], calls);
+  *calls = g->calls[f];
+  return g->num_calls[f];
+}
+
 static bool S_collect_call_op(shard_op *op, void *ctx) {
-  if (strcmp(op->name, "func.call") == 0) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_func_call)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
 static bool S_collect_named_computation(shard_op *op, void *ctx) {
-  if (strcmp(op->name, "sdy.named_computation") == 0) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_sdy_named_computation)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -226,15 +243,15 @@ bool shard_pass_import_func_calls(shard_module *m, const char *options, const sh
   bool add_edges = true;
   shard_pass_option_bool(options, "add-data-flow-edges-on-named-computations", &add_edges);
   import_state st = {.m = m, .de = de};
-  shard_op **funcs;
-  uint32_t nf = shard_call_graph_funcs(m, false, &funcs);
-  for (uint32_t f = 0; f < nf; f++) {
+  shard_call_graph g;
+  shard_call_graph_build(m, false, &g);
+  for (uint32_t f = 0; f < g.num_funcs; f++) {
     shard_op **calls;
-    uint32_t nc = shard_func_calls(funcs[f], &calls);
+    uint32_t nc = S_calls_now(&g, f, &calls);
     for (uint32_t i = 0; i < nc; i++) S_import_call(&st, calls[i]);
-    free(calls);
+    if (calls != g.calls[f]) free(calls);
   }
-  free(funcs);
+  shard_call_graph_release(&g);
   for (uint32_t i = 0; i < st.moved.len; i++) {
     shard_op *func = shard_module_lookup_symbol(m, st.moved.items[i]);
     if (func) shard_op_erase(func);
@@ -261,11 +278,11 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
   shard_symbol_table symbols;
   shard_symbol_table_init(&symbols, m);
   shard_ptrmap called = {0}; /* callees whose first call keeps them */
-  shard_op **funcs;
-  uint32_t nf = shard_call_graph_funcs(m, false, &funcs);
-  for (uint32_t f = 0; f < nf; f++) {
+  shard_call_graph g;
+  shard_call_graph_build(m, false, &g);
+  for (uint32_t f = 0; f < g.num_funcs; f++) {
     shard_op **calls;
-    uint32_t nc = shard_func_calls(funcs[f], &calls);
+    uint32_t nc = S_calls_now(&g, f, &calls);
     for (uint32_t i = 0; i < nc; i++) {
       shard_op *callee = shard_call_callee_func(m, calls[i]);
       if (!callee) continue;
@@ -273,9 +290,9 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
       shard_op *copy = shard_func_clone_recursively(&symbols, callee);
       shard_call_set_callee(m->arena, calls[i], shard_symbol_table_insert(&symbols, copy));
     }
-    free(calls);
+    if (calls != g.calls[f]) free(calls);
   }
-  free(funcs);
+  shard_call_graph_release(&g);
   shard_ptrmap_release(&called);
   shard_symbol_table_release(&symbols);
   return true;
@@ -288,7 +305,7 @@ bool shard_pass_flatten_call_graph(shard_module *m, const char *options, const s
  * call result, carrying the value's sharding, so propagation has one value
  * per edge between a call site and its callee. */
 
-static bool S_is_func(const shard_op *op) { return strcmp(op->name, "func.func") == 0; }
+static bool S_is_func(const shard_op *op) { return shard_op_is(op, &K_func_func); }
 
 static shard_op *S_func_edge(shard_arena *a, shard_value *input, const shard_tensor_sharding *s, shard_span span) {
   shard_op *edge = shard_op_new_named(a, "sdy.func_data_flow_edge", 1, NULL, 1, &input->type, 0);
@@ -367,7 +384,7 @@ bool shard_pass_pre_order_funcs(shard_module *m, const char *options, const shar
  * open on its mesh, since the edge is where propagation kept the answer. */
 
 static bool S_collect_func_edge(shard_op *op, void *ctx) {
-  if (strcmp(op->name, "sdy.func_data_flow_edge") == 0) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_sdy_func_data_flow_edge)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 

@@ -26,12 +26,20 @@ typedef struct dce_state {
   const shard_module *m;
   shard_ptrmap live;
   op_vec worklist;
+  /* the private symbols of the module and how many are live so far: when
+   * all are, nothing will be erased and the marking stops */
+  uint32_t num_private, live_private;
 } dce_state;
+
+static bool S_is_private(const shard_op *op);
 
 static void S_mark_live(dce_state *st, shard_op *op) {
   if (!shard_ptrmap_add(&st->live, op)) return;
+  if (shard_symbol_name(op) && S_is_private(op)) st->live_private++;
   SHARD_VEC_PUSH(st->worklist, op);
 }
+
+static bool S_all_live(const dce_state *st) { return st->live_private == st->num_private; }
 
 /* Marks the module-level symbols that `a` names (at any depth of arrays and
  * dictionaries) live. */
@@ -74,7 +82,7 @@ static bool S_mark_op_refs(shard_op *op, void *ctx) {
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (uint32_t k = 0; k < b->num_args; k++)
         for (uint32_t i = 0; i < b->args[k].num_attrs; i++) S_mark_refs(st, b->args[k].attrs[i].value);
-  return true;
+  return !S_all_live(st); /* stops the walk once every private symbol is live */
 }
 
 static bool S_is_private(const shard_op *op) {
@@ -84,22 +92,22 @@ static bool S_is_private(const shard_op *op) {
 
 bool shard_pass_symbol_dce(shard_module *m, const char *options, const shard_pass_context *cx) {
   if (!m->top || !m->top->num_regions) return true;
-  /* Only private symbols are ever erased: without one there is nothing to
-   * mark (the marking reads every attribute of every live op). */
-  bool any_private = false;
-  for (shard_block *b = m->top->regions[0].first; b && !any_private; b = b->next)
-    for (shard_op *op = b->first; op && !any_private; op = op->next)
-      any_private = shard_symbol_name(op) && S_is_private(op);
-  if (!any_private) return true;
-  dce_state st = {m, {0}, {0}};
+  /* Only private symbols are ever erased: without one, or once each is
+   * live, there is nothing left to mark (the marking reads every attribute
+   * of every live op). */
+  dce_state st = {m, {0}, {0}, 0, 0};
   for (shard_block *b = m->top->regions[0].first; b; b = b->next)
-    for (shard_op *op = b->first; op; op = op->next)
-      if (!shard_symbol_name(op) || !S_is_private(op)) S_mark_live(&st, op);
-  while (st.worklist.len) {
+    for (shard_op *op = b->first; op; op = op->next) {
+      if (shard_symbol_name(op) && S_is_private(op)) st.num_private++;
+      else if (shard_ptrmap_add(&st.live, op)) SHARD_VEC_PUSH(st.worklist, op);
+    }
+  /* Marking ends when every private symbol is live (a module whose main
+   * func calls them all needs only main's walk): nothing is erased then. */
+  while (st.worklist.len && !S_all_live(&st)) {
     shard_op *op = st.worklist.items[--st.worklist.len];
     shard_walk(op, S_mark_op_refs, &st);
   }
-  for (shard_block *b = m->top->regions[0].first; b; b = b->next)
+  for (shard_block *b = m->top->regions[0].first; b && !S_all_live(&st); b = b->next)
     for (shard_op *op = b->first, *next; op; op = next) {
       next = op->next;
       if (!shard_ptrmap_get(&st.live, op)) shard_op_erase(op);

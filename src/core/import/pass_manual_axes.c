@@ -15,6 +15,9 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL};
+
 typedef struct cleanup {
   shard_module *m;
   bool ok;
@@ -160,7 +163,7 @@ static void S_update_list(cleanup *c, shard_op *op, const char *name, shard_valu
 
 static bool S_cleanup_op(shard_op *op, void *ctx) {
   cleanup *c = ctx;
-  if (strcmp(op->name, "sdy.manual_computation") != 0) return true;
+  if (!shard_op_is(op, &K_sdy_manual_computation)) return true;
   shard_attr *manual = shard_op_attr(op, "manual_axes");
   if (!manual || manual->kind != SHARD_ATTR_SDY_MANUAL_AXES) return true;
   shard_sharding_per_value *in = S_per_value(op, "in_shardings");

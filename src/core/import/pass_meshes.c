@@ -26,7 +26,10 @@ static shard_block *S_module_block(shard_module *m) {
   return m->top->regions[0].first;
 }
 
-static bool S_is_mesh_op(const shard_op *op) { return strcmp(op->name, "sdy.mesh") == 0; }
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_sdy_mesh = {"sdy.mesh", NULL};
+
+static bool S_is_mesh_op(const shard_op *op) { return shard_op_is(op, &K_sdy_mesh); }
 
 static const char *S_mesh_op_name(const shard_op *op) {
   shard_attr *s = shard_op_attr(op, "sym_name");
@@ -178,11 +181,17 @@ typedef struct lift_walk {
   SHARD_VEC(shard_op *) ops[NUM_COLLECTIVES];
 } lift_walk;
 
+/* S_collectives by definition (ir.h), tested against every op. */
+static shard_op_name K_collectives[NUM_COLLECTIVES] = {{"stablehlo.all_gather", NULL},
+                                                       {"stablehlo.all_reduce", NULL},
+                                                       {"stablehlo.reduce_scatter", NULL},
+                                                       {"stablehlo.all_to_all", NULL},
+                                                       {"stablehlo.collective_broadcast", NULL}};
+
 static bool S_lift_walk_op(shard_op *op, void *ctx) {
   lift_walk *w = ctx;
-  if (strncmp(op->name, "stablehlo.", 10) != 0) return true;
   for (int k = 0; k < NUM_COLLECTIVES; k++)
-    if (strcmp(op->name, S_collectives[k]) == 0) {
+    if (shard_op_is(op, &K_collectives[k])) {
       SHARD_VEC_PUSH(w->ops[k], op);
       break;
     }

@@ -15,8 +15,11 @@
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
+/* The op names this file tests, compared by definition (ir.h). */
+static shard_op_name K_sdy_sharding_group = {"sdy.sharding_group", NULL};
+
 static bool S_collect_groups(shard_op *op, void *ctx) {
-  if (strcmp(op->name, "sdy.sharding_group") == 0 && op->num_operands == 1) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_sdy_sharding_group) && op->num_operands == 1) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 

@@ -16,8 +16,10 @@
 #include "ir/clone.h"
 #include "support/ptrmap.h"
 
-/* first letter first: asked of every op of a module */
-static bool S_is(const shard_op *op, const char *name) { return op->name[0] == name[0] && strcmp(op->name, name) == 0; }
+/* The op names this file tests, compared by definition (ir.h): asked of
+ * every op of a function, which then reads no name. */
+static shard_op_name K_func_call = {"func.call", NULL};
+static shard_op_name K_func_func = {"func.func", NULL};
 
 static bool S_has_body(const shard_op *func) { return func->num_regions && func->regions[0].first; }
 
@@ -40,7 +42,7 @@ const char *shard_call_callee(const shard_op *call) {
 shard_op *shard_call_callee_func(const shard_module *m, const shard_op *call) {
   const char *name = shard_call_callee(call);
   shard_op *f = name ? shard_module_lookup_symbol(m, name) : NULL;
-  return f && S_is(f, "func.func") ? f : NULL;
+  return f && shard_op_is(f, &K_func_func) ? f : NULL;
 }
 
 void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name) {
@@ -56,7 +58,7 @@ void shard_call_set_callee(shard_arena *a, shard_op *call, const char *name) {
 typedef SHARD_VEC(shard_op *) op_vec;
 
 static bool S_collect_call(shard_op *op, void *ctx) {
-  if (S_is(op, "func.call")) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+  if (shard_op_is(op, &K_func_call)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
   return true;
 }
 
@@ -89,7 +91,7 @@ const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **me
   const shard_op *found = NULL;
   for (shard_block *b = m->top->regions[0].first; b && !found; b = b->next)
     for (shard_op *root = b->first; root && !found; root = root->next) {
-      if (!S_is(root, "func.func") || shard_ptrmap_get(&state, root)) continue;
+      if (!shard_op_is(root, &K_func_func) || shard_ptrmap_get(&state, root)) continue;
       S_frame f0 = {root, NULL, 0, 0};
       f0.ncalls = shard_func_calls(root, &f0.calls);
       shard_ptrmap_put(&state, root, 1);
@@ -137,39 +139,83 @@ const shard_op *shard_call_graph_find_recursion(const shard_module *m, char **me
 
 /* ---- call graph order --------------------------------------------------- */
 
+typedef struct func_calls {
+  shard_op **calls;
+  uint32_t n;
+} func_calls;
+
 typedef struct graph {
   const shard_module *m;
-  shard_ptrmap visited;
+  shard_ptrmap visited; /* func -> 1 while its callees are visited, 2 after */
   op_vec order; /* post-order */
+  SHARD_VEC(func_calls) calls; /* the calls of order.items[i], when kept */
+  bool keep_calls, recursive;
 } graph;
 
 static void S_visit(graph *g, shard_op *func) {
-  shard_ptrmap_add(&g->visited, func);
+  shard_ptrmap_put(&g->visited, func, 1);
   shard_op **calls;
   uint32_t n = shard_func_calls(func, &calls);
   for (uint32_t i = 0; i < n; i++) {
     shard_op *callee = shard_call_callee_func(g->m, calls[i]);
-    if (callee && S_has_body(callee) && !shard_ptrmap_get(&g->visited, callee)) S_visit(g, callee);
+    if (!callee || !S_has_body(callee)) continue;
+    uint64_t st = shard_ptrmap_get(&g->visited, callee);
+    if (!st) S_visit(g, callee);
+    else if (st == 1) g->recursive = true;
   }
-  free(calls);
+  shard_ptrmap_put(&g->visited, func, 2);
+  if (g->keep_calls) SHARD_VEC_PUSH(g->calls, ((func_calls){calls, n}));
+  else free(calls);
   SHARD_VEC_PUSH(g->order, func);
 }
 
-uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out) {
-  graph g = {m, {0}, {0}};
+static void S_build(graph *g, bool pre_order) {
+  const shard_module *m = g->m;
   if (m->top && m->top->num_regions)
     for (shard_block *b = m->top->regions[0].first; b; b = b->next)
       for (shard_op *op = b->first; op; op = op->next)
-        if (S_is(op, "func.func") && S_has_body(op) && !shard_ptrmap_get(&g.visited, op)) S_visit(&g, op);
-  shard_ptrmap_release(&g.visited);
+        if (shard_op_is(op, &K_func_func) && S_has_body(op) && !shard_ptrmap_get(&g->visited, op)) S_visit(g, op);
+  shard_ptrmap_release(&g->visited);
   if (pre_order)
-    for (uint32_t i = 0, j = g.order.len; i + 1 < j--; i++) {
-      shard_op *t = g.order.items[i];
-      g.order.items[i] = g.order.items[j];
-      g.order.items[j] = t;
+    for (uint32_t i = 0, j = g->order.len; i + 1 < j--; i++) {
+      shard_op *t = g->order.items[i];
+      g->order.items[i] = g->order.items[j];
+      g->order.items[j] = t;
+      if (!g->keep_calls) continue;
+      func_calls c = g->calls.items[i];
+      g->calls.items[i] = g->calls.items[j];
+      g->calls.items[j] = c;
     }
+}
+
+uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out) {
+  graph g = {.m = m};
+  S_build(&g, pre_order);
   *out = g.order.items;
   return g.order.len;
+}
+
+void shard_call_graph_build(const shard_module *m, bool pre_order, shard_call_graph *out) {
+  graph g = {.m = m, .keep_calls = true};
+  S_build(&g, pre_order);
+  out->num_funcs = g.order.len;
+  out->funcs = g.order.items;
+  out->calls = g.order.len ? shard_xmalloc(sizeof(shard_op **) * g.order.len) : NULL;
+  out->num_calls = g.order.len ? shard_xmalloc(sizeof(uint32_t) * g.order.len) : NULL;
+  for (uint32_t i = 0; i < g.order.len; i++) {
+    out->calls[i] = g.calls.items[i].calls;
+    out->num_calls[i] = g.calls.items[i].n;
+  }
+  SHARD_VEC_FREE(g.calls);
+  out->recursive = g.recursive;
+}
+
+void shard_call_graph_release(shard_call_graph *g) {
+  for (uint32_t i = 0; i < g->num_funcs; i++) free(g->calls[i]);
+  free(g->calls);
+  free(g->num_calls);
+  free(g->funcs);
+  *g = (shard_call_graph){0};
 }
 
 /* ---- symbol table ------------------------------------------------------- */
@@ -247,11 +293,11 @@ shard_op *shard_module_main_func(const shard_module *m) {
   uint32_t n = 0;
   for (shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL; b; b = b->next)
     for (shard_op *op = b->first; op; op = op->next)
-      if (strcmp(op->name, "func.func") == 0) {
+      if (shard_op_is(op, &K_func_func)) {
         only = op;
         n++;
       }
   if (n == 1) return only;
   shard_op *main_func = shard_module_lookup_symbol(m, "main");
-  return main_func && strcmp(main_func->name, "func.func") == 0 ? main_func : NULL;
+  return main_func && shard_op_is(main_func, &K_func_func) ? main_func : NULL;
 }

@@ -18,6 +18,21 @@
  * appears once. Returns the count; the caller frees *out. */
 uint32_t shard_call_graph_funcs(const shard_module *m, bool pre_order, shard_op ***out);
 
+/* shard_call_graph_funcs with each func's calls (shard_func_calls, as
+ * listed while the graph is built): a pass that visits the funcs in this
+ * order and reads their calls walks each func once, not twice. `recursive`:
+ * some func reaches itself, so that visiting a func may change one not
+ * visited yet (its calls are then better listed again). */
+typedef struct shard_call_graph {
+  uint32_t num_funcs;
+  shard_op **funcs;
+  shard_op ***calls; /* calls[i]: the func.call ops in funcs[i] */
+  uint32_t *num_calls;
+  bool recursive;
+} shard_call_graph;
+void shard_call_graph_build(const shard_module *m, bool pre_order, shard_call_graph *g);
+void shard_call_graph_release(shard_call_graph *g);
+
 /* The func.call ops inside `func` (any depth), in program order. Returns the
  * count; the caller frees *out. */
 uint32_t shard_func_calls(shard_op *func, shard_op ***out);

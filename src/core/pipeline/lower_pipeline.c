@@ -21,9 +21,12 @@ typedef struct composites {
   SHARD_VEC(shard_op *) ops;
 } composites;
 
+/* compared by definition (ir.h): asked of every op */
+static shard_op_name K_stablehlo_composite = {"stablehlo.composite", NULL};
+
 static bool S_collect_ruleless_composites(shard_op *op, void *ctx) {
   composites *c = ctx;
-  if (!strcmp(op->name, "stablehlo.composite") && !shard_rule_for_op(c->arena, op, false, NULL))
+  if (shard_op_is(op, &K_stablehlo_composite) && !shard_rule_for_op(c->arena, op, false, NULL))
     SHARD_VEC_PUSH(c->ops, op);
   return true;
 }
