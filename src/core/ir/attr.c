@@ -307,14 +307,148 @@ bool shard_attr_equal(const shard_attr *a, const shard_attr *b) {
   return eq;
 }
 
-shard_attr *shard_named_attr_get(const shard_named_attr *list, uint32_t n, const char *name) {
-  uint32_t lo = 0, hi = n;
+/* The attribute names shard's code looks up, as literals, sorted by strcmp
+ * (a unit test checks). The parser seeds its interned names with them and
+ * S_set (ir.c) stores them instead of a copy, so an op's name is usually
+ * the literal itself, the same pointer as the same literal at a lookup (the
+ * linker merges identical literals): found without reading a string. Only
+ * a speed-up: any other pointer is still found by its text. */
+static const char *const S_known_names[] = {"api_version",
+                                            "arg_attrs",
+                                            "axes",
+                                            "backend_config",
+                                            "base_dilations",
+                                            "batch_group_count",
+                                            "broadcast_dimensions",
+                                            "call_target_name",
+                                            "callee",
+                                            "channel_handle",
+                                            "compare_type",
+                                            "comparison_direction",
+                                            "dimension",
+                                            "dimension_numbers",
+                                            "dimensions",
+                                            "dot_dimension_numbers",
+                                            "edge_padding_high",
+                                            "edge_padding_low",
+                                            "execution_thread",
+                                            "feature_group_count",
+                                            "function_type",
+                                            "gathering_axes",
+                                            "group_id",
+                                            "has_side_effect",
+                                            "in_shardings",
+                                            "index",
+                                            "indices_are_sorted",
+                                            "interior_padding",
+                                            "iota_dimension",
+                                            "lhs_dilation",
+                                            "limit_indices",
+                                            "manual_axes",
+                                            "mesh",
+                                            "mhlo.aliasing_output",
+                                            "mhlo.buffer_donor",
+                                            "mhlo.frontend_attributes",
+                                            "mhlo.layout_mode",
+                                            "mhlo.memory_kind",
+                                            "mhlo.num_partitions",
+                                            "mhlo.num_replicas",
+                                            "mhlo.sharding",
+                                            "name",
+                                            "operandSegmentSizes",
+                                            "operand_layouts",
+                                            "out_sharding",
+                                            "out_shardings",
+                                            "padding",
+                                            "params",
+                                            "permutation",
+                                            "precision_config",
+                                            "reduce_scatter_axes",
+                                            "reduction_axes",
+                                            "replica_groups",
+                                            "res_attrs",
+                                            "result_layouts",
+                                            "rhs_dilation",
+                                            "scatter_dimension_numbers",
+                                            "sdy.block_arg_propagation_edges",
+                                            "sdy.block_arg_sharding_origins",
+                                            "sdy.func_manual_axes",
+                                            "sdy.original_func_name",
+                                            "sdy.propagation_edges",
+                                            "sdy.result_propagation_edges",
+                                            "sdy.result_sharding_origins",
+                                            "sdy.sharding",
+                                            "sdy.sharding_origin_name",
+                                            "sdy.sharding_origins",
+                                            "sdy.sharding_rule",
+                                            "sharding",
+                                            "slice_sizes",
+                                            "slicing_axes",
+                                            "source_target_pairs",
+                                            "start_indices",
+                                            "strides",
+                                            "sym_name",
+                                            "sym_visibility",
+                                            "tf.aliasing_output",
+                                            "unique_indices",
+                                            "use_global_device_ids",
+                                            "value",
+                                            "window_dilations",
+                                            "window_dimensions",
+                                            "window_strides",
+                                            "xla.sdy.manual_axes",
+                                            "xla.sdy.meshes",
+                                            "xla.sdy.sharding",
+                                            "xla.sdy.sharding_rule"};
+
+const char *const *shard_attr_known_names(uint32_t *n) {
+  *n = sizeof S_known_names / sizeof *S_known_names;
+  return S_known_names;
+}
+
+const char *shard_attr_known_name(const char *name) {
+  enum { N = sizeof S_known_names / sizeof *S_known_names };
+  for (uint32_t i = 0; i < N; i++)
+    if (S_known_names[i] == name) return name;
+  uint32_t lo = 0, hi = N;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(list[mid].name, name);
-    if (c == 0) return list[mid].value;
+    int c = strcmp(S_known_names[mid], name);
+    if (c == 0) return S_known_names[mid];
     if (c < 0) lo = mid + 1;
     else hi = mid;
   }
   return NULL;
+}
+
+uint32_t shard_named_attr_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
+  /* usually the very pointer in the list (see S_known_names): compared
+   * without reading a string */
+  for (uint32_t i = 0; i < n; i++)
+    if (list[i].name == name) {
+      *found = true;
+      return i;
+    }
+  /* any other pointer (a name built at run time, an unseeded one, another
+   * binary's literal): by its text; the first bytes decide most steps */
+  uint32_t lo = 0, hi = n;
+  while (lo < hi) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    const char *m = list[mid].name;
+    int c = m[0] != name[0] ? (unsigned char)m[0] - (unsigned char)name[0] : strcmp(m, name);
+    if (c == 0) {
+      *found = true;
+      return mid;
+    }
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  *found = false;
+  return lo;
+}
+
+shard_attr *shard_named_attr_get(const shard_named_attr *list, uint32_t n, const char *name) {
+  bool found;
+  uint32_t i = shard_named_attr_find(list, n, name, &found);
+  return found ? list[i].value : NULL;
 }

@@ -299,5 +299,14 @@ void shard_attr_print(shard_buf *b, const shard_attr *a);
 bool shard_attr_equal(const shard_attr *a, const shard_attr *b);
 /* Looks up a name in a sorted named-attribute list; NULL if absent. */
 shard_attr *shard_named_attr_get(const shard_named_attr *list, uint32_t n, const char *name);
+/* The index of `name` in a sorted named-attribute list (*found), else where
+ * it would be inserted. A name that is the list's own pointer (the parser
+ * interns names) is found without comparing strings. */
+uint32_t shard_named_attr_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found);
+/* The attribute names shard's code looks up, as literals (sorted), and the
+ * one equal to `name` (NULL if none): stored in place of a copy, a name is
+ * then the pointer lookups pass. */
+const char *const *shard_attr_known_names(uint32_t *n);
+const char *shard_attr_known_name(const char *name);
 
 #endif

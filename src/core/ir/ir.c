@@ -28,19 +28,7 @@ void shard_module_free(shard_module *m) {
 /* ---- attributes ----------------------------------------------------- */
 
 static int S_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
-  uint32_t lo = 0, hi = n;
-  while (lo < hi) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(list[mid].name, name);
-    if (c == 0) {
-      *found = true;
-      return (int)mid;
-    }
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  *found = false;
-  return (int)lo;
+  return (int)shard_named_attr_find(list, n, name, found);
 }
 
 static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const char *name, shard_attr *value,
@@ -54,7 +42,10 @@ static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const ch
   }
   shard_named_attr *nl = SHARD_NEW_ARRAY(a, shard_named_attr, *n + 1);
   if (i) memcpy(nl, *list, sizeof(*nl) * (size_t)i);
-  nl[i].name = shard_arena_strdup(a, name);
+  /* a name shard looks up is kept as its literal (attr.c), the pointer
+   * lookups pass; any other is copied */
+  const char *known = shard_attr_known_name(name);
+  nl[i].name = known ? known : shard_arena_strdup(a, name);
   nl[i].value = value;
   nl[i].inherent = inherent;
   if (*n > (uint32_t)i) memcpy(nl + i + 1, *list + i, sizeof(*nl) * (*n - (uint32_t)i));

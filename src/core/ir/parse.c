@@ -55,8 +55,30 @@ shard_attr *shard_parser_precision(shard_parser *p, uint32_t value) {
 shard_diag_engine *shard_parser_diag(shard_parser *p) { return p->de; }
 const shard_source *shard_parser_source(shard_parser *p) { return p->lx.src; }
 
+/* ---- interned strings ------------------------------------------------------ */
+
+/* Seeded with the attribute names shard's code looks up (attr.c's list of
+ * literals): a parsed name equal to one of them is that literal, which the
+ * linker merges with the same literal at the lookup, so
+ * shard_op_attr(op, "sdy.sharding") usually finds it by its pointer. */
+void shard_parser_intern_init(shard_parser *p) {
+  p->interning = true;
+  uint32_t n;
+  const char *const *known = shard_attr_known_names(&n);
+  for (uint32_t i = 0; i < n; i++) shard_strmap_put_cstr(&p->interned, known[i], (void *)known[i]);
+}
+
+/* Strings longer than this (dense payloads, long backend configs) are
+ * rarely repeated: copied per occurrence, not hashed and kept in the map. */
+enum { S_INTERN_MAX = 256 };
+
 const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n) {
-  return shard_arena_strndup(p->arena, s, n);
+  if (!p->interning || n > S_INTERN_MAX) return shard_arena_strndup(p->arena, s, n);
+  const char *hit = shard_strmap_get(&p->interned, s, n);
+  if (hit) return hit;
+  char *copy = shard_arena_strndup(p->arena, s, n);
+  shard_strmap_put(&p->interned, copy, n, copy);
+  return copy;
 }
 
 shard_tok shard_parser_peek(shard_parser *p) { return *shard_parser_peek_ref(p); }
@@ -388,7 +410,10 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
       if (p->defined.items[i] == cur)
         return shard_parser_error_at(p, span, "redefinition of SSA value '%%%.*s'", (int)len, name);
   }
-  name = shard_parser_intern(p, name, len); /* values keep it NUL-terminated */
+  /* values keep it NUL-terminated; a name seen before (an outer or an
+   * earlier scope's: the slot keeps its entry) keeps its copy, so `%0` of
+   * every function is one string, without hashing SSA names */
+  name = cur ? cur->name : shard_arena_strndup(p->arena, name, len);
   ssa_entry *e = SHARD_NEW(p->scratch ? p->scratch : p->arena, ssa_entry);
   e->name = name;
   e->len = len;
@@ -1009,6 +1034,7 @@ static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->fn_text_cache);
   shard_strmap_release(&p->memo);
   shard_strmap_release(&p->op_def_cache);
+  shard_strmap_release(&p->interned);
   free(p->block_refs);
   for (uint32_t i = 0; i < p->state_pool.len; i++) {
     S_state_free(p->state_pool.items[i]);
@@ -1037,6 +1063,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   p.module = m;
   p.opts = opts;
   p.max_depth = opts->max_depth ? opts->max_depth : 512;
+  shard_parser_intern_init(&p);
 
   /* Everything at top level goes into an implicit module block; if that
    * block ends up holding a single builtin.module, that op is the module. */

@@ -62,6 +62,13 @@ struct shard_parser {
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */
   shard_strmap op_def_cache;
+  /* identifiers, attribute names, strings and symbols as read (bytes ->
+   * their one copy in the module arena, or a literal of the seed list in
+   * parse.c): every occurrence of a name gets the same pointer. Only when
+   * `interning` (the module parser); the others (attribute text, read once
+   * per frontend attribute, and convert.c's) copy each occurrence. */
+  shard_strmap interned;
+  bool interning;
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;
@@ -85,6 +92,10 @@ static inline const shard_tok *shard_parser_peek_ref(shard_parser *p) {
 
 bool shard_parser_enter(shard_parser *p);
 void shard_parser_leave(shard_parser *p);
+/* The NUL-terminated string of s[0..n), one copy per distinct string
+ * (see `interned`). Read-only: the copy is shared by every occurrence. */
 const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n);
+/* Seeds the interned strings and turns interning on. */
+void shard_parser_intern_init(shard_parser *p);
 
 #endif
