@@ -23,6 +23,7 @@
 
 #include "support/buf.h"
 #include "ir/parse.h"
+#include "ir/parse_internal.h"
 
 /* ---- small token helpers ------------------------------------------------ */
 
@@ -508,7 +509,7 @@ static bool S_plain_sharding_body(shard_parser *p, shard_tensor_sharding **out) 
   /* second pass: build it */
   shard_arena *arena = shard_parser_arena(p);
   shard_tensor_sharding *s = SHARD_NEW(arena, shard_tensor_sharding);
-  s->mesh_name = shard_arena_strndup(arena, src + name, name_end - name);
+  s->mesh_name = shard_parser_intern(p, src + name, name_end - name);
   s->reduction = SHARD_RED_SUM;
   s->rank = rank;
   s->dims = rank ? SHARD_NEW_ARRAY(arena, shard_dim_sharding, rank) : NULL;
@@ -518,7 +519,7 @@ static bool S_plain_sharding_body(shard_parser *p, shard_tensor_sharding **out) 
     dim->num_axes = dim_axes[d];
     dim->axes = dim_axes[d] ? SHARD_NEW_ARRAY(arena, shard_axis_ref, dim_axes[d]) : NULL;
     for (uint32_t a = 0; a < dim_axes[d]; a++, k++)
-      dim->axes[a].name = shard_arena_strndup(arena, src + axis_at[k], axis_len[k]);
+      dim->axes[a].name = shard_parser_intern(p, src + axis_at[k], axis_len[k]);
   }
   s->span = span_from(p, t.off, end);
   shard_parser_skip_to(p, end);
