@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "ir/op_table.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 
 typedef struct value_name {
   const char *name; /* "arg0", "cst_1", or NULL for a number */
@@ -28,11 +30,19 @@ struct shard_printer {
   const shard_print_options *opts;
   unsigned indent;
   const char *default_dialect; /* "func" inside a func.func body */
-  /* value -> 1 + its index in names */
-  shard_ptrmap named;
+  /* Names, in numbering order. A value is found without hashing it: an op's
+   * results are consecutive from results_at[its dense id], a block's
+   * arguments from the index its (few) blocks map to. */
   SHARD_VEC(value_name) names;
-  /* used names, as a stack so sibling regions can forget each other's */
+  shard_op_table ops; /* ops with results */
+  SHARD_VEC(uint32_t) results_at; /* by op id: index in names of results[0] */
+  shard_ptrmap blocks; /* block -> 1 + index in names of args[0] */
+  const shard_block *last_block; /* the last block looked up, and its index */
+  uint32_t last_block_at;
+  /* used names, as a stack so sibling regions can forget each other's, and
+   * as a set (name -> how many times on the stack) to ask in O(1) */
   SHARD_VEC(const char *) used;
+  shard_strmap used_set;
   shard_arena *scratch;
 };
 
@@ -40,26 +50,52 @@ struct shard_printer {
 
 /* The name given to `v`, NULL when it has none. */
 static value_name *S_name_of(shard_printer *pr, const shard_value *v) {
-  uint64_t i = shard_ptrmap_get(&pr->named, v);
-  return i ? &pr->names.items[i - 1] : NULL;
+  uint32_t at;
+  if (v->def) {
+    uint32_t id;
+    if (!shard_op_table_find(&pr->ops, v->def, &id) || v != &v->def->results[v->index]) return NULL;
+    at = pr->results_at.items[id];
+  } else {
+    const shard_block *b = v->block;
+    if (!b || v != &b->args[v->index]) return NULL;
+    if (b != pr->last_block) {
+      uint64_t i = shard_ptrmap_get(&pr->blocks, b);
+      if (!i) return NULL;
+      pr->last_block = b;
+      pr->last_block_at = (uint32_t)(i - 1);
+    }
+    at = pr->last_block_at;
+  }
+  return &pr->names.items[at + v->index];
 }
 
-static void S_set_name(shard_printer *pr, const shard_value *v, const char *name, uint32_t number) {
-  value_name *s = S_name_of(pr, v);
-  if (!s) {
+/* Room in names for the values `count` values from now, their index. */
+static uint32_t S_add_names(shard_printer *pr, uint32_t count) {
+  uint32_t at = pr->names.len;
+  for (uint32_t i = 0; i < count; i++) {
     value_name fresh = {0};
     SHARD_VEC_PUSH(pr->names, fresh);
-    shard_ptrmap_put(&pr->named, v, pr->names.len);
-    s = &pr->names.items[pr->names.len - 1];
   }
-  s->name = name;
-  s->number = number;
+  return at;
 }
 
 static bool S_name_used(shard_printer *pr, const char *name) {
-  for (uint32_t i = pr->used.len; i-- > 0;)
-    if (strcmp(pr->used.items[i], name) == 0) return true;
-  return false;
+  return shard_strmap_get_cstr(&pr->used_set, name) != NULL;
+}
+
+static void S_use_name(shard_printer *pr, const char *name) {
+  SHARD_VEC_PUSH(pr->used, name);
+  void **n = shard_strmap_slot(&pr->used_set, name, strlen(name));
+  *n = (void *)((uintptr_t)*n + 1);
+}
+
+/* Forgets the names used after the first `mark`. */
+static void S_forget_names(shard_printer *pr, uint32_t mark) {
+  while (pr->used.len > mark) {
+    const char *name = pr->used.items[--pr->used.len];
+    void **n = shard_strmap_slot(&pr->used_set, name, strlen(name));
+    *n = (void *)((uintptr_t)*n - 1);
+  }
 }
 
 typedef struct name_counters {
@@ -74,7 +110,7 @@ static const char *S_unique(shard_printer *pr, name_counters *c, const char *hin
       if (!S_name_used(pr, name)) break;
     }
   }
-  SHARD_VEC_PUSH(pr->used, name);
+  S_use_name(pr, name);
   return name;
 }
 
@@ -85,28 +121,38 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
     arg_hint = owner->def->block_arg_name(owner, (uint32_t)(r - owner->regions));
   for (const shard_block *b = r->first; b; b = b->next) {
     bool entry = b == r->first;
-    for (uint32_t i = 0; i < b->num_args; i++) {
-      if (arg_hint && entry) {
-        S_set_name(pr, &b->args[i], S_unique(pr, c, arg_hint), 0);
-      } else if (entry) {
-        const char *n = shard_arena_printf(pr->scratch, "arg%u", c->arg++);
-        S_set_name(pr, &b->args[i], S_unique(pr, c, n), 0);
-      } else {
-        S_set_name(pr, &b->args[i], NULL, c->value++);
+    if (b->num_args) {
+      uint32_t at = S_add_names(pr, b->num_args);
+      shard_ptrmap_put(&pr->blocks, b, (uint64_t)at + 1);
+      value_name *names = &pr->names.items[at];
+      for (uint32_t i = 0; i < b->num_args; i++) {
+        if (arg_hint && entry) {
+          names[i].name = S_unique(pr, c, arg_hint);
+        } else if (entry) {
+          char n[24] = "arg";
+          size_t len = 3 + shard_fmt_u64(n + 3, c->arg++);
+          names[i].name = S_unique(pr, c, shard_arena_strndup(pr->scratch, n, len));
+        } else {
+          names[i].number = c->value++;
+        }
       }
     }
     for (const shard_op *op = b->first; op; op = op->next) {
       if (!op->num_results) continue;
+      uint32_t id = shard_op_table_add(&pr->ops, op);
+      uint32_t at = S_add_names(pr, op->num_results);
+      while (pr->results_at.len <= id) SHARD_VEC_PUSH(pr->results_at, 0);
+      pr->results_at.items[id] = at;
+      value_name *names = &pr->names.items[at];
       if (!pr->opts->generic && op->def && op->def->result_names && op->num_results > 1) {
-        for (uint32_t i = 0; i < op->num_results; i++)
-          S_set_name(pr, &op->results[i], S_unique(pr, c, op->def->result_names(op, i)), 0);
+        for (uint32_t i = 0; i < op->num_results; i++) names[i].name = S_unique(pr, c, op->def->result_names(op, i));
         continue;
       }
       const char *hint = NULL;
       if (!pr->opts->generic && op->def && op->def->result_name && op->num_results == 1)
         hint = op->def->result_name(op);
-      if (hint) S_set_name(pr, &op->results[0], S_unique(pr, c, hint), 0);
-      else S_set_name(pr, &op->results[0], NULL, c->value++);
+      if (hint) names[0].name = S_unique(pr, c, hint);
+      else names[0].number = c->value++;
     }
   }
 }
@@ -127,7 +173,7 @@ static void S_number_all(shard_printer *pr, const shard_op *root) {
   }
   while (stack.len) {
     name_ctx ctx = stack.items[--stack.len];
-    pr->used.len = ctx.used_mark;
+    S_forget_names(pr, ctx.used_mark);
     S_number_region(pr, ctx.region, &ctx.counters);
     uint32_t mark = pr->used.len;
     /* push children in reverse so they are numbered in source order */
@@ -515,6 +561,7 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   pr.out = b;
   pr.opts = opts ? opts : &defaults;
   pr.scratch = shard_arena_new();
+  shard_op_table_init(&pr.ops);
   /* the module op itself is the root of numbering */
   S_number_all(&pr, m->top);
   if (pr.opts->debug_info)
@@ -525,7 +572,10 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
     }
   S_print_op(&pr, m->top);
   shard_buf_putc(b, '\n');
-  shard_ptrmap_release(&pr.named);
+  shard_op_table_release(&pr.ops);
+  SHARD_VEC_FREE(pr.results_at);
+  shard_ptrmap_release(&pr.blocks);
+  shard_strmap_release(&pr.used_set);
   SHARD_VEC_FREE(pr.names);
   SHARD_VEC_FREE(pr.used);
   shard_arena_free(pr.scratch);

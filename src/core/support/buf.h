@@ -20,6 +20,9 @@ void shard_buf_putn(shard_buf *b, const char *s, size_t n);
 void shard_buf_printf(shard_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal integer, without printf's cost (hot in printing and parsing). */
 void shard_buf_put_i64(shard_buf *b, int64_t v);
+/* Writes v in decimal into out (room for 20 digits) without a NUL; returns
+ * how many characters. */
+size_t shard_fmt_u64(char *out, uint64_t v);
 void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap);
 /* Writes a string literal the way MLIR prints one: "..." with \22, \\ and \XX escapes. */
 void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n);
