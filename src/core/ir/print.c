@@ -278,19 +278,25 @@ static bool S_elided(const char *name, const char *const *elided) {
   return false;
 }
 
+/* "name = value" (or "name" for a unit): a one-entry dictionary printed in
+ * place, then its braces taken off, so the attribute printer alone decides
+ * how a name is spelled. */
+static void S_put_named(shard_buf *out, const shard_named_attr *e) {
+  shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)e, 1}};
+  size_t at = out->len;
+  shard_attr_print(out, &one);
+  memmove(out->data + at, out->data + at + 1, out->len - at - 2);
+  out->len -= 2;
+  out->data[out->len] = '\0';
+}
+
 static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided, bool all) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const shard_named_attr *e = &op->attrs[i];
     if ((!all && e->inherent) || S_elided(e->name, elided)) continue;
     shard_buf_puts(pr->out, n++ ? ", " : " {");
-    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)e, 1}};
-    /* print "name = value" via a one-entry dict without its braces */
-    shard_buf tmp;
-    shard_buf_init(&tmp);
-    shard_attr_print(&tmp, &one);
-    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
-    shard_buf_free(&tmp);
+    S_put_named(pr->out, e);
   }
   if (n) shard_buf_putc(pr->out, '}');
 }
@@ -332,8 +338,13 @@ void shard_printer_functional_type(shard_printer *pr, const shard_op *op) {
 }
 
 void shard_printer_newline(shard_printer *pr) {
-  shard_buf_putc(pr->out, '\n');
-  for (unsigned i = 0; i < pr->indent; i++) shard_buf_puts(pr->out, "  ");
+  shard_buf *out = pr->out;
+  size_t n = 1 + 2 * (size_t)pr->indent;
+  shard_buf_reserve(out, n);
+  out->data[out->len] = '\n';
+  memset(out->data + out->len + 1, ' ', n - 1);
+  out->len += n;
+  out->data[out->len] = '\0';
 }
 
 static void S_print_loc(shard_printer *pr, const shard_attr *loc) {
@@ -438,12 +449,7 @@ static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, 
     if (i == n) break;
     if (!all && list[i].inherent != props_only) continue;
     shard_buf_puts(pr->out, count++ ? ", " : open);
-    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)&list[i], 1}};
-    shard_buf tmp;
-    shard_buf_init(&tmp);
-    shard_attr_print(&tmp, &one);
-    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
-    shard_buf_free(&tmp);
+    S_put_named(pr->out, &list[i]);
   }
   if (count) shard_buf_puts(pr->out, close);
 }
@@ -561,6 +567,9 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   pr.out = b;
   pr.opts = opts ? opts : &defaults;
   pr.scratch = shard_arena_new();
+  /* about as much text as was read: one allocation instead of a doubling
+   * series (room that stays unused is never touched) */
+  if (m->src) shard_buf_reserve(b, m->src->len + m->src->len / 4);
   shard_op_table_init(&pr.ops);
   /* the module op itself is the root of numbering */
   S_number_all(&pr, m->top);

@@ -37,6 +37,11 @@ static void reserve(shard_buf *b, size_t extra) {
   b->cap = cap;
 }
 
+void shard_buf_reserve(shard_buf *b, size_t extra) {
+  reserve(b, extra);
+  b->data[b->len] = '\0';
+}
+
 void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
   reserve(b, n);
   if (n) memcpy(b->data + b->len, s, n);

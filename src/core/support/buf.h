@@ -14,6 +14,8 @@ typedef struct shard_buf {
 void shard_buf_init(shard_buf *b);
 void shard_buf_free(shard_buf *b);
 void shard_buf_clear(shard_buf *b);
+/* Room for `extra` more bytes (and the NUL) without another allocation. */
+void shard_buf_reserve(shard_buf *b, size_t extra);
 void shard_buf_putc(shard_buf *b, char c);
 void shard_buf_puts(shard_buf *b, const char *s);
 void shard_buf_putn(shard_buf *b, const char *s, size_t n);
