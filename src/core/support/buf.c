@@ -42,22 +42,7 @@ void shard_buf_reserve(shard_buf *b, size_t extra) {
   b->data[b->len] = '\0';
 }
 
-void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
-  reserve(b, n);
-  if (n) memcpy(b->data + b->len, s, n);
-  b->len += n;
-  b->data[b->len] = '\0';
-}
-
-void shard_buf_putc(shard_buf *b, char c) {
-  /* the printers write a character at a time between names: no reserve or
-   * memcpy when there is room */
-  if (b->len + 2 > b->cap) reserve(b, 1);
-  b->data[b->len++] = c;
-  b->data[b->len] = '\0';
-}
-
-void shard_buf_puts(shard_buf *b, const char *s) { shard_buf_putn(b, s, strlen(s)); }
+void shard_buf_grow(shard_buf *b, size_t extra) { reserve(b, extra); }
 
 void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap) {
   va_list again;
