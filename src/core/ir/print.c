@@ -37,8 +37,12 @@ struct shard_printer {
   shard_op_table ops; /* ops with results */
   SHARD_VEC(uint32_t) results_at; /* by op id: index in names of results[0] */
   shard_ptrmap blocks; /* block -> 1 + index in names of args[0] */
-  const shard_block *last_block; /* the last block looked up, and its index */
-  uint32_t last_block_at;
+  /* blocks looked up lately, by a hash of the block: an operand is mostly an
+   * argument of one of the few blocks around it */
+  struct {
+    const shard_block *block;
+    uint32_t at;
+  } recent[64];
   /* used names, as a stack so sibling regions can forget each other's, and
    * as a set (name -> how many times on the stack) to ask in O(1) */
   SHARD_VEC(const char *) used;
@@ -58,13 +62,14 @@ static value_name *S_name_of(shard_printer *pr, const shard_value *v) {
   } else {
     const shard_block *b = v->block;
     if (!b || v != &b->args[v->index]) return NULL;
-    if (b != pr->last_block) {
+    size_t slot = ((uintptr_t)b >> 4 ^ (uintptr_t)b >> 10) & 63;
+    if (pr->recent[slot].block != b) {
       uint64_t i = shard_ptrmap_get(&pr->blocks, b);
       if (!i) return NULL;
-      pr->last_block = b;
-      pr->last_block_at = (uint32_t)(i - 1);
+      pr->recent[slot].block = b;
+      pr->recent[slot].at = (uint32_t)(i - 1);
     }
-    at = pr->last_block_at;
+    at = pr->recent[slot].at;
   }
   return &pr->names.items[at + v->index];
 }
@@ -106,7 +111,12 @@ static const char *S_unique(shard_printer *pr, name_counters *c, const char *hin
   const char *name = hint;
   if (S_name_used(pr, name)) {
     for (;;) {
-      name = shard_arena_printf(pr->scratch, "%s_%u", hint, c->conflict++);
+      size_t hl = strlen(hint);
+      char *n = shard_arena_alloc(pr->scratch, hl + 22);
+      memcpy(n, hint, hl);
+      n[hl] = '_';
+      n[hl + 1 + shard_fmt_u64(n + hl + 1, c->conflict++)] = '\0';
+      name = n;
       if (!S_name_used(pr, name)) break;
     }
   }
@@ -114,7 +124,20 @@ static const char *S_unique(shard_printer *pr, name_counters *c, const char *hin
   return name;
 }
 
-static void S_number_region(shard_printer *pr, const shard_region *r, name_counters *c) {
+/* Numbers `r`, then its nested regions (depth first, each starting from the
+ * counters at the end of r). Iterative over an explicit stack. */
+typedef struct name_ctx {
+  const shard_region *region;
+  name_counters counters;
+  uint32_t used_mark;
+} name_ctx;
+
+typedef SHARD_VEC(name_ctx) name_stack;
+
+/* Numbers the values of r and pushes its ops' regions onto `kids` (their
+ * counters are filled in by the caller, once r's are known): one walk over
+ * the ops, not one to number and one to find the nested regions. */
+static void S_number_region(shard_printer *pr, const shard_region *r, name_counters *c, name_stack *kids) {
   const shard_op *owner = r->parent;
   const char *arg_hint = NULL;
   if (!pr->opts->generic && owner && owner->def && owner->def->block_arg_name)
@@ -138,6 +161,10 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
       }
     }
     for (const shard_op *op = b->first; op; op = op->next) {
+      for (uint32_t i = 0; i < op->num_regions; i++) {
+        name_ctx child = {&op->regions[i], {0, 0, 0}, 0};
+        SHARD_VEC_PUSH(*kids, child);
+      }
       if (!op->num_results) continue;
       uint32_t id = shard_op_table_add(&pr->ops, op);
       uint32_t at = S_add_names(pr, op->num_results);
@@ -157,16 +184,8 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
   }
 }
 
-/* Numbers `r`, then its nested regions (depth first, each starting from the
- * counters at the end of r). Iterative over an explicit stack. */
-typedef struct name_ctx {
-  const shard_region *region;
-  name_counters counters;
-  uint32_t used_mark;
-} name_ctx;
-
 static void S_number_all(shard_printer *pr, const shard_op *root) {
-  SHARD_VEC(name_ctx) stack = {0};
+  name_stack stack = {0};
   for (uint32_t i = root->num_regions; i-- > 0;) {
     name_ctx ctx = {&root->regions[i], {0, 0, 0}, 0};
     SHARD_VEC_PUSH(stack, ctx);
@@ -174,16 +193,14 @@ static void S_number_all(shard_printer *pr, const shard_op *root) {
   while (stack.len) {
     name_ctx ctx = stack.items[--stack.len];
     S_forget_names(pr, ctx.used_mark);
-    S_number_region(pr, ctx.region, &ctx.counters);
-    uint32_t mark = pr->used.len;
-    /* push children in reverse so they are numbered in source order */
     size_t first_child = stack.len;
-    for (const shard_block *b = ctx.region->first; b; b = b->next)
-      for (const shard_op *op = b->first; op; op = op->next)
-        for (uint32_t i = 0; i < op->num_regions; i++) {
-          name_ctx child = {&op->regions[i], ctx.counters, mark};
-          SHARD_VEC_PUSH(stack, child);
-        }
+    S_number_region(pr, ctx.region, &ctx.counters, &stack);
+    uint32_t mark = pr->used.len;
+    for (size_t i = first_child; i < stack.len; i++) {
+      stack.items[i].counters = ctx.counters;
+      stack.items[i].used_mark = mark;
+    }
+    /* children in reverse so they are numbered in source order */
     for (size_t lo = first_child, hi = stack.len; hi > lo + 1; lo++, hi--) {
       name_ctx tmp = stack.items[lo];
       stack.items[lo] = stack.items[hi - 1];
