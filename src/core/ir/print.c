@@ -25,6 +25,21 @@ typedef struct value_name {
   uint32_t number;
 } value_name;
 
+/* The counters a region's numbering starts from and ends with. */
+typedef struct name_counters {
+  uint32_t value, arg, conflict;
+} name_counters;
+
+/* A region to number, the counters it starts from and how many used names
+ * it inherits. */
+typedef struct name_ctx {
+  const shard_region *region;
+  name_counters counters;
+  uint32_t used_mark;
+} name_ctx;
+
+typedef SHARD_VEC(name_ctx) name_stack;
+
 struct shard_printer {
   shard_buf *out;
   const shard_print_options *opts;
@@ -48,6 +63,13 @@ struct shard_printer {
   SHARD_VEC(const char *) used;
   shard_strmap used_set;
   shard_arena *scratch;
+  /* the region whose ops' regions are numbered as each op is printed, and
+   * the counters and used names they start from */
+  const shard_region *deferred;
+  name_counters deferred_counters;
+  uint32_t deferred_mark;
+  /* regions still to number */
+  name_stack stack;
 };
 
 /* ---- value names ----------------------------------------------------------- */
@@ -103,10 +125,6 @@ static void S_forget_names(shard_printer *pr, uint32_t mark) {
   }
 }
 
-typedef struct name_counters {
-  uint32_t value, arg, conflict;
-} name_counters;
-
 static const char *S_unique(shard_printer *pr, name_counters *c, const char *hint) {
   const char *name = hint;
   if (S_name_used(pr, name)) {
@@ -126,13 +144,6 @@ static const char *S_unique(shard_printer *pr, name_counters *c, const char *hin
 
 /* Numbers `r`, then its nested regions (depth first, each starting from the
  * counters at the end of r). Iterative over an explicit stack. */
-typedef struct name_ctx {
-  const shard_region *region;
-  name_counters counters;
-  uint32_t used_mark;
-} name_ctx;
-
-typedef SHARD_VEC(name_ctx) name_stack;
 
 /* Numbers the values of r and pushes its ops' regions onto `kids` (their
  * counters are filled in by the caller, once r's are known): one walk over
@@ -161,7 +172,7 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
       }
     }
     for (const shard_op *op = b->first; op; op = op->next) {
-      for (uint32_t i = 0; i < op->num_regions; i++) {
+      for (uint32_t i = 0; kids && i < op->num_regions; i++) {
         name_ctx child = {&op->regions[i], {0, 0, 0}, 0};
         SHARD_VEC_PUSH(*kids, child);
       }
@@ -184,30 +195,59 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
   }
 }
 
-static void S_number_all(shard_printer *pr, const shard_op *root) {
-  name_stack stack = {0};
-  for (uint32_t i = root->num_regions; i-- > 0;) {
-    name_ctx ctx = {&root->regions[i], {0, 0, 0}, 0};
-    SHARD_VEC_PUSH(stack, ctx);
-  }
-  while (stack.len) {
-    name_ctx ctx = stack.items[--stack.len];
+/* Numbers the regions on the stack and everything nested in them. */
+static void S_number_stack(shard_printer *pr, name_stack *stack) {
+  while (stack->len) {
+    name_ctx ctx = stack->items[--stack->len];
     S_forget_names(pr, ctx.used_mark);
-    size_t first_child = stack.len;
-    S_number_region(pr, ctx.region, &ctx.counters, &stack);
+    size_t first_child = stack->len;
+    S_number_region(pr, ctx.region, &ctx.counters, stack);
     uint32_t mark = pr->used.len;
-    for (size_t i = first_child; i < stack.len; i++) {
-      stack.items[i].counters = ctx.counters;
-      stack.items[i].used_mark = mark;
+    for (size_t i = first_child; i < stack->len; i++) {
+      stack->items[i].counters = ctx.counters;
+      stack->items[i].used_mark = mark;
     }
     /* children in reverse so they are numbered in source order */
-    for (size_t lo = first_child, hi = stack.len; hi > lo + 1; lo++, hi--) {
-      name_ctx tmp = stack.items[lo];
-      stack.items[lo] = stack.items[hi - 1];
-      stack.items[hi - 1] = tmp;
+    for (size_t lo = first_child, hi = stack->len; hi > lo + 1; lo++, hi--) {
+      name_ctx tmp = stack->items[lo];
+      stack->items[lo] = stack->items[hi - 1];
+      stack->items[hi - 1] = tmp;
     }
   }
-  SHARD_VEC_FREE(stack);
+}
+
+/* Numbers the regions of `op`, each from `counters` and the used names
+ * up to `mark`, and all that is nested in them. */
+static void S_number_regions_of(shard_printer *pr, const shard_op *op, name_counters counters, uint32_t mark) {
+  for (uint32_t i = op->num_regions; i-- > 0;) {
+    name_ctx ctx = {&op->regions[i], counters, mark};
+    SHARD_VEC_PUSH(pr->stack, ctx);
+  }
+  S_number_stack(pr, &pr->stack);
+}
+
+/* Numbers the root's values. With one region (a module), only that region
+ * is numbered now: each op in it (a function) is numbered when it is about
+ * to be printed (S_number_deferred), so the ops are walked twice while they
+ * are in the cache rather than once for all the module and again. Names do
+ * not change: sibling regions start from the same counters and the same
+ * used names whenever they are numbered. */
+static void S_number_all(shard_printer *pr, const shard_op *root) {
+  if (root->num_regions == 1) {
+    name_counters c = {0, 0, 0};
+    S_number_region(pr, &root->regions[0], &c, NULL);
+    pr->deferred = &root->regions[0];
+    pr->deferred_counters = c;
+    pr->deferred_mark = pr->used.len;
+    return;
+  }
+  S_number_regions_of(pr, root, (name_counters){0, 0, 0}, 0);
+}
+
+/* Numbers op's regions if their numbering was deferred (a module's ops). */
+static void S_number_deferred(shard_printer *pr, const shard_op *op) {
+  if (op->num_regions && pr->deferred && op->parent && op->parent->parent == pr->deferred)
+    S_number_regions_of(pr, op, pr->deferred_counters, pr->deferred_mark);
 }
 
 /* ---- the printer API --------------------------------------------------------- */
@@ -561,6 +601,7 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
 }
 
 static void S_print_op(shard_printer *pr, const shard_op *op) {
+  S_number_deferred(pr, op);
   S_print_results(pr, op);
   bool custom = !pr->opts->generic && op->def && op->def->print && !shard_op_prints_generic(op) &&
                 (pr->opts->test_dialects || !shard_op_def_is_test_dialect(op->def));
@@ -604,5 +645,6 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   shard_strmap_release(&pr.used_set);
   SHARD_VEC_FREE(pr.names);
   SHARD_VEC_FREE(pr.used);
+  SHARD_VEC_FREE(pr.stack);
   shard_arena_free(pr.scratch);
 }
