@@ -543,7 +543,10 @@ void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
   /* the name is a string literal: quotes, backslashes and bytes outside
    * printable ASCII are escaped, as MLIR's printEscapedString does */
   if (*shard_op_written_prefix(op)) { /* an mhlo twin's name: plain ASCII */
-    shard_buf_printf(pr->out, "\"%s%s\"", shard_op_written_prefix(op), shard_op_written_rest(op));
+    shard_buf_putc(pr->out, '"');
+    shard_buf_puts(pr->out, shard_op_written_prefix(op));
+    shard_buf_puts(pr->out, shard_op_written_rest(op));
+    shard_buf_putc(pr->out, '"');
   } else {
     shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
   }
