@@ -108,8 +108,8 @@ Test(print, inside_a_live_op_table) {
 }
 
 Test(print, integers_without_printf) {
-  const int64_t vals[] = {0, 7, 9, 10, 42, 99, 100, 101, 999, 1000, 123456789, -1, -10, -99, -100,
-                          INT64_MAX, INT64_MIN};
+  const int64_t vals[] = {0,    7,         9,  10,  42,  99,   100,       101,      999,
+                          1000, 123456789, -1, -10, -99, -100, INT64_MAX, INT64_MIN};
   shard_buf b;
   shard_buf_init(&b);
   for (size_t i = 0; i < sizeof vals / sizeof *vals; i++) {
