@@ -16,135 +16,238 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "ir/op_table.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 
 typedef struct value_name {
   const char *name; /* "arg0", "cst_1", or NULL for a number */
   uint32_t number;
 } value_name;
 
-struct shard_printer {
-  shard_buf *out;
-  const shard_print_options *opts;
-  unsigned indent;
-  const char *default_dialect; /* "func" inside a func.func body */
-  /* value -> 1 + its index in names */
-  shard_ptrmap named;
-  SHARD_VEC(value_name) names;
-  /* used names, as a stack so sibling regions can forget each other's */
-  SHARD_VEC(const char *) used;
-  shard_arena *scratch;
-};
-
-/* ---- value names ----------------------------------------------------------- */
-
-/* The name given to `v`, NULL when it has none. */
-static value_name *S_name_of(shard_printer *pr, const shard_value *v) {
-  uint64_t i = shard_ptrmap_get(&pr->named, v);
-  return i ? &pr->names.items[i - 1] : NULL;
-}
-
-static void S_set_name(shard_printer *pr, const shard_value *v, const char *name, uint32_t number) {
-  value_name *s = S_name_of(pr, v);
-  if (!s) {
-    value_name fresh = {0};
-    SHARD_VEC_PUSH(pr->names, fresh);
-    shard_ptrmap_put(&pr->named, v, pr->names.len);
-    s = &pr->names.items[pr->names.len - 1];
-  }
-  s->name = name;
-  s->number = number;
-}
-
-static bool S_name_used(shard_printer *pr, const char *name) {
-  for (uint32_t i = pr->used.len; i-- > 0;)
-    if (strcmp(pr->used.items[i], name) == 0) return true;
-  return false;
-}
-
+/* The counters a region's numbering starts from and ends with. */
 typedef struct name_counters {
   uint32_t value, arg, conflict;
 } name_counters;
 
-static const char *S_unique(shard_printer *pr, name_counters *c, const char *hint) {
-  const char *name = hint;
-  if (S_name_used(pr, name)) {
-    for (;;) {
-      name = shard_arena_printf(pr->scratch, "%s_%u", hint, c->conflict++);
-      if (!S_name_used(pr, name)) break;
-    }
-  }
-  SHARD_VEC_PUSH(pr->used, name);
-  return name;
-}
-
-static void S_number_region(shard_printer *pr, const shard_region *r, name_counters *c) {
-  const shard_op *owner = r->parent;
-  const char *arg_hint = NULL;
-  if (!pr->opts->generic && owner && owner->def && owner->def->block_arg_name)
-    arg_hint = owner->def->block_arg_name(owner, (uint32_t)(r - owner->regions));
-  for (const shard_block *b = r->first; b; b = b->next) {
-    bool entry = b == r->first;
-    for (uint32_t i = 0; i < b->num_args; i++) {
-      if (arg_hint && entry) {
-        S_set_name(pr, &b->args[i], S_unique(pr, c, arg_hint), 0);
-      } else if (entry) {
-        const char *n = shard_arena_printf(pr->scratch, "arg%u", c->arg++);
-        S_set_name(pr, &b->args[i], S_unique(pr, c, n), 0);
-      } else {
-        S_set_name(pr, &b->args[i], NULL, c->value++);
-      }
-    }
-    for (const shard_op *op = b->first; op; op = op->next) {
-      if (!op->num_results) continue;
-      if (!pr->opts->generic && op->def && op->def->result_names && op->num_results > 1) {
-        for (uint32_t i = 0; i < op->num_results; i++)
-          S_set_name(pr, &op->results[i], S_unique(pr, c, op->def->result_names(op, i)), 0);
-        continue;
-      }
-      const char *hint = NULL;
-      if (!pr->opts->generic && op->def && op->def->result_name && op->num_results == 1)
-        hint = op->def->result_name(op);
-      if (hint) S_set_name(pr, &op->results[0], S_unique(pr, c, hint), 0);
-      else S_set_name(pr, &op->results[0], NULL, c->value++);
-    }
-  }
-}
-
-/* Numbers `r`, then its nested regions (depth first, each starting from the
- * counters at the end of r). Iterative over an explicit stack. */
+/* A region to number, the counters it starts from and how many used names
+ * it inherits. */
 typedef struct name_ctx {
   const shard_region *region;
   name_counters counters;
   uint32_t used_mark;
 } name_ctx;
 
-static void S_number_all(shard_printer *pr, const shard_op *root) {
-  SHARD_VEC(name_ctx) stack = {0};
-  for (uint32_t i = root->num_regions; i-- > 0;) {
-    name_ctx ctx = {&root->regions[i], {0, 0, 0}, 0};
-    SHARD_VEC_PUSH(stack, ctx);
+typedef SHARD_VEC(name_ctx) name_stack;
+
+struct shard_printer {
+  shard_buf *out;
+  const shard_print_options *opts;
+  unsigned indent;
+  const char *default_dialect; /* "func" inside a func.func body */
+  /* Names, in numbering order. A value is found without hashing it: an op's
+   * results are consecutive from results_at[its dense id], a block's
+   * arguments from the index its (few) blocks map to. */
+  SHARD_VEC(value_name) names;
+  shard_op_table ops; /* ops with results */
+  SHARD_VEC(uint32_t) results_at; /* by op id: index in names of results[0] */
+  shard_ptrmap blocks; /* block -> 1 + index in names of args[0] */
+  /* blocks looked up lately, by a hash of the block: an operand is mostly an
+   * argument of one of the few blocks around it */
+  struct {
+    const shard_block *block;
+    uint32_t at;
+  } recent[64];
+  /* used names, as a stack so sibling regions can forget each other's, and
+   * as a set (name -> how many times on the stack) to ask in O(1) */
+  SHARD_VEC(const char *) used;
+  shard_strmap used_set;
+  shard_arena *scratch;
+  /* the region whose ops' regions are numbered as each op is printed, and
+   * the counters and used names they start from */
+  const shard_region *deferred;
+  name_counters deferred_counters;
+  uint32_t deferred_mark;
+  /* regions still to number */
+  name_stack stack;
+};
+
+/* ---- value names ----------------------------------------------------------- */
+
+/* The name given to `v`, NULL when it has none. */
+static value_name *S_name_of(shard_printer *pr, const shard_value *v) {
+  uint32_t at;
+  if (v->def) {
+    uint32_t id;
+    if (!shard_op_table_find(&pr->ops, v->def, &id) || v != &v->def->results[v->index]) return NULL;
+    at = pr->results_at.items[id];
+  } else {
+    const shard_block *b = v->block;
+    if (!b || v != &b->args[v->index]) return NULL;
+    size_t slot = ((uintptr_t)b >> 4 ^ (uintptr_t)b >> 10) & 63;
+    if (pr->recent[slot].block != b) {
+      uint64_t i = shard_ptrmap_get(&pr->blocks, b);
+      if (!i) return NULL;
+      pr->recent[slot].block = b;
+      pr->recent[slot].at = (uint32_t)(i - 1);
+    }
+    at = pr->recent[slot].at;
   }
-  while (stack.len) {
-    name_ctx ctx = stack.items[--stack.len];
-    pr->used.len = ctx.used_mark;
-    S_number_region(pr, ctx.region, &ctx.counters);
-    uint32_t mark = pr->used.len;
-    /* push children in reverse so they are numbered in source order */
-    size_t first_child = stack.len;
-    for (const shard_block *b = ctx.region->first; b; b = b->next)
-      for (const shard_op *op = b->first; op; op = op->next)
-        for (uint32_t i = 0; i < op->num_regions; i++) {
-          name_ctx child = {&op->regions[i], ctx.counters, mark};
-          SHARD_VEC_PUSH(stack, child);
-        }
-    for (size_t lo = first_child, hi = stack.len; hi > lo + 1; lo++, hi--) {
-      name_ctx tmp = stack.items[lo];
-      stack.items[lo] = stack.items[hi - 1];
-      stack.items[hi - 1] = tmp;
+  return &pr->names.items[at + v->index];
+}
+
+/* Room in names for the values `count` values from now, their index. */
+static uint32_t S_add_names(shard_printer *pr, uint32_t count) {
+  uint32_t at = pr->names.len;
+  for (uint32_t i = 0; i < count; i++) {
+    value_name fresh = {0};
+    SHARD_VEC_PUSH(pr->names, fresh);
+  }
+  return at;
+}
+
+static bool S_name_used(shard_printer *pr, const char *name) {
+  return shard_strmap_get_cstr(&pr->used_set, name) != NULL;
+}
+
+static void S_use_name(shard_printer *pr, const char *name) {
+  SHARD_VEC_PUSH(pr->used, name);
+  void **n = shard_strmap_slot(&pr->used_set, name, strlen(name));
+  *n = (void *)((uintptr_t)*n + 1);
+}
+
+/* Forgets the names used after the first `mark`. */
+static void S_forget_names(shard_printer *pr, uint32_t mark) {
+  while (pr->used.len > mark) {
+    const char *name = pr->used.items[--pr->used.len];
+    void **n = shard_strmap_slot(&pr->used_set, name, strlen(name));
+    *n = (void *)((uintptr_t)*n - 1);
+  }
+}
+
+static const char *S_unique(shard_printer *pr, name_counters *c, const char *hint) {
+  const char *name = hint;
+  if (S_name_used(pr, name)) {
+    for (;;) {
+      size_t hl = strlen(hint);
+      char *n = shard_arena_alloc(pr->scratch, hl + 22);
+      memcpy(n, hint, hl);
+      n[hl] = '_';
+      n[hl + 1 + shard_fmt_u64(n + hl + 1, c->conflict++)] = '\0';
+      name = n;
+      if (!S_name_used(pr, name)) break;
     }
   }
-  SHARD_VEC_FREE(stack);
+  S_use_name(pr, name);
+  return name;
+}
+
+/* Numbers `r`, then its nested regions (depth first, each starting from the
+ * counters at the end of r). Iterative over an explicit stack. */
+
+/* Numbers the values of r and pushes its ops' regions onto `kids` (their
+ * counters are filled in by the caller, once r's are known): one walk over
+ * the ops, not one to number and one to find the nested regions. */
+static void S_number_region(shard_printer *pr, const shard_region *r, name_counters *c, name_stack *kids) {
+  const shard_op *owner = r->parent;
+  const char *arg_hint = NULL;
+  if (!pr->opts->generic && owner && owner->def && owner->def->block_arg_name)
+    arg_hint = owner->def->block_arg_name(owner, (uint32_t)(r - owner->regions));
+  for (const shard_block *b = r->first; b; b = b->next) {
+    bool entry = b == r->first;
+    if (b->num_args) {
+      uint32_t at = S_add_names(pr, b->num_args);
+      shard_ptrmap_put(&pr->blocks, b, (uint64_t)at + 1);
+      value_name *names = &pr->names.items[at];
+      for (uint32_t i = 0; i < b->num_args; i++) {
+        if (arg_hint && entry) {
+          names[i].name = S_unique(pr, c, arg_hint);
+        } else if (entry) {
+          char n[24] = "arg";
+          size_t len = 3 + shard_fmt_u64(n + 3, c->arg++);
+          names[i].name = S_unique(pr, c, shard_arena_strndup(pr->scratch, n, len));
+        } else {
+          names[i].number = c->value++;
+        }
+      }
+    }
+    for (const shard_op *op = b->first; op; op = op->next) {
+      for (uint32_t i = 0; kids && i < op->num_regions; i++) {
+        name_ctx child = {&op->regions[i], {0, 0, 0}, 0};
+        SHARD_VEC_PUSH(*kids, child);
+      }
+      if (!op->num_results) continue;
+      uint32_t id = shard_op_table_add(&pr->ops, op);
+      uint32_t at = S_add_names(pr, op->num_results);
+      while (pr->results_at.len <= id) SHARD_VEC_PUSH(pr->results_at, 0);
+      pr->results_at.items[id] = at;
+      value_name *names = &pr->names.items[at];
+      if (!pr->opts->generic && op->def && op->def->result_names && op->num_results > 1) {
+        for (uint32_t i = 0; i < op->num_results; i++) names[i].name = S_unique(pr, c, op->def->result_names(op, i));
+        continue;
+      }
+      const char *hint = NULL;
+      if (!pr->opts->generic && op->def && op->def->result_name && op->num_results == 1)
+        hint = op->def->result_name(op);
+      if (hint) names[0].name = S_unique(pr, c, hint);
+      else names[0].number = c->value++;
+    }
+  }
+}
+
+/* Numbers the regions on the stack and everything nested in them. */
+static void S_number_stack(shard_printer *pr, name_stack *stack) {
+  while (stack->len) {
+    name_ctx ctx = stack->items[--stack->len];
+    S_forget_names(pr, ctx.used_mark);
+    size_t first_child = stack->len;
+    S_number_region(pr, ctx.region, &ctx.counters, stack);
+    uint32_t mark = pr->used.len;
+    for (size_t i = first_child; i < stack->len; i++) {
+      stack->items[i].counters = ctx.counters;
+      stack->items[i].used_mark = mark;
+    }
+    /* children in reverse so they are numbered in source order */
+    for (size_t lo = first_child, hi = stack->len; hi > lo + 1; lo++, hi--) {
+      name_ctx tmp = stack->items[lo];
+      stack->items[lo] = stack->items[hi - 1];
+      stack->items[hi - 1] = tmp;
+    }
+  }
+}
+
+/* Numbers the regions of `op`, each from `counters` and the used names
+ * up to `mark`, and all that is nested in them. */
+static void S_number_regions_of(shard_printer *pr, const shard_op *op, name_counters counters, uint32_t mark) {
+  for (uint32_t i = op->num_regions; i-- > 0;) {
+    name_ctx ctx = {&op->regions[i], counters, mark};
+    SHARD_VEC_PUSH(pr->stack, ctx);
+  }
+  S_number_stack(pr, &pr->stack);
+}
+
+/* Numbers the root's values. With one region (a module), only that region
+ * is numbered now: each op in it (a function) is numbered when it is about
+ * to be printed (S_number_deferred), so the ops are walked twice while they
+ * are in the cache rather than once for all the module and again. Names do
+ * not change: sibling regions start from the same counters and the same
+ * used names whenever they are numbered. */
+static void S_number_all(shard_printer *pr, const shard_op *root) {
+  if (root->num_regions == 1) {
+    name_counters c = {0, 0, 0};
+    S_number_region(pr, &root->regions[0], &c, NULL);
+    pr->deferred = &root->regions[0];
+    pr->deferred_counters = c;
+    pr->deferred_mark = pr->used.len;
+    return;
+  }
+  S_number_regions_of(pr, root, (name_counters){0, 0, 0}, 0);
+}
+
+/* Numbers op's regions if their numbering was deferred (a module's ops). */
+static void S_number_deferred(shard_printer *pr, const shard_op *op) {
+  if (op->num_regions && pr->deferred && op->parent && op->parent->parent == pr->deferred)
+    S_number_regions_of(pr, op, pr->deferred_counters, pr->deferred_mark);
 }
 
 /* ---- the printer API --------------------------------------------------------- */
@@ -232,19 +335,25 @@ static bool S_elided(const char *name, const char *const *elided) {
   return false;
 }
 
+/* "name = value" (or "name" for a unit): a one-entry dictionary printed in
+ * place, then its braces taken off, so the attribute printer alone decides
+ * how a name is spelled. */
+static void S_put_named(shard_buf *out, const shard_named_attr *e) {
+  shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)e, 1}};
+  size_t at = out->len;
+  shard_attr_print(out, &one);
+  memmove(out->data + at, out->data + at + 1, out->len - at - 2);
+  out->len -= 2;
+  out->data[out->len] = '\0';
+}
+
 static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided, bool all) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const shard_named_attr *e = &op->attrs[i];
     if ((!all && e->inherent) || S_elided(e->name, elided)) continue;
     shard_buf_puts(pr->out, n++ ? ", " : " {");
-    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)e, 1}};
-    /* print "name = value" via a one-entry dict without its braces */
-    shard_buf tmp;
-    shard_buf_init(&tmp);
-    shard_attr_print(&tmp, &one);
-    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
-    shard_buf_free(&tmp);
+    S_put_named(pr->out, e);
   }
   if (n) shard_buf_putc(pr->out, '}');
 }
@@ -286,8 +395,13 @@ void shard_printer_functional_type(shard_printer *pr, const shard_op *op) {
 }
 
 void shard_printer_newline(shard_printer *pr) {
-  shard_buf_putc(pr->out, '\n');
-  for (unsigned i = 0; i < pr->indent; i++) shard_buf_puts(pr->out, "  ");
+  shard_buf *out = pr->out;
+  size_t n = 1 + 2 * (size_t)pr->indent;
+  shard_buf_reserve(out, n);
+  out->data[out->len] = '\n';
+  memset(out->data + out->len + 1, ' ', n - 1);
+  out->len += n;
+  out->data[out->len] = '\0';
 }
 
 static void S_print_loc(shard_printer *pr, const shard_attr *loc) {
@@ -392,12 +506,7 @@ static void S_print_named_list(shard_printer *pr, const shard_named_attr *list, 
     if (i == n) break;
     if (!all && list[i].inherent != props_only) continue;
     shard_buf_puts(pr->out, count++ ? ", " : open);
-    shard_attr one = {.kind = SHARD_ATTR_DICT, .u.dict = {(shard_named_attr *)&list[i], 1}};
-    shard_buf tmp;
-    shard_buf_init(&tmp);
-    shard_attr_print(&tmp, &one);
-    shard_buf_putn(pr->out, shard_buf_str(&tmp) + 1, tmp.len - 2);
-    shard_buf_free(&tmp);
+    S_put_named(pr->out, &list[i]);
   }
   if (count) shard_buf_puts(pr->out, close);
 }
@@ -434,7 +543,10 @@ void shard_printer_generic_op(shard_printer *pr, const shard_op *op) {
   /* the name is a string literal: quotes, backslashes and bytes outside
    * printable ASCII are escaped, as MLIR's printEscapedString does */
   if (*shard_op_written_prefix(op)) { /* an mhlo twin's name: plain ASCII */
-    shard_buf_printf(pr->out, "\"%s%s\"", shard_op_written_prefix(op), shard_op_written_rest(op));
+    shard_buf_putc(pr->out, '"');
+    shard_buf_puts(pr->out, shard_op_written_prefix(op));
+    shard_buf_puts(pr->out, shard_op_written_rest(op));
+    shard_buf_putc(pr->out, '"');
   } else {
     shard_buf_put_escaped(pr->out, op->name, strlen(op->name));
   }
@@ -492,6 +604,7 @@ static void S_print_results(shard_printer *pr, const shard_op *op) {
 }
 
 static void S_print_op(shard_printer *pr, const shard_op *op) {
+  S_number_deferred(pr, op);
   S_print_results(pr, op);
   bool custom = !pr->opts->generic && op->def && op->def->print && !shard_op_prints_generic(op) &&
                 (pr->opts->test_dialects || !shard_op_def_is_test_dialect(op->def));
@@ -515,6 +628,10 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   pr.out = b;
   pr.opts = opts ? opts : &defaults;
   pr.scratch = shard_arena_new();
+  /* about as much text as was read: one allocation instead of a doubling
+   * series (room that stays unused is never touched) */
+  if (m->src) shard_buf_reserve(b, m->src->len + m->src->len / 4);
+  shard_op_table_init(&pr.ops);
   /* the module op itself is the root of numbering */
   S_number_all(&pr, m->top);
   if (pr.opts->debug_info)
@@ -525,8 +642,12 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
     }
   S_print_op(&pr, m->top);
   shard_buf_putc(b, '\n');
-  shard_ptrmap_release(&pr.named);
+  shard_op_table_release(&pr.ops);
+  SHARD_VEC_FREE(pr.results_at);
+  shard_ptrmap_release(&pr.blocks);
+  shard_strmap_release(&pr.used_set);
   SHARD_VEC_FREE(pr.names);
   SHARD_VEC_FREE(pr.used);
+  SHARD_VEC_FREE(pr.stack);
   shard_arena_free(pr.scratch);
 }

@@ -11,12 +11,15 @@
 #include "ir/attr.h"
 
 static void print_value_ref(shard_buf *b, const shard_value_ref *v) {
-  shard_buf_printf(b, "%s-%lld", v->is_result ? "result" : "operand", (long long)v->index);
+  shard_buf_puts(b, v->is_result ? "result-" : "operand-");
+  shard_buf_put_i64(b, (int64_t)v->index);
 }
 
 /* {step-2 = [{"y" = operand-1 -> [operand-0, result-0]}]} */
 static void print_edge_step(shard_buf *b, const shard_edge_step *s) {
-  shard_buf_printf(b, "{step-%lld = [", (long long)s->step);
+  shard_buf_puts(b, "{step-");
+  shard_buf_put_i64(b, (int64_t)s->step);
+  shard_buf_puts(b, " = [");
   for (uint32_t i = 0; i < s->num_edges; i++) {
     const shard_axis_edge *e = &s->edges[i];
     if (i) shard_buf_puts(b, ", ");
@@ -87,7 +90,10 @@ void shard_sdy_attr_print(shard_buf *b, const shard_attr *a) {
       const shard_all_to_all_param *q = &a->u.all_to_all.params[i];
       if (i) shard_buf_puts(b, ", ");
       shard_axis_list_print(b, q->axes.axes, q->axes.num);
-      shard_buf_printf(b, ": %lld->%lld", (long long)q->src_dim, (long long)q->tgt_dim);
+      shard_buf_puts(b, ": ");
+      shard_buf_put_i64(b, (int64_t)q->src_dim);
+      shard_buf_puts(b, "->");
+      shard_buf_put_i64(b, (int64_t)q->tgt_dim);
     }
     shard_buf_putc(b, ']');
     break;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct shard_buf {
   char *data; /* always NUL-terminated once anything was written */
@@ -14,12 +15,30 @@ typedef struct shard_buf {
 void shard_buf_init(shard_buf *b);
 void shard_buf_free(shard_buf *b);
 void shard_buf_clear(shard_buf *b);
-void shard_buf_putc(shard_buf *b, char c);
-void shard_buf_puts(shard_buf *b, const char *s);
-void shard_buf_putn(shard_buf *b, const char *s, size_t n);
+/* Room for `extra` more bytes (and the NUL) without another allocation. */
+void shard_buf_reserve(shard_buf *b, size_t extra);
+/* The slow path of the puts below: makes room for `extra` more bytes. */
+void shard_buf_grow(shard_buf *b, size_t extra);
+/* putc, putn and puts are inline: the printers call them for every few
+ * characters, and a literal's strlen folds away. */
+static inline void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) shard_buf_grow(b, n);
+  if (n) memcpy(b->data + b->len, s, n);
+  b->len += n;
+  b->data[b->len] = '\0';
+}
+static inline void shard_buf_putc(shard_buf *b, char c) {
+  if (b->len + 2 > b->cap) shard_buf_grow(b, 1);
+  b->data[b->len++] = c;
+  b->data[b->len] = '\0';
+}
+static inline void shard_buf_puts(shard_buf *b, const char *s) { shard_buf_putn(b, s, strlen(s)); }
 void shard_buf_printf(shard_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Decimal integer, without printf's cost (hot in printing and parsing). */
 void shard_buf_put_i64(shard_buf *b, int64_t v);
+/* Writes v in decimal into out (room for 20 digits) without a NUL; returns
+ * how many characters. */
+size_t shard_fmt_u64(char *out, uint64_t v);
 void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap);
 /* Writes a string literal the way MLIR prints one: "..." with \22, \\ and \XX escapes. */
 void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n);
