@@ -4,7 +4,6 @@
 #include "ir/attr_stablehlo_mesh.h"
 
 #include <ctype.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,7 +199,7 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
       return;
     }
     if (a->u.integer.text) shard_buf_puts(b, a->u.integer.text);
-    else shard_buf_printf(b, "%" PRId64, a->u.integer.value);
+    else shard_buf_put_i64(b, a->u.integer.value);
     shard_buf_puts(b, " : ");
     shard_buf_puts(b, t ? t->text : "i64");
     return;
@@ -228,7 +227,7 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
       /* inside arrays MLIR elides the default types i64 and f64 */
       if (e->kind == SHARD_ATTR_INT && (!e->u.integer.type || strcmp(e->u.integer.type->text, "i64") == 0)) {
         if (e->u.integer.text) shard_buf_puts(b, e->u.integer.text);
-        else shard_buf_printf(b, "%" PRId64, e->u.integer.value);
+        else shard_buf_put_i64(b, e->u.integer.value);
       } else if (e->kind == SHARD_ATTR_FLOAT && (!e->u.flt.type || strcmp(e->u.flt.type->text, "f64") == 0)) {
         S_print_float(b, e->u.flt.text, strlen(e->u.flt.text), false);
       } else {
@@ -250,15 +249,18 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
     }
     shard_buf_putc(b, '}');
     return;
-  case SHARD_ATTR_DENSE_ARRAY:
-    shard_buf_printf(b, "array<%s", a->u.dense_array.elem);
+  case SHARD_ATTR_DENSE_ARRAY: {
+    shard_buf_puts(b, "array<");
+    shard_buf_puts(b, a->u.dense_array.elem);
+    bool i1 = strcmp(a->u.dense_array.elem, "i1") == 0;
     for (uint32_t i = 0; i < a->u.dense_array.num; i++) {
       shard_buf_puts(b, i ? ", " : ": ");
-      if (strcmp(a->u.dense_array.elem, "i1") == 0) shard_buf_puts(b, a->u.dense_array.vals[i] ? "true" : "false");
-      else shard_buf_printf(b, "%" PRId64, a->u.dense_array.vals[i]);
+      if (i1) shard_buf_puts(b, a->u.dense_array.vals[i] ? "true" : "false");
+      else shard_buf_put_i64(b, a->u.dense_array.vals[i]);
     }
     shard_buf_putc(b, '>');
     return;
+  }
   case SHARD_ATTR_DENSE:
     shard_buf_puts(b, "dense<");
     S_print_dense_payload(b, a->u.dense.payload, a->u.dense.type);
