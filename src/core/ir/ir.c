@@ -417,8 +417,11 @@ const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_
 
 const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s) {
   if (s->inline_mesh || !s->mesh_name) return shard_module_sharding_mesh(m, s);
+  /* the same (interned) pointer first, the text only then: the names are distinct */
   for (uint32_t i = 0; i < memo->num; i++)
-    if (memo->names[i] == s->mesh_name || strcmp(memo->names[i], s->mesh_name) == 0) return memo->meshes[i];
+    if (memo->names[i] == s->mesh_name) return memo->meshes[i];
+  for (uint32_t i = 0; i < memo->num; i++)
+    if (strcmp(memo->names[i], s->mesh_name) == 0) return memo->meshes[i];
   const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
   if (memo->num < sizeof memo->meshes / sizeof *memo->meshes) {
     memo->names[memo->num] = s->mesh_name;

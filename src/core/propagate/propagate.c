@@ -249,13 +249,7 @@ shard_value *shard_propagation_shardable_value(shard_value *v) { return S_sharda
  * attributes with distinct names, so a scan that compares first bytes before
  * calling strcmp finds the same one as the binary search, with one strcmp
  * instead of two or three. */
-static shard_attr *S_attr(const shard_op *op, const char *name) {
-  for (uint32_t i = 0; i < op->num_attrs; i++) {
-    const char *n = op->attrs[i].name;
-    if (n[0] == name[0] && strcmp(n, name) == 0) return op->attrs[i].value;
-  }
-  return NULL;
-}
+static shard_attr *S_attr(const shard_op *op, const char *name) { return shard_op_attr(op, name); }
 
 static shard_tensor_sharding *S_sharding_attr(const shard_op *op, const char *name) {
   shard_attr *s = S_attr(op, name);

@@ -10,8 +10,13 @@
 #include "sdy/sharding.h"
 
 int shard_mesh_axis_index(const shard_mesh *m, const char *name) {
+  /* Names parsed from one module are one copy each (the parser interns
+   * them): the same pointer first, the text only then. A mesh's axis names
+   * are distinct, so both passes find the same axis. */
   for (uint32_t i = 0; i < m->num_axes; i++)
-    if (m->axes[i].name == name || strcmp(m->axes[i].name, name) == 0) return (int)i;
+    if (m->axes[i].name == name) return (int)i;
+  for (uint32_t i = 0; i < m->num_axes; i++)
+    if (strcmp(m->axes[i].name, name) == 0) return (int)i;
   return -1;
 }
 
