@@ -12,6 +12,7 @@
 #include "ir/clone.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "shard/shard.h"
 #include "verify/verify.h"
 
 static char S_messages[2048];
@@ -44,14 +45,6 @@ static bool S_verifies(shard_module *m) {
   return shard_verify_module(m, &vo, &de) && !de.errors;
 }
 
-static char *S_print(const shard_module *m) {
-  shard_buf b;
-  shard_buf_init(&b);
-  shard_print_options po = {0};
-  shard_print_module(&b, m, &po);
-  return shard_buf_take(&b);
-}
-
 static shard_op *S_func(shard_module *m, const char *name) {
   shard_op *f = shard_module_lookup_symbol(m, name);
   cr_assert(f, "no func @%s", name);
@@ -76,12 +69,12 @@ static const char *const nested =
 Test(clone, func_with_nested_region_prints_like_the_original) {
   shard_module *m = S_parse(nested);
   shard_op *f = S_func(m, "f");
-  char *before = S_print(m);
+  char *before = shard_module_print(m, 0);
   shard_op *copy = shard_op_clone(m->arena, f, NULL);
   S_rename(m, copy, "g");
   shard_block_append(f->parent, copy);
   cr_assert(S_verifies(m), "clone does not verify: %s", S_messages);
-  char *after = S_print(m);
+  char *after = shard_module_print(m, 0);
   /* The module now holds @f and its copy @g with the same body and
    * argument attributes. */
   char *g_text = strstr(after, "func.func @g");

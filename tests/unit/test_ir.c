@@ -9,20 +9,12 @@
 
 #include "ir/opdef.h"
 #include "ir/parse.h"
+#include "ir_testing.h"
 #include "pass/pass_shardings.h"
 
 static shard_source S_src;
 
-static shard_module *S_parse(const char *text) {
-  S_src.name = "test.mlir";
-  S_src.text = text;
-  S_src.len = strlen(text);
-  shard_diag_engine de;
-  shard_diag_init(&de, NULL, NULL);
-  shard_module *m = shard_parse_module(&S_src, NULL, &de);
-  cr_assert(m && !de.errors, "parse failed");
-  return m;
-}
+static shard_module *S_parse(const char *text) { return ir_testing_parse(&S_src, text); }
 
 static shard_op *S_first(shard_module *m, uint32_t skip) {
   shard_op *op = m->top->regions[0].first->first;

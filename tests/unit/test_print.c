@@ -10,6 +10,8 @@
 #include "ir/op_table.h"
 #include "ir/parse.h"
 #include "ir/print.h"
+#include "ir_testing.h"
+#include "shard/shard.h"
 
 /* Two functions, constants uniqued across a nested region, a reducer whose
  * arguments continue the function's %argN. */
@@ -55,29 +57,13 @@ static const char *S_want = "module {\n"
                             "  }\n"
                             "}\n";
 
-static shard_module *S_parse(shard_source *src) {
-  src->name = "test.mlir";
-  src->text = S_in;
-  src->len = strlen(S_in);
-  src->line_base = 0;
-  shard_diag_engine de;
-  shard_diag_init(&de, NULL, NULL);
-  return shard_parse_module(src, NULL, &de);
-}
-
-static char *S_print(const shard_module *m) {
-  shard_buf b;
-  shard_buf_init(&b);
-  shard_print_options o = {0};
-  shard_print_module(&b, m, &o);
-  return shard_buf_take(&b);
-}
+static shard_module *S_parse(shard_source *src) { return ir_testing_parse(src, S_in); }
 
 Test(print, names_scopes_and_functions) {
   shard_source src;
   shard_module *m = S_parse(&src);
   cr_assert_not_null(m);
-  char *out = S_print(m);
+  char *out = shard_module_print(m, 0);
   cr_expect_str_eq(out, S_want);
   free(out);
   shard_module_free(m);
@@ -94,7 +80,7 @@ Test(print, inside_a_live_op_table) {
   cr_assert(outer.owns_marks);
   const shard_block *body = m->top->regions[0].first->first->regions[0].first;
   for (const shard_op *op = body->first; op; op = op->next) shard_op_table_add(&outer, op);
-  char *out = S_print(m);
+  char *out = shard_module_print(m, 0);
   cr_expect_str_eq(out, S_want);
   free(out);
   /* the outer table's ids survived the print */
