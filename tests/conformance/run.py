@@ -213,28 +213,33 @@ class Case:
         self.split = split        # sections are -split-input-file chunks
 
 
-def discover(root, filt, categorize=category_of, tools=("sdy_opt",)):
-    """All cases under root, sorted by name."""
-    cases = []
+def mlir_files(root):
+    """Every .mlir file under root as (path, path relative to root), in a
+    stable order: directories and files sorted."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for fn in sorted(filenames):
-            if not fn.endswith(".mlir"):
-                continue
-            path = os.path.join(dirpath, fn)
-            rel = os.path.relpath(path, root)
-            if filt and filt not in rel:
-                continue
-            with open(path, encoding="utf-8", errors="replace") as f:
-                lines = f.read().split("\n")
-            cmds = run_commands(lines)
-            if not cmds:
-                continue
-            cat = categorize(rel)
-            if any(SPLIT_RE.search(c) for c in cmds if any(t in c for t in tools)):
-                cases.extend(split_cases(path, rel, cat, lines, cmds))
-            else:
-                cases.append(whole_file_case(path, rel, cat, lines, cmds))
+            if fn.endswith(".mlir"):
+                path = os.path.join(dirpath, fn)
+                yield path, os.path.relpath(path, root)
+
+
+def discover(root, filt, categorize=category_of, tools=("sdy_opt",)):
+    """All cases under root, sorted by name."""
+    cases = []
+    for path, rel in mlir_files(root):
+        if filt and filt not in rel:
+            continue
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        cmds = run_commands(lines)
+        if not cmds:
+            continue
+        cat = categorize(rel)
+        if any(SPLIT_RE.search(c) for c in cmds if any(t in c for t in tools)):
+            cases.extend(split_cases(path, rel, cat, lines, cmds))
+        else:
+            cases.append(whole_file_case(path, rel, cat, lines, cmds))
     cases.sort(key=lambda c: (c.rel, c.name))
     return cases
 

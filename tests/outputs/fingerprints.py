@@ -116,41 +116,32 @@ def suite_jobs(name, root, work):
     """The runs over suite `name` (at `root`), made in the directory `work`
     where SUITE_LINK points at the suite."""
     jobs = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for fn in sorted(filenames):
-            if not fn.endswith(".mlir"):
-                continue
-            rel = os.path.relpath(os.path.join(dirpath, fn), root)
-            seen = os.path.join(SUITE_LINK, rel)
-            if name == "realworld":
-                base = ["opt", "-split-input-file", "-allow-unregistered-dialect"]
-                jobs.append(Job("%s|opt" % rel, base + [seen], work))
-                jobs.append(Job("%s|propagation" % rel, base + ["-sdy-propagation-pipeline", seen], work))
-                continue
-            for i, cmd in enumerate(run_commands(os.path.join(root, rel))):
-                for k, stage in enumerate(tool_stages(cmd)):
-                    text = re.sub(r"%([sSpt%])", lambda m: {"s": seen, "S": os.path.dirname(seen),
-                                                            "p": os.path.dirname(seen), "t": "%t",
-                                                            "%": "%"}[m.group(1)], stage)
-                    if "%t" in text:  # writes a temporary file: not a printed output
-                        continue
-                    jobs.append(Job("%s|%d.%d" % (rel, i, k), None, work, shell=text))
+    for path, rel in conformance.mlir_files(root):
+        seen = os.path.join(SUITE_LINK, rel)
+        if name == "realworld":
+            base = ["opt", "-split-input-file", "-allow-unregistered-dialect"]
+            jobs.append(Job("%s|opt" % rel, base + [seen], work))
+            jobs.append(Job("%s|propagation" % rel, base + ["-sdy-propagation-pipeline", seen], work))
+            continue
+        for i, cmd in enumerate(run_commands(path)):
+            for k, stage in enumerate(tool_stages(cmd)):
+                text = re.sub(r"%([sSpt%])", lambda m: {"s": seen, "S": os.path.dirname(seen),
+                                                        "p": os.path.dirname(seen), "t": "%t",
+                                                        "%": "%"}[m.group(1)], stage)
+                if "%t" in text:  # writes a temporary file: not a printed output
+                    continue
+                jobs.append(Job("%s|%d.%d" % (rel, i, k), None, work, shell=text))
     return jobs
 
 
 def repo_jobs(gen_dir):
     jobs = []
     for top in REPO_DIRS:
-        for dirpath, dirnames, filenames in os.walk(os.path.join(REPO, top)):
-            dirnames.sort()
-            for fn in sorted(filenames):
-                if not fn.endswith(".mlir"):
-                    continue
-                rel = os.path.relpath(os.path.join(dirpath, fn), REPO)
-                commands = REPO_COMMANDS[:1] if rel.startswith("tests/malformed/") else REPO_COMMANDS
-                for label, args in commands:
-                    jobs.append(Job("%s|%s" % (rel, label), args + [rel], REPO))
+        for path, _ in conformance.mlir_files(os.path.join(REPO, top)):
+            rel = os.path.relpath(path, REPO)
+            commands = REPO_COMMANDS[:1] if rel.startswith("tests/malformed/") else REPO_COMMANDS
+            for label, args in commands:
+                jobs.append(Job("%s|%s" % (rel, label), args + [rel], REPO))
     for rel, gen_args in GENERATED:
         path = os.path.join(gen_dir, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)

@@ -11,7 +11,6 @@
 #include "ir/call_graph.h"
 #include "ir/clone.h"
 #include "ir/parse.h"
-#include "ir/print.h"
 #include "shard/shard.h"
 #include "verify/verify.h"
 

@@ -142,9 +142,6 @@ static const char *S_unique(shard_printer *pr, name_counters *c, const char *hin
   return name;
 }
 
-/* Numbers `r`, then its nested regions (depth first, each starting from the
- * counters at the end of r). Iterative over an explicit stack. */
-
 /* Numbers the values of r and pushes its ops' regions onto `kids` (their
  * counters are filled in by the caller, once r's are known): one walk over
  * the ops, not one to number and one to find the nested regions. */
@@ -195,7 +192,9 @@ static void S_number_region(shard_printer *pr, const shard_region *r, name_count
   }
 }
 
-/* Numbers the regions on the stack and everything nested in them. */
+/* Numbers the regions on the stack and everything nested in them, depth
+ * first, each nested region starting from the counters at the end of its
+ * parent region. Iterative over an explicit stack. */
 static void S_number_stack(shard_printer *pr, name_stack *stack) {
   while (stack->len) {
     name_ctx ctx = stack->items[--stack->len];
