@@ -27,14 +27,10 @@ void shard_module_free(shard_module *m) {
 
 /* ---- attributes ----------------------------------------------------- */
 
-static int S_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
-  return (int)shard_named_attr_find(list, n, name, found);
-}
-
 static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const char *name, shard_attr *value,
                   bool inherent) {
   bool found;
-  int i = S_find(*list, *n, name, &found);
+  uint32_t i = shard_named_attr_find(*list, *n, name, &found);
   if (found) {
     (*list)[i].value = value;
     (*list)[i].inherent = inherent;
@@ -48,16 +44,16 @@ static void S_set(shard_arena *a, shard_named_attr **list, uint32_t *n, const ch
   nl[i].name = known ? known : shard_arena_strdup(a, name);
   nl[i].value = value;
   nl[i].inherent = inherent;
-  if (*n > (uint32_t)i) memcpy(nl + i + 1, *list + i, sizeof(*nl) * (*n - (uint32_t)i));
+  if (*n > i) memcpy(nl + i + 1, *list + i, sizeof(*nl) * (*n - i));
   *list = nl;
   (*n)++;
 }
 
 static bool S_remove(shard_named_attr *list, uint32_t *n, const char *name) {
   bool found;
-  int i = S_find(list, *n, name, &found);
+  uint32_t i = shard_named_attr_find(list, *n, name, &found);
   if (!found) return false;
-  memmove(list + i, list + i + 1, sizeof(*list) * (*n - (uint32_t)i - 1));
+  memmove(list + i, list + i + 1, sizeof(*list) * (*n - i - 1));
   (*n)--;
   return true;
 }
