@@ -65,17 +65,11 @@ static bool S_collect_all(shard_op *op, void *ctx) {
 /* ---- -sdy-drop-sharding-rules ----------------------------------------------- */
 
 /* Removing an attribute leaves the ops where they are, so this runs in the
- * walk (no list of every op). An op's attribute names are distinct: a scan
- * that compares first bytes before strcmp finds what shard_op_attr finds. */
+ * walk (no list of every op). */
 static bool S_drop_rule(shard_op *op, void *ctx) {
   (void)ctx;
-  for (uint32_t i = 0; i < op->num_attrs; i++) {
-    const char *n = op->attrs[i].name;
-    if (n[0] != 's' || strcmp(n, "sdy.sharding_rule") != 0) continue;
-    const shard_attr *r = op->attrs[i].value;
-    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom) shard_op_remove_attr(op, "sdy.sharding_rule");
-    break;
-  }
+  const shard_attr *r = shard_op_attr(op, "sdy.sharding_rule");
+  if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom) shard_op_remove_attr(op, "sdy.sharding_rule");
   return true;
 }
 
