@@ -42,8 +42,6 @@ void shard_buf_reserve(shard_buf *b, size_t extra) {
   b->data[b->len] = '\0';
 }
 
-void shard_buf_grow(shard_buf *b, size_t extra) { reserve(b, extra); }
-
 void shard_buf_vprintf(shard_buf *b, const char *fmt, va_list ap) {
   va_list again;
   va_copy(again, ap);

@@ -15,20 +15,19 @@ typedef struct shard_buf {
 void shard_buf_init(shard_buf *b);
 void shard_buf_free(shard_buf *b);
 void shard_buf_clear(shard_buf *b);
-/* Room for `extra` more bytes (and the NUL) without another allocation. */
+/* Room for `extra` more bytes (and the NUL) without another allocation;
+ * also the slow path of the puts below. */
 void shard_buf_reserve(shard_buf *b, size_t extra);
-/* The slow path of the puts below: makes room for `extra` more bytes. */
-void shard_buf_grow(shard_buf *b, size_t extra);
 /* putc, putn and puts are inline: the printers call them for every few
  * characters, and a literal's strlen folds away. */
 static inline void shard_buf_putn(shard_buf *b, const char *s, size_t n) {
-  if (b->len + n + 1 > b->cap) shard_buf_grow(b, n);
+  if (b->len + n + 1 > b->cap) shard_buf_reserve(b, n);
   if (n) memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }
 static inline void shard_buf_putc(shard_buf *b, char c) {
-  if (b->len + 2 > b->cap) shard_buf_grow(b, 1);
+  if (b->len + 2 > b->cap) shard_buf_reserve(b, 1);
   b->data[b->len++] = c;
   b->data[b->len] = '\0';
 }
