@@ -23,8 +23,7 @@
 typedef struct arena_chunk {
   struct arena_chunk *next;
   size_t cap;
-  void *map; /* the mapping of a huge chunk (munmap'd with map_len), else NULL */
-  size_t map_len;
+  int mapped; /* a huge chunk: the chunk is its own mapping of ARENA_HUGE bytes */
   _Alignas(ARENA_ALIGN) unsigned char mem[];
 } arena_chunk;
 
@@ -41,8 +40,7 @@ static arena_chunk *S_chunk_new(size_t cap) {
   arena_chunk *c = shard_xmalloc(sizeof(arena_chunk) + cap);
   c->next = NULL;
   c->cap = cap;
-  c->map = NULL;
-  c->map_len = 0;
+  c->mapped = 0;
   return c;
 }
 
@@ -63,13 +61,12 @@ static arena_chunk *S_chunk_huge(void) {
   arena_chunk *c = (arena_chunk *)(void *)start;
   c->next = NULL;
   c->cap = ARENA_HUGE - sizeof(arena_chunk);
-  c->map = start;
-  c->map_len = ARENA_HUGE;
+  c->mapped = 1;
   return c;
 }
 
 static void S_chunk_free(arena_chunk *c) {
-  if (c->map) munmap(c->map, c->map_len);
+  if (c->mapped) munmap(c, ARENA_HUGE);
   else free(c);
 }
 
