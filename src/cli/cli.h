@@ -63,9 +63,12 @@ const char *cli_did_you_mean(const char *word, size_t len, const char *const *ca
 
 /* ---- inputs and outputs (input.c, output.c) ----------------------------- */
 
-/* Reads a whole file ("-" is stdin) into a NUL-terminated heap buffer. On
+/* Reads a whole file ("-" is stdin) into a NUL-terminated buffer (a large
+ * regular file is mapped, not copied), released with cli_input_free. On
  * failure returns false and puts "cannot read: REASON" into err. */
 bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err);
+/* Releases a buffer of cli_read_input (NULL is fine). */
+void cli_input_free(char *text);
 
 /* The one wording of a failed read, in every command: "FILE: error: cannot
  * read: REASON" on stderr (err as cli_read_input filled it). */
@@ -74,8 +77,9 @@ void cli_report_read_error(const char *path, shard_buf *err);
 /* The input of a command that rewrites a module into -o OUTPUT (opt,
  * propagate, lower): reads it like cli_read_input, reporting a failure as
  * cli_report_read_error does, and refuses up front an OUTPUT that is the
- * input file itself (cli_write_output would refuse it at the end). Returns -1 with *text set (the caller frees it), or
- * the exit code to return (nothing to free). */
+ * input file itself (cli_write_output would refuse it at the end). Returns
+ * -1 with *text set (the caller releases it with cli_input_free), or the
+ * exit code to return (nothing to free). */
 int cli_read_transform_input(const char *cmd, const char *input, const char *output, char **text, size_t *len);
 
 /* Display name of an input: "<stdin>" for "-", the path otherwise. */

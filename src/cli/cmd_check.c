@@ -156,7 +156,7 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
    * device count too). */
   if (!cfg->split && shard_dump_detect(text, len) && !shard_xla_is_hlo_round_trip_text(text, len) &&
       cli_check_hlo_dump(&whole, sink, cfg->format == CLI_FORMAT_TEXT)) {
-    free(text);
+    cli_input_free(text);
     return;
   }
   if (cfg->split) {
@@ -174,7 +174,7 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
   } else {
     check_source(cfg, &whole, sink);
   }
-  free(text);
+  cli_input_free(text);
 }
 
 /* Forwards diagnostics on the generated module to the sink, re-pointed at

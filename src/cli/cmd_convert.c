@@ -186,11 +186,11 @@ int cmd_convert(int argc, char **argv) {
   }
   if (cfg.from) {
     if (!shard_notation_from_name(cfg.from, &from)) {
-      free(text);
+      cli_input_free(text);
       return cli_usage_error("convert", "unknown notation '%s' for --from", cfg.from);
     }
   } else if (!shard_notation_guess(text, &from)) {
-    free(text);
+    cli_input_free(text);
     return cli_usage_error("convert", "%s", "cannot tell the input's notation: pass --from");
   }
 
@@ -281,6 +281,6 @@ int cmd_convert(int argc, char **argv) {
   shard_buf_free(&mesh_out);
   shard_arena_free(arena);
   free(shape);
-  free(text);
+  cli_input_free(text);
   return code;
 }

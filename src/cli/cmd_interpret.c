@@ -141,7 +141,7 @@ int cmd_interpret(int argc, char **argv) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       cmd_interpret_usage(stdout);
-      free(args_owned);
+      cli_input_free(args_owned);
       return CLI_EXIT_OK;
     } else if (!strcmp(a, "--interpret") || !strcmp(a, "-interpret")) {
       continue;
@@ -158,7 +158,7 @@ int cmd_interpret(int argc, char **argv) {
         fprintf(stderr, "shard interpret: --args needs a value\n");
         return CLI_EXIT_USAGE;
       }
-      free(args_owned);
+      cli_input_free(args_owned);
       args_owned = NULL;
       if (v[0] == '@') {
         args_owned = read_args_file(v + 1);
@@ -176,7 +176,7 @@ int cmd_interpret(int argc, char **argv) {
       const char *v = eq ? eq + 1 : (i + 1 < argc ? argv[++i] : NULL);
       if (!v || !*v) {
         fprintf(stderr, "shard interpret: --probe-output-dir needs a directory\n");
-        free(args_owned);
+        cli_input_free(args_owned);
         return CLI_EXIT_USAGE;
       }
       run.iopts.probe_dir = v;
@@ -185,22 +185,22 @@ int cmd_interpret(int argc, char **argv) {
       if (!parse_max_steps(v, &run.iopts.max_steps)) {
         fprintf(stderr, "shard interpret: --max-steps needs a count from 1 to %lld (got '%s')\n",
                 (long long)MAX_STEPS_LIMIT, v ? v : "");
-        free(args_owned);
+        cli_input_free(args_owned);
         return CLI_EXIT_USAGE;
       }
     } else if (!strncmp(a, "--color=", 8)) {
       if (!cli_parse_color(a + 8, &color)) {
         fprintf(stderr, "shard interpret: bad --color value '%s'\n", a + 8);
-        free(args_owned);
+        cli_input_free(args_owned);
         return CLI_EXIT_USAGE;
       }
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "shard interpret: unknown option '%s'\n", a);
-      free(args_owned);
+      cli_input_free(args_owned);
       return CLI_EXIT_USAGE;
     } else if (file) {
       fprintf(stderr, "shard interpret: only one input file\n");
-      free(args_owned);
+      cli_input_free(args_owned);
       return CLI_EXIT_USAGE;
     } else {
       file = a;
@@ -215,7 +215,7 @@ int cmd_interpret(int argc, char **argv) {
   if (!cli_read_input(file, &text, &len, &err)) {
     cli_report_read_error(file, &err);
     shard_buf_free(&err);
-    free(args_owned);
+    cli_input_free(args_owned);
     return CLI_EXIT_INVALID;
   }
   shard_buf_free(&err);
@@ -237,7 +237,7 @@ int cmd_interpret(int argc, char **argv) {
   }
   if (ok && !run.quiet) fprintf(stderr, "shard interpret: %u check%s passed\n", run.checks, run.checks == 1 ? "" : "s");
   cli_sink_free(&sink);
-  free(text);
-  free(args_owned);
+  cli_input_free(text);
+  cli_input_free(args_owned);
   return ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
 }

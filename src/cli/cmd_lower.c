@@ -335,7 +335,7 @@ out:
   free_parsed(given_m);
   free_parsed(local);
   free(local_text);
-  free(given);
+  cli_input_free(given);
   return ok;
 }
 
@@ -408,7 +408,7 @@ int cmd_lower(int argc, char **argv) {
     return CLI_EXIT_INVALID;
   }
   if (cli_output_is_input(cfg.output)) {
-    free(text);
+    cli_input_free(text);
     shard_buf_free(&err);
     return usage_error("refusing to overwrite the input file '%s' with -o", cfg.output);
   }
@@ -485,6 +485,6 @@ done:
   shard_buf_free(&module_text);
   shard_buf_free(&plan_text);
   shard_buf_free(&err);
-  free(text);
+  cli_input_free(text);
   return code;
 }

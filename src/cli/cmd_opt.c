@@ -249,7 +249,7 @@ int cmd_opt(int argc, char **argv) {
   shard_buf_free(&out);
   shard_buf_free(&err);
   free(chunks);
-  free(text);
+  cli_input_free(text);
   SHARD_VEC_FREE(cfg.passes);
   return exit_code;
 }

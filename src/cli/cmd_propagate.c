@@ -387,7 +387,7 @@ done:
   shard_rules_json_free(rules);
   shard_buf_free(&out);
   shard_buf_free(&err);
-  free(rules_text);
-  free(text);
+  cli_input_free(rules_text);
+  cli_input_free(text);
   return exit_code;
 }

@@ -142,7 +142,7 @@ static bool load_file(const char *path, shard_topology *t, shard_buf *err) {
   shard_buf_free(&rd);
   if (!read) return false;
   cJSON *root = cJSON_ParseWithLength(text, len);
-  free(text);
+  cli_input_free(text);
   bool ok = false;
   if (!root || !cJSON_IsObject(root)) {
     shard_buf_printf(err, "%s: not a JSON object", path);

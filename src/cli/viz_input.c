@@ -86,7 +86,7 @@ void viz_input_free(viz_input *in) {
   if (in->module) shard_module_free(in->module);
   shard_xla_input_release(&in->xla);
   if (in->is_snippet) cli_snippet_free(&in->snippet);
-  free(in->text);
+  cli_input_free(in->text);
   memset(in, 0, sizeof *in);
 }
 
