@@ -69,6 +69,10 @@ const char *cli_did_you_mean(const char *word, size_t len, const char *const *ca
 bool cli_read_input(const char *path, char **text, size_t *len, shard_buf *err);
 /* Releases a buffer of cli_read_input (NULL is fine). */
 void cli_input_free(char *text);
+/* The shard_parse_options.read_past of a module read by cli_read_input: the memory
+ * of the text before p is given back when the input is mapped (its pages
+ * are read back from the file if anything looks at them again). */
+void cli_input_read_past(const char *p);
 
 /* The one wording of a failed read, in every command: "FILE: error: cannot
  * read: REASON" on stderr (err as cli_read_input filled it). */

@@ -122,7 +122,7 @@ static void check_source(const check_config *cfg, shard_source *src, cli_sink *s
   shard_diag_engine de;
   shard_diag_init(&de, cli_sink_diag, sink);
   de.warnings_as_errors = cfg->werror;
-  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
+  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0, .read_past = cli_input_read_past};
   shard_xla_input xin;
   shard_module *m = shard_xla_read_input(src, &popts, &xin, &de);
   if (!m) {

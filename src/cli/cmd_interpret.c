@@ -92,7 +92,7 @@ typedef struct interp_run {
  * its results to stdout. False after reporting an error through de. */
 static bool run_chunk(interp_run *r, shard_source *src, shard_diag_engine *de) {
   unsigned before = de->errors;
-  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
+  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0, .read_past = cli_input_read_past};
   shard_module *m = shard_parse_module(src, &popts, de);
   /* the interpreter indexes shapes with op attributes: only a module the
    * verifier accepts runs */

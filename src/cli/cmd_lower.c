@@ -417,7 +417,7 @@ int cmd_lower(int argc, char **argv) {
   shard_diag_init(&de, cli_progress_diag, &printer);
   cli_progress_start("lower", !cfg.no_progress);
   shard_source src = {cli_input_name(cfg.input), text, len, 0};
-  shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0};
+  shard_parse_options popts = {.allow_unregistered = false, .max_depth = 0, .read_past = cli_input_read_past};
   shard_verify_options vopts = {.extra_warnings = false};
   shard_buf module_text, plan_text;
   shard_xla_input xin = {0};

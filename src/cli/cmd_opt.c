@@ -164,7 +164,8 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
 /* Parses, verifies, transforms and prints one chunk into `out`. Returns
  * true when the chunk went through without errors. */
 static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag_engine *de, shard_buf *out) {
-  shard_parse_options popts = {.allow_unregistered = cfg->allow_unregistered, .max_depth = 0};
+  shard_parse_options popts = {
+      .allow_unregistered = cfg->allow_unregistered, .max_depth = 0, .read_past = cli_input_read_past};
   shard_module *m = shard_parse_module(chunk, &popts, de);
   if (!m || de->errors) goto fail;
   shard_verify_options vopts = {.extra_warnings = false};

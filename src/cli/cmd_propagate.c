@@ -332,7 +332,7 @@ int cmd_propagate(int argc, char **argv) {
   }
   cli_progress_start("propagate", !cfg.no_progress);
   cli_progress_update("parsing %s", src.name);
-  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0};
+  shard_parse_options popts = {.allow_unregistered = true, .max_depth = 0, .read_past = cli_input_read_past};
   m = shard_xla_read_input(&src, &popts, &xin, &de);
   if (!m || de.errors) goto done;
   shard_verify_options vopts = {.extra_warnings = false};

@@ -11,9 +11,12 @@
  * ours, and its NUL is the zero fill past the end of the file's last page;
  * a file whose size is a whole number of pages has none and is read. A file
  * truncated by someone else while mapped would raise SIGBUS on the lost
- * pages: that is reported as an input error, not a crash. */
-/* mmap and sigaction are POSIX. */
-#define _POSIX_C_SOURCE 200809L
+ * pages: that is reported as an input error, not a crash. The parser
+ * tells a module's source what text it is done with (cli_input_read_past as
+ * shard_parse_options.read_past), and those pages are given back as it goes: a
+ * module is not in memory twice, as text and as IR. */
+/* mmap and sigaction are POSIX; madvise(MADV_DONTNEED) is Linux and BSD. */
+#define _DEFAULT_SOURCE
 
 #include <errno.h>
 #include <signal.h>
@@ -38,6 +41,7 @@ const char *cli_input_name(const char *path) { return strcmp(path, "-") == 0 ? "
 typedef struct {
   char *text;
   size_t size;
+  size_t given_back; /* bytes from text on whose pages cli_input_read_past ran */
 } mapped_input;
 static mapped_input *mapped;
 static unsigned num_mapped, cap_mapped;
@@ -66,8 +70,22 @@ static char *S_map(int fd, size_t size) {
     cap_mapped = cap_mapped ? 2 * cap_mapped : 4;
     mapped = shard_xrealloc(mapped, cap_mapped * sizeof *mapped);
   }
-  mapped[num_mapped++] = (mapped_input){p, size + 1};
+  mapped[num_mapped++] = (mapped_input){p, size + 1, 0};
   return p;
+}
+
+void cli_input_read_past(const char *p) {
+  long page = sysconf(_SC_PAGESIZE);
+  for (unsigned i = 0; i < num_mapped; i++) {
+    mapped_input *in = &mapped[i];
+    if (p < in->text || p >= in->text + in->size) continue;
+    size_t upto = (size_t)(p - in->text) / (size_t)page * (size_t)page;
+    /* The pages are the file's, never written (the text is const to every
+     * reader): dropping them loses nothing, a later read faults them back. */
+    if (upto > in->given_back && madvise(in->text + in->given_back, upto - in->given_back, MADV_DONTNEED) == 0)
+      in->given_back = upto;
+    return;
+  }
 }
 
 void cli_input_free(char *text) {

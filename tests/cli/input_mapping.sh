@@ -8,8 +8,9 @@
 # the mapping threshold and of a page boundary: check passes, propagate
 # prints the same module for all of them, and the inputs are left as they
 # were. An error at the very end of a mapped file is reported with its line
-# and source text (the diagnostic reads the mapping), and a NUL byte in a
-# mapped file is reported, not taken as its end.
+# and source text (the diagnostic reads the mapping), so is one on the first
+# line of a module whose text the parser gave back as it went, and a NUL
+# byte in a mapped file is reported, not taken as its end.
 set -u
 
 shard=$1
@@ -66,6 +67,28 @@ if [ "$status" -ne 1 ]; then
 elif ! grep -q "^$tail_err:$line:[0-9]*: error: " "$work/tail.out" || ! grep -q '@broken' "$work/tail.out"; then
   bad "error at the end of a mapped file: no located diagnostic with its source line"
   sed 's/^/  | /' "$work/tail.out" | head -n 5
+fi
+
+# The parser gives back the pages of text it is past (every MiB): a
+# diagnostic on the first lines of a 4.5 MB module, made after the whole
+# module is parsed, still shows its source line.
+early=$work/early.mlir
+python3 - "$early" <<'EOF'
+import sys
+lines = ['module {',
+         '  func.func @g(%a: tensor<4xf32> {sdy.sharding = #sdy.sharding<@nomesh, [{}]>}) -> tensor<4xf32> {',
+         '    return %a : tensor<4xf32>', '  }']
+for i in range(50000):
+    lines.append('  func.func @f%d(%%a: tensor<4xf32>) -> tensor<4xf32> {\n    return %%a : tensor<4xf32>\n  }' % i)
+open(sys.argv[1], 'w').write('\n'.join(lines + ['}']) + '\n')
+EOF
+checks=$((checks + 1))
+"$shard" check "$early" > "$work/early.out" 2>&1
+status=$?
+if [ "$status" -ne 1 ] || ! grep -q "^$early:2:3: error: 'func.func' op arg 0 - unknown mesh: @nomesh" "$work/early.out" ||
+  ! grep -q '^  func.func @g(%a: tensor<4xf32> {sdy.sharding' "$work/early.out"; then
+  bad "diagnostic on the first line of a large module: exit $status"
+  sed 's/^/  | /' "$work/early.out" | head -n 5
 fi
 
 # A NUL byte inside a mapped file is data the lexer reports.

@@ -610,6 +610,17 @@ static shard_block *S_block_named(shard_parser *p, shard_region *r, const char *
   return b;
 }
 
+/* Every SHARD_PARSE_READ_PAST_STEP bytes, opts->read_past hears that the
+ * text that far behind the lexer is read, less a margin for the lookahead
+ * token and the op being built, which point into it. */
+#define SHARD_PARSE_READ_PAST_STEP ((uint32_t)1 << 20)
+static void S_tell_read_past(shard_parser *p) {
+  uint32_t pos = p->lx.pos;
+  if (p->opts->read_past && pos > SHARD_PARSE_READ_PAST_STEP)
+    p->opts->read_past(p->lx.src->text + pos - SHARD_PARSE_READ_PAST_STEP);
+  p->read_past_at = pos + SHARD_PARSE_READ_PAST_STEP;
+}
+
 // block ::= ('^' id ('(' arg-decl (',' arg-decl)* ')')? ':')? op*
 // `brace` is the offset of the region's '{': a file that ends inside the
 // region says where the unclosed brace is, not what the next op lacks.
@@ -626,6 +637,7 @@ static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) 
                                    "unexpected end of file: '{' opened at %u:%u is not closed", line, col);
     }
     if (!S_parse_op(p, b)) return false;
+    if (p->lx.pos >= p->read_past_at) S_tell_read_past(p);
   }
 }
 
@@ -1050,7 +1062,7 @@ static void S_parser_release(shard_parser *p) {
 }
 
 shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts, shard_diag_engine *de) {
-  shard_parse_options defaults = {false, 512};
+  shard_parse_options defaults = {false, 512, NULL};
   if (!opts) opts = &defaults;
   shard_module *m = shard_xcalloc(1, sizeof(shard_module));
   m->arena = shard_arena_new();
@@ -1119,7 +1131,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
 }
 
 shard_attr *shard_parse_attr_text(shard_module *m, const shard_source *src, shard_diag_engine *de) {
-  shard_parse_options opts = {false, 512};
+  shard_parse_options opts = {false, 512, NULL};
   shard_parser p = {0};
   shard_lexer_init(&p.lx, src, 0);
   p.arena = m->arena;

@@ -20,6 +20,11 @@
 typedef struct shard_parse_options {
   bool allow_unregistered; /* accept unknown dialect ops in custom form? (never: they must be generic) */
   uint32_t max_depth; /* nesting limit (default 512) */
+  /* Optional, told as the parser moves on that the source text before `p`
+   * is behind it: a mapped input (cli/input.c) gives those pages back, so a
+   * module is not in memory twice, as text and as IR. The text must stay
+   * readable (a diagnostic reads it back). */
+  void (*read_past)(const char *p);
 } shard_parse_options;
 
 /* Parses `src` into a new module; NULL on error (diagnostics went to de).

@@ -40,6 +40,7 @@ struct shard_parser {
   SHARD_VEC(alias_def) attr_aliases;
   SHARD_VEC(alias_def) type_aliases;
   shard_region *cur_region; /* region being parsed, for successor names */
+  uint32_t read_past_at; /* the lexer offset at which to tell src->read_past next */
   /* tensor types by their source text: most modules repeat a few types many
    * times, and building a type (and its canonical text) is not free */
   shard_strmap type_cache; /* source text -> shard_type */
