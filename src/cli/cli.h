@@ -104,6 +104,18 @@ bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *e
  * Returns CLI_EXIT_OK, CLI_EXIT_USAGE or CLI_EXIT_INTERNAL. */
 int cli_write_output(const char *cmd, const char *path, const char *data, size_t len);
 
+/* The same output written in pieces, for text too big to gather first (a
+ * printed module: give its shard_buf the sink). Open refuses and reports
+ * like cli_write_output (NULL, *code the exit code); close with keep=false
+ * leaves a file destination as it was (what was written to a stream or
+ * device stays written). Close reports a failure of any step and returns
+ * CLI_EXIT_OK or CLI_EXIT_INTERNAL. */
+typedef struct cli_output cli_output;
+cli_output *cli_output_open(const char *cmd, const char *path, int *code);
+const shard_buf_sink *cli_output_sink(cli_output *o);
+void cli_output_write(cli_output *o, const char *data, size_t len);
+int cli_output_close(cli_output *o, bool keep);
+
 /* Remembers the file open on `fd` as an input of this run (cli_read_input
  * calls it), so that no output replaces it. */
 void cli_note_input(int fd);

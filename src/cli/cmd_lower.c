@@ -49,6 +49,23 @@
 #include "xla/xla_import.h"
 
 void cmd_lower_usage(FILE *f);
+/* Prints the lowered module straight to `path` (NULL: standard output)
+ * through `window`, followed by `after` when given: the module's text is
+ * never all in memory. */
+static int S_write_module(const char *path, const shard_module *m, shard_buf *window, const shard_buf *after) {
+  int code;
+  cli_output *o = cli_output_open("lower", path, &code);
+  if (!o) return code;
+  window->sink = cli_output_sink(o);
+  shard_print_options print = {0};
+  shard_print_module(window, m, &print);
+  if (window->len && window->data[window->len - 1] != '\n') shard_buf_putc(window, '\n');
+  shard_buf_drain_all(window);
+  window->sink = NULL;
+  if (after && after->len) cli_output_write(o, after->data, after->len);
+  return cli_output_close(o, true);
+}
+
 int cmd_lower(int argc, char **argv);
 
 typedef enum { PLAN_NONE, PLAN_TEXT, PLAN_JSON } plan_mode;
@@ -429,9 +446,14 @@ int cmd_lower(int argc, char **argv) {
   if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors) goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de)) goto done;
-  shard_print_options print = {0};
-  shard_print_module(&module_text, m, &print);
-  if (module_text.len && module_text.data[module_text.len - 1] != '\n') shard_buf_putc(&module_text, '\n');
+  /* The per-device program is built from the module's text; otherwise the
+   * module is printed last, straight to its destination (S_write_module). */
+  bool stream = !(cfg.local || cfg.verify);
+  if (!stream) {
+    shard_print_options print = {0};
+    shard_print_module(&module_text, m, &print);
+    if (module_text.len && module_text.data[module_text.len - 1] != '\n') shard_buf_putc(&module_text, '\n');
+  }
   if ((cfg.local || cfg.verify) && !shard_lower_to_local_device_limit(m, &de)) goto done;
   if (cfg.local || cfg.verify) {
     cli_progress_update("%s", "building the per-device program");
@@ -469,12 +491,17 @@ int cmd_lower(int argc, char **argv) {
   code = CLI_EXIT_OK;
   cli_progress_finish();
   if (cfg.output && strcmp(cfg.output, "-") != 0) {
-    code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+    code = stream ? S_write_module(cfg.output, m, &module_text, NULL)
+                  : cli_write_output("lower", cfg.output, module_text.data, module_text.len);
     if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-    /* the module, then the '//' lines: appended in place, not copied again */
-    shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
-    code = cli_write_output("lower", NULL, module_text.data, module_text.len);
+    if (stream) {
+      code = S_write_module(NULL, m, &module_text, &plan_text);
+    } else {
+      /* the module, then the '//' lines: appended in place, not copied again */
+      shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
+      code = cli_write_output("lower", NULL, module_text.data, module_text.len);
+    }
   } else {
     code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   }

@@ -161,9 +161,19 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
   return -1;
 }
 
-/* Parses, verifies, transforms and prints one chunk into `out`. Returns
- * true when the chunk went through without errors. */
-static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag_engine *de, shard_buf *out) {
+/* A module printed straight to its destination instead of into `out`:
+ * done once it was opened, code what writing it came to. */
+typedef struct opt_stream {
+  const char *path;
+  bool done;
+  int code;
+} opt_stream;
+
+/* Parses, verifies, transforms and prints one chunk into `out` (or through
+ * it to stream's destination). Returns true when the chunk went through
+ * without errors. */
+static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag_engine *de, shard_buf *out,
+                          opt_stream *stream) {
   shard_parse_options popts = {
       .allow_unregistered = cfg->allow_unregistered, .max_depth = 0, .read_past = cli_input_read_past};
   shard_module *m = shard_parse_module(chunk, &popts, de);
@@ -177,9 +187,20 @@ static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag
      * is a failure of that pass, not of the next one. */
     if (!shard_verify_module(m, &vopts, de) || de->errors) goto fail;
   }
+  cli_output *o = NULL;
+  if (stream) {
+    stream->done = true;
+    if (!(o = cli_output_open("opt", stream->path, &stream->code))) goto fail;
+    out->sink = cli_output_sink(o);
+  }
   size_t before = out->len;
   shard_print_module(out, m, &cfg->print);
   if (out->len > before && out->data[out->len - 1] != '\n') shard_buf_putc(out, '\n');
+  if (o) {
+    shard_buf_drain_all(out);
+    out->sink = NULL;
+    stream->code = cli_output_close(o, true);
+  }
   shard_module_free(m);
   return true;
 fail:
@@ -221,6 +242,9 @@ int cmd_opt(int argc, char **argv) {
 
   shard_buf out;
   shard_buf_init(&out);
+  /* One module (no --split-input-file) is printed as it goes, once it went
+   * through: its text is never all in memory. */
+  opt_stream stream = {cfg.output, false, CLI_EXIT_OK};
   bool ok = true;
   for (uint32_t c = 0; c < num_chunks; c++) {
     if (c > 0) shard_buf_puts(&out, SHARD_SPLIT_MARKER "\n");
@@ -231,18 +255,20 @@ int cmd_opt(int argc, char **argv) {
       shard_diag_init(&report, shard_diag_print_text, &printer);
       shard_expect *ex = shard_expect_new(&chunks[c], &report);
       shard_diag_init(&de, shard_expect_consume, ex);
-      process_chunk(&cfg, &chunks[c], &de, &out);
+      process_chunk(&cfg, &chunks[c], &de, &out, NULL);
       if (!shard_expect_finish(ex)) ok = false;
       shard_expect_free(ex);
     } else {
       shard_diag_init(&de, shard_diag_print_text, &printer);
-      if (!process_chunk(&cfg, &chunks[c], &de, &out)) ok = false;
+      if (!process_chunk(&cfg, &chunks[c], &de, &out, num_chunks == 1 ? &stream : NULL)) ok = false;
     }
   }
 
   int exit_code = ok ? CLI_EXIT_OK : CLI_EXIT_INVALID;
-  /* Like mlir-opt's ToolOutputFile: a file is only written on success. */
-  if (ok || !cfg.output || strcmp(cfg.output, "-") == 0) {
+  if (stream.done) {
+    if (stream.code != CLI_EXIT_OK) exit_code = stream.code;
+  } else if (ok || !cfg.output || strcmp(cfg.output, "-") == 0) {
+    /* Like mlir-opt's ToolOutputFile: a file is only written on success. */
     int wrote = cli_write_output("opt", cfg.output, out.data, out.len);
     if (wrote != CLI_EXIT_OK) exit_code = wrote;
   }

@@ -156,120 +156,99 @@ static bool follow_links(const char *path, char *out, size_t cap, int *err) {
   }
 }
 
-static bool write_stdout(const char *data, size_t len, shard_buf *err) {
-  if (len && (fwrite(data, 1, len, stdout) != len)) {
-    shard_buf_printf(err, "cannot write to standard output: %s", strerror(errno));
-    return false;
-  }
-  if (fflush(stdout) != 0) {
-    shard_buf_printf(err, "cannot write to standard output: %s", strerror(errno));
-    return false;
-  }
-  return true;
+/* An output being written, in one piece or many (cli_output_open). */
+struct cli_output {
+  enum { OUT_STDOUT, OUT_DIRECT, OUT_ATOMIC } how;
+  const char *shown; /* the name the user gave */
+  int fd; /* OUT_DIRECT, OUT_ATOMIC */
+  bool own_fd; /* OUT_DIRECT: opened here, closed at the end */
+  bool failed;
+  const char *step; /* OUT_ATOMIC: what failed ("write", "flush", ...) */
+  int err; /* its errno */
+  const char *cmd; /* for messages: "shard CMD: error: ..." */
+  char tmp[sizeof pending_tmp]; /* OUT_ATOMIC: the temporary file */
+  char dest[PATH_MAX]; /* OUT_ATOMIC: what it replaces */
+  void (*old_int)(int), (*old_term)(int);
+  shard_buf_sink sink;
+};
+
+static void S_fail(cli_output *o, const char *step, int err) {
+  if (o->failed) return;
+  o->failed = true;
+  o->step = step;
+  o->err = err;
 }
 
-/* Writes into what is already there: a device, FIFO or socket, or one of
- * our own descriptors. */
-static bool write_direct(const char *path, int fd, const char *data, size_t len, shard_buf *err) {
-  bool own = fd >= 0;
-  if (own && fd == STDOUT_FILENO && fflush(stdout) != 0) {
+/* Writes into what is already there (a device, FIFO or socket, or one of
+ * our own descriptors): opens it. */
+static bool S_open_direct(cli_output *o, const char *path, int fd, shard_buf *err) {
+  o->how = OUT_DIRECT;
+  o->own_fd = fd < 0;
+  if (fd == STDOUT_FILENO && fflush(stdout) != 0) {
     shard_buf_printf(err, "cannot write '%s': %s", path, strerror(errno));
     return false;
   }
-  if (!own) {
+  if (fd < 0) {
     fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd < 0) {
       shard_buf_printf(err, "cannot open '%s': %s", path, strerror(errno));
       return false;
     }
   }
-  bool ok = write_all(fd, data, len);
-  int saved = errno;
-  if (!own && close(fd) != 0 && ok) {
-    ok = false;
-    saved = errno;
-  }
-  if (!ok) shard_buf_printf(err, "cannot write '%s': %s", path, strerror(saved));
-  return ok;
+  o->fd = fd;
+  return true;
 }
 
-/* Replaces (or creates) the regular file `dest` atomically; `shown` is the
- * name the user gave. */
-static bool write_atomic(const char *shown, const char *dest, const struct stat *old, const char *data, size_t len,
-                         shard_buf *err) {
+/* Replaces (or creates) the regular file `dest` atomically: the temporary
+ * file next to it, with the mode `old` had (or a new file's). */
+static bool S_open_atomic(cli_output *o, const char *dest, const struct stat *old, shard_buf *err) {
+  o->how = OUT_ATOMIC;
+  o->fd = -1;
   const char *slash = strrchr(dest, '/');
   size_t dir_len = slash ? (size_t)(slash - dest) + 1 : 0;
   if (strlen(dest) + 16 >= sizeof pending_tmp) {
-    shard_buf_printf(err, "cannot write '%s': %s", shown, strerror(ENAMETOOLONG));
+    shard_buf_printf(err, "cannot write '%s': %s", o->shown, strerror(ENAMETOOLONG));
     return false;
   }
-  char tmp[sizeof pending_tmp];
-  snprintf(tmp, sizeof tmp, "%.*s.%s.XXXXXX", (int)dir_len, dest, dest + dir_len);
+  strcpy(o->dest, dest);
+  snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", (int)dir_len, dest, dest + dir_len);
 
-  memcpy(pending_tmp, tmp, sizeof tmp);
-  void (*old_int)(int) = signal(SIGINT, on_signal);
-  void (*old_term)(int) = signal(SIGTERM, on_signal);
-  int fd = mkstemp(tmp);
-  memcpy(pending_tmp, tmp, sizeof tmp);
-  have_pending_tmp = fd >= 0;
-
-  bool ok = fd >= 0;
-  const char *step = "create a temporary file for";
-  if (ok) {
-    /* mkstemp makes the file 0600; give it the mode the destination had, or
-     * what a plain fopen would have given a new file. */
-    mode_t mode;
-    if (old) {
-      mode = old->st_mode & 07777;
-    } else {
-      mode_t mask = umask(0);
-      umask(mask);
-      mode = 0666 & ~mask;
-    }
-    if (fchmod(fd, mode) != 0) {
-      ok = false;
-      step = "set permissions of";
-    }
+  memcpy(pending_tmp, o->tmp, sizeof o->tmp);
+  o->old_int = signal(SIGINT, on_signal);
+  o->old_term = signal(SIGTERM, on_signal);
+  o->fd = mkstemp(o->tmp);
+  memcpy(pending_tmp, o->tmp, sizeof o->tmp);
+  have_pending_tmp = o->fd >= 0;
+  if (o->fd < 0) {
+    S_fail(o, "create a temporary file for", errno);
+    return true; /* reported by S_close, which restores the handlers */
   }
-  if (ok && !write_all(fd, data, len)) {
-    ok = false;
-    step = "write";
+  /* mkstemp makes the file 0600; give it the mode the destination had, or
+   * what a plain fopen would have given a new file. */
+  mode_t mode;
+  if (old) {
+    mode = old->st_mode & 07777;
+  } else {
+    mode_t mask = umask(0);
+    umask(mask);
+    mode = 0666 & ~mask;
   }
-  if (ok && fsync(fd) != 0 && errno != EINVAL && errno != EROFS) {
-    ok = false;
-    step = "flush";
-  }
-  int saved = errno;
-  if (fd >= 0 && close(fd) != 0 && ok) {
-    ok = false;
-    step = "close";
-    saved = errno;
-  }
-  if (ok && rename(tmp, dest) != 0) {
-    ok = false;
-    step = "replace";
-    saved = errno;
-  }
-  if (!ok) {
-    if (fd >= 0) unlink(tmp);
-    shard_buf_printf(err, "cannot %s '%s': %s", step, shown, strerror(saved));
-  }
-  have_pending_tmp = 0;
-  signal(SIGINT, old_int);
-  signal(SIGTERM, old_term);
-  return ok;
+  if (fchmod(o->fd, mode) != 0) S_fail(o, "set permissions of", errno);
+  return true;
 }
 
-bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *err) {
+/* Decides how `path` is written and opens it; false with err set when it
+ * cannot be (nothing to close then). */
+static bool S_open(cli_output *o, const char *path, shard_buf *err) {
+  memset(o, 0, sizeof *o);
+  o->fd = -1;
   if (!path || strcmp(path, "-") == 0) {
-    if (!write_stdout(data, len, err)) {
-      stdout_reported = true;
-      return false;
-    }
+    o->how = OUT_STDOUT;
     return true;
   }
+  o->shown = path;
   int fd = fd_alias(path);
-  if (fd >= 0) return write_direct(path, fd, data, len, err);
+  if (fd >= 0) return S_open_direct(o, path, fd, err);
 
   char dest[PATH_MAX];
   int e = 0;
@@ -279,31 +258,113 @@ bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *e
   }
   /* A link may lead to one of our own descriptors (a link to /dev/stdout). */
   fd = fd_alias(dest);
-  if (fd >= 0) return write_direct(path, fd, data, len, err);
+  if (fd >= 0) return S_open_direct(o, path, fd, err);
   struct stat st;
   if (stat(dest, &st) != 0) {
     if (errno != ENOENT) {
       shard_buf_printf(err, "cannot write '%s': %s", path, strerror(errno));
       return false;
     }
-    return write_atomic(path, dest, NULL, data, len, err);
+    return S_open_atomic(o, dest, NULL, err);
   }
   if (S_ISDIR(st.st_mode)) {
     shard_buf_printf(err, "cannot write '%s': %s", path, strerror(EISDIR));
     return false;
   }
-  if (S_ISREG(st.st_mode)) return write_atomic(path, dest, &st, data, len, err);
-  return write_direct(path, -1, data, len, err);
+  if (S_ISREG(st.st_mode)) return S_open_atomic(o, dest, &st, err);
+  return S_open_direct(o, path, -1, err);
+}
+
+static void S_put(cli_output *o, const char *data, size_t len) {
+  if (o->failed || !len) return;
+  if (o->how == OUT_STDOUT) {
+    if (fwrite(data, 1, len, stdout) != len) S_fail(o, "write", errno);
+  } else if (!write_all(o->fd, data, len)) {
+    S_fail(o, "write", errno);
+  }
+}
+
+/* Finishes: a kept atomic output is flushed to disk and renamed into place,
+ * one not kept (or failed) is removed, leaving the destination as it was. */
+static bool S_close(cli_output *o, bool keep, shard_buf *err) {
+  if (o->how == OUT_STDOUT) {
+    if (!o->failed && fflush(stdout) != 0) S_fail(o, "write", errno);
+    if (o->failed) {
+      shard_buf_printf(err, "cannot write to standard output: %s", strerror(o->err));
+      stdout_reported = true;
+    }
+    return !o->failed;
+  }
+  if (o->how == OUT_DIRECT) {
+    if (o->own_fd && close(o->fd) != 0) S_fail(o, "write", errno);
+    if (o->failed) shard_buf_printf(err, "cannot write '%s': %s", o->shown, strerror(o->err));
+    return !o->failed;
+  }
+  if (keep && !o->failed && fsync(o->fd) != 0 && errno != EINVAL && errno != EROFS) S_fail(o, "flush", errno);
+  if (o->fd >= 0 && close(o->fd) != 0) S_fail(o, "close", errno);
+  if (keep && !o->failed && rename(o->tmp, o->dest) != 0) S_fail(o, "replace", errno);
+  if (o->failed || !keep) {
+    if (o->fd >= 0) unlink(o->tmp);
+    if (o->failed) shard_buf_printf(err, "cannot %s '%s': %s", o->step, o->shown, strerror(o->err));
+  }
+  have_pending_tmp = 0;
+  signal(SIGINT, o->old_int);
+  signal(SIGTERM, o->old_term);
+  return !o->failed;
+}
+
+bool cli_write_file(const char *path, const char *data, size_t len, shard_buf *err) {
+  cli_output o;
+  if (!S_open(&o, path, err)) return false;
+  S_put(&o, data, len);
+  return S_close(&o, true, err);
 }
 
 int cli_write_output(const char *cmd, const char *path, const char *data, size_t len) {
-  if (path && strcmp(path, "-") != 0 && cli_output_is_input(path))
-    return cli_usage_error(cmd, "refusing to overwrite the input file '%s' with -o", path);
+  int code;
+  cli_output *o = cli_output_open(cmd, path, &code);
+  if (!o) return code;
+  cli_output_write(o, data ? data : "", len);
+  return cli_output_close(o, true);
+}
+
+static void S_sink_write(void *ctx, const char *data, size_t len) { S_put(ctx, data, len); }
+
+cli_output *cli_output_open(const char *cmd, const char *path, int *code) {
+  if (path && strcmp(path, "-") != 0 && cli_output_is_input(path)) {
+    *code = cli_usage_error(cmd, "refusing to overwrite the input file '%s' with -o", path);
+    return NULL;
+  }
+  cli_output *o = shard_xmalloc(sizeof *o);
   shard_buf err;
   shard_buf_init(&err);
-  bool ok = cli_write_file(path, data ? data : "", len, &err);
-  if (!ok) fprintf(stderr, "shard %s: error: %s\n", cmd, shard_buf_str(&err));
+  if (!S_open(o, path, &err)) {
+    fprintf(stderr, "shard %s: error: %s\n", cmd, shard_buf_str(&err));
+    shard_buf_free(&err);
+    free(o);
+    *code = CLI_EXIT_INTERNAL;
+    return NULL;
+  }
+  o->cmd = cmd;
+  o->sink = (shard_buf_sink){S_sink_write, o};
+  if (o->failed) { /* the temporary file: nothing to print into */
+    *code = cli_output_close(o, false);
+    return NULL;
+  }
+  return o;
+}
+
+const shard_buf_sink *cli_output_sink(cli_output *o) { return &o->sink; }
+
+void cli_output_write(cli_output *o, const char *data, size_t len) { S_put(o, data, len); }
+
+int cli_output_close(cli_output *o, bool keep) {
+  shard_buf err;
+  shard_buf_init(&err);
+  bool ok = S_close(o, keep, &err);
+  if (!ok) fprintf(stderr, "shard %s: error: %s\n", o->cmd, shard_buf_str(&err));
   shard_buf_free(&err);
+  free(o);
   return ok ? CLI_EXIT_OK : CLI_EXIT_INTERNAL;
 }
 

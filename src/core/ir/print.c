@@ -452,6 +452,7 @@ static void S_print_blocks(shard_printer *pr, const shard_region *r, bool print_
     for (const shard_op *op = b->first; op; op = op->next) {
       shard_printer_newline(pr);
       S_print_op(pr, op);
+      shard_buf_drain(pr->out); /* between ops nothing holds an offset into it */
     }
   }
 }
@@ -628,8 +629,9 @@ void shard_print_module(shard_buf *b, const shard_module *m, const shard_print_o
   pr.opts = opts ? opts : &defaults;
   pr.scratch = shard_arena_new();
   /* about as much text as was read: one allocation instead of a doubling
-   * series (room that stays unused is never touched) */
-  if (m->src) shard_buf_reserve(b, m->src->len + m->src->len / 4);
+   * series (room that stays unused is never touched); a streaming buffer
+   * needs its window only */
+  if (m->src && !b->sink) shard_buf_reserve(b, m->src->len + m->src->len / 4);
   shard_op_table_init(&pr.ops);
   /* the module op itself is the root of numbering */
   S_number_all(&pr, m->top);

@@ -15,11 +15,18 @@
 void shard_buf_init(shard_buf *b) {
   b->data = NULL;
   b->len = b->cap = 0;
+  b->sink = NULL;
 }
 
 void shard_buf_free(shard_buf *b) {
   free(b->data);
   shard_buf_init(b);
+}
+
+void shard_buf_drain_all(shard_buf *b) {
+  if (!b->sink || !b->len) return;
+  b->sink->write(b->sink->ctx, b->data, b->len);
+  shard_buf_clear(b);
 }
 
 void shard_buf_clear(shard_buf *b) {

@@ -7,10 +7,28 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Where a streaming buffer's text goes (see shard_buf_drain). */
+typedef struct shard_buf_sink {
+  void (*write)(void *ctx, const char *data, size_t len);
+  void *ctx;
+} shard_buf_sink;
+
 typedef struct shard_buf {
   char *data; /* always NUL-terminated once anything was written */
   size_t len, cap;
+  const shard_buf_sink *sink; /* NULL: the buffer keeps all its text */
 } shard_buf;
+
+/* A buffer with a sink is a window: at the drain points its writer picks
+ * (where nothing holds an offset into the buffer, such as between two ops
+ * of a printed module) the text gathered so far goes to the sink once there
+ * is SHARD_BUF_DRAIN_AT of it, and the buffer starts again. Printing a
+ * module to a file then needs a window of memory, not the module's text. */
+#define SHARD_BUF_DRAIN_AT ((size_t)1 << 16)
+void shard_buf_drain_all(shard_buf *b); /* hands on everything (the end) */
+static inline void shard_buf_drain(shard_buf *b) {
+  if (b->sink && b->len >= SHARD_BUF_DRAIN_AT) shard_buf_drain_all(b);
+}
 
 void shard_buf_init(shard_buf *b);
 void shard_buf_free(shard_buf *b);
