@@ -247,35 +247,25 @@ static const shard_mesh *S_mesh_of_op(const shard_op *op) {
  * symbol table looks) and reports redefined symbols like MLIR does. */
 static void S_build_symbols(vf_ctx *cx) {
   const shard_op *top = cx->m->top;
-  uint32_t n = 0;
   if (!top || !top->num_regions) return;
-  for (const shard_block *b = top->regions[0].first; b; b = b->next)
-    for (const shard_op *op = b->first; op; op = op->next) n++;
-  cx->sym_cap = 16;
-  while (cx->sym_cap < n * 2) cx->sym_cap *= 2;
-  cx->sym_ops = shard_xcalloc(cx->sym_cap, sizeof *cx->sym_ops);
   for (const shard_block *b = top->regions[0].first; b; b = b->next)
     for (const shard_op *op = b->first; op; op = op->next) {
       const char *name = S_sym_name(op);
       if (!name) continue;
-      uint32_t i = S_hash_str(name) & (cx->sym_cap - 1);
-      while (cx->sym_ops[i] && strcmp(S_sym_name(cx->sym_ops[i]), name) != 0) i = (i + 1) & (cx->sym_cap - 1);
-      if (cx->sym_ops[i]) {
+      void **slot = shard_strmap_slot(&cx->symbols, name, strlen(name));
+      if (*slot) {
         vf_emit e = shard_verify_emit_op(cx, NULL, NULL);
         e.span = op->span;
         shard_verify_fail(&e, "redefinition of symbol named '%s'", name);
-        shard_verify_note(cx, cx->sym_ops[i]->span, "see existing symbol definition here");
+        shard_verify_note(cx, ((const shard_op *)*slot)->span, "see existing symbol definition here");
         continue;
       }
-      cx->sym_ops[i] = op;
+      *slot = (void *)op;
     }
 }
 
 const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name) {
-  if (!name || !cx->sym_cap) return NULL;
-  for (uint32_t i = S_hash_str(name) & (cx->sym_cap - 1); cx->sym_ops[i]; i = (i + 1) & (cx->sym_cap - 1))
-    if (strcmp(S_sym_name(cx->sym_ops[i]), name) == 0) return cx->sym_ops[i];
-  return NULL;
+  return name ? shard_strmap_get_cstr(&cx->symbols, name) : NULL;
 }
 
 static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
@@ -801,7 +791,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
       if (cx.ok) shard_verify_check_recursion(&cx);
     }
   }
-  free(cx.sym_ops);
+  shard_strmap_release(&cx.symbols);
   shard_ptrmap_release(&cx.axis_index);
   shard_ptrmap_release(&cx.block_scope);
   shard_op_table_release(&cx.walked);

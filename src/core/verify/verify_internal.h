@@ -10,6 +10,7 @@
 
 #include "ir/op_table.h"
 #include "support/ptrmap.h"
+#include "support/strmap.h"
 #include "verify/verify.h"
 
 /* A set of axis refs compared by value, reset in O(1) between uses. */
@@ -38,9 +39,7 @@ typedef struct vf_ctx {
   shard_diag_engine *de;
   shard_arena *scratch; /* temporary shardings and message strings: reset between ops */
   shard_arena *keep; /* what lives for the whole verification (axis indexes) */
-  /* sdy.mesh symbols of the top module: open addressing by name */
-  const shard_op **sym_ops;
-  uint32_t sym_cap;
+  shard_strmap symbols; /* the symbols of the top module by name */
   shard_ptrmap axis_index; /* shard_mesh* -> per-mesh axis-name hash table */
   shard_ptrmap block_scope; /* shard_block* -> nearest IsolatedFromAbove op */
   shard_op_table walked; /* ops with results whose walk (regions included) has finished */
