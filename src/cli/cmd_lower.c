@@ -2,7 +2,8 @@
  *
  *   shard lower model.mlir --plan --topology tpu-v5e:4x2
  *
- * Parses and verifies FILE, then runs, each step verified like mlir-opt:
+ * Parses and verifies FILE, then runs (verified after the steps that can
+ * make valid IR invalid, or with --verify-each after every step):
  *   1. -sdy-propagation-pipeline (skipped with --no-propagate, which only
  *      turns sharding constraints into reshards and closes shardings);
  *   2. -sdy-export-pipeline with explicit collectives: explicit reshards
@@ -55,7 +56,7 @@ typedef enum { PLAN_NONE, PLAN_TEXT, PLAN_JSON } plan_mode;
 
 typedef struct lower_config {
   const char *input, *output, *topology, *verify_local;
-  bool local, verify, no_propagate, no_progress;
+  bool local, verify, no_propagate, no_progress, verify_each;
   plan_mode plan;
   plan_mode memory; /* --memory[=text|json] */
   int64_t memory_limit; /* --memory-limit; 0: none */
@@ -94,6 +95,8 @@ void cmd_lower_usage(FILE *f) {
           "                      b200, optionally :DIMS (tpu-v5e:8x4, h100:16) and\n"
           "                      ,wrap/,nowrap; or a JSON file\n"
           "  --no-propagate      use the shardings as written (no propagation)\n"
+          "  --verify-each       verify the module after every step of the pipeline, not\n"
+          "                      only the input and the steps that can make it invalid\n"
           "  --local             print the per-device program (local shapes, StableHLO\n"
           "                      collectives) instead of the lowered global one\n"
           "  --verify            run the global program and the per-device program on every\n"
@@ -180,6 +183,8 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       cfg->no_progress = true;
     } else if (strcmp(arg, "--no-propagate") == 0) {
       cfg->no_propagate = true;
+    } else if (strcmp(arg, "--verify-each") == 0) {
+      cfg->verify_each = true;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return usage_error("unknown option '%s'", arg);
     } else {
@@ -428,7 +433,7 @@ int cmd_lower(int argc, char **argv) {
   shard_module *m = shard_xla_read_input(&src, &popts, &xin, &de);
   if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors) goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
-  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de)) goto done;
+  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, cfg.verify_each, &de)) goto done;
   shard_print_options print = {0};
   shard_print_module(&module_text, m, &print);
   if (module_text.len && module_text.data[module_text.len - 1] != '\n') shard_buf_putc(&module_text, '\n');
