@@ -15,6 +15,7 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "export/reshard.h"
+#include "support/ptrmap.h"
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
@@ -28,7 +29,7 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
  * collectives (out_sharding), edge owners of data-flow ops (stablehlo.while
  * block arguments take the matching result's sharding; manual and named
  * computations their in/out shardings) and what pass_shardings knows. */
-static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v) {
+static shard_tensor_sharding *S_sharding_of(shard_arena *a, shard_ptrmap *manual_args, const shard_value *v) {
   if (v->def) {
     const shard_op *op = v->def;
     shard_attr *o = shard_op_attr(op, "out_sharding");
@@ -42,8 +43,13 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
     return shard_value_sharding(&owner->results[v->index]);
   if (owner && S_is(owner, "sdy.named_computation")) return S_per_value_at(owner, "in_shardings", v->index);
   if (owner && S_is(owner, "sdy.manual_computation")) {
-    shard_tensor_sharding *s = S_per_value_at(owner, "in_shardings", v->index);
-    return shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
+    /* a copy, made once per argument: the pass changes no in_sharding */
+    shard_tensor_sharding *s = shard_ptrmap_get_ptr(manual_args, v);
+    if (s) return s;
+    s = S_per_value_at(owner, "in_shardings", v->index);
+    s = shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
+    if (s) shard_ptrmap_put_ptr(manual_args, v, s);
+    return s;
   }
   return shard_value_sharding(v);
 }
@@ -56,8 +62,8 @@ static shard_value *S_bypass_barriers(shard_value *v) {
 static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 /* The reshard's input sharding, bypassing barriers; NULL when the input has none. */
-static shard_tensor_sharding *S_input_sharding(shard_arena *a, const shard_op *reshard) {
-  return S_sharding_of(a, S_bypass_barriers(reshard->operands[0].value));
+static shard_tensor_sharding *S_input_sharding(shard_arena *a, shard_ptrmap *manual_args, const shard_op *reshard) {
+  return S_sharding_of(a, manual_args, S_bypass_barriers(reshard->operands[0].value));
 }
 
 static shard_tensor_sharding *S_reshard_sharding(const shard_op *reshard) {
@@ -66,10 +72,10 @@ static shard_tensor_sharding *S_reshard_sharding(const shard_op *reshard) {
 }
 
 /* The conversion target's verdict: true when the reshard stays. */
-static bool S_is_legal(const shard_module *m, const shard_op *reshard, bool keep_redundant) {
+static bool S_is_legal(const shard_module *m, shard_ptrmap *manual_args, const shard_op *reshard, bool keep_redundant) {
   shard_tensor_sharding *out = S_reshard_sharding(reshard);
   if (!out || reshard->num_operands != 1 || reshard->num_results != 1) return true;
-  shard_tensor_sharding *in = S_input_sharding(m->arena, reshard);
+  shard_tensor_sharding *in = S_input_sharding(m->arena, manual_args, reshard);
   if (keep_redundant && shard_reshard_equivalent(in, out)) return true;
   const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : NULL;
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
@@ -116,12 +122,12 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
 }
 
 /* Replaces one illegal reshard. False when the conversion fails. */
-static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de) {
+static bool S_convert(shard_module *m, shard_ptrmap *manual_args, shard_op *reshard, shard_diag_engine *de) {
   shard_arena *a = m->arena;
   shard_tensor_sharding *out = S_reshard_sharding(reshard);
   shard_value *input = reshard->operands[0].value;
   shard_value *bypassed = S_bypass_barriers(input);
-  shard_tensor_sharding *in = S_sharding_of(a, bypassed);
+  shard_tensor_sharding *in = S_sharding_of(a, manual_args, bypassed);
   if (!in) in = shard_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type), true);
   const shard_mesh *in_mesh = shard_module_sharding_mesh(m, in);
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
@@ -179,12 +185,14 @@ bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, con
 
   SHARD_VEC(shard_op *) ops = {0};
   shard_walk(m->top, S_collect, &ops);
+  shard_ptrmap manual_args = {0};
   bool *illegal = shard_xcalloc(ops.len ? ops.len : 1, sizeof(bool));
-  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(m, ops.items[i], keep);
+  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(m, &manual_args, ops.items[i], keep);
   bool ok = true;
   for (uint32_t i = 0; i < ops.len && ok; i++)
-    if (illegal[i]) ok = S_convert(m, ops.items[i], de);
+    if (illegal[i]) ok = S_convert(m, &manual_args, ops.items[i], de);
   free(illegal);
+  shard_ptrmap_release(&manual_args);
   SHARD_VEC_FREE(ops);
   return ok;
 }
