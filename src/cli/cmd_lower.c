@@ -443,6 +443,14 @@ int cmd_lower(int argc, char **argv) {
     if (!per_device(&cfg, m, &module_text, text, len, &de)) goto done;
   }
 
+  /* Where things go: the module to -o or stdout; the plan and the memory
+   * report to stdout after it (text) or alone (json). Text reports going to
+   * stdout with the module are printed after it in its buffer, not copied
+   * there; with -o and nothing left that can fail (no memory report), the
+   * module is written and freed before the plan is made: the module text
+   * and the plan of a big module are tens of megabytes each. */
+  bool to_file = cfg.output && strcmp(cfg.output, "-") != 0;
+  shard_buf *report = !to_file && cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON ? &module_text : &plan_text;
   if (cfg.plan != PLAN_NONE) {
     shard_topology topo;
     if (!cli_topology_resolve(cfg.topology, module_num_devices(m), &topo, &err)) {
@@ -450,39 +458,38 @@ int cmd_lower(int argc, char **argv) {
       code = CLI_EXIT_USAGE;
       goto done;
     }
+    if (to_file && cfg.memory == PLAN_NONE && !cfg.memory_limit) {
+      cli_progress_finish();
+      code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+      if (code != CLI_EXIT_OK) goto done;
+      shard_buf_free(&module_text);
+      to_file = false; /* written */
+    }
     shard_comm_plan plan;
     shard_comm_plan_init(&plan, m->arena, &topo);
     shard_comm_plan_module(&plan, m, &de);
     if (cfg.plan == PLAN_JSON) {
-      shard_comm_plan_print_json(&plan_text, &plan, (uint32_t)cfg.top);
+      shard_comm_plan_print_json(report, &plan, (uint32_t)cfg.top);
     } else {
-      size_t start = plan_text.len;
-      shard_buf_puts(&plan_text, "communication plan\n");
-      shard_comm_plan_print_text(&plan_text, &plan, (uint32_t)cfg.top);
-      comment_lines_in_place(&plan_text, start);
+      size_t start = report->len;
+      shard_buf_puts(report, "communication plan\n");
+      shard_comm_plan_print_text(report, &plan, (uint32_t)cfg.top);
+      comment_lines_in_place(report, start);
     }
     shard_comm_plan_free(&plan);
   }
 
   if (cfg.memory != PLAN_NONE || cfg.memory_limit) {
-    code = lower_memory(&cfg, m, &de, &plan_text);
+    code = lower_memory(&cfg, m, &de, report);
     if (code != CLI_EXIT_OK) goto done;
   }
 
-  /* Where things go: the module to -o or stdout; the plan and the memory
-   * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
   cli_progress_finish();
-  if (cfg.output && strcmp(cfg.output, "-") != 0) {
-    code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
-    if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
-  } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-    /* the module, then the '//' lines: appended in place, not copied again */
-    shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
-    code = cli_write_output("lower", NULL, module_text.data, module_text.len);
-  } else {
-    code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
-  }
+  if (to_file) code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+  if (code == CLI_EXIT_OK)
+    code = report == &module_text ? cli_write_output("lower", NULL, module_text.data, module_text.len)
+                                  : cli_write_output("lower", NULL, plan_text.data, plan_text.len);
 done:
   cli_progress_finish();
   if (m) shard_module_free(m);
