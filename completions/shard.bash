@@ -22,7 +22,7 @@ _shard_options_viz="-e --value --arg --result --func --format --format= -o --lay
 _shard_viz_subcommands="placement mesh graph plan memory"
 _shard_options_repl="--history --no-history --color= -h --help"
 _shard_options_propagate="-o --strategy --strategy= --emit --emit= --mode --mode= --no-progress --explain
-  --explain= --rules --op-priority --color= -h --help"
+  --explain= --rules --op-priority --verify-each --color= -h --help"
 _shard_options_convert="--from --from= --to --to= --mesh --shape --format --format= --Werror
   --placement --allow-lossy
   --color= -h --help"
@@ -30,7 +30,8 @@ _shard_options_interpret="--interpret --args= -split-input-file --split-input-fi
 _shard_options_plan="--shape --mesh --notation --notation= --topology --topology= --allow-lossy --format
   --format= -h --help"
 _shard_options_lower="-o --no-progress --plan --plan= --memory --memory= --memory-limit --memory-limit= --top
-  --topology --topology= --no-propagate --local --verify --verify-local --max-steps --max-steps= -h --help"
+  --topology --topology= --no-propagate --verify-each --local --verify --verify-local --max-steps --max-steps= -h
+  --help"
 _shard_options_help=""
 _shard_options_version=""
 _shard_options_global="--version --help"

@@ -2,7 +2,8 @@
  *
  *   shard lower model.mlir --plan --topology tpu-v5e:4x2
  *
- * Parses and verifies FILE, then runs, each step verified like mlir-opt:
+ * Parses and verifies FILE, then runs (verified after the steps that can
+ * make valid IR invalid, or with --verify-each after every step):
  *   1. -sdy-propagation-pipeline (skipped with --no-propagate, which only
  *      turns sharding constraints into reshards and closes shardings);
  *   2. -sdy-export-pipeline with explicit collectives: explicit reshards
@@ -72,7 +73,7 @@ typedef enum { PLAN_NONE, PLAN_TEXT, PLAN_JSON } plan_mode;
 
 typedef struct lower_config {
   const char *input, *output, *topology, *verify_local;
-  bool local, verify, no_propagate, no_progress;
+  bool local, verify, no_propagate, no_progress, verify_each;
   plan_mode plan;
   plan_mode memory; /* --memory[=text|json] */
   int64_t memory_limit; /* --memory-limit; 0: none */
@@ -111,6 +112,8 @@ void cmd_lower_usage(FILE *f) {
           "                      b200, optionally :DIMS (tpu-v5e:8x4, h100:16) and\n"
           "                      ,wrap/,nowrap; or a JSON file\n"
           "  --no-propagate      use the shardings as written (no propagation)\n"
+          "  --verify-each       verify the module after every step of the pipeline, not\n"
+          "                      only the input and the steps that can make it invalid\n"
           "  --local             print the per-device program (local shapes, StableHLO\n"
           "                      collectives) instead of the lowered global one\n"
           "  --verify            run the global program and the per-device program on every\n"
@@ -197,6 +200,8 @@ static int parse_args(int argc, char **argv, lower_config *cfg) {
       cfg->no_progress = true;
     } else if (strcmp(arg, "--no-propagate") == 0) {
       cfg->no_propagate = true;
+    } else if (strcmp(arg, "--verify-each") == 0) {
+      cfg->verify_each = true;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return usage_error("unknown option '%s'", arg);
     } else {
@@ -445,7 +450,7 @@ int cmd_lower(int argc, char **argv) {
   shard_module *m = shard_xla_read_input(&src, &popts, &xin, &de);
   if (!m || de.errors || !shard_verify_module(m, &vopts, &de) || de.errors) goto done;
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
-  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, &de)) goto done;
+  if (!shard_lower_pipeline_run(m, !cfg.no_propagate, cfg.verify_each, &de)) goto done;
   /* The per-device program is built from the module's text; otherwise the
    * module is printed last, straight to its destination (S_write_module). */
   bool stream = !(cfg.local || cfg.verify);
@@ -460,6 +465,16 @@ int cmd_lower(int argc, char **argv) {
     if (!per_device(&cfg, m, &module_text, text, len, &de)) goto done;
   }
 
+  /* Where things go: the module to -o or stdout; the plan and the memory
+   * report to stdout after it (text) or alone (json). A streamed module
+   * is printed last; a gathered one (--local, --verify) has text reports
+   * going to stdout with it printed after it in its buffer, not copied
+   * there, and with -o and nothing left that can fail (no memory report) it
+   * is written and freed before the plan is made: the module text and the
+   * plan of a big module are tens of megabytes each. */
+  bool to_file = cfg.output && strcmp(cfg.output, "-") != 0;
+  shard_buf *report =
+      !stream && !to_file && cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON ? &module_text : &plan_text;
   if (cfg.plan != PLAN_NONE) {
     shard_topology topo;
     if (!cli_topology_resolve(cfg.topology, module_num_devices(m), &topo, &err)) {
@@ -467,43 +482,48 @@ int cmd_lower(int argc, char **argv) {
       code = CLI_EXIT_USAGE;
       goto done;
     }
+    if (!stream && to_file && cfg.memory == PLAN_NONE && !cfg.memory_limit) {
+      cli_progress_finish();
+      code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+      if (code != CLI_EXIT_OK) goto done;
+      shard_buf_free(&module_text);
+      to_file = false; /* written */
+    }
     shard_comm_plan plan;
     shard_comm_plan_init(&plan, m->arena, &topo);
     shard_comm_plan_module(&plan, m, &de);
     if (cfg.plan == PLAN_JSON) {
-      shard_comm_plan_print_json(&plan_text, &plan, (uint32_t)cfg.top);
+      shard_comm_plan_print_json(report, &plan, (uint32_t)cfg.top);
     } else {
-      size_t start = plan_text.len;
-      shard_buf_puts(&plan_text, "communication plan\n");
-      shard_comm_plan_print_text(&plan_text, &plan, (uint32_t)cfg.top);
-      comment_lines_in_place(&plan_text, start);
+      size_t start = report->len;
+      shard_buf_puts(report, "communication plan\n");
+      shard_comm_plan_print_text(report, &plan, (uint32_t)cfg.top);
+      comment_lines_in_place(report, start);
     }
     shard_comm_plan_free(&plan);
   }
 
   if (cfg.memory != PLAN_NONE || cfg.memory_limit) {
-    code = lower_memory(&cfg, m, &de, &plan_text);
+    code = lower_memory(&cfg, m, &de, report);
     if (code != CLI_EXIT_OK) goto done;
   }
 
-  /* Where things go: the module to -o or stdout; the plan and the memory
-   * report to stdout after it (text) or alone (json). */
   code = CLI_EXIT_OK;
   cli_progress_finish();
-  if (cfg.output && strcmp(cfg.output, "-") != 0) {
-    code = stream ? S_write_module(cfg.output, m, &module_text, NULL)
-                  : cli_write_output("lower", cfg.output, module_text.data, module_text.len);
-    if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
-  } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-    if (stream) {
+  if (stream) {
+    if (to_file) {
+      code = S_write_module(cfg.output, m, &module_text, NULL);
+      if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
+    } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
       code = S_write_module(NULL, m, &module_text, &plan_text);
     } else {
-      /* the module, then the '//' lines: appended in place, not copied again */
-      shard_buf_putn(&module_text, plan_text.data ? plan_text.data : "", plan_text.len);
-      code = cli_write_output("lower", NULL, module_text.data, module_text.len);
+      code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
     }
   } else {
-    code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
+    if (to_file) code = cli_write_output("lower", cfg.output, module_text.data, module_text.len);
+    if (code == CLI_EXIT_OK)
+      code = report == &module_text ? cli_write_output("lower", NULL, module_text.data, module_text.len)
+                                    : cli_write_output("lower", NULL, plan_text.data, plan_text.len);
   }
 done:
   cli_progress_finish();

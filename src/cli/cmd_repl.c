@@ -726,7 +726,7 @@ static void memory(session *s, const char *arg) {
   shard_buf err, out;
   shard_buf_init(&err);
   shard_buf_init(&out);
-  if (m && s->de.errors == errors && shard_lower_pipeline_run(m, true, &s->de) &&
+  if (m && s->de.errors == errors && shard_lower_pipeline_run(m, true, true, &s->de) &&
       shard_memory_analyze(&rep, m->arena, m, NULL, &s->de)) {
     if (!cli_topology_resolve(s->topology, rep.num_devices, &topo, &err)) {
       error_at(s, arg, len, "%s", shard_buf_str(&err));

@@ -23,7 +23,7 @@ static void lowered(shard_source *src) {
   shard_diag_init(&de, fuzz_diag, NULL);
   shard_module *m = fuzz_read_verified(src, &de);
   if (!m) return;
-  if (!shard_lower_pipeline_run(m, true, &de)) {
+  if (!shard_lower_pipeline_run(m, true, true, &de)) {
     if (de.errors == 0) fuzz_fail("shard_lower_pipeline_run failed without an error");
   } else if (de.errors == 0) {
     fuzz_fixed_point(m, "after the lower pipeline");

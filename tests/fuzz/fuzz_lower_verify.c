@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   shard_diag_init(&de, fuzz_diag, NULL);
   shard_module *m = fuzz_read_verified(&src, &de);
   if (!m || !fuzz_small_enough(m)) goto out;
-  if (!shard_lower_pipeline_run(m, true, &de) || de.errors) {
+  if (!shard_lower_pipeline_run(m, true, true, &de) || de.errors) {
     if (de.errors == 0) fuzz_fail("shard_lower_pipeline_run failed without an error");
     goto out;
   }

@@ -33,25 +33,35 @@ void shard_comm_plan_free(shard_comm_plan *p) {
   free(p->rows);
   p->rows = NULL;
   p->num_rows = p->cap_rows = 0;
+  shard_strmap_release(&p->texts);
+  shard_buf_free(&p->scratch);
 }
 
-static const char *type_text(shard_arena *a, const int64_t *shape, uint32_t rank, const char *elem) {
-  shard_buf b;
-  shard_buf_init(&b);
-  shard_buf_puts(&b, "tensor<");
+/* `s` (len bytes) in the plan's arena, once per distinct text (the key is
+ * the arena copy: `s` may be the scratch buffer). */
+static const char *intern(shard_comm_plan *p, const char *s, size_t len) {
+  const char *known = shard_strmap_get(&p->texts, s, len);
+  if (known) return known;
+  char *copy = shard_arena_strndup(p->arena, s, len);
+  shard_strmap_put(&p->texts, copy, len, copy);
+  return copy;
+}
+
+static const char *type_text(shard_comm_plan *p, const int64_t *shape, uint32_t rank, const char *elem) {
+  shard_buf *b = &p->scratch;
+  shard_buf_clear(b);
+  shard_buf_puts(b, "tensor<");
   for (uint32_t i = 0; i < rank; i++) {
     if (shape[i] == SHARD_DYNAMIC_DIM) {
-      shard_buf_puts(&b, "?x");
+      shard_buf_puts(b, "?x");
     } else {
-      shard_buf_put_i64(&b, shape[i]);
-      shard_buf_putc(&b, 'x');
+      shard_buf_put_i64(b, shape[i]);
+      shard_buf_putc(b, 'x');
     }
   }
-  shard_buf_puts(&b, elem);
-  shard_buf_putc(&b, '>');
-  const char *s = shard_arena_strdup(a, shard_buf_str(&b));
-  shard_buf_free(&b);
-  return s;
+  shard_buf_puts(b, elem);
+  shard_buf_putc(b, '>');
+  return intern(p, b->data, b->len);
 }
 
 shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind kind, const shard_mesh *mesh,
@@ -65,13 +75,13 @@ shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind ki
   shard_comm_row *r = &p->rows[p->num_rows++];
   memset(r, 0, sizeof *r);
   r->where = where;
-  r->op_name = op_name ? shard_arena_strdup(p->arena, op_name) : NULL;
+  r->op_name = op_name ? intern(p, op_name, strlen(op_name)) : NULL;
   r->reason = reason ? shard_arena_strdup(p->arena, reason) : NULL;
   r->kind = kind;
   r->num_axes = num_axes;
   r->axes = num_axes ? shard_arena_dup(p->arena, axes, sizeof *axes * num_axes) : NULL;
-  r->local_in = type_text(p->arena, local_in, rank, elem);
-  r->local_out = type_text(p->arena, local_out, rank, elem);
+  r->local_in = type_text(p, local_in, rank, elem);
+  r->local_out = type_text(p, local_out, rank, elem);
   double in = shard_tensor_bytes(local_in, rank, elem), out = shard_tensor_bytes(local_out, rank, elem);
   shard_collective_cost_compute(p->topology, mesh, kind, axes, num_axes, in < 0 ? 0 : in, out < 0 ? 0 : out, &r->cost);
   p->total_sent += r->cost.bytes_sent;

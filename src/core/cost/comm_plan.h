@@ -6,7 +6,8 @@
  * shard_comm_plan_module), from a reshard plan between two shardings
  * (shard_comm_plan_add_reshard, for `shard plan`), or one by one
  * (shard_comm_plan_add). Text is allocated in the plan's arena; the row
- * array is on the heap: free it with shard_comm_plan_free. */
+ * array and the index of texts are on the heap: free them with
+ * shard_comm_plan_free. */
 #ifndef SHARD_COMM_PLAN_H
 #define SHARD_COMM_PLAN_H
 
@@ -15,6 +16,7 @@
 
 #include "support/arena.h"
 #include "support/buf.h"
+#include "support/strmap.h"
 #include "cost/cost.h"
 #include "support/diag.h"
 #include "ir/ir.h"
@@ -39,6 +41,10 @@ typedef struct shard_comm_plan {
   uint32_t num_rows, cap_rows;
   double total_sent, total_recv, total_seconds; /* per device, summed over rows */
   uint32_t num_unplanned; /* collectives that could not be costed (dynamic shapes, unknown meshes) */
+  /* the op names and per-device types of the rows, each text once in the
+   * arena: a big program's rows repeat a few of them */
+  shard_strmap texts;
+  shard_buf scratch;
 } shard_comm_plan;
 
 void shard_comm_plan_init(shard_comm_plan *p, shard_arena *a, const shard_topology *t);

@@ -581,11 +581,14 @@ static void S_seed_regions(canon_rewriter *rw, shard_op *op, bool top_down) {
 
 /* As the greedy driver's walk: every op is queued (with its ancestors),
  * constants go through the folder first; pre-order when top-down, post-order
- * otherwise. A replaced duplicate constant is skipped. */
+ * otherwise. A replaced duplicate constant is skipped. Top-down, an op's
+ * ancestors were queued before it (and nothing leaves the worklist while
+ * seeding), so it is queued alone: queueing the ancestors again was a third
+ * of the seeding of a deeply nested module. */
 static void S_seed_op(canon_rewriter *rw, shard_op *op, bool top_down) {
   if (top_down) {
     if (S_is_constant(op) && !S_insert_constant(rw, op)) return;
-    shard_canon_push(rw, op);
+    S_push_single(rw, op);
     S_seed_regions(rw, op, top_down);
   } else {
     S_seed_regions(rw, op, top_down);

@@ -29,6 +29,7 @@
 #include "propagate/propagate.h"
 #include "export/reshard.h"
 #include "rules/rule_registry.h"
+#include "support/ptrmap.h"
 
 /* ---- axis algebra (Shardy's AxisRefAttr semantics) -------------------------- */
 
@@ -467,6 +468,10 @@ typedef struct xr {
    * the next op: kept in the module's arena, projections were a quarter of
    * shard lower's peak memory */
   shard_arena *tmp;
+  /* block argument -> its sharding (S_sharding), for the ones that are a
+   * copy: a manual computation's argument is its in_sharding without the
+   * manual axes, asked for at every use */
+  shard_ptrmap arg_shardings;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -511,8 +516,15 @@ static uint32_t S_rank(const shard_value *v) {
   return v->type && v->type->kind == SHARD_TYPE_TENSOR ? v->type->rank : 0;
 }
 
+/* A manual computation argument's sharding is made once: the pass never
+ * changes an in_sharding nor edits a sharding in place, so every use can
+ * share it. */
 static shard_tensor_sharding *S_sharding(xr *x, const shard_value *v) {
-  return shard_propagation_value_sharding(x->a, v);
+  const shard_op *owner = v->def || !v->block || !v->block->parent ? NULL : v->block->parent->parent;
+  if (!owner || !shard_op_is(owner, &K_sdy_manual_computation)) return shard_propagation_value_sharding(x->a, v);
+  shard_tensor_sharding *s = shard_ptrmap_get_ptr(&x->arg_shardings, v);
+  if (!s && (s = shard_propagation_value_sharding(x->a, v))) shard_ptrmap_put_ptr(&x->arg_shardings, v, s);
+  return s;
 }
 
 static shard_value *S_bypass_barriers(shard_value *v) {
@@ -1570,7 +1582,8 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           lower_run == 1,
           lower_run == 2,
           for_lower,
-          shard_arena_new()};
+          shard_arena_new(),
+          {0}};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)
@@ -1580,6 +1593,7 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
   SHARD_VEC_FREE(funcs);
   shard_rule_cache_free(x.rules);
   shard_arena_free(x.tmp);
+  shard_ptrmap_release(&x.arg_shardings);
   return ok && !x.failed;
 }
 

@@ -110,14 +110,14 @@ bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *opti
 
 /* ---- -sdy-close-shardings --------------------------------------------------------- */
 
-static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
+/* The closed sharding into *c; false when `s` is closed already (every
+ * sharding is, after the first export of shard lower): kept, not copied. */
+static bool S_close(const shard_tensor_sharding *s, shard_tensor_sharding *c, void *ctx) {
   shard_arena *a = ctx;
-  /* Already closed (every sharding is, after the first export of shard
-   * lower): kept, not copied. */
   bool open = s->num_replicated > 0;
   for (uint32_t d = 0; d < s->rank && !open; d++) open = s->dims[d].is_open;
-  if (!open) return s;
-  shard_tensor_sharding *c = shard_sharding_clone(a, s);
+  if (!open) return false;
+  *c = *s;
   c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
   for (uint32_t d = 0; d < s->rank; d++) {
     c->dims[d] = s->dims[d];
@@ -125,10 +125,10 @@ static shard_tensor_sharding *S_close(shard_tensor_sharding *s, void *ctx) {
   }
   c->replicated = NULL;
   c->num_replicated = 0;
-  return c;
+  return true;
 }
 
 bool shard_pass_close_shardings(shard_module *m, const char *options, const shard_pass_context *cx) {
-  shard_map_shardings(m, S_close, m->arena);
+  shard_rewrite_shardings(m, S_close, m->arena);
   return true;
 }

@@ -15,6 +15,8 @@
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "export/reshard.h"
+#include "support/ptrmap.h"
+#include "support/strmap.h"
 
 static bool S_is(const shard_op *op, const char *name) { return strcmp(op->name, name) == 0; }
 
@@ -24,11 +26,37 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
   return &pv->u.per_value->shardings[i];
 }
 
+/* What one run of the pass keeps. A plan depends only on the two shardings
+ * (their meshes are the module's, by name) and the global shape, and the
+ * pass edits no sharding in place, so a plan is made once per distinct
+ * (input, target, shape), and the collectives of equal reshards share their
+ * axis lists, shardings and attributes (a program repeats the same
+ * reshards: at 100k ops the plans and the copies of their results were
+ * more than half of the pass's time and two thirds of its memory). */
+typedef struct r2c {
+  shard_module *m;
+  shard_diag_engine *de;
+  /* manual computation argument -> its sharding without the manual axes */
+  shard_ptrmap manual_args;
+  /* the key text of (input, target, shape) -> its plan */
+  shard_strmap plans;
+  shard_arena *keys; /* the keys and the plan entries: freed with the pass */
+  shard_buf key;
+} r2c;
+
+typedef struct plan_entry {
+  shard_reshard_outcome outcome;
+  shard_reshard_step *steps;
+  uint32_t num_steps;
+  /* per step, made by the first reshard that builds it */
+  shard_attr **axes, **out;
+} plan_entry;
+
 /* Shardy's getSharding(Value) for the values a reshard can read: results of
  * collectives (out_sharding), edge owners of data-flow ops (stablehlo.while
  * block arguments take the matching result's sharding; manual and named
  * computations their in/out shardings) and what pass_shardings knows. */
-static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v) {
+static shard_tensor_sharding *S_sharding_of(shard_arena *a, shard_ptrmap *manual_args, const shard_value *v) {
   if (v->def) {
     const shard_op *op = v->def;
     shard_attr *o = shard_op_attr(op, "out_sharding");
@@ -42,8 +70,13 @@ static shard_tensor_sharding *S_sharding_of(shard_arena *a, const shard_value *v
     return shard_value_sharding(&owner->results[v->index]);
   if (owner && S_is(owner, "sdy.named_computation")) return S_per_value_at(owner, "in_shardings", v->index);
   if (owner && S_is(owner, "sdy.manual_computation")) {
-    shard_tensor_sharding *s = S_per_value_at(owner, "in_shardings", v->index);
-    return shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
+    /* a copy, made once per argument: the pass changes no in_sharding */
+    shard_tensor_sharding *s = shard_ptrmap_get_ptr(manual_args, v);
+    if (s) return s;
+    s = S_per_value_at(owner, "in_shardings", v->index);
+    s = shard_sharding_erase_manual(a, s, shard_op_attr(owner, "manual_axes"));
+    if (s) shard_ptrmap_put_ptr(manual_args, v, s);
+    return s;
   }
   return shard_value_sharding(v);
 }
@@ -56,8 +89,8 @@ static shard_value *S_bypass_barriers(shard_value *v) {
 static uint32_t S_rank(const shard_type *t) { return t && t->kind == SHARD_TYPE_TENSOR ? t->rank : 0; }
 
 /* The reshard's input sharding, bypassing barriers; NULL when the input has none. */
-static shard_tensor_sharding *S_input_sharding(shard_arena *a, const shard_op *reshard) {
-  return S_sharding_of(a, S_bypass_barriers(reshard->operands[0].value));
+static shard_tensor_sharding *S_input_sharding(shard_arena *a, shard_ptrmap *manual_args, const shard_op *reshard) {
+  return S_sharding_of(a, manual_args, S_bypass_barriers(reshard->operands[0].value));
 }
 
 static shard_tensor_sharding *S_reshard_sharding(const shard_op *reshard) {
@@ -66,10 +99,10 @@ static shard_tensor_sharding *S_reshard_sharding(const shard_op *reshard) {
 }
 
 /* The conversion target's verdict: true when the reshard stays. */
-static bool S_is_legal(const shard_module *m, const shard_op *reshard, bool keep_redundant) {
+static bool S_is_legal(const shard_module *m, shard_ptrmap *manual_args, const shard_op *reshard, bool keep_redundant) {
   shard_tensor_sharding *out = S_reshard_sharding(reshard);
   if (!out || reshard->num_operands != 1 || reshard->num_results != 1) return true;
-  shard_tensor_sharding *in = S_input_sharding(m->arena, reshard);
+  shard_tensor_sharding *in = S_input_sharding(m->arena, manual_args, reshard);
   if (keep_redundant && shard_reshard_equivalent(in, out)) return true;
   const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : NULL;
   const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
@@ -84,9 +117,11 @@ static bool S_is_legal(const shard_module *m, const shard_op *reshard, bool keep
   return false;
 }
 
-/* Builds one collective before `reshard`, exactly as the parser would. */
-static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, const shard_reshard_step *st) {
+/* Builds one collective before `reshard`, exactly as the parser would,
+ * with the attributes of step k of `e`. */
+static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k) {
   shard_arena *a = m->arena;
+  const shard_reshard_step *st = &e->steps[k];
   static const char *const names[] = {
       [SHARD_RESHARD_ALL_SLICE] = "sdy.all_slice",
       [SHARD_RESHARD_COLLECTIVE_PERMUTE] = "sdy.collective_permute",
@@ -95,52 +130,75 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
   };
   shard_type *type = reshard->results[0].type;
   shard_op *op = shard_op_new_named(a, names[st->kind], 1, &input, 1, &type, 0);
-  if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER) {
-    shard_attr *axes = shard_attr_new(a, SHARD_ATTR_SDY_AXIS_LISTS);
-    axes->u.axis_lists.dims = st->axes_per_dim;
-    axes->u.axis_lists.num = st->rank;
-    const char *key = st->kind == SHARD_RESHARD_ALL_SLICE ? "slicing_axes" : "gathering_axes";
-    shard_op_set_attr(a, op, key, axes, true);
-  } else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) {
-    shard_attr *params = shard_attr_new(a, SHARD_ATTR_SDY_ALL_TO_ALL);
-    params->u.all_to_all.params = SHARD_NEW(a, shard_all_to_all_param);
-    *params->u.all_to_all.params = st->all_to_all;
-    params->u.all_to_all.num = 1;
-    shard_op_set_attr(a, op, "params", params, true);
+  if (!e->out[k]) {
+    if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER) {
+      e->axes[k] = shard_attr_new(a, SHARD_ATTR_SDY_AXIS_LISTS);
+      e->axes[k]->u.axis_lists.dims = st->axes_per_dim;
+      e->axes[k]->u.axis_lists.num = st->rank;
+    } else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) {
+      e->axes[k] = shard_attr_new(a, SHARD_ATTR_SDY_ALL_TO_ALL);
+      e->axes[k]->u.all_to_all.params = SHARD_NEW(a, shard_all_to_all_param);
+      *e->axes[k]->u.all_to_all.params = st->all_to_all;
+      e->axes[k]->u.all_to_all.num = 1;
+    }
+    e->out[k] = shard_attr_sharding(a, st->sharding);
   }
-  shard_op_set_attr(a, op, "out_sharding", shard_attr_sharding(a, st->sharding), true);
+  if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER)
+    shard_op_set_attr(a, op, st->kind == SHARD_RESHARD_ALL_SLICE ? "slicing_axes" : "gathering_axes", e->axes[k], true);
+  else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) shard_op_set_attr(a, op, "params", e->axes[k], true);
+  shard_op_set_attr(a, op, "out_sharding", e->out[k], true);
   op->loc = reshard->loc;
   op->span = reshard->span;
   shard_op_insert_before(reshard, op);
   return &op->results[0];
 }
 
+/* The plan from `in` to `out` for a value of type `t`, made once per
+ * distinct key. */
+static plan_entry *S_plan(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                          const shard_type *t) {
+  shard_buf_clear(&c->key);
+  shard_sharding_print(&c->key, in);
+  shard_sharding_print(&c->key, out);
+  for (uint32_t d = 0; d < in->rank; d++) {
+    shard_buf_putc(&c->key, 'x');
+    shard_buf_put_i64(&c->key, t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM);
+  }
+  void **slot = shard_strmap_slot(&c->plans, c->key.data, c->key.len);
+  if (*slot) return *slot;
+  plan_entry *e = SHARD_NEW(c->keys, plan_entry);
+  /* the key must outlive the map: a copy in the pass's arena */
+  const char *key = shard_arena_strndup(c->keys, c->key.data, c->key.len);
+  int64_t *shape = SHARD_NEW_ARRAY(c->keys, int64_t, in->rank ? in->rank : 1);
+  for (uint32_t d = 0; d < in->rank; d++)
+    shape[d] = t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM;
+  shard_module *m = c->m;
+  e->outcome = shard_reshard_plan(m->arena, in, shard_module_sharding_mesh(m, in), out,
+                                  shard_module_sharding_mesh(m, out), shape, &e->steps, &e->num_steps);
+  e->axes = SHARD_NEW_ARRAY(c->keys, shard_attr *, e->num_steps + 1);
+  e->out = SHARD_NEW_ARRAY(c->keys, shard_attr *, e->num_steps + 1);
+  shard_strmap_put(&c->plans, key, c->key.len, e);
+  return e;
+}
+
 /* Replaces one illegal reshard. False when the conversion fails. */
-static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de) {
+static bool S_convert(r2c *c, shard_op *reshard) {
+  shard_module *m = c->m;
   shard_arena *a = m->arena;
   shard_tensor_sharding *out = S_reshard_sharding(reshard);
   shard_value *input = reshard->operands[0].value;
   shard_value *bypassed = S_bypass_barriers(input);
-  shard_tensor_sharding *in = S_sharding_of(a, bypassed);
+  shard_tensor_sharding *in = S_sharding_of(a, &c->manual_args, bypassed);
   if (!in) in = shard_sharding_open(a, out->mesh_name, out->inline_mesh, S_rank(bypassed->type), true);
-  const shard_mesh *in_mesh = shard_module_sharding_mesh(m, in);
-  const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
-
-  int64_t *shape = SHARD_NEW_ARRAY(a, int64_t, in->rank ? in->rank : 1);
-  const shard_type *t = bypassed->type;
-  for (uint32_t d = 0; d < in->rank; d++)
-    shape[d] = t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM;
-
-  shard_reshard_step *steps;
-  uint32_t n;
-  switch (shard_reshard_plan(a, in, in_mesh, out, out_mesh, shape, &steps, &n)) {
+  plan_entry *e = S_plan(c, in, out, bypassed->type);
+  switch (e->outcome) {
   case SHARD_RESHARD_FORWARD:
     shard_value_replace_all_uses(&reshard->results[0], input);
     shard_op_erase(reshard);
     return true;
   case SHARD_RESHARD_STEPS: {
     shard_value *v = bypassed;
-    for (uint32_t i = 0; i < n; i++) v = S_build_step(m, reshard, v, &steps[i]);
+    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(m, reshard, v, e, i);
     shard_value_replace_all_uses(&reshard->results[0], v);
     shard_op_erase(reshard);
     return true;
@@ -152,7 +210,7 @@ static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de)
     shard_buf_init(&to);
     shard_sharding_print(&from, in);
     shard_sharding_print(&to, out);
-    shard_error(de, reshard->span, "cannot lower the reshard from %s to %s into collectives", shard_buf_str(&from),
+    shard_error(c->de, reshard->span, "cannot lower the reshard from %s to %s into collectives", shard_buf_str(&from),
                 shard_buf_str(&to));
     shard_buf_free(&from);
     shard_buf_free(&to);
@@ -162,7 +220,7 @@ static bool S_convert(shard_module *m, shard_op *reshard, shard_diag_engine *de)
   case SHARD_RESHARD_INCOMPATIBLE_MESHES:
   case SHARD_RESHARD_RANK_MISMATCH: break;
   }
-  shard_error(de, reshard->span, "failed to legalize operation 'sdy.reshard' that was explicitly marked illegal");
+  shard_error(c->de, reshard->span, "failed to legalize operation 'sdy.reshard' that was explicitly marked illegal");
   return false;
 }
 
@@ -179,12 +237,18 @@ bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, con
 
   SHARD_VEC(shard_op *) ops = {0};
   shard_walk(m->top, S_collect, &ops);
+  r2c c = {.m = m, .de = de, .keys = shard_arena_new()};
+  shard_buf_init(&c.key);
   bool *illegal = shard_xcalloc(ops.len ? ops.len : 1, sizeof(bool));
-  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(m, ops.items[i], keep);
+  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(m, &c.manual_args, ops.items[i], keep);
   bool ok = true;
   for (uint32_t i = 0; i < ops.len && ok; i++)
-    if (illegal[i]) ok = S_convert(m, ops.items[i], de);
+    if (illegal[i]) ok = S_convert(&c, ops.items[i]);
   free(illegal);
+  shard_ptrmap_release(&c.manual_args);
+  shard_strmap_release(&c.plans);
+  shard_arena_free(c.keys);
+  shard_buf_free(&c.key);
   SHARD_VEC_FREE(ops);
   return ok;
 }

@@ -368,15 +368,23 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
 
 typedef struct map_state {
   shard_module *m;
-  shard_sharding_map_fn fn;
+  shard_sharding_map_fn fn; /* one of fn and rewrite */
+  shard_sharding_rewrite_fn rewrite;
   void *ctx;
 } map_state;
 
+/* What replaces `s`: `s` itself, or a sharding fn made, or *tmp. */
+static shard_tensor_sharding *S_apply(map_state *st, shard_tensor_sharding *s, shard_tensor_sharding *tmp) {
+  if (st->fn) return st->fn(s, st->ctx);
+  return st->rewrite(s, tmp, st->ctx) ? tmp : s;
+}
+
 /* A new sharding attribute when fn changed `s`, else NULL. */
 static shard_attr *S_map_one(map_state *st, shard_tensor_sharding *s) {
-  shard_tensor_sharding *n = st->fn(s, st->ctx);
+  shard_tensor_sharding tmp;
+  shard_tensor_sharding *n = S_apply(st, s, &tmp);
   if (n == s) return NULL;
-  return shard_attr_sharding(st->m->arena, n);
+  return shard_attr_sharding(st->m->arena, n == &tmp ? shard_sharding_clone(st->m->arena, &tmp) : n);
 }
 
 /* The rewritten attribute (a sharding or sharding list), or NULL if unchanged. */
@@ -390,7 +398,8 @@ static shard_attr *S_map_attr(map_state *st, shard_attr *at) {
   const shard_sharding_per_value *pv = at->u.per_value;
   shard_tensor_sharding *list = NULL;
   for (uint32_t i = 0; i < pv->num; i++) {
-    shard_tensor_sharding *n = st->fn(&pv->shardings[i], st->ctx);
+    shard_tensor_sharding tmp;
+    shard_tensor_sharding *n = S_apply(st, &pv->shardings[i], &tmp);
     if (n == &pv->shardings[i]) continue;
     if (!list) {
       list = SHARD_NEW_ARRAY(st->m->arena, shard_tensor_sharding, pv->num);
@@ -444,6 +453,11 @@ static bool S_map_op(shard_op *op, void *ctx) {
 }
 
 void shard_map_shardings(shard_module *m, shard_sharding_map_fn fn, void *ctx) {
-  map_state st = {m, fn, ctx};
+  map_state st = {m, fn, NULL, ctx};
+  shard_walk(m->top, S_map_op, &st);
+}
+
+void shard_rewrite_shardings(shard_module *m, shard_sharding_rewrite_fn fn, void *ctx) {
+  map_state st = {m, NULL, fn, ctx};
   shard_walk(m->top, S_map_op, &st);
 }

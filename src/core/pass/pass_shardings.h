@@ -22,6 +22,12 @@ typedef shard_tensor_sharding *(*shard_sharding_map_fn)(shard_tensor_sharding *s
  * replacing each by what fn returns, like Shardy's transformShardings. */
 void shard_map_shardings(shard_module *m, shard_sharding_map_fn fn, void *ctx);
 
+/* shard_map_shardings with fn writing the sharding that replaces `s` into
+ * *out (true), or keeping `s` (false): a sharding of a per-value list is
+ * then made once, in the new list, not first as a sharding of its own. */
+typedef bool (*shard_sharding_rewrite_fn)(const shard_tensor_sharding *s, shard_tensor_sharding *out, void *ctx);
+void shard_rewrite_shardings(shard_module *m, shard_sharding_rewrite_fn fn, void *ctx);
+
 /* A shallow copy whose arrays may be replaced without touching `s`. */
 shard_tensor_sharding *shard_sharding_clone(shard_arena *a, const shard_tensor_sharding *s);
 /* Manual computations: shardings put a dim's manual axes first. The body's

@@ -15,11 +15,12 @@
  * (propagation_pipeline.c). */
 bool shard_propagation_pipeline_run_until_export(shard_module *m, const char *options, const shard_pass_context *cx);
 
-/* All of `shard lower` before the per-device conversion: the propagation
- * pipeline (or, without `propagate`, the shardings as written, closed) and
- * the exports with explicit collectives, the result verified. False after
- * reporting through de. */
-bool shard_lower_pipeline_run(shard_module *m, bool propagate, shard_diag_engine *de);
+/* All of `shard lower` before the per-device conversion, on a verified
+ * module: the propagation pipeline (or, without `propagate`, the shardings
+ * as written, closed) and the exports with explicit collectives. The module
+ * is verified after the steps that can make valid IR invalid, and with
+ * `verify_each` after every step. False after reporting through de. */
+bool shard_lower_pipeline_run(shard_module *m, bool propagate, bool verify_each, shard_diag_engine *de);
 
 /* The per-device conversion of `shard lower --local/--verify`, on a module
  * shard_lower_pipeline_run made: Shardy's partitioner stages (sharded
