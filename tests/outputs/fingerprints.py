@@ -9,8 +9,9 @@ and stderr, hashed) with the one recorded in tests/outputs/<set>.txt.
 Sets:
   repo        the bundled samples and every test input of this repository
               (tests/**/*.mlir) through check, opt (generic), propagate
-              (pretty and generic), propagate --explain, lower and
-              lower --plan (tests/malformed through check only), plus two
+              (pretty, and generic with --verify-each), propagate --explain,
+              lower and lower --verify-each --plan (tests/malformed through
+              check only), plus two
               modules bench/gen.py writes (narrow and wide)
   shardy, xla_shardy, stablehlo
               every RUN line of the suite's files, the part of each pipeline
@@ -64,14 +65,18 @@ SUITE_LINK = "suite"
 # tool name in a RUN line -> shard's arguments in its place
 TOOLS = {"sdy_opt": ["opt"], "xla-sdy-opt": ["opt"], "stablehlo-opt": ["opt"],
          "stablehlo-translate": ["interpret"]}
+# propagate and lower verify their input and then only after the steps that
+# can make valid IR invalid; half of their runs here verify after every step
+# (--verify-each, which prints the same), so a step that breaks an invariant
+# fails this test even where the default run would not look.
 REPO_COMMANDS = [
     ("check", ["check"]),
     ("generic", ["opt", "--mlir-print-op-generic"]),
     ("propagate", ["propagate"]),
-    ("propagate-generic", ["propagate", "--emit", "generic"]),
+    ("propagate-generic", ["propagate", "--verify-each", "--emit", "generic"]),
     ("explain", ["propagate", "--explain"]),
     ("lower", ["lower"]),
-    ("plan", ["lower", "--plan"]),
+    ("plan", ["lower", "--verify-each", "--plan"]),
 ]
 REPO_DIRS = ["samples", "tests"]
 GENERATED = [("gen/narrow_2400.mlir", ["--ops", "2400"]), ("gen/wide_3000.mlir", ["--ops", "3000", "--wide"])]
