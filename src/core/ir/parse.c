@@ -590,10 +590,11 @@ bool shard_parser_arg_decls(shard_parser *p, void *vec, bool allow_attrs) {
 static bool S_add_block_args(shard_parser *p, shard_block *b, shard_arg_decl *args, uint32_t n) {
   for (uint32_t i = 0; i < n; i++) {
     shard_value *v = shard_block_add_arg(p->arena, b, args[i].type);
-    v->loc = args[i].loc;
-    v->attrs = args[i].attrs;
-    v->num_attrs = args[i].num_attrs;
-    v->span = args[i].ref.span;
+    shard_block_arg_info *info = &b->arg_info[v->index];
+    info->loc = args[i].loc;
+    info->attrs = args[i].attrs;
+    info->num_attrs = args[i].num_attrs;
+    info->span = args[i].ref.span;
   }
   /* define after all were added: block arg arrays move while growing */
   for (uint32_t i = 0; i < n; i++)
@@ -899,8 +900,8 @@ static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
                                  args->u.array.num, entry->num_args);
   for (uint32_t i = 0; i < entry->num_args; i++) {
     const shard_attr *d = args->u.array.elems[i];
-    entry->args[i].attrs = d->u.dict.entries;
-    entry->args[i].num_attrs = d->u.dict.num;
+    entry->arg_info[i].attrs = d->u.dict.entries;
+    entry->arg_info[i].num_attrs = d->u.dict.num;
   }
   shard_op_remove_attr(op, "arg_attrs");
   return true;

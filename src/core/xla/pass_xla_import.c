@@ -142,7 +142,7 @@ static bool S_import_func(shard_module *m, shard_op *func, shard_diag_engine *de
     if (text) {
       shard_attr *fa = shard_value_attr(arg, SHARD_XLA_FRONTEND_ATTRS);
       shard_attr *s = shard_xla_parse(m, text, SHARD_XLA_SHARDING, SHARD_ATTR_SDY_SHARDING,
-                                      fa->span.src ? fa->span : arg->span, de);
+                                      fa->span.src ? fa->span : shard_value_span(arg), de);
       if (!s) return false;
       shard_value_set_attr(a, arg, "sdy.sharding", s);
       shard_xla_arg_set_frontend(a, arg, SHARD_XLA_SHARDING, NULL);
