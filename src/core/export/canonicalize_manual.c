@@ -46,7 +46,6 @@ static bool S_erase_unused_inputs(canon_rewriter *rw, shard_op *op) {
     }
     new_in->shardings[j] = in->shardings[i];
     operands[j].owner = op;
-    operands[j].index = j;
     shard_operand_set(&operands[j], input);
     if (i != j) {
       shard_value *to = &body->args[j];

@@ -157,7 +157,6 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
   op->operands = num_operands ? SHARD_NEW_ARRAY(shard_arena_lane(a, S_LANE_USES), shard_operand, num_operands) : NULL;
   for (uint32_t i = 0; i < num_operands; i++) {
     op->operands[i].owner = op;
-    op->operands[i].index = i;
     if (operands) shard_operand_set(&op->operands[i], operands[i]);
   }
   op->num_results = num_results;

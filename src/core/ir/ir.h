@@ -38,10 +38,11 @@ struct shard_value {
   uint32_t index; /* result number or argument number */
 };
 
+/* A use of a value: 32 bytes. Its operand number is its place in its
+ * owner's operands (shard_operand_index), not stored. */
 struct shard_operand {
   shard_value *value;
   shard_op *owner;
-  uint32_t index;
   shard_operand *next_use, **prev_use_link;
 };
 
@@ -146,6 +147,7 @@ static inline shard_block_arg_info *shard_value_arg_info(const shard_value *v) {
 shard_span shard_value_span(const shard_value *v);
 
 /* Use lists. */
+static inline uint32_t shard_operand_index(const shard_operand *use) { return (uint32_t)(use - use->owner->operands); }
 void shard_operand_set(shard_operand *use, shard_value *v);
 void shard_value_replace_all_uses(shard_value *from, shard_value *to);
 uint32_t shard_value_num_uses(const shard_value *v);

@@ -90,7 +90,7 @@ static void S_func_result_sharding(import_ctx *cx, shard_op *cc, shard_tensor_sh
   shard_arena *a = cx->m->arena;
   for (shard_operand *u = cc->results[0].first_use; u; u = u->next_use)
     if (S_is(u->owner, "func.return") && u->owner->parent && u->owner->parent->parent == &cx->func->regions[0])
-      shard_func_set_result_sharding(a, cx->func, u->index, s);
+      shard_func_set_result_sharding(a, cx->func, shard_operand_index(u), s);
   shard_value_replace_all_uses(&cc->results[0], cc->operands[0].value);
   shard_op_erase(cc);
 }
@@ -448,7 +448,8 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
       types[k] = call->results[k].type;
       if (l2g)
         for (shard_operand *u = call->results[k].first_use; u; u = u->next_use)
-          if (u->owner == l2g && u->index < l2g->num_results) types[k] = l2g->results[u->index].type;
+          if (u->owner == l2g && shard_operand_index(u) < l2g->num_results)
+            types[k] = l2g->results[shard_operand_index(u)].type;
     }
     shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, ins, nout, types, 1);
     mc->span = call->span;
@@ -461,8 +462,8 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
     for (uint32_t k = 0; k < nout; k++) {
       if (l2g)
         for (shard_operand *u = call->results[k].first_use; u; u = u->next_use)
-          if (u->owner == l2g && u->index < l2g->num_results)
-            shard_value_replace_all_uses(&l2g->results[u->index], &mc->results[k]);
+          if (u->owner == l2g && shard_operand_index(u) < l2g->num_results)
+            shard_value_replace_all_uses(&l2g->results[shard_operand_index(u)], &mc->results[k]);
       shard_value_replace_all_uses(&call->results[k], &mc->results[k]);
     }
     if (l2g) shard_op_erase(l2g);
