@@ -227,23 +227,29 @@ shard_block *shard_region_add_block(shard_arena *a, shard_region *r) {
   return b;
 }
 
-shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type) {
-  shard_value *args = SHARD_NEW_ARRAY(a, shard_value, b->num_args + 1);
-  shard_block_arg_info *info = SHARD_NEW_ARRAY(a, shard_block_arg_info, b->num_args + 1);
-  if (b->num_args) memcpy(args, b->args, sizeof(*args) * b->num_args);
-  if (b->num_args) memcpy(info, b->arg_info, sizeof(*info) * b->num_args);
+shard_value *shard_block_add_args(shard_arena *a, shard_block *b, uint32_t n, shard_type *const *types) {
+  uint32_t old = b->num_args;
+  shard_value *args = SHARD_NEW_ARRAY(a, shard_value, old + n);
+  shard_block_arg_info *info = SHARD_NEW_ARRAY(a, shard_block_arg_info, old + n);
+  if (old) memcpy(args, b->args, sizeof(*args) * old);
+  if (old) memcpy(info, b->arg_info, sizeof(*info) * old);
   /* Values moved: re-point their uses' back links. */
-  for (uint32_t i = 0; i < b->num_args; i++) {
+  for (uint32_t i = 0; i < old; i++) {
     if (args[i].first_use) args[i].first_use->prev_use_link = &args[i].first_use;
   }
-  shard_value *v = &args[b->num_args];
-  v->type = type;
-  v->block = b;
-  v->index = b->num_args;
+  for (uint32_t i = old; i < old + n; i++) {
+    args[i].type = types[i - old];
+    args[i].block = b;
+    args[i].index = i;
+  }
   b->args = args;
   b->arg_info = info;
-  b->num_args++;
-  return v;
+  b->num_args = old + n;
+  return &args[old];
+}
+
+shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type) {
+  return shard_block_add_args(a, b, 1, &type);
 }
 
 shard_op *shard_block_terminator(const shard_block *b) { return b ? b->last : NULL; }

@@ -168,6 +168,9 @@ void shard_op_unlink(shard_op *op);
 void shard_op_erase(shard_op *op);
 shard_block *shard_region_add_block(shard_arena *a, shard_region *r);
 shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type);
+/* Appends n arguments of types[0..n) at once (the argument arrays are copied
+ * once, not n times): the first of them. */
+shard_value *shard_block_add_args(shard_arena *a, shard_block *b, uint32_t n, shard_type *const *types);
 shard_op *shard_block_terminator(const shard_block *b);
 shard_op *shard_op_parent_op(const shard_op *op);
 /* Nearest enclosing op named `name` (not op itself), or NULL. */

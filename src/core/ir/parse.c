@@ -588,17 +588,21 @@ bool shard_parser_arg_decls(shard_parser *p, void *vec, bool allow_attrs) {
 }
 
 static bool S_add_block_args(shard_parser *p, shard_block *b, shard_arg_decl *args, uint32_t n) {
+  SHARD_SVEC(shard_type *, 8) types = {0};
+  SHARD_SVEC_INIT(types);
+  for (uint32_t i = 0; i < n; i++) SHARD_SVEC_PUSH(types, args[i].type);
+  uint32_t first = b->num_args;
+  shard_block_add_args(p->arena, b, n, types.items);
+  SHARD_SVEC_FREE(types);
   for (uint32_t i = 0; i < n; i++) {
-    shard_value *v = shard_block_add_arg(p->arena, b, args[i].type);
-    shard_block_arg_info *info = &b->arg_info[v->index];
+    shard_block_arg_info *info = &b->arg_info[first + i];
     info->loc = args[i].loc;
     info->attrs = args[i].attrs;
     info->num_attrs = args[i].num_attrs;
     info->span = args[i].ref.span;
   }
-  /* define after all were added: block arg arrays move while growing */
   for (uint32_t i = 0; i < n; i++)
-    if (!S_define(p, args[i].ref.name, args[i].ref.name_len, &b->args[i], 1, args[i].ref.span)) return false;
+    if (!S_define(p, args[i].ref.name, args[i].ref.name_len, &b->args[first + i], 1, args[i].ref.span)) return false;
   return true;
 }
 
