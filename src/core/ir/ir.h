@@ -70,8 +70,13 @@ struct shard_region {
   shard_block *first, *last;
 };
 
-/* Counts in pairs between the pointers (no padding after each): 136 bytes,
- * not 160, for every op of a module. */
+/* The most successors an op may have (its count is 16 bits, beside the
+ * flags); the parser refuses more with a located error. */
+#define SHARD_OP_MAX_SUCCESSORS UINT16_MAX
+
+/* Counts in pairs between the pointers (no padding after each), and the
+ * rarely large successor count and the few flags in 16 bits each: 128
+ * bytes, not 160, for every op of a module. */
 struct shard_op {
   const char *name; /* "stablehlo.add" */
   const shard_op_def *def; /* NULL for an op shard does not know */
@@ -87,10 +92,10 @@ struct shard_op {
   uint32_t num_regions;
   shard_block **successors;
   shard_attr *loc; /* trailing loc(...) or NULL */
-  uint32_t num_successors;
-  uint32_t flags;
-  shard_span span; /* from the first result name (or op name) */
+  uint16_t num_successors; /* at most SHARD_OP_MAX_SUCCESSORS */
+  uint16_t flags;
   uint32_t mark; /* a shard_op_table's cache of the op's id (op_table.h); no meaning of its own */
+  shard_span span; /* from the first result name (or op name) */
 };
 
 /* A parsed module. `top` is the builtin.module op (implicit if the source had none). */

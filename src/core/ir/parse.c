@@ -754,6 +754,9 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_
       shard_tok t = shard_parser_next(p);
       if (t.kind != SHARD_TOK_CARET) return shard_parser_error_at(p, shard_parser_span(p, &t), "expected block name");
       if (!p->cur_region) return shard_parser_error_at(p, shard_parser_span(p, &t), "successors outside of a region");
+      if (st->successors.len == SHARD_OP_MAX_SUCCESSORS)
+        return shard_parser_error_at(p, shard_parser_span(p, &t), "more than %u successors",
+                                     (unsigned)SHARD_OP_MAX_SUCCESSORS);
       shard_block *b = S_block_named(p, p->cur_region, t.text + 1, t.len - 1);
       SHARD_VEC_PUSH(st->successors, b);
       if (p->num_block_refs == p->cap_block_refs) {
@@ -850,7 +853,7 @@ static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_
     for (shard_block *b = op->regions[i].first; b; b = b->next) b->parent = &op->regions[i];
   }
   if (st->successors.len) {
-    op->num_successors = st->successors.len;
+    op->num_successors = (uint16_t)st->successors.len;
     op->successors = shard_arena_dup(p->arena, st->successors.items, sizeof(shard_block *) * st->successors.len);
   }
   S_func_arg_attrs_to_block(p, op);
