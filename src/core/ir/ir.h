@@ -28,7 +28,8 @@ typedef struct shard_op_def shard_op_def;
 /* An SSA value: an op result or a block argument. 48 bytes: what only block
  * arguments have (loc, argument attributes, source span) sits in their
  * block's arg_info, so the op results, most of a module's values, do not
- * pay for it. Read those through shard_value_loc/_span/_attrs. */
+ * pay for it. Read it through shard_value_arg_info, shard_value_attr and
+ * shard_value_span. */
 struct shard_value {
   shard_type *type;
   shard_op *def; /* defining op; NULL for a block argument */
