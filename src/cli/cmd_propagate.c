@@ -234,7 +234,8 @@ static void S_add_value(cJSON *list, shard_module *m, const shard_value *v, cons
   cJSON_AddStringToObject(o, "value", name);
   cJSON_AddStringToObject(o, "op", op->name);
   uint32_t line, col;
-  shard_span_linecol(v->span.src ? v->span : op->span, &line, &col);
+  shard_span at = shard_value_span(v);
+  shard_span_linecol(at.src ? at : op->span, &line, &col);
   cJSON_AddNumberToObject(o, "line", line);
   cJSON_AddNumberToObject(o, "column", col);
   cJSON_AddStringToObject(o, "type", v->type ? v->type->text : "");

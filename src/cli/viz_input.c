@@ -177,7 +177,7 @@ shard_placement *viz_value_placement(viz_input *in, shard_arena *a, const shard_
                                      shard_diag_engine *de) {
   const shard_tensor_sharding *s = shard_value_sharding(v);
   if (!s) {
-    shard_error(de, v->span, "%s has no sharding", what);
+    shard_error(de, shard_value_span(v), "%s has no sharding", what);
     return NULL;
   }
   const shard_mesh *m = shard_module_sharding_mesh(in->module, s);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/ir.h"
 #include "ir/parse.h"
 #include "ir/print.h"
 
@@ -199,6 +200,20 @@ Test(parse, branch_to_an_undefined_block_is_an_error) {
   cr_assert_not_null(ok);
   cr_expect(strstr(ok, "\"cf.br\"()[^bb1] : () -> ()") != NULL, "%s", ok);
   free(ok);
+}
+
+Test(parse, too_many_successors_is_an_error) {
+  /* an op's successor count is 16 bits (ir.h): one more is refused where it is written */
+  size_t n = (size_t)SHARD_OP_MAX_SUCCESSORS + 1;
+  char *in = malloc(n * 6 + 128);
+  char *p = in + sprintf(in, "\"a.f\"() ({\n  \"cf.br\"() [");
+  for (size_t i = 0; i < n; i++) p += sprintf(p, i ? ", ^bb1" : "^bb1");
+  sprintf(p, "] : () -> ()\n^bb1:\n  \"a.ret\"() : () -> ()\n}) : () -> ()\n");
+  captured d = {0};
+  cr_expect_null(S_roundtrip(in, false, &d));
+  cr_expect_str_eq(d.text, "more than 65535 successors");
+  cr_expect_eq(d.line, 2);
+  free(in);
 }
 
 Test(parse, decimal_integer_for_a_float_is_an_error_hex_is_a_bit_pattern) {

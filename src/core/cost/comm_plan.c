@@ -210,8 +210,8 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
     }
   const shard_tensor_sharding *want = value_sharding(&last->results[0]);
   if (use && strcmp(use->owner->name, "func.return") == 0)
-    shard_buf_printf(why, "function result %u needs ", use->index);
-  else if (use) shard_buf_printf(why, "operand %u of %s needs ", use->index, use->owner->name);
+    shard_buf_printf(why, "function result %u needs ", shard_operand_index(use));
+  else if (use) shard_buf_printf(why, "operand %u of %s needs ", shard_operand_index(use), use->owner->name);
   else shard_buf_puts(why, "(unused) resharded to ");
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");

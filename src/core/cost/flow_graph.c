@@ -182,7 +182,7 @@ static void add_body(builder *b, const shard_block *body, int32_t cluster) {
     n.name = vn ? vn : shard_arena_printf(b->a, "argument %u", i);
     n.value = &body->args[i];
     n.cluster = cluster;
-    set_location(&n, body->args[i].span);
+    set_location(&n, body->arg_info[i].span);
     shard_ptrmap_put(&b->map, &body->args[i], add_node(b, n));
   }
   for (const shard_op *op = body->first; op; op = op->next) add_op(b, op, cluster);

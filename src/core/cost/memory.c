@@ -177,7 +177,7 @@ static void value_size(fn_builder *fb, const shard_value *v, vinfo *vi) {
   const shard_mesh *mesh = s ? shard_module_sharding_mesh(an->m, s) : NULL;
   double shards = 1;
   if (s && mesh) {
-    vi->set = device_set_of(an, mesh, v->def ? v->def->span : v->span);
+    vi->set = device_set_of(an, mesh, v->def ? v->def->span : shard_value_span(v));
     if (!an->opts->types_are_local && s->rank == t->rank) {
       shard_sharding_local_shape(s, mesh, t->dims, local);
       for (uint32_t d = 0; d < s->rank; d++) {
@@ -490,7 +490,7 @@ static void build_function(analysis *an, shard_memory_function *f) {
       memset(&b, 0, sizeof b);
       b.value = vi->v;
       b.name = value_name(an->r->arena, vi);
-      b.at = vi->v ? (vi->v->def ? vi->v->def->span : vi->v->span) : shard_no_span;
+      b.at = vi->v ? (vi->v->def ? vi->v->def->span : shard_value_span(vi->v)) : shard_no_span;
       b.shape = vi->shape;
       b.bytes = vi->bytes;
       b.padding = vi->padding;

@@ -233,7 +233,8 @@ static bool S_is(const shard_op *op, const char *name) { return op && strcmp(op-
 const shard_tensor_sharding *shard_canon_value_sharding(const shard_value *v) {
   /* A value owned by a data-flow edge has that edge's sharding. */
   for (const shard_operand *u = v->first_use; u; u = u->next_use)
-    if (S_is(u->owner, "sdy.data_flow_edge") && u->index == 0) return S_sharding_attr(u->owner, "sharding");
+    if (S_is(u->owner, "sdy.data_flow_edge") && shard_operand_index(u) == 0)
+      return S_sharding_attr(u->owner, "sharding");
   if (!v->def) {
     const shard_op *owner = v->block && v->block->parent ? v->block->parent->parent : NULL;
     if (S_is(owner, "func.func")) {

@@ -46,11 +46,11 @@ static bool S_erase_unused_inputs(canon_rewriter *rw, shard_op *op) {
     }
     new_in->shardings[j] = in->shardings[i];
     operands[j].owner = op;
-    operands[j].index = j;
     shard_operand_set(&operands[j], input);
     if (i != j) {
       shard_value *to = &body->args[j];
       *to = body->args[i];
+      body->arg_info[j] = body->arg_info[i];
       to->index = j;
       if (to->first_use) to->first_use->prev_use_link = &to->first_use;
       for (shard_operand *u = to->first_use; u; u = u->next_use) u->value = to;

@@ -585,8 +585,8 @@ static bool S_op_lacks_unreduced(shard_op *op, void *ctx) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (uint32_t k = 0; k < b->num_args; k++)
-        for (uint32_t i = 0; i < b->args[k].num_attrs; i++)
-          if (S_attr_has_unreduced(b->args[k].attrs[i].value)) return false;
+        for (uint32_t i = 0; i < b->arg_info[k].num_attrs; i++)
+          if (S_attr_has_unreduced(b->arg_info[k].attrs[i].value)) return false;
   return true;
 }
 

@@ -113,7 +113,8 @@ static shard_tensor_sharding *S_in_sharding(const shard_op *mc, uint32_t i) {
 static bool S_used_with_different_sharding(shard_value *v, const shard_tensor_sharding *s) {
   for (shard_operand *u = v->first_use; u; u = u->next_use) {
     if (S_is(u->owner, "sdy.sharding_constraint") && !S_same(S_attr_sharding(u->owner, "sharding"), s)) return true;
-    if (S_is(u->owner, "sdy.manual_computation") && !S_same(S_in_sharding(u->owner, u->index), s)) return true;
+    if (S_is(u->owner, "sdy.manual_computation") && !S_same(S_in_sharding(u->owner, shard_operand_index(u)), s))
+      return true;
   }
   return false;
 }

@@ -136,7 +136,7 @@ bool shard_pass_add_data_flow_edges(shard_module *m, const char *options, const 
 /* The data_flow_edge whose input is `owner`, or NULL. */
 static shard_op *S_edge_of(const shard_value *owner) {
   for (shard_operand *u = owner->first_use; u; u = u->next_use)
-    if (shard_op_is(u->owner, &K_sdy_data_flow_edge) && u->index == 0) return u->owner;
+    if (shard_op_is(u->owner, &K_sdy_data_flow_edge) && shard_operand_index(u) == 0) return u->owner;
   return NULL;
 }
 

@@ -124,10 +124,10 @@ static void S_move_body(shard_arena *a, shard_region *from, shard_region *to) {
   if (to->first) {
     shard_block *stub = shard_region_add_block(a, from);
     for (uint32_t i = 0; i < to->first->num_args; i++) {
-      shard_value *src = &to->first->args[i];
-      shard_value *arg = shard_block_add_arg(a, stub, src->type);
-      arg->attrs = src->attrs;
-      arg->num_attrs = src->num_attrs;
+      shard_block_arg_info *src = &to->first->arg_info[i];
+      shard_value *arg = shard_block_add_arg(a, stub, to->first->args[i].type);
+      stub->arg_info[arg->index].attrs = src->attrs;
+      stub->arg_info[arg->index].num_attrs = src->num_attrs;
       src->attrs = NULL;
       src->num_attrs = 0;
     }

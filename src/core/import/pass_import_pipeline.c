@@ -81,7 +81,7 @@ static bool S_mark_op_refs(shard_op *op, void *ctx) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
       for (uint32_t k = 0; k < b->num_args; k++)
-        for (uint32_t i = 0; i < b->args[k].num_attrs; i++) S_mark_refs(st, b->args[k].attrs[i].value);
+        for (uint32_t i = 0; i < b->arg_info[k].num_attrs; i++) S_mark_refs(st, b->arg_info[k].attrs[i].value);
   return !S_all_live(st); /* stops the walk once every private symbol is live */
 }
 

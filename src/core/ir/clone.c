@@ -58,14 +58,6 @@ typedef struct cloner {
 
 static void S_clone_region(cloner *c, const shard_region *from, shard_region *to);
 
-static void S_copy_value_info(shard_value *to, const shard_value *from) {
-  to->loc = from->loc;
-  to->attrs = from->attrs;
-  to->num_attrs = from->num_attrs;
-  to->name = from->name;
-  to->span = from->span;
-}
-
 /* Phase one for one op: structure, attributes, results, regions. */
 static shard_op *S_clone_structure(cloner *c, const shard_op *op) {
   shard_type **types = op->num_results ? SHARD_NEW_ARRAY(c->arena, shard_type *, op->num_results) : NULL;
@@ -81,7 +73,7 @@ static shard_op *S_clone_structure(cloner *c, const shard_op *op) {
   copy->span = op->span;
   copy->flags = op->flags;
   for (uint32_t i = 0; i < op->num_results; i++) {
-    S_copy_value_info(&copy->results[i], &op->results[i]);
+    copy->results[i].name = op->results[i].name;
     shard_value_map_set(c->map, &op->results[i], &copy->results[i]);
   }
   op_pair p = {copy, op};
@@ -97,12 +89,14 @@ static void S_clone_region(cloner *c, const shard_region *from, shard_region *to
     nb->label = b->label;
     if (b->num_args) {
       nb->args = SHARD_NEW_ARRAY(c->arena, shard_value, b->num_args);
+      /* loc, span and argument attributes (the lists shared) */
+      nb->arg_info = shard_arena_dup(c->arena, b->arg_info, sizeof *b->arg_info * b->num_args);
       nb->num_args = b->num_args;
       for (uint32_t i = 0; i < b->num_args; i++) {
         nb->args[i].type = b->args[i].type;
         nb->args[i].block = nb;
         nb->args[i].index = i;
-        S_copy_value_info(&nb->args[i], &b->args[i]);
+        nb->args[i].name = b->args[i].name;
         shard_value_map_set(c->map, &b->args[i], &nb->args[i]);
       }
     }

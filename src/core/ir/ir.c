@@ -94,14 +94,24 @@ void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_att
 bool shard_op_remove_attr(shard_op *op, const char *name) { return S_remove(op->attrs, &op->num_attrs, name); }
 
 shard_attr *shard_value_attr(const shard_value *v, const char *name) {
-  return shard_named_attr_get(v->attrs, v->num_attrs, name);
+  const shard_block_arg_info *info = shard_value_arg_info(v);
+  return info ? shard_named_attr_get(info->attrs, info->num_attrs, name) : NULL;
 }
 
 void shard_value_set_attr(shard_arena *a, shard_value *v, const char *name, shard_attr *value) {
-  S_set(a, &v->attrs, &v->num_attrs, name, value, false);
+  shard_block_arg_info *info = shard_value_arg_info(v);
+  if (info) S_set(a, &info->attrs, &info->num_attrs, name, value, false);
 }
 
-bool shard_value_remove_attr(shard_value *v, const char *name) { return S_remove(v->attrs, &v->num_attrs, name); }
+bool shard_value_remove_attr(shard_value *v, const char *name) {
+  shard_block_arg_info *info = shard_value_arg_info(v);
+  return info && S_remove(info->attrs, &info->num_attrs, name);
+}
+
+shard_span shard_value_span(const shard_value *v) {
+  if (!v->def) return v->block->arg_info[v->index].span;
+  return v->def->flags & SHARD_OP_RESULT_SPANS ? v->def->span : shard_no_span;
+}
 
 /* ---- use lists -------------------------------------------------------- */
 
@@ -147,7 +157,6 @@ shard_op *shard_op_create(shard_arena *a, const char *name, uint32_t num_operand
   op->operands = num_operands ? SHARD_NEW_ARRAY(shard_arena_lane(a, S_LANE_USES), shard_operand, num_operands) : NULL;
   for (uint32_t i = 0; i < num_operands; i++) {
     op->operands[i].owner = op;
-    op->operands[i].index = i;
     if (operands) shard_operand_set(&op->operands[i], operands[i]);
   }
   op->num_results = num_results;
@@ -218,20 +227,29 @@ shard_block *shard_region_add_block(shard_arena *a, shard_region *r) {
   return b;
 }
 
-shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type) {
-  shard_value *args = SHARD_NEW_ARRAY(a, shard_value, b->num_args + 1);
-  if (b->num_args) memcpy(args, b->args, sizeof(*args) * b->num_args);
+shard_value *shard_block_add_args(shard_arena *a, shard_block *b, uint32_t n, shard_type *const *types) {
+  uint32_t old = b->num_args;
+  shard_value *args = SHARD_NEW_ARRAY(a, shard_value, old + n);
+  shard_block_arg_info *info = SHARD_NEW_ARRAY(a, shard_block_arg_info, old + n);
+  if (old) memcpy(args, b->args, sizeof(*args) * old);
+  if (old) memcpy(info, b->arg_info, sizeof(*info) * old);
   /* Values moved: re-point their uses' back links. */
-  for (uint32_t i = 0; i < b->num_args; i++) {
+  for (uint32_t i = 0; i < old; i++) {
     if (args[i].first_use) args[i].first_use->prev_use_link = &args[i].first_use;
   }
-  shard_value *v = &args[b->num_args];
-  v->type = type;
-  v->block = b;
-  v->index = b->num_args;
+  for (uint32_t i = old; i < old + n; i++) {
+    args[i].type = types[i - old];
+    args[i].block = b;
+    args[i].index = i;
+  }
   b->args = args;
-  b->num_args++;
-  return v;
+  b->arg_info = info;
+  b->num_args = old + n;
+  return &args[old];
+}
+
+shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type) {
+  return shard_block_add_args(a, b, 1, &type);
 }
 
 shard_op *shard_block_terminator(const shard_block *b) { return b ? b->last : NULL; }

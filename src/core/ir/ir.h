@@ -25,31 +25,42 @@ typedef struct shard_value shard_value;
 typedef struct shard_operand shard_operand;
 typedef struct shard_op_def shard_op_def;
 
-/* The two counts sit together (no padding after each): 80 bytes, not 88. */
+/* An SSA value: an op result or a block argument. 48 bytes: what only block
+ * arguments have (loc, argument attributes, source span) sits in their
+ * block's arg_info, so the op results, most of a module's values, do not
+ * pay for it. Read it through shard_value_arg_info, shard_value_attr and
+ * shard_value_span. */
 struct shard_value {
   shard_type *type;
   shard_op *def; /* defining op; NULL for a block argument */
   shard_block *block; /* owning block of a block argument */
   shard_operand *first_use;
-  shard_attr *loc; /* loc(...) of a block argument, if written */
-  shard_named_attr *attrs; /* argument attributes (func.func args), sorted */
   const char *name; /* the SSA name in the source, without '%' (NULL if none) */
   uint32_t index; /* result number or argument number */
-  uint32_t num_attrs;
-  shard_span span;
 };
 
+/* A use of a value: 32 bytes. Its operand number is its place in its
+ * owner's operands (shard_operand_index), not stored. */
 struct shard_operand {
   shard_value *value;
   shard_op *owner;
-  uint32_t index;
   shard_operand *next_use, **prev_use_link;
 };
+
+/* What a block argument has beyond its shard_value, at its index in its
+ * block's arg_info. */
+typedef struct shard_block_arg_info {
+  shard_attr *loc; /* loc(...) of the argument, if written */
+  shard_named_attr *attrs; /* argument attributes (func.func args), sorted */
+  uint32_t num_attrs;
+  shard_span span;
+} shard_block_arg_info;
 
 struct shard_block {
   shard_region *parent;
   shard_block *prev, *next;
   shard_value *args;
+  shard_block_arg_info *arg_info; /* one per argument, beside args */
   uint32_t num_args;
   shard_op *first, *last;
   const char *label; /* ^bb name in the source, without '^' (NULL if none) */
@@ -60,8 +71,13 @@ struct shard_region {
   shard_block *first, *last;
 };
 
-/* Counts in pairs between the pointers (no padding after each): 136 bytes,
- * not 160, for every op of a module. */
+/* The most successors an op may have (its count is 16 bits, beside the
+ * flags); the parser refuses more with a located error. */
+#define SHARD_OP_MAX_SUCCESSORS UINT16_MAX
+
+/* Counts in pairs between the pointers (no padding after each), and the
+ * rarely large successor count and the few flags in 16 bits each: 128
+ * bytes, not 160, for every op of a module. */
 struct shard_op {
   const char *name; /* "stablehlo.add" */
   const shard_op_def *def; /* NULL for an op shard does not know */
@@ -77,10 +93,10 @@ struct shard_op {
   uint32_t num_regions;
   shard_block **successors;
   shard_attr *loc; /* trailing loc(...) or NULL */
-  uint32_t num_successors;
-  uint32_t flags;
-  shard_span span; /* from the first result name (or op name) */
+  uint16_t num_successors; /* at most SHARD_OP_MAX_SUCCESSORS */
+  uint16_t flags;
   uint32_t mark; /* a shard_op_table's cache of the op's id (op_table.h); no meaning of its own */
+  shard_span span; /* from the first result name (or op name) */
 };
 
 /* A parsed module. `top` is the builtin.module op (implicit if the source had none). */
@@ -122,11 +138,22 @@ int shard_op_enum(const shard_op *op, const char *name, shard_shlo_enum_kind kin
 /* Inserts or replaces, keeping the list sorted. */
 void shard_op_set_attr(shard_arena *a, shard_op *op, const char *name, shard_attr *value, bool inherent);
 bool shard_op_remove_attr(shard_op *op, const char *name);
+/* A block argument's attributes; an op result has none (setting one is a
+ * no-op, as MLIR has no result attributes). */
 shard_attr *shard_value_attr(const shard_value *v, const char *name);
 void shard_value_set_attr(shard_arena *a, shard_value *v, const char *name, shard_attr *value);
 bool shard_value_remove_attr(shard_value *v, const char *name);
 
+/* What only a block argument has (see shard_block_arg_info); NULL for an op result. */
+static inline shard_block_arg_info *shard_value_arg_info(const shard_value *v) {
+  return v->def ? NULL : &v->block->arg_info[v->index];
+}
+/* Where v was written: a block argument's name, an op result's op when the
+ * op says so (SHARD_OP_RESULT_SPANS), else shard_no_span. */
+shard_span shard_value_span(const shard_value *v);
+
 /* Use lists. */
+static inline uint32_t shard_operand_index(const shard_operand *use) { return (uint32_t)(use - use->owner->operands); }
 void shard_operand_set(shard_operand *use, shard_value *v);
 void shard_value_replace_all_uses(shard_value *from, shard_value *to);
 uint32_t shard_value_num_uses(const shard_value *v);
@@ -147,6 +174,9 @@ void shard_op_unlink(shard_op *op);
 void shard_op_erase(shard_op *op);
 shard_block *shard_region_add_block(shard_arena *a, shard_region *r);
 shard_value *shard_block_add_arg(shard_arena *a, shard_block *b, shard_type *type);
+/* Appends n arguments of types[0..n) at once (the argument arrays are copied
+ * once, not n times): the first of them. */
+shard_value *shard_block_add_args(shard_arena *a, shard_block *b, uint32_t n, shard_type *const *types);
 shard_op *shard_block_terminator(const shard_block *b);
 shard_op *shard_op_parent_op(const shard_op *op);
 /* Nearest enclosing op named `name` (not op itself), or NULL. */
@@ -202,6 +232,7 @@ const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module 
 
 #define SHARD_OP_GENERIC_INPUT 1u /* the op was written in generic form */
 #define SHARD_OP_MHLO 2u /* written `mhlo.X`: read as its StableHLO twin (name "stablehlo.X"), printed as written */
+#define SHARD_OP_RESULT_SPANS 4u /* its results were written at the op's span (HLO text import) */
 
 /* The name as the op was written, in two parts ("mhlo." and "add" for an
  * mhlo.add; "" and op->name otherwise): for the printer and for messages. */

@@ -165,7 +165,8 @@ static void S_func_print(shard_printer *pr, const shard_op *op) {
       shard_printer_value(pr, &entry->args[i]);
       shard_printer_puts(pr, ": ");
       shard_printer_type(pr, entry->args[i].type);
-      if (entry->args[i].num_attrs) S_print_dict_entries(pr, entry->args[i].attrs, entry->args[i].num_attrs);
+      if (entry->arg_info[i].num_attrs)
+        S_print_dict_entries(pr, entry->arg_info[i].attrs, entry->arg_info[i].num_attrs);
     }
   } else if (fty) {
     for (uint32_t i = 0; i < fty->num_inputs; i++) {

@@ -1526,11 +1526,10 @@ static bool S_build_compact_body(shard_parser *p, shard_op_state *st, const char
   shard_type *scalar = shard_type_tensor(a, 0, NULL, in->elem, NULL);
   shard_region *r = SHARD_NEW(a, shard_region);
   shard_block *b = shard_region_add_block(a, r);
-  /* adding an argument may move the argument array: take pointers after */
-  shard_block_add_arg(a, b, scalar);
-  shard_block_add_arg(a, b, scalar);
+  shard_type *scalars[2] = {scalar, scalar};
+  shard_block_add_args(a, b, 2, scalars);
   shard_value *lhs = &b->args[0], *rhs = &b->args[1];
-  lhs->span = rhs->span = at;
+  b->arg_info[0].span = b->arg_info[1].span = at;
   shard_value *ins[2] = {lhs, rhs};
   shard_op *op = shard_op_create(a, inner, 2, ins, 1, &scalar, 0);
   op->def = shard_op_def_lookup(inner, strlen(inner));

@@ -588,16 +588,21 @@ bool shard_parser_arg_decls(shard_parser *p, void *vec, bool allow_attrs) {
 }
 
 static bool S_add_block_args(shard_parser *p, shard_block *b, shard_arg_decl *args, uint32_t n) {
+  SHARD_SVEC(shard_type *, 8) types = {0};
+  SHARD_SVEC_INIT(types);
+  for (uint32_t i = 0; i < n; i++) SHARD_SVEC_PUSH(types, args[i].type);
+  uint32_t first = b->num_args;
+  shard_block_add_args(p->arena, b, n, types.items);
+  SHARD_SVEC_FREE(types);
   for (uint32_t i = 0; i < n; i++) {
-    shard_value *v = shard_block_add_arg(p->arena, b, args[i].type);
-    v->loc = args[i].loc;
-    v->attrs = args[i].attrs;
-    v->num_attrs = args[i].num_attrs;
-    v->span = args[i].ref.span;
+    shard_block_arg_info *info = &b->arg_info[first + i];
+    info->loc = args[i].loc;
+    info->attrs = args[i].attrs;
+    info->num_attrs = args[i].num_attrs;
+    info->span = args[i].ref.span;
   }
-  /* define after all were added: block arg arrays move while growing */
   for (uint32_t i = 0; i < n; i++)
-    if (!S_define(p, args[i].ref.name, args[i].ref.name_len, &b->args[i], 1, args[i].ref.span)) return false;
+    if (!S_define(p, args[i].ref.name, args[i].ref.name_len, &b->args[first + i], 1, args[i].ref.span)) return false;
   return true;
 }
 
@@ -761,6 +766,9 @@ static bool S_parse_generic(shard_parser *p, shard_op_state *st, const shard_op_
       shard_tok t = shard_parser_next(p);
       if (t.kind != SHARD_TOK_CARET) return shard_parser_error_at(p, shard_parser_span(p, &t), "expected block name");
       if (!p->cur_region) return shard_parser_error_at(p, shard_parser_span(p, &t), "successors outside of a region");
+      if (st->successors.len == SHARD_OP_MAX_SUCCESSORS)
+        return shard_parser_error_at(p, shard_parser_span(p, &t), "more than %u successors",
+                                     (unsigned)SHARD_OP_MAX_SUCCESSORS);
       shard_block *b = S_block_named(p, p->cur_region, t.text + 1, t.len - 1);
       SHARD_VEC_PUSH(st->successors, b);
       if (p->num_block_refs == p->cap_block_refs) {
@@ -857,7 +865,7 @@ static shard_op *S_build_op(shard_parser *p, shard_op_state *st, const shard_op_
     for (shard_block *b = op->regions[i].first; b; b = b->next) b->parent = &op->regions[i];
   }
   if (st->successors.len) {
-    op->num_successors = st->successors.len;
+    op->num_successors = (uint16_t)st->successors.len;
     op->successors = shard_arena_dup(p->arena, st->successors.items, sizeof(shard_block *) * st->successors.len);
   }
   S_func_arg_attrs_to_block(p, op);
@@ -911,8 +919,8 @@ static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
                                  args->u.array.num, entry->num_args);
   for (uint32_t i = 0; i < entry->num_args; i++) {
     const shard_attr *d = args->u.array.elems[i];
-    entry->args[i].attrs = d->u.dict.entries;
-    entry->args[i].num_attrs = d->u.dict.num;
+    entry->arg_info[i].attrs = d->u.dict.entries;
+    entry->arg_info[i].num_attrs = d->u.dict.num;
   }
   shard_op_remove_attr(op, "arg_attrs");
   return true;

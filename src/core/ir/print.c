@@ -417,12 +417,12 @@ void shard_printer_arg_decls(shard_printer *pr, const shard_block *b, bool with_
     shard_printer_value(pr, &b->args[i]);
     shard_buf_puts(pr->out, ": ");
     shard_printer_type(pr, b->args[i].type);
-    if (with_attrs && b->args[i].num_attrs) {
-      shard_attr d = {.kind = SHARD_ATTR_DICT, .u.dict = {b->args[i].attrs, b->args[i].num_attrs}};
+    if (with_attrs && b->arg_info[i].num_attrs) {
+      shard_attr d = {.kind = SHARD_ATTR_DICT, .u.dict = {b->arg_info[i].attrs, b->arg_info[i].num_attrs}};
       shard_buf_putc(pr->out, ' ');
       shard_attr_print(pr->out, &d);
     }
-    S_print_loc(pr, b->args[i].loc);
+    S_print_loc(pr, b->arg_info[i].loc);
   }
   shard_buf_putc(pr->out, ')');
 }
@@ -477,15 +477,15 @@ static shard_attr *S_func_arg_attrs(shard_printer *pr, const shard_op *op) {
   const shard_block *b = op->regions[0].first;
   bool any = false;
   for (uint32_t i = 0; i < b->num_args; i++)
-    if (b->args[i].num_attrs) any = true;
+    if (b->arg_info[i].num_attrs) any = true;
   if (!any) return NULL;
   shard_attr *arr = shard_attr_new(pr->scratch, SHARD_ATTR_ARRAY);
   arr->u.array.num = b->num_args;
   arr->u.array.elems = SHARD_NEW_ARRAY(pr->scratch, shard_attr *, b->num_args);
   for (uint32_t i = 0; i < b->num_args; i++) {
     shard_attr *d = shard_attr_new(pr->scratch, SHARD_ATTR_DICT);
-    d->u.dict.entries = b->args[i].attrs;
-    d->u.dict.num = b->args[i].num_attrs;
+    d->u.dict.entries = b->arg_info[i].attrs;
+    d->u.dict.num = b->arg_info[i].num_attrs;
     arr->u.array.elems[i] = d;
   }
   return arr;

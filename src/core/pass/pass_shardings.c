@@ -349,8 +349,8 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
     b->parent = to;
     if (drop_arg_attrs)
       for (uint32_t i = 0; i < b->num_args; i++) {
-        b->args[i].attrs = NULL;
-        b->args[i].num_attrs = 0;
+        b->arg_info[i].attrs = NULL;
+        b->arg_info[i].num_attrs = 0;
       }
     shard_op *term = b->last;
     if (!term || strcmp(term->name, old_term) != 0) continue;

@@ -174,7 +174,7 @@ static shard_attr *S_string(shard_arena *a, const char *s) { return shard_attr_s
 /* The sdy.data_flow_edge whose input is `owner`, or NULL. */
 static shard_op *S_edge_of(const shard_value *owner) {
   for (shard_operand *u = owner->first_use; u; u = u->next_use)
-    if (S_is(u->owner, "sdy.data_flow_edge") && u->index == 0) return u->owner;
+    if (S_is(u->owner, "sdy.data_flow_edge") && shard_operand_index(u) == 0) return u->owner;
   return NULL;
 }
 
@@ -550,7 +550,7 @@ static void S_save_value_origins(shard_debug_origins *d, const value_origins *vo
   shard_op *ret = func ? S_return_of(func) : NULL;
   for (shard_operand *u = v->first_use; ret && u; u = u->next_use)
     if (u->owner == ret) {
-      S_set_result_attr(a, func, u->index, "sdy.sharding_origins", dict);
+      S_set_result_attr(a, func, shard_operand_index(u), "sdy.sharding_origins", dict);
       break;
     }
   if (S_is_func_arg(v, owner)) {

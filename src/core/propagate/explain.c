@@ -242,7 +242,8 @@ static int64_t S_hop_before(shard_explain *x, target to, uint32_t dim, const cha
 
 static shard_span S_target_span(target t) {
   if (!t.value) return t.func->span;
-  if (t.value->span.src) return t.value->span;
+  shard_span at = shard_value_span(t.value);
+  if (at.src) return at;
   if (t.value->def) return t.value->def->span;
   shard_op *owner = t.value->block && t.value->block->parent ? t.value->block->parent->parent : NULL;
   return owner ? owner->span : shard_no_span;

@@ -192,12 +192,12 @@ static shard_value *S_owner_from_source(shard_op *op, const shard_operand *use) 
   switch (S_df_kind(op)) {
   case DF_WHILE:
   case DF_CASE:
-  case DF_OPT_BARRIER: return S_result(op, use->index);
+  case DF_OPT_BARRIER: return S_result(op, shard_operand_index(use));
   case DF_NAMED:
   case DF_MANUAL: {
-    if (use->owner != op) return S_result(op, use->index);
+    if (use->owner != op) return S_result(op, shard_operand_index(use));
     shard_block *body = S_body(op, 0);
-    return body && use->index < body->num_args ? &body->args[use->index] : NULL;
+    return body && shard_operand_index(use) < body->num_args ? &body->args[shard_operand_index(use)] : NULL;
   }
   case DF_NONE: break;
   }
@@ -474,7 +474,7 @@ static void S_notify_terminator_use(shard_propagation *s, shard_op *user, const 
   if (func) S_callers(s, func, &calls);
   if (!calls.len) S_notify_op(s, shard_op_parent_op(user));
   for (uint32_t i = 0; i < calls.len; i++) {
-    shard_value *r = S_result(calls.items[i], use->index);
+    shard_value *r = S_result(calls.items[i], shard_operand_index(use));
     if (r) S_notify_users(s, r);
   }
   SHARD_VEC_FREE(calls);
@@ -498,7 +498,7 @@ static void S_notify_users(shard_propagation *s, shard_value *v) {
     if (shard_op_is(user, &K_func_call)) {
       shard_op *func = S_callee(s->m, user);
       shard_block *entry = func ? S_body(func, 0) : NULL;
-      if (entry && u->index < entry->num_args) S_notify_users(s, &entry->args[u->index]);
+      if (entry && shard_operand_index(u) < entry->num_args) S_notify_users(s, &entry->args[shard_operand_index(u)]);
       continue;
     }
     S_notify_op(s, user);

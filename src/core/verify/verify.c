@@ -571,7 +571,7 @@ static bool S_phase1_op(shard_op *op, void *ctxp) {
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (const shard_block *b = op->regions[r].first; b; b = b->next)
       for (uint32_t i = 0; i < b->num_args; i++)
-        S_check_named_syntax(cx, b->args[i].attrs, b->args[i].num_attrs, op->span);
+        S_check_named_syntax(cx, b->arg_info[i].attrs, b->arg_info[i].num_attrs, op->span);
   return true;
 }
 

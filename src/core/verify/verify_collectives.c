@@ -37,7 +37,8 @@ static const shard_tensor_sharding *S_operand_or_replicated(vf_ctx *cx, const sh
 }
 
 static shard_span S_value_span(const shard_value *v, shard_span fallback) {
-  if (v && v->span.src) return v->span;
+  shard_span at = v ? shard_value_span(v) : shard_no_span;
+  if (at.src) return at;
   if (v && v->def) return v->def->span;
   if (v && v->block && v->block->parent && v->block->parent->parent) return v->block->parent->parent->span;
   return fallback;

@@ -2145,10 +2145,10 @@ static void S_relay(void *ctx, const shard_diag *d) {
 static bool S_remap_op(shard_op *op, void *ctx) {
   span_map *sm = ctx;
   op->span = S_map_span(sm, op->span);
-  for (uint32_t i = 0; i < op->num_results; i++) op->results[i].span = op->span;
+  op->flags |= SHARD_OP_RESULT_SPANS;
   for (uint32_t r = 0; r < op->num_regions; r++)
     for (shard_block *b = op->regions[r].first; b; b = b->next)
-      for (uint32_t i = 0; i < b->num_args; i++) b->args[i].span = S_map_span(sm, b->args[i].span);
+      for (uint32_t i = 0; i < b->num_args; i++) b->arg_info[i].span = S_map_span(sm, b->arg_info[i].span);
   return true;
 }
 

@@ -90,7 +90,7 @@ static void S_func_result_sharding(import_ctx *cx, shard_op *cc, shard_tensor_sh
   shard_arena *a = cx->m->arena;
   for (shard_operand *u = cc->results[0].first_use; u; u = u->next_use)
     if (S_is(u->owner, "func.return") && u->owner->parent && u->owner->parent->parent == &cx->func->regions[0])
-      shard_func_set_result_sharding(a, cx->func, u->index, s);
+      shard_func_set_result_sharding(a, cx->func, shard_operand_index(u), s);
   shard_value_replace_all_uses(&cc->results[0], cc->operands[0].value);
   shard_op_erase(cc);
 }
@@ -142,7 +142,7 @@ static bool S_import_func(shard_module *m, shard_op *func, shard_diag_engine *de
     if (text) {
       shard_attr *fa = shard_value_attr(arg, SHARD_XLA_FRONTEND_ATTRS);
       shard_attr *s = shard_xla_parse(m, text, SHARD_XLA_SHARDING, SHARD_ATTR_SDY_SHARDING,
-                                      fa->span.src ? fa->span : arg->span, de);
+                                      fa->span.src ? fa->span : shard_value_span(arg), de);
       if (!s) return false;
       shard_value_set_attr(a, arg, "sdy.sharding", s);
       shard_xla_arg_set_frontend(a, arg, SHARD_XLA_SHARDING, NULL);
@@ -448,7 +448,8 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
       types[k] = call->results[k].type;
       if (l2g)
         for (shard_operand *u = call->results[k].first_use; u; u = u->next_use)
-          if (u->owner == l2g && u->index < l2g->num_results) types[k] = l2g->results[u->index].type;
+          if (u->owner == l2g && shard_operand_index(u) < l2g->num_results)
+            types[k] = l2g->results[shard_operand_index(u)].type;
     }
     shard_op *mc = shard_op_new_named(a, "sdy.manual_computation", nin, ins, nout, types, 1);
     mc->span = call->span;
@@ -461,8 +462,8 @@ bool shard_pass_xla_round_trip_shard_map_import(shard_module *m, const char *opt
     for (uint32_t k = 0; k < nout; k++) {
       if (l2g)
         for (shard_operand *u = call->results[k].first_use; u; u = u->next_use)
-          if (u->owner == l2g && u->index < l2g->num_results)
-            shard_value_replace_all_uses(&l2g->results[u->index], &mc->results[k]);
+          if (u->owner == l2g && shard_operand_index(u) < l2g->num_results)
+            shard_value_replace_all_uses(&l2g->results[shard_operand_index(u)], &mc->results[k]);
       shard_value_replace_all_uses(&call->results[k], &mc->results[k]);
     }
     if (l2g) shard_op_erase(l2g);
