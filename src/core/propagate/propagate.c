@@ -31,25 +31,31 @@
 
 /* ---- session ------------------------------------------------------------------- */
 
+/* The last visit of an op that changed nothing: the shardings it saw, the
+ * direction of each factor and the strategy. Shardings are replaced, never
+ * edited, and nothing is freed during a session, so seeing the same
+ * pointers and directions again means the visit would change nothing again
+ * (the op-priority steps re-run the whole module five times). Made at the
+ * first visit that reads shardings (in the session's memo arena): most ops
+ * of the first op-priority steps never do. */
+typedef struct visit_memo {
+  const shard_tensor_sharding **seen;
+  shard_direction *seen_dirs;
+  /* A data-flow edge's identity rule, built at its first visit. */
+  shard_op_sharding_rule *identity;
+  shard_factor_strategy seen_strategy;
+  bool seen_valid;
+} visit_memo;
+
+/* What a session keeps for every op, by its dense id (the op itself is
+ * s->index.ops[id]): kept small, since a module has as many as it has ops
+ * and every run visits them all. */
 typedef struct op_info {
-  shard_op *op;
   shard_op_sharding_rule *rule;
+  visit_memo *memo; /* NULL until needed */
   bool rule_done; /* rule looked up (it may be NULL) */
   bool rule_created; /* created by the registry, not read from the op */
   bool queued;
-  /* func.func: its callers, a range of shard_propagation.calls */
-  uint32_t first_call, num_calls;
-  /* The last visit that changed nothing: the shardings it saw, the
-   * direction of each factor and the strategy. Shardings are replaced, never
-   * edited, and nothing is freed during a session, so seeing the same
-   * pointers and directions again means the visit would change nothing
-   * again (the op-priority steps re-run the whole module five times). */
-  const shard_tensor_sharding **seen;
-  shard_direction *seen_dirs;
-  shard_factor_strategy seen_strategy;
-  bool seen_valid;
-  /* A data-flow edge's identity rule, built at its first visit (in memo). */
-  shard_op_sharding_rule *identity;
 } op_info;
 
 typedef struct group_member {
@@ -58,6 +64,11 @@ typedef struct group_member {
 } group_member;
 
 typedef SHARD_VEC(shard_op *) op_vec;
+
+/* The calls of one func.func: shard_propagation.calls[first, first + num). */
+typedef struct call_range {
+  uint32_t first, num;
+} call_range;
 
 /* What the last unchanged sync of a returned value with its func result saw. */
 typedef struct result_memo {
@@ -72,10 +83,11 @@ struct shard_propagation {
   shard_diag_engine *de;
   bool conservative;
   shard_op_table index; /* op -> its dense id, built once per session */
-  op_info *ops;
-  uint32_t num_ops;
+  op_info *ops; /* by id */
   shard_op **calls; /* func.call ops grouped by callee */
-  shard_arena *memo; /* op_info.seen arrays */
+  call_range *call_ranges; /* each callee's calls */
+  shard_ptrmap callers; /* func.func -> 1 + its index in call_ranges */
+  shard_arena *memo; /* visit memos */
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
@@ -459,9 +471,10 @@ static shard_op *S_callee(const shard_module *m, const shard_op *call) {
 
 /* Calls to `func` in the module (Shardy's SymbolUserMap), indexed once. */
 static void S_callers(shard_propagation *s, const shard_op *func, op_vec *out) {
-  op_info *info = S_info(s, func);
-  if (!info) return;
-  for (uint32_t i = 0; i < info->num_calls; i++) SHARD_VEC_PUSH(*out, s->calls[info->first_call + i]);
+  uint64_t id = shard_ptrmap_get(&s->callers, func);
+  if (!id) return;
+  const call_range *r = &s->call_ranges[id - 1];
+  for (uint32_t i = 0; i < r->num; i++) SHARD_VEC_PUSH(*out, s->calls[r->first + i]);
 }
 
 static void S_notify_terminator_use(shard_propagation *s, shard_op *user, const shard_operand *use) {
@@ -758,23 +771,35 @@ static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_di
 
 /* Would this visit see exactly what the last visit that changed nothing saw?
  * Records what it sees in info either way (valid only if nothing changes). */
+static visit_memo *S_memo(shard_propagation *s, op_info *info) {
+  if (!info->memo) info->memo = SHARD_NEW(s->memo, visit_memo);
+  return info->memo;
+}
+
+/* Forgets the last unchanged visit: a visit changed something, or saw
+ * nothing it could change. */
+static void S_memo_invalidate(op_info *info) {
+  if (info->memo) info->memo->seen_valid = false;
+}
+
 static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule, const tensor_ref *t,
                           uint32_t n, const shard_direction *dirs) {
-  if (!info->seen) {
-    info->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
-    info->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
-    info->seen_valid = false;
+  visit_memo *memo = S_memo(s, info);
+  if (!memo->seen) {
+    memo->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
+    memo->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
+    memo->seen_valid = false;
   }
-  bool same = info->seen_valid && info->seen_strategy == s->strategy;
+  bool same = memo->seen_valid && memo->seen_strategy == s->strategy;
   for (uint32_t i = 0; i < n; i++) {
-    same = same && info->seen[i] == t[i].sharding;
-    info->seen[i] = t[i].sharding;
+    same = same && memo->seen[i] == t[i].sharding;
+    memo->seen[i] = t[i].sharding;
   }
   for (uint32_t f = 0; f < rule->num_factors; f++) {
-    same = same && info->seen_dirs[f] == dirs[f];
-    info->seen_dirs[f] = dirs[f];
+    same = same && memo->seen_dirs[f] == dirs[f];
+    memo->seen_dirs[f] = dirs[f];
   }
-  info->seen_strategy = s->strategy;
+  memo->seen_strategy = s->strategy;
   return same;
 }
 
@@ -796,7 +821,7 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
     uint32_t nf = rule->num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
-      info->seen_valid = false;
+      S_memo_invalidate(info);
       if (dirs != dirs_on_stack) free(dirs);
       return;
     }
@@ -809,7 +834,7 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
   d.known = dirs;
   if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
-    if (info) info->seen_valid = !changed;
+    if (info) info->memo->seen_valid = !changed;
   }
   if (t != t_on_stack) free(t);
   if (dirs && dirs != dirs_on_stack) free(dirs);
@@ -898,8 +923,9 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
   op_info *info = memo && !s->observer.on_step ? S_info(s, edge) : NULL;
   shard_op_sharding_rule *rule;
   if (info) {
-    if (!info->identity) info->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
-    rule = info->identity;
+    visit_memo *vm = S_memo(s, info);
+    if (!vm->identity) vm->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
+    rule = vm->identity;
   } else {
     rule = S_identity_rule(scratch, edge->results[0].type, ns);
   }
@@ -912,7 +938,7 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
     uint32_t nf = rule->num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
-      info->seen_valid = false;
+      S_memo_invalidate(info);
       skip = true;
     } else {
       d.known = dirs;
@@ -921,7 +947,7 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
   }
   if (!skip) {
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-    if (info) info->seen_valid = !changed;
+    if (info) info->memo->seen_valid = !changed;
   }
   if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
@@ -1073,18 +1099,21 @@ static void S_propagate_func_results(shard_propagation *s) {
 
 /* ---- session --------------------------------------------------------------------------- */
 
-static bool S_collect(shard_op *op, void *ctx) {
-  SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+static bool S_add_op(shard_op *op, void *ctx) {
+  shard_op_table_add(ctx, op);
   return true;
 }
 
-typedef struct shape_check {
+/* What the one walk of a session's start gathers: every op (the index), the
+ * sharding groups, and whether every result type can propagate. */
+typedef struct begin_walk {
+  shard_op_table *index;
+  op_vec groups;
   shard_diag_engine *de;
   bool ok;
-} shape_check;
+} begin_walk;
 
-static bool S_check_shapes(shard_op *op, void *ctx) {
-  shape_check *c = ctx;
+static bool S_check_shapes(shard_op *op, begin_walk *c) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_type *t = op->results[i].type;
     if (!t) continue;
@@ -1110,8 +1139,10 @@ static bool S_fully_open_replicated(const shard_tensor_sharding *t) {
 }
 
 /* Gives every member of a group the group's sharding; when members disagree,
- * warns and routes each member through an open sharding constraint instead. */
-static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
+ * warns and routes each member through an open sharding constraint instead.
+ * Returns whether it added ops. */
+static bool S_sync_groups(shard_propagation *s, op_vec *group_ops) {
+  bool added = false;
   int64_t max_group = -1;
   for (uint32_t i = 0; i < group_ops->len; i++) {
     shard_attr *g = shard_op_attr(group_ops->items[i], "group_id");
@@ -1159,6 +1190,7 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
         shard_tensor_sharding *open =
             shard_sharding_open(s->a, common->mesh_name, common->inline_mesh, common->rank, true);
         shard_op *c = shard_op_new_named(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+        added = true;
         shard_op_set_attr(s->a, c, "sharding", shard_attr_sharding(s->a, open), true);
         if (v->def) shard_op_insert_after(v->def, c);
         else if (v->block->first) shard_op_insert_before(v->block->first, c);
@@ -1178,58 +1210,67 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
   s->num_members = members.len;
   s->members = members.items; /* heap, freed with the session */
   if (s->num_members) qsort(s->members, s->num_members, sizeof *s->members, S_cmp_member);
+  return added;
 }
 
-static bool S_collect_groups(shard_op *op, void *ctx) {
-  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+static bool S_begin_op(shard_op *op, void *ctx) {
+  begin_walk *w = ctx;
+  if (!S_check_shapes(op, w)) return false;
+  shard_op_table_add(w->index, op);
+  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(w->groups, op);
   return true;
 }
 
-static void S_build_index(shard_propagation *s) {
-  op_vec all = {0};
-  shard_walk(s->m->top, S_collect, &all);
-  free(s->ops);
-  shard_op_table_release(&s->index);
-  shard_op_table_init(&s->index);
-  s->num_ops = all.len;
-  s->ops = shard_xcalloc(all.len ? all.len : 1, sizeof *s->ops);
-  shard_op_table_reserve(&s->index, all.len);
-  for (uint32_t i = 0; i < all.len; i++) {
-    s->ops[i].op = all.items[i];
-    shard_op_table_add(&s->index, all.items[i]); /* id i: each op once */
-  }
-  /* Group the calls by callee: count, then place. */
+/* The per-op state for the ops of s->index, and the calls grouped by callee. */
+static void S_build_ops(shard_propagation *s) {
+  uint32_t num_ops = s->index.len;
+  shard_op **all = s->index.ops;
+  s->ops = shard_xcalloc(num_ops ? num_ops : 1, sizeof *s->ops);
+  /* Count the calls of each callee, then place them. */
+  SHARD_VEC(call_range) ranges = {0};
   uint32_t num_calls = 0;
-  for (uint32_t i = 0; i < all.len; i++) {
-    if (!shard_op_is(all.items[i], &K_func_call)) continue;
-    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
-    if (callee) {
-      callee->num_calls++;
-      num_calls++;
+  for (uint32_t i = 0; i < num_ops; i++) {
+    if (!shard_op_is(all[i], &K_func_call)) continue;
+    shard_op *callee = S_callee(s->m, all[i]);
+    if (!callee) continue;
+    uint64_t *id = shard_ptrmap_slot(&s->callers, callee);
+    if (!*id) {
+      call_range r = {0, 0};
+      SHARD_VEC_PUSH(ranges, r);
+      *id = ranges.len; /* id + 1 */
     }
+    ranges.items[*id - 1].num++;
+    num_calls++;
   }
-  free(s->calls);
   s->calls = shard_xcalloc(num_calls ? num_calls : 1, sizeof *s->calls);
   uint32_t next = 0;
-  for (uint32_t i = 0; i < all.len; i++) {
-    s->ops[i].first_call = next;
-    next += s->ops[i].num_calls;
-    s->ops[i].num_calls = 0;
+  for (uint32_t k = 0; k < ranges.len; k++) {
+    ranges.items[k].first = next;
+    next += ranges.items[k].num;
+    ranges.items[k].num = 0;
   }
-  for (uint32_t i = 0; i < all.len; i++) {
-    if (!shard_op_is(all.items[i], &K_func_call)) continue;
-    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
-    if (callee) s->calls[callee->first_call + callee->num_calls++] = all.items[i];
+  for (uint32_t i = 0; i < num_ops; i++) {
+    if (!shard_op_is(all[i], &K_func_call)) continue;
+    uint64_t id = shard_ptrmap_get(&s->callers, S_callee(s->m, all[i]));
+    if (!id) continue;
+    call_range *r = &ranges.items[id - 1];
+    s->calls[r->first + r->num++] = all[i];
   }
-  SHARD_VEC_FREE(all);
+  s->call_ranges = ranges.items; /* heap, freed with the session */
 }
 
 shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
                                            shard_diag_engine *de) {
-  shape_check c = {de, true};
-  shard_walk(m->top, S_check_shapes, &c);
-  if (!c.ok) return NULL;
   shard_propagation *s = shard_xcalloc(1, sizeof *s);
+  shard_op_table_init(&s->index);
+  begin_walk w = {&s->index, {0}, de, true};
+  shard_walk(m->top, S_begin_op, &w);
+  if (!w.ok) {
+    SHARD_VEC_FREE(w.groups);
+    shard_op_table_release(&s->index);
+    free(s);
+    return NULL;
+  }
   s->m = m;
   s->a = m->arena;
   s->de = de;
@@ -1239,11 +1280,14 @@ shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, c
   s->scratch = shard_arena_new();
   s->extra_rules = extra_rules;
   s->rules = shard_rule_cache_new(extra_rules);
-  op_vec groups = {0};
-  shard_walk(m->top, S_collect_groups, &groups);
-  S_sync_groups(s, &groups);
-  SHARD_VEC_FREE(groups);
-  S_build_index(s);
+  if (S_sync_groups(s, &w.groups)) {
+    /* Conflicting groups added sharding constraints: number the ops again. */
+    shard_op_table_release(&s->index);
+    shard_op_table_init(&s->index);
+    shard_walk(m->top, S_add_op, &s->index);
+  }
+  SHARD_VEC_FREE(w.groups);
+  S_build_ops(s);
   return s;
 }
 
@@ -1255,10 +1299,11 @@ void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
   S_propagate_func_results(s);
   /* Pre-order, reversed so popping from the back visits in pre-order. */
   s->worklist.len = 0;
-  for (uint32_t i = s->num_ops; i-- > 0;) {
-    if (s->ops[i].op == s->m->top) continue;
+  for (uint32_t i = s->index.len; i-- > 0;) {
+    shard_op *op = s->index.ops[i];
+    if (op == s->m->top) continue;
     s->ops[i].queued = true;
-    SHARD_VEC_PUSH(s->worklist, s->ops[i].op);
+    SHARD_VEC_PUSH(s->worklist, op);
   }
   while (s->worklist.len) {
     shard_op *op = s->worklist.items[--s->worklist.len];
@@ -1273,8 +1318,9 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   /* Equal ops share a created rule, and then one attribute (attributes are
    * never edited in place): one per rule instead of one per op. */
   shard_ptrmap rule_attrs = {0};
-  for (uint32_t i = 0; i < s->num_ops; i++) {
+  for (uint32_t i = 0; i < s->index.len; i++) {
     op_info *info = &s->ops[i];
+    shard_op *op = s->index.ops[i];
     if (keep_rules) {
       if (info->rule_created) {
         shard_attr *r = shard_ptrmap_get_ptr(&rule_attrs, info->rule);
@@ -1283,13 +1329,12 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
           r->u.rule = info->rule;
           shard_ptrmap_put_ptr(&rule_attrs, info->rule, r);
         }
-        shard_op_set_attr(s->a, info->op, "sdy.sharding_rule", r, false);
+        shard_op_set_attr(s->a, op, "sdy.sharding_rule", r, false);
       }
       continue;
     }
-    shard_attr *r = shard_op_attr(info->op, "sdy.sharding_rule");
-    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
-      shard_op_remove_attr(info->op, "sdy.sharding_rule");
+    shard_attr *r = shard_op_attr(op, "sdy.sharding_rule");
+    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom) shard_op_remove_attr(op, "sdy.sharding_rule");
   }
   shard_ptrmap_release(&rule_attrs);
   SHARD_VEC_FREE(s->worklist);
@@ -1298,6 +1343,8 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   shard_op_table_release(&s->index);
   free(s->members);
   free(s->calls);
+  shard_ptrmap_release(&s->callers);
+  free(s->call_ranges);
   shard_arena_free(s->memo);
   shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
