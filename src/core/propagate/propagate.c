@@ -564,6 +564,7 @@ typedef struct tensor_ref {
   shard_op *owner; /* EDGE: the edge op; FUNC_RESULT: the func */
   uint32_t index; /* FUNC_RESULT */
   shard_tensor_sharding *sharding; /* current, as propagation sees it */
+  bool transient; /* sharding lives for this visit only (not in the module) */
 } tensor_ref;
 
 typedef struct direction_ctx {
@@ -684,6 +685,74 @@ static void S_observe(shard_propagation *s, const direction_ctx *dctx, const sha
   s->observer.on_step(s->observer.ctx, &step);
 }
 
+/* The same axis, field by field (what sharing a list may not change). */
+static bool S_same_axes(const shard_axis_ref *a, const shard_axis_ref *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if ((a[i].name != b[i].name && strcmp(a[i].name, b[i].name) != 0) || a[i].is_sub != b[i].is_sub ||
+        a[i].pre_size != b[i].pre_size || a[i].size != b[i].size)
+      return false;
+  return true;
+}
+
+static bool S_same_dims(const shard_dim_sharding *a, const shard_dim_sharding *b, uint32_t rank) {
+  for (uint32_t d = 0; d < rank; d++)
+    if (a[d].num_axes != b[d].num_axes || a[d].is_open != b[d].is_open || a[d].priority != b[d].priority ||
+        !S_same_axes(a[d].axes, b[d].axes, a[d].num_axes))
+      return false;
+  return true;
+}
+
+/* The visit's shardings that live in the module: the tensors' current ones
+ * and those kept by this visit so far. */
+static const shard_tensor_sharding *S_candidate(const tensor_ref *t, const shard_tensor_sharding *const *kept,
+                                                uint32_t done, uint32_t k) {
+  if (k < done && kept[k]) return kept[k];
+  return t[k].transient ? NULL : t[k].sharding;
+}
+
+/* An axis list equal to `axes` among the candidates' dims, or NULL. */
+static shard_axis_ref *S_shared_axes(const shard_axis_ref *axes, uint32_t num, const tensor_ref *t, uint32_t n,
+                                     const shard_tensor_sharding *const *kept, uint32_t done) {
+  for (uint32_t k = 0; k < n; k++) {
+    const shard_tensor_sharding *c = S_candidate(t, kept, done, k);
+    for (uint32_t d = 0; c && d < c->rank; d++)
+      if (c->dims[d].num_axes == num && S_same_axes(c->dims[d].axes, axes, num)) return c->dims[d].axes;
+  }
+  return NULL;
+}
+
+/* Copies `fresh` (projected into the visit's scratch) into the module,
+ * sharing every dims array and axis list equal to one of the visit's
+ * shardings in the module instead of copying it (shardings are replaced,
+ * never edited): a sharding propagated along a chain of ops is mostly the
+ * neighbour's, so most of what a change adds to the module is its header.
+ * kept[0..done) are the shardings this visit kept so far (NULL: none). */
+static shard_tensor_sharding *S_keep(shard_propagation *s, const shard_tensor_sharding *fresh, const tensor_ref *t,
+                                     uint32_t n, const shard_tensor_sharding *const *kept, uint32_t done) {
+  shard_tensor_sharding *k = SHARD_NEW(s->a, shard_tensor_sharding);
+  *k = *fresh;
+  k->dims = NULL;
+  for (uint32_t c = 0; c < n && !k->dims && fresh->rank; c++) {
+    const shard_tensor_sharding *cand = S_candidate(t, kept, done, c);
+    if (cand && cand->rank == fresh->rank && S_same_dims(cand->dims, fresh->dims, fresh->rank)) k->dims = cand->dims;
+  }
+  if (!k->dims && fresh->rank) {
+    k->dims = SHARD_NEW_ARRAY(s->a, shard_dim_sharding, fresh->rank);
+    for (uint32_t d = 0; d < fresh->rank; d++) {
+      const shard_dim_sharding *fd = &fresh->dims[d];
+      k->dims[d] = *fd;
+      if (!fd->num_axes) continue;
+      k->dims[d].axes = S_shared_axes(fd->axes, fd->num_axes, t, n, kept, done);
+      if (!k->dims[d].axes) k->dims[d].axes = shard_arena_dup(s->a, fd->axes, sizeof(shard_axis_ref) * fd->num_axes);
+    }
+  }
+  if (fresh->num_replicated)
+    k->replicated = shard_arena_dup(s->a, fresh->replicated, sizeof(shard_axis_ref) * fresh->num_replicated);
+  if (fresh->num_unreduced)
+    k->unreduced = shard_arena_dup(s->a, fresh->unreduced, sizeof(shard_axis_ref) * fresh->num_unreduced);
+  return k;
+}
+
 /* Propagates between tensors t[0..num_operands) and the rest along `rule`.
  * Returns whether any sharding changed. */
 static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const shard_op_sharding_rule *rule,
@@ -706,6 +775,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   shard_factor_propagation fp = {s->strategy, S_factor_direction, dctx, conservative,
                                  op && shard_propagation_op_is_elementwise(op)};
   bool *updated = SHARD_NEW_ARRAY(scratch, bool, n ? n : 1);
+  const shard_tensor_sharding **kept = SHARD_NEW_ARRAY(scratch, const shard_tensor_sharding *, n ? n : 1);
   const shard_projection *before = s->observer.on_step ? S_projection_copy(scratch, p) : NULL;
   shard_factor_propagate(p, &fp, updated);
 
@@ -713,12 +783,15 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
-    /* Into the module: an updated projection nearly always gives a new
-     * sharding (projecting into scratch first and copying cost more). */
+    /* Into scratch, then kept in the module sharing what it can: an
+     * updated projection nearly always gives a new sharding, but one made
+     * mostly of arrays the module holds already. */
     shard_tensor_sharding *fresh =
-        shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
+        shard_projection_to_sharding(scratch, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
     if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
+    fresh = S_keep(s, fresh, t, n, kept, i);
+    kept[i] = fresh;
     any = true;
     S_set_tensor(s, &t[i], fresh);
     if (t[i].kind == TENSOR_FUNC_RESULT) continue;
@@ -756,6 +829,7 @@ static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
   r->owner = NULL;
   r->index = 0;
   r->sharding = S_shardable_sharding(s->a, shardable);
+  r->transient = false;
 }
 
 /* The direction of every factor of the visit into dirs; false when no
@@ -977,6 +1051,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
   t[ns].sharding = target;
+  t[ns].transient = manual_view;
   S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
   free(sources);
 }
@@ -1076,6 +1151,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].owner = func;
     t[1].index = i;
     t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    t[1].transient = false;
     /* Shardings are replaced, never edited, and nothing is freed in a
      * session: the same two pointers again would change nothing again. */
     if (memo && memo[i].valid && memo[i].value == t[0].sharding && memo[i].result == t[1].sharding &&
