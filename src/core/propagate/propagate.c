@@ -275,9 +275,16 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
 }
 
 /* Replaces entry i of a per-value attribute of n entries; missing entries
- * become fully open on s's mesh. */
+ * become fully open on s's mesh. With `share`, s is a sharding propagation
+ * kept in the module and never touches again. */
 static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent, uint32_t i, uint32_t n,
-                               const shard_value *values, shard_tensor_sharding *s) {
+                               const shard_value *values, shard_tensor_sharding *s, bool share) {
+  if (share && n == 1 && i == 0) {
+    /* s itself is the list of one (shardings are replaced, never edited):
+     * most ops have one result, and each change would copy its sharding. */
+    shard_op_set_attr(a, op, name, shard_attr_per_value(a, s, 1), inherent);
+    return;
+  }
   shard_attr *old = shard_op_attr(op, name);
   bool have = old && old->kind == SHARD_ATTR_SDY_PER_VALUE && old->u.per_value->num == n;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(a, shard_tensor_sharding, n ? n : 1);
@@ -325,7 +332,8 @@ shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const sh
   return S_shardable_sharding(a, S_shardable((shard_value *)cv));
 }
 
-void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+/* shard_propagation_set_value_sharding; `share` as for S_set_per_value_at. */
+static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, bool share) {
   v = S_shardable(v);
   if (!v || !s) return;
   shard_op *op = S_owning_op(v);
@@ -345,17 +353,21 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
   df_kind k = S_df_kind(op);
   if (k == DF_NAMED || k == DF_MANUAL) {
     if (v->def) {
-      S_set_per_value_at(a, op, "out_shardings", true, v->index, op->num_results, op->results, s);
+      S_set_per_value_at(a, op, "out_shardings", true, v->index, op->num_results, op->results, s, share);
     } else {
       shard_block *body = S_body(op, 0);
       if (k == DF_MANUAL)
         s = shard_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s,
                                     shard_op_attr(op, "manual_axes"));
-      S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
+      S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s, share);
     }
     return;
   }
-  if (v->def) S_set_per_value_at(a, op, "sdy.sharding", false, v->index, op->num_results, op->results, s);
+  if (v->def) S_set_per_value_at(a, op, "sdy.sharding", false, v->index, op->num_results, op->results, s, share);
+}
+
+void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+  S_set_value_sharding(a, v, s, false);
 }
 
 /* ---- rules ------------------------------------------------------------------------ */
@@ -622,7 +634,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
 
 static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
   switch (t->kind) {
-  case TENSOR_VALUE: shard_propagation_set_value_sharding(s->a, t->value, sh); break;
+  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, true); break;
   case TENSOR_EDGE: {
     shard_op *edge = t->owner;
     shard_value *owner = edge->operands[0].value;
@@ -802,7 +814,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
     for (uint32_t k = 0; k < s->num_members; k++) {
       shard_value *member = s->members[k].value;
       if (s->members[k].group != group || member == modified) continue;
-      shard_propagation_set_value_sharding(s->a, member, fresh);
+      S_set_value_sharding(s->a, member, fresh, true);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
   }
