@@ -997,8 +997,8 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 }
 
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then frees t and hands the
- * visit's arena (taken with S_rule_scratch_take) back. */
+ * both directions through an identity rule, then hands the visit's arena
+ * (taken with S_rule_scratch_take) back. */
 static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns,
                              bool memo) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
@@ -1037,17 +1037,22 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
   }
   if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
-  free(t);
 }
+
+/* An edge has a few sources (a while's operand and yield, a case's
+ * branches): its visit's arrays are on the stack unless there are more. */
+enum { EDGE_ON_STACK = 8 };
 
 static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *owner = edge->operands[0].value;
   shard_op *df = S_owning_op(owner);
   uint32_t cap = df ? df->num_regions + 2 : 2;
-  shard_value **sources = shard_xcalloc(cap, sizeof *sources);
+  shard_value *sources_on_stack[EDGE_ON_STACK];
+  tensor_ref t_on_stack[EDGE_ON_STACK + 1];
+  shard_value **sources = cap <= EDGE_ON_STACK ? sources_on_stack : shard_xmalloc(cap * sizeof *sources);
   uint32_t ns = S_edge_sources(owner, sources, cap);
-  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  tensor_ref *t = ns <= EDGE_ON_STACK ? t_on_stack : shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   /* The body's view of a manual computation's edge lives for this visit
@@ -1062,10 +1067,12 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
+  t[ns].index = 0;
   t[ns].sharding = target;
   t[ns].transient = manual_view;
   S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
-  free(sources);
+  if (t != t_on_stack) free(t);
+  if (sources != sources_on_stack) free(sources);
 }
 
 /* sdy.func_data_flow_edge on a func argument joins the operands of every
@@ -1094,10 +1101,11 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
     return;
   }
   uint32_t ns = sources.len;
-  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
   S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns, true);
+  free(t);
   SHARD_VEC_FREE(sources);
 }
 
