@@ -108,7 +108,7 @@ struct shard_propagation {
   group_member *members;
   uint32_t num_members;
   /* the current run */
-  op_vec worklist;
+  SHARD_VEC(uint32_t) worklist; /* op ids */
   shard_op *current;
   shard_factor_strategy strategy;
   shard_op_direction_fn direction;
@@ -372,9 +372,16 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
 
 /* ---- rules ------------------------------------------------------------------------ */
 
+static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op *op, op_info *info);
+
 const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const shard_op *op) {
   op_info *info = S_info(s, op);
   if (!info) return shard_rule_for_op(s->a, op, s->conservative, s->extra_rules);
+  return S_rule(s, op, info);
+}
+
+/* The rule of `op`, whose state is `info`. */
+static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op *op, op_info *info) {
   if (info->rule_done) return info->rule;
   info->rule_done = true;
   shard_attr *r = S_attr(op, "sdy.sharding_rule");
@@ -454,10 +461,10 @@ bool shard_propagation_op_is_elementwise(const shard_op *op) {
 /* ---- worklist ------------------------------------------------------------------------ */
 
 static void S_push_one(shard_propagation *s, shard_op *op) {
-  op_info *info = S_info(s, op);
-  if (!info || info->queued) return;
-  info->queued = true;
-  SHARD_VEC_PUSH(s->worklist, op);
+  uint32_t id;
+  if (!shard_op_table_find(&s->index, op, &id) || s->ops[id].queued) return;
+  s->ops[id].queued = true;
+  SHARD_VEC_PUSH(s->worklist, id);
 }
 
 /* Queues op and its ancestors below the module, innermost first (MLIR's
@@ -889,13 +896,13 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
   return same;
 }
 
-static void S_visit_registered(shard_propagation *s, shard_op *op) {
-  const shard_op_sharding_rule *rule = shard_propagation_rule(s, op);
+static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_state) {
+  const shard_op_sharding_rule *rule = S_rule(s, op, op_state);
   if (!rule) return;
   direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false, NULL};
   /* An observer sees every visit that updates a projection, even to an
    * equal sharding, so with one nothing is skipped. */
-  op_info *info = s->observer.on_step ? NULL : S_info(s, op);
+  op_info *info = s->observer.on_step ? NULL : op_state;
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
   shard_direction *dirs = NULL;
@@ -999,14 +1006,14 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
  * both directions through an identity rule, then hands the visit's arena
  * (taken with S_rule_scratch_take) back. */
-static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns,
-                             bool memo) {
+static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, op_info *edge_state,
+                             tensor_ref *t, uint32_t ns, bool memo) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
    * would see what its last unchanged visit saw is skipped; the sources and
    * the target of an edge never change within a session, and neither does
    * its identity rule. Without an observer, and only when every sharding it
    * reads is kept in the module (memo). */
-  op_info *info = memo && !s->observer.on_step ? S_info(s, edge) : NULL;
+  op_info *info = memo && !s->observer.on_step ? edge_state : NULL;
   shard_op_sharding_rule *rule;
   if (info) {
     visit_memo *vm = S_memo(s, info);
@@ -1043,7 +1050,7 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
  * branches): its visit's arrays are on the stack unless there are more. */
 enum { EDGE_ON_STACK = 8 };
 
-static void S_visit_edge(shard_propagation *s, shard_op *edge) {
+static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *owner = edge->operands[0].value;
   shard_op *df = S_owning_op(owner);
@@ -1070,14 +1077,14 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge) {
   t[ns].index = 0;
   t[ns].sharding = target;
   t[ns].transient = manual_view;
-  S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
+  S_propagate_edge(s, scratch, edge, info, t, ns, !manual_view);
   if (t != t_on_stack) free(t);
   if (sources != sources_on_stack) free(sources);
 }
 
 /* sdy.func_data_flow_edge on a func argument joins the operands of every
  * call; on a call result, the callee's returned value. */
-static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
+static void S_visit_func_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *in = edge->operands[0].value;
   SHARD_VEC(shard_value *) sources = {0};
@@ -1104,18 +1111,19 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
   tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns, true);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, true);
   free(t);
   SHARD_VEC_FREE(sources);
 }
 
-static void S_visit(shard_propagation *s, shard_op *op) {
+/* Visits op, whose state is info (the worklist holds ids: no lookup). */
+static void S_visit(shard_propagation *s, shard_op *op, op_info *info) {
   s->current = op;
-  if (!S_is_sdy(op)) S_visit_registered(s, op);
+  if (!S_is_sdy(op)) S_visit_registered(s, op, info);
   else if (shard_op_is(op, &K_sdy_propagation_barrier)) S_visit_barrier(s, op);
-  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op);
-  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op);
-  else S_visit_registered(s, op);
+  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op, info);
+  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op, info);
+  else S_visit_registered(s, op, info);
   s->current = NULL;
 }
 
@@ -1399,13 +1407,13 @@ void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
     shard_op *op = s->index.ops[i];
     if (op == s->m->top) continue;
     s->ops[i].queued = true;
-    SHARD_VEC_PUSH(s->worklist, op);
+    SHARD_VEC_PUSH(s->worklist, i);
   }
   while (s->worklist.len) {
-    shard_op *op = s->worklist.items[--s->worklist.len];
-    op_info *info = S_info(s, op);
-    if (info) info->queued = false;
-    S_visit(s, op);
+    uint32_t id = s->worklist.items[--s->worklist.len];
+    op_info *info = &s->ops[id];
+    info->queued = false;
+    S_visit(s, s->index.ops[id], info);
   }
   S_propagate_func_results(s);
 }
