@@ -106,6 +106,7 @@ struct shard_propagation {
   shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
   group_member *members;
+  group_member *by_group; /* the same, sorted by group then value */
   uint32_t num_members;
   /* the current run */
   SHARD_VEC(uint32_t) worklist; /* op ids */
@@ -562,6 +563,23 @@ static int S_cmp_member(const void *pa, const void *pb) {
   return 0;
 }
 
+static int S_cmp_group_then_value(const void *pa, const void *pb) {
+  const group_member *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  return S_cmp_member(pa, pb);
+}
+
+/* The first of the members of `group` in s->by_group. */
+static uint32_t S_group_start(const shard_propagation *s, int64_t group) {
+  uint32_t lo = 0, hi = s->num_members;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (s->by_group[mid].group < group) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 static int64_t S_group_of(const shard_propagation *s, const shard_value *v) {
   uint32_t lo = 0, hi = s->num_members;
   while (lo < hi) {
@@ -818,9 +836,9 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
     if (s->notify) S_notify_sharding_modified(s, modified);
     int64_t group = S_group_of(s, modified);
     if (group < 0) continue;
-    for (uint32_t k = 0; k < s->num_members; k++) {
-      shard_value *member = s->members[k].value;
-      if (s->members[k].group != group || member == modified) continue;
+    for (uint32_t k = S_group_start(s, group); k < s->num_members && s->by_group[k].group == group; k++) {
+      shard_value *member = s->by_group[k].value;
+      if (member == modified) continue;
       S_set_value_sharding(s->a, member, fresh, true);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
@@ -1242,23 +1260,42 @@ static bool S_fully_open_replicated(const shard_tensor_sharding *t) {
   return true;
 }
 
+/* A sharding_group op: its group and its place among the group ops. */
+typedef struct group_op {
+  int64_t group;
+  uint32_t index;
+} group_op;
+
+static int S_cmp_group_op(const void *pa, const void *pb) {
+  const group_op *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
 /* Gives every member of a group the group's sharding; when members disagree,
  * warns and routes each member through an open sharding constraint instead.
  * Returns whether it added ops. */
 static bool S_sync_groups(shard_propagation *s, op_vec *group_ops) {
   bool added = false;
-  int64_t max_group = -1;
+  /* The group ops by group id, each group in walk order: one pass per group
+   * instead of a scan of every group op for every id up to the largest. */
+  SHARD_VEC(group_op) order = {0};
   for (uint32_t i = 0; i < group_ops->len; i++) {
-    shard_attr *g = shard_op_attr(group_ops->items[i], "group_id");
-    if (g && g->kind == SHARD_ATTR_INT && g->u.integer.value > max_group) max_group = g->u.integer.value;
+    shard_op *op = group_ops->items[i];
+    shard_attr *g = shard_op_attr(op, "group_id");
+    if (!g || g->kind != SHARD_ATTR_INT || g->u.integer.value < 0 || op->num_operands != 1) continue;
+    group_op go = {g->u.integer.value, i};
+    SHARD_VEC_PUSH(order, go);
   }
+  if (order.len) qsort(order.items, order.len, sizeof *order.items, S_cmp_group_op);
   SHARD_VEC(group_member) members = {0};
-  for (int64_t gid = 0; gid <= max_group; gid++) {
+  for (uint32_t first = 0, last; first < order.len; first = last) {
+    int64_t gid = order.items[first].group;
+    for (last = first; last < order.len && order.items[last].group == gid; last++) {
+    }
     SHARD_VEC(shard_value *) vals = {0};
-    for (uint32_t i = 0; i < group_ops->len; i++) {
-      shard_op *op = group_ops->items[i];
-      shard_attr *g = shard_op_attr(op, "group_id");
-      if (!g || g->kind != SHARD_ATTR_INT || g->u.integer.value != gid || op->num_operands != 1) continue;
+    for (uint32_t j = first; j < last; j++) {
+      shard_op *op = group_ops->items[order.items[j].index];
       shard_value *v = op->operands[0].value;
       bool dup = false;
       for (uint32_t k = 0; k < vals.len; k++) dup |= vals.items[k] == v;
@@ -1311,9 +1348,15 @@ static bool S_sync_groups(shard_propagation *s, op_vec *group_ops) {
     }
     SHARD_VEC_FREE(vals);
   }
+  SHARD_VEC_FREE(order);
   s->num_members = members.len;
   s->members = members.items; /* heap, freed with the session */
   if (s->num_members) qsort(s->members, s->num_members, sizeof *s->members, S_cmp_member);
+  /* The same members by group, each group in the order of members (value
+   * pointers), for the members of one group. */
+  s->by_group = shard_xmalloc((s->num_members ? s->num_members : 1) * sizeof *s->by_group);
+  if (s->num_members) memcpy(s->by_group, s->members, s->num_members * sizeof *s->by_group);
+  if (s->num_members) qsort(s->by_group, s->num_members, sizeof *s->by_group, S_cmp_group_then_value);
   return added;
 }
 
@@ -1446,6 +1489,7 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   free(s->ops);
   shard_op_table_release(&s->index);
   free(s->members);
+  free(s->by_group);
   free(s->calls);
   shard_ptrmap_release(&s->callers);
   free(s->call_ranges);
