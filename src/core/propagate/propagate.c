@@ -880,8 +880,6 @@ static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_di
   return any;
 }
 
-/* Would this visit see exactly what the last visit that changed nothing saw?
- * Records what it sees in info either way (valid only if nothing changes). */
 static visit_memo *S_memo(shard_propagation *s, op_info *info) {
   if (!info->memo) info->memo = SHARD_NEW(s->memo, visit_memo);
   return info->memo;
@@ -893,11 +891,17 @@ static void S_memo_invalidate(op_info *info) {
   if (info->memo) info->memo->seen_valid = false;
 }
 
+/* Would this visit see exactly what the last visit that changed nothing saw:
+ * the shardings of t[0..n), the keys[0..num_keys) standing for what the
+ * rest of the visit reads, the directions and the strategy? Records what it
+ * sees in info either way (valid only if nothing changes). An op passes the
+ * same n and num_keys at every visit. */
 static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule, const tensor_ref *t,
-                          uint32_t n, const shard_direction *dirs) {
+                          uint32_t n, const shard_tensor_sharding *const *keys, uint32_t num_keys,
+                          const shard_direction *dirs) {
   visit_memo *memo = S_memo(s, info);
   if (!memo->seen) {
-    memo->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
+    memo->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n + num_keys ? n + num_keys : 1);
     memo->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
     memo->seen_valid = false;
   }
@@ -905,6 +909,10 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
   for (uint32_t i = 0; i < n; i++) {
     same = same && memo->seen[i] == t[i].sharding;
     memo->seen[i] = t[i].sharding;
+  }
+  for (uint32_t k = 0; k < num_keys; k++) {
+    same = same && memo->seen[n + k] == keys[k];
+    memo->seen[n + k] = keys[k];
   }
   for (uint32_t f = 0; f < rule->num_factors; f++) {
     same = same && memo->seen_dirs[f] == dirs[f];
@@ -943,7 +951,7 @@ static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_s
   for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
   for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
   d.known = dirs;
-  if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
+  if (!info || !S_seen_before(s, info, rule, t, n, NULL, 0, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
     if (info) info->memo->seen_valid = !changed;
   }
@@ -1023,15 +1031,18 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
  * both directions through an identity rule, then hands the visit's arena
- * (taken with S_rule_scratch_take) back. */
+ * (taken with S_rule_scratch_take) back. view[0..2) are what the result's
+ * sharding is made from when it is a per-visit view (t[ns].transient): a
+ * manual computation's edge seen from the other side of its manual axes. */
 static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, op_info *edge_state,
-                             tensor_ref *t, uint32_t ns, bool memo) {
+                             tensor_ref *t, uint32_t ns, const shard_tensor_sharding *const *view) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
    * would see what its last unchanged visit saw is skipped; the sources and
    * the target of an edge never change within a session, and neither does
-   * its identity rule. Without an observer, and only when every sharding it
-   * reads is kept in the module (memo). */
-  op_info *info = memo && !s->observer.on_step ? edge_state : NULL;
+   * its identity rule. A view is new at every visit: the memo records the
+   * module's shardings it is made from instead (the same ones give the same
+   * view). Without an observer. */
+  op_info *info = !s->observer.on_step ? edge_state : NULL;
   shard_op_sharding_rule *rule;
   if (info) {
     visit_memo *vm = S_memo(s, info);
@@ -1053,7 +1064,10 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
       skip = true;
     } else {
       d.known = dirs;
-      skip = S_seen_before(s, info, rule, t, ns + 1, dirs);
+      /* Always two keys: an edge's result may become a view in a later visit. */
+      const shard_tensor_sharding *keys[2] = {t[ns].sharding, NULL};
+      if (t[ns].transient) keys[0] = view[0], keys[1] = view[1];
+      skip = S_seen_before(s, info, rule, t, ns, keys, 2, dirs);
     }
   }
   if (!skip) {
@@ -1081,13 +1095,18 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   /* The body's view of a manual computation's edge lives for this visit
-   * only (such an edge keeps no memo of what it saw). */
+   * only; the memo records what it is made from (view). */
   shard_arena *scratch = S_rule_scratch_take(s);
   bool manual_view = target && S_df_kind(df) == DF_MANUAL;
+  const shard_tensor_sharding *view[2] = {target, NULL};
   if (manual_view) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = shard_sharding_erase_manual(scratch, target, manual);
-    else target = shard_sharding_add_free(scratch, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) {
+      target = shard_sharding_erase_manual(scratch, target, manual);
+    } else {
+      view[1] = S_per_value_at(df, "in_shardings", owner->index);
+      target = shard_sharding_add_free(scratch, view[1], target, manual);
+    }
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
@@ -1095,7 +1114,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   t[ns].index = 0;
   t[ns].sharding = target;
   t[ns].transient = manual_view;
-  S_propagate_edge(s, scratch, edge, info, t, ns, !manual_view);
+  S_propagate_edge(s, scratch, edge, info, t, ns, view);
   if (t != t_on_stack) free(t);
   if (sources != sources_on_stack) free(sources);
 }
@@ -1129,7 +1148,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge, op_info *inf
   tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, true);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, NULL);
   free(t);
   SHARD_VEC_FREE(sources);
 }
