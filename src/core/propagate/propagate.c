@@ -41,8 +41,6 @@
 typedef struct visit_memo {
   const shard_tensor_sharding **seen;
   shard_direction *seen_dirs;
-  /* A data-flow edge's identity rule, built at its first visit. */
-  shard_op_sharding_rule *identity;
   shard_factor_strategy seen_strategy;
   bool seen_valid;
 } visit_memo;
@@ -1043,14 +1041,9 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
    * module's shardings it is made from instead (the same ones give the same
    * view). Without an observer. */
   op_info *info = !s->observer.on_step ? edge_state : NULL;
-  shard_op_sharding_rule *rule;
-  if (info) {
-    visit_memo *vm = S_memo(s, info);
-    if (!vm->identity) vm->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
-    rule = vm->identity;
-  } else {
-    rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  }
+  /* Built in the visit's scratch each time rather than kept: a few words
+   * from a warm arena cost less than session memory for every edge. */
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
