@@ -1577,7 +1577,7 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           full_version,
           de,
           false,
-          {{0}, {0}, 0},
+          {{0}, {0}},
           shard_rule_cache_new(NULL),
           lower_run == 1,
           lower_run == 2,

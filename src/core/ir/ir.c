@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "support/ptrmap.h"
 #include "support/strmap.h"
 
 /* The symbol index (see "symbols" below). */
@@ -431,15 +432,13 @@ const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_
 
 const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s) {
   if (s->inline_mesh || !s->mesh_name) return shard_module_sharding_mesh(m, s);
-  /* the same (interned) pointer first, the text only then: the names are distinct */
-  for (uint32_t i = 0; i < memo->num; i++)
-    if (memo->names[i] == s->mesh_name) return memo->meshes[i];
-  for (uint32_t i = 0; i < memo->num; i++)
-    if (strcmp(memo->names[i], s->mesh_name) == 0) return memo->meshes[i];
+  /* Names are interned: another pointer with the same text only costs a
+   * lookup. A full list that never replaced an entry looked up nearly every
+   * mesh of a module with many (and compared its text with each entry). */
+  uint32_t slot = shard_ptrmap_hash(s->mesh_name) & (SHARD_MESH_MEMO_SLOTS - 1);
+  if (memo->names[slot] == s->mesh_name) return memo->meshes[slot];
   const shard_mesh *mesh = shard_module_sharding_mesh(m, s);
-  if (memo->num < sizeof memo->meshes / sizeof *memo->meshes) {
-    memo->names[memo->num] = s->mesh_name;
-    memo->meshes[memo->num++] = mesh;
-  }
+  memo->names[slot] = s->mesh_name;
+  memo->meshes[slot] = mesh;
   return mesh;
 }

@@ -221,12 +221,15 @@ void shard_module_note_symbol(shard_module *m, shard_op *op);
 const shard_mesh *shard_module_sharding_mesh(const shard_module *m, const shard_tensor_sharding *s);
 /* shard_module_sharding_mesh's answers by mesh name, for a pass that asks
  * often while it adds and changes no mesh (propagation, explicit reshards):
- * a short list before the symbol index's lookup and check. Zero it to start;
- * names past its size are looked up every time. */
+ * a small cache before the symbol index's lookup and check, one slot per
+ * hash of the (interned) name pointer, the last name asked there winning, so
+ * that a module with hundreds of meshes, each used by its own functions,
+ * still finds the mesh of the ops at hand without a lookup. Zero it to
+ * start. */
+enum { SHARD_MESH_MEMO_SLOTS = 32 };
 typedef struct shard_mesh_memo {
-  const char *names[16];
-  const shard_mesh *meshes[16];
-  uint32_t num;
+  const char *names[SHARD_MESH_MEMO_SLOTS];
+  const shard_mesh *meshes[SHARD_MESH_MEMO_SLOTS];
 } shard_mesh_memo;
 const shard_mesh *shard_mesh_memo_get(shard_mesh_memo *memo, const shard_module *m, const shard_tensor_sharding *s);
 

@@ -262,9 +262,9 @@ typedef struct init_walk {
   priority_ref_vec refs;
 } init_walk;
 
-static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t result) {
+/* t is the current sharding of v, or of result `result` of func (v NULL). */
+static void S_init_one(init_walk *w, shard_value *v, shard_op *func, uint32_t result, shard_tensor_sharding *t) {
   shard_arena *a = w->m->arena;
-  shard_tensor_sharding *t = v ? shard_propagation_value_sharding(a, v) : shard_func_result_sharding(func, result);
   if (!t) return;
   if (S_has_priority(t)) {
     priority_ref r = {v, func, result, t};
@@ -285,17 +285,17 @@ static bool S_init_op(shard_op *op, void *ctx) {
   init_walk *w = ctx;
   if (shard_op_is(op, &K_func_func)) {
     shard_block *entry = op->num_regions ? op->regions[0].first : NULL;
-    for (uint32_t i = 0; entry && i < entry->num_args; i++) S_init_one(w, &entry->args[i], NULL, 0);
+    for (uint32_t i = 0; entry && i < entry->num_args; i++)
+      S_init_one(w, &entry->args[i], NULL, 0, shard_propagation_value_sharding(w->m->arena, &entry->args[i]));
     uint32_t nres = shard_func_num_results(op);
-    for (uint32_t i = 0; i < nres; i++) S_init_one(w, NULL, op, i);
+    for (uint32_t i = 0; i < nres; i++) S_init_one(w, NULL, op, i, shard_func_result_sharding(op, i));
     return true;
   }
   for (uint32_t i = 0; i < op->num_results; i++) {
     shard_value *v = &op->results[i];
     /* Results whose sharding lives on a data-flow edge are seen at the edge. */
-    if (shard_propagation_value_has_edge(v)) continue;
-    if (!v->def || (!shard_propagation_value_sharding(w->m->arena, v))) continue;
-    S_init_one(w, v, NULL, 0);
+    if (shard_propagation_value_has_edge(v) || !v->def) continue;
+    S_init_one(w, v, NULL, 0, shard_propagation_value_sharding(w->m->arena, v));
   }
   return true;
 }

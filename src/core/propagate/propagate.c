@@ -31,25 +31,29 @@
 
 /* ---- session ------------------------------------------------------------------- */
 
-typedef struct op_info {
-  shard_op *op;
-  shard_op_sharding_rule *rule;
-  bool rule_done; /* rule looked up (it may be NULL) */
-  bool rule_created; /* created by the registry, not read from the op */
-  bool queued;
-  /* func.func: its callers, a range of shard_propagation.calls */
-  uint32_t first_call, num_calls;
-  /* The last visit that changed nothing: the shardings it saw, the
-   * direction of each factor and the strategy. Shardings are replaced, never
-   * edited, and nothing is freed during a session, so seeing the same
-   * pointers and directions again means the visit would change nothing
-   * again (the op-priority steps re-run the whole module five times). */
+/* The last visit of an op that changed nothing: the shardings it saw, the
+ * direction of each factor and the strategy. Shardings are replaced, never
+ * edited, and nothing is freed during a session, so seeing the same
+ * pointers and directions again means the visit would change nothing again
+ * (the op-priority steps re-run the whole module five times). Made at the
+ * first visit that reads shardings (in the session's memo arena): most ops
+ * of the first op-priority steps never do. */
+typedef struct visit_memo {
   const shard_tensor_sharding **seen;
   shard_direction *seen_dirs;
   shard_factor_strategy seen_strategy;
   bool seen_valid;
-  /* A data-flow edge's identity rule, built at its first visit (in memo). */
-  shard_op_sharding_rule *identity;
+} visit_memo;
+
+/* What a session keeps for every op, by its dense id (the op itself is
+ * s->index.ops[id]): kept small, since a module has as many as it has ops
+ * and every run visits them all. */
+typedef struct op_info {
+  shard_op_sharding_rule *rule;
+  visit_memo *memo; /* NULL until needed */
+  bool rule_done; /* rule looked up (it may be NULL) */
+  bool rule_created; /* created by the registry, not read from the op */
+  bool queued;
 } op_info;
 
 typedef struct group_member {
@@ -58,6 +62,11 @@ typedef struct group_member {
 } group_member;
 
 typedef SHARD_VEC(shard_op *) op_vec;
+
+/* The calls of one func.func: shard_propagation.calls[first, first + num). */
+typedef struct call_range {
+  uint32_t first, num;
+} call_range;
 
 /* What the last unchanged sync of a returned value with its func result saw. */
 typedef struct result_memo {
@@ -72,10 +81,11 @@ struct shard_propagation {
   shard_diag_engine *de;
   bool conservative;
   shard_op_table index; /* op -> its dense id, built once per session */
-  op_info *ops;
-  uint32_t num_ops;
+  op_info *ops; /* by id */
   shard_op **calls; /* func.call ops grouped by callee */
-  shard_arena *memo; /* op_info.seen arrays */
+  call_range *call_ranges; /* each callee's calls */
+  shard_ptrmap callers; /* func.func -> 1 + its index in call_ranges */
+  shard_arena *memo; /* visit memos */
   shard_rule_cache *rules; /* rules created for this session, shared by equal ops */
   const shard_rule_provider *extra_rules; /* for ops the registry does not know; NULL: none */
   shard_arena *scratch; /* a visit's projection, reset after each; NULL while in use */
@@ -94,9 +104,10 @@ struct shard_propagation {
   shard_mesh_memo meshes;
   /* sharding groups: members sorted by value pointer for lookup */
   group_member *members;
+  group_member *by_group; /* the same, sorted by group then value */
   uint32_t num_members;
   /* the current run */
-  op_vec worklist;
+  SHARD_VEC(uint32_t) worklist; /* op ids */
   shard_op *current;
   shard_factor_strategy strategy;
   shard_op_direction_fn direction;
@@ -263,9 +274,16 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
 }
 
 /* Replaces entry i of a per-value attribute of n entries; missing entries
- * become fully open on s's mesh. */
+ * become fully open on s's mesh. With `share`, s is a sharding propagation
+ * kept in the module and never touches again. */
 static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent, uint32_t i, uint32_t n,
-                               const shard_value *values, shard_tensor_sharding *s) {
+                               const shard_value *values, shard_tensor_sharding *s, bool share) {
+  if (share && n == 1 && i == 0) {
+    /* s itself is the list of one (shardings are replaced, never edited):
+     * most ops have one result, and each change would copy its sharding. */
+    shard_op_set_attr(a, op, name, shard_attr_per_value(a, s, 1), inherent);
+    return;
+  }
   shard_attr *old = shard_op_attr(op, name);
   bool have = old && old->kind == SHARD_ATTR_SDY_PER_VALUE && old->u.per_value->num == n;
   shard_tensor_sharding *list = SHARD_NEW_ARRAY(a, shard_tensor_sharding, n ? n : 1);
@@ -313,7 +331,8 @@ shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const sh
   return S_shardable_sharding(a, S_shardable((shard_value *)cv));
 }
 
-void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+/* shard_propagation_set_value_sharding; `share` as for S_set_per_value_at. */
+static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, bool share) {
   v = S_shardable(v);
   if (!v || !s) return;
   shard_op *op = S_owning_op(v);
@@ -333,24 +352,35 @@ void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_
   df_kind k = S_df_kind(op);
   if (k == DF_NAMED || k == DF_MANUAL) {
     if (v->def) {
-      S_set_per_value_at(a, op, "out_shardings", true, v->index, op->num_results, op->results, s);
+      S_set_per_value_at(a, op, "out_shardings", true, v->index, op->num_results, op->results, s, share);
     } else {
       shard_block *body = S_body(op, 0);
       if (k == DF_MANUAL)
         s = shard_sharding_add_free(a, S_per_value_at(op, "in_shardings", v->index), s,
                                     shard_op_attr(op, "manual_axes"));
-      S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s);
+      S_set_per_value_at(a, op, "in_shardings", true, v->index, body->num_args, body->args, s, share);
     }
     return;
   }
-  if (v->def) S_set_per_value_at(a, op, "sdy.sharding", false, v->index, op->num_results, op->results, s);
+  if (v->def) S_set_per_value_at(a, op, "sdy.sharding", false, v->index, op->num_results, op->results, s, share);
+}
+
+void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
+  S_set_value_sharding(a, v, s, false);
 }
 
 /* ---- rules ------------------------------------------------------------------------ */
 
+static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op *op, op_info *info);
+
 const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const shard_op *op) {
   op_info *info = S_info(s, op);
   if (!info) return shard_rule_for_op(s->a, op, s->conservative, s->extra_rules);
+  return S_rule(s, op, info);
+}
+
+/* The rule of `op`, whose state is `info`. */
+static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op *op, op_info *info) {
   if (info->rule_done) return info->rule;
   info->rule_done = true;
   shard_attr *r = S_attr(op, "sdy.sharding_rule");
@@ -430,10 +460,10 @@ bool shard_propagation_op_is_elementwise(const shard_op *op) {
 /* ---- worklist ------------------------------------------------------------------------ */
 
 static void S_push_one(shard_propagation *s, shard_op *op) {
-  op_info *info = S_info(s, op);
-  if (!info || info->queued) return;
-  info->queued = true;
-  SHARD_VEC_PUSH(s->worklist, op);
+  uint32_t id;
+  if (!shard_op_table_find(&s->index, op, &id) || s->ops[id].queued) return;
+  s->ops[id].queued = true;
+  SHARD_VEC_PUSH(s->worklist, id);
 }
 
 /* Queues op and its ancestors below the module, innermost first (MLIR's
@@ -459,9 +489,10 @@ static shard_op *S_callee(const shard_module *m, const shard_op *call) {
 
 /* Calls to `func` in the module (Shardy's SymbolUserMap), indexed once. */
 static void S_callers(shard_propagation *s, const shard_op *func, op_vec *out) {
-  op_info *info = S_info(s, func);
-  if (!info) return;
-  for (uint32_t i = 0; i < info->num_calls; i++) SHARD_VEC_PUSH(*out, s->calls[info->first_call + i]);
+  uint64_t id = shard_ptrmap_get(&s->callers, func);
+  if (!id) return;
+  const call_range *r = &s->call_ranges[id - 1];
+  for (uint32_t i = 0; i < r->num; i++) SHARD_VEC_PUSH(*out, s->calls[r->first + i]);
 }
 
 static void S_notify_terminator_use(shard_propagation *s, shard_op *user, const shard_operand *use) {
@@ -530,6 +561,23 @@ static int S_cmp_member(const void *pa, const void *pb) {
   return 0;
 }
 
+static int S_cmp_group_then_value(const void *pa, const void *pb) {
+  const group_member *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  return S_cmp_member(pa, pb);
+}
+
+/* The first of the members of `group` in s->by_group. */
+static uint32_t S_group_start(const shard_propagation *s, int64_t group) {
+  uint32_t lo = 0, hi = s->num_members;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (s->by_group[mid].group < group) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 static int64_t S_group_of(const shard_propagation *s, const shard_value *v) {
   uint32_t lo = 0, hi = s->num_members;
   while (lo < hi) {
@@ -551,6 +599,7 @@ typedef struct tensor_ref {
   shard_op *owner; /* EDGE: the edge op; FUNC_RESULT: the func */
   uint32_t index; /* FUNC_RESULT */
   shard_tensor_sharding *sharding; /* current, as propagation sees it */
+  bool transient; /* sharding lives for this visit only (not in the module) */
 } tensor_ref;
 
 typedef struct direction_ctx {
@@ -608,7 +657,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
 
 static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
   switch (t->kind) {
-  case TENSOR_VALUE: shard_propagation_set_value_sharding(s->a, t->value, sh); break;
+  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, true); break;
   case TENSOR_EDGE: {
     shard_op *edge = t->owner;
     shard_value *owner = edge->operands[0].value;
@@ -671,6 +720,74 @@ static void S_observe(shard_propagation *s, const direction_ctx *dctx, const sha
   s->observer.on_step(s->observer.ctx, &step);
 }
 
+/* The same axis, field by field (what sharing a list may not change). */
+static bool S_same_axes(const shard_axis_ref *a, const shard_axis_ref *b, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++)
+    if ((a[i].name != b[i].name && strcmp(a[i].name, b[i].name) != 0) || a[i].is_sub != b[i].is_sub ||
+        a[i].pre_size != b[i].pre_size || a[i].size != b[i].size)
+      return false;
+  return true;
+}
+
+static bool S_same_dims(const shard_dim_sharding *a, const shard_dim_sharding *b, uint32_t rank) {
+  for (uint32_t d = 0; d < rank; d++)
+    if (a[d].num_axes != b[d].num_axes || a[d].is_open != b[d].is_open || a[d].priority != b[d].priority ||
+        !S_same_axes(a[d].axes, b[d].axes, a[d].num_axes))
+      return false;
+  return true;
+}
+
+/* The visit's shardings that live in the module: the tensors' current ones
+ * and those kept by this visit so far. */
+static const shard_tensor_sharding *S_candidate(const tensor_ref *t, const shard_tensor_sharding *const *kept,
+                                                uint32_t done, uint32_t k) {
+  if (k < done && kept[k]) return kept[k];
+  return t[k].transient ? NULL : t[k].sharding;
+}
+
+/* An axis list equal to `axes` among the candidates' dims, or NULL. */
+static shard_axis_ref *S_shared_axes(const shard_axis_ref *axes, uint32_t num, const tensor_ref *t, uint32_t n,
+                                     const shard_tensor_sharding *const *kept, uint32_t done) {
+  for (uint32_t k = 0; k < n; k++) {
+    const shard_tensor_sharding *c = S_candidate(t, kept, done, k);
+    for (uint32_t d = 0; c && d < c->rank; d++)
+      if (c->dims[d].num_axes == num && S_same_axes(c->dims[d].axes, axes, num)) return c->dims[d].axes;
+  }
+  return NULL;
+}
+
+/* Copies `fresh` (projected into the visit's scratch) into the module,
+ * sharing every dims array and axis list equal to one of the visit's
+ * shardings in the module instead of copying it (shardings are replaced,
+ * never edited): a sharding propagated along a chain of ops is mostly the
+ * neighbour's, so most of what a change adds to the module is its header.
+ * kept[0..done) are the shardings this visit kept so far (NULL: none). */
+static shard_tensor_sharding *S_keep(shard_propagation *s, const shard_tensor_sharding *fresh, const tensor_ref *t,
+                                     uint32_t n, const shard_tensor_sharding *const *kept, uint32_t done) {
+  shard_tensor_sharding *k = SHARD_NEW(s->a, shard_tensor_sharding);
+  *k = *fresh;
+  k->dims = NULL;
+  for (uint32_t c = 0; c < n && !k->dims && fresh->rank; c++) {
+    const shard_tensor_sharding *cand = S_candidate(t, kept, done, c);
+    if (cand && cand->rank == fresh->rank && S_same_dims(cand->dims, fresh->dims, fresh->rank)) k->dims = cand->dims;
+  }
+  if (!k->dims && fresh->rank) {
+    k->dims = SHARD_NEW_ARRAY(s->a, shard_dim_sharding, fresh->rank);
+    for (uint32_t d = 0; d < fresh->rank; d++) {
+      const shard_dim_sharding *fd = &fresh->dims[d];
+      k->dims[d] = *fd;
+      if (!fd->num_axes) continue;
+      k->dims[d].axes = S_shared_axes(fd->axes, fd->num_axes, t, n, kept, done);
+      if (!k->dims[d].axes) k->dims[d].axes = shard_arena_dup(s->a, fd->axes, sizeof(shard_axis_ref) * fd->num_axes);
+    }
+  }
+  if (fresh->num_replicated)
+    k->replicated = shard_arena_dup(s->a, fresh->replicated, sizeof(shard_axis_ref) * fresh->num_replicated);
+  if (fresh->num_unreduced)
+    k->unreduced = shard_arena_dup(s->a, fresh->unreduced, sizeof(shard_axis_ref) * fresh->num_unreduced);
+  return k;
+}
+
 /* Propagates between tensors t[0..num_operands) and the rest along `rule`.
  * Returns whether any sharding changed. */
 static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const shard_op_sharding_rule *rule,
@@ -693,6 +810,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   shard_factor_propagation fp = {s->strategy, S_factor_direction, dctx, conservative,
                                  op && shard_propagation_op_is_elementwise(op)};
   bool *updated = SHARD_NEW_ARRAY(scratch, bool, n ? n : 1);
+  const shard_tensor_sharding **kept = SHARD_NEW_ARRAY(scratch, const shard_tensor_sharding *, n ? n : 1);
   const shard_projection *before = s->observer.on_step ? S_projection_copy(scratch, p) : NULL;
   shard_factor_propagate(p, &fp, updated);
 
@@ -700,12 +818,15 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   for (uint32_t i = 0; i < n; i++) {
     if (!updated[i]) continue;
     const shard_tensor_mapping *mapping = i < num_operands ? &rule->operands[i] : &rule->results[i - num_operands];
-    /* Into the module: an updated projection nearly always gives a new
-     * sharding (projecting into scratch first and copying cost more). */
+    /* Into scratch, then kept in the module sharing what it can: an
+     * updated projection nearly always gives a new sharding, but one made
+     * mostly of arrays the module holds already. */
     shard_tensor_sharding *fresh =
-        shard_projection_to_sharding(s->a, p, i, mapping, source->mesh_name, source->inline_mesh);
+        shard_projection_to_sharding(scratch, p, i, mapping, source->mesh_name, source->inline_mesh);
     const shard_tensor_sharding *old = t[i].sharding;
     if ((!old && S_empty_axes(fresh)) || (old && shard_sharding_equal(fresh, old))) continue;
+    fresh = S_keep(s, fresh, t, n, kept, i);
+    kept[i] = fresh;
     any = true;
     S_set_tensor(s, &t[i], fresh);
     if (t[i].kind == TENSOR_FUNC_RESULT) continue;
@@ -713,10 +834,10 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
     if (s->notify) S_notify_sharding_modified(s, modified);
     int64_t group = S_group_of(s, modified);
     if (group < 0) continue;
-    for (uint32_t k = 0; k < s->num_members; k++) {
-      shard_value *member = s->members[k].value;
-      if (s->members[k].group != group || member == modified) continue;
-      shard_propagation_set_value_sharding(s->a, member, fresh);
+    for (uint32_t k = S_group_start(s, group); k < s->num_members && s->by_group[k].group == group; k++) {
+      shard_value *member = s->by_group[k].value;
+      if (member == modified) continue;
+      S_set_value_sharding(s->a, member, fresh, true);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
   }
@@ -743,6 +864,7 @@ static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
   r->owner = NULL;
   r->index = 0;
   r->sharding = S_shardable_sharding(s->a, shardable);
+  r->transient = false;
 }
 
 /* The direction of every factor of the visit into dirs; false when no
@@ -756,35 +878,55 @@ static bool S_factor_directions(direction_ctx *d, uint32_t num_factors, shard_di
   return any;
 }
 
-/* Would this visit see exactly what the last visit that changed nothing saw?
- * Records what it sees in info either way (valid only if nothing changes). */
+static visit_memo *S_memo(shard_propagation *s, op_info *info) {
+  if (!info->memo) info->memo = SHARD_NEW(s->memo, visit_memo);
+  return info->memo;
+}
+
+/* Forgets the last unchanged visit: a visit changed something, or saw
+ * nothing it could change. */
+static void S_memo_invalidate(op_info *info) {
+  if (info->memo) info->memo->seen_valid = false;
+}
+
+/* Would this visit see exactly what the last visit that changed nothing saw:
+ * the shardings of t[0..n), the keys[0..num_keys) standing for what the
+ * rest of the visit reads, the directions and the strategy? Records what it
+ * sees in info either way (valid only if nothing changes). An op passes the
+ * same n and num_keys at every visit. */
 static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sharding_rule *rule, const tensor_ref *t,
-                          uint32_t n, const shard_direction *dirs) {
-  if (!info->seen) {
-    info->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n ? n : 1);
-    info->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
-    info->seen_valid = false;
+                          uint32_t n, const shard_tensor_sharding *const *keys, uint32_t num_keys,
+                          const shard_direction *dirs) {
+  visit_memo *memo = S_memo(s, info);
+  if (!memo->seen) {
+    memo->seen = SHARD_NEW_ARRAY(s->memo, const shard_tensor_sharding *, n + num_keys ? n + num_keys : 1);
+    memo->seen_dirs = SHARD_NEW_ARRAY(s->memo, shard_direction, rule->num_factors ? rule->num_factors : 1);
+    memo->seen_valid = false;
   }
-  bool same = info->seen_valid && info->seen_strategy == s->strategy;
+  bool same = memo->seen_valid && memo->seen_strategy == s->strategy;
   for (uint32_t i = 0; i < n; i++) {
-    same = same && info->seen[i] == t[i].sharding;
-    info->seen[i] = t[i].sharding;
+    same = same && memo->seen[i] == t[i].sharding;
+    memo->seen[i] = t[i].sharding;
+  }
+  for (uint32_t k = 0; k < num_keys; k++) {
+    same = same && memo->seen[n + k] == keys[k];
+    memo->seen[n + k] = keys[k];
   }
   for (uint32_t f = 0; f < rule->num_factors; f++) {
-    same = same && info->seen_dirs[f] == dirs[f];
-    info->seen_dirs[f] = dirs[f];
+    same = same && memo->seen_dirs[f] == dirs[f];
+    memo->seen_dirs[f] = dirs[f];
   }
-  info->seen_strategy = s->strategy;
+  memo->seen_strategy = s->strategy;
   return same;
 }
 
-static void S_visit_registered(shard_propagation *s, shard_op *op) {
-  const shard_op_sharding_rule *rule = shard_propagation_rule(s, op);
+static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_state) {
+  const shard_op_sharding_rule *rule = S_rule(s, op, op_state);
   if (!rule) return;
   direction_ctx d = {s, op, rule, SHARD_DIR_BOTH, false, NULL};
   /* An observer sees every visit that updates a projection, even to an
    * equal sharding, so with one nothing is skipped. */
-  op_info *info = s->observer.on_step ? NULL : S_info(s, op);
+  op_info *info = s->observer.on_step ? NULL : op_state;
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
   shard_direction *dirs = NULL;
@@ -796,7 +938,7 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
     uint32_t nf = rule->num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
-      info->seen_valid = false;
+      S_memo_invalidate(info);
       if (dirs != dirs_on_stack) free(dirs);
       return;
     }
@@ -807,9 +949,9 @@ static void S_visit_registered(shard_propagation *s, shard_op *op) {
   for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
   for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
   d.known = dirs;
-  if (!info || !S_seen_before(s, info, rule, t, n, dirs)) {
+  if (!info || !S_seen_before(s, info, rule, t, n, NULL, 0, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
-    if (info) info->seen_valid = !changed;
+    if (info) info->memo->seen_valid = !changed;
   }
   if (t != t_on_stack) free(t);
   if (dirs && dirs != dirs_on_stack) free(dirs);
@@ -886,23 +1028,22 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
 }
 
 /* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then frees t and hands the
- * visit's arena (taken with S_rule_scratch_take) back. */
-static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, tensor_ref *t, uint32_t ns,
-                             bool memo) {
+ * both directions through an identity rule, then hands the visit's arena
+ * (taken with S_rule_scratch_take) back. view[0..2) are what the result's
+ * sharding is made from when it is a per-visit view (t[ns].transient): a
+ * manual computation's edge seen from the other side of its manual axes. */
+static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, op_info *edge_state,
+                             tensor_ref *t, uint32_t ns, const shard_tensor_sharding *const *view) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
    * would see what its last unchanged visit saw is skipped; the sources and
    * the target of an edge never change within a session, and neither does
-   * its identity rule. Without an observer, and only when every sharding it
-   * reads is kept in the module (memo). */
-  op_info *info = memo && !s->observer.on_step ? S_info(s, edge) : NULL;
-  shard_op_sharding_rule *rule;
-  if (info) {
-    if (!info->identity) info->identity = S_identity_rule(s->memo, edge->results[0].type, ns);
-    rule = info->identity;
-  } else {
-    rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  }
+   * its identity rule. A view is new at every visit: the memo records the
+   * module's shardings it is made from instead (the same ones give the same
+   * view). Without an observer. */
+  op_info *info = !s->observer.on_step ? edge_state : NULL;
+  /* Built in the visit's scratch each time rather than kept: a few words
+   * from a warm arena cost less than session memory for every edge. */
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
   direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
@@ -912,52 +1053,68 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
     uint32_t nf = rule->num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
-      info->seen_valid = false;
+      S_memo_invalidate(info);
       skip = true;
     } else {
       d.known = dirs;
-      skip = S_seen_before(s, info, rule, t, ns + 1, dirs);
+      /* Always two keys: an edge's result may become a view in a later visit. */
+      const shard_tensor_sharding *keys[2] = {t[ns].sharding, NULL};
+      if (t[ns].transient) keys[0] = view[0], keys[1] = view[1];
+      skip = S_seen_before(s, info, rule, t, ns, keys, 2, dirs);
     }
   }
   if (!skip) {
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-    if (info) info->seen_valid = !changed;
+    if (info) info->memo->seen_valid = !changed;
   }
   if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
-  free(t);
 }
 
-static void S_visit_edge(shard_propagation *s, shard_op *edge) {
+/* An edge has a few sources (a while's operand and yield, a case's
+ * branches): its visit's arrays are on the stack unless there are more. */
+enum { EDGE_ON_STACK = 8 };
+
+static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *owner = edge->operands[0].value;
   shard_op *df = S_owning_op(owner);
   uint32_t cap = df ? df->num_regions + 2 : 2;
-  shard_value **sources = shard_xcalloc(cap, sizeof *sources);
+  shard_value *sources_on_stack[EDGE_ON_STACK];
+  tensor_ref t_on_stack[EDGE_ON_STACK + 1];
+  shard_value **sources = cap <= EDGE_ON_STACK ? sources_on_stack : shard_xmalloc(cap * sizeof *sources);
   uint32_t ns = S_edge_sources(owner, sources, cap);
-  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  tensor_ref *t = ns <= EDGE_ON_STACK ? t_on_stack : shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");
   /* The body's view of a manual computation's edge lives for this visit
-   * only (such an edge keeps no memo of what it saw). */
+   * only; the memo records what it is made from (view). */
   shard_arena *scratch = S_rule_scratch_take(s);
   bool manual_view = target && S_df_kind(df) == DF_MANUAL;
+  const shard_tensor_sharding *view[2] = {target, NULL};
   if (manual_view) {
     const shard_attr *manual = shard_op_attr(df, "manual_axes");
-    if (owner->def) target = shard_sharding_erase_manual(scratch, target, manual);
-    else target = shard_sharding_add_free(scratch, S_per_value_at(df, "in_shardings", owner->index), target, manual);
+    if (owner->def) {
+      target = shard_sharding_erase_manual(scratch, target, manual);
+    } else {
+      view[1] = S_per_value_at(df, "in_shardings", owner->index);
+      target = shard_sharding_add_free(scratch, view[1], target, manual);
+    }
   }
   t[ns].kind = TENSOR_EDGE;
   t[ns].value = &edge->results[0];
   t[ns].owner = edge;
+  t[ns].index = 0;
   t[ns].sharding = target;
-  S_propagate_edge(s, scratch, edge, t, ns, !manual_view);
-  free(sources);
+  t[ns].transient = manual_view;
+  S_propagate_edge(s, scratch, edge, info, t, ns, view);
+  if (t != t_on_stack) free(t);
+  if (sources != sources_on_stack) free(sources);
 }
 
 /* sdy.func_data_flow_edge on a func argument joins the operands of every
  * call; on a call result, the callee's returned value. */
-static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
+static void S_visit_func_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   if (edge->num_operands != 1 || edge->num_results != 1 || !S_static_tensor(edge->results[0].type)) return;
   shard_value *in = edge->operands[0].value;
   SHARD_VEC(shard_value *) sources = {0};
@@ -981,20 +1138,22 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge) {
     return;
   }
   uint32_t ns = sources.len;
-  tensor_ref *t = shard_xcalloc(ns + 1, sizeof *t);
+  tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, t, ns, true);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, NULL);
+  free(t);
   SHARD_VEC_FREE(sources);
 }
 
-static void S_visit(shard_propagation *s, shard_op *op) {
+/* Visits op, whose state is info (the worklist holds ids: no lookup). */
+static void S_visit(shard_propagation *s, shard_op *op, op_info *info) {
   s->current = op;
-  if (!S_is_sdy(op)) S_visit_registered(s, op);
+  if (!S_is_sdy(op)) S_visit_registered(s, op, info);
   else if (shard_op_is(op, &K_sdy_propagation_barrier)) S_visit_barrier(s, op);
-  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op);
-  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op);
-  else S_visit_registered(s, op);
+  else if (shard_op_is(op, &K_sdy_data_flow_edge)) S_visit_edge(s, op, info);
+  else if (shard_op_is(op, &K_sdy_func_data_flow_edge)) S_visit_func_edge(s, op, info);
+  else S_visit_registered(s, op, info);
   s->current = NULL;
 }
 
@@ -1050,6 +1209,7 @@ static void S_propagate_func_results(shard_propagation *s) {
     t[1].owner = func;
     t[1].index = i;
     t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    t[1].transient = false;
     /* Shardings are replaced, never edited, and nothing is freed in a
      * session: the same two pointers again would change nothing again. */
     if (memo && memo[i].valid && memo[i].value == t[0].sharding && memo[i].result == t[1].sharding &&
@@ -1073,18 +1233,21 @@ static void S_propagate_func_results(shard_propagation *s) {
 
 /* ---- session --------------------------------------------------------------------------- */
 
-static bool S_collect(shard_op *op, void *ctx) {
-  SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+static bool S_add_op(shard_op *op, void *ctx) {
+  shard_op_table_add(ctx, op);
   return true;
 }
 
-typedef struct shape_check {
+/* What the one walk of a session's start gathers: every op (the index), the
+ * sharding groups, and whether every result type can propagate. */
+typedef struct begin_walk {
+  shard_op_table *index;
+  op_vec groups;
   shard_diag_engine *de;
   bool ok;
-} shape_check;
+} begin_walk;
 
-static bool S_check_shapes(shard_op *op, void *ctx) {
-  shape_check *c = ctx;
+static bool S_check_shapes(shard_op *op, begin_walk *c) {
   for (uint32_t i = 0; i < op->num_results; i++) {
     const shard_type *t = op->results[i].type;
     if (!t) continue;
@@ -1109,21 +1272,42 @@ static bool S_fully_open_replicated(const shard_tensor_sharding *t) {
   return true;
 }
 
+/* A sharding_group op: its group and its place among the group ops. */
+typedef struct group_op {
+  int64_t group;
+  uint32_t index;
+} group_op;
+
+static int S_cmp_group_op(const void *pa, const void *pb) {
+  const group_op *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
 /* Gives every member of a group the group's sharding; when members disagree,
- * warns and routes each member through an open sharding constraint instead. */
-static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
-  int64_t max_group = -1;
+ * warns and routes each member through an open sharding constraint instead.
+ * Returns whether it added ops. */
+static bool S_sync_groups(shard_propagation *s, op_vec *group_ops) {
+  bool added = false;
+  /* The group ops by group id, each group in walk order: one pass per group
+   * instead of a scan of every group op for every id up to the largest. */
+  SHARD_VEC(group_op) order = {0};
   for (uint32_t i = 0; i < group_ops->len; i++) {
-    shard_attr *g = shard_op_attr(group_ops->items[i], "group_id");
-    if (g && g->kind == SHARD_ATTR_INT && g->u.integer.value > max_group) max_group = g->u.integer.value;
+    shard_op *op = group_ops->items[i];
+    shard_attr *g = shard_op_attr(op, "group_id");
+    if (!g || g->kind != SHARD_ATTR_INT || g->u.integer.value < 0 || op->num_operands != 1) continue;
+    group_op go = {g->u.integer.value, i};
+    SHARD_VEC_PUSH(order, go);
   }
+  if (order.len) qsort(order.items, order.len, sizeof *order.items, S_cmp_group_op);
   SHARD_VEC(group_member) members = {0};
-  for (int64_t gid = 0; gid <= max_group; gid++) {
+  for (uint32_t first = 0, last; first < order.len; first = last) {
+    int64_t gid = order.items[first].group;
+    for (last = first; last < order.len && order.items[last].group == gid; last++) {
+    }
     SHARD_VEC(shard_value *) vals = {0};
-    for (uint32_t i = 0; i < group_ops->len; i++) {
-      shard_op *op = group_ops->items[i];
-      shard_attr *g = shard_op_attr(op, "group_id");
-      if (!g || g->kind != SHARD_ATTR_INT || g->u.integer.value != gid || op->num_operands != 1) continue;
+    for (uint32_t j = first; j < last; j++) {
+      shard_op *op = group_ops->items[order.items[j].index];
       shard_value *v = op->operands[0].value;
       bool dup = false;
       for (uint32_t k = 0; k < vals.len; k++) dup |= vals.items[k] == v;
@@ -1159,6 +1343,7 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
         shard_tensor_sharding *open =
             shard_sharding_open(s->a, common->mesh_name, common->inline_mesh, common->rank, true);
         shard_op *c = shard_op_new_named(s->a, "sdy.sharding_constraint", 1, &v, 1, &v->type, 0);
+        added = true;
         shard_op_set_attr(s->a, c, "sharding", shard_attr_sharding(s->a, open), true);
         if (v->def) shard_op_insert_after(v->def, c);
         else if (v->block->first) shard_op_insert_before(v->block->first, c);
@@ -1175,61 +1360,76 @@ static void S_sync_groups(shard_propagation *s, op_vec *group_ops) {
     }
     SHARD_VEC_FREE(vals);
   }
+  SHARD_VEC_FREE(order);
   s->num_members = members.len;
   s->members = members.items; /* heap, freed with the session */
   if (s->num_members) qsort(s->members, s->num_members, sizeof *s->members, S_cmp_member);
+  /* The same members by group, each group in the order of members (value
+   * pointers), for the members of one group. */
+  s->by_group = shard_xmalloc((s->num_members ? s->num_members : 1) * sizeof *s->by_group);
+  if (s->num_members) memcpy(s->by_group, s->members, s->num_members * sizeof *s->by_group);
+  if (s->num_members) qsort(s->by_group, s->num_members, sizeof *s->by_group, S_cmp_group_then_value);
+  return added;
 }
 
-static bool S_collect_groups(shard_op *op, void *ctx) {
-  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(*(op_vec *)ctx, op);
+static bool S_begin_op(shard_op *op, void *ctx) {
+  begin_walk *w = ctx;
+  if (!S_check_shapes(op, w)) return false;
+  shard_op_table_add(w->index, op);
+  if (shard_op_is(op, &K_sdy_sharding_group)) SHARD_VEC_PUSH(w->groups, op);
   return true;
 }
 
-static void S_build_index(shard_propagation *s) {
-  op_vec all = {0};
-  shard_walk(s->m->top, S_collect, &all);
-  free(s->ops);
-  shard_op_table_release(&s->index);
-  shard_op_table_init(&s->index);
-  s->num_ops = all.len;
-  s->ops = shard_xcalloc(all.len ? all.len : 1, sizeof *s->ops);
-  shard_op_table_reserve(&s->index, all.len);
-  for (uint32_t i = 0; i < all.len; i++) {
-    s->ops[i].op = all.items[i];
-    shard_op_table_add(&s->index, all.items[i]); /* id i: each op once */
-  }
-  /* Group the calls by callee: count, then place. */
+/* The per-op state for the ops of s->index, and the calls grouped by callee. */
+static void S_build_ops(shard_propagation *s) {
+  uint32_t num_ops = s->index.len;
+  shard_op **all = s->index.ops;
+  s->ops = shard_xcalloc(num_ops ? num_ops : 1, sizeof *s->ops);
+  /* Count the calls of each callee, then place them. */
+  SHARD_VEC(call_range) ranges = {0};
   uint32_t num_calls = 0;
-  for (uint32_t i = 0; i < all.len; i++) {
-    if (!shard_op_is(all.items[i], &K_func_call)) continue;
-    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
-    if (callee) {
-      callee->num_calls++;
-      num_calls++;
+  for (uint32_t i = 0; i < num_ops; i++) {
+    if (!shard_op_is(all[i], &K_func_call)) continue;
+    shard_op *callee = S_callee(s->m, all[i]);
+    if (!callee) continue;
+    uint64_t *id = shard_ptrmap_slot(&s->callers, callee);
+    if (!*id) {
+      call_range r = {0, 0};
+      SHARD_VEC_PUSH(ranges, r);
+      *id = ranges.len; /* id + 1 */
     }
+    ranges.items[*id - 1].num++;
+    num_calls++;
   }
-  free(s->calls);
   s->calls = shard_xcalloc(num_calls ? num_calls : 1, sizeof *s->calls);
   uint32_t next = 0;
-  for (uint32_t i = 0; i < all.len; i++) {
-    s->ops[i].first_call = next;
-    next += s->ops[i].num_calls;
-    s->ops[i].num_calls = 0;
+  for (uint32_t k = 0; k < ranges.len; k++) {
+    ranges.items[k].first = next;
+    next += ranges.items[k].num;
+    ranges.items[k].num = 0;
   }
-  for (uint32_t i = 0; i < all.len; i++) {
-    if (!shard_op_is(all.items[i], &K_func_call)) continue;
-    op_info *callee = S_info(s, S_callee(s->m, all.items[i]));
-    if (callee) s->calls[callee->first_call + callee->num_calls++] = all.items[i];
+  for (uint32_t i = 0; i < num_ops; i++) {
+    if (!shard_op_is(all[i], &K_func_call)) continue;
+    uint64_t id = shard_ptrmap_get(&s->callers, S_callee(s->m, all[i]));
+    if (!id) continue;
+    call_range *r = &ranges.items[id - 1];
+    s->calls[r->first + r->num++] = all[i];
   }
-  SHARD_VEC_FREE(all);
+  s->call_ranges = ranges.items; /* heap, freed with the session */
 }
 
 shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, const shard_rule_provider *extra_rules,
                                            shard_diag_engine *de) {
-  shape_check c = {de, true};
-  shard_walk(m->top, S_check_shapes, &c);
-  if (!c.ok) return NULL;
   shard_propagation *s = shard_xcalloc(1, sizeof *s);
+  shard_op_table_init(&s->index);
+  begin_walk w = {&s->index, {0}, de, true};
+  shard_walk(m->top, S_begin_op, &w);
+  if (!w.ok) {
+    SHARD_VEC_FREE(w.groups);
+    shard_op_table_release(&s->index);
+    free(s);
+    return NULL;
+  }
   s->m = m;
   s->a = m->arena;
   s->de = de;
@@ -1239,11 +1439,14 @@ shard_propagation *shard_propagation_begin(shard_module *m, bool conservative, c
   s->scratch = shard_arena_new();
   s->extra_rules = extra_rules;
   s->rules = shard_rule_cache_new(extra_rules);
-  op_vec groups = {0};
-  shard_walk(m->top, S_collect_groups, &groups);
-  S_sync_groups(s, &groups);
-  SHARD_VEC_FREE(groups);
-  S_build_index(s);
+  if (S_sync_groups(s, &w.groups)) {
+    /* Conflicting groups added sharding constraints: number the ops again. */
+    shard_op_table_release(&s->index);
+    shard_op_table_init(&s->index);
+    shard_walk(m->top, S_add_op, &s->index);
+  }
+  SHARD_VEC_FREE(w.groups);
+  S_build_ops(s);
   return s;
 }
 
@@ -1255,16 +1458,17 @@ void shard_propagation_run(shard_propagation *s, shard_factor_strategy strategy,
   S_propagate_func_results(s);
   /* Pre-order, reversed so popping from the back visits in pre-order. */
   s->worklist.len = 0;
-  for (uint32_t i = s->num_ops; i-- > 0;) {
-    if (s->ops[i].op == s->m->top) continue;
+  for (uint32_t i = s->index.len; i-- > 0;) {
+    shard_op *op = s->index.ops[i];
+    if (op == s->m->top) continue;
     s->ops[i].queued = true;
-    SHARD_VEC_PUSH(s->worklist, s->ops[i].op);
+    SHARD_VEC_PUSH(s->worklist, i);
   }
   while (s->worklist.len) {
-    shard_op *op = s->worklist.items[--s->worklist.len];
-    op_info *info = S_info(s, op);
-    if (info) info->queued = false;
-    S_visit(s, op);
+    uint32_t id = s->worklist.items[--s->worklist.len];
+    op_info *info = &s->ops[id];
+    info->queued = false;
+    S_visit(s, s->index.ops[id], info);
   }
   S_propagate_func_results(s);
 }
@@ -1273,8 +1477,9 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   /* Equal ops share a created rule, and then one attribute (attributes are
    * never edited in place): one per rule instead of one per op. */
   shard_ptrmap rule_attrs = {0};
-  for (uint32_t i = 0; i < s->num_ops; i++) {
+  for (uint32_t i = 0; i < s->index.len; i++) {
     op_info *info = &s->ops[i];
+    shard_op *op = s->index.ops[i];
     if (keep_rules) {
       if (info->rule_created) {
         shard_attr *r = shard_ptrmap_get_ptr(&rule_attrs, info->rule);
@@ -1283,13 +1488,12 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
           r->u.rule = info->rule;
           shard_ptrmap_put_ptr(&rule_attrs, info->rule, r);
         }
-        shard_op_set_attr(s->a, info->op, "sdy.sharding_rule", r, false);
+        shard_op_set_attr(s->a, op, "sdy.sharding_rule", r, false);
       }
       continue;
     }
-    shard_attr *r = shard_op_attr(info->op, "sdy.sharding_rule");
-    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom)
-      shard_op_remove_attr(info->op, "sdy.sharding_rule");
+    shard_attr *r = shard_op_attr(op, "sdy.sharding_rule");
+    if (r && r->kind == SHARD_ATTR_SDY_RULE && !r->u.rule->is_custom) shard_op_remove_attr(op, "sdy.sharding_rule");
   }
   shard_ptrmap_release(&rule_attrs);
   SHARD_VEC_FREE(s->worklist);
@@ -1297,7 +1501,10 @@ void shard_propagation_end(shard_propagation *s, bool keep_rules) {
   free(s->ops);
   shard_op_table_release(&s->index);
   free(s->members);
+  free(s->by_group);
   free(s->calls);
+  shard_ptrmap_release(&s->callers);
+  free(s->call_ranges);
   shard_arena_free(s->memo);
   shard_rule_cache_free(s->rules);
   shard_arena_free(s->scratch);
