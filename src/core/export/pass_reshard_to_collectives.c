@@ -164,9 +164,10 @@ static plan_entry *S_plan(r2c *c, const shard_tensor_sharding *in, const shard_t
     shard_buf_putc(&c->key, 'x');
     shard_buf_put_i64(&c->key, t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM);
   }
-  void **slot = shard_strmap_slot(&c->plans, c->key.data, c->key.len);
-  if (*slot) return *slot;
-  plan_entry *e = SHARD_NEW(c->keys, plan_entry);
+  /* a lookup, not a slot: a slot would keep the scratch key's pointer */
+  plan_entry *e = shard_strmap_get(&c->plans, c->key.data, c->key.len);
+  if (e) return e;
+  e = SHARD_NEW(c->keys, plan_entry);
   /* the key must outlive the map: a copy in the pass's arena */
   const char *key = shard_arena_strndup(c->keys, c->key.data, c->key.len);
   int64_t *shape = SHARD_NEW_ARRAY(c->keys, int64_t, in->rank ? in->rank : 1);
