@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "ir/print.h"
 #include "support/buf.h"
 #include "support/diag.h"
 
@@ -115,6 +116,12 @@ cli_output *cli_output_open(const char *cmd, const char *path, int *code);
 const shard_buf_sink *cli_output_sink(cli_output *o);
 void cli_output_write(cli_output *o, const char *data, size_t len);
 int cli_output_close(cli_output *o, bool keep);
+
+/* Prints module `m` to `path` as cli_write_output would write its text (and
+ * `after`, when given, behind it), a window at a time: the module's text is
+ * never all in memory. Returns what cli_write_output would. */
+int cli_write_module(const char *cmd, const char *path, const shard_module *m, const shard_print_options *print,
+                     const shard_buf *after);
 
 /* Remembers the file open on `fd` as an input of this run (cli_read_input
  * calls it), so that no output replaces it. */

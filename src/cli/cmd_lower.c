@@ -50,23 +50,6 @@
 #include "xla/xla_import.h"
 
 void cmd_lower_usage(FILE *f);
-/* Prints the lowered module straight to `path` (NULL: standard output)
- * through `window`, followed by `after` when given: the module's text is
- * never all in memory. */
-static int S_write_module(const char *path, const shard_module *m, shard_buf *window, const shard_buf *after) {
-  int code;
-  cli_output *o = cli_output_open("lower", path, &code);
-  if (!o) return code;
-  window->sink = cli_output_sink(o);
-  shard_print_options print = {0};
-  shard_print_module(window, m, &print);
-  if (window->len && window->data[window->len - 1] != '\n') shard_buf_putc(window, '\n');
-  shard_buf_drain_all(window);
-  window->sink = NULL;
-  if (after && after->len) cli_output_write(o, after->data, after->len);
-  return cli_output_close(o, true);
-}
-
 int cmd_lower(int argc, char **argv);
 
 typedef enum { PLAN_NONE, PLAN_TEXT, PLAN_JSON } plan_mode;
@@ -452,7 +435,7 @@ int cmd_lower(int argc, char **argv) {
   cli_progress_update("%s", cfg.no_propagate ? "lowering" : "propagating and lowering");
   if (!shard_lower_pipeline_run(m, !cfg.no_propagate, cfg.verify_each, &de)) goto done;
   /* The per-device program is built from the module's text; otherwise the
-   * module is printed last, straight to its destination (S_write_module). */
+   * module is printed last, straight to its destination (cli_write_module). */
   bool stream = !(cfg.local || cfg.verify);
   if (!stream) {
     shard_print_options print = {0};
@@ -512,10 +495,10 @@ int cmd_lower(int argc, char **argv) {
   cli_progress_finish();
   if (stream) {
     if (to_file) {
-      code = S_write_module(cfg.output, m, &module_text, NULL);
+      code = cli_write_module("lower", cfg.output, m, &(shard_print_options){0}, NULL);
       if (code == CLI_EXIT_OK) code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
     } else if (cfg.plan != PLAN_JSON && cfg.memory != PLAN_JSON) {
-      code = S_write_module(NULL, m, &module_text, &plan_text);
+      code = cli_write_module("lower", NULL, m, &(shard_print_options){0}, &plan_text);
     } else {
       code = cli_write_output("lower", NULL, plan_text.data, plan_text.len);
     }

@@ -161,8 +161,8 @@ static int parse_args(int argc, char **argv, opt_config *cfg) {
   return -1;
 }
 
-/* A module printed straight to its destination instead of into `out`:
- * done once it was opened, code what writing it came to. */
+/* A module printed straight to its destination instead of into `out`
+ * (cli_write_module): done once that was tried, code what it came to. */
 typedef struct opt_stream {
   const char *path;
   bool done;
@@ -187,19 +187,13 @@ static bool process_chunk(const opt_config *cfg, shard_source *chunk, shard_diag
      * is a failure of that pass, not of the next one. */
     if (!shard_verify_module(m, &vopts, de) || de->errors) goto fail;
   }
-  cli_output *o = NULL;
   if (stream) {
     stream->done = true;
-    if (!(o = cli_output_open("opt", stream->path, &stream->code))) goto fail;
-    out->sink = cli_output_sink(o);
-  }
-  size_t before = out->len;
-  shard_print_module(out, m, &cfg->print);
-  if (out->len > before && out->data[out->len - 1] != '\n') shard_buf_putc(out, '\n');
-  if (o) {
-    shard_buf_drain_all(out);
-    out->sink = NULL;
-    stream->code = cli_output_close(o, true);
+    stream->code = cli_write_module("opt", stream->path, m, &cfg->print, NULL);
+  } else {
+    size_t before = out->len;
+    shard_print_module(out, m, &cfg->print);
+    if (out->len > before && out->data[out->len - 1] != '\n') shard_buf_putc(out, '\n');
   }
   shard_module_free(m);
   return true;

@@ -382,19 +382,8 @@ int cmd_propagate(int argc, char **argv) {
     shard_buf_putc(&out, '\n');
     free(json);
   } else if (exit_code == CLI_EXIT_OK) {
-    /* streamed: the module's text is never all in memory at once */
-    int opened;
-    cli_output *o = cli_output_open("propagate", module_to_stdout ? NULL : cfg.output, &opened);
-    if (!o) {
-      exit_code = opened;
-      goto done;
-    }
-    out.sink = cli_output_sink(o);
     shard_print_options po = {.generic = cfg.emit == EMIT_GENERIC};
-    shard_print_module(&out, m, &po);
-    if (out.len && out.data[out.len - 1] != '\n') shard_buf_putc(&out, '\n');
-    shard_buf_drain_all(&out);
-    exit_code = cli_output_close(o, true);
+    exit_code = cli_write_module("propagate", module_to_stdout ? NULL : cfg.output, m, &po, NULL);
     goto done;
   }
   if (exit_code == CLI_EXIT_OK) {

@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ir/print.h"
 #include "support/arena.h"
 #include "cli.h"
 
@@ -355,6 +356,22 @@ cli_output *cli_output_open(const char *cmd, const char *path, int *code) {
 }
 
 const shard_buf_sink *cli_output_sink(cli_output *o) { return &o->sink; }
+
+int cli_write_module(const char *cmd, const char *path, const shard_module *m, const shard_print_options *print,
+                     const shard_buf *after) {
+  int code;
+  cli_output *o = cli_output_open(cmd, path, &code);
+  if (!o) return code;
+  shard_buf window;
+  shard_buf_init(&window);
+  window.sink = cli_output_sink(o);
+  shard_print_module(&window, m, print);
+  if (window.len && window.data[window.len - 1] != '\n') shard_buf_putc(&window, '\n');
+  shard_buf_drain_all(&window);
+  shard_buf_free(&window);
+  if (after && after->len) cli_output_write(o, after->data, after->len);
+  return cli_output_close(o, true);
+}
 
 void cli_output_write(cli_output *o, const char *data, size_t len) { S_put(o, data, len); }
 
