@@ -43,8 +43,7 @@ typedef struct {
   size_t size;
   size_t given_back; /* bytes from text on whose pages cli_input_read_past ran */
 } mapped_input;
-static mapped_input *mapped;
-static unsigned num_mapped, cap_mapped;
+static SHARD_VEC(mapped_input) mapped;
 
 static void S_on_sigbus(int sig) {
   (void)sig;
@@ -61,23 +60,19 @@ static char *S_map(int fd, size_t size) {
   if (size < CLI_INPUT_MAP_MIN || page <= 0 || size % (size_t)page == 0) return NULL;
   void *p = mmap(NULL, size + 1, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (p == MAP_FAILED) return NULL;
-  if (num_mapped == 0) {
+  if (mapped.len == 0) {
     struct sigaction sa = {0};
     sa.sa_handler = S_on_sigbus;
     sigaction(SIGBUS, &sa, NULL);
   }
-  if (num_mapped == cap_mapped) {
-    cap_mapped = cap_mapped ? 2 * cap_mapped : 4;
-    mapped = shard_xrealloc(mapped, cap_mapped * sizeof *mapped);
-  }
-  mapped[num_mapped++] = (mapped_input){p, size + 1, 0};
+  SHARD_VEC_PUSH(mapped, ((mapped_input){p, size + 1, 0}));
   return p;
 }
 
 void cli_input_read_past(const char *p) {
   long page = sysconf(_SC_PAGESIZE);
-  for (unsigned i = 0; i < num_mapped; i++) {
-    mapped_input *in = &mapped[i];
+  for (uint32_t i = 0; i < mapped.len; i++) {
+    mapped_input *in = &mapped.items[i];
     if (p < in->text || p >= in->text + in->size) continue;
     size_t upto = (size_t)(p - in->text) / (size_t)page * (size_t)page;
     /* The pages are the file's, never written (the text is const to every
@@ -90,10 +85,10 @@ void cli_input_read_past(const char *p) {
 
 void cli_input_free(char *text) {
   if (!text) return;
-  for (unsigned i = 0; i < num_mapped; i++)
-    if (mapped[i].text == text) {
-      munmap(text, mapped[i].size);
-      mapped[i] = mapped[--num_mapped];
+  for (uint32_t i = 0; i < mapped.len; i++)
+    if (mapped.items[i].text == text) {
+      munmap(text, mapped.items[i].size);
+      mapped.items[i] = mapped.items[--mapped.len];
       return;
     }
   free(text);

@@ -51,26 +51,21 @@ typedef struct {
   ino_t ino;
 } file_id;
 
-static file_id *inputs;
-static unsigned num_inputs, cap_inputs;
+static SHARD_VEC(file_id) inputs;
 
 void cli_note_input(int fd) {
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return;
-  for (unsigned i = 0; i < num_inputs; i++)
-    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return;
-  if (num_inputs == cap_inputs) {
-    cap_inputs = cap_inputs ? 2 * cap_inputs : 8;
-    inputs = shard_xrealloc(inputs, cap_inputs * sizeof *inputs);
-  }
-  inputs[num_inputs++] = (file_id){st.st_dev, st.st_ino};
+  for (uint32_t i = 0; i < inputs.len; i++)
+    if (inputs.items[i].dev == st.st_dev && inputs.items[i].ino == st.st_ino) return;
+  SHARD_VEC_PUSH(inputs, ((file_id){st.st_dev, st.st_ino}));
 }
 
 bool cli_output_is_input(const char *path) {
   struct stat st;
   if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return false;
-  for (unsigned i = 0; i < num_inputs; i++)
-    if (inputs[i].dev == st.st_dev && inputs[i].ino == st.st_ino) return true;
+  for (uint32_t i = 0; i < inputs.len; i++)
+    if (inputs.items[i].dev == st.st_dev && inputs.items[i].ino == st.st_ino) return true;
   return false;
 }
 
