@@ -825,6 +825,7 @@ struct shard_verify_stream {
   SHARD_VEC(S_stream_func) funcs;
   SHARD_VEC(const char *) callees;
   shard_strmap func_index; /* function name -> index in funcs + 1 */
+  shard_strmap types; /* the stubs' types by text: one per distinct type (most functions share a few) */
 };
 
 static void S_stream_diag(void *ctx, const shard_diag *d) {
@@ -865,6 +866,7 @@ void shard_verify_stream_free(shard_verify_stream *vs) {
   SHARD_VEC_FREE(vs->funcs);
   SHARD_VEC_FREE(vs->callees);
   shard_strmap_release(&vs->func_index);
+  shard_strmap_release(&vs->types);
   shard_arena_free(vs->arena);
   free(vs);
 }
@@ -884,16 +886,20 @@ static void S_stream_forget(vf_ctx *cx) {
 }
 
 /* A type by its text, which is all a call compares (shard_type_equal). */
-static shard_type *S_type_by_text(shard_arena *a, const shard_type *t, shard_type_kind kind) {
-  shard_type *c = SHARD_NEW(a, shard_type);
-  c->kind = kind;
-  c->text = shard_arena_strdup(a, t->text);
+static shard_type *S_type_by_text(shard_verify_stream *vs, const shard_type *t) {
+  shard_type *c = shard_strmap_get_cstr(&vs->types, t->text);
+  if (c) return c;
+  c = SHARD_NEW(vs->arena, shard_type);
+  c->kind = SHARD_TYPE_OTHER;
+  c->text = shard_arena_strdup(vs->arena, t->text);
+  shard_strmap_put_cstr(&vs->types, c->text, c); /* keyed by the kept copy */
   return c;
 }
 
 /* What a call of the function reads of it (S_check_call): its name and
  * function_type, kept when its body goes. */
-static shard_op *S_func_stub(shard_arena *a, const shard_op *fn, const char *name) {
+static shard_op *S_func_stub(shard_verify_stream *vs, const shard_op *fn, const char *name) {
+  shard_arena *a = vs->arena;
   shard_op *stub = shard_op_create(a, "func.func", 0, NULL, 0, NULL, 0);
   stub->def = fn->def;
   shard_attr *sym = shard_attr_string(a, name, (uint32_t)strlen(name));
@@ -901,13 +907,19 @@ static shard_op *S_func_stub(shard_arena *a, const shard_op *fn, const char *nam
   const shard_attr *ft = shard_verify_attr(fn, "function_type");
   const shard_type *t = ft && ft->kind == SHARD_ATTR_TYPE ? ft->u.type : NULL;
   if (t && t->kind == SHARD_TYPE_FUNCTION) {
-    shard_type *c = S_type_by_text(a, t, SHARD_TYPE_FUNCTION);
-    c->num_inputs = t->num_inputs;
-    c->num_results = t->num_results;
-    c->inputs = SHARD_NEW_ARRAY(a, shard_type *, t->num_inputs ? t->num_inputs : 1);
-    c->results = SHARD_NEW_ARRAY(a, shard_type *, t->num_results ? t->num_results : 1);
-    for (uint32_t i = 0; i < t->num_inputs; i++) c->inputs[i] = S_type_by_text(a, t->inputs[i], SHARD_TYPE_OTHER);
-    for (uint32_t i = 0; i < t->num_results; i++) c->results[i] = S_type_by_text(a, t->results[i], SHARD_TYPE_OTHER);
+    shard_type *c = shard_strmap_get_cstr(&vs->types, t->text);
+    if (!c || c->kind != SHARD_TYPE_FUNCTION) {
+      c = SHARD_NEW(a, shard_type);
+      c->kind = SHARD_TYPE_FUNCTION;
+      c->text = shard_arena_strdup(a, t->text);
+      c->num_inputs = t->num_inputs;
+      c->num_results = t->num_results;
+      c->inputs = t->num_inputs ? SHARD_NEW_ARRAY(a, shard_type *, t->num_inputs) : NULL;
+      c->results = t->num_results ? SHARD_NEW_ARRAY(a, shard_type *, t->num_results) : NULL;
+      for (uint32_t i = 0; i < t->num_inputs; i++) c->inputs[i] = S_type_by_text(vs, t->inputs[i]);
+      for (uint32_t i = 0; i < t->num_results; i++) c->results[i] = S_type_by_text(vs, t->results[i]);
+      shard_strmap_put_cstr(&vs->types, c->text, c); /* a new key, or a new value for the kept one */
+    }
     shard_attr *kept = shard_attr_new(a, SHARD_ATTR_TYPE);
     kept->u.type = c;
     shard_op_set_attr(a, stub, "function_type", kept, true);
@@ -937,7 +949,7 @@ bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
     }
     shard_strmap_put_cstr(&cx->symbols, name, op); /* the parser keeps a mesh */
   } else {
-    shard_op *stub = S_func_stub(vs->arena, op, name);
+    shard_op *stub = S_func_stub(vs, op, name);
     if (!stub) return false;
     shard_strmap_put_cstr(&cx->symbols, name, stub);
     S_stream_func f = {op->num_regions && op->regions[0].first, vs->callees.len, 0};
