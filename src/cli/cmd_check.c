@@ -24,6 +24,7 @@
 
 /* ---- hook: HloSharding dumps and snippets (hlo_dump_check.c, convert.h) ---- */
 bool shard_dump_detect(const char *text, size_t len);
+bool shard_dump_detect_reading(const char *text, size_t len, void (*read_past)(const char *p));
 bool cli_check_hlo_dump(const shard_source *src, cli_sink *sink, bool text_out);
 bool cli_check_hlo_snippet(const char *text, cli_sink *sink, bool text_out, bool werror);
 /* ---- end of hook declarations ---- */
@@ -168,6 +169,7 @@ static bool check_streamed(shard_source *src) {
 
 static void check_source(const check_config *cfg, shard_source *src, cli_sink *sink) {
   if (!cfg->whole_module && check_streamed(src)) return;
+  cli_input_reread(src->text); /* read again from the start */
   shard_diag_engine de;
   shard_diag_init(&de, cli_sink_diag, sink);
   de.warnings_as_errors = cfg->werror;
@@ -203,11 +205,13 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
   /* hook: XLA dumps list and validate their HloShardings; HLO text stops
    * here. With --split-input-file each chunk is a module of its own (its
    * device count too). */
-  if (!cfg->split && shard_dump_detect(text, len) && !shard_xla_is_hlo_round_trip_text(text, len) &&
+  if (!cfg->split && shard_dump_detect_reading(text, len, cli_input_read_past) &&
+      !shard_xla_is_hlo_round_trip_text(text, len) &&
       cli_check_hlo_dump(&whole, sink, cfg->format == CLI_FORMAT_TEXT)) {
     cli_input_free(text);
     return;
   }
+  cli_input_reread(text); /* the sniff gave the pages back */
   if (cfg->split) {
     shard_diag_engine de;
     shard_diag_init(&de, cli_sink_diag, sink);
