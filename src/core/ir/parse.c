@@ -627,17 +627,20 @@ static void S_tell_read_past(shard_parser *p) {
   p->read_past_at = pos + SHARD_PARSE_READ_PAST_STEP;
 }
 
-/* Forgets everything the parser keeps that may point into the streamed op
- * just let go (its arena is reset): the SSA names and records, and the
- * caches of types and memos (interned strings are in the module's arena).
- * Only ops that define no module-level value and leave no forward reference
- * are streamed, so no record of an enclosing scope is lost. At a cost in
- * what the op used, not in what the largest op before it did. */
-static void S_stream_reset(shard_parser *p) {
-  shard_arena_reset(p->op_arena);
+/* Forgets everything the parser keeps that may point into a streamed op,
+ * before it is handed over (so that its checks do not run beside the
+ * parser's records, which the op no longer needs) and once it is let go:
+ * the SSA names and records, and the caches of types and memos (interned
+ * strings are in the module's arena). Only ops that define no module-level
+ * value and leave no forward reference are streamed, so no record of an
+ * enclosing scope is lost. At a cost in what the op used, not in what the
+ * largest op before it did. */
+static void S_stream_forget(shard_parser *p) {
   shard_arena_reset(p->scratch);
   shard_strmap_forget(&p->names);
-  if (p->numbered_used) memset(p->numbered.items, 0, p->numbered_used * sizeof *p->numbered.items);
+  /* one entry per number up to the largest: megabytes after a large op */
+  if (p->numbered.cap > 4096) SHARD_VEC_FREE(p->numbered);
+  else if (p->numbered_used) memset(p->numbered.items, 0, p->numbered_used * sizeof *p->numbered.items);
   p->numbered_used = 0;
   p->fwd.len = 0;
   shard_strmap_forget(&p->type_cache);
@@ -667,14 +670,17 @@ static bool S_parse_streamed(shard_parser *p, shard_block *b) {
   for (uint32_t i = 0; i < p->fwd.len; i++) unresolved |= p->fwd.items[i]->placeholder != NULL;
   /* a module-level value or forward reference outlives the op: the module
    * must be read whole (the caller does, having seen NULL) */
-  bool go_on = !unresolved && p->defined.len == 0 && (mesh || strcmp(op->name, "sdy.mesh") != 0) &&
-               p->opts->top_op(p->opts->top_op_ctx, op);
+  bool go_on = !unresolved && p->defined.len == 0 && (mesh || strcmp(op->name, "sdy.mesh") != 0);
+  if (go_on) {
+    S_stream_forget(p);
+    go_on = p->opts->top_op(p->opts->top_op_ctx, op);
+  }
   b->first = b->last = NULL;
   if (!go_on) {
     p->failed = true;
     return false;
   }
-  if (!mesh) S_stream_reset(p);
+  if (!mesh) shard_arena_reset(p->op_arena);
   return true;
 }
 

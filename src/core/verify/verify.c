@@ -968,9 +968,11 @@ bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
   }
   /* the two phases of shard_verify_module, for this op: with nothing to
    * report, their order does not matter */
+  cx->num_ops = 0;
   shard_walk(op, S_phase1_op, cx);
   if (!S_stream_clean(vs)) return false;
   S_stream_forget(cx);
+  shard_op_table_reserve(&cx->walked, cx->num_ops); /* no growth per doubling */
   op->parent->parent->parent = vs->top;
   shard_ptrmap_put_ptr(&cx->block_scope, op->parent, vs->top);
   S_scope scope = {vs->top, false, NULL};
