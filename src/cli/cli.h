@@ -74,6 +74,9 @@ void cli_input_free(char *text);
  * of the text before p is given back when the input is mapped (its pages
  * are read back from the file if anything looks at them again). */
 void cli_input_read_past(const char *p);
+/* The text from p on is to be read again (parsed after a sniff, or a second
+ * time): cli_input_read_past gives its pages back again as it is. */
+void cli_input_reread(const char *p);
 
 /* The one wording of a failed read, in every command: "FILE: error: cannot
  * read: REASON" on stderr (err as cli_read_input filled it). */

@@ -24,6 +24,7 @@
 
 /* ---- hook: HloSharding dumps and snippets (hlo_dump_check.c, convert.h) ---- */
 bool shard_dump_detect(const char *text, size_t len);
+bool shard_dump_detect_reading(const char *text, size_t len, void (*read_past)(const char *p));
 bool cli_check_hlo_dump(const shard_source *src, cli_sink *sink, bool text_out);
 bool cli_check_hlo_snippet(const char *text, cli_sink *sink, bool text_out, bool werror);
 /* ---- end of hook declarations ---- */
@@ -33,6 +34,9 @@ typedef struct check_config {
   SHARD_VEC(const char *) snippets;
   bool split;
   bool werror;
+  /* SHARD_CHECK_WHOLE_MODULE set: never the streamed check (tests compare
+   * the two) */
+  bool whole_module;
   cli_format format;
   cli_color_mode color;
 } check_config;
@@ -118,7 +122,54 @@ static int parse_args(int argc, char **argv, check_config *cfg) {
   return -1;
 }
 
+/* ---- streamed check ---------------------------------------------------- */
+
+/* A module of many functions is checked one function at a time, each let go
+ * once verified (shard_verify_stream), so its peak memory is one function's,
+ * not the module's. That check answers only "is the module clean?": when it
+ * is not sure, or something is to be reported, check_source starts over
+ * with the whole module, which says everything in its order. Nothing is
+ * said on the way: parse diagnostics only note that something was. */
+typedef struct stream_check {
+  shard_verify_stream *vs;
+  bool said, streamed, refused;
+} stream_check;
+
+static void stream_diag(void *ctx, const shard_diag *d) {
+  (void)d;
+  ((stream_check *)ctx)->said = true;
+}
+
+static bool stream_top_op(void *ctx, shard_op *op) {
+  stream_check *sc = ctx;
+  sc->streamed = true;
+  /* an op to import first (XLA's round-trip form) is checked as imported */
+  if (sc->said || shard_xla_op_in_round_trip_form(op) || !shard_verify_stream_op(sc->vs, op)) sc->refused = true;
+  return !sc->refused;
+}
+
+/* True when the module was checked and is clean (nothing to report). */
+static bool check_streamed(shard_source *src) {
+  if (!shard_xla_input_is_mlir(src->text, src->len)) return false;
+  stream_check sc = {shard_verify_stream_new(&(shard_verify_options){.extra_warnings = true}), false, false, false};
+  shard_diag_engine de;
+  shard_diag_init(&de, stream_diag, &sc);
+  shard_parse_options popts = {.allow_unregistered = true,
+                               .max_depth = 0,
+                               .read_past = cli_input_read_past,
+                               .top_op = stream_top_op,
+                               .top_op_ctx = &sc};
+  shard_module *m = shard_parse_module(src, &popts, &de);
+  bool clean = m && sc.streamed && !sc.refused && !sc.said && !shard_xla_is_round_trip_form(m) &&
+               shard_verify_stream_finish(sc.vs, m) && !sc.said;
+  shard_module_free(m);
+  shard_verify_stream_free(sc.vs);
+  return clean;
+}
+
 static void check_source(const check_config *cfg, shard_source *src, cli_sink *sink) {
+  if (!cfg->whole_module && check_streamed(src)) return;
+  cli_input_reread(src->text); /* read again from the start */
   shard_diag_engine de;
   shard_diag_init(&de, cli_sink_diag, sink);
   de.warnings_as_errors = cfg->werror;
@@ -154,11 +205,13 @@ static void check_file(const check_config *cfg, const char *path, cli_sink *sink
   /* hook: XLA dumps list and validate their HloShardings; HLO text stops
    * here. With --split-input-file each chunk is a module of its own (its
    * device count too). */
-  if (!cfg->split && shard_dump_detect(text, len) && !shard_xla_is_hlo_round_trip_text(text, len) &&
+  if (!cfg->split && shard_dump_detect_reading(text, len, cli_input_read_past) &&
+      !shard_xla_is_hlo_round_trip_text(text, len) &&
       cli_check_hlo_dump(&whole, sink, cfg->format == CLI_FORMAT_TEXT)) {
     cli_input_free(text);
     return;
   }
+  cli_input_reread(text); /* the sniff gave the pages back */
   if (cfg->split) {
     shard_diag_engine de;
     shard_diag_init(&de, cli_sink_diag, sink);
@@ -288,6 +341,7 @@ int cmd_check(int argc, char **argv) {
   check_config cfg = {0};
   cfg.format = CLI_FORMAT_TEXT;
   cfg.color = CLI_COLOR_AUTO;
+  cfg.whole_module = getenv("SHARD_CHECK_WHOLE_MODULE") != NULL;
   int code = parse_args(argc, argv, &cfg);
   if (code < 0) {
     cli_sink sink;

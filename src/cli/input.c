@@ -83,6 +83,17 @@ void cli_input_read_past(const char *p) {
   }
 }
 
+void cli_input_reread(const char *p) {
+  long page = sysconf(_SC_PAGESIZE);
+  for (unsigned i = 0; i < num_mapped; i++) {
+    mapped_input *in = &mapped[i];
+    if (p < in->text || p >= in->text + in->size) continue;
+    size_t from = (size_t)(p - in->text) / (size_t)page * (size_t)page;
+    if (from < in->given_back) in->given_back = from;
+    return;
+  }
+}
+
 void cli_input_free(char *text) {
   if (!text) return;
   for (uint32_t i = 0; i < mapped.len; i++)

@@ -459,6 +459,10 @@ typedef struct shard_dump {
 /* Does the text look like an HLO dump (HloModule ...) or contain
  * mhlo.sharding attributes? */
 bool shard_dump_detect(const char *text, size_t len);
+/* The same, telling read_past (as the parser does, shard_parse_options)
+ * as the search moves on that the text before a point is behind it: a
+ * mapped input is given back as it is sniffed, not all in memory at once. */
+bool shard_dump_detect_reading(const char *text, size_t len, void (*read_past)(const char *p));
 /* Finds every sharding in `src`. Free with shard_dump_free. */
 void shard_dump_scan(const shard_source *src, shard_dump *out);
 void shard_dump_free(shard_dump *d);

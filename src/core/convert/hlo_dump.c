@@ -90,11 +90,30 @@ static bool S_has_sharding_key(const char *hay, size_t n) {
   return false;
 }
 
-bool shard_dump_detect(const char *text, size_t len) {
+static bool S_leading_hlo_module(const char *text, size_t len) {
   size_t i = 0;
   while (i < len && (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r')) i++;
-  if (len - i >= 9 && memcmp(text + i, "HloModule", 9) == 0) return true;
-  return S_has_sharding_key(text, len);
+  return len - i >= 9 && memcmp(text + i, "HloModule", 9) == 0;
+}
+
+bool shard_dump_detect(const char *text, size_t len) {
+  return S_leading_hlo_module(text, len) || S_has_sharding_key(text, len);
+}
+
+/* The windows of shard_dump_detect_reading: a few pages each. */
+#define S_DETECT_WINDOW ((size_t)1 << 20)
+
+bool shard_dump_detect_reading(const char *text, size_t len, void (*read_past)(const char *p)) {
+  if (!read_past || len <= S_DETECT_WINDOW) return shard_dump_detect(text, len);
+  if (S_leading_hlo_module(text, len)) return true;
+  /* a key that starts in a window ends in it or in these bytes after it */
+  enum { OVERLAP = sizeof "mhlo.sharding" - 2 };
+  for (size_t off = 0; off < len; off += S_DETECT_WINDOW) {
+    size_t n = len - off < S_DETECT_WINDOW + OVERLAP ? len - off : S_DETECT_WINDOW + OVERLAP;
+    if (S_has_sharding_key(text + off, n)) return true;
+    read_past(text + off + (n < S_DETECT_WINDOW ? n : S_DETECT_WINDOW));
+  }
+  return false;
 }
 
 static bool is_hlo_text(const char *text, size_t len) {

@@ -76,7 +76,7 @@ const char *shard_parser_intern(shard_parser *p, const char *s, uint32_t n) {
   if (!p->interning || n > S_INTERN_MAX) return shard_arena_strndup(p->arena, s, n);
   const char *hit = shard_strmap_get(&p->interned, s, n);
   if (hit) return hit;
-  char *copy = shard_arena_strndup(p->arena, s, n);
+  char *copy = shard_arena_strndup(p->intern_arena ? p->intern_arena : p->arena, s, n);
   shard_strmap_put(&p->interned, copy, n, copy);
   return copy;
 }
@@ -357,6 +357,7 @@ static void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
     memset(p->numbered.items + old, 0, (cap - old) * sizeof *p->numbered.items);
     p->numbered.cap = cap;
   }
+  if ((uint32_t)k >= p->numbered_used) p->numbered_used = (uint32_t)k + 1;
   return (void **)&p->numbered.items[k];
 }
 
@@ -626,6 +627,63 @@ static void S_tell_read_past(shard_parser *p) {
   p->read_past_at = pos + SHARD_PARSE_READ_PAST_STEP;
 }
 
+/* Forgets everything the parser keeps that may point into a streamed op,
+ * before it is handed over (so that its checks do not run beside the
+ * parser's records, which the op no longer needs) and once it is let go:
+ * the SSA names and records, and the caches of types and memos (interned
+ * strings are in the module's arena). Only ops that define no module-level
+ * value and leave no forward reference are streamed, so no record of an
+ * enclosing scope is lost. At a cost in what the op used, not in what the
+ * largest op before it did. */
+static void S_stream_forget(shard_parser *p) {
+  shard_arena_reset(p->scratch);
+  shard_strmap_forget(&p->names);
+  /* one entry per number up to the largest: megabytes after a large op */
+  if (p->numbered.cap > 4096) SHARD_VEC_FREE(p->numbered);
+  else if (p->numbered_used) memset(p->numbered.items, 0, p->numbered_used * sizeof *p->numbered.items);
+  p->numbered_used = 0;
+  p->fwd.len = 0;
+  shard_strmap_forget(&p->type_cache);
+  shard_strmap_forget(&p->fn_type_cache);
+  shard_strmap_forget(&p->fn_text_cache);
+  shard_strmap_forget(&p->memo);
+  memset(p->precisions, 0, sizeof p->precisions);
+}
+
+/* One op of a streamed module body (shard_parse_options.top_op): parsed
+ * into the op arena (an sdy.mesh, which later ops name, into the module's),
+ * handed over, unlinked, and its memory reused. */
+static bool S_parse_streamed(shard_parser *p, shard_block *b) {
+  const shard_tok *t = shard_parser_peek_ref(p);
+  bool mesh = (t->kind == SHARD_TOK_IDENT && shard_tok_is(t, "sdy.mesh")) ||
+              (t->kind == SHARD_TOK_STRING && shard_tok_is(t, "\"sdy.mesh\""));
+  shard_arena *module_arena = p->arena;
+  if (!mesh) {
+    if (!p->op_arena) p->op_arena = shard_arena_new();
+    p->arena = p->op_arena;
+  }
+  bool ok = S_parse_op(p, b);
+  p->arena = module_arena;
+  if (!ok) return false;
+  shard_op *op = b->last;
+  bool unresolved = false;
+  for (uint32_t i = 0; i < p->fwd.len; i++) unresolved |= p->fwd.items[i]->placeholder != NULL;
+  /* a module-level value or forward reference outlives the op: the module
+   * must be read whole (the caller does, having seen NULL) */
+  bool go_on = !unresolved && p->defined.len == 0 && (mesh || strcmp(op->name, "sdy.mesh") != 0);
+  if (go_on) {
+    S_stream_forget(p);
+    go_on = p->opts->top_op(p->opts->top_op_ctx, op);
+  }
+  b->first = b->last = NULL;
+  if (!go_on) {
+    p->failed = true;
+    return false;
+  }
+  if (!mesh) shard_arena_reset(p->op_arena);
+  return true;
+}
+
 // block ::= ('^' id ('(' arg-decl (',' arg-decl)* ')')? ':')? op*
 // `brace` is the offset of the region's '{': a file that ends inside the
 // region says where the unclosed brace is, not what the next op lacks.
@@ -641,7 +699,7 @@ static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) 
       return shard_parser_error_at(p, shard_parser_span(p, &t),
                                    "unexpected end of file: '{' opened at %u:%u is not closed", line, col);
     }
-    if (!S_parse_op(p, b)) return false;
+    if (b == p->stream_block ? !S_parse_streamed(p, b) : !S_parse_op(p, b)) return false;
     if (p->lx.pos >= p->read_past_at) S_tell_read_past(p);
   }
 }
@@ -652,6 +710,8 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
   shard_region *saved_region = p->cur_region;
   p->cur_region = r;
   uint32_t brace = shard_parser_peek(p).off;
+  bool stream = p->stream_pending; /* the body of the module to stream */
+  p->stream_pending = false;
   bool ok = shard_parser_expect(p, "{");
   S_push_scope(p);
   if (ok) {
@@ -659,6 +719,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
     bool header = t.kind == SHARD_TOK_CARET;
     if (!header || nargs) {
       shard_block *entry = shard_region_add_block(p->arena, r);
+      if (stream && !nargs && !header) p->stream_block = entry;
       ok = S_add_block_args(p, entry, args, nargs) && S_parse_block_body(p, entry, brace);
       if (ok && header && nargs) ok = shard_parser_error(p, "invalid block name in region with named arguments");
     }
@@ -926,6 +987,14 @@ static bool S_func_generic_attrs(shard_parser *p, shard_op *op, shard_span at) {
   return true;
 }
 
+/* Streaming starts only at the body of a module that is the input's first
+ * op: told the first op's name, the parser expects that body next. */
+static inline void S_stream_arm(shard_parser *p, const char *name) {
+  if (!p->stream_armed) return;
+  p->stream_armed = false;
+  p->stream_pending = strcmp(name, "builtin.module") == 0;
+}
+
 // op ::= (result (',' result)* '=')? (generic-op | custom-op) loc?
 // result ::= ssa-id (':' integer)?
 static bool S_parse_op(shard_parser *p, shard_block *block) {
@@ -969,6 +1038,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     free(s);
     def = shard_op_def_lookup(st.name, n);
     if ((alias = shard_op_def_alias_flags(st.name, n, def))) st.name = def->name;
+    S_stream_arm(p, st.name);
     generic = true;
     ok = S_parse_generic(p, &st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
@@ -990,6 +1060,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
       goto done;
     }
     st.name = def->name;
+    S_stream_arm(p, st.name);
     alias = shard_op_def_alias_flags(nt.text, nt.len, def);
     unsigned outer_alias = p->op_alias;
     p->op_alias = alias;
@@ -1048,6 +1119,8 @@ static void S_parser_release(shard_parser *p) {
   shard_strmap_release(&p->names);
   shard_arena_free(p->scratch);
   p->scratch = NULL;
+  shard_arena_free(p->op_arena);
+  p->op_arena = NULL;
   SHARD_VEC_FREE(p->numbered);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);
@@ -1070,7 +1143,7 @@ static void S_parser_release(shard_parser *p) {
 }
 
 shard_module *shard_parse_module(shard_source *src, const shard_parse_options *opts, shard_diag_engine *de) {
-  shard_parse_options defaults = {false, 512, NULL};
+  shard_parse_options defaults = {.allow_unregistered = false, .max_depth = 512};
   if (!opts) opts = &defaults;
   shard_module *m = shard_xcalloc(1, sizeof(shard_module));
   m->arena = shard_arena_new();
@@ -1083,6 +1156,8 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
   p.module = m;
   p.opts = opts;
   p.max_depth = opts->max_depth ? opts->max_depth : 512;
+  p.stream_armed = opts->top_op != NULL;
+  p.intern_arena = m->arena;
   shard_parser_intern_init(&p);
 
   /* Everything at top level goes into an implicit module block; if that
@@ -1139,7 +1214,7 @@ shard_module *shard_parse_module(shard_source *src, const shard_parse_options *o
 }
 
 shard_attr *shard_parse_attr_text(shard_module *m, const shard_source *src, shard_diag_engine *de) {
-  shard_parse_options opts = {false, 512, NULL};
+  shard_parse_options opts = {.allow_unregistered = false, .max_depth = 512};
   shard_parser p = {0};
   shard_lexer_init(&p.lx, src, 0);
   p.arena = m->arena;

@@ -25,6 +25,19 @@ typedef struct shard_parse_options {
    * module is not in memory twice, as text and as IR. The text must stay
    * readable (a diagnostic reads it back). */
   void (*read_past)(const char *p);
+  /* Optional streaming (shard check): when the input's first op is a
+   * builtin.module, each op directly in its body is handed to `top_op` as
+   * soon as it is parsed, then unlinked from the module, and the memory of
+   * everything but an sdy.mesh is reused for the next one: a module of many
+   * functions is never in memory whole. The op's block is the module body,
+   * whose region has no parent op yet. `top_op` returning false stops the
+   * parse, which returns NULL without a diagnostic; so does an op that
+   * defines values at module level or uses ones not defined yet (the
+   * parser cannot let it go). The module returned has an empty body; when
+   * the first op is not a builtin.module, top_op is never called and the
+   * module is whole. */
+  bool (*top_op)(void *ctx, shard_op *op);
+  void *top_op_ctx;
 } shard_parse_options;
 
 /* Parses `src` into a new module; NULL on error (diagnostics went to de).

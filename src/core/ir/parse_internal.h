@@ -33,6 +33,7 @@ struct shard_parser {
   /* the same for the names that are decimal numbers (%0, %17: nearly every
    * value of a generated module), by number: no hash, 8 bytes a name */
   SHARD_VEC(ssa_entry *) numbered;
+  uint32_t numbered_used; /* entries of numbered ever set: 1 + the largest number */
   SHARD_VEC(ssa_entry *) defined; /* in definition order, for popping scopes */
   SHARD_VEC(uint32_t) scope_marks;
   SHARD_VEC(fwd_ref *) fwd; /* unresolved forward references */
@@ -70,6 +71,7 @@ struct shard_parser {
    * per frontend attribute, and convert.c's) copy each occurrence. */
   shard_strmap interned;
   bool interning;
+  shard_arena *intern_arena; /* where interned copies go: the module's arena */
   /* op states kept for reuse (their vectors keep their capacity): one per
    * nesting level is live at a time */
   SHARD_VEC(shard_op_state *) state_pool;
@@ -79,6 +81,13 @@ struct shard_parser {
     shard_span span;
   } * block_refs;
   uint32_t num_block_refs, cap_block_refs;
+  /* streaming (shard_parse_options.top_op): armed until the first op's
+   * name is known, pending until that module's body block is made, then
+   * the block whose ops are streamed; `op_arena` holds one streamed op at
+   * a time */
+  bool stream_armed, stream_pending;
+  shard_block *stream_block;
+  shard_arena *op_arena;
 };
 
 /* The lookahead token, lexed on first ask (shard_parser_peek without the

@@ -96,6 +96,12 @@ void shard_strmap_clear(shard_strmap *m) {
   m->len = 0;
 }
 
+void shard_strmap_forget(shard_strmap *m) {
+  if (!m->len) return;
+  if (m->cap >= 256 && (size_t)m->len * 16 < m->cap) shard_strmap_release(m);
+  else shard_strmap_clear(m);
+}
+
 void shard_strmap_release(shard_strmap *m) {
   free(m->slots);
   *m = (shard_strmap){0};

@@ -43,6 +43,10 @@ void shard_strmap_put_cstr(shard_strmap *m, const char *key, void *val);
 void shard_strmap_each(const shard_strmap *m, bool (*fn)(void *ctx, const char *key, size_t len, void *val), void *ctx);
 /* Removes every key, keeping the storage. */
 void shard_strmap_clear(shard_strmap *m);
+/* Removes every key, at a cost in the keys it held rather than its
+ * capacity: storage much larger than that goes back (for a map emptied
+ * often, that once grew large). */
+void shard_strmap_forget(shard_strmap *m);
 void shard_strmap_release(shard_strmap *m);
 
 #endif

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/call_graph.h"
 #include "ir/opdef.h"
 #include "support/strmap.h"
 #include "verify/verify_internal.h"
@@ -265,7 +266,9 @@ static void S_build_symbols(vf_ctx *cx) {
 }
 
 const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name) {
-  return name ? shard_strmap_get_cstr(&cx->symbols, name) : NULL;
+  const shard_op *op = name ? shard_strmap_get_cstr(&cx->symbols, name) : NULL;
+  if (!op && cx->streaming) cx->stream_missed = true;
+  return op;
 }
 
 static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
@@ -799,4 +802,233 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
   shard_arena_free(cx.scratch);
   shard_arena_free(cx.keep);
   return cx.ok;
+}
+
+/* ---- streamed verification ------------------------------------------------ */
+
+/* A function as later ops and the recursion check need it. */
+typedef struct S_stream_func {
+  bool has_body;
+  uint32_t first_callee, num_callees; /* in callees */
+} S_stream_func;
+
+struct shard_verify_stream {
+  vf_ctx cx;
+  shard_verify_options opts;
+  shard_diag_engine de; /* only notes that something would be said */
+  bool said;
+  shard_arena *arena; /* what outlives the streamed ops: symbols' names, function stubs */
+  shard_op *top; /* stands for the module op, made only after its body */
+  shard_module module; /* cx.m while the body streams */
+  bool have_mesh_count;
+  int64_t mesh_count; /* devices of the first mesh with axes */
+  SHARD_VEC(S_stream_func) funcs;
+  SHARD_VEC(const char *) callees;
+  shard_strmap func_index; /* function name -> index in funcs + 1 */
+  shard_strmap types; /* the stubs' types by text: one per distinct type (most functions share a few) */
+};
+
+static void S_stream_diag(void *ctx, const shard_diag *d) {
+  (void)d;
+  ((shard_verify_stream *)ctx)->said = true;
+}
+
+shard_verify_stream *shard_verify_stream_new(const shard_verify_options *opts) {
+  shard_verify_stream *vs = shard_xcalloc(1, sizeof *vs);
+  if (opts) vs->opts = *opts;
+  shard_diag_init(&vs->de, S_stream_diag, vs);
+  vs->arena = shard_arena_new();
+  vs->top = shard_op_create(vs->arena, "builtin.module", 0, NULL, 0, NULL, 0);
+  vs->top->def = shard_op_def_lookup("builtin.module", 14);
+  vs->module.top = vs->top;
+  vf_ctx *cx = &vs->cx;
+  cx->m = &vs->module;
+  cx->opts = &vs->opts;
+  cx->de = &vs->de;
+  cx->scratch = shard_arena_new();
+  cx->keep = shard_arena_new();
+  shard_op_table_init(&cx->walked);
+  cx->ok = true;
+  cx->streaming = true;
+  return vs;
+}
+
+void shard_verify_stream_free(shard_verify_stream *vs) {
+  if (!vs) return;
+  vf_ctx *cx = &vs->cx;
+  shard_strmap_release(&cx->symbols);
+  shard_ptrmap_release(&cx->axis_index);
+  shard_ptrmap_release(&cx->block_scope);
+  shard_op_table_release(&cx->walked);
+  vf_axis_set_free(&cx->seen);
+  shard_arena_free(cx->scratch);
+  shard_arena_free(cx->keep);
+  SHARD_VEC_FREE(vs->funcs);
+  SHARD_VEC_FREE(vs->callees);
+  shard_strmap_release(&vs->func_index);
+  shard_strmap_release(&vs->types);
+  shard_arena_free(vs->arena);
+  free(vs);
+}
+
+static bool S_stream_clean(const shard_verify_stream *vs) { return !vs->said && vs->cx.ok && !vs->cx.stream_missed; }
+
+/* Forgets whatever is keyed by the address of an op, block, mesh or name
+ * of the op before, whose memory the next one reuses. */
+static void S_stream_forget(vf_ctx *cx) {
+  shard_op_table_release(&cx->walked);
+  shard_op_table_init(&cx->walked);
+  shard_ptrmap_clear(&cx->block_scope);
+  shard_ptrmap_clear(&cx->axis_index);
+  shard_arena_reset(cx->keep);
+  shard_arena_reset(cx->scratch);
+  memset(cx->shlo_checks, 0, sizeof cx->shlo_checks);
+}
+
+/* A type by its text, which is all a call compares (shard_type_equal). */
+static shard_type *S_type_by_text(shard_verify_stream *vs, const shard_type *t) {
+  shard_type *c = shard_strmap_get_cstr(&vs->types, t->text);
+  if (c) return c;
+  c = SHARD_NEW(vs->arena, shard_type);
+  c->kind = SHARD_TYPE_OTHER;
+  c->text = shard_arena_strdup(vs->arena, t->text);
+  shard_strmap_put_cstr(&vs->types, c->text, c); /* keyed by the kept copy */
+  return c;
+}
+
+/* What a call of the function reads of it (S_check_call): its name and
+ * function_type, kept when its body goes. */
+static shard_op *S_func_stub(shard_verify_stream *vs, const shard_op *fn, const char *name) {
+  shard_arena *a = vs->arena;
+  shard_op *stub = shard_op_create(a, "func.func", 0, NULL, 0, NULL, 0);
+  stub->def = fn->def;
+  shard_attr *sym = shard_attr_string(a, name, (uint32_t)strlen(name));
+  shard_op_set_attr(a, stub, "sym_name", sym, true);
+  const shard_attr *ft = shard_verify_attr(fn, "function_type");
+  const shard_type *t = ft && ft->kind == SHARD_ATTR_TYPE ? ft->u.type : NULL;
+  if (t && t->kind == SHARD_TYPE_FUNCTION) {
+    shard_type *c = shard_strmap_get_cstr(&vs->types, t->text);
+    if (!c || c->kind != SHARD_TYPE_FUNCTION) {
+      c = SHARD_NEW(a, shard_type);
+      c->kind = SHARD_TYPE_FUNCTION;
+      c->text = shard_arena_strdup(a, t->text);
+      c->num_inputs = t->num_inputs;
+      c->num_results = t->num_results;
+      c->inputs = t->num_inputs ? SHARD_NEW_ARRAY(a, shard_type *, t->num_inputs) : NULL;
+      c->results = t->num_results ? SHARD_NEW_ARRAY(a, shard_type *, t->num_results) : NULL;
+      for (uint32_t i = 0; i < t->num_inputs; i++) c->inputs[i] = S_type_by_text(vs, t->inputs[i]);
+      for (uint32_t i = 0; i < t->num_results; i++) c->results[i] = S_type_by_text(vs, t->results[i]);
+      shard_strmap_put_cstr(&vs->types, c->text, c); /* a new key, or a new value for the kept one */
+    }
+    shard_attr *kept = shard_attr_new(a, SHARD_ATTR_TYPE);
+    kept->u.type = c;
+    shard_op_set_attr(a, stub, "function_type", kept, true);
+  } else if (ft) {
+    return NULL; /* a malformed signature: left to the whole check */
+  }
+  return stub;
+}
+
+bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
+  vf_ctx *cx = &vs->cx;
+  bool mesh = shard_verify_op_is(op, "sdy.mesh");
+  if (!S_stream_clean(vs) || op->num_operands || op->num_results || (!mesh && !shard_verify_op_is(op, "func.func")) ||
+      !op->parent || !op->parent->parent || op->prev || op->next)
+    return false;
+  const char *name = S_sym_name(op);
+  if (!name || shard_strmap_get_cstr(&cx->symbols, name)) return false; /* a redefinition is reported */
+  name = shard_arena_strdup(vs->arena, name);
+  if (mesh) {
+    /* S_warn_device_counts, as the meshes come */
+    const shard_mesh *m = S_mesh_of_op(op);
+    if (vs->opts.extra_warnings && m && m->num_axes) {
+      int64_t n = shard_mesh_num_devices(m);
+      if (vs->have_mesh_count && n != vs->mesh_count) return false;
+      vs->have_mesh_count = true;
+      vs->mesh_count = n;
+    }
+    shard_strmap_put_cstr(&cx->symbols, name, op); /* the parser keeps a mesh */
+  } else {
+    shard_op *stub = S_func_stub(vs, op, name);
+    if (!stub) return false;
+    shard_strmap_put_cstr(&cx->symbols, name, stub);
+    S_stream_func f = {op->num_regions && op->regions[0].first, vs->callees.len, 0};
+    if (f.has_body) {
+      shard_op **calls;
+      uint32_t n = shard_func_calls(op, &calls);
+      for (uint32_t i = 0; i < n; i++) {
+        const char *callee = shard_call_callee(calls[i]);
+        if (callee) SHARD_VEC_PUSH(vs->callees, shard_arena_strdup(vs->arena, callee));
+      }
+      free(calls);
+      f.num_callees = vs->callees.len - f.first_callee;
+    }
+    SHARD_VEC_PUSH(vs->funcs, f);
+    shard_strmap_put_cstr(&vs->func_index, name, (void *)(uintptr_t)vs->funcs.len);
+  }
+  /* the two phases of shard_verify_module, for this op: with nothing to
+   * report, their order does not matter */
+  cx->num_ops = 0;
+  shard_walk(op, S_phase1_op, cx);
+  if (!S_stream_clean(vs)) return false;
+  S_stream_forget(cx);
+  shard_op_table_reserve(&cx->walked, cx->num_ops); /* no growth per doubling */
+  op->parent->parent->parent = vs->top;
+  shard_ptrmap_put_ptr(&cx->block_scope, op->parent, vs->top);
+  S_scope scope = {vs->top, false, NULL};
+  S_walk(cx, op, &scope, NULL);
+  return S_stream_clean(vs);
+}
+
+/* shard_call_graph_find_recursion's question on the kept calls: does a
+ * function with a body reach itself through calls of functions with bodies? */
+static bool S_stream_recursive(shard_verify_stream *vs) {
+  uint32_t n = vs->funcs.len;
+  unsigned char *state = shard_xcalloc(n ? n : 1, 1); /* 1 on the stack, 2 done */
+  SHARD_VEC(uint32_t) stack = {0}; /* function index; its next callee in next[] */
+  uint32_t *next = shard_xcalloc(n ? n : 1, sizeof *next);
+  bool found = false;
+  for (uint32_t root = 0; root < n && !found; root++) {
+    if (state[root] || !vs->funcs.items[root].has_body) continue;
+    state[root] = 1;
+    SHARD_VEC_PUSH(stack, root);
+    while (stack.len && !found) {
+      uint32_t f = stack.items[stack.len - 1];
+      const S_stream_func *fn = &vs->funcs.items[f];
+      if (next[f] == fn->num_callees) {
+        state[f] = 2;
+        stack.len--;
+        continue;
+      }
+      const char *callee = vs->callees.items[fn->first_callee + next[f]++];
+      uintptr_t k = (uintptr_t)shard_strmap_get_cstr(&vs->func_index, callee);
+      if (!k || !vs->funcs.items[k - 1].has_body || state[k - 1] == 2) continue;
+      if (state[k - 1] == 1) {
+        found = true;
+        break;
+      }
+      state[k - 1] = 1;
+      SHARD_VEC_PUSH(stack, (uint32_t)(k - 1));
+    }
+  }
+  SHARD_VEC_FREE(stack);
+  free(next);
+  free(state);
+  return found;
+}
+
+bool shard_verify_stream_finish(shard_verify_stream *vs, const shard_module *m) {
+  vf_ctx *cx = &vs->cx;
+  if (!S_stream_clean(vs) || !m || !m->top || m->implicit_top || !shard_verify_op_is(m->top, "builtin.module") ||
+      m->top->num_regions != 1)
+    return false;
+  for (const shard_block *b = m->top->regions[0].first; b; b = b->next)
+    if (b->first || b != m->top->regions[0].first) return false;
+  /* the module op's own checks; its body went by already */
+  cx->m = m;
+  S_stream_forget(cx);
+  shard_walk(m->top, S_phase1_op, cx);
+  if (!S_stream_clean(vs)) return false;
+  S_walk(cx, m->top, NULL, NULL);
+  return S_stream_clean(vs) && !S_stream_recursive(vs);
 }

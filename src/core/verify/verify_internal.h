@@ -54,6 +54,9 @@ typedef struct vf_ctx {
     bool stablehlo;
   } shlo_checks[16];
   bool ok;
+  /* streamed (shard_verify_stream): a symbol looked up and not found may
+   * be defined later, so the answer is open */
+  bool streaming, stream_missed;
 } vf_ctx;
 
 /* Where an error goes and how it is prefixed: "'<op>' op <prefix><msg>", or

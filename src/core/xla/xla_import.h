@@ -16,6 +16,11 @@
  * custom calls that stand for sdy ops (xla.sdy.FuncResultSharding,
  * xla.sdy.ShardingGroup, xla.sdy.GlobalToLocalShape, ...)? */
 bool shard_xla_is_round_trip_form(const shard_module *m);
+/* Does shard_xla_read_input read the text as MLIR (not an HLO text dump)? */
+bool shard_xla_input_is_mlir(const char *text, size_t len);
+/* The same question of one op and the ops inside it (a streamed check asks
+ * it of each op of a module body before letting the op go). */
+bool shard_xla_op_in_round_trip_form(const shard_op *root);
 
 /* When the module is in round-trip form, imports it with
  * -xla-sdy-round-trip-import-pipeline and says so in one note; returns false
