@@ -69,29 +69,32 @@ static char *S_map(int fd, size_t size) {
   return p;
 }
 
-void cli_input_read_past(const char *p) {
-  long page = sysconf(_SC_PAGESIZE);
+/* The mapped input whose text holds `p`, or NULL. */
+static mapped_input *S_mapped_at(const char *p) {
   for (uint32_t i = 0; i < mapped.len; i++) {
     mapped_input *in = &mapped.items[i];
-    if (p < in->text || p >= in->text + in->size) continue;
-    size_t upto = (size_t)(p - in->text) / (size_t)page * (size_t)page;
-    /* The pages are the file's, never written (the text is const to every
-     * reader): dropping them loses nothing, a later read faults them back. */
-    if (upto > in->given_back && madvise(in->text + in->given_back, upto - in->given_back, MADV_DONTNEED) == 0)
-      in->given_back = upto;
-    return;
+    if (p >= in->text && p < in->text + in->size) return in;
   }
+  return NULL;
+}
+
+void cli_input_read_past(const char *p) {
+  mapped_input *in = S_mapped_at(p);
+  if (!in) return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t upto = (size_t)(p - in->text) / page * page;
+  /* The pages are the file's, never written (the text is const to every
+   * reader): dropping them loses nothing, a later read faults them back. */
+  if (upto > in->given_back && madvise(in->text + in->given_back, upto - in->given_back, MADV_DONTNEED) == 0)
+    in->given_back = upto;
 }
 
 void cli_input_reread(const char *p) {
-  long page = sysconf(_SC_PAGESIZE);
-  for (unsigned i = 0; i < num_mapped; i++) {
-    mapped_input *in = &mapped[i];
-    if (p < in->text || p >= in->text + in->size) continue;
-    size_t from = (size_t)(p - in->text) / (size_t)page * (size_t)page;
-    if (from < in->given_back) in->given_back = from;
-    return;
-  }
+  mapped_input *in = S_mapped_at(p);
+  if (!in) return;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t from = (size_t)(p - in->text) / page * page;
+  if (from < in->given_back) in->given_back = from;
 }
 
 void cli_input_free(char *text) {
