@@ -12,6 +12,7 @@
  *      sharding and drops replicated axes (priorities stay). */
 #include <string.h>
 
+#include "ir/opdef.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "support/ptrmap.h"
@@ -97,13 +98,14 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, con
 
 bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options, const shard_pass_context *cx) {
   collect c = S_ops_named(m, &K_sdy_sharding_constraint);
+  /* Same operand, result, inherent `sharding` and discardable attributes:
+   * only the op's name and definition change (looked up once, not by
+   * building an sdy.reshard per constraint to copy them from). */
+  static const char reshard[] = "sdy.reshard";
+  const shard_op_def *def = shard_op_def_lookup(reshard, sizeof reshard - 1);
   for (uint32_t i = 0; i < c.ops.len; i++) {
-    /* Same operand, result, inherent `sharding` and discardable attributes:
-     * only the op changes. */
-    shard_op *op = c.ops.items[i];
-    shard_op *reshard = shard_op_new_named(m->arena, "sdy.reshard", 0, NULL, 0, NULL, 0);
-    op->name = reshard->name;
-    op->def = reshard->def;
+    c.ops.items[i]->name = def ? def->name : reshard;
+    c.ops.items[i]->def = def;
   }
   SHARD_VEC_FREE(c.ops);
   return true;
