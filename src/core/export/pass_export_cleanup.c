@@ -12,8 +12,10 @@
  *      sharding and drops replicated axes (priorities stay). */
 #include <string.h>
 
+#include "ir/opdef.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
+#include "support/ptrmap.h"
 
 typedef SHARD_VEC(shard_op *) op_vec;
 
@@ -96,13 +98,14 @@ bool shard_pass_drop_sharding_and_mesh(shard_module *m, const char *options, con
 
 bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *options, const shard_pass_context *cx) {
   collect c = S_ops_named(m, &K_sdy_sharding_constraint);
+  /* Same operand, result, inherent `sharding` and discardable attributes:
+   * only the op's name and definition change (looked up once, not by
+   * building an sdy.reshard per constraint to copy them from). */
+  static const char reshard[] = "sdy.reshard";
+  const shard_op_def *def = shard_op_def_lookup(reshard, sizeof reshard - 1);
   for (uint32_t i = 0; i < c.ops.len; i++) {
-    /* Same operand, result, inherent `sharding` and discardable attributes:
-     * only the op changes. */
-    shard_op *op = c.ops.items[i];
-    shard_op *reshard = shard_op_new_named(m->arena, "sdy.reshard", 0, NULL, 0, NULL, 0);
-    op->name = reshard->name;
-    op->def = reshard->def;
+    c.ops.items[i]->name = def ? def->name : reshard;
+    c.ops.items[i]->def = def;
   }
   SHARD_VEC_FREE(c.ops);
   return true;
@@ -110,25 +113,55 @@ bool shard_pass_sharding_constraint_to_reshard(shard_module *m, const char *opti
 
 /* ---- -sdy-close-shardings --------------------------------------------------------- */
 
+/* Propagation shares one dims array among the shardings along a chain of
+ * ops (shardings are replaced, never edited), so their closed copies share
+ * one too: by the dims array closed, its closed copy. */
+typedef struct closed_dims {
+  shard_dim_sharding *dims;
+  uint32_t rank;
+} closed_dims;
+
+typedef struct close_state {
+  shard_arena *a;
+  shard_arena *tmp; /* the closed_dims entries */
+  shard_ptrmap closed; /* dims array -> closed_dims */
+} close_state;
+
+static shard_dim_sharding *S_closed_dims(close_state *st, const shard_dim_sharding *dims, uint32_t rank) {
+  uint64_t *slot = shard_ptrmap_slot(&st->closed, dims);
+  closed_dims *c = (closed_dims *)(uintptr_t)*slot;
+  if (c && c->rank == rank) return c->dims;
+  if (!c) {
+    c = SHARD_NEW(st->tmp, closed_dims);
+    *slot = (uint64_t)(uintptr_t)c;
+  }
+  c->rank = rank;
+  c->dims = SHARD_NEW_ARRAY(st->a, shard_dim_sharding, rank);
+  for (uint32_t d = 0; d < rank; d++) {
+    c->dims[d] = dims[d];
+    c->dims[d].is_open = false;
+  }
+  return c->dims;
+}
+
 /* The closed sharding into *c; false when `s` is closed already (every
  * sharding is, after the first export of shard lower): kept, not copied. */
 static bool S_close(const shard_tensor_sharding *s, shard_tensor_sharding *c, void *ctx) {
-  shard_arena *a = ctx;
+  close_state *st = ctx;
   bool open = s->num_replicated > 0;
   for (uint32_t d = 0; d < s->rank && !open; d++) open = s->dims[d].is_open;
   if (!open) return false;
   *c = *s;
-  c->dims = s->rank ? SHARD_NEW_ARRAY(a, shard_dim_sharding, s->rank) : NULL;
-  for (uint32_t d = 0; d < s->rank; d++) {
-    c->dims[d] = s->dims[d];
-    c->dims[d].is_open = false;
-  }
+  c->dims = s->rank ? S_closed_dims(st, s->dims, s->rank) : NULL;
   c->replicated = NULL;
   c->num_replicated = 0;
   return true;
 }
 
 bool shard_pass_close_shardings(shard_module *m, const char *options, const shard_pass_context *cx) {
-  shard_rewrite_shardings(m, S_close, m->arena);
+  close_state st = {m->arena, shard_arena_new(), {0}};
+  shard_rewrite_shardings(m, S_close, &st);
+  shard_ptrmap_release(&st.closed);
+  shard_arena_free(st.tmp);
   return true;
 }

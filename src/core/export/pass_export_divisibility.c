@@ -35,11 +35,15 @@ static shard_op_name K_sdy_manual_computation = {"sdy.manual_computation", NULL}
 /* Keeps axes[0..keep) (manual axes of a manual computation) and replaces the
  * rest by its largest prefix whose size divides `dim` (Shardy's
  * getEvenlySharded, on one dimension). */
-static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int64_t dim, const shard_mesh *mesh) {
+static bool S_dim_is_even(const shard_dim_sharding *d, uint32_t keep, int64_t dim, const shard_mesh *mesh) {
   /* (no pointer arithmetic on a dimension without axes: NULL + 0 is undefined) */
   const shard_axis_ref *rest = d->num_axes > keep ? d->axes + keep : NULL;
   int64_t sharded = shard_axes_product(rest, d->num_axes - keep, mesh);
-  if (sharded <= 0 || dim % sharded == 0) return;
+  return sharded <= 0 || dim % sharded == 0;
+}
+
+static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int64_t dim, const shard_mesh *mesh) {
+  if (S_dim_is_even(d, keep, dim, mesh)) return;
   shard_axis_ref *axes = SHARD_NEW_ARRAY(a, shard_axis_ref, d->num_axes + 1);
   if (keep) memcpy(axes, d->axes, sizeof(shard_axis_ref) * keep);
   uint32_t n = keep;
@@ -63,25 +67,31 @@ static void S_even_dim(shard_arena *a, shard_dim_sharding *d, uint32_t keep, int
   d->num_axes = n;
 }
 
-/* A copy of `s` made evenly sharded for `type` (unchanged for dynamic or
- * non-tensor types). `mc` is the manual computation whose manual axes each
- * dimension keeps in front, or NULL. */
+/* `s` made evenly sharded for `type`: `s` itself when it is already (or
+ * the type is dynamic or not a tensor), else a copy; nearly every boundary
+ * sharding is even, and copying each was a few MB of a wide module's
+ * export. `mc` is the manual computation whose manual axes each dimension
+ * keeps in front, or NULL. */
 static shard_tensor_sharding *S_evenly_sharded(shard_module *m, const shard_tensor_sharding *s, const shard_type *type,
                                                const shard_op *mc) {
   if (!s || !shard_type_is_static_tensor(type) || type->rank != s->rank) return (shard_tensor_sharding *)s;
   const shard_mesh *mesh = shard_sharding_mesh(m, s);
   if (!mesh) return (shard_tensor_sharding *)s;
   shard_attr *manual = mc ? shard_op_attr(mc, "manual_axes") : NULL;
-  shard_tensor_sharding *t = shard_sharding_clone(m->arena, s);
-  t->dims = SHARD_NEW_ARRAY(m->arena, shard_dim_sharding, s->rank + 1);
+  shard_tensor_sharding *t = NULL;
   for (uint32_t d = 0; d < s->rank; d++) {
-    t->dims[d] = s->dims[d];
     uint32_t keep = manual && manual->kind == SHARD_ATTR_SDY_MANUAL_AXES
                         ? shard_dim_manual_prefix(&s->dims[d], manual->u.manual_axes.names, manual->u.manual_axes.num)
                         : 0;
+    if (S_dim_is_even(&s->dims[d], keep, type->dims[d], mesh)) continue;
+    if (!t) {
+      t = shard_sharding_clone(m->arena, s);
+      t->dims = SHARD_NEW_ARRAY(m->arena, shard_dim_sharding, s->rank + 1);
+      memcpy(t->dims, s->dims, sizeof(shard_dim_sharding) * s->rank);
+    }
     S_even_dim(m->arena, &t->dims[d], keep, type->dims[d], mesh);
   }
-  return t;
+  return t ? t : (shard_tensor_sharding *)s;
 }
 
 /* Rewrites the per-value attribute `name` of `op` entry by entry, the type
@@ -91,8 +101,18 @@ static void S_update_per_value(shard_module *m, shard_op *op, const char *name,
   shard_attr *pv = shard_op_attr(op, name);
   if (!pv || pv->kind != SHARD_ATTR_SDY_PER_VALUE || !pv->u.per_value->num) return;
   uint32_t n = pv->u.per_value->num;
-  shard_tensor_sharding *list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, n);
-  for (uint32_t i = 0; i < n; i++) list[i] = *S_evenly_sharded(m, &pv->u.per_value->shardings[i], type_of(op, i), mc);
+  shard_tensor_sharding *list = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    shard_tensor_sharding *old = &pv->u.per_value->shardings[i];
+    shard_tensor_sharding *even = S_evenly_sharded(m, old, type_of(op, i), mc);
+    if (even == old) continue;
+    if (!list) {
+      list = SHARD_NEW_ARRAY(m->arena, shard_tensor_sharding, n);
+      memcpy(list, pv->u.per_value->shardings, sizeof(shard_tensor_sharding) * n);
+    }
+    list[i] = *even;
+  }
+  if (!list) return; /* all even: the attribute stays */
   bool inherent = false;
   for (uint32_t i = 0; i < op->num_attrs; i++)
     if (strcmp(op->attrs[i].name, name) == 0) inherent = op->attrs[i].inherent;

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,8 +411,17 @@ const char *const *shard_attr_known_names(uint32_t *n) {
 
 const char *shard_attr_known_name(const char *name) {
   enum { N = sizeof S_known_names / sizeof *S_known_names };
+  /* Callers set the same few names over and over (propagation sets
+   * `sdy.sharding` op after op): the last one found is checked before the
+   * scan of all of them. Any thread may read or replace it; each value it
+   * holds is one of the literals. */
+  static _Atomic(const char *) last;
+  if (atomic_load_explicit(&last, memory_order_relaxed) == name) return name;
   for (uint32_t i = 0; i < N; i++)
-    if (S_known_names[i] == name) return name;
+    if (S_known_names[i] == name) {
+      atomic_store_explicit(&last, name, memory_order_relaxed);
+      return name;
+    }
   uint32_t lo = 0, hi = N;
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;

@@ -337,6 +337,7 @@ static void S_run_user_priority(shard_propagation *s, const prop_options *o) {
       if (r->value) shard_propagation_set_value_sharding(m->arena, r->value, next);
       else shard_func_set_result_sharding(m->arena, r->func, r->result, next);
     }
+    shard_propagation_note_changes(s);
     S_run_op_priority(s, o);
   }
   SHARD_VEC_FREE(prios);

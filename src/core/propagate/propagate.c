@@ -43,6 +43,10 @@ typedef struct visit_memo {
   shard_direction *seen_dirs;
   shard_factor_strategy seen_strategy;
   bool seen_valid;
+  /* shard_propagation.changes when the memo was last found valid: while it
+   * is the same, no sharding in the module changed since, so the visit
+   * would see what it saw then without reading a sharding */
+  uint64_t seen_changes;
 } visit_memo;
 
 /* What a session keeps for every op, by its dense id (the op itself is
@@ -106,6 +110,10 @@ struct shard_propagation {
   group_member *members;
   group_member *by_group; /* the same, sorted by group then value */
   uint32_t num_members;
+  /* Bumped by every sharding the session writes (and by
+   * shard_propagation_note_changes for those written outside a run): visit
+   * memos compare it before reading any sharding (visit_memo). */
+  uint64_t changes;
   /* the current run */
   SHARD_VEC(uint32_t) worklist; /* op ids */
   shard_op *current;
@@ -146,6 +154,8 @@ static bool S_is_sdy(const shard_op *op) { return op->def && (op->def->traits & 
 static bool S_is_terminator(const shard_op *op) { return op->def && (op->def->traits & SHARD_TRAIT_TERMINATOR); }
 
 shard_module *shard_propagation_module(const shard_propagation *s) { return s->m; }
+
+void shard_propagation_note_changes(shard_propagation *s) { s->changes++; }
 
 void shard_propagation_set_observer(shard_propagation *s, const shard_propagation_observer *o) {
   if (o) s->observer = *o;
@@ -656,6 +666,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
 }
 
 static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
+  s->changes++;
   switch (t->kind) {
   case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, true); break;
   case TENSOR_EDGE: {
@@ -837,6 +848,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
     for (uint32_t k = S_group_start(s, group); k < s->num_members && s->by_group[k].group == group; k++) {
       shard_value *member = s->by_group[k].value;
       if (member == modified) continue;
+      s->changes++;
       S_set_value_sharding(s->a, member, fresh, true);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
@@ -887,6 +899,20 @@ static visit_memo *S_memo(shard_propagation *s, op_info *info) {
  * nothing it could change. */
 static void S_memo_invalidate(op_info *info) {
   if (info->memo) info->memo->seen_valid = false;
+}
+
+/* Would this visit see what the last visit that changed nothing saw, known
+ * without reading a sharding: no sharding changed since (and the same
+ * directions and strategy)? Nearly every visit of the last op-priority
+ * steps, which change nothing at all. */
+static bool S_unchanged_since(const shard_propagation *s, const op_info *info, const shard_op_sharding_rule *rule,
+                              const shard_direction *dirs) {
+  const visit_memo *memo = info->memo;
+  if (!memo || !memo->seen_valid || memo->seen_changes != s->changes || memo->seen_strategy != s->strategy)
+    return false;
+  for (uint32_t f = 0; f < rule->num_factors; f++)
+    if (memo->seen_dirs[f] != dirs[f]) return false;
+  return true;
 }
 
 /* Would this visit see exactly what the last visit that changed nothing saw:
@@ -943,6 +969,10 @@ static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_s
       return;
     }
   }
+  if (info && S_unchanged_since(s, info, rule, dirs)) {
+    if (dirs != dirs_on_stack) free(dirs);
+    return;
+  }
   uint32_t n = op->num_operands + op->num_results;
   tensor_ref t_on_stack[ON_STACK];
   tensor_ref *t = n <= ON_STACK ? t_on_stack : shard_xmalloc(sizeof *t * n);
@@ -953,6 +983,8 @@ static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_s
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
     if (info) info->memo->seen_valid = !changed;
   }
+  /* a visit that changed nothing wrote nothing: the count is as it was */
+  if (info && info->memo->seen_valid) info->memo->seen_changes = s->changes;
   if (t != t_on_stack) free(t);
   if (dirs && dirs != dirs_on_stack) free(dirs);
 }
@@ -1067,8 +1099,27 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
     if (info) info->memo->seen_valid = !changed;
   }
+  if (info && info->memo && info->memo->seen_valid) info->memo->seen_changes = s->changes;
   if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
+}
+
+/* S_unchanged_since for an edge of ns sources, before its visit reads any
+ * sharding (or builds a manual computation's view). */
+static bool S_edge_unchanged(shard_propagation *s, shard_op *edge, const op_info *info, uint32_t ns) {
+  if (s->observer.on_step || !info->memo || !info->memo->seen_valid || info->memo->seen_changes != s->changes)
+    return false;
+  shard_arena *scratch = S_rule_scratch_take(s);
+  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  enum { ON_STACK = 8 };
+  shard_direction dirs_on_stack[ON_STACK];
+  uint32_t nf = rule->num_factors;
+  shard_direction *dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
+  bool same = S_factor_directions(&d, nf, dirs) && S_unchanged_since(s, info, rule, dirs);
+  if (dirs != dirs_on_stack) free(dirs);
+  S_rule_scratch_give(s, scratch);
+  return same;
 }
 
 /* An edge has a few sources (a while's operand and yield, a case's
@@ -1084,6 +1135,10 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   tensor_ref t_on_stack[EDGE_ON_STACK + 1];
   shard_value **sources = cap <= EDGE_ON_STACK ? sources_on_stack : shard_xmalloc(cap * sizeof *sources);
   uint32_t ns = S_edge_sources(owner, sources, cap);
+  if (S_edge_unchanged(s, edge, info, ns)) {
+    if (sources != sources_on_stack) free(sources);
+    return;
+  }
   tensor_ref *t = ns <= EDGE_ON_STACK ? t_on_stack : shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources[i]);
   shard_tensor_sharding *target = S_sharding_attr(edge, "sharding");

@@ -49,6 +49,11 @@ const shard_op_sharding_rule *shard_propagation_rule(shard_propagation *s, const
 
 shard_module *shard_propagation_module(const shard_propagation *s);
 
+/* Tells the session that shardings changed between its runs (written
+ * without it, as user priorities restore theirs): a visit of the next run
+ * must not take an op's last visit for one that would see the same. */
+void shard_propagation_note_changes(shard_propagation *s);
+
 /* ---- observing propagation ----------------------------------------------------
  * An observer sees each propagation step that changed some factor sharding
  * (Shardy's SourceShardingAction with anyUpdated): the op propagated
