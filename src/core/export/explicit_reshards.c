@@ -1513,6 +1513,12 @@ static bool S_visit(xr *x, shard_op *op) {
     if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
     return true;
   }
+  /* Without the full version only a dot is resharded (S_process), and the
+   * projection is read again only by the all_reduces of reduction factors,
+   * which shard lower's first run defers: it projects no other op (a third
+   * of that run's time went to projections nothing read). */
+  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
+  if (!full && !dot && x->defer_reductions) return true;
 
   v.sizes = SHARD_NEW_ARRAY(x->tmp, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
