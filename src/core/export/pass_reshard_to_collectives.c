@@ -34,6 +34,9 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
  * axis lists, shardings and attributes (a program repeats the same
  * reshards: at 100k ops the plans and the copies of their results were
  * more than half of the pass's time and two thirds of its memory). */
+/* How many plans S_plan remembers by pointer. */
+#define R2C_RECENT 4
+
 typedef struct r2c {
   shard_module *m;
   shard_diag_engine *de;
@@ -43,15 +46,25 @@ typedef struct r2c {
   shard_strmap plans;
   shard_arena *keys; /* the keys and the plan entries: freed with the pass */
   shard_buf key;
+  /* the last plans looked up, by the pointers of their input, target and
+   * type: equal reshards mostly share them (explicit reshards shares equal
+   * targets), and a hit skips printing the key */
+  struct {
+    const shard_tensor_sharding *in, *out;
+    const shard_type *type;
+    struct plan_entry *plan;
+  } recent[R2C_RECENT];
+  uint32_t next_recent;
 } r2c;
 
-typedef struct plan_entry {
+typedef struct plan_entry plan_entry;
+struct plan_entry {
   shard_reshard_outcome outcome;
   shard_reshard_step *steps;
   uint32_t num_steps;
   /* per step, made by the first reshard that builds it */
   shard_attr **axes, **out;
-} plan_entry;
+};
 
 /* Shardy's getSharding(Value) for the values a reshard can read: results of
  * collectives (out_sharding), edge owners of data-flow ops (stablehlo.while
@@ -193,8 +206,27 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
 
 /* The plan from `in` to `out` for a value of type `t`, made once per
  * distinct key. */
+static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                                 const shard_type *t);
+
+/* S_plan_by_key, first among the recent plans: shardings are never edited
+ * in place, so the same pointers mean the same key. */
 static plan_entry *S_plan(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
                           const shard_type *t) {
+  for (uint32_t i = 0; i < R2C_RECENT; i++)
+    if (c->recent[i].plan && c->recent[i].in == in && c->recent[i].out == out && c->recent[i].type == t)
+      return c->recent[i].plan;
+  plan_entry *e = S_plan_by_key(c, in, out, t);
+  c->recent[c->next_recent].in = in;
+  c->recent[c->next_recent].out = out;
+  c->recent[c->next_recent].type = t;
+  c->recent[c->next_recent].plan = e;
+  c->next_recent = (c->next_recent + 1) % R2C_RECENT;
+  return e;
+}
+
+static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                                 const shard_type *t) {
   shard_buf_clear(&c->key);
   shard_sharding_print(&c->key, in);
   shard_sharding_print(&c->key, out);
