@@ -36,7 +36,9 @@
 
 /* The worklist slot of op (0: not in the worklist), op numbered if new. */
 static uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
-  uint32_t id = shard_op_table_add(&rw->ids, op);
+  /* the inline look-up first: every op is numbered by the first seeding */
+  uint32_t id;
+  if (!shard_op_table_find(&rw->ids, op, &id)) id = shard_op_table_add(&rw->ids, op);
   if (id >= rw->num_slot) {
     uint32_t n = rw->num_slot ? rw->num_slot : 256;
     while (n <= id) n *= 2;
