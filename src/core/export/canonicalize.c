@@ -460,11 +460,19 @@ static const struct {
 };
 #define S_NUM_PATTERNS (sizeof S_patterns / sizeof S_patterns[0])
 
+/* Is op the op of pattern i? By definition when both have one (one per
+ * name), else by name. */
+static bool S_pattern_op(const canon_rewriter *rw, size_t i, const shard_op *op) {
+  const shard_op_def *d = rw->pattern_defs[i];
+  if (d && op->def) return op->def == d;
+  return strcmp(op->name, S_patterns[i].op) == 0;
+}
+
 /* Tries op's allowed patterns in order; true when one rewrote the IR. */
 static bool S_apply_patterns(canon_rewriter *rw, shard_op *op) {
   if (strncmp(op->name, "sdy.", 4) != 0) return false;
   for (size_t i = 0; i < S_NUM_PATTERNS; i++)
-    if (rw->pattern_allowed[i] && strcmp(op->name, S_patterns[i].op) == 0 && S_patterns[i].fn(rw, op)) return true;
+    if (rw->pattern_allowed[i] && S_pattern_op(rw, i, op) && S_patterns[i].fn(rw, op)) return true;
   return false;
 }
 
@@ -699,7 +707,9 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
 
   bool allowed[S_NUM_PATTERNS];
   S_filter_patterns(options, allowed);
-  canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed};
+  const shard_op_def *defs[S_NUM_PATTERNS];
+  for (size_t i = 0; i < S_NUM_PATTERNS; i++) defs[i] = shard_op_def_lookup(S_patterns[i].op, strlen(S_patterns[i].op));
+  canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed, .pattern_defs = defs};
   shard_op_table_init(&rw.ids);
   S_reserve(&rw);
   S_collect_meshes(&rw);
