@@ -36,7 +36,9 @@
 
 /* The worklist slot of op (0: not in the worklist), op numbered if new. */
 static uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
-  uint32_t id = shard_op_table_add(&rw->ids, op);
+  /* the inline look-up first: every op is numbered by the first seeding */
+  uint32_t id;
+  if (!shard_op_table_find(&rw->ids, op, &id)) id = shard_op_table_add(&rw->ids, op);
   if (id >= rw->num_slot) {
     uint32_t n = rw->num_slot ? rw->num_slot : 256;
     while (n <= id) n *= 2;
@@ -458,11 +460,19 @@ static const struct {
 };
 #define S_NUM_PATTERNS (sizeof S_patterns / sizeof S_patterns[0])
 
+/* Is op the op of pattern i? By definition when both have one (one per
+ * name), else by name. */
+static bool S_pattern_op(const canon_rewriter *rw, size_t i, const shard_op *op) {
+  const shard_op_def *d = rw->pattern_defs[i];
+  if (d && op->def) return op->def == d;
+  return strcmp(op->name, S_patterns[i].op) == 0;
+}
+
 /* Tries op's allowed patterns in order; true when one rewrote the IR. */
 static bool S_apply_patterns(canon_rewriter *rw, shard_op *op) {
   if (strncmp(op->name, "sdy.", 4) != 0) return false;
   for (size_t i = 0; i < S_NUM_PATTERNS; i++)
-    if (rw->pattern_allowed[i] && strcmp(op->name, S_patterns[i].op) == 0 && S_patterns[i].fn(rw, op)) return true;
+    if (rw->pattern_allowed[i] && S_pattern_op(rw, i, op) && S_patterns[i].fn(rw, op)) return true;
   return false;
 }
 
@@ -658,6 +668,27 @@ static void S_collect_meshes(canon_rewriter *rw) {
   SHARD_VEC_FREEZE(rw->arena, meshes, rw->meshes);
 }
 
+static bool S_count_op(shard_op *op, void *ctx) {
+  (void)op;
+  (*(uint32_t *)ctx)++;
+  return true;
+}
+
+/* The worklist, its slots and the op ids sized for every op of the module
+ * at once (and an eighth more for the ops rewrites add): grown by doubling
+ * from empty they copied themselves a dozen times into fresh memory, a
+ * tenth of shard lower's page faults at 100k ops. */
+static void S_reserve(canon_rewriter *rw) {
+  uint32_t n = 0;
+  shard_walk(rw->m->top, S_count_op, &n);
+  n += n / 8 + 256;
+  shard_op_table_reserve(&rw->ids, n);
+  rw->items = shard_xmalloc(sizeof *rw->items * n);
+  rw->cap = n;
+  rw->slot = shard_xcalloc(n, sizeof *rw->slot);
+  rw->num_slot = n;
+}
+
 bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_pass_context *cx) {
   /* MLIR's -canonicalize options; max-iterations, region-simplify,
    * top-down, enable-patterns and disable-patterns change what shard does,
@@ -676,8 +707,11 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
 
   bool allowed[S_NUM_PATTERNS];
   S_filter_patterns(options, allowed);
-  canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed};
+  const shard_op_def *defs[S_NUM_PATTERNS];
+  for (size_t i = 0; i < S_NUM_PATTERNS; i++) defs[i] = shard_op_def_lookup(S_patterns[i].op, strlen(S_patterns[i].op));
+  canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed, .pattern_defs = defs};
   shard_op_table_init(&rw.ids);
+  S_reserve(&rw);
   S_collect_meshes(&rw);
   for (long long iteration = 0; iteration < max_iterations; iteration++) {
     /* Each round starts from an empty worklist and a fresh folder. */

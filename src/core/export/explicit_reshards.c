@@ -441,6 +441,9 @@ void shard_explicit_find_common_axes(const shard_projection *p, const shard_op_s
 
 /* ---- the pass: IR helpers ------------------------------------------------------------ */
 
+/* How many shardings S_projected remembers. */
+#define XR_RECENT 8
+
 typedef struct xr {
   shard_module *m;
   shard_arena *a;
@@ -472,6 +475,11 @@ typedef struct xr {
    * copy: a manual computation's argument is its in_sharding without the
    * manual axes, asked for at every use */
   shard_ptrmap arg_shardings;
+  /* the last shardings S_projected kept, a ring: a program reshards value
+   * after value to the same sharding, and each reshard and result of an
+   * equal one shares it (shardings are replaced, never edited) */
+  shard_tensor_sharding *recent[XR_RECENT];
+  uint32_t next_recent;
 } xr;
 
 /* Where new ops go: before `before`, or at the end of `block` when NULL. */
@@ -896,7 +904,8 @@ static bool S_same_mesh_ref(const shard_tensor_sharding *s, const mesh_pick *p) 
 
 /* getMesh: the common mesh of the op's shardings ignoring device ids (none
  * when they differ, none is sharded, or it is maximal), then among meshes
- * with those axes the one most non-replicated shardings use. */
+ * with those axes the one most non-replicated shardings use. Its counts
+ * are the visit's scratch (x->tmp), not the module's. */
 static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh_pick *out) {
   const shard_tensor_sharding *ref = NULL;
   const shard_mesh *mesh = NULL;
@@ -917,7 +926,7 @@ static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh
   }
   if (!ref || shard_mesh_is_maximal(mesh)) return false;
   *out = (mesh_pick){ref->mesh_name, ref->inline_mesh, mesh};
-  uint32_t best = 0, *counts = SHARD_NEW_ARRAY(x->a, uint32_t, n + 1);
+  uint32_t best = 0, *counts = SHARD_NEW_ARRAY(x->tmp, uint32_t, n + 1);
   for (uint32_t i = 0; i < n; i++) {
     if (S_fully_replicated(s[i])) continue;
     uint32_t first = i;
@@ -980,8 +989,36 @@ typedef struct op_view {
   bool *update; /* per tensor */
 } op_view;
 
+static shard_axis_ref *S_keep_axes(xr *x, const shard_axis_ref *v, uint32_t n) {
+  return n ? shard_arena_dup(x->a, v, sizeof *v * n) : NULL;
+}
+
+/* A copy of s, made in the visit's scratch, in the module's arena. */
+static shard_tensor_sharding *S_keep(xr *x, const shard_tensor_sharding *s) {
+  shard_tensor_sharding *k = SHARD_NEW(x->a, shard_tensor_sharding);
+  *k = *s;
+  k->dims = s->rank ? shard_arena_dup(x->a, s->dims, sizeof *s->dims * s->rank) : NULL;
+  for (uint32_t d = 0; d < s->rank; d++) k->dims[d].axes = S_keep_axes(x, s->dims[d].axes, s->dims[d].num_axes);
+  k->replicated = S_keep_axes(x, s->replicated, s->num_replicated);
+  k->unreduced = S_keep_axes(x, s->unreduced, s->num_unreduced);
+  return k;
+}
+
+/* Tensor t's sharding from the projection: made in the scratch arena, and
+ * one of the recent ones when it equals it (the same mesh reference), else
+ * kept in the module's arena. A third of the bytes of the reshards the
+ * pass inserts in shard lower went to equal copies. */
 static shard_tensor_sharding *S_projected(xr *x, const op_view *v, uint32_t t) {
-  return shard_projection_to_sharding(x->a, v->proj, t, S_mapping(v->rule, t), v->mesh.name, v->mesh.inline_mesh);
+  shard_tensor_sharding *s =
+      shard_projection_to_sharding(x->tmp, v->proj, t, S_mapping(v->rule, t), v->mesh.name, v->mesh.inline_mesh);
+  for (uint32_t i = 0; i < XR_RECENT; i++) {
+    shard_tensor_sharding *r = x->recent[i];
+    if (r && r->mesh_name == s->mesh_name && r->inline_mesh == s->inline_mesh && shard_sharding_equal(r, s)) return r;
+  }
+  s = S_keep(x, s);
+  x->recent[x->next_recent] = s;
+  x->next_recent = (x->next_recent + 1) % XR_RECENT;
+  return s;
 }
 
 /* ShardingProjection::updateSharding: every tensor with the factor gets
@@ -1513,6 +1550,12 @@ static bool S_visit(xr *x, shard_op *op) {
     if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
     return true;
   }
+  /* Without the full version only a dot is resharded (S_process), and the
+   * projection is read again only by the all_reduces of reduction factors,
+   * which shard lower's first run defers: it projects no other op (a third
+   * of that run's time went to projections nothing read). */
+  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
+  if (!full && !dot && x->defer_reductions) return true;
 
   v.sizes = SHARD_NEW_ARRAY(x->tmp, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
@@ -1583,7 +1626,9 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           lower_run == 2,
           for_lower,
           shard_arena_new(),
-          {0}};
+          {0},
+          {0},
+          0};
   shard_block *b = m->top->num_regions ? m->top->regions[0].first : NULL;
   op_vec funcs = {0};
   for (shard_op *op = b ? b->first : NULL; op; op = op->next)

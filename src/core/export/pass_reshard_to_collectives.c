@@ -12,6 +12,7 @@
  * rank fails the pass as the conversion does. */
 #include <string.h>
 
+#include "ir/opdef.h"
 #include "pass/pass.h"
 #include "pass/pass_shardings.h"
 #include "export/reshard.h"
@@ -33,6 +34,9 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
  * axis lists, shardings and attributes (a program repeats the same
  * reshards: at 100k ops the plans and the copies of their results were
  * more than half of the pass's time and two thirds of its memory). */
+/* How many plans S_plan remembers by pointer. */
+#define R2C_RECENT 4
+
 typedef struct r2c {
   shard_module *m;
   shard_diag_engine *de;
@@ -42,15 +46,25 @@ typedef struct r2c {
   shard_strmap plans;
   shard_arena *keys; /* the keys and the plan entries: freed with the pass */
   shard_buf key;
+  /* the last plans looked up, by the pointers of their input, target and
+   * type: equal reshards mostly share them (explicit reshards shares equal
+   * targets), and a hit skips printing the key */
+  struct {
+    const shard_tensor_sharding *in, *out;
+    const shard_type *type;
+    struct plan_entry *plan;
+  } recent[R2C_RECENT];
+  uint32_t next_recent;
 } r2c;
 
-typedef struct plan_entry {
+typedef struct plan_entry plan_entry;
+struct plan_entry {
   shard_reshard_outcome outcome;
   shard_reshard_step *steps;
   uint32_t num_steps;
   /* per step, made by the first reshard that builds it */
   shard_attr **axes, **out;
-} plan_entry;
+};
 
 /* Shardy's getSharding(Value) for the values a reshard can read: results of
  * collectives (out_sharding), edge owners of data-flow ops (stablehlo.while
@@ -117,19 +131,55 @@ static bool S_is_legal(const shard_module *m, shard_ptrmap *manual_args, const s
   return false;
 }
 
+static const char *const S_step_names[] = {
+    [SHARD_RESHARD_ALL_SLICE] = "sdy.all_slice",
+    [SHARD_RESHARD_COLLECTIVE_PERMUTE] = "sdy.collective_permute",
+    [SHARD_RESHARD_ALL_TO_ALL] = "sdy.all_to_all",
+    [SHARD_RESHARD_ALL_GATHER] = "sdy.all_gather",
+};
+
+/* Reverses v's use list: what moving its uses one by one to a fresh value
+ * (shard_value_replace_all_uses) leaves there. */
+static void S_reverse_uses(shard_value *v) {
+  shard_operand *rest = v->first_use, *done = NULL;
+  while (rest) {
+    shard_operand *next = rest->next_use;
+    rest->next_use = done;
+    done = rest;
+    rest = next;
+  }
+  v->first_use = done;
+  for (shard_operand **link = &v->first_use; *link; link = &(*link)->next_use) (*link)->prev_use_link = link;
+}
+
+/* The last collective of a reshard is the reshard op itself, renamed: the
+ * same IR as a new op put before it with the reshard's uses moved to it and
+ * the reshard erased (the same place, operand, type, location and span, the
+ * uses in the order the move leaves them, no attributes of the reshard's),
+ * without a second op per reshard (a seventh of shard lower's memory at
+ * 100k ops). */
+static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const char *name) {
+  shard_operand_set(&reshard->operands[0], input);
+  S_reverse_uses(&reshard->results[0]);
+  reshard->results[0].name = NULL;
+  reshard->name = name;
+  reshard->def = shard_op_def_lookup(name, strlen(name));
+  reshard->attrs = NULL;
+  reshard->num_attrs = 0;
+  reshard->flags = 0;
+  return reshard;
+}
+
 /* Builds one collective before `reshard`, exactly as the parser would,
- * with the attributes of step k of `e`. */
-static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k) {
+ * with the attributes of step k of `e`; the last step (`last`) reuses the
+ * reshard op (S_reuse_reshard). */
+static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k,
+                                 bool last) {
   shard_arena *a = m->arena;
   const shard_reshard_step *st = &e->steps[k];
-  static const char *const names[] = {
-      [SHARD_RESHARD_ALL_SLICE] = "sdy.all_slice",
-      [SHARD_RESHARD_COLLECTIVE_PERMUTE] = "sdy.collective_permute",
-      [SHARD_RESHARD_ALL_TO_ALL] = "sdy.all_to_all",
-      [SHARD_RESHARD_ALL_GATHER] = "sdy.all_gather",
-  };
   shard_type *type = reshard->results[0].type;
-  shard_op *op = shard_op_new_named(a, names[st->kind], 1, &input, 1, &type, 0);
+  shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind])
+                      : shard_op_new_named(a, S_step_names[st->kind], 1, &input, 1, &type, 0);
   if (!e->out[k]) {
     if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER) {
       e->axes[k] = shard_attr_new(a, SHARD_ATTR_SDY_AXIS_LISTS);
@@ -147,6 +197,7 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
     shard_op_set_attr(a, op, st->kind == SHARD_RESHARD_ALL_SLICE ? "slicing_axes" : "gathering_axes", e->axes[k], true);
   else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) shard_op_set_attr(a, op, "params", e->axes[k], true);
   shard_op_set_attr(a, op, "out_sharding", e->out[k], true);
+  if (last) return &op->results[0];
   op->loc = reshard->loc;
   op->span = reshard->span;
   shard_op_insert_before(reshard, op);
@@ -155,8 +206,27 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
 
 /* The plan from `in` to `out` for a value of type `t`, made once per
  * distinct key. */
+static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                                 const shard_type *t);
+
+/* S_plan_by_key, first among the recent plans: shardings are never edited
+ * in place, so the same pointers mean the same key. */
 static plan_entry *S_plan(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
                           const shard_type *t) {
+  for (uint32_t i = 0; i < R2C_RECENT; i++)
+    if (c->recent[i].plan && c->recent[i].in == in && c->recent[i].out == out && c->recent[i].type == t)
+      return c->recent[i].plan;
+  plan_entry *e = S_plan_by_key(c, in, out, t);
+  c->recent[c->next_recent].in = in;
+  c->recent[c->next_recent].out = out;
+  c->recent[c->next_recent].type = t;
+  c->recent[c->next_recent].plan = e;
+  c->next_recent = (c->next_recent + 1) % R2C_RECENT;
+  return e;
+}
+
+static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
+                                 const shard_type *t) {
   shard_buf_clear(&c->key);
   shard_sharding_print(&c->key, in);
   shard_sharding_print(&c->key, out);
@@ -199,9 +269,11 @@ static bool S_convert(r2c *c, shard_op *reshard) {
     return true;
   case SHARD_RESHARD_STEPS: {
     shard_value *v = bypassed;
-    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(m, reshard, v, e, i);
-    shard_value_replace_all_uses(&reshard->results[0], v);
-    shard_op_erase(reshard);
+    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(m, reshard, v, e, i, i + 1 == e->num_steps);
+    if (!e->num_steps) {
+      shard_value_replace_all_uses(&reshard->results[0], v);
+      shard_op_erase(reshard);
+    }
     return true;
   }
   case SHARD_RESHARD_INCOMPLETE: {
