@@ -10,7 +10,8 @@
 # after their use, recursion, redefined symbols, meshes of different device
 # counts, errors in one function of many, parse errors after verified
 # functions, module-level ops, inputs without a module or with two, generic
-# form, --split-input-file, --Werror and JSON output.
+# form, --split-input-file, --Werror and JSON output; and one long function
+# with every check that reads across its ops.
 set -u
 
 shard=$1
@@ -211,6 +212,114 @@ open(work + '/many.mlir', 'w').write(module(2000))
 open(work + '/many_bad.mlir', 'w').write(module(2000, bad=1990))
 open(work + '/many_broken.mlir', 'w').write(module(2000, broken=1995))
 EOF
+
+# one long function (what a streamed function body would see) with each check
+# that reads across its ops: use counts, defining ops and their shardings, a
+# constant shape operand, dominance, nested regions, isolation, terminators,
+# returns, calls and symbols; each placed far apart, at the start and at the
+# end of the function
+mkdir "$work/long"
+python3 - "$work/long" <<'EOF'
+import sys
+work = sys.argv[1]
+n = 3000
+T = 'tensor<8x16xf32>'
+S = '{sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}'
+I = 'tensor<i32>'
+WHILE = [
+    '%w:2 = stablehlo.while(%it = %i0, %acc = %a) : ' + I + ', ' + T,
+    '  cond {',
+    '    %lim = stablehlo.constant dense<3> : ' + I,
+    '    %p = stablehlo.compare LT, %it, %lim : (' + I + ', ' + I + ') -> tensor<i1>',
+    '    stablehlo.return %p : tensor<i1>',
+    '  } do {',
+    '    %one = stablehlo.constant dense<1> : ' + I,
+    '    %nx = stablehlo.add %it, %one : ' + I,
+    '    %m = stablehlo.multiply %acc, %far : ' + T,
+    '    stablehlo.return %nx, %m : ' + I + ', ' + T,
+    '  }',
+]
+# name: (ops near the start, ops near the end, return line or None)
+cases = {
+    'dfe_ok': (['%d0 = stablehlo.add %a, %a : ' + T], ['%d1 = sdy.data_flow_edge %d0 sharding=<@mesh, [{"x"}, {}]> : ' + T], None),
+    'dfe_two_users': (['%d0 = stablehlo.add %a, %a : ' + T, '%d1 = sdy.data_flow_edge %d0 : ' + T],
+                      ['%d2 = stablehlo.add %d0, %d0 : ' + T], None),
+    'dfe_sdy_def': (['%d0 = sdy.sharding_constraint %a <@mesh, [{}, {}]> : ' + T], ['%d1 = sdy.data_flow_edge %d0 : ' + T], None),
+    'fdfe_arg': ([], ['%d1 = sdy.func_data_flow_edge %b : ' + T], None),
+    'fdfe_not_call': (['%d0 = stablehlo.add %a, %a : ' + T], ['%d1 = sdy.func_data_flow_edge %d0 : ' + T], None),
+    'constraint_far_def': (['%d0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced=max{"y"}>]>} : ' + T],
+                           ['%d1 = sdy.sharding_constraint %d0 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'constraint_far_def_bad': (['%d0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : ' + T],
+                               ['%d1 = sdy.sharding_constraint %d0 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'constraint_barrier': (['%d0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}], unreduced=max{"y"}>]>} : ' + T,
+                            '%d1 = sdy.propagation_barrier %d0 allowed_direction=NONE : ' + T],
+                           ['%d2 = sdy.sharding_constraint %d1 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'constraint_barrier_bad': (['%d0 = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>]>} : ' + T,
+                                '%d1 = sdy.propagation_barrier %d0 allowed_direction=NONE : ' + T],
+                               ['%d2 = sdy.sharding_constraint %d1 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'collective_far_def': (['%d0 = sdy.sharding_constraint %a <@mesh, [{}, {"y"}]> : ' + T],
+                           ['%d1 = sdy.all_gather [{}, {"y"}] %d0 out_sharding=<@mesh, [{}, {}]> : ' + T], None),
+    'collective_bad': (['%d0 = sdy.sharding_constraint %a <@mesh, [{}, {}]> : ' + T],
+                       ['%d1 = sdy.all_gather [{}, {"y"}] %d0 out_sharding=<@mesh, [{}, {}]> : ' + T], None),
+    'use_before_def': (['%d1 = stablehlo.add %d0, %a : ' + T], ['%d0 = stablehlo.add %a, %a : ' + T], None),
+    'own_result_in_region': ([], ['%w:2 = stablehlo.while(%it = %i0, %acc = %a) : ' + I + ', ' + T,
+                                  '  cond {', '    %p = stablehlo.compare LT, %it, %it : (' + I + ', ' + I + ') -> tensor<i1>',
+                                  '    stablehlo.return %p : tensor<i1>', '  } do {',
+                                  '    stablehlo.return %it, %w#1 : ' + I + ', ' + T, '  }'], None),
+    'while_outer_value': (['%i0 = stablehlo.constant dense<0> : ' + I, '%far = stablehlo.add %a, %a : ' + T], WHILE, None),
+    'while_dfe': (['%i0 = stablehlo.constant dense<0> : ' + I, '%far = stablehlo.add %a, %a : ' + T],
+                  WHILE + ['%d1 = sdy.data_flow_edge %w#1 sharding=<@mesh, [{"x"}, {}]> : ' + T], None),
+    'while_dfe_then_constraint': (['%i0 = stablehlo.constant dense<0> : ' + I, '%far = stablehlo.add %a, %a : ' + T] + WHILE +
+                                  ['%d2 = sdy.all_gather [{}, {"y"}] %w#1 out_sharding=<@mesh, [{}, {}]> : ' + T],
+                                  ['%d1 = sdy.data_flow_edge %w#1 sharding=<@mesh, [{}, {"y"}], unreduced={"x"}> : ' + T], None),
+    'manual_isolation': (['%far = stablehlo.slice %a [0:4, 0:16] : (' + T + ') -> tensor<4x16xf32>'],
+                         ['%d1 = sdy.manual_computation(%a) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%l: tensor<4x16xf32>) {',
+                          '  %q = stablehlo.add %l, %far : tensor<4x16xf32>', '  sdy.return %q : tensor<4x16xf32>', '} : (' + T + ') -> ' + T], None),
+    'dynamic_shape_far': (['%s0 = stablehlo.constant dense<[16, 9]> : tensor<2xi64>'],
+                          ['%d1 = stablehlo.dynamic_reshape %a, %s0 : (' + T + ', tensor<2xi64>) -> tensor<16x8xf32>'], None),
+    'dynamic_shape_ok': (['%s0 = stablehlo.constant dense<[16, 8]> : tensor<2xi64>'],
+                         ['%d1 = stablehlo.dynamic_reshape %a, %s0 : (' + T + ', tensor<2xi64>) -> tensor<16x8xf32>'], None),
+    'redefined_ssa': (['%d0 = stablehlo.add %a, %a : ' + T], ['%d0 = stablehlo.add %a, %a : ' + T], None),
+    'op_after_return': ([], [], 'return %a : ' + T + '\n    %z = stablehlo.add %a, %a : ' + T),
+    'no_return': ([], [], '%z = stablehlo.add %a, %a : ' + T),
+    'return_type': ([], [], 'return %i9 : tensor<i32>'),
+    'return_count': ([], [], 'return %a, %a : ' + T + ', ' + T),
+    'call_later_mismatch': ([], ['%d1 = func.call @later(%a) : (' + T + ') -> ' + T], None),
+    'call_recursive': ([], ['%d1 = func.call @back(%a, %b) : (' + T + ', ' + T + ') -> ' + T], None),
+    'unknown_mesh': ([], ['%d1 = sdy.sharding_constraint %a <@nomesh, [{}, {}]> : ' + T], None),
+    'return_not_last_early': (['return %a : ' + T], [], None),
+}
+def func(head, tail, ret, where):
+    out = ['  func.func @main(%a: ' + T + ' ' + S + ', %b: ' + T + ') -> ' + T + ' {',
+           '    %i9 = stablehlo.constant dense<0> : ' + I]
+    filler = ['    %%f%d = stablehlo.add %s, %%a : %s' % (i, '%a' if i == 0 else '%%f%d' % (i - 1), T) for i in range(n)]
+    h = ['    ' + l for l in head]
+    t = ['    ' + l for l in tail]
+    if where == 'far':
+        body = h + filler + t
+    elif where == 'start':
+        body = h + t + filler
+    else:
+        body = filler + h + t
+    out += body
+    out.append('    ' + (ret or 'return %a : ' + T))
+    out.append('  }')
+    return out
+for name, (head, tail, ret) in cases.items():
+    for where in ('far', 'start', 'end'):
+        m = ['module {', '  sdy.mesh @mesh = <["x"=2, "y"=4]>',
+             '  func.func private @back(%a: ' + T + ', %b: ' + T + ') -> ' + T + ' {',
+             '    %0 = func.call @main(%a, %b) : (' + T + ', ' + T + ') -> ' + T if name == 'call_recursive' else '    %0 = stablehlo.add %a, %b : ' + T,
+             '    return %0 : ' + T, '  }']
+        m += func(head, tail, ret, where)
+        m += ['  func.func private @later(%a: ' + T + ') -> tensor<8x8xf32> {',
+              '    %0 = stablehlo.slice %a [0:8, 0:8] : (' + T + ') -> tensor<8x8xf32>',
+              '    return %0 : tensor<8x8xf32>', '  }', '}']
+        open('%s/long_%s_%s.mlir' % (work, name, where), 'w').write('\n'.join(m) + '\n')
+EOF
+for f in "$work"/long/*.mlir; do
+  same "$f"
+done
 
 for f in "$work"/*.mlir; do
   same "$f"
