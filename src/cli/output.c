@@ -23,8 +23,11 @@
  * an input is refused. Standard output is checked once more when the
  * command ends (cli_finish_stdout), so text printed with stdio that could
  * not be written (`> /dev/full`) is an error too. */
-/* realpath and readlink are POSIX/XSI. */
+/* realpath and readlink are POSIX/XSI; sync_file_range is Linux's. */
 #define _XOPEN_SOURCE 700
+#ifdef __linux__
+#define _GNU_SOURCE
+#endif
 
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +46,11 @@
 /* Symbolic links followed before a destination is refused (Linux's own
  * limit, MAXSYMLINKS). */
 #define CLI_OUTPUT_MAX_LINKS 40
+
+/* An atomic output's written text is handed to the disk a slice this big
+ * at a time while the rest is still being printed, so that the fsync at
+ * the end waits for the last slice only, not for the whole file. */
+#define CLI_OUTPUT_WRITEBACK_AT ((off_t)1 << 20)
 
 /* ---- the inputs a command read ------------------------------------------ */
 
@@ -166,6 +174,7 @@ struct cli_output {
   char dest[PATH_MAX]; /* OUT_ATOMIC: what it replaces */
   void (*old_int)(int), (*old_term)(int);
   shard_buf_sink sink;
+  off_t written, synced; /* OUT_ATOMIC: bytes written; of them, handed to the disk */
 };
 
 static void S_fail(cli_output *o, const char *step, int err) {
@@ -277,6 +286,15 @@ static void S_put(cli_output *o, const char *data, size_t len) {
     if (fwrite(data, 1, len, stdout) != len) S_fail(o, "write", errno);
   } else if (!write_all(o->fd, data, len)) {
     S_fail(o, "write", errno);
+  } else if (o->how == OUT_ATOMIC) {
+    o->written += (off_t)len;
+#ifdef __linux__
+    /* starts the writeback without waiting for it; an error shows at fsync */
+    if (o->written - o->synced >= CLI_OUTPUT_WRITEBACK_AT) {
+      (void)sync_file_range(o->fd, o->synced, o->written - o->synced, SYNC_FILE_RANGE_WRITE);
+      o->synced = o->written;
+    }
+#endif
   }
 }
 

@@ -140,10 +140,13 @@ static shard_unresolved S_pop_operand(shard_op_state *st) { return st->operands.
 
 /* ---- printing helpers ----------------------------------------------------- */
 
-/* Properties left at their default value are not printed by ODS printers. */
+/* Properties left at their default value are not printed by ODS printers.
+ * Asked of every inherent attribute printed: the first letter turns most
+ * names away before any strcmp. */
 static bool S_is_default(const shard_named_attr *na) {
   const char *n = na->name;
   const shard_attr *a = na->value;
+  if (!na->inherent || !n[0] || !strchr("acehiortuv", n[0])) return false;
   if (!strcmp(n, "has_side_effect") || !strcmp(n, "is_host_transfer") || !strcmp(n, "indices_are_sorted") ||
       !strcmp(n, "unique_indices") || !strcmp(n, "is_stable"))
     return a->kind == SHARD_ATTR_BOOL && !a->u.boolean;
@@ -169,13 +172,7 @@ static bool S_is_default(const shard_named_attr *na) {
 /* " {...}" of all attributes except `elided` (NULL-terminated) and the
  * default-valued properties: the attr-dict directive of an assembly format. */
 static void S_print_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided) {
-  SHARD_VEC(const char *) names = {0};
-  for (const char *const *e = elided; e && *e; e++) SHARD_VEC_PUSH(names, *e);
-  for (uint32_t i = 0; i < op->num_attrs; i++)
-    if (op->attrs[i].inherent && S_is_default(&op->attrs[i])) SHARD_VEC_PUSH(names, op->attrs[i].name);
-  SHARD_VEC_PUSH(names, (const char *)NULL);
-  shard_printer_attr_dict_all(pr, op, names.items);
-  SHARD_VEC_FREE(names);
+  shard_printer_attr_dict_all_except(pr, op, elided, S_is_default);
 }
 
 static void S_print_one_elided(shard_printer *pr, const shard_op *op, const char *name) {

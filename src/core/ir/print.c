@@ -346,11 +346,12 @@ static void S_put_named(shard_buf *out, const shard_named_attr *e) {
   out->data[out->len] = '\0';
 }
 
-static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided, bool all) {
+static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided, bool all,
+                        shard_printer_attr_skip_fn skip) {
   uint32_t n = 0;
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const shard_named_attr *e = &op->attrs[i];
-    if ((!all && e->inherent) || S_elided(e->name, elided)) continue;
+    if ((!all && e->inherent) || S_elided(e->name, elided) || (skip && skip(e))) continue;
     shard_buf_puts(pr->out, n++ ? ", " : " {");
     S_put_named(pr->out, e);
   }
@@ -358,11 +359,16 @@ static void S_attr_dict(shard_printer *pr, const shard_op *op, const char *const
 }
 
 void shard_printer_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided) {
-  S_attr_dict(pr, op, elided, false);
+  S_attr_dict(pr, op, elided, false, NULL);
 }
 
 void shard_printer_attr_dict_all(shard_printer *pr, const shard_op *op, const char *const *elided) {
-  S_attr_dict(pr, op, elided, true);
+  S_attr_dict(pr, op, elided, true, NULL);
+}
+
+void shard_printer_attr_dict_all_except(shard_printer *pr, const shard_op *op, const char *const *elided,
+                                        shard_printer_attr_skip_fn skip) {
+  S_attr_dict(pr, op, elided, true, skip);
 }
 
 void shard_printer_same_or_functional_type(shard_printer *pr, const shard_op *op) {

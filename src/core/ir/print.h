@@ -50,6 +50,12 @@ void shard_printer_attr(shard_printer *pr, const shard_attr *a);
 void shard_printer_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided);
 /* " {...}" variant that also prints inherent attributes not in `elided`. */
 void shard_printer_attr_dict_all(shard_printer *pr, const shard_op *op, const char *const *elided);
+/* shard_printer_attr_dict_all that also leaves out the attributes `skip`
+ * says to (an ODS printer's default-valued properties): a test per
+ * attribute instead of a list of their names built for every op. */
+typedef bool (*shard_printer_attr_skip_fn)(const shard_named_attr *a);
+void shard_printer_attr_dict_all_except(shard_printer *pr, const shard_op *op, const char *const *elided,
+                                        shard_printer_attr_skip_fn skip);
 /* ": T" if all operand and result types are equal, else ": (ins) -> outs". */
 void shard_printer_same_or_functional_type(shard_printer *pr, const shard_op *op);
 /* "(ins) -> outs" (outs parenthesised unless exactly one non-function type). */
