@@ -773,6 +773,17 @@ static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manu
   if (op->num_results) shard_op_table_add(&cx->walked, op); /* only a value's op is asked about */
 }
 
+/* Gives back what a verification context holds (whole-module or streamed). */
+static void S_ctx_release(vf_ctx *cx) {
+  shard_strmap_release(&cx->symbols);
+  shard_ptrmap_release(&cx->axis_index);
+  shard_ptrmap_release(&cx->block_scope);
+  shard_op_table_release(&cx->walked);
+  vf_axis_set_free(&cx->seen);
+  shard_arena_free(cx->scratch);
+  shard_arena_free(cx->keep);
+}
+
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {
   shard_verify_options defaults = {0};
   vf_ctx cx;
@@ -794,13 +805,7 @@ bool shard_verify_module(const shard_module *m, const shard_verify_options *opts
       if (cx.ok) shard_verify_check_recursion(&cx);
     }
   }
-  shard_strmap_release(&cx.symbols);
-  shard_ptrmap_release(&cx.axis_index);
-  shard_ptrmap_release(&cx.block_scope);
-  shard_op_table_release(&cx.walked);
-  vf_axis_set_free(&cx.seen);
-  shard_arena_free(cx.scratch);
-  shard_arena_free(cx.keep);
+  S_ctx_release(&cx);
   return cx.ok;
 }
 
@@ -855,14 +860,7 @@ shard_verify_stream *shard_verify_stream_new(const shard_verify_options *opts) {
 
 void shard_verify_stream_free(shard_verify_stream *vs) {
   if (!vs) return;
-  vf_ctx *cx = &vs->cx;
-  shard_strmap_release(&cx->symbols);
-  shard_ptrmap_release(&cx->axis_index);
-  shard_ptrmap_release(&cx->block_scope);
-  shard_op_table_release(&cx->walked);
-  vf_axis_set_free(&cx->seen);
-  shard_arena_free(cx->scratch);
-  shard_arena_free(cx->keep);
+  S_ctx_release(&vs->cx);
   SHARD_VEC_FREE(vs->funcs);
   SHARD_VEC_FREE(vs->callees);
   shard_strmap_release(&vs->func_index);
