@@ -54,7 +54,7 @@ static const shard_op *S_first_child(const shard_op *op) {
 
 /* Whether an op under root (root included) is in the form: a pre-order walk
  * like shard_walk's, without its callback per op, stopping at the first. */
-static bool S_any_in_form(const shard_op *root) {
+bool shard_xla_op_in_round_trip_form(const shard_op *root) {
   const shard_op *op = root;
   for (;;) {
     if (S_op_in_form(op)) return true;
@@ -78,11 +78,9 @@ static bool S_any_in_form(const shard_op *root) {
 
 bool shard_xla_input_is_mlir(const char *text, size_t len) { return !shard_hlo_text_detect(text, len); }
 
-bool shard_xla_op_in_round_trip_form(const shard_op *root) { return S_any_in_form(root); }
-
 bool shard_xla_is_round_trip_form(const shard_module *m) {
   bool found = S_has_xla_key(shard_op_attr(m->top, SHARD_XLA_FRONTEND_ATTRS));
-  if (!found) found = S_any_in_form(m->top);
+  if (!found) found = shard_xla_op_in_round_trip_form(m->top);
   return found;
 }
 
