@@ -148,6 +148,15 @@ static bool stream_top_op(void *ctx, shard_op *op) {
   return !sc->refused;
 }
 
+/* A piece of a function body (shard_parse_options.body_ops): verified and
+ * let go like a function. */
+static bool stream_body_ops(void *ctx, shard_block *b) {
+  stream_check *sc = ctx;
+  for (const shard_op *op = b->first; op && !sc->refused; op = op->next)
+    if (shard_xla_op_in_round_trip_form(op)) sc->refused = true;
+  return !sc->said && !sc->refused && shard_verify_stream_body_ops(sc->vs, b);
+}
+
 /* True when the module was checked and is clean (nothing to report). */
 static bool check_streamed(shard_source *src) {
   if (!shard_xla_input_is_mlir(src->text, src->len)) return false;
@@ -158,6 +167,7 @@ static bool check_streamed(shard_source *src) {
                                .max_depth = 0,
                                .read_past = cli_input_read_past,
                                .top_op = stream_top_op,
+                               .body_ops = stream_body_ops,
                                .top_op_ctx = &sc};
   shard_module *m = shard_parse_module(src, &popts, &de);
   bool clean = m && sc.streamed && !sc.refused && !sc.said && !shard_xla_is_round_trip_form(m) &&

@@ -216,8 +216,10 @@ EOF
 # one long function (what a streamed function body would see) with each check
 # that reads across its ops: use counts, defining ops and their shardings, a
 # constant shape operand, dominance, nested regions, isolation, terminators,
-# returns, calls and symbols; each placed far apart, at the start and at the
-# end of the function
+# returns, calls and symbols; each placed far apart (with more ops after
+# them, or not), at the start and at the end of the function. `shard check`
+# verifies such a body a piece at a time and lets each piece go, keeping
+# what later ops read of its values (shard_verify_stream_body_ops)
 mkdir "$work/long"
 python3 - "$work/long" <<'EOF'
 import sys
@@ -288,15 +290,36 @@ cases = {
     'call_recursive': ([], ['%d1 = func.call @back(%a, %b) : (' + T + ', ' + T + ') -> ' + T], None),
     'unknown_mesh': ([], ['%d1 = sdy.sharding_constraint %a <@nomesh, [{}, {}]> : ' + T], None),
     'return_not_last_early': (['return %a : ' + T], [], None),
+    # values of ops let go inside a streamed body: their per-result
+    # shardings, the function's argument shardings, their types
+    'multi_result_far': (['%d0:2 = "stablehlo.optimization_barrier"(%a, %b) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>, <@mesh, [{"x"}, {}], unreduced=max{"y"}>]>} : (' + T + ', ' + T + ') -> (' + T + ', ' + T + ')'],
+                         ['%d1 = sdy.sharding_constraint %d0#1 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'multi_result_far_bad': (['%d0:2 = "stablehlo.optimization_barrier"(%a, %b) {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}], unreduced=max{"y"}>, <@mesh, [{"x"}, {}]>]>} : (' + T + ', ' + T + ') -> (' + T + ', ' + T + ')'],
+                             ['%d1 = sdy.sharding_constraint %d0#1 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'arg_constraint': ([], ['%d1 = sdy.sharding_constraint %a <@mesh, [{}, {"y"}]> : ' + T], None),
+    'arg_constraint_bad': ([], ['%d1 = sdy.sharding_constraint %a <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'inline_mesh_far': (['%d0 = sdy.sharding_constraint %a <mesh<["x"=2, "y"=4]>, [{"x"}, {}]> : ' + T],
+                        ['%d1 = sdy.sharding_constraint %d0 <@mesh, [{"x"}, {}]> : ' + T], None),
+    'inline_mesh_far_bad': (['%d0 = sdy.sharding_constraint %a <mesh<["x"=2, "y"=4]>, [{"x"}, {}]> : ' + T],
+                            ['%d1 = sdy.sharding_constraint %d0 <@mesh, [{}, {}], unreduced=max{"y"}> : ' + T], None),
+    'use_type_far': (['%d0 = stablehlo.add %a, %a : ' + T],
+                     ['%d1 = "stablehlo.abs"(%d0) : (tensor<4x16xf32>) -> tensor<4x16xf32>'], None),
+    'dot_far': (['%d0 = stablehlo.transpose %a, dims = [1, 0] : (' + T + ') -> tensor<16x8xf32>'],
+                ['%d1 = stablehlo.dot_general %a, %d0, contracting_dims = [1] x [0] : (' + T + ', tensor<16x8xf32>) -> tensor<8x8xf32>'], None),
+    'dot_far_bad': (['%d0 = stablehlo.transpose %a, dims = [1, 0] : (' + T + ') -> tensor<16x8xf32>'],
+                    ['%d1 = stablehlo.dot_general %a, %d0, contracting_dims = [0] x [0] : (' + T + ', tensor<16x8xf32>) -> tensor<8x8xf32>'], None),
 }
 def func(head, tail, ret, where):
     out = ['  func.func @main(%a: ' + T + ' ' + S + ', %b: ' + T + ') -> ' + T + ' {',
            '    %i9 = stablehlo.constant dense<0> : ' + I]
     filler = ['    %%f%d = stablehlo.add %s, %%a : %s' % (i, '%a' if i == 0 else '%%f%d' % (i - 1), T) for i in range(n)]
+    after = ['    %%g%d = stablehlo.multiply %s, %%b : %s' % (i, '%b' if i == 0 else '%%g%d' % (i - 1), T) for i in range(n)]
     h = ['    ' + l for l in head]
     t = ['    ' + l for l in tail]
     if where == 'far':
         body = h + filler + t
+    elif where == 'mid':  # the later ops checked in a piece let go too
+        body = h + filler + t + after
     elif where == 'start':
         body = h + t + filler
     else:
@@ -306,7 +329,7 @@ def func(head, tail, ret, where):
     out.append('  }')
     return out
 for name, (head, tail, ret) in cases.items():
-    for where in ('far', 'start', 'end'):
+    for where in ('far', 'mid', 'start', 'end'):
         m = ['module {', '  sdy.mesh @mesh = <["x"=2, "y"=4]>',
              '  func.func private @back(%a: ' + T + ', %b: ' + T + ') -> ' + T + ' {',
              '    %0 = func.call @main(%a, %b) : (' + T + ', ' + T + ') -> ' + T if name == 'call_recursive' else '    %0 = stablehlo.add %a, %b : ' + T,

@@ -414,7 +414,7 @@ static bool S_define(shard_parser *p, const char *name, uint32_t len, shard_valu
   /* values keep it NUL-terminated; a name seen before (an outer or an
    * earlier scope's: the slot keeps its entry) keeps its copy, so `%0` of
    * every function is one string, without hashing SSA names */
-  name = cur ? cur->name : shard_arena_strndup(p->arena, name, len);
+  name = cur ? cur->name : shard_arena_strndup(p->body_block ? p->op_arena : p->arena, name, len);
   ssa_entry *e = SHARD_NEW(p->scratch ? p->scratch : p->arena, ssa_entry);
   e->name = name;
   e->len = len;
@@ -627,6 +627,16 @@ static void S_tell_read_past(shard_parser *p) {
   p->read_past_at = pos + SHARD_PARSE_READ_PAST_STEP;
 }
 
+/* The parser's caches of objects it made (types, memos): forgotten when
+ * the memory they are in is reused. */
+static void S_forget_caches(shard_parser *p) {
+  shard_strmap_forget(&p->type_cache);
+  shard_strmap_forget(&p->fn_type_cache);
+  shard_strmap_forget(&p->fn_text_cache);
+  shard_strmap_forget(&p->memo);
+  memset(p->precisions, 0, sizeof p->precisions);
+}
+
 /* Forgets everything the parser keeps that may point into a streamed op,
  * before it is handed over (so that its checks do not run beside the
  * parser's records, which the op no longer needs) and once it is let go:
@@ -643,11 +653,53 @@ static void S_stream_forget(shard_parser *p) {
   else if (p->numbered_used) memset(p->numbered.items, 0, p->numbered_used * sizeof *p->numbered.items);
   p->numbered_used = 0;
   p->fwd.len = 0;
-  shard_strmap_forget(&p->type_cache);
-  shard_strmap_forget(&p->fn_type_cache);
-  shard_strmap_forget(&p->fn_text_cache);
-  shard_strmap_forget(&p->memo);
-  memset(p->precisions, 0, sizeof p->precisions);
+  S_forget_caches(p);
+}
+
+/* Function bodies handed over in pieces (shard_parse_options.body_ops)
+ * once their ops take this much memory: a few hundred ops at a time. */
+#define SHARD_PARSE_BODY_PIECE ((size_t)192 << 10)
+
+static bool S_unlink_operands(shard_op *op, void *ctx) {
+  (void)ctx;
+  for (uint32_t i = 0; i < op->num_operands; i++) shard_operand_set(&op->operands[i], NULL);
+  return true;
+}
+
+/* After an op of the streamed function body b: hands the ops read since
+ * the last time to body_ops, and lets them go if it says so. Only between
+ * two ops (an empty block would read as a declaration), and only when each
+ * of their values is found by its SSA name in order (defined[body_mark..))
+ * and no forward reference is pending (its placeholder is in their
+ * memory). What points into that memory is forgotten: the parser's caches,
+ * the uses their operands added to values defined before. */
+static void S_body_hand_over(shard_parser *p, shard_block *b) {
+  if (shard_arena_used(p->body_arena) < SHARD_PARSE_BODY_PIECE) return;
+  const shard_tok *t = shard_parser_peek_ref(p);
+  if (t->kind == SHARD_TOK_CARET || (t->kind == SHARD_TOK_PUNCT && shard_tok_is(t, "}"))) return;
+  for (uint32_t i = 0; i < p->fwd.len; i++)
+    if (p->fwd.items[i]->placeholder) return;
+  uint32_t k = p->body_mark;
+  for (const shard_op *op = b->first; op; op = op->next)
+    for (uint32_t r = 0; r < op->num_results; r += p->defined.items[k++]->count)
+      if (k >= p->defined.len || p->defined.items[k]->values != &op->results[r] || !p->defined.items[k]->count) {
+        p->body_whole = true;
+        return;
+      }
+  if (k != p->defined.len || !p->opts->body_ops(p->opts->top_op_ctx, b)) {
+    p->body_whole = true;
+    return;
+  }
+  k = p->body_mark;
+  for (shard_op *op = b->first; op; op = op->next) {
+    for (uint32_t r = 0; r < op->num_results; r += p->defined.items[k++]->count)
+      p->defined.items[k]->values = &op->results[r];
+    shard_walk(op, S_unlink_operands, NULL);
+  }
+  p->body_mark = p->defined.len;
+  b->first = b->last = NULL;
+  shard_arena_reset(p->body_arena);
+  S_forget_caches(p);
 }
 
 /* One op of a streamed module body (shard_parse_options.top_op): parsed
@@ -662,8 +714,14 @@ static bool S_parse_streamed(shard_parser *p, shard_block *b) {
     if (!p->op_arena) p->op_arena = shard_arena_new();
     p->arena = p->op_arena;
   }
+  /* a body given in pieces: custom form only (a generic func.func's
+   * argument attributes reach its block once the op is made) */
+  p->body_pending = p->opts->body_ops && t->kind == SHARD_TOK_IDENT && shard_tok_is(t, "func.func");
+  p->body_whole = false;
   bool ok = S_parse_op(p, b);
   p->arena = module_arena;
+  p->body_pending = false;
+  p->body_block = NULL;
   if (!ok) return false;
   shard_op *op = b->last;
   bool unresolved = false;
@@ -681,6 +739,7 @@ static bool S_parse_streamed(shard_parser *p, shard_block *b) {
     return false;
   }
   if (!mesh) shard_arena_reset(p->op_arena);
+  if (p->body_arena) shard_arena_reset(p->body_arena);
   return true;
 }
 
@@ -699,7 +758,18 @@ static bool S_parse_block_body(shard_parser *p, shard_block *b, uint32_t brace) 
       return shard_parser_error_at(p, shard_parser_span(p, &t),
                                    "unexpected end of file: '{' opened at %u:%u is not closed", line, col);
     }
-    if (b == p->stream_block ? !S_parse_streamed(p, b) : !S_parse_op(p, b)) return false;
+    if (b == p->body_block && !p->body_whole) {
+      /* an op of a function body given in pieces: in the piece's memory */
+      shard_arena *fn_arena = p->arena;
+      if (!p->body_arena) p->body_arena = shard_arena_new();
+      p->arena = p->body_arena;
+      bool ok = S_parse_op(p, b);
+      p->arena = fn_arena;
+      if (!ok) return false;
+      S_body_hand_over(p, b);
+    } else if (b == p->stream_block ? !S_parse_streamed(p, b) : !S_parse_op(p, b)) {
+      return false;
+    }
     if (p->lx.pos >= p->read_past_at) S_tell_read_past(p);
   }
 }
@@ -712,6 +782,8 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
   uint32_t brace = shard_parser_peek(p).off;
   bool stream = p->stream_pending; /* the body of the module to stream */
   p->stream_pending = false;
+  bool body = p->body_pending; /* the body of a function to give in pieces */
+  p->body_pending = false;
   bool ok = shard_parser_expect(p, "{");
   S_push_scope(p);
   if (ok) {
@@ -720,7 +792,12 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
     if (!header || nargs) {
       shard_block *entry = shard_region_add_block(p->arena, r);
       if (stream && !nargs && !header) p->stream_block = entry;
-      ok = S_add_block_args(p, entry, args, nargs) && S_parse_block_body(p, entry, brace);
+      ok = S_add_block_args(p, entry, args, nargs);
+      if (ok && body && !header) {
+        p->body_block = entry;
+        p->body_mark = p->defined.len;
+      }
+      ok = ok && S_parse_block_body(p, entry, brace);
       if (ok && header && nargs) ok = shard_parser_error(p, "invalid block name in region with named arguments");
     }
     /* Labels defined so far: a branch may name a block before its label,
@@ -1121,6 +1198,8 @@ static void S_parser_release(shard_parser *p) {
   p->scratch = NULL;
   shard_arena_free(p->op_arena);
   p->op_arena = NULL;
+  shard_arena_free(p->body_arena);
+  p->body_arena = NULL;
   SHARD_VEC_FREE(p->numbered);
   shard_strmap_release(&p->type_cache);
   shard_strmap_release(&p->fn_type_cache);

@@ -37,6 +37,15 @@ typedef struct shard_parse_options {
    * the first op is not a builtin.module, top_op is never called and the
    * module is whole. */
   bool (*top_op)(void *ctx, shard_op *op);
+  /* Optional, with top_op: the body of a streamed func.func written in
+   * custom form goes by in pieces too. Between two of its ops (never
+   * before the last), `body_ops` gets the body's entry block holding the
+   * ops read since its last call; the function op is not made yet (the
+   * block's region has no parent op). Returning true lets those ops go:
+   * body_ops has pointed each op's `results` at copies that outlive it
+   * (later ops name them), with no uses. False keeps them, and the rest
+   * of the body, whole. */
+  bool (*body_ops)(void *ctx, shard_block *b);
   void *top_op_ctx;
 } shard_parse_options;
 

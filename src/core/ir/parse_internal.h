@@ -88,6 +88,15 @@ struct shard_parser {
   bool stream_armed, stream_pending;
   shard_block *stream_block;
   shard_arena *op_arena;
+  /* streaming inside a function body (shard_parse_options.body_ops):
+   * pending until the streamed func.func's body block is made, then that
+   * block, whose ops since the last hand-over are in `body_arena` and
+   * defined[body_mark..) their names; `body_whole` once body_ops kept
+   * them. Their SSA names outlive them: in op_arena. */
+  bool body_pending, body_whole;
+  shard_block *body_block;
+  shard_arena *body_arena;
+  uint32_t body_mark;
 };
 
 /* The lookahead token, lexed on first ask (shard_parser_peek without the

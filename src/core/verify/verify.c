@@ -352,8 +352,14 @@ static const shard_tensor_sharding *S_func_arg_sharding(const shard_op *func, co
   return S_single_sharding(shard_value_attr(v, "sdy.sharding"));
 }
 
+static const shard_tensor_sharding *const *S_kept_shardings(const vf_ctx *cx, const shard_op *def, uint32_t *n);
+
 const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard_value *v) {
   if (!v) return NULL;
+  /* a value of an op let go in a streamed function body: as it was */
+  uint32_t nkept;
+  const shard_tensor_sharding *const *kept = cx->streaming && v->def ? S_kept_shardings(cx, v->def, &nkept) : NULL;
+  if (kept) return v->index < nkept ? kept[v->index] : NULL;
   /* A value owned by a data-flow op that has a data_flow_edge as its single
    * user takes the edge's sharding (DataFlowEdgeOp::lookup). */
   const shard_op *owner = v->def ? v->def : (v->block && v->block->parent ? v->block->parent->parent : NULL);
@@ -693,7 +699,10 @@ static void S_check_dominance(vf_ctx *cx, const shard_op *op) {
       for (const shard_op *a = op; a && !ok; a = a->parent && a->parent->parent ? a->parent->parent->parent : NULL)
         ok = a->parent && a->parent->parent && a->parent->parent == b->parent;
     } else {
-      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || S_walked(cx, v->def);
+      /* an op let go in a streamed function body was before anything
+       * read after it in that block */
+      ok = !v->def || S_graph_block(b) || S_just_before(v->def, at) || S_walked(cx, v->def) ||
+           (cx->streaming && S_kept_shardings(cx, v->def, &(uint32_t){0}));
     }
     if (!ok) {
       vf_emit e = shard_verify_emit_op(cx, op, NULL);
@@ -728,10 +737,17 @@ static bool S_check_terminators(vf_ctx *cx, const shard_op *op) {
   return true;
 }
 
+static bool S_stream_uses_gone(const vf_ctx *cx);
+
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   /* Nothing of an op's checks outlives them: the scratch memory of the ops
    * before is let go every so often, not kept for the whole module. */
   if (shard_arena_used(cx->scratch) > (1u << 18)) shard_arena_reset(cx->scratch);
+  /* data-flow edges count the uses of their operand, some of which went
+   * with the ops let go in a streamed function body */
+  if (cx->streaming && S_stream_uses_gone(cx) &&
+      (shard_verify_op_is(op, "sdy.data_flow_edge") || shard_verify_op_is(op, "sdy.func_data_flow_edge")))
+    cx->stream_missed = true;
   S_check_isolation(cx, op, scope);
   S_check_dominance(cx, op);
   bool ok = true;
@@ -817,8 +833,23 @@ typedef struct S_stream_func {
   uint32_t first_callee, num_callees; /* in callees */
 } S_stream_func;
 
+/* What the values of an op let go in a streamed function body keep of it
+ * (shard_verify_stream_body_ops): a stand-in for their def, shared by the
+ * ops alike, with what later checks read of a def: its name and
+ * definition, its block (dominance, isolation), the values' shardings
+ * (shard_verify_value_sharding) and a shape constant's `value`
+ * (verify_stablehlo.c's S_constant_shape). */
+typedef struct S_kept_def {
+  shard_op op;
+  uint32_t num_shardings;
+  const shard_tensor_sharding **shardings; /* by result number */
+} S_kept_def;
+
+/* A constant kept as a stand-in's `value`: a shape (a few integers). */
+#define S_KEPT_CONSTANT_MAX 64
+
 struct shard_verify_stream {
-  vf_ctx cx;
+  vf_ctx cx; /* first: a streaming vf_ctx is its stream */
   shard_verify_options opts;
   shard_diag_engine de; /* only notes that something would be said */
   bool said;
@@ -831,6 +862,15 @@ struct shard_verify_stream {
   SHARD_VEC(const char *) callees;
   shard_strmap func_index; /* function name -> index in funcs + 1 */
   shard_strmap types; /* the stubs' types by text: one per distinct type (most functions share a few) */
+  /* streaming inside a function body: full types and shardings of the
+   * values kept, by their text (a few distinct ones) */
+  shard_strmap full_types, shardings;
+  shard_op *fn_standin; /* the function op of a body being read, not made yet */
+  /* the current function's kept defs: by what they hold, and as a set
+   * (values: S_kept_def*), in `body`, reset once the function is verified */
+  shard_strmap kept_by_key;
+  shard_ptrmap kept_defs;
+  shard_arena *body;
 };
 
 static void S_stream_diag(void *ctx, const shard_diag *d) {
@@ -855,6 +895,9 @@ shard_verify_stream *shard_verify_stream_new(const shard_verify_options *opts) {
   shard_op_table_init(&cx->walked);
   cx->ok = true;
   cx->streaming = true;
+  vs->body = shard_arena_new();
+  vs->fn_standin = shard_op_create(vs->arena, "func.func", 0, NULL, 0, NULL, 0);
+  vs->fn_standin->def = shard_op_def_lookup("func.func", 9);
   return vs;
 }
 
@@ -865,6 +908,11 @@ void shard_verify_stream_free(shard_verify_stream *vs) {
   SHARD_VEC_FREE(vs->callees);
   shard_strmap_release(&vs->func_index);
   shard_strmap_release(&vs->types);
+  shard_strmap_release(&vs->full_types);
+  shard_strmap_release(&vs->shardings);
+  shard_strmap_release(&vs->kept_by_key);
+  shard_ptrmap_release(&vs->kept_defs);
+  shard_arena_free(vs->body);
   shard_arena_free(vs->arena);
   free(vs);
 }
@@ -975,7 +1023,193 @@ bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
   shard_ptrmap_put_ptr(&cx->block_scope, op->parent, vs->top);
   S_scope scope = {vs->top, false, NULL};
   S_walk(cx, op, &scope, NULL);
+  /* the values let go of its body are not named again */
+  shard_strmap_forget(&vs->kept_by_key);
+  shard_ptrmap_clear(&vs->kept_defs);
+  shard_arena_reset(vs->body);
   return S_stream_clean(vs);
+}
+
+/* ---- streaming inside a function body ------------------------------------ */
+
+static const shard_tensor_sharding *const *S_kept_shardings(const vf_ctx *cx, const shard_op *def, uint32_t *n) {
+  const shard_verify_stream *vs = (const shard_verify_stream *)cx; /* cx->streaming: its first member */
+  const S_kept_def *k = vs->kept_defs.len ? shard_ptrmap_get_ptr(&vs->kept_defs, def) : NULL;
+  if (!k) return NULL;
+  *n = k->num_shardings;
+  static const shard_tensor_sharding *const none[1] = {NULL};
+  return k->num_shardings ? k->shardings : none;
+}
+
+static bool S_stream_uses_gone(const vf_ctx *cx) { return ((const shard_verify_stream *)cx)->kept_defs.len != 0; }
+
+/* A value's type, whole (the checks read rank, dims and element type), in
+ * the stream's memory: one per distinct text. NULL for a kind not copied. */
+static shard_type *S_keep_type(shard_verify_stream *vs, const shard_type *t) {
+  if (!t || !t->text) return NULL;
+  shard_type *c = shard_strmap_get_cstr(&vs->full_types, t->text);
+  if (c) return c;
+  if (t->quant ||
+      (t->kind != SHARD_TYPE_TENSOR && t->kind != SHARD_TYPE_UNRANKED_TENSOR && t->kind != SHARD_TYPE_OTHER))
+    return NULL;
+  shard_arena *a = vs->arena;
+  c = SHARD_NEW(a, shard_type);
+  c->kind = t->kind;
+  c->text = shard_arena_strdup(a, t->text);
+  c->rank = t->kind == SHARD_TYPE_TENSOR ? t->rank : 0;
+  c->dims = c->rank ? shard_arena_dup(a, t->dims, sizeof *t->dims * t->rank) : NULL;
+  c->elem = t->elem ? shard_arena_strdup(a, t->elem) : NULL;
+  c->encoding = t->encoding ? shard_arena_strdup(a, t->encoding) : NULL;
+  shard_strmap_put_cstr(&vs->full_types, c->text, c);
+  return c;
+}
+
+static shard_axis_ref *S_keep_axes(shard_arena *a, const shard_axis_ref *axes, uint32_t n) {
+  if (!n) return NULL;
+  shard_axis_ref *c = shard_arena_dup(a, axes, sizeof *axes * n);
+  for (uint32_t i = 0; i < n; i++) c[i].name = c[i].name ? shard_arena_strdup(a, c[i].name) : NULL;
+  return c;
+}
+
+/* A sharding, whole, in the stream's memory: one per distinct text. False
+ * for one with an inline mesh (not copied). */
+static bool S_keep_sharding(shard_verify_stream *vs, const shard_tensor_sharding *s,
+                            const shard_tensor_sharding **out) {
+  *out = NULL;
+  if (!s) return true;
+  if (s->inline_mesh) return false;
+  shard_buf b;
+  shard_buf_init(&b);
+  shard_sharding_print(&b, s);
+  shard_tensor_sharding *c = shard_strmap_get(&vs->shardings, shard_buf_str(&b), b.len);
+  if (!c) {
+    shard_arena *a = vs->arena;
+    c = shard_arena_dup(a, s, sizeof *s);
+    c->mesh_name = s->mesh_name ? shard_arena_strdup(a, s->mesh_name) : NULL;
+    c->dims = s->rank ? shard_arena_dup(a, s->dims, sizeof *s->dims * s->rank) : NULL;
+    for (uint32_t d = 0; d < s->rank; d++) c->dims[d].axes = S_keep_axes(a, s->dims[d].axes, s->dims[d].num_axes);
+    c->replicated = S_keep_axes(a, s->replicated, s->num_replicated);
+    c->unreduced = S_keep_axes(a, s->unreduced, s->num_unreduced);
+    shard_strmap_put(&vs->shardings, shard_arena_strndup(a, shard_buf_str(&b), b.len), b.len, c);
+  }
+  shard_buf_free(&b);
+  *out = c;
+  return true;
+}
+
+/* Whether an op of a function body may be let go once verified: what the
+ * checks of later ops read of it is kept (S_kept_def). Not: an op with
+ * regions or successors (uses of its values inside, blocks), a terminator
+ * ("must be the last operation" needs the op after it), an op whose checks
+ * read its parent (func.return, func.call, sdy.mesh), a propagation
+ * barrier (read through), data-flow edges (their operand's uses), an op
+ * shard does not know. */
+static bool S_body_op_releasable(const shard_op *op) {
+  if (!op->def || op->num_regions || op->num_successors || (op->def->traits & SHARD_TRAIT_TERMINATOR)) return false;
+  static const char *const kept_whole[] = {"func.call",
+                                           "func.return",
+                                           "func.func",
+                                           "sdy.mesh",
+                                           "sdy.propagation_barrier",
+                                           "sdy.data_flow_edge",
+                                           "sdy.func_data_flow_edge",
+                                           "builtin.module"};
+  for (size_t i = 0; i < sizeof kept_whole / sizeof *kept_whole; i++)
+    if (shard_verify_op_is(op, kept_whole[i])) return false;
+  return true;
+}
+
+/* The stand-in def of op's values (S_kept_def): NULL when something of op
+ * is not kept (an inline mesh, a long constant). */
+static S_kept_def *S_keep_def(shard_verify_stream *vs, const shard_op *op, shard_block *b) {
+  vf_ctx *cx = &vs->cx;
+  SHARD_SVEC(const shard_tensor_sharding *, 8) sh = {0};
+  SHARD_SVEC_INIT(sh);
+  shard_buf key; /* name, shardings, constant value: what the stand-in holds */
+  shard_buf_init(&key);
+  shard_buf_puts(&key, op->name);
+  shard_buf_putc(&key, '\0');
+  bool ok = true;
+  uint32_t nsh = 0;
+  for (uint32_t i = 0; i < op->num_results && ok; i++) {
+    const shard_tensor_sharding *s;
+    ok = S_keep_sharding(vs, shard_verify_value_sharding(cx, &op->results[i]), &s);
+    SHARD_SVEC_PUSH(sh, s);
+    if (s) nsh = i + 1;
+    shard_buf_putn(&key, (const char *)&s, sizeof s);
+  }
+  shard_i64s value = {NULL, 0};
+  bool constant = ok && shard_verify_op_is(op, "stablehlo.constant") && shard_verify_attr(op, "value") &&
+                  shard_attr_i64_list(shard_verify_attr(op, "value"), &value);
+  if (constant && value.n > S_KEPT_CONSTANT_MAX) ok = false;
+  if (constant) {
+    shard_buf_putc(&key, 'c');
+    shard_buf_putn(&key, (const char *)value.v, sizeof *value.v * value.n);
+  }
+  S_kept_def *k = NULL;
+  if (ok) k = shard_strmap_get(&vs->kept_by_key, shard_buf_str(&key), key.len);
+  if (ok && !k) {
+    shard_arena *a = vs->body;
+    k = SHARD_NEW(a, S_kept_def);
+    k->op.name = shard_arena_strdup(a, op->name);
+    k->op.def = op->def;
+    k->op.parent = b;
+    k->num_shardings = nsh;
+    k->shardings = nsh ? shard_arena_dup(a, sh.items, sizeof *sh.items * nsh) : NULL;
+    if (constant) shard_op_set_attr(a, &k->op, "value", shard_attr_dense_i64(a, value.v, value.n), true);
+    shard_strmap_put(&vs->kept_by_key, shard_arena_dup(a, shard_buf_str(&key), key.len), key.len, k);
+    shard_ptrmap_put_ptr(&vs->kept_defs, &k->op, k);
+  }
+  shard_buf_free(&key);
+  SHARD_SVEC_FREE(sh);
+  return k;
+}
+
+bool shard_verify_stream_body_ops(shard_verify_stream *vs, shard_block *b) {
+  vf_ctx *cx = &vs->cx;
+  shard_region *r = b->parent;
+  if (!S_stream_clean(vs) || !r || (r->parent && r->parent != vs->fn_standin)) return false;
+  for (const shard_op *op = b->first; op; op = op->next) {
+    if (!S_body_op_releasable(op)) return false;
+    for (uint32_t i = 0; i < op->num_results; i++)
+      if (!S_keep_type(vs, op->results[i].type)) return false;
+  }
+  /* stands for the function op until it is made (which overwrites it) */
+  r->parent = vs->fn_standin;
+  /* the two phases of shard_verify_module, for these ops */
+  cx->num_ops = 0;
+  for (shard_op *op = b->first; op; op = op->next) shard_walk(op, S_phase1_op, cx);
+  if (!S_stream_clean(vs)) return false;
+  S_stream_forget(cx);
+  shard_op_table_reserve(&cx->walked, cx->num_ops);
+  shard_ptrmap_put_ptr(&cx->block_scope, b, vs->fn_standin);
+  S_scope scope = {vs->fn_standin, false, NULL};
+  for (const shard_op *op = b->first; op; op = op->next) S_walk(cx, op, &scope, NULL);
+  if (!S_stream_clean(vs)) return false;
+  /* the stand-ins first, so that nothing is changed when one is missing */
+  SHARD_VEC(S_kept_def *) defs = {0};
+  bool ok = true;
+  for (const shard_op *op = b->first; op && ok; op = op->next)
+    if (op->num_results) {
+      S_kept_def *k = S_keep_def(vs, op, b);
+      ok = k != NULL;
+      SHARD_VEC_PUSH(defs, k);
+    }
+  uint32_t i = 0;
+  for (shard_op *op = b->first; op && ok; op = op->next) {
+    if (!op->num_results) continue;
+    shard_value *kept = shard_arena_dup(vs->body, op->results, sizeof *op->results * op->num_results);
+    for (uint32_t v = 0; v < op->num_results; v++) {
+      kept[v].type = S_keep_type(vs, kept[v].type);
+      kept[v].def = &defs.items[i]->op;
+      kept[v].block = NULL;
+      kept[v].first_use = NULL;
+    }
+    op->results = kept;
+    i++;
+  }
+  SHARD_VEC_FREE(defs);
+  return ok;
 }
 
 /* shard_call_graph_find_recursion's question on the kept calls: does a

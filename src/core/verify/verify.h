@@ -34,6 +34,13 @@ shard_verify_stream *shard_verify_stream_new(const shard_verify_options *opts);
 /* `op` sits alone in the module body block, whose region has no parent op
  * yet; it may be freed once this returns. */
 bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op);
+/* Ops of the body of the next func.func, b's ops, read so far
+ * (shard_parse_options.body_ops): verified now, then let go. True: they
+ * are clean and each op's `results` points at copies in the stream's
+ * memory, with a stand-in def holding what later checks read of it, until
+ * that function has been given to shard_verify_stream_op. False: keep
+ * them (of a kind not let go, or something to report). */
+bool shard_verify_stream_body_ops(shard_verify_stream *vs, shard_block *b);
 /* The module whose body was streamed (its body now empty): its own op
  * verified, the module-wide checks made. True: the whole module is clean. */
 bool shard_verify_stream_finish(shard_verify_stream *vs, const shard_module *m);
