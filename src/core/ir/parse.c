@@ -659,6 +659,8 @@ static void S_stream_forget(shard_parser *p) {
 /* Function bodies handed over in pieces (shard_parse_options.body_ops)
  * once their ops take this much memory: a few hundred ops at a time. */
 #define SHARD_PARSE_BODY_PIECE ((size_t)192 << 10)
+/* ... looked at after each this many bytes of text */
+#define SHARD_PARSE_BODY_LOOK ((uint32_t)8 << 10)
 
 static bool S_unlink_operands(shard_op *op, void *ctx) {
   (void)ctx;
@@ -674,6 +676,9 @@ static bool S_unlink_operands(shard_op *op, void *ctx) {
  * memory). What points into that memory is forgotten: the parser's caches,
  * the uses their operands added to values defined before. */
 static void S_body_hand_over(shard_parser *p, shard_block *b) {
+  /* the memory is looked at every few lines, not after every op */
+  if (p->lx.pos < p->body_next) return;
+  p->body_next = p->lx.pos + SHARD_PARSE_BODY_LOOK;
   if (shard_arena_used(p->body_arena) < SHARD_PARSE_BODY_PIECE) return;
   const shard_tok *t = shard_parser_peek_ref(p);
   if (t->kind == SHARD_TOK_CARET || (t->kind == SHARD_TOK_PUNCT && shard_tok_is(t, "}"))) return;
@@ -796,6 +801,7 @@ bool shard_parser_region(shard_parser *p, shard_op_state *st, shard_arg_decl *ar
       if (ok && body && !header) {
         p->body_block = entry;
         p->body_mark = p->defined.len;
+        p->body_next = 0;
       }
       ok = ok && S_parse_block_body(p, entry, brace);
       if (ok && header && nargs) ok = shard_parser_error(p, "invalid block name in region with named arguments");

@@ -92,11 +92,12 @@ struct shard_parser {
    * pending until the streamed func.func's body block is made, then that
    * block, whose ops since the last hand-over are in `body_arena` and
    * defined[body_mark..) their names; `body_whole` once body_ops kept
-   * them. Their SSA names outlive them: in op_arena. */
+   * them. Their SSA names outlive them: in op_arena. The piece's size is
+   * looked at from the lexer offset body_next on. */
   bool body_pending, body_whole;
   shard_block *body_block;
   shard_arena *body_arena;
-  uint32_t body_mark;
+  uint32_t body_mark, body_next;
 };
 
 /* The lookahead token, lexed on first ask (shard_parser_peek without the

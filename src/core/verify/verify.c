@@ -870,6 +870,12 @@ struct shard_verify_stream {
    * (values: S_kept_def*), in `body`, reset once the function is verified */
   shard_strmap kept_by_key;
   shard_ptrmap kept_defs;
+  shard_ptrmap plain_defs; /* op definition -> its kept def without shardings or value */
+  /* the piece's types and shardings -> their kept copies (the parser
+   * shares one object between the piece's ops) */
+  shard_ptrmap piece_kept;
+  const shard_type *last_type; /* the piece's last type asked, and its copy */
+  shard_type *last_kept_type;
   shard_arena *body;
 };
 
@@ -912,6 +918,8 @@ void shard_verify_stream_free(shard_verify_stream *vs) {
   shard_strmap_release(&vs->shardings);
   shard_strmap_release(&vs->kept_by_key);
   shard_ptrmap_release(&vs->kept_defs);
+  shard_ptrmap_release(&vs->plain_defs);
+  shard_ptrmap_release(&vs->piece_kept);
   shard_arena_free(vs->body);
   shard_arena_free(vs->arena);
   free(vs);
@@ -1026,6 +1034,7 @@ bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
   /* the values let go of its body are not named again */
   shard_strmap_forget(&vs->kept_by_key);
   shard_ptrmap_clear(&vs->kept_defs);
+  shard_ptrmap_clear(&vs->plain_defs);
   shard_arena_reset(vs->body);
   return S_stream_clean(vs);
 }
@@ -1047,8 +1056,18 @@ static bool S_stream_uses_gone(const vf_ctx *cx) { return ((const shard_verify_s
  * the stream's memory: one per distinct text. NULL for a kind not copied. */
 static shard_type *S_keep_type(shard_verify_stream *vs, const shard_type *t) {
   if (!t || !t->text) return NULL;
-  shard_type *c = shard_strmap_get_cstr(&vs->full_types, t->text);
-  if (c) return c;
+  if (t == vs->last_type) return vs->last_kept_type; /* most ops have their operands' type */
+  shard_type *c = shard_ptrmap_get_ptr(&vs->piece_kept, t);
+  if (c) {
+    vs->last_type = t;
+    vs->last_kept_type = c;
+    return c;
+  }
+  c = shard_strmap_get_cstr(&vs->full_types, t->text);
+  if (c) {
+    shard_ptrmap_put_ptr(&vs->piece_kept, t, c);
+    return c;
+  }
   if (t->quant ||
       (t->kind != SHARD_TYPE_TENSOR && t->kind != SHARD_TYPE_UNRANKED_TENSOR && t->kind != SHARD_TYPE_OTHER))
     return NULL;
@@ -1061,6 +1080,7 @@ static shard_type *S_keep_type(shard_verify_stream *vs, const shard_type *t) {
   c->elem = t->elem ? shard_arena_strdup(a, t->elem) : NULL;
   c->encoding = t->encoding ? shard_arena_strdup(a, t->encoding) : NULL;
   shard_strmap_put_cstr(&vs->full_types, c->text, c);
+  shard_ptrmap_put_ptr(&vs->piece_kept, t, c);
   return c;
 }
 
@@ -1078,6 +1098,7 @@ static bool S_keep_sharding(shard_verify_stream *vs, const shard_tensor_sharding
   *out = NULL;
   if (!s) return true;
   if (s->inline_mesh) return false;
+  if ((*out = shard_ptrmap_get_ptr(&vs->piece_kept, s))) return true;
   shard_buf b;
   shard_buf_init(&b);
   shard_sharding_print(&b, s);
@@ -1093,6 +1114,7 @@ static bool S_keep_sharding(shard_verify_stream *vs, const shard_tensor_sharding
     shard_strmap_put(&vs->shardings, shard_arena_strndup(a, shard_buf_str(&b), b.len), b.len, c);
   }
   shard_buf_free(&b);
+  shard_ptrmap_put_ptr(&vs->piece_kept, s, c);
   *out = c;
   return true;
 }
@@ -1104,18 +1126,19 @@ static bool S_keep_sharding(shard_verify_stream *vs, const shard_tensor_sharding
  * read its parent (func.return, func.call, sdy.mesh), a propagation
  * barrier (read through), data-flow edges (their operand's uses), an op
  * shard does not know. */
+static shard_op_name K_kept_whole[] = {{"func.call", NULL},
+                                       {"func.return", NULL},
+                                       {"func.func", NULL},
+                                       {"sdy.mesh", NULL},
+                                       {"sdy.propagation_barrier", NULL},
+                                       {"sdy.data_flow_edge", NULL},
+                                       {"sdy.func_data_flow_edge", NULL},
+                                       {"builtin.module", NULL}};
+
 static bool S_body_op_releasable(const shard_op *op) {
   if (!op->def || op->num_regions || op->num_successors || (op->def->traits & SHARD_TRAIT_TERMINATOR)) return false;
-  static const char *const kept_whole[] = {"func.call",
-                                           "func.return",
-                                           "func.func",
-                                           "sdy.mesh",
-                                           "sdy.propagation_barrier",
-                                           "sdy.data_flow_edge",
-                                           "sdy.func_data_flow_edge",
-                                           "builtin.module"};
-  for (size_t i = 0; i < sizeof kept_whole / sizeof *kept_whole; i++)
-    if (shard_verify_op_is(op, kept_whole[i])) return false;
+  for (size_t i = 0; i < sizeof K_kept_whole / sizeof *K_kept_whole; i++)
+    if (shard_op_is(op, &K_kept_whole[i])) return false;
   return true;
 }
 
@@ -1125,10 +1148,6 @@ static S_kept_def *S_keep_def(shard_verify_stream *vs, const shard_op *op, shard
   vf_ctx *cx = &vs->cx;
   SHARD_SVEC(const shard_tensor_sharding *, 8) sh = {0};
   SHARD_SVEC_INIT(sh);
-  shard_buf key; /* name, shardings, constant value: what the stand-in holds */
-  shard_buf_init(&key);
-  shard_buf_puts(&key, op->name);
-  shard_buf_putc(&key, '\0');
   bool ok = true;
   uint32_t nsh = 0;
   for (uint32_t i = 0; i < op->num_results && ok; i++) {
@@ -1136,18 +1155,23 @@ static S_kept_def *S_keep_def(shard_verify_stream *vs, const shard_op *op, shard
     ok = S_keep_sharding(vs, shard_verify_value_sharding(cx, &op->results[i]), &s);
     SHARD_SVEC_PUSH(sh, s);
     if (s) nsh = i + 1;
-    shard_buf_putn(&key, (const char *)&s, sizeof s);
   }
   shard_i64s value = {NULL, 0};
-  bool constant = ok && shard_verify_op_is(op, "stablehlo.constant") && shard_verify_attr(op, "value") &&
-                  shard_attr_i64_list(shard_verify_attr(op, "value"), &value);
+  const shard_attr *va = ok && shard_verify_op_is(op, "stablehlo.constant") ? shard_verify_attr(op, "value") : NULL;
+  bool constant = va && shard_attr_i64_list(va, &value);
   if (constant && value.n > S_KEPT_CONSTANT_MAX) ok = false;
-  if (constant) {
-    shard_buf_putc(&key, 'c');
-    shard_buf_putn(&key, (const char *)value.v, sizeof *value.v * value.n);
-  }
   S_kept_def *k = NULL;
-  if (ok) k = shard_strmap_get(&vs->kept_by_key, shard_buf_str(&key), key.len);
+  shard_buf key; /* definition, shardings, constant value: what the stand-in holds */
+  shard_buf_init(&key);
+  bool plain = !nsh && !constant; /* most ops: one stand-in per definition */
+  if (ok && plain) {
+    k = shard_ptrmap_get_ptr(&vs->plain_defs, op->def);
+  } else if (ok) {
+    shard_buf_putn(&key, (const char *)&op->def, sizeof op->def);
+    shard_buf_putn(&key, (const char *)sh.items, sizeof *sh.items * nsh);
+    if (constant) shard_buf_putn(&key, (const char *)value.v, sizeof *value.v * value.n);
+    k = shard_strmap_get(&vs->kept_by_key, shard_buf_str(&key), key.len);
+  }
   if (ok && !k) {
     shard_arena *a = vs->body;
     k = SHARD_NEW(a, S_kept_def);
@@ -1157,7 +1181,8 @@ static S_kept_def *S_keep_def(shard_verify_stream *vs, const shard_op *op, shard
     k->num_shardings = nsh;
     k->shardings = nsh ? shard_arena_dup(a, sh.items, sizeof *sh.items * nsh) : NULL;
     if (constant) shard_op_set_attr(a, &k->op, "value", shard_attr_dense_i64(a, value.v, value.n), true);
-    shard_strmap_put(&vs->kept_by_key, shard_arena_dup(a, shard_buf_str(&key), key.len), key.len, k);
+    if (plain) shard_ptrmap_put_ptr(&vs->plain_defs, op->def, k);
+    else shard_strmap_put(&vs->kept_by_key, shard_arena_dup(a, shard_buf_str(&key), key.len), key.len, k);
     shard_ptrmap_put_ptr(&vs->kept_defs, &k->op, k);
   }
   shard_buf_free(&key);
@@ -1169,6 +1194,8 @@ bool shard_verify_stream_body_ops(shard_verify_stream *vs, shard_block *b) {
   vf_ctx *cx = &vs->cx;
   shard_region *r = b->parent;
   if (!S_stream_clean(vs) || !r || (r->parent && r->parent != vs->fn_standin)) return false;
+  shard_ptrmap_clear(&vs->piece_kept); /* the last piece's objects are gone */
+  vs->last_type = NULL;
   for (const shard_op *op = b->first; op; op = op->next) {
     if (!S_body_op_releasable(op)) return false;
     for (uint32_t i = 0; i < op->num_results; i++)
