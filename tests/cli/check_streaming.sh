@@ -306,6 +306,20 @@ cases = {
                      ['%d1 = "stablehlo.abs"(%d0) : (tensor<4x16xf32>) -> tensor<4x16xf32>'], None),
     'dot_far': (['%d0 = stablehlo.transpose %a, dims = [1, 0] : (' + T + ') -> tensor<16x8xf32>'],
                 ['%d1 = stablehlo.dot_general %a, %d0, contracting_dims = [1] x [0] : (' + T + ', tensor<16x8xf32>) -> tensor<8x8xf32>'], None),
+    # calls and ops with regions let go in a piece
+    'call_early': (['%d1 = func.call @back(%a, %b) : (' + T + ', ' + T + ') -> ' + T], [], None),
+    'call_early_bad': (['%d1 = func.call @back(%a, %b) : (' + T + ', ' + T + ') -> tensor<8x8xf32>'], [], None),
+    'call_recursive_early': (['%d1 = func.call @back(%a, %b) : (' + T + ', ' + T + ') -> ' + T], [], None),
+    'reduce_far': (['%z = stablehlo.constant dense<0.0> : tensor<f32>'],
+                   ['%d0 = stablehlo.reduce(%a init: %z) across dimensions = [1] : (' + T + ', tensor<f32>) -> tensor<8xf32>',
+                    ' reducer(%x: tensor<f32>, %y: tensor<f32>) {',
+                    '  %m = stablehlo.maximum %x, %z : tensor<f32>',
+                    '  stablehlo.return %m : tensor<f32>', '}'], None),
+    'reduce_far_bad': (['%z = stablehlo.constant dense<0.0> : tensor<f32>'],
+                       ['%d0 = stablehlo.reduce(%a init: %z) across dimensions = [1] : (' + T + ', tensor<f32>) -> tensor<8xf32>',
+                        ' reducer(%x: tensor<i32>, %y: tensor<i32>) {',
+                        '  %m = stablehlo.maximum %x, %y : tensor<i32>',
+                        '  stablehlo.return %m : tensor<i32>', '}'], None),
     'dot_far_bad': (['%d0 = stablehlo.transpose %a, dims = [1, 0] : (' + T + ') -> tensor<16x8xf32>'],
                     ['%d1 = stablehlo.dot_general %a, %d0, contracting_dims = [0] x [0] : (' + T + ', tensor<16x8xf32>) -> tensor<8x8xf32>'], None),
 }
@@ -332,7 +346,7 @@ for name, (head, tail, ret) in cases.items():
     for where in ('far', 'mid', 'start', 'end'):
         m = ['module {', '  sdy.mesh @mesh = <["x"=2, "y"=4]>',
              '  func.func private @back(%a: ' + T + ', %b: ' + T + ') -> ' + T + ' {',
-             '    %0 = func.call @main(%a, %b) : (' + T + ', ' + T + ') -> ' + T if name == 'call_recursive' else '    %0 = stablehlo.add %a, %b : ' + T,
+             '    %0 = func.call @main(%a, %b) : (' + T + ', ' + T + ') -> ' + T if name.startswith('call_recursive') else '    %0 = stablehlo.add %a, %b : ' + T,
              '    return %0 : ' + T, '  }']
         m += func(head, tail, ret, where)
         m += ['  func.func private @later(%a: ' + T + ') -> tensor<8x8xf32> {',

@@ -865,7 +865,10 @@ struct shard_verify_stream {
   /* streaming inside a function body: full types and shardings of the
    * values kept, by their text (a few distinct ones) */
   shard_strmap full_types, shardings;
-  shard_op *fn_standin; /* the function op of a body being read, not made yet */
+  /* the function op of a body being read, not made yet, in a stand-in
+   * module body (func.call looks for its symbol table up from the call) */
+  shard_op *fn_standin;
+  uint32_t body_callees; /* the last of callees: calls let go of the body being read */
   /* the current function's kept defs: by what they hold, and as a set
    * (values: S_kept_def*), in `body`, reset once the function is verified */
   shard_strmap kept_by_key;
@@ -904,6 +907,9 @@ shard_verify_stream *shard_verify_stream_new(const shard_verify_options *opts) {
   vs->body = shard_arena_new();
   vs->fn_standin = shard_op_create(vs->arena, "func.func", 0, NULL, 0, NULL, 0);
   vs->fn_standin->def = shard_op_def_lookup("func.func", 9);
+  shard_region *module_body = SHARD_NEW(vs->arena, shard_region);
+  module_body->parent = vs->top;
+  vs->fn_standin->parent = shard_region_add_block(vs->arena, module_body);
   return vs;
 }
 
@@ -1006,7 +1012,9 @@ bool shard_verify_stream_op(shard_verify_stream *vs, shard_op *op) {
     shard_op *stub = S_func_stub(vs, op, name);
     if (!stub) return false;
     shard_strmap_put_cstr(&cx->symbols, name, stub);
-    S_stream_func f = {op->num_regions && op->regions[0].first, vs->callees.len, 0};
+    /* its calls let go with pieces of its body first */
+    S_stream_func f = {op->num_regions && op->regions[0].first, vs->callees.len - vs->body_callees, 0};
+    vs->body_callees = 0;
     if (f.has_body) {
       shard_op **calls;
       uint32_t n = shard_func_calls(op, &calls);
@@ -1126,19 +1134,52 @@ static bool S_keep_sharding(shard_verify_stream *vs, const shard_tensor_sharding
  * read its parent (func.return, func.call, sdy.mesh), a propagation
  * barrier (read through), data-flow edges (their operand's uses), an op
  * shard does not know. */
-static shard_op_name K_kept_whole[] = {{"func.call", NULL},
-                                       {"func.return", NULL},
+/* Ops whose checks read more than a stand-in keeps: func.return and
+ * sdy.mesh read their parent op, data-flow edges their operand's uses (by
+ * ops not read yet); a propagation barrier is read through by later ops
+ * (at the top of the body only), an unknown op could be anything. Nested
+ * terminators are let go with their op (their blocks are whole). */
+static shard_op_name K_kept_whole[] = {{"func.return", NULL},
                                        {"func.func", NULL},
                                        {"sdy.mesh", NULL},
-                                       {"sdy.propagation_barrier", NULL},
+                                       {"builtin.module", NULL},
                                        {"sdy.data_flow_edge", NULL},
                                        {"sdy.func_data_flow_edge", NULL},
-                                       {"builtin.module", NULL}};
+                                       {"sdy.propagation_barrier", NULL}};
+enum { S_KEPT_WHOLE_NESTED = 6 }; /* the first ones: anywhere in the op */
 
-static bool S_body_op_releasable(const shard_op *op) {
-  if (!op->def || op->num_regions || op->num_successors || (op->def->traits & SHARD_TRAIT_TERMINATOR)) return false;
+static bool S_nested_releasable(shard_op *op, void *ctx) {
+  bool *ok = ctx;
+  for (size_t i = 0; i < S_KEPT_WHOLE_NESTED && *ok; i++) *ok = !shard_op_is(op, &K_kept_whole[i]);
+  *ok = *ok && op->def;
+  return *ok;
+}
+
+/* Whether an op of a function body may be let go once verified: what the
+ * checks of later ops read of it is kept (S_kept_def). Not: an op with
+ * successors (block labels) or a terminator ("must be the last operation"
+ * needs the op after it), or one holding an op of K_kept_whole. */
+static bool S_body_op_releasable(shard_op *op) {
+  if (!op->def || op->num_successors || (op->def->traits & SHARD_TRAIT_TERMINATOR)) return false;
   for (size_t i = 0; i < sizeof K_kept_whole / sizeof *K_kept_whole; i++)
     if (shard_op_is(op, &K_kept_whole[i])) return false;
+  bool ok = true;
+  for (uint32_t r = 0; r < op->num_regions && ok; r++)
+    for (shard_block *b = op->regions[r].first; b && ok; b = b->next)
+      for (shard_op *child = b->first; child && ok; child = child->next) shard_walk(child, S_nested_releasable, &ok);
+  return ok;
+}
+
+/* The callees of the calls let go (shard_func_calls' walk, a piece at a
+ * time): the function's calls, once it is verified. */
+static bool S_collect_callee(shard_op *op, void *ctx) {
+  shard_verify_stream *vs = ctx;
+  static shard_op_name K_call = {"func.call", NULL};
+  const char *callee = shard_op_is(op, &K_call) ? shard_call_callee(op) : NULL;
+  if (callee) {
+    SHARD_VEC_PUSH(vs->callees, shard_arena_strdup(vs->arena, callee));
+    vs->body_callees++;
+  }
   return true;
 }
 
@@ -1196,7 +1237,7 @@ bool shard_verify_stream_body_ops(shard_verify_stream *vs, shard_block *b) {
   if (!S_stream_clean(vs) || !r || (r->parent && r->parent != vs->fn_standin)) return false;
   shard_ptrmap_clear(&vs->piece_kept); /* the last piece's objects are gone */
   vs->last_type = NULL;
-  for (const shard_op *op = b->first; op; op = op->next) {
+  for (shard_op *op = b->first; op; op = op->next) {
     if (!S_body_op_releasable(op)) return false;
     for (uint32_t i = 0; i < op->num_results; i++)
       if (!S_keep_type(vs, op->results[i].type)) return false;
@@ -1236,6 +1277,7 @@ bool shard_verify_stream_body_ops(shard_verify_stream *vs, shard_block *b) {
     i++;
   }
   SHARD_VEC_FREE(defs);
+  for (shard_op *op = b->first; op && ok; op = op->next) shard_walk(op, S_collect_callee, vs);
   return ok;
 }
 
