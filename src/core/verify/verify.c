@@ -880,7 +880,6 @@ static void S_stream_forget(vf_ctx *cx) {
   shard_ptrmap_clear(&cx->axis_index);
   shard_arena_reset(cx->keep);
   shard_arena_reset(cx->scratch);
-  memset(cx->shlo_checks, 0, sizeof cx->shlo_checks);
 }
 
 /* A type by its text, which is all a call compares (shard_type_equal). */
