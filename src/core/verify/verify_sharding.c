@@ -62,12 +62,19 @@ static void S_collect_subs(vf_ctx *cx, const shard_mesh *m, const shard_axis_ref
     if (axes[i].is_sub) out[(*len)++] = (S_sub){shard_verify_axis_index(cx, m, axes[i].name), &axes[i]};
 }
 
+static uint32_t S_count_subs(const shard_axis_ref *axes, uint32_t n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) k += axes[i].is_sub;
+  return k;
+}
+
 /* verifySubAxes for every axis that has sub-axes in the sharding. */
 static bool S_check_sub_axes(const vf_emit *e, const shard_tensor_sharding *s, const shard_mesh *m) {
   vf_ctx *cx = e->cx;
-  uint32_t total = s->num_replicated + s->num_unreduced, len = 0;
-  for (uint32_t d = 0; d < s->rank; d++) total += s->dims[d].num_axes;
-  if (!total) return true;
+  uint32_t total = S_count_subs(s->replicated, s->num_replicated) + S_count_subs(s->unreduced, s->num_unreduced),
+           len = 0;
+  for (uint32_t d = 0; d < s->rank; d++) total += S_count_subs(s->dims[d].axes, s->dims[d].num_axes);
+  if (!total) return true; /* nearly every sharding: no buffer, no sort */
   S_sub *subs = shard_xmalloc(sizeof *subs * total);
   for (uint32_t d = 0; d < s->rank; d++) S_collect_subs(cx, m, s->dims[d].axes, s->dims[d].num_axes, subs, &len);
   S_collect_subs(cx, m, s->replicated, s->num_replicated, subs, &len);
@@ -472,8 +479,8 @@ bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const char *name = op->attrs[i].name;
     const shard_attr *a = op->attrs[i].value;
-    vf_emit e = shard_verify_emit_op(cx, op, NULL);
     if (op->attrs[i].inherent || strncmp(name, "sdy.", 4) != 0 || !a) continue;
+    vf_emit e = shard_verify_emit_op(cx, op, NULL);
     if (strcmp(name, "sdy.sharding") == 0) {
       if (a->kind != SHARD_ATTR_SDY_PER_VALUE)
         return shard_verify_fail(&e, "should have a sharding attribute of type TensorShardingPerValueAttr");
