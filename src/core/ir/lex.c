@@ -16,13 +16,14 @@ enum {
   C_BARE = SHARD_LEX_BARE,
   C_DASH = 8,
   C_SPACE = 16,
-  C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */
+  C_PUNCT = 32, /* (){}[]<>,:=?*+-| and NUL */
+  C_QUESTION = SHARD_LEX_QUESTION /* '?' only, for the parser's scans of type bodies */
 };
 /* NUL is a punctuation token (the parser then reports what it expected
  * there), as it was when punctuation was found by strchr. */
 const unsigned char shard_lex_class[256] = {
     32, 0, 0, 0, 0, 0, 0, 0, 0,  16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,
-    16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0,  32, 32, 32, 32,
+    16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0,  32, 32, 32, 96,
     0,  1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  32, 0,  32, 0,  5,
     0,  1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  32, 32, 32, 0,  0,
     0,  0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,
@@ -81,6 +82,9 @@ void shard_lex_into(shard_lexer *lx, shard_tok *out) {
   uint32_t pos = lx->pos;
   if (pos < lx->fast_end) {
     const unsigned char *t = (const unsigned char *)lx->src->text, *q = t + pos, *end = t + lx->fast_end;
+    /* most tokens follow one blank, a line's first after a newline and its
+     * indentation */
+    q += *q == ' ';
     while (S_class[*q] & C_SPACE) q++;
     if (q < end) {
       const unsigned char *start = q;
@@ -194,11 +198,6 @@ shard_tok shard_lex(shard_lexer *lx) {
   shard_tok t;
   shard_lex_into(lx, &t);
   return t;
-}
-
-shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t) {
-  shard_span s = {lx->src, t->off, t->len};
-  return s;
 }
 
 static int S_hex(int c) {
