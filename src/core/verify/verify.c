@@ -292,7 +292,8 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
   if (!m || !name) return -1;
   if (m->num_axes <= 8) {
     for (uint32_t i = 0; i < m->num_axes; i++)
-      if (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0) return (int)i;
+      if (m->axes[i].name == name || (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0))
+        return (int)i; /* the parser interns both: usually the same pointer */
     return -1;
   }
   S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
