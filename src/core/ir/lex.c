@@ -75,8 +75,8 @@ static void S_lex_general(shard_lexer *lx, shard_tok *out);
 
 void shard_lex_into(shard_lexer *lx, shard_tok *out) {
   /* The common tokens before fast_end, without bounds checks: every loop
-   * below stops at fast_end at the latest, and a one-character punctuation
-   * needs no look-ahead. Anything else (comments, strings, numbers, '->',
+   * below stops at fast_end at the latest, and a punctuation's look-ahead
+   * byte is at most fast_end. Anything else (comments, strings, numbers,
    * the last bytes) takes the general path. Pointers, not offsets: these
    * loops run over every byte of the input. */
   uint32_t pos = lx->pos;
@@ -101,6 +101,14 @@ void shard_lex_into(shard_lexer *lx, shard_tok *out) {
       } else if ((cls & C_PUNCT) && c != '-' && c != ':' && c != 0) {
         q++;
         kind = SHARD_TOK_PUNCT;
+      } else if (c == ':' || c == '-') {
+        /* ':' '::' '-' '->' (before fast_end, the next byte is there) */
+        q += 1 + (q[1] == (c == ':' ? ':' : '>'));
+        kind = SHARD_TOK_PUNCT;
+      } else if ((c == '@' && q[1] != '"') || c == '#') {
+        q++;
+        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)) q++;
+        kind = c == '#' ? SHARD_TOK_HASH : q == start + 1 ? SHARD_TOK_ERROR : SHARD_TOK_AT;
       } else {
         lx->pos = (uint32_t)(start - t);
         S_lex_general(lx, out);
