@@ -33,8 +33,9 @@ typedef struct S_op {
 } S_op;
 
 static S_op S_begin(vf_ctx *cx, const shard_op *op) {
-  S_op s = {cx, op, shard_verify_emit_op(cx, NULL, NULL), shard_verify_emit_op(cx, op, NULL)};
-  s.at.span = op->span;
+  /* shard_verify_emit_op(cx, NULL, NULL) at the op's span, and
+   * shard_verify_emit_op(cx, op, NULL): built in place, once per op */
+  S_op s = {cx, op, {cx, NULL, op->span, ""}, {cx, op, op->span, ""}};
   return s;
 }
 
