@@ -92,11 +92,16 @@ void shard_lex_into(shard_lexer *lx, shard_tok *out) {
       shard_tok_kind kind;
       if (cls & C_ALPHA) {
         q++;
-        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE)) q++;
+        /* two bytes a step (q[1] is there when q[0] is in the run) */
+        enum { ID = C_ALPHA | C_DIGIT | C_BARE };
+        while ((S_class[q[0]] & ID) && (S_class[q[1]] & ID)) q += 2;
+        q += (S_class[*q] & ID) != 0;
         kind = SHARD_TOK_IDENT;
       } else if (c == '%') {
         q++;
-        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)) q++;
+        enum { NAME = C_ALPHA | C_DIGIT | C_BARE | C_DASH };
+        while ((S_class[q[0]] & NAME) && (S_class[q[1]] & NAME)) q += 2;
+        q += (S_class[*q] & NAME) != 0;
         kind = q == start + 1 ? SHARD_TOK_ERROR : SHARD_TOK_PERCENT;
       } else if ((cls & C_PUNCT) && c != '-' && c != ':' && c != 0) {
         q++;

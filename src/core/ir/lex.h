@@ -35,8 +35,11 @@ enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2, SHARD_LEX_BARE = 4 /* _ $ . */,
 static inline uint32_t shard_lex_scan(const char *s, uint32_t i, uint32_t n, unsigned classes) {
   const unsigned char *t = (const unsigned char *)s;
   if (i < n && !(shard_lex_class[t[n - 1]] & classes)) {
-    while (shard_lex_class[t[i]] & classes) i++;
-    return i;
+    /* two bytes a step (q[1] is there when q[0] is in the run) */
+    const unsigned char *q = t + i;
+    while ((shard_lex_class[q[0]] & classes) && (shard_lex_class[q[1]] & classes)) q += 2;
+    q += (shard_lex_class[q[0]] & classes) != 0;
+    return (uint32_t)(q - t);
   }
   while (i < n && (shard_lex_class[t[i]] & classes)) i++;
   return i;
