@@ -452,7 +452,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
       return NULL;
     }
     shard_value *v = &e->values[u->number];
-    if (type && v->type && !shard_type_equal(type, v->type)) {
+    if (type && v->type && type != v->type && !shard_type_equal(type, v->type)) { /* usually the same pointer */
       shard_parser_error_at(p, u->span, "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
                             (int)u->name_len, u->name, type->text, v->type->text);
       return NULL;
