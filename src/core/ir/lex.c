@@ -14,7 +14,7 @@ enum {
   C_ALPHA = SHARD_LEX_ALPHA,
   C_DIGIT = SHARD_LEX_DIGIT,
   C_BARE = SHARD_LEX_BARE,
-  C_DASH = 8,
+  C_DASH = SHARD_LEX_DASH,
   C_SPACE = 16,
   C_PUNCT = 32, /* (){}[]<>,:=?*+-| and NUL */
   C_QUESTION = SHARD_LEX_QUESTION /* '?' only, for the parser's scans of type bodies */

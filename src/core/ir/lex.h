@@ -24,10 +24,17 @@ typedef enum shard_tok_kind {
 
 /* The lexer's character classes (index: byte), for the parser's own scans
  * of type bodies: SHARD_LEX_ALPHA (letters and '_'), SHARD_LEX_DIGIT,
- * SHARD_LEX_BARE (what may follow in an identifier: _ $ .) and
- * SHARD_LEX_QUESTION ('?', a dynamic dimension). */
+ * SHARD_LEX_BARE (what may follow in an identifier: _ $ .), SHARD_LEX_DASH
+ * ('-', which may follow in a symbol or SSA name) and SHARD_LEX_QUESTION
+ * ('?', a dynamic dimension). */
 extern const unsigned char shard_lex_class[256];
-enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2, SHARD_LEX_BARE = 4 /* _ $ . */, SHARD_LEX_QUESTION = 64 };
+enum {
+  SHARD_LEX_ALPHA = 1,
+  SHARD_LEX_DIGIT = 2,
+  SHARD_LEX_BARE = 4 /* _ $ . */,
+  SHARD_LEX_DASH = 8,
+  SHARD_LEX_QUESTION = 64
+};
 
 /* The end of the run of bytes of `classes` from s[i], at most n. One test a
  * byte when the text's last byte ends the run (it nearly always does: a
