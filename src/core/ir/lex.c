@@ -14,15 +14,16 @@ enum {
   C_ALPHA = SHARD_LEX_ALPHA,
   C_DIGIT = SHARD_LEX_DIGIT,
   C_BARE = SHARD_LEX_BARE,
-  C_DASH = 8,
+  C_DASH = SHARD_LEX_DASH,
   C_SPACE = 16,
-  C_PUNCT = 32 /* (){}[]<>,:=?*+-| and NUL */
+  C_PUNCT = 32, /* (){}[]<>,:=?*+-| and NUL */
+  C_QUESTION = SHARD_LEX_QUESTION /* '?' only, for the parser's scans of type bodies */
 };
 /* NUL is a punctuation token (the parser then reports what it expected
  * there), as it was when punctuation was found by strchr. */
 const unsigned char shard_lex_class[256] = {
     32, 0, 0, 0, 0, 0, 0, 0, 0,  16, 16, 16, 16, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,
-    16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0,  32, 32, 32, 32,
+    16, 0, 0, 0, 4, 0, 0, 0, 32, 32, 32, 32, 32, 40, 4, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 32, 0,  32, 32, 32, 96,
     0,  1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  32, 0,  32, 0,  5,
     0,  1, 1, 1, 1, 1, 1, 1, 1,  1,  1,  1,  1,  1,  1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,  32, 32, 32, 0,  0,
     0,  0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,  0,  0,  0,  0,  0,
@@ -74,13 +75,16 @@ static void S_lex_general(shard_lexer *lx, shard_tok *out);
 
 void shard_lex_into(shard_lexer *lx, shard_tok *out) {
   /* The common tokens before fast_end, without bounds checks: every loop
-   * below stops at fast_end at the latest, and a one-character punctuation
-   * needs no look-ahead. Anything else (comments, strings, numbers, '->',
+   * below stops at fast_end at the latest, and a punctuation's look-ahead
+   * byte is at most fast_end. Anything else (comments, strings, numbers,
    * the last bytes) takes the general path. Pointers, not offsets: these
    * loops run over every byte of the input. */
   uint32_t pos = lx->pos;
   if (pos < lx->fast_end) {
     const unsigned char *t = (const unsigned char *)lx->src->text, *q = t + pos, *end = t + lx->fast_end;
+    /* most tokens follow one blank, a line's first after a newline and its
+     * indentation */
+    q += *q == ' ';
     while (S_class[*q] & C_SPACE) q++;
     if (q < end) {
       const unsigned char *start = q;
@@ -88,15 +92,28 @@ void shard_lex_into(shard_lexer *lx, shard_tok *out) {
       shard_tok_kind kind;
       if (cls & C_ALPHA) {
         q++;
-        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE)) q++;
+        /* two bytes a step (q[1] is there when q[0] is in the run) */
+        enum { ID = C_ALPHA | C_DIGIT | C_BARE };
+        while ((S_class[q[0]] & ID) && (S_class[q[1]] & ID)) q += 2;
+        q += (S_class[*q] & ID) != 0;
         kind = SHARD_TOK_IDENT;
       } else if (c == '%') {
         q++;
-        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)) q++;
+        enum { NAME = C_ALPHA | C_DIGIT | C_BARE | C_DASH };
+        while ((S_class[q[0]] & NAME) && (S_class[q[1]] & NAME)) q += 2;
+        q += (S_class[*q] & NAME) != 0;
         kind = q == start + 1 ? SHARD_TOK_ERROR : SHARD_TOK_PERCENT;
       } else if ((cls & C_PUNCT) && c != '-' && c != ':' && c != 0) {
         q++;
         kind = SHARD_TOK_PUNCT;
+      } else if (c == ':' || c == '-') {
+        /* ':' '::' '-' '->' (before fast_end, the next byte is there) */
+        q += 1 + (q[1] == (c == ':' ? ':' : '>'));
+        kind = SHARD_TOK_PUNCT;
+      } else if ((c == '@' && q[1] != '"') || c == '#') {
+        q++;
+        while (S_class[*q] & (C_ALPHA | C_DIGIT | C_BARE | C_DASH)) q++;
+        kind = c == '#' ? SHARD_TOK_HASH : q == start + 1 ? SHARD_TOK_ERROR : SHARD_TOK_AT;
       } else {
         lx->pos = (uint32_t)(start - t);
         S_lex_general(lx, out);
@@ -194,11 +211,6 @@ shard_tok shard_lex(shard_lexer *lx) {
   shard_tok t;
   shard_lex_into(lx, &t);
   return t;
-}
-
-shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t) {
-  shard_span s = {lx->src, t->off, t->len};
-  return s;
 }
 
 static int S_hex(int c) {

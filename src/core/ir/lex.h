@@ -23,10 +23,34 @@ typedef enum shard_tok_kind {
 } shard_tok_kind;
 
 /* The lexer's character classes (index: byte), for the parser's own scans
- * of type bodies: SHARD_LEX_ALPHA (letters and '_'), SHARD_LEX_DIGIT, and
- * SHARD_LEX_BARE (what may follow in an identifier: _ $ .). */
+ * of type bodies: SHARD_LEX_ALPHA (letters and '_'), SHARD_LEX_DIGIT,
+ * SHARD_LEX_BARE (what may follow in an identifier: _ $ .), SHARD_LEX_DASH
+ * ('-', which may follow in a symbol or SSA name) and SHARD_LEX_QUESTION
+ * ('?', a dynamic dimension). */
 extern const unsigned char shard_lex_class[256];
-enum { SHARD_LEX_ALPHA = 1, SHARD_LEX_DIGIT = 2, SHARD_LEX_BARE = 4 /* _ $ . */ };
+enum {
+  SHARD_LEX_ALPHA = 1,
+  SHARD_LEX_DIGIT = 2,
+  SHARD_LEX_BARE = 4 /* _ $ . */,
+  SHARD_LEX_DASH = 8,
+  SHARD_LEX_QUESTION = 64
+};
+
+/* The end of the run of bytes of `classes` from s[i], at most n. One test a
+ * byte when the text's last byte ends the run (it nearly always does: a
+ * closing bracket or a newline): type bodies are scanned this way. */
+static inline uint32_t shard_lex_scan(const char *s, uint32_t i, uint32_t n, unsigned classes) {
+  const unsigned char *t = (const unsigned char *)s;
+  if (i < n && !(shard_lex_class[t[n - 1]] & classes)) {
+    /* two bytes a step (q[1] is there when q[0] is in the run) */
+    const unsigned char *q = t + i;
+    while ((shard_lex_class[q[0]] & classes) && (shard_lex_class[q[1]] & classes)) q += 2;
+    q += (shard_lex_class[q[0]] & classes) != 0;
+    return (uint32_t)(q - t);
+  }
+  while (i < n && (shard_lex_class[t[i]] & classes)) i++;
+  return i;
+}
 
 typedef struct shard_tok {
   shard_tok_kind kind;
@@ -59,7 +83,11 @@ static inline bool shard_tok_is(const shard_tok *t, const char *text) {
     if (text[i] == 0 || t->text[i] != text[i]) return false;
   return text[t->len] == 0;
 }
-shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t);
+/* Inline: the parser takes the span of nearly every token it reads. */
+static inline shard_span shard_tok_span(const shard_lexer *lx, const shard_tok *t) {
+  shard_span s = {lx->src, t->off, t->len};
+  return s;
+}
 /* Unescapes a STRING token's body (MLIR escapes: \n \t \" \\ \XX). Returns a
  * heap string (caller frees) and its length. */
 char *shard_unescape_string(const char *text, uint32_t len, uint32_t *out_len);

@@ -346,9 +346,19 @@ static inline int64_t S_name_number(const char *name, uint32_t len) {
   return v < (1u << 21) ? (int64_t)v : -1;
 }
 
-/* The map slot of a name (its innermost entry), made if new. */
-static void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
+static void **S_name_slot_slow(shard_parser *p, const char *name, uint32_t len, int64_t k);
+
+/* The map slot of a name (its innermost entry), made if new. Inline for a
+ * number the table holds already (nearly every defined value of a printed
+ * module): the rest is out of line. */
+static inline void **S_name_slot(shard_parser *p, const char *name, uint32_t len) {
   int64_t k = S_name_number(name, len);
+  if (k < 0 || (uint64_t)k >= p->numbered.cap) return S_name_slot_slow(p, name, len, k);
+  if ((uint32_t)k >= p->numbered_used) p->numbered_used = (uint32_t)k + 1;
+  return (void **)&p->numbered.items[k];
+}
+
+static void **S_name_slot_slow(shard_parser *p, const char *name, uint32_t len, int64_t k) {
   if (k < 0) return shard_strmap_slot(&p->names, name, len);
   if ((uint64_t)k >= p->numbered.cap) {
     uint32_t old = p->numbered.cap, cap = old ? old : 64;
@@ -442,7 +452,7 @@ static shard_value *S_resolve(shard_parser *p, const shard_unresolved *u, shard_
       return NULL;
     }
     shard_value *v = &e->values[u->number];
-    if (type && v->type && !shard_type_equal(type, v->type)) {
+    if (type && v->type && type != v->type && !shard_type_equal(type, v->type)) { /* usually the same pointer */
       shard_parser_error_at(p, u->span, "use of value '%%%.*s' expects different type than prior uses: '%s' vs '%s'",
                             (int)u->name_len, u->name, type->text, v->type->text);
       return NULL;
@@ -1085,10 +1095,9 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   bool ok = true;
   SHARD_SVEC(result_group, 4) results;
   SHARD_SVEC_INIT(results);
-  shard_op_state *stp = S_state_get(p);
-  shard_op_state st = *stp; /* by value: vectors grow in the local copy */
+  shard_op_state *st = S_state_get(p);
   shard_tok first = shard_parser_peek(p);
-  st.span = shard_parser_span(p, &first);
+  st->span = shard_parser_span(p, &first);
   if (first.kind == SHARD_TOK_PERCENT) {
     do {
       result_group g = {{0}, 1};
@@ -1108,7 +1117,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   }
   uint32_t declared = 0;
   for (uint32_t i = 0; i < results.len; i++) declared += results.items[i].count;
-  st.num_results_declared = declared;
+  st->num_results_declared = declared;
 
   shard_tok nt = shard_parser_next(p);
   const shard_op_def *def = NULL;
@@ -1117,13 +1126,13 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (nt.kind == SHARD_TOK_STRING) {
     uint32_t n;
     char *s = shard_unescape_string(nt.text, nt.len, &n);
-    st.name = shard_parser_intern(p, s, n);
+    st->name = shard_parser_intern(p, s, n);
     free(s);
-    def = shard_op_def_lookup(st.name, n);
-    if ((alias = shard_op_def_alias_flags(st.name, n, def))) st.name = def->name;
-    S_stream_arm(p, st.name);
+    def = shard_op_def_lookup(st->name, n);
+    if ((alias = shard_op_def_alias_flags(st->name, n, def))) st->name = def->name;
+    S_stream_arm(p, st->name);
     generic = true;
-    ok = S_parse_generic(p, &st, def);
+    ok = S_parse_generic(p, st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
     def = shard_strmap_get(&p->op_def_cache, nt.text, nt.len);
     if (!def) {
@@ -1142,12 +1151,12 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "custom op '%.*s' is unknown", (int)nt.len, nt.text);
       goto done;
     }
-    st.name = def->name;
-    S_stream_arm(p, st.name);
+    st->name = def->name;
+    S_stream_arm(p, st->name);
     alias = shard_op_def_alias_flags(nt.text, nt.len, def);
     unsigned outer_alias = p->op_alias;
     p->op_alias = alias;
-    ok = def->parse(p, &st);
+    ok = def->parse(p, st);
     p->op_alias = outer_alias;
   } else {
     shard_parser_restore(p, nt.off);
@@ -1157,18 +1166,18 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   if (!ok) goto done;
   shard_attr *loc;
   if (!(ok = shard_parser_optional_loc(p, &loc))) goto done;
-  if (st.result_types.len != declared && results.len) {
-    ok = shard_parser_error_at(p, st.span, "operation defines %u results but was provided %u to bind",
-                               st.result_types.len, declared);
+  if (st->result_types.len != declared && results.len) {
+    ok = shard_parser_error_at(p, st->span, "operation defines %u results but was provided %u to bind",
+                               st->result_types.len, declared);
     goto done;
   }
-  shard_op *op = S_build_op(p, &st, def);
+  shard_op *op = S_build_op(p, st, def);
   if (!(ok = op != NULL)) goto done;
   op->loc = loc;
   if (generic) op->flags |= SHARD_OP_GENERIC_INPUT;
   if (alias) shard_op_mark_mhlo(op);
   shard_block_append(block, op);
-  if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st.span))) goto done;
+  if (generic && def && strcmp(def->name, "func.func") == 0 && !(ok = S_func_generic_attrs(p, op, st->span))) goto done;
   uint32_t next = 0;
   for (uint32_t i = 0; i < results.len && ok; i++) {
     result_group *g = &results.items[i];
@@ -1177,8 +1186,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
   }
 done:
   SHARD_SVEC_FREE(results);
-  *stp = st;
-  S_state_put(p, stp);
+  S_state_put(p, st);
   shard_parser_leave(p);
   return ok;
 }

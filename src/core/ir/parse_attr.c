@@ -361,8 +361,7 @@ static bool S_quant_type(shard_parser *p, uint32_t start, shard_type **out) {
  * nested type), or 0. */
 static uint32_t S_plain_tensor_end(const char *s, uint32_t i, uint32_t n) {
   if (n - i < 8 || memcmp(s + i, "tensor<", 7) != 0) return 0;
-  for (i += 7; i < n && ((shard_lex_class[(unsigned char)s[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || s[i] == '?');)
-    i++;
+  i = shard_lex_scan(s, i + 7, n, SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_QUESTION);
   return i < n && s[i] == '>' ? i + 1 : 0;
 }
 
@@ -508,10 +507,8 @@ static bool S_tensor_body(shard_parser *p, shard_type **out) {
   /* the common body, dimensions and an element type (<8x?x128xf32>), ends at
    * the first '>'; anything else (encodings, nested types) is matched */
   const char *src = p->lx.src->text;
-  uint32_t end = lt + 1, n = (uint32_t)p->lx.src->len;
-  while (end < n &&
-         ((shard_lex_class[(unsigned char)src[end]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT)) || src[end] == '?'))
-    end++;
+  uint32_t n = (uint32_t)p->lx.src->len;
+  uint32_t end = shard_lex_scan(src, lt + 1, n, SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_QUESTION);
   if (end < n && src[end] == '>') end++;
   else end = S_balanced_end(p, lt);
   const char *text = p->lx.src->text + lt;

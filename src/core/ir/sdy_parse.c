@@ -467,9 +467,7 @@ static bool S_plain_sharding_body(shard_parser *p, shard_tensor_sharding **out) 
   uint32_t n = (uint32_t)shard_parser_source(p)->len, i = t.off + 1;
   if (i >= n || src[i] != '@') return false;
   uint32_t name = ++i;
-  while (i < n && (shard_lex_class[(unsigned char)src[i]] & (SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE) ||
-                   src[i] == '-'))
-    i++;
+  i = shard_lex_scan(src, i, n, SHARD_LEX_ALPHA | SHARD_LEX_DIGIT | SHARD_LEX_BARE | SHARD_LEX_DASH);
   uint32_t name_end = i;
   if (name_end == name || n - i < 3 || src[i] != ',' || src[i + 1] != ' ' || src[i + 2] != '[') return false;
   i += 3;

@@ -11,7 +11,7 @@
 /* Eight bytes a step (names and type texts are 10 to 40 bytes; FNV-1a's
  * byte loop was most of a lookup), then a 64-bit finaliser so that the low
  * bits the table masks with depend on every byte. */
-uint32_t shard_str_hash(const char *s, size_t len) {
+static inline uint32_t S_hash(const char *s, size_t len) {
   uint64_t h = 0x9E3779B97F4A7C15ull ^ (uint64_t)len, w = 0;
   size_t i = 0;
   for (; i + 8 <= len; i += 8) {
@@ -41,12 +41,44 @@ uint32_t shard_str_hash(const char *s, size_t len) {
   return (uint32_t)h;
 }
 
-/* The slot of `key`, or the empty slot where it would go. */
-static shard_strmap_entry *S_probe(shard_strmap_entry *slots, uint32_t cap, const char *key, size_t len,
-                                   uint32_t hash) {
+uint32_t shard_str_hash(const char *s, size_t len) { return S_hash(s, len); }
+
+/* Whether a[0..len) == b[0..len). Inline, by overlapping words: on a hash
+ * and length match the keys are nearly always equal, and most keys (names,
+ * op names, type texts) are under 32 bytes, where a memcmp call cost more
+ * than the compare. */
+static inline bool S_key_eq(const char *a, const char *b, size_t len) {
+  if (len >= 8) {
+    uint64_t x, y, diff = 0;
+    size_t i = 0;
+    for (; i + 8 < len; i += 8) {
+      memcpy(&x, a + i, 8);
+      memcpy(&y, b + i, 8);
+      diff |= x ^ y;
+    }
+    memcpy(&x, a + len - 8, 8);
+    memcpy(&y, b + len - 8, 8);
+    return (diff | (x ^ y)) == 0;
+  }
+  if (len >= 4) {
+    uint32_t x0, y0, x1, y1;
+    memcpy(&x0, a, 4);
+    memcpy(&y0, b, 4);
+    memcpy(&x1, a + len - 4, 4);
+    memcpy(&y1, b + len - 4, 4);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
+  }
+  /* 0 to 3 bytes: the first, middle and last byte cover them all */
+  return len == 0 || (a[0] == b[0] && a[len / 2] == b[len / 2] && a[len - 1] == b[len - 1]);
+}
+
+/* The slot of `key`, or the empty slot where it would go. Inline in the
+ * lookups: most of a lookup is this call and its compare. */
+static inline shard_strmap_entry *S_probe(shard_strmap_entry *slots, uint32_t cap, const char *key, size_t len,
+                                          uint32_t hash) {
   for (uint32_t i = hash & (cap - 1);; i = (i + 1) & (cap - 1)) {
     shard_strmap_entry *s = &slots[i];
-    if (!s->key || (s->hash == hash && s->len == len && memcmp(s->key, key, len) == 0)) return s;
+    if (!s->key || (s->hash == hash && s->len == len && S_key_eq(s->key, key, len))) return s;
   }
 }
 
@@ -63,12 +95,12 @@ static void S_rehash(shard_strmap *m, uint32_t cap) {
 
 void *shard_strmap_get(const shard_strmap *m, const char *key, size_t len) {
   if (!m->cap) return NULL;
-  return S_probe(m->slots, m->cap, key, len, shard_str_hash(key, len))->val;
+  return S_probe(m->slots, m->cap, key, len, S_hash(key, len))->val;
 }
 
 void **shard_strmap_slot(shard_strmap *m, const char *key, size_t len) {
   if ((m->len + 1) * 2 > m->cap) S_rehash(m, m->cap ? m->cap * 2 : 64);
-  uint32_t hash = shard_str_hash(key, len);
+  uint32_t hash = S_hash(key, len);
   shard_strmap_entry *s = S_probe(m->slots, m->cap, key, len, hash);
   if (!s->key) {
     *s = (shard_strmap_entry){key, len, hash, NULL};

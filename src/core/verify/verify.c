@@ -292,7 +292,8 @@ int shard_verify_axis_index(vf_ctx *cx, const shard_mesh *m, const char *name) {
   if (!m || !name) return -1;
   if (m->num_axes <= 8) {
     for (uint32_t i = 0; i < m->num_axes; i++)
-      if (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0) return (int)i;
+      if (m->axes[i].name == name || (m->axes[i].name[0] == name[0] && strcmp(m->axes[i].name, name) == 0))
+        return (int)i; /* the parser interns both: usually the same pointer */
     return -1;
   }
   S_axis_index *ix = shard_ptrmap_get_ptr(&cx->axis_index, m);
@@ -942,7 +943,6 @@ static void S_stream_forget(vf_ctx *cx) {
   shard_ptrmap_clear(&cx->axis_index);
   shard_arena_reset(cx->keep);
   shard_arena_reset(cx->scratch);
-  memset(cx->shlo_checks, 0, sizeof cx->shlo_checks);
 }
 
 /* A type by its text, which is all a call compares (shard_type_equal). */

@@ -45,14 +45,14 @@ typedef struct vf_ctx {
   shard_op_table walked; /* ops with results whose walk (regions included) has finished */
   uint32_t num_ops; /* counted by the first walk: walked is sized once */
   vf_axis_set seen; /* axis refs of the sharding being verified */
-  /* verify_stablehlo.c's dispatch by op name, remembered by the name's
-   * pointer (the ops that spell a name share it): a bsearch of string
-   * compares per op otherwise */
+  /* verify_stablehlo.c's dispatch by op name, remembered by the op's
+   * definition (static: kept for the whole verification, streamed ops
+   * included): a bsearch of string compares per op otherwise */
   struct vf_name_check {
-    const char *name;
+    const struct shard_op_def *def;
     const void *check;
     bool stablehlo;
-  } shlo_checks[16];
+  } shlo_checks[64]; /* a power of two */
   bool ok;
   /* streamed (shard_verify_stream): a symbol looked up and not found may
    * be defined later, so the answer is open */

@@ -62,12 +62,19 @@ static void S_collect_subs(vf_ctx *cx, const shard_mesh *m, const shard_axis_ref
     if (axes[i].is_sub) out[(*len)++] = (S_sub){shard_verify_axis_index(cx, m, axes[i].name), &axes[i]};
 }
 
+static uint32_t S_count_subs(const shard_axis_ref *axes, uint32_t n) {
+  uint32_t k = 0;
+  for (uint32_t i = 0; i < n; i++) k += axes[i].is_sub;
+  return k;
+}
+
 /* verifySubAxes for every axis that has sub-axes in the sharding. */
 static bool S_check_sub_axes(const vf_emit *e, const shard_tensor_sharding *s, const shard_mesh *m) {
   vf_ctx *cx = e->cx;
-  uint32_t total = s->num_replicated + s->num_unreduced, len = 0;
-  for (uint32_t d = 0; d < s->rank; d++) total += s->dims[d].num_axes;
-  if (!total) return true;
+  uint32_t total = S_count_subs(s->replicated, s->num_replicated) + S_count_subs(s->unreduced, s->num_unreduced),
+           len = 0;
+  for (uint32_t d = 0; d < s->rank; d++) total += S_count_subs(s->dims[d].axes, s->dims[d].num_axes);
+  if (!total) return true; /* nearly every sharding: no buffer, no sort */
   S_sub *subs = shard_xmalloc(sizeof *subs * total);
   for (uint32_t d = 0; d < s->rank; d++) S_collect_subs(cx, m, s->dims[d].axes, s->dims[d].num_axes, subs, &len);
   S_collect_subs(cx, m, s->replicated, s->num_replicated, subs, &len);
@@ -137,16 +144,24 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
   /* one warning per dim, however many size-1 axes it names (one per axis
    * made a mesh of 10^5 such axes print 10^5 located warnings) */
   enum { NAMED = 3 };
+  bool typed = t && t->kind == SHARD_TYPE_TENSOR && t->rank == s->rank;
+  /* each dim's sharded size (shard_verify_axes_size's), from the same
+   * lookups as the size-1 axes: one lookup per axis */
+  int64_t *sharded = SHARD_NEW_ARRAY(cx->scratch, int64_t, s->rank ? s->rank : 1);
   for (uint32_t d = 0; d < s->rank; d++) {
     uint32_t count = 0;
     const shard_axis_ref *named[NAMED];
+    int64_t product = 1;
     for (uint32_t k = 0; k < s->dims[d].num_axes; k++) {
       const shard_axis_ref *r = &s->dims[d].axes[k];
-      if (!r->is_sub && shard_verify_axis_full_size(cx, m, r->name) == 1) {
+      int64_t size = r->is_sub ? r->size : shard_verify_axis_full_size(cx, m, r->name);
+      if (!r->is_sub && size == 1) {
         if (count < NAMED) named[count] = r;
         count++;
       }
+      if (product > 0) product = size <= 0 || product > INT64_MAX / size ? -1 : product * size;
     }
+    sharded[d] = product;
     if (count == 1)
       shard_verify_warn(e, "dim %u is sharded along mesh axis \"%s\" of size 1, which has no effect", d,
                         named[0]->name);
@@ -157,25 +172,25 @@ static void S_extra_warnings(const vf_emit *e, const shard_tensor_sharding *s, c
                         d, count, named[0]->name, named[1]->name, count > 2 ? ", \"" : "",
                         count > 2 ? named[2]->name : "", count > 2 ? "\"" : "", count > NAMED ? ", ..." : "");
   }
-  if (!t || t->kind != SHARD_TYPE_TENSOR || t->rank != s->rank) return;
+  if (!typed) return;
   bool pads = false;
   int64_t *local = SHARD_NEW_ARRAY(cx->scratch, int64_t, t->rank ? t->rank : 1);
   for (uint32_t d = 0; d < t->rank; d++) {
-    int64_t size = t->dims[d], sharded = shard_verify_axes_size(cx, s->dims[d].axes, s->dims[d].num_axes, m);
+    int64_t size = t->dims[d];
     local[d] = size;
-    if (size == SHARD_DYNAMIC_DIM || sharded <= 1) continue;
-    local[d] = size / sharded + (size % sharded != 0); /* ceil, without size + sharded overflowing */
-    if (size % sharded) pads = true;
+    if (size == SHARD_DYNAMIC_DIM || sharded[d] <= 1) continue;
+    local[d] = size / sharded[d] + (size % sharded[d] != 0); /* ceil, without size + sharded overflowing */
+    if (size % sharded[d]) pads = true;
   }
   if (!pads) return;
   const char *local_type = shard_verify_type_str(shard_type_with_dims(cx->scratch, t, local));
   for (uint32_t d = 0; d < t->rank; d++) {
-    int64_t size = t->dims[d], sharded = shard_verify_axes_size(cx, s->dims[d].axes, s->dims[d].num_axes, m);
-    if (size == SHARD_DYNAMIC_DIM || sharded <= 1 || size % sharded == 0) continue;
+    int64_t size = t->dims[d];
+    if (size == SHARD_DYNAMIC_DIM || sharded[d] <= 1 || size % sharded[d] == 0) continue;
     shard_verify_warn(e,
                       "dim %u of size %" PRId64 " is not divisible by its sharded size %" PRId64
                       "; local shape pads to '%s', adding %" PRId64 " padding elements along dim %u",
-                      d, size, sharded, local_type, sharded - size % sharded, d);
+                      d, size, sharded[d], local_type, sharded[d] - size % sharded[d], d);
   }
 }
 
@@ -472,8 +487,8 @@ bool shard_verify_check_op_attrs(vf_ctx *cx, const shard_op *op, const vf_manual
   for (uint32_t i = 0; i < op->num_attrs; i++) {
     const char *name = op->attrs[i].name;
     const shard_attr *a = op->attrs[i].value;
-    vf_emit e = shard_verify_emit_op(cx, op, NULL);
     if (op->attrs[i].inherent || strncmp(name, "sdy.", 4) != 0 || !a) continue;
+    vf_emit e = shard_verify_emit_op(cx, op, NULL);
     if (strcmp(name, "sdy.sharding") == 0) {
       if (a->kind != SHARD_ATTR_SDY_PER_VALUE)
         return shard_verify_fail(&e, "should have a sharding attribute of type TensorShardingPerValueAttr");

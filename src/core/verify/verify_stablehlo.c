@@ -33,8 +33,9 @@ typedef struct S_op {
 } S_op;
 
 static S_op S_begin(vf_ctx *cx, const shard_op *op) {
-  S_op s = {cx, op, shard_verify_emit_op(cx, NULL, NULL), shard_verify_emit_op(cx, op, NULL)};
-  s.at.span = op->span;
+  /* shard_verify_emit_op(cx, NULL, NULL) at the op's span, and
+   * shard_verify_emit_op(cx, op, NULL): built in place, once per op */
+  S_op s = {cx, op, {cx, NULL, op->span, ""}, {cx, op, op->span, ""}};
   return s;
 }
 
@@ -60,6 +61,7 @@ static bool S_dims_compatible(int64_t a, int64_t b) { return S_dynamic(a) || S_d
 /* verifyCompatibleShape over two shaped types; non-tensors must be equal. */
 static bool S_shapes_compatible(const shard_type *a, const shard_type *b) {
   if (!a || !b) return false;
+  if (a == b) return true; /* the parser shares a type among its uses: most asks */
   bool ta = a->kind == SHARD_TYPE_TENSOR || a->kind == SHARD_TYPE_UNRANKED_TENSOR;
   bool tb = b->kind == SHARD_TYPE_TENSOR || b->kind == SHARD_TYPE_UNRANKED_TENSOR;
   if (!ta || !tb) return shard_type_equal(a, b);
@@ -2223,14 +2225,25 @@ static int S_cmp_check(const void *key, const void *elem) {
   return strcmp((const char *)key, ((const S_check *)elem)->name);
 }
 
+static void S_lookup_check(const char *name, struct vf_name_check *out) {
+  out->stablehlo = strncmp(name, "stablehlo.", 10) == 0;
+  out->check = out->stablehlo
+                   ? bsearch(name, K_checks, sizeof K_checks / sizeof K_checks[0], sizeof K_checks[0], S_cmp_check)
+                   : NULL;
+}
+
 bool shard_verify_check_stablehlo(vf_ctx *cx, const shard_op *op) {
-  struct vf_name_check *slot = &cx->shlo_checks[((uintptr_t)op->name >> 3) & 15];
-  if (slot->name != op->name) {
-    slot->name = op->name;
-    slot->stablehlo = strncmp(op->name, "stablehlo.", 10) == 0;
-    slot->check = slot->stablehlo ? bsearch(op->name, K_checks, sizeof K_checks / sizeof K_checks[0],
-                                            sizeof K_checks[0], S_cmp_check)
-                                  : NULL;
+  struct vf_name_check found, *slot = &found;
+  if (op->def) {
+    /* the definition's address, mixed: definitions are a few bytes apart */
+    enum { SLOTS = sizeof cx->shlo_checks / sizeof cx->shlo_checks[0] };
+    slot = &cx->shlo_checks[((uintptr_t)op->def * 0x9E3779B97F4A7C15ull) >> 32 & (SLOTS - 1)];
+    if (slot->def != op->def) {
+      slot->def = op->def;
+      S_lookup_check(op->name, slot);
+    }
+  } else {
+    S_lookup_check(op->name, slot);
   }
   if (!slot->stablehlo) return true;
   S_op s = S_begin(cx, op);
