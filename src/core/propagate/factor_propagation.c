@@ -257,6 +257,12 @@ static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_
                                   const candidate *c, shard_axis_ref *out) {
   const shard_factor_sharding *fs = &p->tensors[t].factors[f];
   if (!fs->mapped) return 0;
+  /* Truncating only shortens the candidate or cuts its last axis to a
+   * prefix, and "is a prefix of" is transitive: axes that don't strictly
+   * extend to the candidate don't extend to any truncation of it either, so
+   * the tensor gets nothing (most tensors of a visit, which already hold the
+   * candidate). */
+  if (shard_axes_prefix_status(fs->axes.v, fs->axes.n, c->axes, c->n) != SHARD_PREFIX_STRICT) return 0;
   uint32_t n = c->n;
   memcpy(out, c->axes, sizeof(shard_axis_ref) * n);
   conflict_check within = {CONFLICT_WITHIN, t};
