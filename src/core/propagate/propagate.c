@@ -748,6 +748,20 @@ static bool S_same_dims(const shard_dim_sharding *a, const shard_dim_sharding *b
   return true;
 }
 
+/* Is `cand` a sharding propagation made that equals `fresh` field by field? */
+static bool S_same_sharding(const shard_tensor_sharding *cand, const shard_tensor_sharding *fresh) {
+  if (cand->span.src || cand->inline_mesh != fresh->inline_mesh || cand->rank != fresh->rank ||
+      cand->num_replicated != fresh->num_replicated || cand->num_unreduced != fresh->num_unreduced ||
+      cand->reduction != fresh->reduction)
+    return false;
+  if (cand->mesh_name != fresh->mesh_name &&
+      (!cand->mesh_name || !fresh->mesh_name || strcmp(cand->mesh_name, fresh->mesh_name) != 0))
+    return false;
+  return S_same_dims(cand->dims, fresh->dims, fresh->rank) &&
+         S_same_axes(cand->replicated, fresh->replicated, fresh->num_replicated) &&
+         S_same_axes(cand->unreduced, fresh->unreduced, fresh->num_unreduced);
+}
+
 /* The visit's shardings that live in the module: the tensors' current ones
  * and those kept by this visit so far. */
 static const shard_tensor_sharding *S_candidate(const tensor_ref *t, const shard_tensor_sharding *const *kept,
@@ -775,6 +789,14 @@ static shard_axis_ref *S_shared_axes(const shard_axis_ref *axes, uint32_t num, c
  * kept[0..done) are the shardings this visit kept so far (NULL: none). */
 static shard_tensor_sharding *S_keep(shard_propagation *s, const shard_tensor_sharding *fresh, const tensor_ref *t,
                                      uint32_t n, const shard_tensor_sharding *const *kept, uint32_t done) {
+  /* A sharding equal to one of them in every field is that one: along a
+   * chain of elementwise ops most changes give a tensor its neighbour's
+   * sharding. Only one propagation made (no source span, which a parsed
+   * one carries for diagnostics), so sharing changes nothing printed. */
+  for (uint32_t c = 0; c < n; c++) {
+    const shard_tensor_sharding *cand = S_candidate(t, kept, done, c);
+    if (cand && S_same_sharding(cand, fresh)) return (shard_tensor_sharding *)cand;
+  }
   shard_tensor_sharding *k = SHARD_NEW(s->a, shard_tensor_sharding);
   *k = *fresh;
   k->dims = NULL;
