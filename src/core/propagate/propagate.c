@@ -114,6 +114,10 @@ struct shard_propagation {
    * shard_propagation_note_changes for those written outside a run): visit
    * memos compare it before reading any sharding (visit_memo). */
   uint64_t changes;
+  /* The per-value attribute last made for a list of one sharding, and that
+   * sharding (S_set_per_value_at). */
+  const shard_tensor_sharding *one_list_sharding;
+  shard_attr *one_list_attr;
   /* the current run */
   SHARD_VEC(uint32_t) worklist; /* op ids */
   shard_op *current;
@@ -284,14 +288,20 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
 }
 
 /* Replaces entry i of a per-value attribute of n entries; missing entries
- * become fully open on s's mesh. With `share`, s is a sharding propagation
- * kept in the module and never touches again. */
+ * become fully open on s's mesh. With a session `share`, s is a sharding
+ * propagation kept in the module and never touches again. */
 static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent, uint32_t i, uint32_t n,
-                               const shard_value *values, shard_tensor_sharding *s, bool share) {
+                               const shard_value *values, shard_tensor_sharding *s, shard_propagation *share) {
   if (share && n == 1 && i == 0) {
     /* s itself is the list of one (shardings are replaced, never edited):
-     * most ops have one result, and each change would copy its sharding. */
-    shard_op_set_attr(a, op, name, shard_attr_per_value(a, s, 1), inherent);
+     * most ops have one result, and each change would copy its sharding.
+     * Attributes are never edited in place either: the next op of a chain,
+     * given the same sharding, takes the same attribute. */
+    if (share->one_list_sharding != s) {
+      share->one_list_sharding = s;
+      share->one_list_attr = shard_attr_per_value(a, s, 1);
+    }
+    shard_op_set_attr(a, op, name, share->one_list_attr, inherent);
     return;
   }
   shard_attr *old = shard_op_attr(op, name);
@@ -342,7 +352,7 @@ shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const sh
 }
 
 /* shard_propagation_set_value_sharding; `share` as for S_set_per_value_at. */
-static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, bool share) {
+static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, shard_propagation *share) {
   v = S_shardable(v);
   if (!v || !s) return;
   shard_op *op = S_owning_op(v);
@@ -376,7 +386,7 @@ static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sh
 }
 
 void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
-  S_set_value_sharding(a, v, s, false);
+  S_set_value_sharding(a, v, s, NULL);
 }
 
 /* ---- rules ------------------------------------------------------------------------ */
@@ -668,7 +678,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
 static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
   s->changes++;
   switch (t->kind) {
-  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, true); break;
+  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, s); break;
   case TENSOR_EDGE: {
     shard_op *edge = t->owner;
     shard_value *owner = edge->operands[0].value;
@@ -871,7 +881,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
       shard_value *member = s->by_group[k].value;
       if (member == modified) continue;
       s->changes++;
-      S_set_value_sharding(s->a, member, fresh, true);
+      S_set_value_sharding(s->a, member, fresh, s);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
   }
