@@ -424,7 +424,7 @@ static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op
         shard_warning(s->de, op->span, "%s", msg);
         free(msg);
       } else {
-        free(shard_buf_take(&b));
+        shard_buf_free(&b); /* no message: nothing allocated */
       }
     }
   }
@@ -669,7 +669,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
       *source = sh;
       continue;
     }
-    if (shard_mesh_is_empty(other)) continue;
+    if (other == *mesh || shard_mesh_is_empty(other)) continue;
     if (!shard_mesh_equal(other, *mesh)) return false;
   }
   return *mesh != NULL;
