@@ -294,6 +294,9 @@ static bool S_init_op(shard_op *op, void *ctx) {
     for (uint32_t i = 0; i < nres; i++) S_init_one(w, NULL, op, i, shard_func_result_sharding(op, i));
     return true;
   }
+  /* A result's sharding lives in an attribute of its op (or on a data-flow
+   * edge, seen there): an op without attributes (most) has none. */
+  if (!op->num_attrs) return true;
   for (uint32_t i = 0; i < op->num_results; i++) {
     shard_value *v = &op->results[i];
     /* Results whose sharding lives on a data-flow edge are seen at the edge. */
