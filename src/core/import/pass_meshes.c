@@ -117,14 +117,21 @@ static const char *S_lift_insert(lift_state *st, const char *base, shard_mesh *m
   return name;
 }
 
-static shard_tensor_sharding *S_lift_sharding(shard_tensor_sharding *s, void *ctx) {
+/* Written into *out (shard_rewrite_shardings): a sharding of a per-value
+ * list moving to its deduped mesh is made once, in the new list. */
+static bool S_lift_sharding(const shard_tensor_sharding *s, shard_tensor_sharding *out, void *ctx) {
   lift_state *st = ctx;
+  const char *to = NULL;
   if (s->mesh_name) {
-    const char *to = S_lift_lookup(st, NULL, s->mesh_name, NULL);
-    return to ? S_with_mesh(st->m->arena, s, to, NULL) : s;
+    to = S_lift_lookup(st, NULL, s->mesh_name, NULL);
+    if (!to) return false;
+    *out = *s;
+    out->mesh_name = to;
+    out->inline_mesh = NULL;
+    return true;
   }
-  if (!s->inline_mesh) return s;
-  const char *to = S_lift_lookup(st, s->inline_mesh, NULL, NULL);
+  if (!s->inline_mesh) return false;
+  to = S_lift_lookup(st, s->inline_mesh, NULL, NULL);
   if (!to) {
     const shard_mesh *mesh = s->inline_mesh;
     const char *base = "mesh";
@@ -134,7 +141,10 @@ static shard_tensor_sharding *S_lift_sharding(shard_tensor_sharding *s, void *ct
     to = S_lift_insert(st, base, s->inline_mesh);
     SHARD_VEC_PUSH(st->map, ((lift_entry){.mesh = mesh, .new_name = to}));
   }
-  return S_with_mesh(st->m->arena, s, to, NULL);
+  *out = *s;
+  out->mesh_name = to;
+  out->inline_mesh = NULL;
+  return true;
 }
 
 /* The sdy mesh of a #stablehlo.mesh: its axes (device ids are ignored, as
@@ -250,7 +260,7 @@ bool shard_pass_lift_inlined_meshes(shard_module *m, const char *options, const 
       st.insert_after = op;
     }
   }
-  shard_map_shardings(m, S_lift_sharding, &st);
+  shard_rewrite_shardings(m, S_lift_sharding, &st);
   /* Kind by kind, as Shardy walks once per collective kind: the order
    * decides the names of the lifted meshes. */
   lift_walk w = {0};

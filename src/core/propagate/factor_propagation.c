@@ -49,11 +49,20 @@ shard_direction shard_direction_intersect(shard_direction a, shard_direction b) 
  * at most `cur`. */
 static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming, uint32_t nin,
                                bool can_expand) {
+  /* Most merges meet an empty side (an unsharded factor, or the first
+   * tensor): the general merge below would copy the candidate out and back. */
+  if (!nin) return can_expand;
+  if (!*ncur) {
+    if (!can_expand) return false;
+    *ncur = nin < MAX_AXES ? nin : MAX_AXES;
+    memcpy(cur, incoming, sizeof(shard_axis_ref) * *ncur);
+    return true;
+  }
   shard_axis_ref result[MAX_AXES];
   uint32_t n = 0, i = 0, j = 0;
   while (i < *ncur && j < nin) {
     const shard_axis_ref *old = &cur[i++], *neu = &incoming[j++];
-    if (strcmp(old->name, neu->name) != 0) goto stop;
+    if (old->name != neu->name && strcmp(old->name, neu->name) != 0) goto stop;
     bool same_info =
         old->is_sub == neu->is_sub && (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
     if (same_info) {
@@ -257,6 +266,12 @@ static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_
                                   const candidate *c, shard_axis_ref *out) {
   const shard_factor_sharding *fs = &p->tensors[t].factors[f];
   if (!fs->mapped) return 0;
+  /* Truncating only shortens the candidate or cuts its last axis to a
+   * prefix, and "is a prefix of" is transitive: axes that don't strictly
+   * extend to the candidate don't extend to any truncation of it either, so
+   * the tensor gets nothing (most tensors of a visit, which already hold the
+   * candidate). */
+  if (shard_axes_prefix_status(fs->axes.v, fs->axes.n, c->axes, c->n) != SHARD_PREFIX_STRICT) return 0;
   uint32_t n = c->n;
   memcpy(out, c->axes, sizeof(shard_axis_ref) * n);
   conflict_check within = {CONFLICT_WITHIN, t};

@@ -137,8 +137,11 @@ static shard_direction S_op_priority_direction(void *ctx, shard_propagation *s, 
    * combined in any order and BOTH ends the search. */
   if (c->step >= NUM_OP_PRIORITY_STEPS - 1) return SHARD_DIR_BOTH;
   if (c->cached_op != op) {
+    /* Latest step first, as BOTH ends the search (step 3 allows nearly every
+     * op); step 1 allows all that step 0 does (it only drops the single-use
+     * condition), so step 0 counts only alone. */
     shard_direction d = SHARD_DIR_NONE;
-    for (int i = 0; i <= c->step; i++)
+    for (int i = c->step; i >= (c->step >= 1 ? 1 : 0) && d != SHARD_DIR_BOTH; i--)
       if (i != 2) d = shard_direction_union(d, S_schedule_step(i, op));
     c->cached_op = op;
     c->cached = d;
@@ -291,6 +294,9 @@ static bool S_init_op(shard_op *op, void *ctx) {
     for (uint32_t i = 0; i < nres; i++) S_init_one(w, NULL, op, i, shard_func_result_sharding(op, i));
     return true;
   }
+  /* A result's sharding lives in an attribute of its op (or on a data-flow
+   * edge, seen there): an op without attributes (most) has none. */
+  if (!op->num_attrs) return true;
   for (uint32_t i = 0; i < op->num_results; i++) {
     shard_value *v = &op->results[i];
     /* Results whose sharding lives on a data-flow edge are seen at the edge. */

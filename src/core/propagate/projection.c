@@ -135,6 +135,28 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t, const s
     const shard_dim_mapping *dm = &mapping->dims[d];
     const shard_dim_sharding *ds = s ? &s->dims[d] : NULL;
     bool dim_closed = ds ? !ds->is_open : closed_if_missing;
+    if (dm->num_factors == 1) {
+      /* A dim of one factor (every dim of an elementwise op) hands it all
+       * of its axes: the loop below without reading the first axis's size
+       * from the mesh, which only a split needs. */
+      int64_t f = dm->factors[0];
+      if (f < 0 || (uint32_t)f >= p->num_factors) continue;
+      shard_factor_sharding *fs = &t->factors[f];
+      fs->mapped = true;
+      fs->is_minor_most = true;
+      fs->is_closed = dim_closed;
+      if (!ds || !ds->num_axes) continue; /* no axes: the zeroed list */
+      if (S_shareable_tail(ds, 0)) {
+        fs->axes.v = ds->axes;
+        fs->axes.n = ds->num_axes;
+        continue;
+      }
+      axis_builder b;
+      b.len = 0;
+      S_add_remaining(&b, S_rest_at(ds, 0, m), ds, 0, m);
+      fs->axes = S_freeze(p->arena, &b);
+      continue;
+    }
     uint32_t ai = 0;
     axis_rest rest = S_rest_at(ds, ai, m);
     bool rest_whole = true; /* rest is axis ai of the dim, not what a split left */

@@ -114,6 +114,10 @@ struct shard_propagation {
    * shard_propagation_note_changes for those written outside a run): visit
    * memos compare it before reading any sharding (visit_memo). */
   uint64_t changes;
+  /* The per-value attribute last made for a list of one sharding, and that
+   * sharding (S_set_per_value_at). */
+  const shard_tensor_sharding *one_list_sharding;
+  shard_attr *one_list_attr;
   /* the current run */
   SHARD_VEC(uint32_t) worklist; /* op ids */
   shard_op *current;
@@ -284,14 +288,20 @@ static shard_tensor_sharding *S_per_value_at(const shard_op *op, const char *nam
 }
 
 /* Replaces entry i of a per-value attribute of n entries; missing entries
- * become fully open on s's mesh. With `share`, s is a sharding propagation
- * kept in the module and never touches again. */
+ * become fully open on s's mesh. With a session `share`, s is a sharding
+ * propagation kept in the module and never touches again. */
 static void S_set_per_value_at(shard_arena *a, shard_op *op, const char *name, bool inherent, uint32_t i, uint32_t n,
-                               const shard_value *values, shard_tensor_sharding *s, bool share) {
+                               const shard_value *values, shard_tensor_sharding *s, shard_propagation *share) {
   if (share && n == 1 && i == 0) {
     /* s itself is the list of one (shardings are replaced, never edited):
-     * most ops have one result, and each change would copy its sharding. */
-    shard_op_set_attr(a, op, name, shard_attr_per_value(a, s, 1), inherent);
+     * most ops have one result, and each change would copy its sharding.
+     * Attributes are never edited in place either: the next op of a chain,
+     * given the same sharding, takes the same attribute. */
+    if (share->one_list_sharding != s) {
+      share->one_list_sharding = s;
+      share->one_list_attr = shard_attr_per_value(a, s, 1);
+    }
+    shard_op_set_attr(a, op, name, share->one_list_attr, inherent);
     return;
   }
   shard_attr *old = shard_op_attr(op, name);
@@ -342,7 +352,7 @@ shard_tensor_sharding *shard_propagation_value_sharding(shard_arena *a, const sh
 }
 
 /* shard_propagation_set_value_sharding; `share` as for S_set_per_value_at. */
-static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, bool share) {
+static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s, shard_propagation *share) {
   v = S_shardable(v);
   if (!v || !s) return;
   shard_op *op = S_owning_op(v);
@@ -376,7 +386,7 @@ static void S_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sh
 }
 
 void shard_propagation_set_value_sharding(shard_arena *a, shard_value *v, shard_tensor_sharding *s) {
-  S_set_value_sharding(a, v, s, false);
+  S_set_value_sharding(a, v, s, NULL);
 }
 
 /* ---- rules ------------------------------------------------------------------------ */
@@ -414,7 +424,7 @@ static const shard_op_sharding_rule *S_rule(shard_propagation *s, const shard_op
         shard_warning(s->de, op->span, "%s", msg);
         free(msg);
       } else {
-        free(shard_buf_take(&b));
+        shard_buf_free(&b); /* no message: nothing allocated */
       }
     }
   }
@@ -659,7 +669,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
       *source = sh;
       continue;
     }
-    if (shard_mesh_is_empty(other)) continue;
+    if (other == *mesh || shard_mesh_is_empty(other)) continue;
     if (!shard_mesh_equal(other, *mesh)) return false;
   }
   return *mesh != NULL;
@@ -668,7 +678,7 @@ static bool S_common_mesh(shard_propagation *s, const tensor_ref *t, uint32_t n,
 static void S_set_tensor(shard_propagation *s, const tensor_ref *t, shard_tensor_sharding *sh) {
   s->changes++;
   switch (t->kind) {
-  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, true); break;
+  case TENSOR_VALUE: S_set_value_sharding(s->a, t->value, sh, s); break;
   case TENSOR_EDGE: {
     shard_op *edge = t->owner;
     shard_value *owner = edge->operands[0].value;
@@ -748,6 +758,20 @@ static bool S_same_dims(const shard_dim_sharding *a, const shard_dim_sharding *b
   return true;
 }
 
+/* Is `cand` a sharding propagation made that equals `fresh` field by field? */
+static bool S_same_sharding(const shard_tensor_sharding *cand, const shard_tensor_sharding *fresh) {
+  if (cand->span.src || cand->inline_mesh != fresh->inline_mesh || cand->rank != fresh->rank ||
+      cand->num_replicated != fresh->num_replicated || cand->num_unreduced != fresh->num_unreduced ||
+      cand->reduction != fresh->reduction)
+    return false;
+  if (cand->mesh_name != fresh->mesh_name &&
+      (!cand->mesh_name || !fresh->mesh_name || strcmp(cand->mesh_name, fresh->mesh_name) != 0))
+    return false;
+  return S_same_dims(cand->dims, fresh->dims, fresh->rank) &&
+         S_same_axes(cand->replicated, fresh->replicated, fresh->num_replicated) &&
+         S_same_axes(cand->unreduced, fresh->unreduced, fresh->num_unreduced);
+}
+
 /* The visit's shardings that live in the module: the tensors' current ones
  * and those kept by this visit so far. */
 static const shard_tensor_sharding *S_candidate(const tensor_ref *t, const shard_tensor_sharding *const *kept,
@@ -775,6 +799,14 @@ static shard_axis_ref *S_shared_axes(const shard_axis_ref *axes, uint32_t num, c
  * kept[0..done) are the shardings this visit kept so far (NULL: none). */
 static shard_tensor_sharding *S_keep(shard_propagation *s, const shard_tensor_sharding *fresh, const tensor_ref *t,
                                      uint32_t n, const shard_tensor_sharding *const *kept, uint32_t done) {
+  /* A sharding equal to one of them in every field is that one: along a
+   * chain of elementwise ops most changes give a tensor its neighbour's
+   * sharding. Only one propagation made (no source span, which a parsed
+   * one carries for diagnostics), so sharing changes nothing printed. */
+  for (uint32_t c = 0; c < n; c++) {
+    const shard_tensor_sharding *cand = S_candidate(t, kept, done, c);
+    if (cand && S_same_sharding(cand, fresh)) return (shard_tensor_sharding *)cand;
+  }
   shard_tensor_sharding *k = SHARD_NEW(s->a, shard_tensor_sharding);
   *k = *fresh;
   k->dims = NULL;
@@ -849,7 +881,7 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
       shard_value *member = s->by_group[k].value;
       if (member == modified) continue;
       s->changes++;
-      S_set_value_sharding(s->a, member, fresh, true);
+      S_set_value_sharding(s->a, member, fresh, s);
       if (s->notify) S_notify_sharding_modified(s, member);
     }
   }
