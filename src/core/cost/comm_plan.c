@@ -179,14 +179,18 @@ static const shard_value *chain_source(const shard_op *op) {
 /* "argument 2", "result of stablehlo.dot_general at 12:8". */
 static void describe_value(shard_buf *b, const shard_value *v) {
   if (!v->def) {
-    shard_buf_printf(b, "argument %u", v->index);
+    shard_buf_puts(b, "argument ");
+    shard_buf_put_i64(b, v->index);
     return;
   }
   shard_buf_puts(b, v->def->name);
   if (v->def->span.src) {
     uint32_t line, col;
     shard_span_linecol(v->def->span, &line, &col);
-    shard_buf_printf(b, " at %u:%u", line, col);
+    shard_buf_puts(b, " at ");
+    shard_buf_put_i64(b, line);
+    shard_buf_putc(b, ':');
+    shard_buf_put_i64(b, col);
   }
 }
 
@@ -214,10 +218,20 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
     }
   if (!why) return use ? use->owner : NULL;
   const shard_tensor_sharding *want = value_sharding(&last->results[0]);
-  if (use && strcmp(use->owner->name, "func.return") == 0)
-    shard_buf_printf(why, "function result %u needs ", shard_operand_index(use));
-  else if (use) shard_buf_printf(why, "operand %u of %s needs ", shard_operand_index(use), use->owner->name);
-  else shard_buf_puts(why, "(unused) resharded to ");
+  /* puts, not printf: a big plan explains tens of thousands of rows */
+  if (use && strcmp(use->owner->name, "func.return") == 0) {
+    shard_buf_puts(why, "function result ");
+    shard_buf_put_i64(why, shard_operand_index(use));
+    shard_buf_puts(why, " needs ");
+  } else if (use) {
+    shard_buf_puts(why, "operand ");
+    shard_buf_put_i64(why, shard_operand_index(use));
+    shard_buf_puts(why, " of ");
+    shard_buf_puts(why, use->owner->name);
+    shard_buf_puts(why, " needs ");
+  } else {
+    shard_buf_puts(why, "(unused) resharded to ");
+  }
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");
   describe_value(why, src);

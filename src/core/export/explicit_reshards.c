@@ -461,6 +461,9 @@ typedef struct xr {
   /* shard lower's second run: an sdy.all_reduce the first run inserted sums
    * the axes it reduces, and its operand keeps them unreduced */
   bool all_reduce_sums_its_axes;
+  /* some sharding may have unreduced axes (false: none has, and the pass
+   * makes none, so the steps for them would find nothing) */
+  bool unreduced;
   /* shard lower's runs: they depart from Shardy where its output would
    * compute something else per device (mixed meshes and untyped operand
    * factors are errors, results made unreduced by no reduction get a
@@ -641,9 +644,10 @@ static shard_tensor_sharding *S_all_reduce_unreduced(xr *x, const cursor *c, sha
  * the last op inserted, or NULL when none was. */
 static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, shard_operand *use,
                                                       const shard_tensor_sharding *out) {
+  if (!out || !out->num_unreduced) return NULL; /* before the look-up: mostly so */
   shard_value *input = use->value;
   shard_tensor_sharding *in = S_sharding(x, input);
-  if (!in || !out || !out->num_unreduced) return NULL;
+  if (!in) return NULL;
   const shard_mesh *mesh = S_mesh(x, in);
   shard_axes in_u = S_unreduced(in), out_u = S_unreduced(out);
   shard_axes added = S_set_diff(x->a, out_u, in_u, mesh);
@@ -1523,8 +1527,8 @@ static bool S_visit(xr *x, shard_op *op) {
     S_call_op(x, op);
     return true;
   }
-  if (S_reshard_to_unreduced(x, op)) return true;
-  S_all_reduce_operands(x, op);
+  if (x->unreduced && S_reshard_to_unreduced(x, op)) return true;
+  if (x->unreduced) S_all_reduce_operands(x, op);
 
   op_view v = {.op = op};
   uint32_t nin = op->num_operands, nout = op->num_results;
@@ -1537,12 +1541,22 @@ static bool S_visit(xr *x, shard_op *op) {
   for (uint32_t i = 0; i < nout; i++)
     if (S_single_device(x, v.out[i])) return S_single_device_op(x, op, v.out);
 
+  /* Without the full version only a dot is resharded (S_process), and the
+   * projection is read again only by the all_reduces of reduction factors,
+   * which shard lower's first run defers: it projects no other op (a third
+   * of that run's time went to projections nothing read). Its tensors then
+   * matter only when they have no common mesh, and its rule only to tell
+   * whether that is an error (below). */
+  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
+  bool project = full || dot || !x->defer_reductions;
+  if (!project && S_pick_mesh(x, v.in, nin + nout, &v.mesh)) return true;
+
   const shard_attr *attached = shard_op_attr(op, "sdy.sharding_rule");
   shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
                                      ? attached->u.rule
                                      : shard_rule_create_cached(x->rules, x->a, op, false);
   /* an op of no operands (a constant) made unreduced has no rule to say so */
-  if (x->for_lower && full && !x->defer_reductions && !nin) S_introduced_unreduced(x, op, NULL, NULL);
+  if (x->for_lower && full && !x->defer_reductions && x->unreduced && !nin) S_introduced_unreduced(x, op, NULL, NULL);
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
@@ -1550,12 +1564,7 @@ static bool S_visit(xr *x, shard_op *op) {
     if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
     return true;
   }
-  /* Without the full version only a dot is resharded (S_process), and the
-   * projection is read again only by the all_reduces of reduction factors,
-   * which shard lower's first run defers: it projects no other op (a third
-   * of that run's time went to projections nothing read). */
-  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
-  if (!full && !dot && x->defer_reductions) return true;
+  if (!project) return true;
 
   v.sizes = SHARD_NEW_ARRAY(x->tmp, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
@@ -1566,7 +1575,7 @@ static bool S_visit(xr *x, shard_op *op) {
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
   if (x->for_lower && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
     S_refuse_untyped_operand_factors(x, &v, common);
-  if (x->for_lower && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
+  if (x->for_lower && full && !x->defer_reductions && x->unreduced) S_introduced_unreduced(x, op, rule, common);
   return true;
 }
 
@@ -1614,7 +1623,8 @@ static bool S_run_func(xr *x, shard_op *func) {
   return ok;
 }
 
-static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
+static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, bool unreduced,
+                  shard_diag_engine *de) {
   xr x = {m,
           m->arena,
           full_version,
@@ -1624,6 +1634,7 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           shard_rule_cache_new(NULL),
           lower_run == 1,
           lower_run == 2,
+          unreduced,
           for_lower,
           shard_arena_new(),
           {0},
@@ -1643,9 +1654,10 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
 }
 
 bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  return S_run(m, full_version, 0, false, de);
+  return S_run(m, full_version, 0, false, true, de);
 }
 
-bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de) {
-  return S_run(m, full_version, run, true, de);
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, bool unreduced,
+                                              shard_diag_engine *de) {
+  return S_run(m, full_version, run, true, unreduced, de);
 }

@@ -44,7 +44,10 @@ bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_di
  * to run 2, and run 2 counts the axes an sdy.all_reduce of run 1 reduces
  * as summed. In every run an op Shardy leaves alone because a sharded
  * tensor of it sits on a mesh with other axes than another's is an error:
- * its per-device program would be wrong. */
-bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de);
+ * its per-device program would be wrong. `unreduced`: a sharding of the
+ * module may have unreduced axes; without any none appears, and the steps
+ * for them are skipped. */
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, bool unreduced,
+                                              shard_diag_engine *de);
 
 #endif

@@ -77,9 +77,10 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
 
 static bool S_partitioner(shard_module *m, const export_options *o, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
-  if (!shard_pass_verify_unreduced_axes(m, NULL, cx)) return false;
+  bool any_unreduced;
+  if (!shard_export_verify_unreduced_axes(m, &any_unreduced, cx)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
-  if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
+  if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, any_unreduced, de)
                    : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, cx))
     return false;
   if (o->per_instruction) {
