@@ -952,26 +952,36 @@ static const char *S_mesh_label(const shard_tensor_sharding *s) {
   return s->mesh_name && !s->inline_mesh ? s->mesh_name : NULL;
 }
 
-/* S_pick_mesh found no common mesh. Shardy leaves the op as it is, which is
- * right when every tensor is replicated; when one is sharded and another
- * sits on a mesh with other axes, the per-device program would compute the
- * op from shards laid out for a different mesh, so shard lower stops. */
-static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+/* A sharded tensor (*ip) on a mesh with other axes than another's (*jp). */
+static bool S_mixed_meshes(xr *x, shard_tensor_sharding *const *s, uint32_t n, uint32_t *ip, uint32_t *jp) {
   for (uint32_t i = 0; i < n; i++) {
     const shard_mesh *mi = S_mesh(x, s[i]);
     if (!mi || shard_mesh_is_maximal(mi) || S_fully_replicated(s[i])) continue;
     for (uint32_t j = 0; j < n; j++) {
       const shard_mesh *mj = S_mesh(x, s[j]);
-      if (!mj || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj)) continue;
-      const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
-      shard_error(x->de, op->span,
-                  "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
-                  "insert-explicit-reshards leaves without reshards: shard lower cannot partition it",
-                  op->name, a ? "@" : "", a ? a : "an inline mesh", b ? "@" : "", b ? b : "an inline mesh");
-      x->failed = true;
-      return;
+      if (!mj || mj == mi || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj))
+        continue;
+      *ip = i;
+      *jp = j;
+      return true;
     }
   }
+  return false;
+}
+
+/* S_pick_mesh found no common mesh. Shardy leaves the op as it is, which is
+ * right when every tensor is replicated; when one is sharded and another
+ * sits on a mesh with other axes, the per-device program would compute the
+ * op from shards laid out for a different mesh, so shard lower stops. */
+static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+  uint32_t i, j;
+  if (!S_mixed_meshes(x, s, n, &i, &j)) return;
+  const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
+  shard_error(x->de, op->span,
+              "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
+              "insert-explicit-reshards leaves without reshards: shard lower cannot partition it",
+              op->name, a ? "@" : "", a ? a : "an inline mesh", b ? "@" : "", b ? b : "an inline mesh");
+  x->failed = true;
 }
 
 /* shouldReshardToCommonMesh: sharded on a mesh whose device order differs. */
@@ -1544,12 +1554,13 @@ static bool S_visit(xr *x, shard_op *op) {
   /* Without the full version only a dot is resharded (S_process), and the
    * projection is read again only by the all_reduces of reduction factors,
    * which shard lower's first run defers: it projects no other op (a third
-   * of that run's time went to projections nothing read). Its tensors then
-   * matter only when they have no common mesh, and its rule only to tell
-   * whether that is an error (below). */
+   * of that run's time went to projections nothing read). Such an op can
+   * only be refused for tensors on meshes with other axes, and only for
+   * such an op is its rule looked up, to tell whether it is (below). */
   bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
   bool project = full || dot || !x->defer_reductions;
-  if (!project && S_pick_mesh(x, v.in, nin + nout, &v.mesh)) return true;
+  uint32_t mi, mj;
+  if (!project && (!x->for_lower || !S_mixed_meshes(x, v.in, nin + nout, &mi, &mj))) return true;
 
   const shard_attr *attached = shard_op_attr(op, "sdy.sharding_rule");
   shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
