@@ -1664,8 +1664,8 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
   return ok && !x.failed;
 }
 
-bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  return S_run(m, full_version, 0, false, true, de);
+bool shard_explicit_reshards_insert(shard_module *m, bool full_version, bool unreduced, shard_diag_engine *de) {
+  return S_run(m, full_version, 0, false, unreduced, de);
 }
 
 bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, bool unreduced,

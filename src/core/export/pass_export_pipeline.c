@@ -81,7 +81,7 @@ static bool S_partitioner(shard_module *m, const export_options *o, const shard_
   if (!shard_export_verify_unreduced_axes(m, &any_unreduced, cx)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
   if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, any_unreduced, de)
-                   : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, cx))
+                   : !shard_explicit_reshards_insert(m, full, any_unreduced, de))
     return false;
   if (o->per_instruction) {
     shard_buf opts;
