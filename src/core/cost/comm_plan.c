@@ -267,6 +267,7 @@ typedef struct module_walk {
   shard_comm_plan *plan;
   const shard_module *m;
   shard_diag_engine *de;
+  shard_mesh_memo meshes; /* the module's meshes by name, looked up once */
 } module_walk;
 
 static const shard_attr *attr_of(const shard_op *op, const char *name, shard_attr_kind kind) {
@@ -280,7 +281,7 @@ static void visit(module_walk *w, shard_op *op) {
   const shard_type *type = op->operands[0].value->type;
   const shard_attr *out_attr = attr_of(op, "out_sharding", SHARD_ATTR_SDY_SHARDING);
   const shard_tensor_sharding *out = out_attr ? out_attr->u.sharding : NULL;
-  const shard_mesh *mesh = out ? shard_module_sharding_mesh(w->m, out) : NULL;
+  const shard_mesh *mesh = out ? shard_mesh_memo_get(&w->meshes, w->m, out) : NULL;
   if (!type || type->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(type) || !mesh ||
       !shard_elem_bits(type->elem)) {
     w->plan->num_unplanned++;
@@ -317,7 +318,7 @@ static void visit(module_walk *w, shard_op *op) {
   int64_t *out_local = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   const shard_tensor_sharding *in = value_sharding(op->operands[0].value);
   if (in) {
-    const shard_mesh *in_mesh = shard_module_sharding_mesh(w->m, in);
+    const shard_mesh *in_mesh = shard_mesh_memo_get(&w->meshes, w->m, in);
     shard_sharding_local_shape(in, in_mesh ? in_mesh : mesh, type->dims, in_local);
   } else if (rank) { /* a scalar's dims may be NULL, and memcpy's source must not be */
     memcpy(in_local, type->dims, sizeof(int64_t) * rank);
@@ -348,7 +349,7 @@ static bool collect_collective(shard_op *op, void *ctx) {
 }
 
 void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_diag_engine *de) {
-  module_walk w = {p, m, de};
+  module_walk w = {p, m, de, {{0}, {0}}};
   op_vec ops = {0};
   shard_walk(m->top, collect_collective, &ops);
   if (p->cap_rows < p->num_rows + ops.len) { /* a row per collective at most: no doubling */
