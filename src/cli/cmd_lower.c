@@ -228,6 +228,54 @@ static void comment_lines_in_place(shard_buf *b, size_t start) {
   }
 }
 
+/* A sink that comments every line it passes on (as comment_lines_in_place),
+ * for a plan streamed to standard output after the module. */
+typedef struct comment_sink {
+  cli_output *out;
+  bool line_start;
+  shard_buf scratch;
+} comment_sink;
+
+static void comment_write(void *ctx, const char *data, size_t len) {
+  comment_sink *c = ctx;
+  shard_buf_clear(&c->scratch);
+  for (size_t i = 0; i < len;) {
+    if (c->line_start) shard_buf_puts(&c->scratch, data[i] == '\n' ? "//" : "// ");
+    const char *nl = memchr(data + i, '\n', len - i);
+    size_t end = nl ? (size_t)(nl - data) + 1 : len;
+    shard_buf_putn(&c->scratch, data + i, end - i);
+    c->line_start = nl != NULL;
+    i = end;
+  }
+  cli_output_write(c->out, c->scratch.data, c->scratch.len);
+}
+
+/* Prints the plan to standard output through a window (buf.h): text as
+ * `//` lines, json as it is. The plan's text is as long as the module's,
+ * and whole it was a tenth of `lower --plan`'s peak. */
+static int stream_plan(const shard_comm_plan *plan, plan_mode mode, uint32_t top) {
+  int code;
+  cli_output *o = cli_output_open("lower", NULL, &code);
+  if (!o) return code;
+  comment_sink c = {o, true, {0}};
+  shard_buf_init(&c.scratch);
+  shard_buf_sink commented = {comment_write, &c};
+  shard_buf window;
+  shard_buf_init(&window);
+  window.sink = mode == PLAN_JSON ? cli_output_sink(o) : &commented;
+  if (mode == PLAN_JSON) {
+    shard_comm_plan_print_json(&window, plan, top);
+  } else {
+    shard_buf_puts(&window, "communication plan\n");
+    shard_comm_plan_print_text(&window, plan, top);
+    if (window.len && window.data[window.len - 1] != '\n') shard_buf_putc(&window, '\n');
+  }
+  shard_buf_drain_all(&window);
+  shard_buf_free(&window);
+  shard_buf_free(&c.scratch);
+  return cli_output_close(o, true);
+}
+
 static int64_t module_num_devices(const shard_module *m) {
   int64_t most = 1;
   for (shard_op *op = m->top->regions[0].first ? m->top->regions[0].first->first : NULL; op; op = op->next) {
@@ -474,6 +522,20 @@ int cmd_lower(int argc, char **argv) {
     }
     shard_comm_plan plan;
     shard_comm_plan_init(&plan, m->arena, &topo);
+    /* Streamed after the module when nothing else goes to standard output
+     * with it: the rows keep their collectives, the module is printed, then
+     * the plan from them. */
+    if (stream && cfg.memory == PLAN_NONE && !cfg.memory_limit) {
+      plan.lazy_reasons = true;
+      shard_comm_plan_module(&plan, m, &de);
+      cli_progress_finish();
+      code = cfg.plan == PLAN_JSON && !to_file
+                 ? CLI_EXIT_OK
+                 : cli_write_module("lower", to_file ? cfg.output : NULL, m, &(shard_print_options){0}, NULL);
+      if (code == CLI_EXIT_OK) code = stream_plan(&plan, cfg.plan, (uint32_t)cfg.top);
+      shard_comm_plan_free(&plan);
+      goto done;
+    }
     shard_comm_plan_module(&plan, m, &de);
     if (cfg.plan == PLAN_JSON) {
       shard_comm_plan_print_json(report, &plan, (uint32_t)cfg.top);

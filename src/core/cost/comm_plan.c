@@ -83,7 +83,10 @@ shard_comm_row *shard_comm_plan_add(shard_comm_plan *p, shard_collective_kind ki
   r->local_in = type_text(p, local_in, rank, elem);
   r->local_out = type_text(p, local_out, rank, elem);
   double in = shard_tensor_bytes(local_in, rank, elem), out = shard_tensor_bytes(local_out, rank, elem);
-  shard_collective_cost_compute(p->topology, mesh, kind, axes, num_axes, in < 0 ? 0 : in, out < 0 ? 0 : out, &r->cost);
+  shard_collective_cost cost;
+  shard_collective_cost_compute(p->topology, mesh, kind, axes, num_axes, in < 0 ? 0 : in, out < 0 ? 0 : out, &cost);
+  r->cost = (shard_comm_row_cost){cost.group_size, cost.num_groups, cost.volume,       cost.bytes_sent,
+                                  cost.bytes_recv, cost.seconds,    cost.latency_bound};
   p->total_sent += r->cost.bytes_sent;
   p->total_recv += r->cost.bytes_recv;
   p->total_seconds += r->cost.seconds;
@@ -176,14 +179,18 @@ static const shard_value *chain_source(const shard_op *op) {
 /* "argument 2", "result of stablehlo.dot_general at 12:8". */
 static void describe_value(shard_buf *b, const shard_value *v) {
   if (!v->def) {
-    shard_buf_printf(b, "argument %u", v->index);
+    shard_buf_puts(b, "argument ");
+    shard_buf_put_i64(b, v->index);
     return;
   }
   shard_buf_puts(b, v->def->name);
   if (v->def->span.src) {
     uint32_t line, col;
     shard_span_linecol(v->def->span, &line, &col);
-    shard_buf_printf(b, " at %u:%u", line, col);
+    shard_buf_puts(b, " at ");
+    shard_buf_put_i64(b, line);
+    shard_buf_putc(b, ':');
+    shard_buf_put_i64(b, col);
   }
 }
 
@@ -193,7 +200,8 @@ static void print_sharding_or_replicated(shard_buf *b, const shard_tensor_shardi
 }
 
 /* Why a data-movement collective is there: follow the chain forward to the
- * op that consumes it and backward to the value that fed it. */
+ * op that consumes it and backward to the value that fed it. Returns that
+ * op; writes the reason to `why` unless it is NULL. */
 static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   const shard_value *src = chain_source(op);
   const shard_op *last = op;
@@ -208,11 +216,22 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
       use = u;
       break;
     }
+  if (!why) return use ? use->owner : NULL;
   const shard_tensor_sharding *want = value_sharding(&last->results[0]);
-  if (use && strcmp(use->owner->name, "func.return") == 0)
-    shard_buf_printf(why, "function result %u needs ", shard_operand_index(use));
-  else if (use) shard_buf_printf(why, "operand %u of %s needs ", shard_operand_index(use), use->owner->name);
-  else shard_buf_puts(why, "(unused) resharded to ");
+  /* puts, not printf: a big plan explains tens of thousands of rows */
+  if (use && strcmp(use->owner->name, "func.return") == 0) {
+    shard_buf_puts(why, "function result ");
+    shard_buf_put_i64(why, shard_operand_index(use));
+    shard_buf_puts(why, " needs ");
+  } else if (use) {
+    shard_buf_puts(why, "operand ");
+    shard_buf_put_i64(why, shard_operand_index(use));
+    shard_buf_puts(why, " of ");
+    shard_buf_puts(why, use->owner->name);
+    shard_buf_puts(why, " needs ");
+  } else {
+    shard_buf_puts(why, "(unused) resharded to ");
+  }
   print_sharding_or_replicated(why, want);
   shard_buf_puts(why, " but ");
   describe_value(why, src);
@@ -221,10 +240,12 @@ static shard_op *explain_movement(const shard_op *op, shard_buf *why) {
   return use ? use->owner : NULL;
 }
 
-/* Why a reduction is there: the op whose partial sums it adds. */
+/* Why a reduction is there: the op whose partial sums it adds, returned;
+ * the reason goes to `why` unless it is NULL. */
 static shard_op *explain_reduction(const shard_op *op, shard_collective_kind kind, const shard_axis_ref *axes,
                                    uint32_t num_axes, shard_buf *why) {
   const shard_value *src = chain_source(op);
+  if (!why) return src->def;
   const shard_tensor_sharding *in = value_sharding(src);
   bool unreduced = false;
   for (uint32_t i = 0; in && i < in->num_unreduced && !unreduced; i++)
@@ -246,6 +267,7 @@ typedef struct module_walk {
   shard_comm_plan *plan;
   const shard_module *m;
   shard_diag_engine *de;
+  shard_mesh_memo meshes; /* the module's meshes by name, looked up once */
 } module_walk;
 
 static const shard_attr *attr_of(const shard_op *op, const char *name, shard_attr_kind kind) {
@@ -259,7 +281,7 @@ static void visit(module_walk *w, shard_op *op) {
   const shard_type *type = op->operands[0].value->type;
   const shard_attr *out_attr = attr_of(op, "out_sharding", SHARD_ATTR_SDY_SHARDING);
   const shard_tensor_sharding *out = out_attr ? out_attr->u.sharding : NULL;
-  const shard_mesh *mesh = out ? shard_module_sharding_mesh(w->m, out) : NULL;
+  const shard_mesh *mesh = out ? shard_mesh_memo_get(&w->meshes, w->m, out) : NULL;
   if (!type || type->kind != SHARD_TYPE_TENSOR || !shard_type_is_static_tensor(type) || !mesh ||
       !shard_elem_bits(type->elem)) {
     w->plan->num_unplanned++;
@@ -296,7 +318,7 @@ static void visit(module_walk *w, shard_op *op) {
   int64_t *out_local = shard_xmalloc(sizeof(int64_t) * (rank ? rank : 1));
   const shard_tensor_sharding *in = value_sharding(op->operands[0].value);
   if (in) {
-    const shard_mesh *in_mesh = shard_module_sharding_mesh(w->m, in);
+    const shard_mesh *in_mesh = shard_mesh_memo_get(&w->meshes, w->m, in);
     shard_sharding_local_shape(in, in_mesh ? in_mesh : mesh, type->dims, in_local);
   } else if (rank) { /* a scalar's dims may be NULL, and memcpy's source must not be */
     memcpy(in_local, type->dims, sizeof(int64_t) * rank);
@@ -304,12 +326,15 @@ static void visit(module_walk *w, shard_op *op) {
   shard_sharding_local_shape(out, mesh, type->dims, out_local);
   shard_buf why;
   shard_buf_init(&why);
+  bool lazy = w->plan->lazy_reasons;
   const shard_op *needs = kind == SHARD_COLL_ALL_REDUCE || kind == SHARD_COLL_REDUCE_SCATTER
-                              ? explain_reduction(op, kind, axes.items, axes.len, &why)
-                              : explain_movement(op, &why);
+                              ? explain_reduction(op, kind, axes.items, axes.len, lazy ? NULL : &why)
+                              : explain_movement(op, lazy ? NULL : &why);
   shard_span where = needs && needs->span.src ? needs->span : op->span;
-  shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank, type->elem, where,
-                      needs ? needs->name : NULL, shard_buf_str(&why));
+  shard_comm_row *row =
+      shard_comm_plan_add(w->plan, kind, mesh, axes.items, axes.len, in_local, out_local, rank, type->elem, where,
+                          needs ? needs->name : NULL, lazy ? NULL : shard_buf_str(&why));
+  if (lazy) row->explained = op;
   shard_buf_free(&why);
   free(in_local);
   free(out_local);
@@ -324,7 +349,7 @@ static bool collect_collective(shard_op *op, void *ctx) {
 }
 
 void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_diag_engine *de) {
-  module_walk w = {p, m, de};
+  module_walk w = {p, m, de, {{0}, {0}}};
   op_vec ops = {0};
   shard_walk(m->top, collect_collective, &ops);
   if (p->cap_rows < p->num_rows + ops.len) { /* a row per collective at most: no doubling */
@@ -336,6 +361,15 @@ void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_dia
 }
 
 /* ---- output ------------------------------------------------------------------------ */
+
+/* Appends the reason of `r`: its text, or for a lazy row (lazy_reasons) the
+ * explanation of its collective, the same text. */
+static void put_reason(shard_buf *b, const shard_comm_row *r) {
+  if (r->reason) shard_buf_puts(b, r->reason);
+  else if (r->explained && (r->kind == SHARD_COLL_ALL_REDUCE || r->kind == SHARD_COLL_REDUCE_SCATTER))
+    explain_reduction(r->explained, r->kind, r->axes, r->num_axes, b);
+  else if (r->explained) explain_movement(r->explained, b);
+}
 
 static const shard_comm_plan *sort_plan;
 
@@ -423,31 +457,36 @@ void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t
   if (p->num_rows == 0) {
     shard_buf_puts(b, "no collectives\n");
   } else {
-    /* Every cell written once into `text`; ends[k] is where cell k ends. */
+    /* The cells of a row are written into `text` twice, for the widths and
+     * for the table: kept for every row they were a tenth of a big plan's
+     * memory. ends[c] is where cell c ends. */
     shard_buf text;
     shard_buf_init(&text);
-    size_t *ends = shard_xmalloc(sizeof *ends * (size_t)p->num_rows * NUM_COLS);
+    size_t ends[NUM_COLS];
     size_t width[NUM_COLS];
     for (int c = 0; c < NUM_COLS; c++) width[c] = strlen(headers[c]);
     for (uint32_t i = 0; i < p->num_rows; i++) {
-      row_cells(p, i, &text, &ends[(size_t)i * NUM_COLS]);
+      shard_buf_clear(&text);
+      row_cells(p, i, &text, ends);
       for (int c = 0; c < NUM_COLS; c++) {
-        size_t k = (size_t)i * NUM_COLS + c, len = ends[k] - (k ? ends[k - 1] : 0);
+        size_t len = ends[c] - (c ? ends[c - 1] : 0);
         if (len > width[c]) width[c] = len;
       }
     }
     for (int c = 0; c < NUM_COLS; c++) put_padded(b, c ? "  " : "", headers[c], strlen(headers[c]), width[c], right[c]);
     shard_buf_puts(b, "  why\n");
     for (uint32_t i = 0; i < p->num_rows; i++) {
+      shard_buf_clear(&text);
+      row_cells(p, i, &text, ends);
       for (int c = 0; c < NUM_COLS; c++) {
-        size_t k = (size_t)i * NUM_COLS + c, start = k ? ends[k - 1] : 0;
-        put_padded(b, c ? "  " : "", text.data + start, ends[k] - start, width[c], right[c]);
+        size_t start = c ? ends[c - 1] : 0;
+        put_padded(b, c ? "  " : "", text.data + start, ends[c] - start, width[c], right[c]);
       }
       shard_buf_puts(b, "  ");
-      if (p->rows[i].reason) shard_buf_puts(b, p->rows[i].reason);
+      put_reason(b, &p->rows[i]);
       shard_buf_putc(b, '\n');
+      shard_buf_drain(b);
     }
-    free(ends);
     shard_buf_free(&text);
   }
   shard_buf_printf(b, "total: %u collective%s, %lld bytes sent and %lld received per device", p->num_rows,
@@ -512,6 +551,8 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
   shard_buf_puts(b, "{\n  \"topology\": ");
   json_topology(b, p->topology);
   shard_buf_puts(b, ",\n  \"collectives\": [");
+  shard_buf reason; /* a lazy row's */
+  shard_buf_init(&reason);
   for (uint32_t i = 0; i < p->num_rows; i++) {
     const shard_comm_row *r = &p->rows[i];
     shard_buf_printf(b, "%s\n    {\"index\": %u, \"kind\": \"%s\", \"axes\": [", i ? "," : "", i + 1,
@@ -545,7 +586,13 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
     if (r->op_name) shard_buf_put_json_string(b, r->op_name);
     else shard_buf_puts(b, "null");
     shard_buf_puts(b, ", \"reason\": ");
-    shard_buf_put_json_string(b, r->reason);
+    if (!r->reason && r->explained) {
+      shard_buf_clear(&reason);
+      put_reason(&reason, r);
+      shard_buf_put_json_string(b, shard_buf_str(&reason));
+    } else {
+      shard_buf_put_json_string(b, r->reason);
+    }
     shard_buf_puts(b, ", \"local_input\": ");
     shard_buf_put_json_string(b, r->local_in);
     shard_buf_puts(b, ", \"local_output\": ");
@@ -562,7 +609,9 @@ void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t
     if (p->topology) json_number(b, r->cost.seconds);
     else shard_buf_puts(b, "null");
     shard_buf_printf(b, ", \"latency_bound\": %s}", r->cost.latency_bound ? "true" : "false");
+    shard_buf_drain(b);
   }
+  shard_buf_free(&reason);
   shard_buf_printf(b,
                    "%s],\n  \"totals\": {\"collectives\": %u, \"bytes_sent_per_device\": ", p->num_rows ? "\n  " : "",
                    p->num_rows);

@@ -23,15 +23,24 @@
 #include "export/reshard.h"
 #include "cost/topology.h"
 
+/* What a row keeps of its shard_collective_cost: the numbers, not the
+ * placement (a hundred bytes a row, of rows by the tens of thousands). */
+typedef struct shard_comm_row_cost {
+  int64_t group_size, num_groups;
+  double volume, bytes_sent, bytes_recv, seconds;
+  bool latency_bound;
+} shard_comm_row_cost;
+
 typedef struct shard_comm_row {
   shard_span where; /* the op that needs the collective (no span: unknown) */
   const char *op_name; /* that op's name ("stablehlo.dot_general"), or NULL */
   const char *reason; /* why: the sharding mismatch or the reduction */
+  const shard_op *explained; /* lazy_reasons: the collective whose reason the printers write */
   shard_collective_kind kind;
   shard_axis_ref *axes; /* the collective's mesh axes */
   uint32_t num_axes;
   const char *local_in, *local_out; /* per-device types: tensor<16x512xf32> */
-  shard_collective_cost cost;
+  shard_comm_row_cost cost;
 } shard_comm_row;
 
 typedef struct shard_comm_plan {
@@ -41,6 +50,11 @@ typedef struct shard_comm_plan {
   uint32_t num_rows, cap_rows;
   double total_sent, total_recv, total_seconds; /* per device, summed over rows */
   uint32_t num_unplanned; /* collectives that could not be costed (dynamic shapes, unknown meshes) */
+  /* set before shard_comm_plan_module: its rows keep their collective
+   * instead of a copy of the reason, which the printers write from the
+   * module (alive and unchanged until then). A big module's reasons are
+   * tens of bytes per collective, a sixth of `lower --plan`'s extra memory */
+  bool lazy_reasons;
   /* the op names and per-device types of the rows, each text once in the
    * arena: a big program's rows repeat a few of them */
   shard_strmap texts;
@@ -79,7 +93,7 @@ void shard_comm_plan_module(shard_comm_plan *p, const shard_module *m, shard_dia
 uint32_t shard_comm_plan_top(const shard_comm_plan *p, uint32_t k, uint32_t *out);
 
 /* A text table with a header line, one line per row, totals and the `top`
- * most expensive rows. */
+ * most expensive rows. Both printers drain `b` (buf.h) after each row. */
 void shard_comm_plan_print_text(shard_buf *b, const shard_comm_plan *p, uint32_t top);
 /* The same as one JSON object: topology, collectives, totals, top. */
 void shard_comm_plan_print_json(shard_buf *b, const shard_comm_plan *p, uint32_t top);

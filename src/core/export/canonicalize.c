@@ -616,8 +616,10 @@ static void S_seed(canon_rewriter *rw, bool top_down) {
     rw->items[i] = rw->items[j - 1];
     rw->items[j - 1] = t;
   }
-  for (uint32_t i = 0; i < rw->len; i++)
-    if (rw->items[i]) *S_slot(rw, rw->items[i]) = i + 1;
+  /* Item k moved to len - 1 - k: every queued op's slot (k + 1) becomes
+   * len - k, in one pass over the slots rather than a look-up per op. */
+  for (uint32_t id = 0; id < rw->num_slot; id++)
+    if (rw->slot[id]) rw->slot[id] = rw->len + 1 - rw->slot[id];
 }
 
 static bool S_process_worklist(canon_rewriter *rw) {

@@ -461,6 +461,9 @@ typedef struct xr {
   /* shard lower's second run: an sdy.all_reduce the first run inserted sums
    * the axes it reduces, and its operand keeps them unreduced */
   bool all_reduce_sums_its_axes;
+  /* some sharding may have unreduced axes (false: none has, and the pass
+   * makes none, so the steps for them would find nothing) */
+  bool unreduced;
   /* shard lower's runs: they depart from Shardy where its output would
    * compute something else per device (mixed meshes and untyped operand
    * factors are errors, results made unreduced by no reduction get a
@@ -641,9 +644,10 @@ static shard_tensor_sharding *S_all_reduce_unreduced(xr *x, const cursor *c, sha
  * the last op inserted, or NULL when none was. */
 static shard_tensor_sharding *S_unreduced_collectives(xr *x, const cursor *c, shard_operand *use,
                                                       const shard_tensor_sharding *out) {
+  if (!out || !out->num_unreduced) return NULL; /* before the look-up: mostly so */
   shard_value *input = use->value;
   shard_tensor_sharding *in = S_sharding(x, input);
-  if (!in || !out || !out->num_unreduced) return NULL;
+  if (!in) return NULL;
   const shard_mesh *mesh = S_mesh(x, in);
   shard_axes in_u = S_unreduced(in), out_u = S_unreduced(out);
   shard_axes added = S_set_diff(x->a, out_u, in_u, mesh);
@@ -948,26 +952,36 @@ static const char *S_mesh_label(const shard_tensor_sharding *s) {
   return s->mesh_name && !s->inline_mesh ? s->mesh_name : NULL;
 }
 
-/* S_pick_mesh found no common mesh. Shardy leaves the op as it is, which is
- * right when every tensor is replicated; when one is sharded and another
- * sits on a mesh with other axes, the per-device program would compute the
- * op from shards laid out for a different mesh, so shard lower stops. */
-static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+/* A sharded tensor (*ip) on a mesh with other axes than another's (*jp). */
+static bool S_mixed_meshes(xr *x, shard_tensor_sharding *const *s, uint32_t n, uint32_t *ip, uint32_t *jp) {
   for (uint32_t i = 0; i < n; i++) {
     const shard_mesh *mi = S_mesh(x, s[i]);
     if (!mi || shard_mesh_is_maximal(mi) || S_fully_replicated(s[i])) continue;
     for (uint32_t j = 0; j < n; j++) {
       const shard_mesh *mj = S_mesh(x, s[j]);
-      if (!mj || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj)) continue;
-      const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
-      shard_error(x->de, op->span,
-                  "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
-                  "insert-explicit-reshards leaves without reshards: shard lower cannot partition it",
-                  op->name, a ? "@" : "", a ? a : "an inline mesh", b ? "@" : "", b ? b : "an inline mesh");
-      x->failed = true;
-      return;
+      if (!mj || mj == mi || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj))
+        continue;
+      *ip = i;
+      *jp = j;
+      return true;
     }
   }
+  return false;
+}
+
+/* S_pick_mesh found no common mesh. Shardy leaves the op as it is, which is
+ * right when every tensor is replicated; when one is sharded and another
+ * sits on a mesh with other axes, the per-device program would compute the
+ * op from shards laid out for a different mesh, so shard lower stops. */
+static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+  uint32_t i, j;
+  if (!S_mixed_meshes(x, s, n, &i, &j)) return;
+  const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
+  shard_error(x->de, op->span,
+              "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
+              "insert-explicit-reshards leaves without reshards: shard lower cannot partition it",
+              op->name, a ? "@" : "", a ? a : "an inline mesh", b ? "@" : "", b ? b : "an inline mesh");
+  x->failed = true;
 }
 
 /* shouldReshardToCommonMesh: sharded on a mesh whose device order differs. */
@@ -1523,8 +1537,8 @@ static bool S_visit(xr *x, shard_op *op) {
     S_call_op(x, op);
     return true;
   }
-  if (S_reshard_to_unreduced(x, op)) return true;
-  S_all_reduce_operands(x, op);
+  if (x->unreduced && S_reshard_to_unreduced(x, op)) return true;
+  if (x->unreduced) S_all_reduce_operands(x, op);
 
   op_view v = {.op = op};
   uint32_t nin = op->num_operands, nout = op->num_results;
@@ -1537,12 +1551,23 @@ static bool S_visit(xr *x, shard_op *op) {
   for (uint32_t i = 0; i < nout; i++)
     if (S_single_device(x, v.out[i])) return S_single_device_op(x, op, v.out);
 
+  /* Without the full version only a dot is resharded (S_process), and the
+   * projection is read again only by the all_reduces of reduction factors,
+   * which shard lower's first run defers: it projects no other op (a third
+   * of that run's time went to projections nothing read). Such an op can
+   * only be refused for tensors on meshes with other axes, and only for
+   * such an op is its rule looked up, to tell whether it is (below). */
+  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
+  bool project = full || dot || !x->defer_reductions;
+  uint32_t mi, mj;
+  if (!project && (!x->for_lower || !S_mixed_meshes(x, v.in, nin + nout, &mi, &mj))) return true;
+
   const shard_attr *attached = shard_op_attr(op, "sdy.sharding_rule");
   shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
                                      ? attached->u.rule
                                      : shard_rule_create_cached(x->rules, x->a, op, false);
   /* an op of no operands (a constant) made unreduced has no rule to say so */
-  if (x->for_lower && full && !x->defer_reductions && !nin) S_introduced_unreduced(x, op, NULL, NULL);
+  if (x->for_lower && full && !x->defer_reductions && x->unreduced && !nin) S_introduced_unreduced(x, op, NULL, NULL);
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
@@ -1550,12 +1575,7 @@ static bool S_visit(xr *x, shard_op *op) {
     if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
     return true;
   }
-  /* Without the full version only a dot is resharded (S_process), and the
-   * projection is read again only by the all_reduces of reduction factors,
-   * which shard lower's first run defers: it projects no other op (a third
-   * of that run's time went to projections nothing read). */
-  bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
-  if (!full && !dot && x->defer_reductions) return true;
+  if (!project) return true;
 
   v.sizes = SHARD_NEW_ARRAY(x->tmp, int64_t, nin + nout + 1);
   for (uint32_t i = 0; i < nin; i++) v.sizes[i] = S_num_elements(op->operands[i].value->type);
@@ -1566,7 +1586,7 @@ static bool S_visit(xr *x, shard_op *op) {
   if (!x->defer_reductions) S_all_reduce_results(x, &v, common, full);
   if (x->for_lower && full && attached && attached->kind == SHARD_ATTR_SDY_RULE)
     S_refuse_untyped_operand_factors(x, &v, common);
-  if (x->for_lower && full && !x->defer_reductions) S_introduced_unreduced(x, op, rule, common);
+  if (x->for_lower && full && !x->defer_reductions && x->unreduced) S_introduced_unreduced(x, op, rule, common);
   return true;
 }
 
@@ -1614,7 +1634,8 @@ static bool S_run_func(xr *x, shard_op *func) {
   return ok;
 }
 
-static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, shard_diag_engine *de) {
+static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lower, bool unreduced,
+                  shard_diag_engine *de) {
   xr x = {m,
           m->arena,
           full_version,
@@ -1624,6 +1645,7 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
           shard_rule_cache_new(NULL),
           lower_run == 1,
           lower_run == 2,
+          unreduced,
           for_lower,
           shard_arena_new(),
           {0},
@@ -1642,10 +1664,11 @@ static bool S_run(shard_module *m, bool full_version, int lower_run, bool for_lo
   return ok && !x.failed;
 }
 
-bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de) {
-  return S_run(m, full_version, 0, false, de);
+bool shard_explicit_reshards_insert(shard_module *m, bool full_version, bool unreduced, shard_diag_engine *de) {
+  return S_run(m, full_version, 0, false, unreduced, de);
 }
 
-bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de) {
-  return S_run(m, full_version, run, true, de);
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, bool unreduced,
+                                              shard_diag_engine *de) {
+  return S_run(m, full_version, run, true, unreduced, de);
 }

@@ -33,8 +33,10 @@ void shard_explicit_find_common_axes(const shard_projection *p, const shard_op_s
  * whose operand shardings differ from the result's, mhlo.ragged_dot and the
  * dot/dot_general special case are resharded (plus unreduced handling).
  * Returns false after reporting an error (single-device shardings on func
- * inputs/outputs, conflicting single-device results). */
-bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_diag_engine *de);
+ * inputs/outputs, conflicting single-device results). `unreduced`: a
+ * sharding of the module may have unreduced axes; without any none
+ * appears, and the steps for them are skipped. */
+bool shard_explicit_reshards_insert(shard_module *m, bool full_version, bool unreduced, shard_diag_engine *de);
 
 /* The pass as shard lower runs it: `run` is 1 or 2 for its two exports
  * after propagation, 0 for its one export of the shardings as written. The
@@ -44,7 +46,8 @@ bool shard_explicit_reshards_insert(shard_module *m, bool full_version, shard_di
  * to run 2, and run 2 counts the axes an sdy.all_reduce of run 1 reduces
  * as summed. In every run an op Shardy leaves alone because a sharded
  * tensor of it sits on a mesh with other axes than another's is an error:
- * its per-device program would be wrong. */
-bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, shard_diag_engine *de);
+ * its per-device program would be wrong. `unreduced` as above. */
+bool shard_explicit_reshards_insert_for_lower(shard_module *m, bool full_version, int run, bool unreduced,
+                                              shard_diag_engine *de);
 
 #endif

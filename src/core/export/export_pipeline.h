@@ -14,4 +14,10 @@ bool shard_export_pipeline_run_for_lower(shard_module *m, const shard_pass_conte
  * (explicit_reshards.h), for shardings as written. */
 bool shard_export_pipeline_run_as_written_for_lower(shard_module *m, const shard_pass_context *cx);
 
+/* -sdy-verify-unreduced-axes (pass_export_misc.c), telling in
+ * *any_unreduced whether a sharding of the module has unreduced axes: the
+ * walk that finds out is the pass's, and the partitioner that follows it
+ * has nothing to do for unreduced axes in a module without any. */
+bool shard_export_verify_unreduced_axes(shard_module *m, bool *any_unreduced, const shard_pass_context *cx);
+
 #endif

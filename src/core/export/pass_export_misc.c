@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export/export_pipeline.h"
 #include "ir/call_graph.h"
 #include "ir/clone.h"
 #include "pass/pass.h"
@@ -590,19 +591,25 @@ static bool S_op_lacks_unreduced(shard_op *op, void *ctx) {
   return true;
 }
 
-bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
+bool shard_export_verify_unreduced_axes(shard_module *m, bool *any_unreduced_out, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
   unreduced_check c = {m, de, shard_arena_new()};
   bool ok = true;
   shard_block *body = m->top->num_regions ? m->top->regions[0].first : NULL;
   bool any_collective = false;
   bool any_unreduced = !shard_walk(m->top, S_op_lacks_unreduced, &any_collective);
+  *any_unreduced_out = any_unreduced;
   /* Without unreduced axes only the collectives can fail. */
   if (!any_unreduced && !any_collective) body = NULL;
   for (shard_op *func = body ? body->first : NULL; func; func = func->next)
     if (shard_op_is(func, &K_func_func) && !S_walk_unreduced(&c, func, any_unreduced)) ok = false;
   shard_arena_free(c.tmp);
   return ok;
+}
+
+bool shard_pass_verify_unreduced_axes(shard_module *m, const char *options, const shard_pass_context *cx) {
+  bool any_unreduced;
+  return shard_export_verify_unreduced_axes(m, &any_unreduced, cx);
 }
 
 /* ---- -sdy-resolve-single-device-sharding ----------------------------------------- */

@@ -77,10 +77,11 @@ static bool S_parse_options(const char *options, export_options *o, shard_diag_e
 
 static bool S_partitioner(shard_module *m, const export_options *o, const shard_pass_context *cx) {
   shard_diag_engine *de = cx->de;
-  if (!shard_pass_verify_unreduced_axes(m, NULL, cx)) return false;
+  bool any_unreduced;
+  if (!shard_export_verify_unreduced_axes(m, &any_unreduced, cx)) return false;
   bool full = o->explicit_collectives || o->per_instruction;
-  if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, de)
-                   : !shard_pass_insert_explicit_reshards(m, full ? "enable-full-version=true" : NULL, cx))
+  if (o->for_lower ? !shard_explicit_reshards_insert_for_lower(m, full, o->lower_run, any_unreduced, de)
+                   : !shard_explicit_reshards_insert(m, full, any_unreduced, de))
     return false;
   if (o->per_instruction) {
     shard_buf opts;
@@ -113,7 +114,10 @@ static bool S_partitioner(shard_module *m, const export_options *o, const shard_
  *     they read only func argument/result, call result and manual
  *     computation in/out shardings, which the partitioner and the
  *     canonicalizer leave as the first export made them (divisible, and
- *     closed, so sub-axis removal, which cuts open dims only, has none).
+ *     closed, so sub-axis removal, which cuts open dims only, has none);
+ *   - drop sharding rules: the first dropped every rule but custom ones,
+ *     which stay, and no step attaches one (the partitioner keeps the
+ *     rules it makes to itself; an op the canonicalizer copies has none).
  * Still run: the constant merger (the collective canonicalization dedups
  * equal constants whatever their shardings, which can make two broadcasts
  * of a scalar identical), close shardings (reshards the first partitioner
@@ -136,7 +140,7 @@ static bool S_export(shard_module *m, const export_options *o, bool repeat, cons
   if (!shard_pass_close_shardings(m, NULL, cx)) return false;
   if (!o->avoid_export && !S_partitioner(m, o, cx)) return false;
   if ((o->dump_edges || o->dump_origins) && !shard_pass_remove_propagation_debug_info(m, NULL, cx)) return false;
-  if (!o->keep_rules && !shard_pass_drop_sharding_rules(m, NULL, cx)) return false;
+  if (!o->keep_rules && !repeat && !shard_pass_drop_sharding_rules(m, NULL, cx)) return false;
   if (!o->avoid_export && o->inline_meshes && !shard_pass_inline_meshes(m, NULL, cx)) return false;
   return true;
 }

@@ -7,5 +7,5 @@ bool shard_pass_insert_explicit_reshards(shard_module *m, const char *options, c
   shard_diag_engine *de = cx->de;
   bool full = false;
   shard_pass_option_bool(options, "enable-full-version", &full);
-  return shard_explicit_reshards_insert(m, full, de);
+  return shard_explicit_reshards_insert(m, full, true, de);
 }

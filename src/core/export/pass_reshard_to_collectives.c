@@ -42,6 +42,9 @@ typedef struct r2c {
   shard_diag_engine *de;
   /* manual computation argument -> its sharding without the manual axes */
   shard_ptrmap manual_args;
+  /* meshes by symbol name: the pass adds none (a look-up of the symbol was
+   * a sixth of the pass) */
+  shard_mesh_memo meshes;
   /* the key text of (input, target, shape) -> its plan */
   shard_strmap plans;
   shard_arena *keys; /* the keys and the plan entries: freed with the pass */
@@ -64,6 +67,7 @@ struct plan_entry {
   uint32_t num_steps;
   /* per step, made by the first reshard that builds it */
   shard_attr **axes, **out;
+  const char **axes_name; /* the name of axes[k] (NULL: none), as shard_attr_known_name has it */
 };
 
 /* Shardy's getSharding(Value) for the values a reshard can read: results of
@@ -113,13 +117,13 @@ static shard_tensor_sharding *S_reshard_sharding(const shard_op *reshard) {
 }
 
 /* The conversion target's verdict: true when the reshard stays. */
-static bool S_is_legal(const shard_module *m, shard_ptrmap *manual_args, const shard_op *reshard, bool keep_redundant) {
+static bool S_is_legal(r2c *c, const shard_op *reshard, bool keep_redundant) {
   shard_tensor_sharding *out = S_reshard_sharding(reshard);
   if (!out || reshard->num_operands != 1 || reshard->num_results != 1) return true;
-  shard_tensor_sharding *in = S_input_sharding(m->arena, manual_args, reshard);
+  shard_tensor_sharding *in = S_input_sharding(c->m->arena, &c->manual_args, reshard);
   if (keep_redundant && shard_reshard_equivalent(in, out)) return true;
-  const shard_mesh *in_mesh = in ? shard_module_sharding_mesh(m, in) : NULL;
-  const shard_mesh *out_mesh = shard_module_sharding_mesh(m, out);
+  const shard_mesh *in_mesh = in ? shard_mesh_memo_get(&c->meshes, c->m, in) : NULL;
+  const shard_mesh *out_mesh = shard_mesh_memo_get(&c->meshes, c->m, out);
   if ((in_mesh && shard_mesh_is_maximal(in_mesh)) || (out_mesh && shard_mesh_is_maximal(out_mesh))) return true;
   if (shard_sharding_fully_replicated(out)) return false;
   if (in && !shard_reshard_same_mesh_ref(in, out)) {
@@ -181,6 +185,10 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
   shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind])
                       : shard_op_new_named(a, S_step_names[st->kind], 1, &input, 1, &type, 0);
   if (!e->out[k]) {
+    if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER)
+      e->axes_name[k] = st->kind == SHARD_RESHARD_ALL_SLICE ? "slicing_axes" : "gathering_axes";
+    else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) e->axes_name[k] = "params";
+    if (e->axes_name[k]) e->axes_name[k] = shard_attr_known_name(e->axes_name[k]);
     if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER) {
       e->axes[k] = shard_attr_new(a, SHARD_ATTR_SDY_AXIS_LISTS);
       e->axes[k]->u.axis_lists.dims = st->axes_per_dim;
@@ -193,10 +201,27 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
     }
     e->out[k] = shard_attr_sharding(a, st->sharding);
   }
-  if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER)
-    shard_op_set_attr(a, op, st->kind == SHARD_RESHARD_ALL_SLICE ? "slicing_axes" : "gathering_axes", e->axes[k], true);
-  else if (st->kind == SHARD_RESHARD_ALL_TO_ALL) shard_op_set_attr(a, op, "params", e->axes[k], true);
-  shard_op_set_attr(a, op, "out_sharding", e->out[k], true);
+  /* The op has no attributes yet: its list is made at once, sorted, with
+   * the names the lookups expect (what shard_op_set_attr makes, without a
+   * list per attribute). */
+  const char *out_name = shard_attr_known_name("out_sharding");
+  const char *axes_name = e->axes_name[k];
+  if (axes_name && out_name) {
+    shard_named_attr *l = SHARD_NEW_ARRAY(a, shard_named_attr, 2);
+    bool axes_first = strcmp(axes_name, out_name) < 0;
+    l[axes_first ? 0 : 1] = (shard_named_attr){axes_name, e->axes[k], true};
+    l[axes_first ? 1 : 0] = (shard_named_attr){out_name, e->out[k], true};
+    op->attrs = l;
+    op->num_attrs = 2;
+  } else {
+    if (e->axes[k])
+      shard_op_set_attr(a, op,
+                        st->kind == SHARD_RESHARD_ALL_SLICE    ? "slicing_axes"
+                        : st->kind == SHARD_RESHARD_ALL_GATHER ? "gathering_axes"
+                                                               : "params",
+                        e->axes[k], true);
+    shard_op_set_attr(a, op, "out_sharding", e->out[k], true);
+  }
   if (last) return &op->results[0];
   op->loc = reshard->loc;
   op->span = reshard->span;
@@ -244,10 +269,11 @@ static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const 
   for (uint32_t d = 0; d < in->rank; d++)
     shape[d] = t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM;
   shard_module *m = c->m;
-  e->outcome = shard_reshard_plan(m->arena, in, shard_module_sharding_mesh(m, in), out,
-                                  shard_module_sharding_mesh(m, out), shape, &e->steps, &e->num_steps);
+  e->outcome = shard_reshard_plan(m->arena, in, shard_mesh_memo_get(&c->meshes, m, in), out,
+                                  shard_mesh_memo_get(&c->meshes, m, out), shape, &e->steps, &e->num_steps);
   e->axes = SHARD_NEW_ARRAY(c->keys, shard_attr *, e->num_steps + 1);
   e->out = SHARD_NEW_ARRAY(c->keys, shard_attr *, e->num_steps + 1);
+  e->axes_name = SHARD_NEW_ARRAY(c->keys, const char *, e->num_steps + 1);
   shard_strmap_put(&c->plans, key, c->key.len, e);
   return e;
 }
@@ -313,7 +339,7 @@ bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, con
   r2c c = {.m = m, .de = de, .keys = shard_arena_new()};
   shard_buf_init(&c.key);
   bool *illegal = shard_xcalloc(ops.len ? ops.len : 1, sizeof(bool));
-  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(m, &c.manual_args, ops.items[i], keep);
+  for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(&c, ops.items[i], keep);
   bool ok = true;
   for (uint32_t i = 0; i < ops.len && ok; i++)
     if (illegal[i]) ok = S_convert(&c, ops.items[i]);
