@@ -34,9 +34,8 @@
 
 /* ---- worklist ------------------------------------------------------------ */
 
-/* The worklist slot of op (0: not in the worklist), op numbered if new. */
-static uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
-  /* the inline look-up first: every op is numbered by the first seeding */
+/* S_slot for an op not numbered yet (or with room for its id lacking). */
+static uint32_t *S_slot_slow(canon_rewriter *rw, shard_op *op) {
   uint32_t id;
   if (!shard_op_table_find(&rw->ids, op, &id)) id = shard_op_table_add(&rw->ids, op);
   if (id >= rw->num_slot) {
@@ -47,6 +46,15 @@ static uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
     rw->num_slot = n;
   }
   return &rw->slot[id];
+}
+
+/* The worklist slot of op (0: not in the worklist), op numbered if new.
+ * Inline, as every push and pop asks: every op is numbered by the first
+ * seeding, so the look-up nearly always hits. */
+static inline uint32_t *S_slot(canon_rewriter *rw, shard_op *op) {
+  uint32_t id;
+  if (shard_op_table_find(&rw->ids, op, &id) && id < rw->num_slot) return &rw->slot[id];
+  return S_slot_slow(rw, op);
 }
 
 static void S_push_single(canon_rewriter *rw, shard_op *op) {
@@ -470,7 +478,9 @@ static bool S_pattern_op(const canon_rewriter *rw, size_t i, const shard_op *op)
 
 /* Tries op's allowed patterns in order; true when one rewrote the IR. */
 static bool S_apply_patterns(canon_rewriter *rw, shard_op *op) {
-  if (strncmp(op->name, "sdy.", 4) != 0) return false;
+  /* Every pattern is of an sdy op: the trait answers for defined ops
+   * without reading the name (every op is asked, every sweep). */
+  if (op->def ? !(op->def->traits & SHARD_TRAIT_SDY) : strncmp(op->name, "sdy.", 4) != 0) return false;
   for (size_t i = 0; i < S_NUM_PATTERNS; i++)
     if (rw->pattern_allowed[i] && S_pattern_op(rw, i, op) && S_patterns[i].fn(rw, op)) return true;
   return false;
