@@ -518,8 +518,11 @@ static void S_filter_patterns(const char *options, bool *allowed) {
 
 /* ---- constants (MLIR's OperationFolder) ---------------------------------- */
 
-static bool S_is_constant(const shard_op *op) {
-  return S_is(op, "stablehlo.constant") && op->num_results == 1 && shard_op_attr(op, "value");
+/* By definition when the op has one (every op is asked while seeding,
+ * every sweep), else by name. */
+static bool S_is_constant(const canon_rewriter *rw, const shard_op *op) {
+  bool is = op->def && rw->constant_def ? op->def == rw->constant_def : S_is(op, "stablehlo.constant");
+  return is && op->num_results == 1 && shard_op_attr(op, "value");
 }
 
 /* Uniqued constants are keyed by their insertion region and their printed
@@ -608,12 +611,12 @@ static void S_seed_regions(canon_rewriter *rw, shard_op *op, bool top_down) {
  * of the seeding of a deeply nested module. */
 static void S_seed_op(canon_rewriter *rw, shard_op *op, bool top_down) {
   if (top_down) {
-    if (S_is_constant(op) && !S_insert_constant(rw, op)) return;
+    if (S_is_constant(rw, op) && !S_insert_constant(rw, op)) return;
     S_push_single(rw, op);
     S_seed_regions(rw, op, top_down);
   } else {
     S_seed_regions(rw, op, top_down);
-    if (S_is_constant(op) && !S_insert_constant(rw, op)) return;
+    if (S_is_constant(rw, op) && !S_insert_constant(rw, op)) return;
     shard_canon_push(rw, op);
   }
 }
@@ -721,7 +724,11 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
   S_filter_patterns(options, allowed);
   const shard_op_def *defs[S_NUM_PATTERNS];
   for (size_t i = 0; i < S_NUM_PATTERNS; i++) defs[i] = shard_op_def_lookup(S_patterns[i].op, strlen(S_patterns[i].op));
-  canon_rewriter rw = {.m = m, .arena = m->arena, .pattern_allowed = allowed, .pattern_defs = defs};
+  canon_rewriter rw = {.m = m,
+                       .arena = m->arena,
+                       .pattern_allowed = allowed,
+                       .pattern_defs = defs,
+                       .constant_def = shard_op_def_lookup("stablehlo.constant", strlen("stablehlo.constant"))};
   shard_op_table_init(&rw.ids);
   S_reserve(&rw);
   S_collect_meshes(&rw);

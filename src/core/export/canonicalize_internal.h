@@ -43,6 +43,8 @@ typedef struct canon_rewriter {
   /* Per entry of that table: its op's definition (NULL when shard has
    * none), compared instead of the op's name. */
   const shard_op_def *const *pattern_defs;
+  /* stablehlo.constant's definition (NULL when shard has none) */
+  const shard_op_def *constant_def;
   /* sdy.mesh symbols of the top module */
   canon_mesh_entry *meshes;
   uint32_t num_meshes;
