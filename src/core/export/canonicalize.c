@@ -481,8 +481,12 @@ static bool S_apply_patterns(canon_rewriter *rw, shard_op *op) {
   /* Every pattern is of an sdy op: the trait answers for defined ops
    * without reading the name (every op is asked, every sweep). */
   if (op->def ? !(op->def->traits & SHARD_TRAIT_SDY) : strncmp(op->name, "sdy.", 4) != 0) return false;
-  for (size_t i = 0; i < S_NUM_PATTERNS; i++)
-    if (rw->pattern_allowed[i] && S_pattern_op(rw, i, op) && S_patterns[i].fn(rw, op)) return true;
+  /* Only the allowed patterns, in table order: a pass enabling one label
+   * runs one or a few of them. */
+  for (uint32_t k = 0; k < rw->num_active_patterns; k++) {
+    uint8_t i = rw->active_patterns[k];
+    if (S_pattern_op(rw, i, op) && S_patterns[i].fn(rw, op)) return true;
+  }
   return false;
 }
 
@@ -723,11 +727,18 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
   bool allowed[S_NUM_PATTERNS];
   S_filter_patterns(options, allowed);
   const shard_op_def *defs[S_NUM_PATTERNS];
-  for (size_t i = 0; i < S_NUM_PATTERNS; i++) defs[i] = shard_op_def_lookup(S_patterns[i].op, strlen(S_patterns[i].op));
+  uint8_t active[S_NUM_PATTERNS];
+  uint32_t num_active = 0;
+  for (size_t i = 0; i < S_NUM_PATTERNS; i++) {
+    defs[i] = shard_op_def_lookup(S_patterns[i].op, strlen(S_patterns[i].op));
+    if (allowed[i]) active[num_active++] = (uint8_t)i;
+  }
   canon_rewriter rw = {.m = m,
                        .arena = m->arena,
                        .pattern_allowed = allowed,
                        .pattern_defs = defs,
+                       .active_patterns = active,
+                       .num_active_patterns = num_active,
                        .constant_def = shard_op_def_lookup("stablehlo.constant", strlen("stablehlo.constant"))};
   shard_op_table_init(&rw.ids);
   S_reserve(&rw);

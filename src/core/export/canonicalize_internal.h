@@ -40,6 +40,9 @@ typedef struct canon_rewriter {
   /* Per entry of canonicalize.c's pattern table: does it run? (MLIR's
    * enable-patterns/disable-patterns filter.) */
   const bool *pattern_allowed;
+  /* The indices of the allowed entries, in table order. */
+  const uint8_t *active_patterns;
+  uint32_t num_active_patterns;
   /* Per entry of that table: its op's definition (NULL when shard has
    * none), compared instead of the op's name. */
   const shard_op_def *const *pattern_defs;
