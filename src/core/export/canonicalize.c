@@ -635,7 +635,8 @@ static void S_seed(canon_rewriter *rw, bool top_down) {
   }
   /* Item k moved to len - 1 - k: every queued op's slot (k + 1) becomes
    * len - k, in one pass over the slots rather than a look-up per op. */
-  for (uint32_t id = 0; id < rw->num_slot; id++)
+  uint32_t num_ids = rw->ids.len < rw->num_slot ? rw->ids.len : rw->num_slot; /* slots past the ids are empty */
+  for (uint32_t id = 0; id < num_ids; id++)
     if (rw->slot[id]) rw->slot[id] = rw->len + 1 - rw->slot[id];
 }
 
