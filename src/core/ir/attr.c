@@ -265,7 +265,8 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
   case SHARD_ATTR_DENSE:
     shard_buf_puts(b, "dense<");
     S_print_dense_payload(b, a->u.dense.payload, a->u.dense.type);
-    shard_buf_printf(b, "> : %s", a->u.dense.type->text);
+    shard_buf_puts(b, "> : ");
+    shard_buf_puts(b, a->u.dense.type->text);
     return;
   case SHARD_ATTR_SDY_MANUAL_AXES:
   case SHARD_ATTR_SDY_AXIS_LIST:
@@ -284,7 +285,9 @@ void shard_attr_print(shard_buf *b, const shard_attr *a) {
         [SHARD_ATTR_SDY_DIRECTION] = "propagation_direction",
     };
     bool keyword = a->kind == SHARD_ATTR_SDY_REDUCTION || a->kind == SHARD_ATTR_SDY_DIRECTION;
-    shard_buf_printf(b, "#sdy<%s%s", mnemonic[a->kind], keyword ? " " : "");
+    shard_buf_puts(b, "#sdy<");
+    shard_buf_puts(b, mnemonic[a->kind]);
+    if (keyword) shard_buf_putc(b, ' ');
     shard_sdy_attr_print(b, a);
     shard_buf_putc(b, '>');
     return;

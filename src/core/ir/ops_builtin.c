@@ -147,7 +147,10 @@ static void S_func_print(shard_printer *pr, const shard_op *op) {
   shard_attr *ft = shard_op_attr(op, "function_type");
   shard_attr *res_attrs = shard_op_attr(op, "res_attrs");
   shard_attr *arg_attrs = shard_op_attr(op, "arg_attrs");
-  if (vis && vis->kind == SHARD_ATTR_STRING) shard_printer_printf(pr, " %s", vis->u.str.data);
+  if (vis && vis->kind == SHARD_ATTR_STRING) {
+    shard_printer_puts(pr, " ");
+    shard_printer_puts(pr, vis->u.str.data);
+  }
   shard_printer_puts(pr, " ");
   if (name) {
     shard_attr sym = {.kind = SHARD_ATTR_SYMREF, .u.symref = {(const char *[]){name->u.str.data}, 1}};

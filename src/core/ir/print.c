@@ -252,7 +252,7 @@ static void S_number_deferred(shard_printer *pr, const shard_op *op) {
 /* ---- the printer API --------------------------------------------------------- */
 
 shard_buf *shard_printer_buf(shard_printer *pr) { return pr->out; }
-void shard_printer_puts(shard_printer *pr, const char *s) { shard_buf_puts(pr->out, s); }
+void shard_printer_putn(shard_printer *pr, const char *s, size_t n) { shard_buf_putn(pr->out, s, n); }
 
 void shard_printer_printf(shard_printer *pr, const char *fmt, ...) {
   va_list ap;

@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "support/buf.h"
 #include "ir/ir.h"
@@ -34,7 +35,9 @@ typedef struct shard_printer shard_printer;
  * result names and " = " and the op name; the custom printer writes the rest
  * of the op (no trailing newline). */
 shard_buf *shard_printer_buf(shard_printer *pr);
-void shard_printer_puts(shard_printer *pr, const char *s);
+void shard_printer_putn(shard_printer *pr, const char *s, size_t n);
+/* Inline so that a literal's length is known where it is written. */
+static inline void shard_printer_puts(shard_printer *pr, const char *s) { shard_printer_putn(pr, s, strlen(s)); }
 void shard_printer_printf(shard_printer *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void shard_printer_value(shard_printer *pr, const shard_value *v);
 /* Operands [from, to) separated by ", ". */

@@ -170,7 +170,12 @@ int shard_axis_compare(const shard_axis_ref *a, const shard_axis_ref *b, const s
 
 void shard_axis_print(shard_buf *b, const shard_axis_ref *r) {
   shard_buf_put_escaped(b, r->name, strlen(r->name));
-  if (r->is_sub) shard_buf_printf(b, ":(%lld)%lld", (long long)r->pre_size, (long long)r->size);
+  if (r->is_sub) {
+    shard_buf_puts(b, ":(");
+    shard_buf_put_i64(b, r->pre_size);
+    shard_buf_putc(b, ')');
+    shard_buf_put_i64(b, r->size);
+  }
 }
 
 void shard_axis_list_print(shard_buf *b, const shard_axis_ref *axes, uint32_t n) {

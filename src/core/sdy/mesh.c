@@ -104,13 +104,16 @@ void shard_mesh_print(shard_buf *b, const shard_mesh *m) {
   for (uint32_t i = 0; i < m->num_axes; i++) {
     if (i) shard_buf_puts(b, ", ");
     shard_buf_put_escaped(b, m->axes[i].name, strlen(m->axes[i].name));
-    shard_buf_printf(b, "=%lld", (long long)m->axes[i].size);
+    shard_buf_putc(b, '=');
+    shard_buf_put_i64(b, m->axes[i].size);
   }
   shard_buf_putc(b, ']');
   if (m->num_device_ids) {
     shard_buf_puts(b, ", device_ids=[");
-    for (uint32_t i = 0; i < m->num_device_ids; i++)
-      shard_buf_printf(b, i ? ", %lld" : "%lld", (long long)m->device_ids[i]);
+    for (uint32_t i = 0; i < m->num_device_ids; i++) {
+      if (i) shard_buf_puts(b, ", ");
+      shard_buf_put_i64(b, m->device_ids[i]);
+    }
     shard_buf_putc(b, ']');
   }
   shard_buf_putc(b, '>');

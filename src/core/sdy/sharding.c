@@ -45,7 +45,10 @@ static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
   }
   if (d->is_open) shard_buf_puts(b, d->num_axes ? ", ?" : "?");
   shard_buf_putc(b, '}');
-  if (d->priority != SHARD_NO_PRIORITY) shard_buf_printf(b, "p%lld", (long long)d->priority);
+  if (d->priority != SHARD_NO_PRIORITY) {
+    shard_buf_putc(b, 'p');
+    shard_buf_put_i64(b, d->priority);
+  }
 }
 
 void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s) {
