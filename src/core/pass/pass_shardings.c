@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ir/opdef.h"
+#include "support/ptrmap.h"
 
 /* ---- dictionaries --------------------------------------------------------- */
 
@@ -371,6 +372,13 @@ typedef struct map_state {
   shard_sharding_map_fn fn; /* one of fn and rewrite */
   shard_sharding_rewrite_fn rewrite;
   void *ctx;
+  /* rewrite only: source attribute -> its rewritten attribute. Attributes
+   * are shared by aliasing, so an attribute seen again maps to the same
+   * rewrite instead of a new copy (a rewrite fn is a function of the
+   * sharding alone). Kept attributes are not stored: re-checking one is
+   * cheaper than the memory to remember it. shard_map_shardings callbacks
+   * may count, so they see every occurrence. */
+  shard_ptrmap memo;
 } map_state;
 
 /* What replaces `s`: `s` itself, or a sharding fn made, or *tmp. */
@@ -388,7 +396,7 @@ static shard_attr *S_map_one(map_state *st, shard_tensor_sharding *s) {
 }
 
 /* The rewritten attribute (a sharding or sharding list), or NULL if unchanged. */
-static shard_attr *S_map_attr(map_state *st, shard_attr *at) {
+static shard_attr *S_map_attr_new(map_state *st, shard_attr *at) {
   if (at->kind == SHARD_ATTR_SDY_SHARDING) {
     shard_attr *n = S_map_one(st, at->u.sharding);
     if (n) n->span = at->span;
@@ -411,6 +419,16 @@ static shard_attr *S_map_attr(map_state *st, shard_attr *at) {
   shard_attr *out = shard_attr_per_value(st->m->arena, list, pv->num);
   out->span = at->span;
   return out;
+}
+
+static shard_attr *S_map_attr(map_state *st, shard_attr *at) {
+  if (!st->rewrite) return S_map_attr_new(st, at);
+  if (at->kind != SHARD_ATTR_SDY_SHARDING && at->kind != SHARD_ATTR_SDY_PER_VALUE) return NULL;
+  shard_attr *seen = shard_ptrmap_get_ptr(&st->memo, at);
+  if (seen) return seen;
+  shard_attr *n = S_map_attr_new(st, at);
+  if (n) shard_ptrmap_put_ptr(&st->memo, at, n);
+  return n;
 }
 
 static void S_map_func_dicts(map_state *st, shard_op *func, const char *name) {
@@ -453,11 +471,12 @@ static bool S_map_op(shard_op *op, void *ctx) {
 }
 
 void shard_map_shardings(shard_module *m, shard_sharding_map_fn fn, void *ctx) {
-  map_state st = {m, fn, NULL, ctx};
+  map_state st = {m, fn, NULL, ctx, {0}};
   shard_walk(m->top, S_map_op, &st);
 }
 
 void shard_rewrite_shardings(shard_module *m, shard_sharding_rewrite_fn fn, void *ctx) {
-  map_state st = {m, NULL, fn, ctx};
+  map_state st = {m, NULL, fn, ctx, {0}};
   shard_walk(m->top, S_map_op, &st);
+  shard_ptrmap_release(&st.memo);
 }
