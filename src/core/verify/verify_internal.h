@@ -14,10 +14,16 @@
 #include "verify/verify.h"
 
 /* A set of axis refs compared by value, reset in O(1) between uses. */
+/* A sharding names a handful of axes: up to this many are kept in a list
+ * and compared in turn (cheaper than hashing names); more go to the hash
+ * table. */
+#define VF_AXIS_SET_SMALL 8
+
 typedef struct vf_axis_set {
   const shard_axis_ref **keys;
   uint32_t *stamp;
   uint32_t cap, len, cur;
+  const shard_axis_ref *small[VF_AXIS_SET_SMALL]; /* the refs while len <= VF_AXIS_SET_SMALL */
 } vf_axis_set;
 
 void shard_verify_axis_set_reset(vf_axis_set *s);
