@@ -766,7 +766,8 @@ static bool S_stream_uses_gone(const vf_ctx *cx);
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   /* Nothing of an op's checks outlives them: the scratch memory of the ops
    * before is let go every so often, not kept for the whole module. */
-  if (shard_arena_used(cx->scratch) > (1u << 18)) shard_arena_reset(cx->scratch);
+  if (++cx->walk_tick % VF_SCRATCH_CHECK_EVERY == 0 && shard_arena_used(cx->scratch) > (1u << 18))
+    shard_arena_reset(cx->scratch);
   /* data-flow edges count the uses of their operand, some of which went
    * with the ops let go in a streamed function body */
   if (cx->streaming && S_stream_uses_gone(cx) &&
