@@ -58,11 +58,19 @@ static int64_t S_find_axis_slot(const vf_axis_set *s, const shard_axis_ref *r) {
   }
 }
 
+static bool S_small_contains(const vf_axis_set *s, const shard_axis_ref *r) {
+  for (uint32_t i = 0; i < s->len; i++)
+    if (shard_axis_equal(s->small[i], r)) return true;
+  return false;
+}
+
 bool shard_verify_axis_set_contains(const vf_axis_set *s, const shard_axis_ref *r) {
+  if (s->len <= VF_AXIS_SET_SMALL) return S_small_contains(s, r);
   return S_find_axis_slot(s, r) >= 0;
 }
 
-bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r) {
+/* Into the hash table (its mode: len counts its entries). */
+static bool S_hash_insert(vf_axis_set *s, const shard_axis_ref *r) {
   if ((s->len + 1) * 2 > s->cap) {
     vf_axis_set old = *s;
     s->cap = old.cap ? old.cap * 2 : 64;
@@ -71,7 +79,7 @@ bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r) {
     s->cur = 1;
     s->len = 0;
     for (uint32_t i = 0; i < old.cap; i++)
-      if (old.stamp[i] == old.cur) shard_verify_axis_set_insert(s, old.keys[i]);
+      if (old.stamp[i] == old.cur) S_hash_insert(s, old.keys[i]);
     free(old.keys);
     free(old.stamp);
   }
@@ -82,6 +90,21 @@ bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r) {
   s->stamp[i] = s->cur;
   s->len++;
   return true;
+}
+
+bool shard_verify_axis_set_insert(vf_axis_set *s, const shard_axis_ref *r) {
+  if (s->len > VF_AXIS_SET_SMALL) return S_hash_insert(s, r);
+  if (S_small_contains(s, r)) return false;
+  if (s->len < VF_AXIS_SET_SMALL) {
+    s->small[s->len++] = r;
+    return true;
+  }
+  /* one more than the list holds: all of them move to the hash table
+   * (entries of an earlier use are gone with a new stamp) */
+  s->cur++;
+  s->len = 0;
+  for (uint32_t i = 0; i < VF_AXIS_SET_SMALL; i++) S_hash_insert(s, s->small[i]);
+  return S_hash_insert(s, r);
 }
 
 static void vf_axis_set_free(vf_axis_set *s) {
@@ -743,7 +766,8 @@ static bool S_stream_uses_gone(const vf_ctx *cx);
 static void S_walk(vf_ctx *cx, const shard_op *op, S_scope *scope, const vf_manual *manual) {
   /* Nothing of an op's checks outlives them: the scratch memory of the ops
    * before is let go every so often, not kept for the whole module. */
-  if (shard_arena_used(cx->scratch) > (1u << 18)) shard_arena_reset(cx->scratch);
+  if (++cx->walk_tick % VF_SCRATCH_CHECK_EVERY == 0 && shard_arena_used(cx->scratch) > (1u << 18))
+    shard_arena_reset(cx->scratch);
   /* data-flow edges count the uses of their operand, some of which went
    * with the ops let go in a streamed function body */
   if (cx->streaming && S_stream_uses_gone(cx) &&

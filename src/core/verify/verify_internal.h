@@ -14,10 +14,16 @@
 #include "verify/verify.h"
 
 /* A set of axis refs compared by value, reset in O(1) between uses. */
+/* A sharding names a handful of axes: up to this many are kept in a list
+ * and compared in turn (cheaper than hashing names); more go to the hash
+ * table. */
+#define VF_AXIS_SET_SMALL 8
+
 typedef struct vf_axis_set {
   const shard_axis_ref **keys;
   uint32_t *stamp;
   uint32_t cap, len, cur;
+  const shard_axis_ref *small[VF_AXIS_SET_SMALL]; /* the refs while len <= VF_AXIS_SET_SMALL */
 } vf_axis_set;
 
 void shard_verify_axis_set_reset(vf_axis_set *s);
@@ -33,6 +39,10 @@ typedef struct vf_manual {
   const struct vf_manual *parent;
 } vf_manual;
 
+/* The walk asks how much scratch memory the ops before used (a sum over
+ * arena blocks and lanes) once every this many ops, not at each. */
+#define VF_SCRATCH_CHECK_EVERY 32
+
 typedef struct vf_ctx {
   const shard_module *m;
   const shard_verify_options *opts;
@@ -44,6 +54,7 @@ typedef struct vf_ctx {
   shard_ptrmap block_scope; /* shard_block* -> nearest IsolatedFromAbove op */
   shard_op_table walked; /* ops with results whose walk (regions included) has finished */
   uint32_t num_ops; /* counted by the first walk: walked is sized once */
+  uint32_t walk_tick; /* ops walked, for asking scratch's size every VF_SCRATCH_CHECK_EVERY ops */
   vf_axis_set seen; /* axis refs of the sharding being verified */
   /* verify_stablehlo.c's dispatch by op name, remembered by the op's
    * definition (static: kept for the whole verification, streamed ops
