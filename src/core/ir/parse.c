@@ -637,29 +637,6 @@ static void S_tell_read_past(shard_parser *p) {
   p->read_past_at = pos + SHARD_PARSE_READ_PAST_STEP;
 }
 
-/* The slot of an op name in recent_ops: its length and last bytes (names
- * differ most at the end: stablehlo.add, stablehlo.and). */
-static uint32_t S_recent_op_slot(const char *name, uint32_t len) {
-  uint32_t h = len * 2654435761u;
-  h ^= (uint8_t)name[len - 1] * 31u;
-  if (len > 2) h ^= (uint8_t)name[len - 2] * 131u + (uint8_t)name[len - 3] * 1031u;
-  return (h ^ h >> 7) & (SHARD_PARSE_RECENT_OPS - 1);
-}
-
-static const shard_op_def *S_recent_op(const shard_parser *p, const char *name, uint32_t len) {
-  if (!len || len > SHARD_PARSE_RECENT_OP_NAME) return NULL;
-  const struct shard_parse_recent_op *r = &p->recent_ops[S_recent_op_slot(name, len)];
-  return r->len == len && memcmp(r->name, name, len) == 0 ? r->def : NULL;
-}
-
-static void S_remember_op(shard_parser *p, const char *name, uint32_t len, const shard_op_def *def) {
-  if (!len || len > SHARD_PARSE_RECENT_OP_NAME) return;
-  struct shard_parse_recent_op *r = &p->recent_ops[S_recent_op_slot(name, len)];
-  r->len = (uint8_t)len;
-  memcpy(r->name, name, len);
-  r->def = def;
-}
-
 /* The parser's caches of objects it made (types, memos): forgotten when
  * the memory they are in is reused. */
 static void S_forget_caches(shard_parser *p) {
@@ -1157,8 +1134,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
     generic = true;
     ok = S_parse_generic(p, st, def);
   } else if (nt.kind == SHARD_TOK_IDENT) {
-    def = S_recent_op(p, nt.text, nt.len);
-    if (!def && (def = shard_strmap_get(&p->op_def_cache, nt.text, nt.len))) S_remember_op(p, nt.text, nt.len, def);
+    def = shard_strmap_get(&p->op_def_cache, nt.text, nt.len);
     if (!def) {
       def = shard_op_def_lookup(nt.text, nt.len);
       if (!def && !memchr(nt.text, '.', nt.len)) {
@@ -1169,10 +1145,7 @@ static bool S_parse_op(shard_parser *p, shard_block *block) {
           def = shard_op_def_lookup(name, strlen(name));
         }
       }
-      if (def) {
-        shard_strmap_put(&p->op_def_cache, nt.text, nt.len, (void *)def);
-        S_remember_op(p, nt.text, nt.len, def);
-      }
+      if (def) shard_strmap_put(&p->op_def_cache, nt.text, nt.len, (void *)def);
     }
     if (!def || !def->parse) {
       ok = shard_parser_error_at(p, shard_parser_span(p, &nt), "custom op '%.*s' is unknown", (int)nt.len, nt.text);

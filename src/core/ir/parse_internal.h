@@ -15,11 +15,6 @@ typedef struct alias_def {
   shard_type *type; /* for ! aliases */
 } alias_def;
 
-/* The direct-mapped cache of op names in front of op_def_cache: slots (a
- * power of two) and the longest name it holds. */
-#define SHARD_PARSE_RECENT_OPS 64
-#define SHARD_PARSE_RECENT_OP_NAME 40
-
 struct shard_parser {
   shard_lexer lx;
   shard_tok tok; /* lookahead */
@@ -69,13 +64,6 @@ struct shard_parser {
    * dozen ops a hundred thousand times, and the definition tables are
    * searched by string compares */
   shard_strmap op_def_cache;
-  /* in front of it, the names met lately, copied (no pointer into the
-   * text): a few byte compares instead of hashing the name */
-  struct shard_parse_recent_op {
-    uint8_t len; /* 0: empty */
-    char name[SHARD_PARSE_RECENT_OP_NAME];
-    const struct shard_op_def *def;
-  } recent_ops[SHARD_PARSE_RECENT_OPS];
   /* identifiers, attribute names, strings and symbols as read (bytes ->
    * their one copy in the module arena, or a literal of the seed list in
    * parse.c): every occurrence of a name gets the same pointer. Only when
