@@ -736,7 +736,6 @@ bool shard_pass_canonicalize(shard_module *m, const char *options, const shard_p
   }
   canon_rewriter rw = {.m = m,
                        .arena = m->arena,
-                       .pattern_allowed = allowed,
                        .pattern_defs = defs,
                        .active_patterns = active,
                        .num_active_patterns = num_active,

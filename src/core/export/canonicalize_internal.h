@@ -37,10 +37,8 @@ typedef struct canon_rewriter {
   shard_strmap constants; /* region bytes + "value : type" -> op */
   SHARD_VEC(char *) constant_keys; /* the keys, owned */
   shard_ptrmap owned_constants;
-  /* Per entry of canonicalize.c's pattern table: does it run? (MLIR's
-   * enable-patterns/disable-patterns filter.) */
-  const bool *pattern_allowed;
-  /* The indices of the allowed entries, in table order. */
+  /* The indices of the entries of canonicalize.c's pattern table that run
+   * (MLIR's enable-patterns/disable-patterns filter), in table order. */
   const uint8_t *active_patterns;
   uint32_t num_active_patterns;
   /* Per entry of that table: its op's definition (NULL when shard has
