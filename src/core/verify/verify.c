@@ -294,9 +294,19 @@ const shard_op *shard_verify_lookup_symbol(vf_ctx *cx, const char *name) {
   return op;
 }
 
+/* A symbol once found is the same op for the whole verification (a
+ * redefinition never replaces it, and the parser keeps a mesh op while
+ * streaming), so the last mesh found answers the same name again. */
 static const shard_mesh *vf_lookup_mesh(vf_ctx *cx, const char *name) {
+  if (cx->mesh_seen && name && strcmp(cx->mesh_seen_name, name) == 0) return cx->mesh_seen;
   const shard_op *op = shard_verify_lookup_symbol(cx, name);
-  return shard_verify_op_is(op, "sdy.mesh") ? S_mesh_of_op(op) : NULL;
+  const shard_mesh *m = shard_verify_op_is(op, "sdy.mesh") ? S_mesh_of_op(op) : NULL;
+  size_t n = m ? strlen(name) : 0;
+  if (m && n < VF_MESH_NAME_MAX) {
+    memcpy(cx->mesh_seen_name, name, n + 1);
+    cx->mesh_seen = m;
+  }
+  return m;
 }
 
 const shard_mesh *shard_verify_sharding_mesh(vf_ctx *cx, const shard_tensor_sharding *s) {
@@ -823,6 +833,8 @@ static void S_ctx_release(vf_ctx *cx) {
   vf_axis_set_free(&cx->seen);
   shard_arena_free(cx->scratch);
   shard_arena_free(cx->keep);
+  shard_strmap_release(&cx->clean_shardings);
+  if (cx->clean_keys) shard_arena_free(cx->clean_keys);
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {

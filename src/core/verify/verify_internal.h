@@ -39,6 +39,9 @@ typedef struct vf_manual {
   const struct vf_manual *parent;
 } vf_manual;
 
+/* The longest mesh name vf_ctx.mesh_seen_name remembers, NUL included. */
+#define VF_MESH_NAME_MAX 64
+
 /* The walk asks how much scratch memory the ops before used (a sum over
  * arena blocks and lanes) once every this many ops, not at each. */
 #define VF_SCRATCH_CHECK_EVERY 32
@@ -64,6 +67,15 @@ typedef struct vf_ctx {
     const void *check;
     bool stablehlo;
   } shlo_checks[64]; /* a power of two */
+  /* shardings that verified without a diagnostic, by what the check reads
+   * (verify_sharding.c's S_clean_key), and where their keys are kept:
+   * made on first use, kept for the whole verification */
+  shard_strmap clean_shardings;
+  shard_arena *clean_keys;
+  /* the mesh symbol found last and its name (names longer than the buffer
+   * are not remembered): shardings name the same mesh over and over */
+  const shard_mesh *mesh_seen;
+  char mesh_seen_name[VF_MESH_NAME_MAX];
   bool ok;
   /* streamed (shard_verify_stream): a symbol looked up and not found may
    * be defined later, so the answer is open */

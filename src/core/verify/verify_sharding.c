@@ -247,9 +247,105 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
   return true;
 }
 
+/* A module repeats a few thousand shardings on a hundred thousand values
+ * (the same ones in every function): a sharding that verified without a
+ * diagnostic is remembered by everything the check reads, and the same
+ * check again is one lookup. The key: the mesh's address (a mesh symbol's,
+ * kept for the whole verification, streamed or not; shardings with an
+ * inline mesh are not remembered), the type's text, the manual axes bound
+ * around the value, and the sharding's contents. Keys longer than
+ * S_CLEAN_KEY_MAX are not remembered, nor keys after S_CLEAN_MAX of them. */
+enum { S_CLEAN_KEY_MAX = 256, S_CLEAN_MAX = 1 << 16 };
+
+typedef struct S_key {
+  char bytes[S_CLEAN_KEY_MAX];
+  size_t len;
+  bool full; /* a put did not fit: no key */
+} S_key;
+
+/* Inline with constant sizes: a key is built on every check. */
+static inline void S_key_put(S_key *k, const void *p, size_t n) {
+  if (n > S_CLEAN_KEY_MAX - k->len) {
+    k->full = true;
+    return;
+  }
+  memcpy(k->bytes + k->len, p, n);
+  k->len += n;
+}
+
+static inline void S_key_byte(S_key *k, unsigned char c) {
+  if (k->len < S_CLEAN_KEY_MAX) k->bytes[k->len++] = (char)c;
+  else k->full = true;
+}
+
+/* The string and its NUL, a byte at a time: names are a few bytes. */
+static inline void S_key_str(S_key *k, const char *s) {
+  do S_key_byte(k, (unsigned char)*s);
+  while (*s++);
+}
+
+/* A count below 255 in a byte, else 255 and the count. */
+static inline void S_key_count(S_key *k, uint32_t n) {
+  S_key_byte(k, n < 255 ? (unsigned char)n : 255);
+  if (n >= 255) S_key_put(k, &n, sizeof n);
+}
+
+static void S_key_axes(S_key *k, const shard_axis_ref *axes, uint32_t n) {
+  S_key_count(k, n);
+  for (uint32_t i = 0; i < n; i++) {
+    S_key_str(k, axes[i].name);
+    S_key_byte(k, axes[i].is_sub);
+    if (axes[i].is_sub) {
+      S_key_put(k, &axes[i].pre_size, sizeof axes[i].pre_size);
+      S_key_put(k, &axes[i].size, sizeof axes[i].size);
+    }
+  }
+}
+
+/* False when the check is not one to remember (or the key is too long). */
+static bool S_clean_key(S_key *k, const shard_tensor_sharding *s, const shard_type *type, const shard_mesh *mesh,
+                        const vf_manual *manual) {
+  k->len = 0;
+  k->full = false;
+  if (!mesh || s->inline_mesh || (type && !type->text)) return false;
+  S_key_put(k, &mesh, sizeof mesh);
+  if (type) S_key_str(k, type->text);
+  else S_key_byte(k, 0); /* no type text starts with NUL */
+  for (const vf_manual *p = manual; p; p = p->parent) {
+    const shard_attr *ma = p->axes;
+    if (!ma || ma->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
+    for (uint32_t i = 0; i < ma->u.manual_axes.num; i++) {
+      S_key_byte(k, 'm');
+      S_key_str(k, ma->u.manual_axes.names[i]);
+    }
+  }
+  S_key_byte(k, 's');
+  S_key_count(k, s->rank);
+  for (uint32_t d = 0; d < s->rank; d++) {
+    const shard_dim_sharding *dim = &s->dims[d];
+    S_key_byte(k, (unsigned char)(dim->is_open | (dim->priority != SHARD_NO_PRIORITY) << 1));
+    if (dim->priority != SHARD_NO_PRIORITY) S_key_put(k, &dim->priority, sizeof dim->priority);
+    S_key_axes(k, dim->axes, dim->num_axes);
+  }
+  S_key_axes(k, s->replicated, s->num_replicated);
+  S_key_axes(k, s->unreduced, s->num_unreduced);
+  return !k->full;
+}
+
 bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
                                         const vf_manual *manual) {
-  return shard_verify_check_sharding(e, s, type, shard_verify_sharding_mesh(e->cx, s), manual);
+  vf_ctx *cx = e->cx;
+  const shard_mesh *mesh = shard_verify_sharding_mesh(cx, s);
+  S_key k;
+  bool keyed = S_clean_key(&k, s, type, mesh, manual);
+  if (keyed && shard_strmap_get(&cx->clean_shardings, k.bytes, k.len)) return true;
+  unsigned said = cx->de->errors + cx->de->warnings;
+  bool ok = shard_verify_check_sharding(e, s, type, mesh, manual);
+  if (ok && keyed && cx->de->errors + cx->de->warnings == said && cx->clean_shardings.len < S_CLEAN_MAX) {
+    if (!cx->clean_keys) cx->clean_keys = shard_arena_new();
+    shard_strmap_put(&cx->clean_shardings, shard_arena_dup(cx->clean_keys, k.bytes, k.len), k.len, cx);
+  }
+  return ok;
 }
 
 bool shard_verify_check_per_value(const vf_emit *e, const shard_sharding_per_value *pv, shard_type *const *types,
