@@ -254,8 +254,10 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
  * kept for the whole verification, streamed or not; shardings with an
  * inline mesh are not remembered), the type's text, the manual axes bound
  * around the value, and the sharding's contents. Keys longer than
- * S_CLEAN_KEY_MAX are not remembered, nor keys after S_CLEAN_MAX of them. */
-enum { S_CLEAN_KEY_MAX = 256, S_CLEAN_MAX = 1 << 16 };
+ * S_CLEAN_KEY_MAX are not remembered. The memo is emptied when it holds
+ * S_CLEAN_MAX keys: a module's shardings come in runs (the functions on
+ * one mesh, one after the other), and memory touched costs time too. */
+enum { S_CLEAN_KEY_MAX = 256, S_CLEAN_MAX = 512 };
 
 typedef struct S_key {
   char bytes[S_CLEAN_KEY_MAX];
@@ -309,8 +311,8 @@ static bool S_clean_key(S_key *k, const shard_tensor_sharding *s, const shard_ty
   k->full = false;
   if (!mesh || s->inline_mesh || (type && !type->text)) return false;
   S_key_put(k, &mesh, sizeof mesh);
+  S_key_byte(k, type ? (unsigned char)(1 + type->kind) : 0);
   if (type) S_key_str(k, type->text);
-  else S_key_byte(k, 0); /* no type text starts with NUL */
   for (const vf_manual *p = manual; p; p = p->parent) {
     const shard_attr *ma = p->axes;
     if (!ma || ma->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
@@ -341,8 +343,12 @@ bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sha
   if (keyed && shard_strmap_get(&cx->clean_shardings, k.bytes, k.len)) return true;
   unsigned said = cx->de->errors + cx->de->warnings;
   bool ok = shard_verify_check_sharding(e, s, type, mesh, manual);
-  if (ok && keyed && cx->de->errors + cx->de->warnings == said && cx->clean_shardings.len < S_CLEAN_MAX) {
+  if (ok && keyed && cx->de->errors + cx->de->warnings == said) {
     if (!cx->clean_keys) cx->clean_keys = shard_arena_new();
+    if (cx->clean_shardings.len >= S_CLEAN_MAX) {
+      shard_strmap_clear(&cx->clean_shardings);
+      shard_arena_reset(cx->clean_keys);
+    }
     shard_strmap_put(&cx->clean_shardings, shard_arena_dup(cx->clean_keys, k.bytes, k.len), k.len, cx);
   }
   return ok;
