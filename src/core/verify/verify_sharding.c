@@ -262,76 +262,83 @@ enum { S_CLEAN_KEY_MAX = 256, S_CLEAN_MAX = 512 };
 typedef struct S_key {
   char bytes[S_CLEAN_KEY_MAX];
   size_t len;
-  bool full; /* a put did not fit: no key */
 } S_key;
 
-/* Inline with constant sizes: a key is built on every check. */
-static inline void S_key_put(S_key *k, const void *p, size_t n) {
-  if (n > S_CLEAN_KEY_MAX - k->len) {
-    k->full = true;
-    return;
-  }
-  memcpy(k->bytes + k->len, p, n);
-  k->len += n;
+/* The key's writers take the cursor and the end of the buffer and return
+ * the cursor after what they wrote, NULL once it did not fit (and on a
+ * NULL cursor): a key is built on every check, so the cursor stays in a
+ * register rather than in the key. */
+static inline char *S_put(char *o, const char *end, const void *p, size_t n) {
+  if (!o || n > (size_t)(end - o)) return NULL;
+  memcpy(o, p, n);
+  return o + n;
 }
 
-static inline void S_key_byte(S_key *k, unsigned char c) {
-  if (k->len < S_CLEAN_KEY_MAX) k->bytes[k->len++] = (char)c;
-  else k->full = true;
+static inline char *S_put_byte(char *o, const char *end, unsigned char c) {
+  if (!o || o == end) return NULL;
+  *o = (char)c;
+  return o + 1;
 }
 
 /* The string and its NUL, a byte at a time: names are a few bytes. */
-static inline void S_key_str(S_key *k, const char *s) {
-  do S_key_byte(k, (unsigned char)*s);
-  while (*s++);
+static inline char *S_put_str(char *o, const char *end, const char *s) {
+  if (!o) return NULL;
+  do {
+    if (o == end) return NULL;
+    *o++ = *s;
+  } while (*s++);
+  return o;
 }
 
 /* A count below 255 in a byte, else 255 and the count. */
-static inline void S_key_count(S_key *k, uint32_t n) {
-  S_key_byte(k, n < 255 ? (unsigned char)n : 255);
-  if (n >= 255) S_key_put(k, &n, sizeof n);
+static inline char *S_put_count(char *o, const char *end, uint32_t n) {
+  o = S_put_byte(o, end, n < 255 ? (unsigned char)n : 255);
+  return n < 255 ? o : S_put(o, end, &n, sizeof n);
 }
 
-static void S_key_axes(S_key *k, const shard_axis_ref *axes, uint32_t n) {
-  S_key_count(k, n);
-  for (uint32_t i = 0; i < n; i++) {
-    S_key_str(k, axes[i].name);
-    S_key_byte(k, axes[i].is_sub);
+static char *S_put_axes(char *o, const char *end, const shard_axis_ref *axes, uint32_t n) {
+  o = S_put_count(o, end, n);
+  for (uint32_t i = 0; i < n && o; i++) {
+    o = S_put_str(o, end, axes[i].name);
+    o = S_put_byte(o, end, axes[i].is_sub);
     if (axes[i].is_sub) {
-      S_key_put(k, &axes[i].pre_size, sizeof axes[i].pre_size);
-      S_key_put(k, &axes[i].size, sizeof axes[i].size);
+      o = S_put(o, end, &axes[i].pre_size, sizeof axes[i].pre_size);
+      o = S_put(o, end, &axes[i].size, sizeof axes[i].size);
     }
   }
+  return o;
 }
 
 /* False when the check is not one to remember (or the key is too long). */
 static bool S_clean_key(S_key *k, const shard_tensor_sharding *s, const shard_type *type, const shard_mesh *mesh,
                         const vf_manual *manual) {
-  k->len = 0;
-  k->full = false;
   if (!mesh || s->inline_mesh || (type && !type->text)) return false;
-  S_key_put(k, &mesh, sizeof mesh);
-  S_key_byte(k, type ? (unsigned char)(1 + type->kind) : 0);
-  if (type) S_key_str(k, type->text);
+  char *o = k->bytes;
+  const char *end = k->bytes + S_CLEAN_KEY_MAX;
+  o = S_put(o, end, &mesh, sizeof mesh);
+  o = S_put_byte(o, end, type ? (unsigned char)(1 + type->kind) : 0);
+  if (type) o = S_put(o, end, type->text, strlen(type->text) + 1);
   for (const vf_manual *p = manual; p; p = p->parent) {
     const shard_attr *ma = p->axes;
     if (!ma || ma->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
     for (uint32_t i = 0; i < ma->u.manual_axes.num; i++) {
-      S_key_byte(k, 'm');
-      S_key_str(k, ma->u.manual_axes.names[i]);
+      o = S_put_byte(o, end, 'm');
+      o = S_put_str(o, end, ma->u.manual_axes.names[i]);
     }
   }
-  S_key_byte(k, 's');
-  S_key_count(k, s->rank);
+  o = S_put_byte(o, end, 's');
+  o = S_put_count(o, end, s->rank);
   for (uint32_t d = 0; d < s->rank; d++) {
     const shard_dim_sharding *dim = &s->dims[d];
-    S_key_byte(k, (unsigned char)(dim->is_open | (dim->priority != SHARD_NO_PRIORITY) << 1));
-    if (dim->priority != SHARD_NO_PRIORITY) S_key_put(k, &dim->priority, sizeof dim->priority);
-    S_key_axes(k, dim->axes, dim->num_axes);
+    o = S_put_byte(o, end, (unsigned char)(dim->is_open | (dim->priority != SHARD_NO_PRIORITY) << 1));
+    if (dim->priority != SHARD_NO_PRIORITY) o = S_put(o, end, &dim->priority, sizeof dim->priority);
+    o = S_put_axes(o, end, dim->axes, dim->num_axes);
   }
-  S_key_axes(k, s->replicated, s->num_replicated);
-  S_key_axes(k, s->unreduced, s->num_unreduced);
-  return !k->full;
+  o = S_put_axes(o, end, s->replicated, s->num_replicated);
+  o = S_put_axes(o, end, s->unreduced, s->num_unreduced);
+  if (!o) return false;
+  k->len = (size_t)(o - k->bytes);
+  return true;
 }
 
 bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sharding *s, const shard_type *type,
