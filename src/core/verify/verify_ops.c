@@ -494,6 +494,8 @@ bool shard_verify_check_op_entry(vf_ctx *cx, const shard_op *op, const vf_manual
   vf_emit e = shard_verify_emit_op(cx, op, NULL);
   if (shard_verify_op_is(op, "func.func")) return S_check_func(cx, op, manual);
   if (shard_verify_op_is(op, "func.return")) return S_check_return(cx, op);
+  /* the rest are sdy ops: most ops are not, and go by one prefix test */
+  if (!shard_verify_is_sdy_op(op)) return true;
   if (shard_verify_op_is(op, "sdy.mesh")) {
     const shard_op *parent = shard_op_parent_op(op);
     if (parent && !shard_verify_op_is(parent, "builtin.module"))
