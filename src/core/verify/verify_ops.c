@@ -238,10 +238,14 @@ static bool S_is_tensor_text(const char *text, uint32_t rank, const int64_t *dim
     if (dims[d] == SHARD_DYNAMIC_DIM) {
       if (*p++ != '?') return false;
     } else {
-      char digits[24];
-      size_t n = shard_fmt_u64(digits, (uint64_t)dims[d]);
-      if (dims[d] < 0 || strncmp(p, digits, n) != 0) return false;
-      p += n;
+      /* the decimal digits, no leading zero (up to 18 of them: no
+       * overflow; a longer number takes the caller's slow path) */
+      const char *q = p;
+      uint64_t v = 0;
+      if (dims[d] < 0 || (*q == '0' && q[1] >= '0' && q[1] <= '9')) return false;
+      for (; *q >= '0' && *q <= '9' && q - p < 18; q++) v = v * 10 + (uint64_t)(*q - '0');
+      if (q == p || v != (uint64_t)dims[d]) return false;
+      p = q;
     }
     if (*p++ != 'x') return false;
   }
