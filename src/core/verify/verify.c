@@ -421,7 +421,9 @@ const shard_tensor_sharding *shard_verify_value_sharding(vf_ctx *cx, const shard
   if (shard_verify_op_is(owner, "sdy.data_flow_edge") || shard_verify_op_is(owner, "sdy.sharding_constraint") ||
       shard_verify_op_is(owner, "sdy.reshard"))
     return S_single_sharding(shard_verify_attr(owner, "sharding"));
-  if (shard_op_is_sdy_collective(owner)) return S_single_sharding(shard_verify_attr(owner, "out_sharding"));
+  /* the prefix first: a value's owner is seldom an sdy op */
+  if (shard_verify_is_sdy_op(owner) && shard_op_is_sdy_collective(owner))
+    return S_single_sharding(shard_verify_attr(owner, "out_sharding"));
   if (shard_verify_op_is(owner, "sdy.manual_computation") || shard_verify_op_is(owner, "sdy.named_computation"))
     return S_per_value_at(shard_verify_attr(owner, "out_shardings"), v->index);
   return S_per_value_at(shard_verify_attr(owner, "sdy.sharding"), v->index);
