@@ -242,7 +242,10 @@ const char *shard_verify_attr_str(vf_ctx *cx, const shard_attr *a) {
 
 const shard_attr *shard_verify_attr(const shard_op *op, const char *name) {
   for (uint32_t i = 0; i < op->num_attrs; i++)
-    if (op->attrs[i].name[0] == name[0] && strcmp(op->attrs[i].name, name) == 0) return op->attrs[i].value;
+    /* the parser interns names as the literals shard looks up (attr.c):
+     * usually the very pointer, no strcmp call */
+    if (op->attrs[i].name == name || (op->attrs[i].name[0] == name[0] && strcmp(op->attrs[i].name, name) == 0))
+      return op->attrs[i].value;
   return NULL;
 }
 
@@ -1236,7 +1239,10 @@ static S_kept_def *S_keep_def(shard_verify_stream *vs, const shard_op *op, shard
     if (s) nsh = i + 1;
   }
   shard_i64s value = {NULL, 0};
-  const shard_attr *va = ok && shard_verify_op_is(op, "stablehlo.constant") ? shard_verify_attr(op, "value") : NULL;
+  /* by definition: every body op is asked, and most are stablehlo.* ops,
+   * which a name compare tells apart only with a strcmp call */
+  static shard_op_name K_constant = {"stablehlo.constant", NULL};
+  const shard_attr *va = ok && shard_op_is(op, &K_constant) ? shard_verify_attr(op, "value") : NULL;
   bool constant = va && shard_attr_i64_list(va, &value);
   if (constant && value.n > S_KEPT_CONSTANT_MAX) ok = false;
   S_kept_def *k = NULL;
