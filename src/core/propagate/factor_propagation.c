@@ -122,6 +122,27 @@ uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t f
   return n;
 }
 
+/* Whether every tensor that has `factor` holds the same axes for it. Then
+ * the candidate is those axes (or nothing, when the factor is blocked), no
+ * tensor's axes are a strict prefix of it, and propagating the factor changes
+ * nothing: neither strategy needs its direction or candidate. Most factors
+ * of most visits are settled, often sharing one list. */
+static bool S_settled(const shard_projection *p, uint32_t factor) {
+  uint32_t nt = shard_projection_num_tensors(p);
+  const shard_axes *first = NULL;
+  for (uint32_t t = 0; t < nt; t++) {
+    const shard_factor_sharding *fs = &p->tensors[t].factors[factor];
+    if (!fs->mapped) continue;
+    if (!first) {
+      first = &fs->axes;
+      continue;
+    }
+    if (fs->axes.n != first->n) return false;
+    if (fs->axes.v != first->v && !shard_axes_equal(fs->axes.v, fs->axes.n, first->v, first->n)) return false;
+  }
+  return true;
+}
+
 /* ---- conflicts -------------------------------------------------------------------- */
 
 /* The largest prefix of `axis` not overlapping the axes or overflow axes of
@@ -229,6 +250,9 @@ static void S_basic(shard_projection *p, const shard_factor_propagation *fp, boo
   uint32_t nt = shard_projection_num_tensors(p);
   conflict_check all = {CONFLICT_ALL_TENSORS, 0};
   for (uint32_t f = 0; f < p->num_factors; f++) {
+    /* A settled factor's axes are not a strict prefix of any truncation of
+     * its candidate: no tensor would be expanded. */
+    if (S_settled(p, f)) continue;
     shard_axis_ref axes[MAX_AXES];
     uint32_t n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), axes);
     S_truncate(p, &all, f, axes, &n, fp->conservative);
@@ -294,7 +318,12 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
   candidate *cands = nf <= ON_STACK ? cands_on_stack : shard_xmalloc(sizeof *cands * nf);
   bool any = false;
   for (uint32_t f = 0; f < nf; f++) {
-    cands[f].n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
+    /* A settled factor offers no tensor anything (S_axes_for_tensor wants a
+     * strict extension), and where it sorts doesn't matter: without a
+     * candidate it is left out like a blocked factor. */
+    cands[f].n = S_settled(p, f)
+                     ? 0
+                     : shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
     if (cands[f].n) any = true;
   }
   if (!any) {
@@ -306,7 +335,7 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
     order[f].factor = f;
     order[f].source_size = -1;
     order[f].source_index = -1;
-    order[f].sharding_size = fp->elementwise ? shard_axes_product(cands[f].axes, cands[f].n, p->mesh) : 0;
+    order[f].sharding_size = 0; /* set below, once sorting is needed */
   }
   /* The source of a factor: the largest tensor whose axes for it extend to
    * the candidate (the first such tensor on ties). */
@@ -340,6 +369,9 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
     if (cands != cands_on_stack) free(cands);
     return;
   }
+  if (fp->elementwise)
+    for (uint32_t f = 0; f < nf; f++)
+      if (cands[f].n) order[f].sharding_size = shard_axes_product(cands[f].axes, cands[f].n, p->mesh);
   /* S_cmp_order is a total order (factors differ), so any sort agrees. */
   if (nf <= ON_STACK) {
     for (uint32_t i = 1; i < nf; i++)
