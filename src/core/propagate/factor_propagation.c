@@ -153,8 +153,10 @@ static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t
   for (uint32_t g = 0; g < p->num_factors; g++) {
     if ((int64_t)g == factor || !tf->factors[g].mapped) continue;
     const shard_factor_sharding *fs = &tf->factors[g];
-    if (!shard_axis_prefix_without_overlap_list(&axis, fs->overflow.v, fs->overflow.n, &axis)) return false;
-    if (!shard_axis_prefix_without_overlap_list(&axis, fs->axes.v, fs->axes.n, &axis)) return false;
+    /* Most lists are empty (overflow nearly always): no call for them. */
+    if (fs->overflow.n && !shard_axis_prefix_without_overlap_list(&axis, fs->overflow.v, fs->overflow.n, &axis))
+      return false;
+    if (fs->axes.n && !shard_axis_prefix_without_overlap_list(&axis, fs->axes.v, fs->axes.n, &axis)) return false;
   }
   *out = axis;
   return true;
@@ -168,8 +170,10 @@ static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t
   const shard_tensor_factors *tf = &p->tensors[t];
   const shard_factor_sharding *fs = &tf->factors[factor];
   shard_axis_ref r = axis;
-  if (!shard_axis_prefix_without_overlap_list(&r, tf->replicated, tf->num_replicated, &r)) return false;
-  if (!shard_axis_prefix_without_overlap_list(&r, tf->unreduced, tf->num_unreduced, &r)) return false;
+  if (tf->num_replicated && !shard_axis_prefix_without_overlap_list(&r, tf->replicated, tf->num_replicated, &r))
+    return false;
+  if (tf->num_unreduced && !shard_axis_prefix_without_overlap_list(&r, tf->unreduced, tf->num_unreduced, &r))
+    return false;
   for (uint32_t i = 0; i < fs->axes.n; i++)
     if (shard_axis_contains(&fs->axes.v[i], &r, p->mesh)) {
       *out = r;
@@ -314,49 +318,57 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
   enum { ON_STACK = 8 };
   candidate cands_on_stack[ON_STACK];
   factor_order order_on_stack[ON_STACK];
-  /* every n is set below; axes past n are never read */
+  /* Indexed by factor; only the active factors' candidates are set. */
   candidate *cands = nf <= ON_STACK ? cands_on_stack : shard_xmalloc(sizeof *cands * nf);
-  bool any = false;
+  factor_order *order = nf <= ON_STACK ? order_on_stack : shard_xmalloc(sizeof *order * nf);
+  /* order[0..nact) are the active factors: not settled, with a candidate.
+   * The others offer no tensor anything (S_axes_for_tensor wants a strict
+   * extension of what the tensor has), and S_cmp_order is a total order, so
+   * leaving them out of the sort keeps the active ones' order. */
+  uint32_t nact = 0;
   for (uint32_t f = 0; f < nf; f++) {
-    /* A settled factor offers no tensor anything (S_axes_for_tensor wants a
-     * strict extension), and where it sorts doesn't matter: without a
-     * candidate it is left out like a blocked factor. */
-    cands[f].n = S_settled(p, f)
-                     ? 0
-                     : shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
-    if (cands[f].n) any = true;
+    if (S_settled(p, f)) continue;
+    cands[f].n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
+    if (!cands[f].n) continue;
+    order[nact].factor = f;
+    order[nact].source_size = -1;
+    order[nact].source_index = -1;
+    order[nact].sharding_size = 0; /* set below, once sorting is needed */
+    nact++;
   }
-  if (!any) {
-    if (cands != cands_on_stack) free(cands);
-    return;
-  }
-  factor_order *order = nf <= ON_STACK ? order_on_stack : shard_xcalloc(nf, sizeof *order);
-  for (uint32_t f = 0; f < nf; f++) {
-    order[f].factor = f;
-    order[f].source_size = -1;
-    order[f].source_index = -1;
-    order[f].sharding_size = 0; /* set below, once sorting is needed */
-  }
+  /* Which factors of each tensor have axes that are a strict prefix of their
+   * candidate: only those can be given anything, and a tensor's factor
+   * changes only when it is itself expanded, so the passes below visit just
+   * these pairs. A bit per factor, for up to 64. */
+  enum { MASK_TENSORS = 16 };
+  uint64_t grow_on_stack[MASK_TENSORS];
+  uint64_t *grow = NULL;
+  if (nact && nf <= 64) grow = nt <= MASK_TENSORS ? grow_on_stack : shard_xmalloc(sizeof *grow * nt);
   /* The source of a factor: the largest tensor whose axes for it extend to
    * the candidate (the first such tensor on ties). */
   bool may_grow = false;
-  for (uint32_t t = 0; t < nt; t++) {
+  for (uint32_t t = 0; t < nt && nact; t++) {
+    if (grow) grow[t] = 0;
     int64_t tensor_size = 1;
     for (uint32_t f = 0; f < nf; f++)
       if (p->tensors[t].factors[f].mapped) tensor_size *= p->factor_sizes[f];
-    for (uint32_t f = 0; f < nf; f++) {
-      const shard_factor_sharding *fs = &p->tensors[t].factors[f];
-      if (!fs->mapped || !cands[f].n) continue;
-      shard_prefix_status st = shard_axes_prefix_status(cands[f].axes, cands[f].n, fs->axes.v, fs->axes.n);
+    for (uint32_t k = 0; k < nact; k++) {
+      factor_order *o = &order[k];
+      const candidate *c = &cands[o->factor];
+      const shard_factor_sharding *fs = &p->tensors[t].factors[o->factor];
+      if (!fs->mapped) continue;
+      shard_prefix_status st = shard_axes_prefix_status(c->axes, c->n, fs->axes.v, fs->axes.n);
       if (st == SHARD_PREFIX_NOT) {
         /* The tensor's axes may be a strict prefix of the candidate. */
-        may_grow = may_grow ||
-                   shard_axes_prefix_status(fs->axes.v, fs->axes.n, cands[f].axes, cands[f].n) == SHARD_PREFIX_STRICT;
+        if (shard_axes_prefix_status(fs->axes.v, fs->axes.n, c->axes, c->n) == SHARD_PREFIX_STRICT) {
+          may_grow = true;
+          if (grow) grow[t] |= (uint64_t)1 << o->factor;
+        }
         continue;
       }
-      if (tensor_size > order[f].source_size) {
-        order[f].source_size = tensor_size;
-        order[f].source_index = t;
+      if (tensor_size > o->source_size) {
+        o->source_size = tensor_size;
+        o->source_index = t;
       }
     }
   }
@@ -364,24 +376,20 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
    * offered is the candidate cut short, never more: when no tensor's axes are
    * a strict prefix of their factor's candidate, nothing can change (the
    * common case of a visit that finds its op already consistent). */
-  if (!may_grow) {
-    if (order != order_on_stack) free(order);
-    if (cands != cands_on_stack) free(cands);
-    return;
-  }
+  if (!may_grow) goto done;
   if (fp->elementwise)
-    for (uint32_t f = 0; f < nf; f++)
-      if (cands[f].n) order[f].sharding_size = shard_axes_product(cands[f].axes, cands[f].n, p->mesh);
+    for (uint32_t k = 0; k < nact; k++)
+      order[k].sharding_size = shard_axes_product(cands[order[k].factor].axes, cands[order[k].factor].n, p->mesh);
   /* S_cmp_order is a total order (factors differ), so any sort agrees. */
-  if (nf <= ON_STACK) {
-    for (uint32_t i = 1; i < nf; i++)
+  if (nact <= ON_STACK) {
+    for (uint32_t i = 1; i < nact; i++)
       for (uint32_t j = i; j > 0 && S_cmp_order(&order[j - 1], &order[j]) > 0; j--) {
         factor_order tmp = order[j];
         order[j] = order[j - 1];
         order[j - 1] = tmp;
       }
   } else {
-    qsort(order, nf, sizeof *order, S_cmp_order);
+    qsort(order, nact, sizeof *order, S_cmp_order);
   }
 
   /* Results first, then operands. */
@@ -390,8 +398,9 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
     uint32_t end = pass == 0 ? nt : p->num_operands;
     for (uint32_t t = begin; t < end; t++) {
       bool tensor_updated = false;
-      for (uint32_t k = 0; k < nf; k++) {
+      for (uint32_t k = 0; k < nact; k++) {
         int64_t f = order[k].factor;
+        if (grow && !(grow[t] >> f & 1)) continue;
         shard_axis_ref axes[MAX_AXES];
         uint32_t n = S_axes_for_tensor(p, fp, t, f, &cands[f], axes);
         if (!n) continue;
@@ -411,6 +420,8 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
       updated[t] = tensor_updated;
     }
   }
+done:
+  if (grow && grow != grow_on_stack) free(grow);
   if (order != order_on_stack) free(order);
   if (cands != cands_on_stack) free(cands);
 }
