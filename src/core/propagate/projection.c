@@ -225,6 +225,41 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t, const s
   }
 }
 
+/* Tensor t's dim d axes as projecting sees them: none without a sharding
+ * of the mapping's rank. */
+static const shard_dim_sharding *S_dim_in(const shard_tensor_sharding *s, uint32_t rank, uint32_t d) {
+  return s && s->rank == rank ? &s->dims[d] : NULL;
+}
+
+static bool S_same_dim_axes(const shard_dim_sharding *x, const shard_dim_sharding *y) {
+  uint32_t nx = x ? x->num_axes : 0, ny = y ? y->num_axes : 0;
+  if (nx != ny) return false;
+  return !nx || x->axes == y->axes || shard_axes_equal(x->axes, nx, y->axes, ny);
+}
+
+bool shard_projection_settled(const shard_op_sharding_rule *rule, const shard_tensor_sharding *const *shardings) {
+  uint32_t n = rule->num_operands + rule->num_results;
+  if (n < 2) return true;
+  const shard_tensor_mapping *m0 = &rule->operands[0];
+  if (!rule->num_operands) m0 = &rule->results[0];
+  const shard_tensor_sharding *s0 = shardings ? shardings[0] : NULL;
+  for (uint32_t i = 1; i < n; i++) {
+    const shard_tensor_mapping *mi =
+        i < rule->num_operands ? &rule->operands[i] : &rule->results[i - rule->num_operands];
+    const shard_tensor_sharding *si = shardings ? shardings[i] : NULL;
+    if (mi->rank != m0->rank) return false;
+    bool same_sharding = si == s0;
+    for (uint32_t d = 0; d < mi->rank; d++) {
+      const shard_dim_mapping *x = &m0->dims[d], *y = &mi->dims[d];
+      if (x->num_factors != y->num_factors) return false;
+      for (uint32_t k = 0; k < x->num_factors; k++)
+        if (x->factors[k] != y->factors[k]) return false;
+      if (!same_sharding && !S_same_dim_axes(S_dim_in(s0, m0->rank, d), S_dim_in(si, mi->rank, d))) return false;
+    }
+  }
+  return true;
+}
+
 shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding_rule *rule,
                                          const shard_tensor_sharding *const *shardings, const shard_mesh *mesh,
                                          bool closed_if_missing) {
