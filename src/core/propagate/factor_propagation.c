@@ -232,6 +232,11 @@ static bool S_compatible_prefix(const shard_projection *p, const conflict_check 
 /* Cuts `axes` at the first axis that must be dropped or shrunk. */
 static void S_truncate(const shard_projection *p, const conflict_check *c, int64_t factor, shard_axis_ref *axes,
                        uint32_t *n, bool conservative) {
+  /* What the earlier axes shard is read only by S_no_conflicts_within for
+   * a factor that is not minor-most: across-checks and minor-most factors
+   * (all of an elementwise op's) need no axis sizes. */
+  bool need_prev = c->kind == CONFLICT_ALL_TENSORS ||
+                   (c->kind == CONFLICT_WITHIN && !p->tensors[c->tensor].factors[factor].is_minor_most);
   int64_t prev = 1;
   for (uint32_t i = 0; i < *n; i++) {
     shard_axis_ref r;
@@ -239,12 +244,15 @@ static void S_truncate(const shard_projection *p, const conflict_check *c, int64
       *n = i;
       return;
     }
-    if (!shard_axis_equal(&axes[i], &r)) {
+    /* r is mostly axes[i] itself, name pointer and all. */
+    bool same = r.name == axes[i].name && r.is_sub == axes[i].is_sub &&
+                (!r.is_sub || (r.pre_size == axes[i].pre_size && r.size == axes[i].size));
+    if (!same && !shard_axis_equal(&axes[i], &r)) {
       axes[i] = r;
       *n = i + 1;
       return;
     }
-    prev *= shard_projection_axis_size(&r, p->mesh);
+    if (need_prev) prev *= shard_projection_axis_size(&r, p->mesh);
   }
 }
 
