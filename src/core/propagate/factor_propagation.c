@@ -44,82 +44,105 @@ shard_direction shard_direction_intersect(shard_direction a, shard_direction b) 
 
 /* ---- compatible major axes ------------------------------------------------------ */
 
-/* Merges `incoming` into the running candidate `cur` (in place). Returns
- * whether the candidate may still grow. With can_expand false the result is
- * at most `cur`. */
-static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming, uint32_t nin,
-                               bool can_expand) {
+/* A candidate: a prefix of one tensor's axis list (lists are replaced,
+ * never edited, so it stays valid while tensors are expanded). */
+typedef struct candidate {
+  const shard_axis_ref *axes;
+  uint32_t n;
+} candidate;
+
+/* Merges `incoming` into the running candidate `cur`. Returns whether the
+ * candidate may still grow. With can_expand false the result is at most
+ * `cur`. The result is always a prefix of `cur` or of `incoming` (elements
+ * where they agree are equal, and past the first difference only one side
+ * is kept), so it is kept as such a prefix instead of copied. */
+static bool S_merge_compatible(candidate *cur, const shard_axis_ref *incoming, uint32_t nin, bool can_expand) {
   /* Most merges meet an empty side (an unsharded factor, or the first
-   * tensor): the general merge below would copy the candidate out and back. */
+   * tensor) or the very list the candidate already is. */
   if (!nin) return can_expand;
-  if (!*ncur) {
+  if (!cur->n) {
     if (!can_expand) return false;
-    *ncur = nin < MAX_AXES ? nin : MAX_AXES;
-    memcpy(cur, incoming, sizeof(shard_axis_ref) * *ncur);
+    cur->axes = incoming;
+    cur->n = nin < MAX_AXES ? nin : MAX_AXES;
     return true;
   }
-  shard_axis_ref result[MAX_AXES];
-  uint32_t n = 0, i = 0, j = 0;
-  while (i < *ncur && j < nin) {
-    const shard_axis_ref *old = &cur[i++], *neu = &incoming[j++];
+  if (cur->axes == incoming && cur->n == nin) return can_expand;
+  const shard_axis_ref *c = cur->axes, *src = c;
+  uint32_t ncur = cur->n, n = 0, i = 0, j = 0;
+  bool more = can_expand;
+  while (i < ncur && j < nin) {
+    const shard_axis_ref *old = &c[i++], *neu = &incoming[j++];
     if (old->name != neu->name && strcmp(old->name, neu->name) != 0) goto stop;
     bool same_info =
         old->is_sub == neu->is_sub && (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
     if (same_info) {
-      result[n++] = *neu;
+      n++;
       continue;
     }
     if (shard_axis_is_prefix_of(neu, old, NULL)) {
       /* A further new axis would conflict (it can't be the next sub-axis,
        * those would have been merged), so stop after the shorter one. */
+      n++;
       if (j < nin) {
-        result[n++] = *neu;
+        src = incoming;
         goto stop;
       }
-      result[n++] = *old;
+      src = c;
     } else if (shard_axis_is_prefix_of(old, neu, NULL)) {
-      if (!can_expand || i < *ncur) {
-        result[n++] = *old;
+      n++;
+      if (!can_expand || i < ncur) {
+        src = c;
         goto stop;
       }
-      result[n++] = *neu;
+      src = incoming;
     } else {
       goto stop;
     }
   }
-  while (i < *ncur && n < MAX_AXES) result[n++] = cur[i++];
-  if (can_expand)
-    while (j < nin && n < MAX_AXES) result[n++] = incoming[j++];
-  memcpy(cur, result, sizeof(shard_axis_ref) * n);
-  *ncur = n;
-  return can_expand;
+  /* n == i == j here: the rest of cur, or (cur used up) of incoming. */
+  if (i < ncur) {
+    src = c;
+    n = ncur < MAX_AXES ? ncur : MAX_AXES;
+  } else if (can_expand && j < nin) {
+    src = incoming;
+    n = nin < MAX_AXES ? nin : MAX_AXES;
+  }
+  goto done;
 stop:
-  memcpy(cur, result, sizeof(shard_axis_ref) * n);
-  *ncur = n;
-  return false;
+  more = false;
+done:
+  cur->axes = src;
+  cur->n = n;
+  return more;
 }
 
-static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t end, int64_t factor,
-                            shard_axis_ref *out, uint32_t *n, bool *can_expand) {
+static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t end, int64_t factor, candidate *cur,
+                            bool *can_expand) {
   for (uint32_t t = begin; t < end; t++) {
     const shard_factor_sharding *fs = &p->tensors[t].factors[factor];
     if (!fs->mapped) continue;
-    *can_expand = S_merge_compatible(out, n, fs->axes.v, fs->axes.n, *can_expand);
+    *can_expand = S_merge_compatible(cur, fs->axes.v, fs->axes.n, *can_expand);
   }
 }
 
-uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
-                                            shard_axis_ref *out) {
-  if (dir == SHARD_DIR_NONE) return 0;
-  uint32_t n = 0;
+static candidate S_compatible(const shard_projection *p, int64_t factor, shard_direction dir) {
+  candidate c = {NULL, 0};
+  if (dir == SHARD_DIR_NONE) return c;
   bool can_expand = true;
   uint32_t ops_end = p->num_operands, all_end = p->num_operands + p->num_results;
   /* The first group may extend the candidate; the second only conflicts. */
   bool backward = dir == SHARD_DIR_BACKWARD;
-  S_merge_tensors(p, backward ? ops_end : 0, backward ? all_end : ops_end, factor, out, &n, &can_expand);
+  S_merge_tensors(p, backward ? ops_end : 0, backward ? all_end : ops_end, factor, &c, &can_expand);
   if (dir != SHARD_DIR_BOTH) can_expand = false;
-  S_merge_tensors(p, backward ? 0 : ops_end, backward ? ops_end : all_end, factor, out, &n, &can_expand);
-  return n;
+  S_merge_tensors(p, backward ? 0 : ops_end, backward ? ops_end : all_end, factor, &c, &can_expand);
+  return c;
+}
+
+uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
+                                            shard_axis_ref *out) {
+  candidate c = S_compatible(p, factor, dir);
+  if (c.n) memcpy(out, c.axes, sizeof(shard_axis_ref) * c.n);
+  return c.n;
 }
 
 /* Whether every tensor that has `factor` holds the same axes for it. Then
@@ -290,11 +313,6 @@ static int S_cmp_order(const void *pa, const void *pb) {
   return a->factor < b->factor ? -1 : (a->factor > b->factor);
 }
 
-typedef struct candidate {
-  shard_axis_ref axes[MAX_AXES];
-  uint32_t n;
-} candidate;
-
 /* The axes factor f of tensor t gets: the candidate cut by conflicts within
  * the factor, only if it extends what t has, then cut by conflicts with
  * t's (already updated) other factors. */
@@ -321,8 +339,8 @@ static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_
 static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp, bool *updated) {
   uint32_t nf = p->num_factors, nt = shard_projection_num_tensors(p);
   if (!nf) return;
-  /* Most ops have a few factors: their candidates (2 KB each) and order fit
-   * on the stack, sparing a malloc/free pair per visit. */
+  /* Most ops have a few factors: their candidates and order fit on the
+   * stack, sparing a malloc/free pair per visit. */
   enum { ON_STACK = 8 };
   candidate cands_on_stack[ON_STACK];
   factor_order order_on_stack[ON_STACK];
@@ -336,7 +354,7 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
   uint32_t nact = 0;
   for (uint32_t f = 0; f < nf; f++) {
     if (S_settled(p, f)) continue;
-    cands[f].n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
+    cands[f] = S_compatible(p, f, fp->direction(fp->direction_ctx, f));
     if (!cands[f].n) continue;
     order[nact].factor = f;
     order[nact].source_size = -1;
@@ -357,9 +375,7 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
   bool may_grow = false;
   for (uint32_t t = 0; t < nt && nact; t++) {
     if (grow) grow[t] = 0;
-    int64_t tensor_size = 1;
-    for (uint32_t f = 0; f < nf; f++)
-      if (p->tensors[t].factors[f].mapped) tensor_size *= p->factor_sizes[f];
+    int64_t tensor_size = -1; /* computed once a factor needs it */
     for (uint32_t k = 0; k < nact; k++) {
       factor_order *o = &order[k];
       const candidate *c = &cands[o->factor];
@@ -373,6 +389,11 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
           if (grow) grow[t] |= (uint64_t)1 << o->factor;
         }
         continue;
+      }
+      if (tensor_size < 0) {
+        tensor_size = 1;
+        for (uint32_t g = 0; g < nf; g++)
+          if (p->tensors[t].factors[g].mapped) tensor_size *= p->factor_sizes[g];
       }
       if (tensor_size > o->source_size) {
         o->source_size = tensor_size;
