@@ -44,82 +44,126 @@ shard_direction shard_direction_intersect(shard_direction a, shard_direction b) 
 
 /* ---- compatible major axes ------------------------------------------------------ */
 
-/* Merges `incoming` into the running candidate `cur` (in place). Returns
- * whether the candidate may still grow. With can_expand false the result is
- * at most `cur`. */
-static bool S_merge_compatible(shard_axis_ref *cur, uint32_t *ncur, const shard_axis_ref *incoming, uint32_t nin,
-                               bool can_expand) {
+/* A candidate: a prefix of one tensor's axis list (lists are replaced,
+ * never edited, so it stays valid while tensors are expanded). */
+typedef struct candidate {
+  const shard_axis_ref *axes;
+  uint32_t n;
+} candidate;
+
+/* Merges `incoming` into the running candidate `cur`. Returns whether the
+ * candidate may still grow. With can_expand false the result is at most
+ * `cur`. The result is always a prefix of `cur` or of `incoming` (elements
+ * where they agree are equal, and past the first difference only one side
+ * is kept), so it is kept as such a prefix instead of copied. */
+static bool S_merge_compatible(candidate *cur, const shard_axis_ref *incoming, uint32_t nin, bool can_expand) {
   /* Most merges meet an empty side (an unsharded factor, or the first
-   * tensor): the general merge below would copy the candidate out and back. */
+   * tensor) or the very list the candidate already is. */
   if (!nin) return can_expand;
-  if (!*ncur) {
+  if (!cur->n) {
     if (!can_expand) return false;
-    *ncur = nin < MAX_AXES ? nin : MAX_AXES;
-    memcpy(cur, incoming, sizeof(shard_axis_ref) * *ncur);
+    cur->axes = incoming;
+    cur->n = nin < MAX_AXES ? nin : MAX_AXES;
     return true;
   }
-  shard_axis_ref result[MAX_AXES];
-  uint32_t n = 0, i = 0, j = 0;
-  while (i < *ncur && j < nin) {
-    const shard_axis_ref *old = &cur[i++], *neu = &incoming[j++];
+  if (cur->axes == incoming && cur->n == nin) return can_expand;
+  const shard_axis_ref *c = cur->axes, *src = c;
+  uint32_t ncur = cur->n, n = 0, i = 0, j = 0;
+  bool more = can_expand;
+  while (i < ncur && j < nin) {
+    const shard_axis_ref *old = &c[i++], *neu = &incoming[j++];
     if (old->name != neu->name && strcmp(old->name, neu->name) != 0) goto stop;
     bool same_info =
         old->is_sub == neu->is_sub && (!old->is_sub || (old->pre_size == neu->pre_size && old->size == neu->size));
     if (same_info) {
-      result[n++] = *neu;
+      n++;
       continue;
     }
     if (shard_axis_is_prefix_of(neu, old, NULL)) {
       /* A further new axis would conflict (it can't be the next sub-axis,
        * those would have been merged), so stop after the shorter one. */
+      n++;
       if (j < nin) {
-        result[n++] = *neu;
+        src = incoming;
         goto stop;
       }
-      result[n++] = *old;
+      src = c;
     } else if (shard_axis_is_prefix_of(old, neu, NULL)) {
-      if (!can_expand || i < *ncur) {
-        result[n++] = *old;
+      n++;
+      if (!can_expand || i < ncur) {
+        src = c;
         goto stop;
       }
-      result[n++] = *neu;
+      src = incoming;
     } else {
       goto stop;
     }
   }
-  while (i < *ncur && n < MAX_AXES) result[n++] = cur[i++];
-  if (can_expand)
-    while (j < nin && n < MAX_AXES) result[n++] = incoming[j++];
-  memcpy(cur, result, sizeof(shard_axis_ref) * n);
-  *ncur = n;
-  return can_expand;
+  /* n == i == j here: the rest of cur, or (cur used up) of incoming. */
+  if (i < ncur) {
+    src = c;
+    n = ncur < MAX_AXES ? ncur : MAX_AXES;
+  } else if (can_expand && j < nin) {
+    src = incoming;
+    n = nin < MAX_AXES ? nin : MAX_AXES;
+  }
+  goto done;
 stop:
-  memcpy(cur, result, sizeof(shard_axis_ref) * n);
-  *ncur = n;
-  return false;
+  more = false;
+done:
+  cur->axes = src;
+  cur->n = n;
+  return more;
 }
 
-static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t end, int64_t factor,
-                            shard_axis_ref *out, uint32_t *n, bool *can_expand) {
+static void S_merge_tensors(const shard_projection *p, uint32_t begin, uint32_t end, int64_t factor, candidate *cur,
+                            bool *can_expand) {
   for (uint32_t t = begin; t < end; t++) {
     const shard_factor_sharding *fs = &p->tensors[t].factors[factor];
     if (!fs->mapped) continue;
-    *can_expand = S_merge_compatible(out, n, fs->axes.v, fs->axes.n, *can_expand);
+    *can_expand = S_merge_compatible(cur, fs->axes.v, fs->axes.n, *can_expand);
   }
 }
 
-uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
-                                            shard_axis_ref *out) {
-  if (dir == SHARD_DIR_NONE) return 0;
-  uint32_t n = 0;
+static candidate S_compatible(const shard_projection *p, int64_t factor, shard_direction dir) {
+  candidate c = {NULL, 0};
+  if (dir == SHARD_DIR_NONE) return c;
   bool can_expand = true;
   uint32_t ops_end = p->num_operands, all_end = p->num_operands + p->num_results;
   /* The first group may extend the candidate; the second only conflicts. */
   bool backward = dir == SHARD_DIR_BACKWARD;
-  S_merge_tensors(p, backward ? ops_end : 0, backward ? all_end : ops_end, factor, out, &n, &can_expand);
+  S_merge_tensors(p, backward ? ops_end : 0, backward ? all_end : ops_end, factor, &c, &can_expand);
   if (dir != SHARD_DIR_BOTH) can_expand = false;
-  S_merge_tensors(p, backward ? 0 : ops_end, backward ? ops_end : all_end, factor, out, &n, &can_expand);
-  return n;
+  S_merge_tensors(p, backward ? 0 : ops_end, backward ? ops_end : all_end, factor, &c, &can_expand);
+  return c;
+}
+
+uint32_t shard_factor_compatible_major_axes(const shard_projection *p, int64_t factor, shard_direction dir,
+                                            shard_axis_ref *out) {
+  candidate c = S_compatible(p, factor, dir);
+  if (c.n) memcpy(out, c.axes, sizeof(shard_axis_ref) * c.n);
+  return c.n;
+}
+
+/* Whether every tensor that has `factor` holds the same axes for it. Then
+ * the candidate is those axes (or nothing, when the factor is blocked), no
+ * tensor's axes are a strict prefix of it, and propagating the factor changes
+ * nothing: neither strategy needs its direction or candidate. Most factors
+ * of most visits are settled, often sharing one list. */
+static bool S_settled(const shard_projection *p, uint32_t factor) {
+  uint32_t nt = shard_projection_num_tensors(p);
+  const shard_axes *first = NULL;
+  for (uint32_t t = 0; t < nt; t++) {
+    const shard_factor_sharding *fs = &p->tensors[t].factors[factor];
+    if (!fs->mapped) continue;
+    if (!first) {
+      first = &fs->axes;
+      continue;
+    }
+    if (fs->axes.n != first->n) return false;
+    if (fs->axes.v != first->v && !shard_axes_equal(fs->axes.v, fs->axes.n, first->v, first->n)) return false;
+  }
+  return true;
 }
 
 /* ---- conflicts -------------------------------------------------------------------- */
@@ -132,8 +176,10 @@ static bool S_no_conflicts_across(const shard_projection *p, uint32_t t, int64_t
   for (uint32_t g = 0; g < p->num_factors; g++) {
     if ((int64_t)g == factor || !tf->factors[g].mapped) continue;
     const shard_factor_sharding *fs = &tf->factors[g];
-    if (!shard_axis_prefix_without_overlap_list(&axis, fs->overflow.v, fs->overflow.n, &axis)) return false;
-    if (!shard_axis_prefix_without_overlap_list(&axis, fs->axes.v, fs->axes.n, &axis)) return false;
+    /* Most lists are empty (overflow nearly always): no call for them. */
+    if (fs->overflow.n && !shard_axis_prefix_without_overlap_list(&axis, fs->overflow.v, fs->overflow.n, &axis))
+      return false;
+    if (fs->axes.n && !shard_axis_prefix_without_overlap_list(&axis, fs->axes.v, fs->axes.n, &axis)) return false;
   }
   *out = axis;
   return true;
@@ -147,8 +193,10 @@ static bool S_no_conflicts_within(const shard_projection *p, uint32_t t, int64_t
   const shard_tensor_factors *tf = &p->tensors[t];
   const shard_factor_sharding *fs = &tf->factors[factor];
   shard_axis_ref r = axis;
-  if (!shard_axis_prefix_without_overlap_list(&r, tf->replicated, tf->num_replicated, &r)) return false;
-  if (!shard_axis_prefix_without_overlap_list(&r, tf->unreduced, tf->num_unreduced, &r)) return false;
+  if (tf->num_replicated && !shard_axis_prefix_without_overlap_list(&r, tf->replicated, tf->num_replicated, &r))
+    return false;
+  if (tf->num_unreduced && !shard_axis_prefix_without_overlap_list(&r, tf->unreduced, tf->num_unreduced, &r))
+    return false;
   for (uint32_t i = 0; i < fs->axes.n; i++)
     if (shard_axis_contains(&fs->axes.v[i], &r, p->mesh)) {
       *out = r;
@@ -207,6 +255,11 @@ static bool S_compatible_prefix(const shard_projection *p, const conflict_check 
 /* Cuts `axes` at the first axis that must be dropped or shrunk. */
 static void S_truncate(const shard_projection *p, const conflict_check *c, int64_t factor, shard_axis_ref *axes,
                        uint32_t *n, bool conservative) {
+  /* What the earlier axes shard is read only by S_no_conflicts_within for
+   * a factor that is not minor-most: across-checks and minor-most factors
+   * (all of an elementwise op's) need no axis sizes. */
+  bool need_prev = c->kind == CONFLICT_ALL_TENSORS ||
+                   (c->kind == CONFLICT_WITHIN && !p->tensors[c->tensor].factors[factor].is_minor_most);
   int64_t prev = 1;
   for (uint32_t i = 0; i < *n; i++) {
     shard_axis_ref r;
@@ -214,12 +267,15 @@ static void S_truncate(const shard_projection *p, const conflict_check *c, int64
       *n = i;
       return;
     }
-    if (!shard_axis_equal(&axes[i], &r)) {
+    /* r is mostly axes[i] itself, name pointer and all. */
+    bool same = r.name == axes[i].name && r.is_sub == axes[i].is_sub &&
+                (!r.is_sub || (r.pre_size == axes[i].pre_size && r.size == axes[i].size));
+    if (!same && !shard_axis_equal(&axes[i], &r)) {
       axes[i] = r;
       *n = i + 1;
       return;
     }
-    prev *= shard_projection_axis_size(&r, p->mesh);
+    if (need_prev) prev *= shard_projection_axis_size(&r, p->mesh);
   }
 }
 
@@ -229,6 +285,9 @@ static void S_basic(shard_projection *p, const shard_factor_propagation *fp, boo
   uint32_t nt = shard_projection_num_tensors(p);
   conflict_check all = {CONFLICT_ALL_TENSORS, 0};
   for (uint32_t f = 0; f < p->num_factors; f++) {
+    /* A settled factor's axes are not a strict prefix of any truncation of
+     * its candidate: no tensor would be expanded. */
+    if (S_settled(p, f)) continue;
     shard_axis_ref axes[MAX_AXES];
     uint32_t n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), axes);
     S_truncate(p, &all, f, axes, &n, fp->conservative);
@@ -253,11 +312,6 @@ static int S_cmp_order(const void *pa, const void *pb) {
   if (a->source_index != b->source_index) return a->source_index < b->source_index ? -1 : 1;
   return a->factor < b->factor ? -1 : (a->factor > b->factor);
 }
-
-typedef struct candidate {
-  shard_axis_ref axes[MAX_AXES];
-  uint32_t n;
-} candidate;
 
 /* The axes factor f of tensor t gets: the candidate cut by conflicts within
  * the factor, only if it extends what t has, then cut by conflicts with
@@ -285,49 +339,65 @@ static uint32_t S_axes_for_tensor(const shard_projection *p, const shard_factor_
 static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp, bool *updated) {
   uint32_t nf = p->num_factors, nt = shard_projection_num_tensors(p);
   if (!nf) return;
-  /* Most ops have a few factors: their candidates (2 KB each) and order fit
-   * on the stack, sparing a malloc/free pair per visit. */
+  /* Most ops have a few factors: their candidates and order fit on the
+   * stack, sparing a malloc/free pair per visit. */
   enum { ON_STACK = 8 };
   candidate cands_on_stack[ON_STACK];
   factor_order order_on_stack[ON_STACK];
-  /* every n is set below; axes past n are never read */
+  /* Indexed by factor; only the active factors' candidates are set. */
   candidate *cands = nf <= ON_STACK ? cands_on_stack : shard_xmalloc(sizeof *cands * nf);
-  bool any = false;
+  factor_order *order = nf <= ON_STACK ? order_on_stack : shard_xmalloc(sizeof *order * nf);
+  /* order[0..nact) are the active factors: not settled, with a candidate.
+   * The others offer no tensor anything (S_axes_for_tensor wants a strict
+   * extension of what the tensor has), and S_cmp_order is a total order, so
+   * leaving them out of the sort keeps the active ones' order. */
+  uint32_t nact = 0;
   for (uint32_t f = 0; f < nf; f++) {
-    cands[f].n = shard_factor_compatible_major_axes(p, f, fp->direction(fp->direction_ctx, f), cands[f].axes);
-    if (cands[f].n) any = true;
+    if (S_settled(p, f)) continue;
+    cands[f] = S_compatible(p, f, fp->direction(fp->direction_ctx, f));
+    if (!cands[f].n) continue;
+    order[nact].factor = f;
+    order[nact].source_size = -1;
+    order[nact].source_index = -1;
+    order[nact].sharding_size = 0; /* set below, once sorting is needed */
+    nact++;
   }
-  if (!any) {
-    if (cands != cands_on_stack) free(cands);
-    return;
-  }
-  factor_order *order = nf <= ON_STACK ? order_on_stack : shard_xcalloc(nf, sizeof *order);
-  for (uint32_t f = 0; f < nf; f++) {
-    order[f].factor = f;
-    order[f].source_size = -1;
-    order[f].source_index = -1;
-    order[f].sharding_size = fp->elementwise ? shard_axes_product(cands[f].axes, cands[f].n, p->mesh) : 0;
-  }
+  /* Which factors of each tensor have axes that are a strict prefix of their
+   * candidate: only those can be given anything, and a tensor's factor
+   * changes only when it is itself expanded, so the passes below visit just
+   * these pairs. A bit per factor, for up to 64. */
+  enum { MASK_TENSORS = 16 };
+  uint64_t grow_on_stack[MASK_TENSORS];
+  uint64_t *grow = NULL;
+  if (nact && nf <= 64) grow = nt <= MASK_TENSORS ? grow_on_stack : shard_xmalloc(sizeof *grow * nt);
   /* The source of a factor: the largest tensor whose axes for it extend to
    * the candidate (the first such tensor on ties). */
   bool may_grow = false;
-  for (uint32_t t = 0; t < nt; t++) {
-    int64_t tensor_size = 1;
-    for (uint32_t f = 0; f < nf; f++)
-      if (p->tensors[t].factors[f].mapped) tensor_size *= p->factor_sizes[f];
-    for (uint32_t f = 0; f < nf; f++) {
-      const shard_factor_sharding *fs = &p->tensors[t].factors[f];
-      if (!fs->mapped || !cands[f].n) continue;
-      shard_prefix_status st = shard_axes_prefix_status(cands[f].axes, cands[f].n, fs->axes.v, fs->axes.n);
+  for (uint32_t t = 0; t < nt && nact; t++) {
+    if (grow) grow[t] = 0;
+    int64_t tensor_size = -1; /* computed once a factor needs it */
+    for (uint32_t k = 0; k < nact; k++) {
+      factor_order *o = &order[k];
+      const candidate *c = &cands[o->factor];
+      const shard_factor_sharding *fs = &p->tensors[t].factors[o->factor];
+      if (!fs->mapped) continue;
+      shard_prefix_status st = shard_axes_prefix_status(c->axes, c->n, fs->axes.v, fs->axes.n);
       if (st == SHARD_PREFIX_NOT) {
         /* The tensor's axes may be a strict prefix of the candidate. */
-        may_grow = may_grow ||
-                   shard_axes_prefix_status(fs->axes.v, fs->axes.n, cands[f].axes, cands[f].n) == SHARD_PREFIX_STRICT;
+        if (shard_axes_prefix_status(fs->axes.v, fs->axes.n, c->axes, c->n) == SHARD_PREFIX_STRICT) {
+          may_grow = true;
+          if (grow) grow[t] |= (uint64_t)1 << o->factor;
+        }
         continue;
       }
-      if (tensor_size > order[f].source_size) {
-        order[f].source_size = tensor_size;
-        order[f].source_index = t;
+      if (tensor_size < 0) {
+        tensor_size = 1;
+        for (uint32_t g = 0; g < nf; g++)
+          if (p->tensors[t].factors[g].mapped) tensor_size *= p->factor_sizes[g];
+      }
+      if (tensor_size > o->source_size) {
+        o->source_size = tensor_size;
+        o->source_index = t;
       }
     }
   }
@@ -335,21 +405,20 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
    * offered is the candidate cut short, never more: when no tensor's axes are
    * a strict prefix of their factor's candidate, nothing can change (the
    * common case of a visit that finds its op already consistent). */
-  if (!may_grow) {
-    if (order != order_on_stack) free(order);
-    if (cands != cands_on_stack) free(cands);
-    return;
-  }
+  if (!may_grow) goto done;
+  if (fp->elementwise)
+    for (uint32_t k = 0; k < nact; k++)
+      order[k].sharding_size = shard_axes_product(cands[order[k].factor].axes, cands[order[k].factor].n, p->mesh);
   /* S_cmp_order is a total order (factors differ), so any sort agrees. */
-  if (nf <= ON_STACK) {
-    for (uint32_t i = 1; i < nf; i++)
+  if (nact <= ON_STACK) {
+    for (uint32_t i = 1; i < nact; i++)
       for (uint32_t j = i; j > 0 && S_cmp_order(&order[j - 1], &order[j]) > 0; j--) {
         factor_order tmp = order[j];
         order[j] = order[j - 1];
         order[j - 1] = tmp;
       }
   } else {
-    qsort(order, nf, sizeof *order, S_cmp_order);
+    qsort(order, nact, sizeof *order, S_cmp_order);
   }
 
   /* Results first, then operands. */
@@ -358,8 +427,9 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
     uint32_t end = pass == 0 ? nt : p->num_operands;
     for (uint32_t t = begin; t < end; t++) {
       bool tensor_updated = false;
-      for (uint32_t k = 0; k < nf; k++) {
+      for (uint32_t k = 0; k < nact; k++) {
         int64_t f = order[k].factor;
+        if (grow && !(grow[t] >> f & 1)) continue;
         shard_axis_ref axes[MAX_AXES];
         uint32_t n = S_axes_for_tensor(p, fp, t, f, &cands[f], axes);
         if (!n) continue;
@@ -379,6 +449,8 @@ static void S_aggressive(shard_projection *p, const shard_factor_propagation *fp
       updated[t] = tensor_updated;
     }
   }
+done:
+  if (grow && grow != grow_on_stack) free(grow);
   if (order != order_on_stack) free(order);
   if (cands != cands_on_stack) free(cands);
 }

@@ -121,7 +121,9 @@ static bool S_shareable_tail(const shard_dim_sharding *d, uint32_t ai) {
   for (uint32_t i = ai; i < d->num_axes; i++) {
     const shard_axis_ref *r = &d->axes[i];
     if (!r->is_sub && (r->pre_size || r->size)) return false;
-    if (i + 1 < d->num_axes && shard_axis_can_merge(r, &d->axes[i + 1])) return false;
+    /* Only two sub-axes merge: full axes (the most) need no call. */
+    if (r->is_sub && i + 1 < d->num_axes && d->axes[i + 1].is_sub && shard_axis_can_merge(r, &d->axes[i + 1]))
+      return false;
   }
   return true;
 }
@@ -129,7 +131,6 @@ static bool S_shareable_tail(const shard_dim_sharding *d, uint32_t ai) {
 static void S_build_tensor(shard_projection *p, shard_tensor_factors *t, const shard_tensor_mapping *mapping,
                            const shard_tensor_sharding *s, bool closed_if_missing) {
   const shard_mesh *m = p->mesh;
-  t->factors = SHARD_NEW_ARRAY(p->arena, shard_factor_sharding, p->num_factors ? p->num_factors : 1);
   if (s && s->rank != mapping->rank) s = NULL;
   for (uint32_t d = 0; d < mapping->rank; d++) {
     const shard_dim_mapping *dm = &mapping->dims[d];
@@ -225,6 +226,44 @@ static void S_build_tensor(shard_projection *p, shard_tensor_factors *t, const s
   }
 }
 
+/* Tensor t's dim d axes as projecting sees them: none without a sharding
+ * of the mapping's rank. */
+static const shard_dim_sharding *S_dim_in(const shard_tensor_sharding *s, uint32_t rank, uint32_t d) {
+  return s && s->rank == rank ? &s->dims[d] : NULL;
+}
+
+static bool S_same_dim_axes(const shard_dim_sharding *x, const shard_dim_sharding *y) {
+  uint32_t nx = x ? x->num_axes : 0, ny = y ? y->num_axes : 0;
+  if (nx != ny) return false;
+  return !nx || x->axes == y->axes || shard_axes_equal(x->axes, nx, y->axes, ny);
+}
+
+bool shard_projection_settled(const shard_op_sharding_rule *rule, const shard_tensor_sharding *const *shardings) {
+  uint32_t n = rule->num_operands + rule->num_results;
+  if (n < 2) return true;
+  const shard_tensor_mapping *m0 = &rule->operands[0];
+  if (!rule->num_operands) m0 = &rule->results[0];
+  const shard_tensor_sharding *s0 = shardings ? shardings[0] : NULL;
+  for (uint32_t i = 1; i < n; i++) {
+    const shard_tensor_mapping *mi =
+        i < rule->num_operands ? &rule->operands[i] : &rule->results[i - rule->num_operands];
+    const shard_tensor_sharding *si = shardings ? shardings[i] : NULL;
+    if (mi->rank != m0->rank) return false;
+    /* Axes first: they differ far more often than mappings do. */
+    if (si != s0)
+      for (uint32_t d = 0; d < mi->rank; d++)
+        if (!S_same_dim_axes(S_dim_in(s0, m0->rank, d), S_dim_in(si, mi->rank, d))) return false;
+    for (uint32_t d = 0; d < mi->rank; d++) {
+      const shard_dim_mapping *x = &m0->dims[d], *y = &mi->dims[d];
+      if (x->num_factors != y->num_factors) return false;
+      if (x->factors == y->factors) continue;
+      for (uint32_t k = 0; k < x->num_factors; k++)
+        if (x->factors[k] != y->factors[k]) return false;
+    }
+  }
+  return true;
+}
+
 shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding_rule *rule,
                                          const shard_tensor_sharding *const *shardings, const shard_mesh *mesh,
                                          bool closed_if_missing) {
@@ -237,7 +276,12 @@ shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding
   p->num_results = rule->num_results;
   uint32_t n = rule->num_operands + rule->num_results;
   p->tensors = SHARD_NEW_ARRAY(a, shard_tensor_factors, n ? n : 1);
+  /* One zeroed block for every tensor's factors: an array per tensor was
+   * an allocation past the arena's small fast path each. */
+  uint32_t nf = p->num_factors ? p->num_factors : 1;
+  shard_factor_sharding *factors = SHARD_NEW_ARRAY(a, shard_factor_sharding, (size_t)nf * (n ? n : 1));
   for (uint32_t i = 0; i < n; i++) {
+    p->tensors[i].factors = factors + (size_t)nf * i;
     const shard_tensor_mapping *mapping =
         i < rule->num_operands ? &rule->operands[i] : &rule->results[i - rule->num_operands];
     S_build_tensor(p, &p->tensors[i], mapping, shardings ? shardings[i] : NULL, closed_if_missing);

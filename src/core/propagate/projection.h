@@ -67,6 +67,13 @@ shard_projection *shard_projection_build(shard_arena *a, const shard_op_sharding
                                          const shard_tensor_sharding *const *shardings, const shard_mesh *mesh,
                                          bool closed_if_missing);
 
+/* Whether the tensors project alike without projecting them: all map their
+ * dims to the same factors and hold the same axes in every dim (or none).
+ * Then every factor has the same axes in every tensor that has it, and
+ * propagating through the op changes nothing (see factor_propagation.h).
+ * False when they may differ. */
+bool shard_projection_settled(const shard_op_sharding_rule *rule, const shard_tensor_sharding *const *shardings);
+
 static inline shard_tensor_factors *shard_projection_tensor(const shard_projection *p, uint32_t t) {
   return &p->tensors[t];
 }

@@ -849,13 +849,15 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
   s->scratch = NULL;
   const shard_tensor_sharding **shardings = SHARD_NEW_ARRAY(scratch, const shard_tensor_sharding *, n ? n : 1);
   for (uint32_t i = 0; i < n; i++) shardings[i] = t[i].sharding;
-  shard_projection *p = shard_projection_build(scratch, rule, shardings, mesh, false);
+  /* Nothing to project or propagate when every tensor projects alike. */
+  bool settled = shard_projection_settled(rule, shardings);
+  shard_projection *p = settled ? NULL : shard_projection_build(scratch, rule, shardings, mesh, false);
   shard_factor_propagation fp = {s->strategy, S_factor_direction, dctx, conservative,
                                  op && shard_propagation_op_is_elementwise(op)};
   bool *updated = SHARD_NEW_ARRAY(scratch, bool, n ? n : 1);
   const shard_tensor_sharding **kept = SHARD_NEW_ARRAY(scratch, const shard_tensor_sharding *, n ? n : 1);
-  const shard_projection *before = s->observer.on_step ? S_projection_copy(scratch, p) : NULL;
-  shard_factor_propagate(p, &fp, updated);
+  const shard_projection *before = p && s->observer.on_step ? S_projection_copy(scratch, p) : NULL;
+  if (p) shard_factor_propagate(p, &fp, updated); /* else nothing is updated */
 
   bool any = false;
   for (uint32_t i = 0; i < n; i++) {
