@@ -978,6 +978,19 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
   return same;
 }
 
+/* After a visit of op that changed shardings: records in its memo the
+ * shardings it left (read again into t), as what an unchanged visit saw.
+ * Visiting an op again right after it changed something, with the same
+ * directions and strategy, changes nothing (which is also why S_notify_op
+ * does not queue the op being visited): the next run's first visit of an
+ * op no neighbour changed since is then skipped instead of confirming it. */
+static void S_memo_after_change(shard_propagation *s, shard_op *op, visit_memo *memo, tensor_ref *t) {
+  for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
+  for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
+  for (uint32_t i = 0; i < op->num_operands + op->num_results; i++) memo->seen[i] = t[i].sharding;
+  memo->seen_valid = true;
+}
+
 static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_state) {
   const shard_op_sharding_rule *rule = S_rule(s, op, op_state);
   if (!rule) return;
@@ -1013,7 +1026,8 @@ static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_s
   d.known = dirs;
   if (!info || !S_seen_before(s, info, rule, t, n, NULL, 0, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
-    if (info) info->memo->seen_valid = !changed;
+    if (info && changed) S_memo_after_change(s, op, info->memo, t);
+    else if (info) info->memo->seen_valid = true;
   }
   /* a visit that changed nothing wrote nothing: the count is as it was */
   if (info && info->memo->seen_valid) info->memo->seen_changes = s->changes;
