@@ -1105,13 +1105,33 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
   return n;
 }
 
-/* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then hands the visit's arena
- * (taken with S_rule_scratch_take) back. view[0..2) are what the result's
- * sharding is made from when it is a per-visit view (t[ns].transient): a
- * manual computation's edge seen from the other side of its manual axes. */
+/* What an edge's visit records beside its sources' shardings (the memo's
+ * keys, S_propagate_edge): the edge's sharding, and for the body's view of
+ * a manual computation's block argument, the in_shardings entry the view is
+ * made from. */
+static void S_edge_keys(shard_propagation *s, shard_op *edge, const shard_tensor_sharding **keys) {
+  keys[1] = NULL;
+  if (!shard_op_is(edge, &K_sdy_data_flow_edge)) {
+    tensor_ref r;
+    S_value_ref(s, &r, &edge->results[0]);
+    keys[0] = r.sharding;
+    return;
+  }
+  keys[0] = S_sharding_attr(edge, "sharding");
+  shard_value *owner = edge->operands[0].value;
+  shard_op *df = S_owning_op(owner);
+  if (keys[0] && !owner->def && S_df_kind(df) == DF_MANUAL) keys[1] = S_per_value_at(df, "in_shardings", owner->index);
+}
+
+/* Propagates between an edge's ns sources t[0..ns) (the shardable values
+ * of sources[0..ns)) and its result t[ns] in both directions through an
+ * identity rule, then hands the visit's arena (taken with
+ * S_rule_scratch_take) back. view[0..2) are what the result's sharding is
+ * made from when it is a per-visit view (t[ns].transient): a manual
+ * computation's edge seen from the other side of its manual axes. */
 static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, op_info *edge_state,
-                             tensor_ref *t, uint32_t ns, const shard_tensor_sharding *const *view) {
+                             shard_value *const *sources, tensor_ref *t, uint32_t ns,
+                             const shard_tensor_sharding *const *view) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
    * would see what its last unchanged visit saw is skipped; the sources and
    * the target of an edge never change within a session, and neither does
@@ -1143,7 +1163,19 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
   }
   if (!skip) {
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-    if (info) info->memo->seen_valid = !changed;
+    if (info && changed) {
+      /* As for a registered op (S_memo_after_change): what the visit left
+       * is what the next visit would see and leave unchanged. */
+      visit_memo *memo = info->memo;
+      for (uint32_t i = 0; i < ns; i++) {
+        S_value_ref(s, &t[i], sources[i]);
+        memo->seen[i] = t[i].sharding;
+      }
+      S_edge_keys(s, edge, &memo->seen[ns]);
+      memo->seen_valid = true;
+    } else if (info) {
+      info->memo->seen_valid = true;
+    }
   }
   if (info && info->memo && info->memo->seen_valid) info->memo->seen_changes = s->changes;
   if (dirs && dirs != dirs_on_stack) free(dirs);
@@ -1208,7 +1240,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   t[ns].index = 0;
   t[ns].sharding = target;
   t[ns].transient = manual_view;
-  S_propagate_edge(s, scratch, edge, info, t, ns, view);
+  S_propagate_edge(s, scratch, edge, info, sources, t, ns, view);
   if (t != t_on_stack) free(t);
   if (sources != sources_on_stack) free(sources);
 }
@@ -1242,7 +1274,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge, op_info *inf
   tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, NULL);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, sources.items, t, ns, NULL);
   free(t);
   SHARD_VEC_FREE(sources);
 }
