@@ -458,6 +458,15 @@ static shard_op_sharding_rule *S_identity_rule(shard_arena *a, const shard_type 
   return r;
 }
 
+/* What the factor directions of an identity rule over t (S_identity_rule)
+ * read of it, without building it: the number of factors, none blocked. */
+static shard_op_sharding_rule S_identity_shape(const shard_type *t) {
+  shard_op_sharding_rule r;
+  memset(&r, 0, sizeof r);
+  r.num_factors = t->rank;
+  return r;
+}
+
 static bool S_is_blocked(const shard_op_sharding_rule *r, int64_t f) {
   for (uint32_t i = 0; i < r->num_blocked_propagation; i++)
     if (r->blocked_propagation[i] == f) return true;
@@ -1139,16 +1148,16 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
    * module's shardings it is made from instead (the same ones give the same
    * view). Without an observer. */
   op_info *info = !s->observer.on_step ? edge_state : NULL;
-  /* Built in the visit's scratch each time rather than kept: a few words
-   * from a warm arena cost less than session memory for every edge. */
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  /* The directions and the memo read only the number of factors: the rule
+   * itself is built when the visit propagates. */
+  shard_op_sharding_rule shape = S_identity_shape(edge->results[0].type);
+  direction_ctx d = {s, edge, &shape, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
   shard_direction *dirs = NULL;
   bool skip = false;
   if (info) {
-    uint32_t nf = rule->num_factors;
+    uint32_t nf = shape.num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
       S_memo_invalidate(info);
@@ -1158,10 +1167,14 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
       /* Always two keys: an edge's result may become a view in a later visit. */
       const shard_tensor_sharding *keys[2] = {t[ns].sharding, NULL};
       if (t[ns].transient) keys[0] = view[0], keys[1] = view[1];
-      skip = S_seen_before(s, info, rule, t, ns, keys, 2, dirs);
+      skip = S_seen_before(s, info, &shape, t, ns, keys, 2, dirs);
     }
   }
   if (!skip) {
+    /* Built in the visit's scratch each time rather than kept: a few words
+     * from a warm arena cost less than session memory for every edge. */
+    shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+    d.rule = rule;
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
     if (info && changed) {
       /* As for a registered op (S_memo_after_change): what the visit left
@@ -1182,21 +1195,19 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
   S_rule_scratch_give(s, scratch);
 }
 
-/* S_unchanged_since for an edge of ns sources, before its visit reads any
- * sharding (or builds a manual computation's view). */
-static bool S_edge_unchanged(shard_propagation *s, shard_op *edge, const op_info *info, uint32_t ns) {
+/* S_unchanged_since for an edge, before its visit reads any sharding (or
+ * builds a manual computation's view). */
+static bool S_edge_unchanged(shard_propagation *s, shard_op *edge, const op_info *info) {
   if (s->observer.on_step || !info->memo || !info->memo->seen_valid || info->memo->seen_changes != s->changes)
     return false;
-  shard_arena *scratch = S_rule_scratch_take(s);
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  shard_op_sharding_rule shape = S_identity_shape(edge->results[0].type);
+  direction_ctx d = {s, edge, &shape, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
-  uint32_t nf = rule->num_factors;
+  uint32_t nf = shape.num_factors;
   shard_direction *dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
-  bool same = S_factor_directions(&d, nf, dirs) && S_unchanged_since(s, info, rule, dirs);
+  bool same = S_factor_directions(&d, nf, dirs) && S_unchanged_since(s, info, &shape, dirs);
   if (dirs != dirs_on_stack) free(dirs);
-  S_rule_scratch_give(s, scratch);
   return same;
 }
 
@@ -1213,7 +1224,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   tensor_ref t_on_stack[EDGE_ON_STACK + 1];
   shard_value **sources = cap <= EDGE_ON_STACK ? sources_on_stack : shard_xmalloc(cap * sizeof *sources);
   uint32_t ns = S_edge_sources(owner, sources, cap);
-  if (S_edge_unchanged(s, edge, info, ns)) {
+  if (S_edge_unchanged(s, edge, info)) {
     if (sources != sources_on_stack) free(sources);
     return;
   }
