@@ -1364,7 +1364,14 @@ static void S_propagate_func_results(shard_propagation *s) {
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
     bool changed = S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
     S_rule_scratch_give(s, scratch);
-    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
+    if (memo && changed) {
+      /* What the sync left, read back right away (a later result may
+       * return the same value): syncing again would change nothing, as
+       * for an op's visit (S_memo_after_change). */
+      S_value_ref(s, &t[0], v);
+      t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    }
+    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, true};
   }
   if (pending) {
     s->pending_results = NULL;
