@@ -911,13 +911,22 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
 static bool S_static_tensor(const shard_type *t) { return t && shard_type_is_static_tensor(t); }
 
 static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
-  shard_value *shardable = S_shardable(v);
   r->kind = TENSOR_VALUE;
-  r->value = shardable ? shardable : v;
   r->owner = NULL;
   r->index = 0;
-  r->sharding = S_shardable_sharding(s->a, shardable);
   r->transient = false;
+  shard_op *def = v->def;
+  if (def && !def->num_regions && !S_is_sdy(def) && S_df_kind(def) == DF_NONE) {
+    /* Most values: the result of an op that is neither a data-flow op nor
+     * an sdy op carries its own sharding in the op's sdy.sharding (what
+     * S_shardable and S_shardable_sharding find, without their tests). */
+    r->value = v;
+    r->sharding = S_per_value_at(def, "sdy.sharding", v->index);
+    return;
+  }
+  shard_value *shardable = S_shardable(v);
+  r->value = shardable ? shardable : v;
+  r->sharding = S_shardable_sharding(s->a, shardable);
 }
 
 /* The direction of every factor of the visit into dirs; false when no
