@@ -436,14 +436,12 @@ const char *shard_attr_known_name(const char *name) {
   return NULL;
 }
 
-uint32_t shard_named_attr_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
-  /* usually the very pointer in the list (see S_known_names): compared
-   * without reading a string */
-  for (uint32_t i = 0; i < n; i++)
-    if (list[i].name == name) {
-      *found = true;
-      return i;
-    }
+/* name's place in the sorted list by its text (found or where it would
+ * go). Out of line: only this path calls strcmp, so the pointer scans in
+ * front of it stay leaf code without a frame to set up (a lookup is a few
+ * dozen instructions, and modules make millions). */
+static __attribute__((noinline)) uint32_t S_find_by_text(const shard_named_attr *list, uint32_t n, const char *name,
+                                                         bool *found) {
   /* any other pointer (a name built at run time, an unseeded one, another
    * binary's literal): by its text; the first bytes decide most steps */
   uint32_t lo = 0, hi = n;
@@ -462,8 +460,28 @@ uint32_t shard_named_attr_find(const shard_named_attr *list, uint32_t n, const c
   return lo;
 }
 
-shard_attr *shard_named_attr_get(const shard_named_attr *list, uint32_t n, const char *name) {
+/* S_find_by_text's attribute, or NULL (a tail call for shard_named_attr_get). */
+static __attribute__((noinline)) shard_attr *S_get_by_text(const shard_named_attr *list, uint32_t n, const char *name) {
   bool found;
-  uint32_t i = shard_named_attr_find(list, n, name, &found);
+  uint32_t i = S_find_by_text(list, n, name, &found);
   return found ? list[i].value : NULL;
+}
+
+uint32_t shard_named_attr_find(const shard_named_attr *list, uint32_t n, const char *name, bool *found) {
+  /* usually the very pointer in the list (see S_known_names): compared
+   * without reading a string */
+  for (uint32_t i = 0; i < n; i++)
+    if (list[i].name == name) {
+      *found = true;
+      return i;
+    }
+  return S_find_by_text(list, n, name, found);
+}
+
+shard_attr *shard_named_attr_get(const shard_named_attr *list, uint32_t n, const char *name) {
+  /* shard_named_attr_find's scan, repeated here so that a hit (and a miss
+   * in an empty list, most ops') returns without a call */
+  for (uint32_t i = 0; i < n; i++)
+    if (list[i].name == name) return list[i].value;
+  return n ? S_get_by_text(list, n, name) : NULL;
 }

@@ -458,6 +458,15 @@ static shard_op_sharding_rule *S_identity_rule(shard_arena *a, const shard_type 
   return r;
 }
 
+/* What the factor directions of an identity rule over t (S_identity_rule)
+ * read of it, without building it: the number of factors, none blocked. */
+static shard_op_sharding_rule S_identity_shape(const shard_type *t) {
+  shard_op_sharding_rule r;
+  memset(&r, 0, sizeof r);
+  r.num_factors = t->rank;
+  return r;
+}
+
 static bool S_is_blocked(const shard_op_sharding_rule *r, int64_t f) {
   for (uint32_t i = 0; i < r->num_blocked_propagation; i++)
     if (r->blocked_propagation[i] == f) return true;
@@ -904,13 +913,22 @@ static bool S_propagate_tensors(shard_propagation *s, const shard_op *op, const 
 static bool S_static_tensor(const shard_type *t) { return t && shard_type_is_static_tensor(t); }
 
 static void S_value_ref(shard_propagation *s, tensor_ref *r, shard_value *v) {
-  shard_value *shardable = S_shardable(v);
   r->kind = TENSOR_VALUE;
-  r->value = shardable ? shardable : v;
   r->owner = NULL;
   r->index = 0;
-  r->sharding = S_shardable_sharding(s->a, shardable);
   r->transient = false;
+  shard_op *def = v->def;
+  if (def && !def->num_regions && !S_is_sdy(def) && S_df_kind(def) == DF_NONE) {
+    /* Most values: the result of an op that is neither a data-flow op nor
+     * an sdy op carries its own sharding in the op's sdy.sharding (what
+     * S_shardable and S_shardable_sharding find, without their tests). */
+    r->value = v;
+    r->sharding = S_per_value_at(def, "sdy.sharding", v->index);
+    return;
+  }
+  shard_value *shardable = S_shardable(v);
+  r->value = shardable ? shardable : v;
+  r->sharding = S_shardable_sharding(s->a, shardable);
 }
 
 /* The direction of every factor of the visit into dirs; false when no
@@ -980,6 +998,19 @@ static bool S_seen_before(shard_propagation *s, op_info *info, const shard_op_sh
   return same;
 }
 
+/* After a visit of op that changed shardings: records in its memo the
+ * shardings it left (read again into t), as what an unchanged visit saw.
+ * Visiting an op again right after it changed something, with the same
+ * directions and strategy, changes nothing (which is also why S_notify_op
+ * does not queue the op being visited): the next run's first visit of an
+ * op no neighbour changed since is then skipped instead of confirming it. */
+static void S_memo_after_change(shard_propagation *s, shard_op *op, visit_memo *memo, tensor_ref *t) {
+  for (uint32_t i = 0; i < op->num_operands; i++) S_value_ref(s, &t[i], op->operands[i].value);
+  for (uint32_t i = 0; i < op->num_results; i++) S_value_ref(s, &t[op->num_operands + i], &op->results[i]);
+  for (uint32_t i = 0; i < op->num_operands + op->num_results; i++) memo->seen[i] = t[i].sharding;
+  memo->seen_valid = true;
+}
+
 static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_state) {
   const shard_op_sharding_rule *rule = S_rule(s, op, op_state);
   if (!rule) return;
@@ -1015,7 +1046,8 @@ static void S_visit_registered(shard_propagation *s, shard_op *op, op_info *op_s
   d.known = dirs;
   if (!info || !S_seen_before(s, info, rule, t, n, NULL, 0, dirs)) {
     bool changed = S_propagate_tensors(s, op, rule, t, op->num_operands, op->num_results, &d, s->conservative);
-    if (info) info->memo->seen_valid = !changed;
+    if (info && changed) S_memo_after_change(s, op, info->memo, t);
+    else if (info) info->memo->seen_valid = true;
   }
   /* a visit that changed nothing wrote nothing: the count is as it was */
   if (info && info->memo->seen_valid) info->memo->seen_changes = s->changes;
@@ -1093,13 +1125,33 @@ static uint32_t S_edge_sources(shard_value *owner, shard_value **out, uint32_t c
   return n;
 }
 
-/* Propagates between an edge's ns sources t[0..ns) and its result t[ns] in
- * both directions through an identity rule, then hands the visit's arena
- * (taken with S_rule_scratch_take) back. view[0..2) are what the result's
- * sharding is made from when it is a per-visit view (t[ns].transient): a
- * manual computation's edge seen from the other side of its manual axes. */
+/* What an edge's visit records beside its sources' shardings (the memo's
+ * keys, S_propagate_edge): the edge's sharding, and for the body's view of
+ * a manual computation's block argument, the in_shardings entry the view is
+ * made from. */
+static void S_edge_keys(shard_propagation *s, shard_op *edge, const shard_tensor_sharding **keys) {
+  keys[1] = NULL;
+  if (!shard_op_is(edge, &K_sdy_data_flow_edge)) {
+    tensor_ref r;
+    S_value_ref(s, &r, &edge->results[0]);
+    keys[0] = r.sharding;
+    return;
+  }
+  keys[0] = S_sharding_attr(edge, "sharding");
+  shard_value *owner = edge->operands[0].value;
+  shard_op *df = S_owning_op(owner);
+  if (keys[0] && !owner->def && S_df_kind(df) == DF_MANUAL) keys[1] = S_per_value_at(df, "in_shardings", owner->index);
+}
+
+/* Propagates between an edge's ns sources t[0..ns) (the shardable values
+ * of sources[0..ns)) and its result t[ns] in both directions through an
+ * identity rule, then hands the visit's arena (taken with
+ * S_rule_scratch_take) back. view[0..2) are what the result's sharding is
+ * made from when it is a per-visit view (t[ns].transient): a manual
+ * computation's edge seen from the other side of its manual axes. */
 static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_op *edge, op_info *edge_state,
-                             tensor_ref *t, uint32_t ns, const shard_tensor_sharding *const *view) {
+                             shard_value *const *sources, tensor_ref *t, uint32_t ns,
+                             const shard_tensor_sharding *const *view) {
   /* Like a registered op's visit (S_visit_registered), an edge visit that
    * would see what its last unchanged visit saw is skipped; the sources and
    * the target of an edge never change within a session, and neither does
@@ -1107,16 +1159,16 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
    * module's shardings it is made from instead (the same ones give the same
    * view). Without an observer. */
   op_info *info = !s->observer.on_step ? edge_state : NULL;
-  /* Built in the visit's scratch each time rather than kept: a few words
-   * from a warm arena cost less than session memory for every edge. */
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  /* The directions and the memo read only the number of factors: the rule
+   * itself is built when the visit propagates. */
+  shard_op_sharding_rule shape = S_identity_shape(edge->results[0].type);
+  direction_ctx d = {s, edge, &shape, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
   shard_direction *dirs = NULL;
   bool skip = false;
   if (info) {
-    uint32_t nf = rule->num_factors;
+    uint32_t nf = shape.num_factors;
     dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
     if (!S_factor_directions(&d, nf, dirs)) {
       S_memo_invalidate(info);
@@ -1126,33 +1178,47 @@ static void S_propagate_edge(shard_propagation *s, shard_arena *scratch, shard_o
       /* Always two keys: an edge's result may become a view in a later visit. */
       const shard_tensor_sharding *keys[2] = {t[ns].sharding, NULL};
       if (t[ns].transient) keys[0] = view[0], keys[1] = view[1];
-      skip = S_seen_before(s, info, rule, t, ns, keys, 2, dirs);
+      skip = S_seen_before(s, info, &shape, t, ns, keys, 2, dirs);
     }
   }
   if (!skip) {
+    /* Built in the visit's scratch each time rather than kept: a few words
+     * from a warm arena cost less than session memory for every edge. */
+    shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
+    d.rule = rule;
     bool changed = S_propagate_tensors(s, edge, rule, t, ns, 1, &d, false);
-    if (info) info->memo->seen_valid = !changed;
+    if (info && changed) {
+      /* As for a registered op (S_memo_after_change): what the visit left
+       * is what the next visit would see and leave unchanged. */
+      visit_memo *memo = info->memo;
+      for (uint32_t i = 0; i < ns; i++) {
+        S_value_ref(s, &t[i], sources[i]);
+        memo->seen[i] = t[i].sharding;
+      }
+      S_edge_keys(s, edge, &memo->seen[ns]);
+      memo->seen_valid = true;
+    } else if (info) {
+      info->memo->seen_valid = true;
+    }
   }
   if (info && info->memo && info->memo->seen_valid) info->memo->seen_changes = s->changes;
   if (dirs && dirs != dirs_on_stack) free(dirs);
   S_rule_scratch_give(s, scratch);
 }
 
-/* S_unchanged_since for an edge of ns sources, before its visit reads any
- * sharding (or builds a manual computation's view). */
-static bool S_edge_unchanged(shard_propagation *s, shard_op *edge, const op_info *info, uint32_t ns) {
+/* S_unchanged_since for an edge, before its visit reads any sharding (or
+ * builds a manual computation's view). */
+static bool S_edge_unchanged(shard_propagation *s, shard_op *edge, const op_info *info) {
   if (s->observer.on_step || !info->memo || !info->memo->seen_valid || info->memo->seen_changes != s->changes)
     return false;
-  shard_arena *scratch = S_rule_scratch_take(s);
-  shard_op_sharding_rule *rule = S_identity_rule(scratch, edge->results[0].type, ns);
-  direction_ctx d = {s, edge, rule, SHARD_DIR_BOTH, false, NULL};
+  shard_op_sharding_rule shape = S_identity_shape(edge->results[0].type);
+  direction_ctx d = {s, edge, &shape, SHARD_DIR_BOTH, false, NULL};
   enum { ON_STACK = 8 };
   shard_direction dirs_on_stack[ON_STACK];
-  uint32_t nf = rule->num_factors;
+  uint32_t nf = shape.num_factors;
   shard_direction *dirs = nf <= ON_STACK ? dirs_on_stack : shard_xmalloc(sizeof *dirs * nf);
-  bool same = S_factor_directions(&d, nf, dirs) && S_unchanged_since(s, info, rule, dirs);
+  bool same = S_factor_directions(&d, nf, dirs) && S_unchanged_since(s, info, &shape, dirs);
   if (dirs != dirs_on_stack) free(dirs);
-  S_rule_scratch_give(s, scratch);
   return same;
 }
 
@@ -1169,7 +1235,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   tensor_ref t_on_stack[EDGE_ON_STACK + 1];
   shard_value **sources = cap <= EDGE_ON_STACK ? sources_on_stack : shard_xmalloc(cap * sizeof *sources);
   uint32_t ns = S_edge_sources(owner, sources, cap);
-  if (S_edge_unchanged(s, edge, info, ns)) {
+  if (S_edge_unchanged(s, edge, info)) {
     if (sources != sources_on_stack) free(sources);
     return;
   }
@@ -1196,7 +1262,7 @@ static void S_visit_edge(shard_propagation *s, shard_op *edge, op_info *info) {
   t[ns].index = 0;
   t[ns].sharding = target;
   t[ns].transient = manual_view;
-  S_propagate_edge(s, scratch, edge, info, t, ns, view);
+  S_propagate_edge(s, scratch, edge, info, sources, t, ns, view);
   if (t != t_on_stack) free(t);
   if (sources != sources_on_stack) free(sources);
 }
@@ -1230,7 +1296,7 @@ static void S_visit_func_edge(shard_propagation *s, shard_op *edge, op_info *inf
   tensor_ref *t = shard_xmalloc((ns + 1) * sizeof *t);
   for (uint32_t i = 0; i < ns; i++) S_value_ref(s, &t[i], sources.items[i]);
   S_value_ref(s, &t[ns], &edge->results[0]);
-  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, t, ns, NULL);
+  S_propagate_edge(s, S_rule_scratch_take(s), edge, info, sources.items, t, ns, NULL);
   free(t);
   SHARD_VEC_FREE(sources);
 }
@@ -1309,7 +1375,14 @@ static void S_propagate_func_results(shard_propagation *s) {
     direction_ctx d = {s, func, rule, SHARD_DIR_BOTH, true, NULL};
     bool changed = S_propagate_tensors(s, NULL, rule, t, 1, 1, &d, false);
     S_rule_scratch_give(s, scratch);
-    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, !changed};
+    if (memo && changed) {
+      /* What the sync left, read back right away (a later result may
+       * return the same value): syncing again would change nothing, as
+       * for an op's visit (S_memo_after_change). */
+      S_value_ref(s, &t[0], v);
+      t[1].sharding = pending && i < nres && pending[i] ? pending[i] : shard_func_result_sharding(func, i);
+    }
+    if (memo) memo[i] = (result_memo){t[0].sharding, t[1].sharding, s->strategy, true};
   }
   if (pending) {
     s->pending_results = NULL;

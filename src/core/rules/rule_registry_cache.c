@@ -14,8 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/opdef.h"
 #include "rules/rule_registry.h"
 #include "rules/rule_registry_internal.h"
+#include "support/ptrmap.h"
 
 typedef struct cache_entry {
   uint64_t hash;
@@ -34,6 +36,10 @@ struct shard_rule_cache {
   uint32_t num_buckets; /* power of two */
   uint32_t num_entries;
   const shard_rule_provider *extra;
+  /* op definition -> what depends on its name alone, worked out once
+   * (S_name_info): finding the name in the registry is a binary search by
+   * strcmp, and hashing it a step per character */
+  shard_ptrmap names;
 };
 
 shard_rule_cache *shard_rule_cache_new(const shard_rule_provider *extra) {
@@ -54,6 +60,7 @@ void shard_rule_cache_free(shard_rule_cache *c) {
       free(e);
     }
   free(c->buckets);
+  shard_ptrmap_release(&c->names);
   free(c);
 }
 
@@ -71,9 +78,15 @@ static uint64_t S_mix(uint64_t h, uint64_t x) {
   return h;
 }
 
-static uint64_t S_hash(const shard_op *op, bool conservative) {
-  uint64_t h = S_mix(0, (uint64_t)op->num_operands << 32 | op->num_results);
-  for (const char *p = op->name; *p; p++) h = S_mix(h, (unsigned char)*p);
+/* The part of an op's hash its name gives (by its text). */
+static uint32_t S_name_hash(const char *name) {
+  uint64_t h = 0;
+  for (const char *p = name; *p; p++) h = S_mix(h, (unsigned char)*p);
+  return (uint32_t)(h ^ h >> 32);
+}
+
+static uint64_t S_hash(const shard_op *op, uint32_t name_hash, bool conservative) {
+  uint64_t h = S_mix(name_hash, (uint64_t)op->num_operands << 32 | op->num_results);
   for (uint32_t i = 0; i < op->num_operands; i++)
     h = S_mix(h, (uint64_t)(uintptr_t)(op->operands[i].value ? op->operands[i].value->type : NULL));
   for (uint32_t i = 0; i < op->num_results; i++) h = S_mix(h, (uint64_t)(uintptr_t)op->results[i].type);
@@ -171,10 +184,30 @@ static void S_insert(shard_rule_cache *c, uint64_t hash, const shard_op *op, boo
   c->num_entries++;
 }
 
+/* shard_rr_shared_by_equal_ops of op, and S_name_hash of its name: worked
+ * out once per op definition for the ops named by their definition's very
+ * name (as the parser and the builders make them), each time for others.
+ * Kept as 1 | shared << 1 | name hash << 32. */
+static bool S_name_info(shard_rule_cache *c, const shard_op *op, uint32_t *name_hash) {
+  uint64_t info, *slot = NULL;
+  if (op->def && op->name == op->def->name) slot = shard_ptrmap_slot(&c->names, op->def);
+  if (slot && *slot) {
+    info = *slot;
+  } else {
+    bool shared = shard_rr_shared_by_equal_ops(op);
+    /* the hash is read only for a rule shared by equal ops */
+    info = 1 | (uint64_t)shared << 1 | (shared ? (uint64_t)S_name_hash(op->name) << 32 : 0);
+    if (slot) *slot = info;
+  }
+  *name_hash = (uint32_t)(info >> 32);
+  return info & 2;
+}
+
 shard_op_sharding_rule *shard_rule_create_cached(shard_rule_cache *c, shard_arena *a, const shard_op *op,
                                                  bool conservative) {
-  if (!c || !shard_rr_shared_by_equal_ops(op)) return shard_rule_create(a, op, conservative, c ? c->extra : NULL);
-  uint64_t hash = S_hash(op, conservative);
+  uint32_t name_hash;
+  if (!c || !S_name_info(c, op, &name_hash)) return shard_rule_create(a, op, conservative, c ? c->extra : NULL);
+  uint64_t hash = S_hash(op, name_hash, conservative);
   for (cache_entry *e = c->buckets[(uint32_t)hash & (c->num_buckets - 1)]; e; e = e->next)
     if (S_matches(e, hash, op, conservative)) return e->rule;
   shard_op_sharding_rule *rule = shard_rule_create(a, op, conservative, c->extra);
