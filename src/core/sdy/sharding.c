@@ -5,6 +5,7 @@
  * `{, ?}`, the priority glued to the brace (`{"a"}p1`), replicated before
  * unreduced whatever the input order, and the reduction keyword only when it
  * is not sum (`unreduced=max{"b"}`). */
+#include <stdint.h>
 #include <string.h>
 
 #include "sdy/sharding.h"
@@ -51,7 +52,77 @@ static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
   }
 }
 
+/* The length of `s` when it prints as is between quotes (no escape), else
+ * SIZE_MAX. */
+static size_t S_plain_len(const char *s) {
+  size_t n = 0;
+  for (unsigned char c; (c = (unsigned char)s[n]) != 0; n++)
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return SIZE_MAX;
+  return n;
+}
+
+/* The length of the text of `s` when it is a plain sharding, else 0: a
+ * symbol mesh with a bare name, full axes whose names need no escape, no
+ * priorities, replicated or unreduced axes. Nearly every sharding printed
+ * is one, and its text is then written in one go (S_print_plain) rather
+ * than a few characters at a time. */
+static size_t S_plain_sharding_len(const shard_tensor_sharding *s) {
+  if (s->inline_mesh || !s->mesh_name || !is_bare_identifier(s->mesh_name) || s->num_replicated || s->num_unreduced)
+    return 0;
+  size_t n = strlen("<@") + strlen(s->mesh_name) + strlen(", [") + strlen("]>");
+  for (uint32_t i = 0; i < s->rank; i++) {
+    const shard_dim_sharding *d = &s->dims[i];
+    if (d->priority != SHARD_NO_PRIORITY) return 0;
+    n += (i ? strlen(", ") : 0) + strlen("{}") + (d->is_open ? strlen(d->num_axes ? ", ?" : "?") : 0);
+    for (uint32_t k = 0; k < d->num_axes; k++) {
+      if (d->axes[k].is_sub) return 0;
+      size_t len = S_plain_len(d->axes[k].name);
+      if (len == SIZE_MAX) return 0;
+      n += (k ? strlen(", ") : 0) + len + 2;
+    }
+  }
+  return n;
+}
+
+static char *S_put(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+
+/* Writes `s`, whose text S_plain_sharding_len measured as `n` bytes. */
+static void S_print_plain(shard_buf *b, const shard_tensor_sharding *s, size_t n) {
+  shard_buf_reserve(b, n);
+  char *p = b->data + b->len;
+  *p++ = '<';
+  *p++ = '@';
+  p = S_put(p, s->mesh_name, strlen(s->mesh_name));
+  p = S_put(p, ", [", 3);
+  for (uint32_t i = 0; i < s->rank; i++) {
+    const shard_dim_sharding *d = &s->dims[i];
+    if (i) p = S_put(p, ", ", 2);
+    *p++ = '{';
+    for (uint32_t k = 0; k < d->num_axes; k++) {
+      if (k) p = S_put(p, ", ", 2);
+      *p++ = '"';
+      /* axis names are a byte or a few: no call to measure and copy */
+      for (const char *c = d->axes[k].name; *c; c++) *p++ = *c;
+      *p++ = '"';
+    }
+    if (d->is_open) p = d->num_axes ? S_put(p, ", ?", 3) : S_put(p, "?", 1);
+    *p++ = '}';
+  }
+  *p++ = ']';
+  *p++ = '>';
+  b->len = (size_t)(p - b->data);
+  b->data[b->len] = '\0';
+}
+
 void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s) {
+  size_t plain = S_plain_sharding_len(s);
+  if (plain) {
+    S_print_plain(b, s, plain);
+    return;
+  }
   shard_buf_putc(b, '<');
   if (s->inline_mesh) {
     shard_buf_puts(b, "mesh");
