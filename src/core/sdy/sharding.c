@@ -52,77 +52,86 @@ static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
   }
 }
 
-/* The length of `s` when it prints as is between quotes (no escape), else
- * SIZE_MAX. */
-static size_t S_plain_len(const char *s) {
-  size_t n = 0;
-  for (unsigned char c; (c = (unsigned char)s[n]) != 0; n++)
-    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') return SIZE_MAX;
-  return n;
-}
+/* The room a plain sharding's text is written into at once; a longer one
+ * (hundreds of axes) takes the general path. */
+#define SHARD_PLAIN_SHARDING_ROOM 256
 
-/* The length of the text of `s` when it is a plain sharding, else 0: a
- * symbol mesh with a bare name, full axes whose names need no escape, no
- * priorities, replicated or unreduced axes. Nearly every sharding printed
- * is one, and its text is then written in one go (S_print_plain) rather
- * than a few characters at a time. */
-static size_t S_plain_sharding_len(const shard_tensor_sharding *s) {
-  if (s->inline_mesh || !s->mesh_name || !is_bare_identifier(s->mesh_name) || s->num_replicated || s->num_unreduced)
-    return 0;
-  size_t n = strlen("<@") + strlen(s->mesh_name) + strlen(", [") + strlen("]>");
-  for (uint32_t i = 0; i < s->rank; i++) {
-    const shard_dim_sharding *d = &s->dims[i];
-    if (d->priority != SHARD_NO_PRIORITY) return 0;
-    n += (i ? strlen(", ") : 0) + strlen("{}") + (d->is_open ? strlen(d->num_axes ? ", ?" : "?") : 0);
-    for (uint32_t k = 0; k < d->num_axes; k++) {
-      if (d->axes[k].is_sub) return 0;
-      size_t len = S_plain_len(d->axes[k].name);
-      if (len == SIZE_MAX) return 0;
-      n += (k ? strlen(", ") : 0) + len + 2;
-    }
-  }
-  return n;
-}
-
-static char *S_put(char *p, const char *s, size_t n) {
-  memcpy(p, s, n);
-  return p + n;
-}
-
-/* Writes `s`, whose text S_plain_sharding_len measured as `n` bytes. */
-static void S_print_plain(shard_buf *b, const shard_tensor_sharding *s, size_t n) {
-  shard_buf_reserve(b, n);
-  char *p = b->data + b->len;
+/* Writes `s` from p on when it is plain, returning where its text ends;
+ * NULL when it is not. Plain: a symbol mesh with a bare name, full axes
+ * whose names need no escape, no priorities, replicated or unreduced axes,
+ * and text that fits before `end`. Nearly every sharding printed is one,
+ * and one pass copies it (checking each byte as it goes) rather than
+ * putting a few characters at a time, each with a capacity check and a NUL,
+ * and measuring every name. */
+static char *S_write_plain(char *p, const char *end, const shard_tensor_sharding *s) {
+  if (s->inline_mesh || !s->mesh_name || s->num_replicated || s->num_unreduced) return NULL;
   *p++ = '<';
   *p++ = '@';
-  p = S_put(p, s->mesh_name, strlen(s->mesh_name));
-  p = S_put(p, ", [", 3);
+  /* the mesh name, bare (is_bare_identifier) */
+  const char *c = s->mesh_name;
+  if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_')) return NULL;
+  for (; *c; c++) {
+    char ch = *c;
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '$' || ch == '.';
+    if (!ok || p == end) return NULL;
+    *p++ = ch;
+  }
+  /* per dim at most ", {" before its axes and ", ?}" after them, per axis
+   * ", \"\"" around its name: checked before each is written */
+  if (end - p < 3) return NULL;
+  memcpy(p, ", [", 3);
+  p += 3;
   for (uint32_t i = 0; i < s->rank; i++) {
     const shard_dim_sharding *d = &s->dims[i];
-    if (i) p = S_put(p, ", ", 2);
+    if (d->priority != SHARD_NO_PRIORITY || end - p < 3) return NULL;
+    if (i) {
+      *p++ = ',';
+      *p++ = ' ';
+    }
     *p++ = '{';
     for (uint32_t k = 0; k < d->num_axes; k++) {
-      if (k) p = S_put(p, ", ", 2);
+      if (d->axes[k].is_sub || end - p < 4) return NULL;
+      if (k) {
+        *p++ = ',';
+        *p++ = ' ';
+      }
       *p++ = '"';
-      /* axis names are a byte or a few: no call to measure and copy */
-      for (const char *c = d->axes[k].name; *c; c++) *p++ = *c;
+      for (c = d->axes[k].name; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\' || end - p < 2) return NULL;
+        *p++ = (char)ch;
+      }
       *p++ = '"';
     }
-    if (d->is_open) p = d->num_axes ? S_put(p, ", ?", 3) : S_put(p, "?", 1);
+    if (end - p < 4) return NULL;
+    if (d->is_open) {
+      if (d->num_axes) {
+        *p++ = ',';
+        *p++ = ' ';
+      }
+      *p++ = '?';
+    }
     *p++ = '}';
   }
+  if (end - p < 2) return NULL;
   *p++ = ']';
   *p++ = '>';
-  b->len = (size_t)(p - b->data);
+  return p;
+}
+
+/* S_write_plain into the buffer, past its end, the text kept only once all
+ * of it is there. */
+static bool S_print_plain(shard_buf *b, const shard_tensor_sharding *s) {
+  if (b->len + SHARD_PLAIN_SHARDING_ROOM + 1 > b->cap) shard_buf_reserve(b, SHARD_PLAIN_SHARDING_ROOM);
+  char *p = S_write_plain(b->data + b->len, b->data + b->len + SHARD_PLAIN_SHARDING_ROOM, s);
+  if (p) b->len = (size_t)(p - b->data);
   b->data[b->len] = '\0';
+  return p != NULL;
 }
 
 void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s) {
-  size_t plain = S_plain_sharding_len(s);
-  if (plain) {
-    S_print_plain(b, s, plain);
-    return;
-  }
+  if (S_print_plain(b, s)) return;
   shard_buf_putc(b, '<');
   if (s->inline_mesh) {
     shard_buf_puts(b, "mesh");
