@@ -78,8 +78,11 @@ static const char S_digit_pairs[201] =
     "8081828384858687888990919293949596979899";
 
 size_t shard_fmt_u64(char *out, uint64_t v) {
-  char tmp[20];
-  char *p = tmp + sizeof tmp;
+  /* the digits are counted first so that they go straight to out, without
+   * a copy (and a call to memcpy) per number: most have a few digits */
+  size_t n = 1;
+  for (uint64_t t = v; t >= 10; t /= 10) n++;
+  char *p = out + n;
   while (v >= 100) {
     unsigned d = (unsigned)(v % 100) * 2;
     v /= 100;
@@ -93,8 +96,6 @@ size_t shard_fmt_u64(char *out, uint64_t v) {
   } else {
     *--p = (char)('0' + v);
   }
-  size_t n = (size_t)(tmp + sizeof tmp - p);
-  memcpy(out, p, n);
   return n;
 }
 
