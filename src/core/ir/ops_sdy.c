@@ -194,7 +194,7 @@ static void S_print_null_attr(shard_printer *pr) { shard_printer_puts(pr, "<<NUL
 /* Prints the stripped <@mesh, [...]> of a sharding attribute. */
 static void S_print_sharding(shard_printer *pr, const shard_op *op, const char *name) {
   shard_attr *a = S_attr_of(op, name, SHARD_ATTR_SDY_SHARDING);
-  if (a) shard_sharding_print(shard_printer_buf(pr), a->u.sharding);
+  if (a) shard_printer_sharding(pr, a->u.sharding);
   else S_print_null_attr(pr);
 }
 

@@ -40,6 +40,18 @@ typedef struct name_ctx {
 
 typedef SHARD_VEC(name_ctx) name_stack;
 
+/* The shardings whose text the printer keeps, by pointer hash, and the
+ * longest text kept: an op's out_sharding is often the very sharding the
+ * ops before it printed (a lowered module's collectives: nine in ten). */
+#define SHARD_PRINT_SHARDING_SLOTS 256
+#define SHARD_PRINT_SHARDING_TEXT 112
+
+typedef struct sharding_text {
+  const shard_tensor_sharding *sharding;
+  uint32_t len;
+  char text[SHARD_PRINT_SHARDING_TEXT];
+} sharding_text;
+
 struct shard_printer {
   shard_buf *out;
   const shard_print_options *opts;
@@ -70,6 +82,7 @@ struct shard_printer {
   uint32_t deferred_mark;
   /* regions still to number */
   name_stack stack;
+  sharding_text *shardings; /* SHARD_PRINT_SHARDING_SLOTS, from scratch once one is printed */
 };
 
 /* ---- value names ----------------------------------------------------------- */
@@ -326,6 +339,24 @@ void shard_printer_return_form(shard_printer *pr, const shard_op *op) {
 }
 
 void shard_printer_attr(shard_printer *pr, const shard_attr *a) { shard_attr_print(pr->out, a); }
+
+void shard_printer_sharding(shard_printer *pr, const shard_tensor_sharding *s) {
+  if (!pr->shardings)
+    pr->shardings = SHARD_NEW_ARRAY(pr->scratch, sharding_text, SHARD_PRINT_SHARDING_SLOTS); /* zeroed */
+  sharding_text *slot = &pr->shardings[shard_ptrmap_hash(s) & (SHARD_PRINT_SHARDING_SLOTS - 1)];
+  if (slot->sharding == s) {
+    shard_buf_putn(pr->out, slot->text, slot->len);
+    return;
+  }
+  /* the module being printed does not change, nor does a sharding's text */
+  size_t at = pr->out->len;
+  shard_sharding_print(pr->out, s);
+  size_t len = pr->out->len - at;
+  if (len > SHARD_PRINT_SHARDING_TEXT) return;
+  slot->sharding = s;
+  slot->len = (uint32_t)len;
+  memcpy(slot->text, pr->out->data + at, len);
+}
 
 static bool S_elided(const char *name, const char *const *elided) {
   if (!elided) return false;

@@ -48,6 +48,9 @@ void shard_printer_operand_types(shard_printer *pr, const shard_op *op);
 /* attr-dict (' ' operands ' : ' types)?: func.return's and sdy.return's form. */
 void shard_printer_return_form(shard_printer *pr, const shard_op *op);
 void shard_printer_attr(shard_printer *pr, const shard_attr *a);
+/* <@mesh, [...]>: shard_sharding_print, the text of a sharding printed
+ * lately copied rather than made again. */
+void shard_printer_sharding(shard_printer *pr, const shard_tensor_sharding *s);
 /* " {a = b, ...}" of the op's attributes except inherent ones and `elided`
  * (NULL-terminated list); prints nothing when empty. */
 void shard_printer_attr_dict(shard_printer *pr, const shard_op *op, const char *const *elided);

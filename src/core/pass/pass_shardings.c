@@ -367,18 +367,30 @@ void shard_pass_move_body(shard_arena *a, shard_region *from, shard_region *to, 
 
 /* ---- the module walk ------------------------------------------------------ */
 
+/* How many rewritten attributes a rewrite remembers (a power of two). */
+#define SHARD_REWRITE_MEMO_SLOTS 1024
+
 typedef struct map_state {
   shard_module *m;
   shard_sharding_map_fn fn; /* one of fn and rewrite */
   shard_sharding_rewrite_fn rewrite;
   void *ctx;
-  /* rewrite only: source attribute -> its rewritten attribute. Attributes
-   * are shared by aliasing, so an attribute seen again maps to the same
-   * rewrite instead of a new copy (a rewrite fn is a function of the
-   * sharding alone). Kept attributes are not stored: re-checking one is
-   * cheaper than the memory to remember it. shard_map_shardings callbacks
-   * may count, so they see every occurrence. */
-  shard_ptrmap memo;
+  /* rewrite only: source attribute -> its rewritten attribute, by the
+   * attribute's pointer hash, the newest in each slot. Attributes are
+   * shared (by aliasing, or one object set on several ops), so an attribute
+   * seen again maps to the same rewrite instead of a new copy (a rewrite fn
+   * is a function of the sharding alone). The uses of one attribute come
+   * close together in the walk, so a fixed table finds nearly all of them
+   * again (every one, on the benchmark modules) where a map of every
+   * rewritten attribute grew to megabytes that were written once and never
+   * read; an attribute whose slot was taken meanwhile is only copied again.
+   * Kept attributes are not stored: re-checking one is cheaper than the
+   * memory to remember it. shard_map_shardings callbacks may count, so they
+   * see every occurrence. */
+  struct {
+    const shard_attr *from;
+    shard_attr *to;
+  } memo[SHARD_REWRITE_MEMO_SLOTS];
 } map_state;
 
 /* What replaces `s`: `s` itself, or a sharding fn made, or *tmp. */
@@ -424,10 +436,13 @@ static shard_attr *S_map_attr_new(map_state *st, shard_attr *at) {
 static shard_attr *S_map_attr(map_state *st, shard_attr *at) {
   if (!st->rewrite) return S_map_attr_new(st, at);
   if (at->kind != SHARD_ATTR_SDY_SHARDING && at->kind != SHARD_ATTR_SDY_PER_VALUE) return NULL;
-  shard_attr *seen = shard_ptrmap_get_ptr(&st->memo, at);
-  if (seen) return seen;
+  uint32_t slot = shard_ptrmap_hash(at) & (SHARD_REWRITE_MEMO_SLOTS - 1);
+  if (st->memo[slot].from == at) return st->memo[slot].to;
   shard_attr *n = S_map_attr_new(st, at);
-  if (n) shard_ptrmap_put_ptr(&st->memo, at, n);
+  if (n) {
+    st->memo[slot].from = at;
+    st->memo[slot].to = n;
+  }
   return n;
 }
 
@@ -471,12 +486,11 @@ static bool S_map_op(shard_op *op, void *ctx) {
 }
 
 void shard_map_shardings(shard_module *m, shard_sharding_map_fn fn, void *ctx) {
-  map_state st = {m, fn, NULL, ctx, {0}};
+  map_state st = {.m = m, .fn = fn, .ctx = ctx};
   shard_walk(m->top, S_map_op, &st);
 }
 
 void shard_rewrite_shardings(shard_module *m, shard_sharding_rewrite_fn fn, void *ctx) {
-  map_state st = {m, NULL, fn, ctx, {0}};
+  map_state st = {.m = m, .rewrite = fn, .ctx = ctx};
   shard_walk(m->top, S_map_op, &st);
-  shard_ptrmap_release(&st.memo);
 }

@@ -5,6 +5,7 @@
  * `{, ?}`, the priority glued to the brace (`{"a"}p1`), replicated before
  * unreduced whatever the input order, and the reduction keyword only when it
  * is not sum (`unreduced=max{"b"}`). */
+#include <stdint.h>
 #include <string.h>
 
 #include "sdy/sharding.h"
@@ -51,7 +52,86 @@ static void print_dim(shard_buf *b, const shard_dim_sharding *d) {
   }
 }
 
+/* The room a plain sharding's text is written into at once; a longer one
+ * (hundreds of axes) takes the general path. */
+#define SHARD_PLAIN_SHARDING_ROOM 256
+
+/* Writes `s` from p on when it is plain, returning where its text ends;
+ * NULL when it is not. Plain: a symbol mesh with a bare name, full axes
+ * whose names need no escape, no priorities, replicated or unreduced axes,
+ * and text that fits before `end`. Nearly every sharding printed is one,
+ * and one pass copies it (checking each byte as it goes) rather than
+ * putting a few characters at a time, each with a capacity check and a NUL,
+ * and measuring every name. */
+static char *S_write_plain(char *p, const char *end, const shard_tensor_sharding *s) {
+  if (s->inline_mesh || !s->mesh_name || s->num_replicated || s->num_unreduced) return NULL;
+  *p++ = '<';
+  *p++ = '@';
+  /* the mesh name, bare (is_bare_identifier) */
+  const char *c = s->mesh_name;
+  if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || *c == '_')) return NULL;
+  for (; *c; c++) {
+    char ch = *c;
+    bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_' ||
+              ch == '$' || ch == '.';
+    if (!ok || p == end) return NULL;
+    *p++ = ch;
+  }
+  /* per dim at most ", {" before its axes and ", ?}" after them, per axis
+   * ", \"\"" around its name: checked before each is written */
+  if (end - p < 3) return NULL;
+  memcpy(p, ", [", 3);
+  p += 3;
+  for (uint32_t i = 0; i < s->rank; i++) {
+    const shard_dim_sharding *d = &s->dims[i];
+    if (d->priority != SHARD_NO_PRIORITY || end - p < 3) return NULL;
+    if (i) {
+      *p++ = ',';
+      *p++ = ' ';
+    }
+    *p++ = '{';
+    for (uint32_t k = 0; k < d->num_axes; k++) {
+      if (d->axes[k].is_sub || end - p < 4) return NULL;
+      if (k) {
+        *p++ = ',';
+        *p++ = ' ';
+      }
+      *p++ = '"';
+      for (c = d->axes[k].name; *c; c++) {
+        unsigned char ch = (unsigned char)*c;
+        if (ch < 0x20 || ch >= 0x7f || ch == '"' || ch == '\\' || end - p < 2) return NULL;
+        *p++ = (char)ch;
+      }
+      *p++ = '"';
+    }
+    if (end - p < 4) return NULL;
+    if (d->is_open) {
+      if (d->num_axes) {
+        *p++ = ',';
+        *p++ = ' ';
+      }
+      *p++ = '?';
+    }
+    *p++ = '}';
+  }
+  if (end - p < 2) return NULL;
+  *p++ = ']';
+  *p++ = '>';
+  return p;
+}
+
+/* S_write_plain into the buffer, past its end, the text kept only once all
+ * of it is there. */
+static bool S_print_plain(shard_buf *b, const shard_tensor_sharding *s) {
+  if (b->len + SHARD_PLAIN_SHARDING_ROOM + 1 > b->cap) shard_buf_reserve(b, SHARD_PLAIN_SHARDING_ROOM);
+  char *p = S_write_plain(b->data + b->len, b->data + b->len + SHARD_PLAIN_SHARDING_ROOM, s);
+  if (p) b->len = (size_t)(p - b->data);
+  b->data[b->len] = '\0';
+  return p != NULL;
+}
+
 void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s) {
+  if (S_print_plain(b, s)) return;
   shard_buf_putc(b, '<');
   if (s->inline_mesh) {
     shard_buf_puts(b, "mesh");

@@ -6,6 +6,7 @@
  * Growth doubles the capacity, so appending n bytes costs O(n) amortised. */
 #include "support/buf.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +78,11 @@ static const char S_digit_pairs[201] =
     "8081828384858687888990919293949596979899";
 
 size_t shard_fmt_u64(char *out, uint64_t v) {
-  char tmp[20];
-  char *p = tmp + sizeof tmp;
+  /* the digits are counted first so that they go straight to out, without
+   * a copy (and a call to memcpy) per number: most have a few digits */
+  size_t n = 1;
+  for (uint64_t t = v; t >= 10; t /= 10) n++;
+  char *p = out + n;
   while (v >= 100) {
     unsigned d = (unsigned)(v % 100) * 2;
     v /= 100;
@@ -92,8 +96,6 @@ size_t shard_fmt_u64(char *out, uint64_t v) {
   } else {
     *--p = (char)('0' + v);
   }
-  size_t n = (size_t)(tmp + sizeof tmp - p);
-  memcpy(out, p, n);
   return n;
 }
 
@@ -121,10 +123,28 @@ void shard_buf_printf(shard_buf *b, const char *fmt, ...) {
 /* MLIR's printEscapedString: printable ASCII other than '"' and '\\' goes
  * through as is; everything else becomes a two-digit uppercase hex escape.
  * That is why a quote prints as \22 and a newline as \0A. */
+static bool S_plain(unsigned char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; }
+
 void shard_buf_put_escaped(shard_buf *b, const char *s, size_t n) {
   static const char hex[] = "0123456789ABCDEF";
-  shard_buf_putc(b, '"');
-  for (size_t i = 0; i < n; i++) {
+  /* Mostly short names that need no escape ("x", an axis): copied while
+   * checked, the quotes and the NUL written once. */
+  reserve(b, n + 2);
+  char *p = b->data + b->len;
+  *p++ = '"';
+  size_t i = 0;
+  while (i < n && S_plain((unsigned char)s[i])) {
+    p[i] = s[i];
+    i++;
+  }
+  if (i == n) {
+    p[n] = '"';
+    b->len += n + 2;
+    b->data[b->len] = '\0';
+    return;
+  }
+  b->len += 1 + i;
+  for (; i < n; i++) {
     unsigned char c = (unsigned char)s[i];
     if (c == '\\') {
       shard_buf_puts(b, "\\\\");
