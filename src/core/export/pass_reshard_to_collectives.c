@@ -58,6 +58,10 @@ typedef struct r2c {
     struct plan_entry *plan;
   } recent[R2C_RECENT];
   uint32_t next_recent;
+  /* the definition of each step's op (S_step_names) and the name of
+   * out_sharding as the lookups expect it: asked once, not per collective */
+  const shard_op_def *step_defs[SHARD_RESHARD_ALL_GATHER + 1];
+  const char *out_sharding_name;
 } r2c;
 
 typedef struct plan_entry plan_entry;
@@ -162,12 +166,12 @@ static void S_reverse_uses(shard_value *v) {
  * uses in the order the move leaves them, no attributes of the reshard's),
  * without a second op per reshard (a seventh of shard lower's memory at
  * 100k ops). */
-static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const char *name) {
+static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const char *name, const shard_op_def *def) {
   shard_operand_set(&reshard->operands[0], input);
   S_reverse_uses(&reshard->results[0]);
   reshard->results[0].name = NULL;
   reshard->name = name;
-  reshard->def = shard_op_def_lookup(name, strlen(name));
+  reshard->def = def;
   reshard->attrs = NULL;
   reshard->num_attrs = 0;
   reshard->flags = 0;
@@ -177,12 +181,12 @@ static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const ch
 /* Builds one collective before `reshard`, exactly as the parser would,
  * with the attributes of step k of `e`; the last step (`last`) reuses the
  * reshard op (S_reuse_reshard). */
-static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k,
+static shard_value *S_build_step(const r2c *c, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k,
                                  bool last) {
-  shard_arena *a = m->arena;
+  shard_arena *a = c->m->arena;
   const shard_reshard_step *st = &e->steps[k];
   shard_type *type = reshard->results[0].type;
-  shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind])
+  shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind], c->step_defs[st->kind])
                       : shard_op_new_named(a, S_step_names[st->kind], 1, &input, 1, &type, 0);
   if (!e->out[k]) {
     if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER)
@@ -204,7 +208,7 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
   /* The op has no attributes yet: its list is made at once, sorted, with
    * the names the lookups expect (what shard_op_set_attr makes, without a
    * list per attribute). */
-  const char *out_name = shard_attr_known_name("out_sharding");
+  const char *out_name = c->out_sharding_name;
   const char *axes_name = e->axes_name[k];
   if (axes_name && out_name) {
     shard_named_attr *l = SHARD_NEW_ARRAY(a, shard_named_attr, 2);
@@ -335,7 +339,7 @@ static bool S_convert(r2c *c, shard_op *reshard) {
     return true;
   case SHARD_RESHARD_STEPS: {
     shard_value *v = bypassed;
-    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(m, reshard, v, e, i, i + 1 == e->num_steps);
+    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(c, reshard, v, e, i, i + 1 == e->num_steps);
     if (!e->num_steps) {
       shard_value_replace_all_uses(&reshard->results[0], v);
       shard_op_erase(reshard);
@@ -376,7 +380,9 @@ bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, con
 
   SHARD_VEC(shard_op *) ops = {0};
   shard_walk(m->top, S_collect, &ops);
-  r2c c = {.m = m, .de = de, .keys = shard_arena_new()};
+  r2c c = {.m = m, .de = de, .keys = shard_arena_new(), .out_sharding_name = shard_attr_known_name("out_sharding")};
+  for (uint32_t k = 0; k <= SHARD_RESHARD_ALL_GATHER; k++)
+    c.step_defs[k] = shard_op_def_lookup(S_step_names[k], strlen(S_step_names[k]));
   shard_buf_init(&c.key);
   bool *illegal = shard_xcalloc(ops.len ? ops.len : 1, sizeof(bool));
   for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(&c, ops.items[i], keep);
