@@ -81,8 +81,11 @@ struct plan_entry {
 static shard_tensor_sharding *S_sharding_of(shard_arena *a, shard_ptrmap *manual_args, const shard_value *v) {
   if (v->def) {
     const shard_op *op = v->def;
+    /* only an sdy op's out_sharding counts: the name first, most
+     * producers are not sdy ops */
+    if (strncmp(op->name, "sdy.", 4) != 0) return shard_value_sharding(v);
     shard_attr *o = shard_op_attr(op, "out_sharding");
-    if (o && o->kind == SHARD_ATTR_SDY_SHARDING && strncmp(op->name, "sdy.", 4) == 0) return o->u.sharding;
+    if (o && o->kind == SHARD_ATTR_SDY_SHARDING) return o->u.sharding;
     if (S_is(op, "sdy.manual_computation") || S_is(op, "sdy.named_computation"))
       return S_per_value_at(op, "out_shardings", v->index);
     return shard_value_sharding(v);
