@@ -910,11 +910,12 @@ static bool S_same_mesh_ref(const shard_tensor_sharding *s, const mesh_pick *p) 
  * when they differ, none is sharded, or it is maximal), then among meshes
  * with those axes the one most non-replicated shardings use. Its counts
  * are the visit's scratch (x->tmp), not the module's. */
-static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh_pick *out) {
+static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, const shard_mesh *const *ms, uint32_t n,
+                        mesh_pick *out) {
   const shard_tensor_sharding *ref = NULL;
   const shard_mesh *mesh = NULL;
   for (uint32_t i = 0; i < n; i++) {
-    const shard_mesh *om = S_mesh(x, s[i]);
+    const shard_mesh *om = ms[i];
     if (!om) continue;
     if (!mesh || shard_mesh_is_empty(mesh)) {
       mesh = om;
@@ -942,7 +943,7 @@ static bool S_pick_mesh(xr *x, shard_tensor_sharding *const *s, uint32_t n, mesh
     uint32_t count = ++counts[first];
     if (count > best) {
       best = count;
-      *out = (mesh_pick){s[i]->mesh_name, s[i]->inline_mesh, S_mesh(x, s[i])};
+      *out = (mesh_pick){s[i]->mesh_name, s[i]->inline_mesh, ms[i]};
     }
   }
   return true;
@@ -953,12 +954,13 @@ static const char *S_mesh_label(const shard_tensor_sharding *s) {
 }
 
 /* A sharded tensor (*ip) on a mesh with other axes than another's (*jp). */
-static bool S_mixed_meshes(xr *x, shard_tensor_sharding *const *s, uint32_t n, uint32_t *ip, uint32_t *jp) {
+static bool S_mixed_meshes(shard_tensor_sharding *const *s, const shard_mesh *const *ms, uint32_t n, uint32_t *ip,
+                           uint32_t *jp) {
   for (uint32_t i = 0; i < n; i++) {
-    const shard_mesh *mi = S_mesh(x, s[i]);
+    const shard_mesh *mi = ms[i];
     if (!mi || shard_mesh_is_maximal(mi) || S_fully_replicated(s[i])) continue;
     for (uint32_t j = 0; j < n; j++) {
-      const shard_mesh *mj = S_mesh(x, s[j]);
+      const shard_mesh *mj = ms[j];
       if (!mj || mj == mi || shard_mesh_is_empty(mj) || shard_mesh_is_maximal(mj) || shard_mesh_same_axes(mi, mj))
         continue;
       *ip = i;
@@ -973,9 +975,10 @@ static bool S_mixed_meshes(xr *x, shard_tensor_sharding *const *s, uint32_t n, u
  * right when every tensor is replicated; when one is sharded and another
  * sits on a mesh with other axes, the per-device program would compute the
  * op from shards laid out for a different mesh, so shard lower stops. */
-static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s, uint32_t n) {
+static void S_refuse_mixed_meshes(xr *x, const shard_op *op, shard_tensor_sharding *const *s,
+                                  const shard_mesh *const *ms, uint32_t n) {
   uint32_t i, j;
-  if (!S_mixed_meshes(x, s, n, &i, &j)) return;
+  if (!S_mixed_meshes(s, ms, n, &i, &j)) return;
   const char *a = S_mesh_label(s[i]), *b = S_mesh_label(s[j]);
   shard_error(x->de, op->span,
               "'%s' op has shardings on meshes with different axes (%s%s and %s%s), which Shardy's "
@@ -1548,8 +1551,12 @@ static bool S_visit(xr *x, shard_op *op) {
   for (uint32_t i = 0; i < nin; i++) v.in[i] = S_sharding(x, S_bypass_barriers(op->operands[i].value));
   for (uint32_t i = 0; i < nout; i++) v.out[i] = S_sharding(x, S_bypass_barriers(&op->results[i]));
 
+  /* the mesh of each, looked up once for the checks below */
+  const shard_mesh **ms = SHARD_NEW_ARRAY(x->tmp, const shard_mesh *, nin + nout + 1);
+  for (uint32_t i = 0; i < nin + nout; i++) ms[i] = S_mesh(x, v.in[i]);
+
   for (uint32_t i = 0; i < nout; i++)
-    if (S_single_device(x, v.out[i])) return S_single_device_op(x, op, v.out);
+    if (ms[nin + i] && shard_mesh_is_maximal(ms[nin + i])) return S_single_device_op(x, op, v.out);
 
   /* Without the full version only a dot is resharded (S_process), and the
    * projection is read again only by the all_reduces of reduction factors,
@@ -1560,7 +1567,7 @@ static bool S_visit(xr *x, shard_op *op) {
   bool dot = shard_op_is(op, &K_stablehlo_dot) || shard_op_is(op, &K_stablehlo_dot_general);
   bool project = full || dot || !x->defer_reductions;
   uint32_t mi, mj;
-  if (!project && (!x->for_lower || !S_mixed_meshes(x, v.in, nin + nout, &mi, &mj))) return true;
+  if (!project && (!x->for_lower || !S_mixed_meshes(v.in, ms, nin + nout, &mi, &mj))) return true;
 
   const shard_attr *attached = shard_op_attr(op, "sdy.sharding_rule");
   shard_op_sharding_rule *rule = attached && attached->kind == SHARD_ATTR_SDY_RULE
@@ -1571,8 +1578,8 @@ static bool S_visit(xr *x, shard_op *op) {
   if (!rule || rule->is_custom) return true;
   if (rule->num_operands != nin || rule->num_results != nout) return true;
   v.rule = rule;
-  if (!S_pick_mesh(x, v.in, nin + nout, &v.mesh)) {
-    if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, nin + nout);
+  if (!S_pick_mesh(x, v.in, ms, nin + nout, &v.mesh)) {
+    if (x->for_lower) S_refuse_mixed_meshes(x, op, v.in, ms, nin + nout);
     return true;
   }
   if (!project) return true;

@@ -45,19 +45,23 @@ typedef struct r2c {
   /* meshes by symbol name: the pass adds none (a look-up of the symbol was
    * a sixth of the pass) */
   shard_mesh_memo meshes;
-  /* the key text of (input, target, shape) -> its plan */
+  /* the key of (input, target, shape) (S_plan_by_key) -> its plan */
   shard_strmap plans;
   shard_arena *keys; /* the keys and the plan entries: freed with the pass */
   shard_buf key;
   /* the last plans looked up, by the pointers of their input, target and
    * type: equal reshards mostly share them (explicit reshards shares equal
-   * targets), and a hit skips printing the key */
+   * targets), and a hit skips building the key */
   struct {
     const shard_tensor_sharding *in, *out;
     const shard_type *type;
     struct plan_entry *plan;
   } recent[R2C_RECENT];
   uint32_t next_recent;
+  /* the definition of each step's op (S_step_names) and the name of
+   * out_sharding as the lookups expect it: asked once, not per collective */
+  const shard_op_def *step_defs[SHARD_RESHARD_ALL_GATHER + 1];
+  const char *out_sharding_name;
 } r2c;
 
 typedef struct plan_entry plan_entry;
@@ -77,8 +81,11 @@ struct plan_entry {
 static shard_tensor_sharding *S_sharding_of(shard_arena *a, shard_ptrmap *manual_args, const shard_value *v) {
   if (v->def) {
     const shard_op *op = v->def;
+    /* only an sdy op's out_sharding counts: the name first, most
+     * producers are not sdy ops */
+    if (strncmp(op->name, "sdy.", 4) != 0) return shard_value_sharding(v);
     shard_attr *o = shard_op_attr(op, "out_sharding");
-    if (o && o->kind == SHARD_ATTR_SDY_SHARDING && strncmp(op->name, "sdy.", 4) == 0) return o->u.sharding;
+    if (o && o->kind == SHARD_ATTR_SDY_SHARDING) return o->u.sharding;
     if (S_is(op, "sdy.manual_computation") || S_is(op, "sdy.named_computation"))
       return S_per_value_at(op, "out_shardings", v->index);
     return shard_value_sharding(v);
@@ -162,12 +169,12 @@ static void S_reverse_uses(shard_value *v) {
  * uses in the order the move leaves them, no attributes of the reshard's),
  * without a second op per reshard (a seventh of shard lower's memory at
  * 100k ops). */
-static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const char *name) {
+static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const char *name, const shard_op_def *def) {
   shard_operand_set(&reshard->operands[0], input);
   S_reverse_uses(&reshard->results[0]);
   reshard->results[0].name = NULL;
   reshard->name = name;
-  reshard->def = shard_op_def_lookup(name, strlen(name));
+  reshard->def = def;
   reshard->attrs = NULL;
   reshard->num_attrs = 0;
   reshard->flags = 0;
@@ -177,12 +184,12 @@ static shard_op *S_reuse_reshard(shard_op *reshard, shard_value *input, const ch
 /* Builds one collective before `reshard`, exactly as the parser would,
  * with the attributes of step k of `e`; the last step (`last`) reuses the
  * reshard op (S_reuse_reshard). */
-static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k,
+static shard_value *S_build_step(const r2c *c, shard_op *reshard, shard_value *input, plan_entry *e, uint32_t k,
                                  bool last) {
-  shard_arena *a = m->arena;
+  shard_arena *a = c->m->arena;
   const shard_reshard_step *st = &e->steps[k];
   shard_type *type = reshard->results[0].type;
-  shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind])
+  shard_op *op = last ? S_reuse_reshard(reshard, input, S_step_names[st->kind], c->step_defs[st->kind])
                       : shard_op_new_named(a, S_step_names[st->kind], 1, &input, 1, &type, 0);
   if (!e->out[k]) {
     if (st->kind == SHARD_RESHARD_ALL_SLICE || st->kind == SHARD_RESHARD_ALL_GATHER)
@@ -204,7 +211,7 @@ static shard_value *S_build_step(shard_module *m, shard_op *reshard, shard_value
   /* The op has no attributes yet: its list is made at once, sorted, with
    * the names the lookups expect (what shard_op_set_attr makes, without a
    * list per attribute). */
-  const char *out_name = shard_attr_known_name("out_sharding");
+  const char *out_name = c->out_sharding_name;
   const char *axes_name = e->axes_name[k];
   if (axes_name && out_name) {
     shard_named_attr *l = SHARD_NEW_ARRAY(a, shard_named_attr, 2);
@@ -250,15 +257,55 @@ static plan_entry *S_plan(r2c *c, const shard_tensor_sharding *in, const shard_t
   return e;
 }
 
+static void S_key_u32(shard_buf *b, uint32_t v) { shard_buf_putn(b, (const char *)&v, sizeof v); }
+static void S_key_i64(shard_buf *b, int64_t v) { shard_buf_putn(b, (const char *)&v, sizeof v); }
+
+static void S_key_axes(shard_buf *b, const shard_axis_ref *v, uint32_t n) {
+  S_key_u32(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t len = strlen(v[i].name);
+    S_key_u32(b, (uint32_t)len);
+    shard_buf_putn(b, v[i].name, len);
+    shard_buf_putc(b, (char)v[i].is_sub);
+    if (!v[i].is_sub) continue;
+    S_key_i64(b, v[i].pre_size);
+    S_key_i64(b, v[i].size);
+  }
+}
+
+/* A sharding's part of a plan's key: its fields in binary, every list led
+ * by its length, so that equal keys mean shardings that print alike (an
+ * inlined mesh by its address: finer than its text, which only costs a
+ * plan more). Printing the shardings instead was half of the pass. */
+static void S_key_sharding(shard_buf *b, const shard_tensor_sharding *s) {
+  if (s->inline_mesh) {
+    shard_buf_putc(b, 'i');
+    shard_buf_putn(b, (const char *)&s->inline_mesh, sizeof s->inline_mesh);
+  } else {
+    const char *name = s->mesh_name ? s->mesh_name : "";
+    size_t len = strlen(name);
+    shard_buf_putc(b, 'n');
+    S_key_u32(b, (uint32_t)len);
+    shard_buf_putn(b, name, len);
+  }
+  S_key_u32(b, s->rank);
+  for (uint32_t d = 0; d < s->rank; d++) {
+    shard_buf_putc(b, (char)s->dims[d].is_open);
+    S_key_i64(b, s->dims[d].priority);
+    S_key_axes(b, s->dims[d].axes, s->dims[d].num_axes);
+  }
+  S_key_axes(b, s->replicated, s->num_replicated);
+  S_key_axes(b, s->unreduced, s->num_unreduced);
+  if (s->num_unreduced) shard_buf_putc(b, (char)s->reduction);
+}
+
 static plan_entry *S_plan_by_key(r2c *c, const shard_tensor_sharding *in, const shard_tensor_sharding *out,
                                  const shard_type *t) {
   shard_buf_clear(&c->key);
-  shard_sharding_print(&c->key, in);
-  shard_sharding_print(&c->key, out);
-  for (uint32_t d = 0; d < in->rank; d++) {
-    shard_buf_putc(&c->key, 'x');
-    shard_buf_put_i64(&c->key, t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM);
-  }
+  S_key_sharding(&c->key, in);
+  S_key_sharding(&c->key, out);
+  for (uint32_t d = 0; d < in->rank; d++)
+    S_key_i64(&c->key, t && t->kind == SHARD_TYPE_TENSOR && d < t->rank ? t->dims[d] : SHARD_DYNAMIC_DIM);
   /* a lookup, not a slot: a slot would keep the scratch key's pointer */
   plan_entry *e = shard_strmap_get(&c->plans, c->key.data, c->key.len);
   if (e) return e;
@@ -295,7 +342,7 @@ static bool S_convert(r2c *c, shard_op *reshard) {
     return true;
   case SHARD_RESHARD_STEPS: {
     shard_value *v = bypassed;
-    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(m, reshard, v, e, i, i + 1 == e->num_steps);
+    for (uint32_t i = 0; i < e->num_steps; i++) v = S_build_step(c, reshard, v, e, i, i + 1 == e->num_steps);
     if (!e->num_steps) {
       shard_value_replace_all_uses(&reshard->results[0], v);
       shard_op_erase(reshard);
@@ -336,7 +383,9 @@ bool shard_pass_reshard_to_collectives(shard_module *m, const char *options, con
 
   SHARD_VEC(shard_op *) ops = {0};
   shard_walk(m->top, S_collect, &ops);
-  r2c c = {.m = m, .de = de, .keys = shard_arena_new()};
+  r2c c = {.m = m, .de = de, .keys = shard_arena_new(), .out_sharding_name = shard_attr_known_name("out_sharding")};
+  for (uint32_t k = 0; k <= SHARD_RESHARD_ALL_GATHER; k++)
+    c.step_defs[k] = shard_op_def_lookup(S_step_names[k], strlen(S_step_names[k]));
   shard_buf_init(&c.key);
   bool *illegal = shard_xcalloc(ops.len ? ops.len : 1, sizeof(bool));
   for (uint32_t i = 0; i < ops.len; i++) illegal[i] = !S_is_legal(&c, ops.items[i], keep);
