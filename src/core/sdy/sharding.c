@@ -269,3 +269,43 @@ shard_tensor_sharding *shard_sharding_drop_manual(shard_arena *a, const shard_te
   c->num_unreduced = free_axes(a, s->unreduced, s->num_unreduced, manual, n, &c->unreduced);
   return c;
 }
+
+/* ---- keys ---------------------------------------------------------------- */
+
+static void S_key_u32(shard_buf *b, uint32_t v) { shard_buf_putn(b, (const char *)&v, sizeof v); }
+static void S_key_i64(shard_buf *b, int64_t v) { shard_buf_putn(b, (const char *)&v, sizeof v); }
+
+static void S_key_axes(shard_buf *b, const shard_axis_ref *v, uint32_t n) {
+  S_key_u32(b, n);
+  for (uint32_t i = 0; i < n; i++) {
+    size_t len = strlen(v[i].name);
+    S_key_u32(b, (uint32_t)len);
+    shard_buf_putn(b, v[i].name, len);
+    shard_buf_putc(b, (char)v[i].is_sub);
+    if (!v[i].is_sub) continue;
+    S_key_i64(b, v[i].pre_size);
+    S_key_i64(b, v[i].size);
+  }
+}
+
+void shard_sharding_key(shard_buf *b, const shard_tensor_sharding *s) {
+  if (s->inline_mesh) {
+    shard_buf_putc(b, 'i');
+    shard_buf_putn(b, (const char *)&s->inline_mesh, sizeof s->inline_mesh);
+  } else {
+    const char *name = s->mesh_name ? s->mesh_name : "";
+    size_t len = strlen(name);
+    shard_buf_putc(b, 'n');
+    S_key_u32(b, (uint32_t)len);
+    shard_buf_putn(b, name, len);
+  }
+  S_key_u32(b, s->rank);
+  for (uint32_t d = 0; d < s->rank; d++) {
+    shard_buf_putc(b, (char)s->dims[d].is_open);
+    S_key_i64(b, s->dims[d].priority);
+    S_key_axes(b, s->dims[d].axes, s->dims[d].num_axes);
+  }
+  S_key_axes(b, s->replicated, s->num_replicated);
+  S_key_axes(b, s->unreduced, s->num_unreduced);
+  if (s->num_unreduced) shard_buf_putc(b, (char)s->reduction);
+}

@@ -183,6 +183,11 @@ typedef struct shard_sharding_per_value {
 
 /* Prints the stripped body <@mesh, [{"x"}, {}], replicated={"y"}> */
 void shard_sharding_print(shard_buf *b, const shard_tensor_sharding *s);
+/* Appends a sharding's contents in binary, every list led by its length:
+ * equal keys mean shardings that print alike (an inline mesh by its
+ * address, finer than its text). The key of memos of shardings
+ * (reshard-to-collectives' plans, verify's clean shardings). */
+void shard_sharding_key(shard_buf *b, const shard_tensor_sharding *s);
 /* Prints [<...>, <...>] */
 void shard_sharding_list_print(shard_buf *b, const shard_tensor_sharding *s, uint32_t n);
 bool shard_sharding_equal(const shard_tensor_sharding *a, const shard_tensor_sharding *b);

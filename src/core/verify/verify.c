@@ -840,6 +840,7 @@ static void S_ctx_release(vf_ctx *cx) {
   shard_arena_free(cx->keep);
   shard_strmap_release(&cx->clean_shardings);
   if (cx->clean_keys) shard_arena_free(cx->clean_keys);
+  shard_buf_free(&cx->clean_key);
 }
 
 bool shard_verify_module(const shard_module *m, const shard_verify_options *opts, shard_diag_engine *de) {

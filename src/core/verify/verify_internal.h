@@ -72,6 +72,7 @@ typedef struct vf_ctx {
    * made on first use, kept for the whole verification */
   shard_strmap clean_shardings;
   shard_arena *clean_keys;
+  shard_buf clean_key; /* the key being looked up, reused */
   /* the mesh symbol found last and its name (names longer than the buffer
    * are not remembered): shardings name the same mesh over and over */
   const shard_mesh *mesh_seen;

@@ -253,91 +253,31 @@ bool shard_verify_check_sharding(const vf_emit *e, const shard_tensor_sharding *
  * check again is one lookup. The key: the mesh's address (a mesh symbol's,
  * kept for the whole verification, streamed or not; shardings with an
  * inline mesh are not remembered), the type's text, the manual axes bound
- * around the value, and the sharding's contents. Keys longer than
- * S_CLEAN_KEY_MAX are not remembered. The memo is emptied when it holds
- * S_CLEAN_MAX keys: a module's shardings come in runs (the functions on
- * one mesh, one after the other), and memory touched costs time too. */
-enum { S_CLEAN_KEY_MAX = 256, S_CLEAN_MAX = 512 };
+ * around the value, and the sharding's contents (shard_sharding_key). The
+ * memo is emptied when it holds S_CLEAN_MAX keys: a module's shardings
+ * come in runs (the functions on one mesh, one after the other), and
+ * memory touched costs time too. */
+enum { S_CLEAN_MAX = 512 };
 
-typedef struct S_key {
-  char bytes[S_CLEAN_KEY_MAX];
-  size_t len;
-} S_key;
-
-/* The key's writers take the cursor and the end of the buffer and return
- * the cursor after what they wrote, NULL once it did not fit (and on a
- * NULL cursor): a key is built on every check, so the cursor stays in a
- * register rather than in the key. */
-static inline char *S_put(char *o, const char *end, const void *p, size_t n) {
-  if (!o || n > (size_t)(end - o)) return NULL;
-  memcpy(o, p, n);
-  return o + n;
-}
-
-static inline char *S_put_byte(char *o, const char *end, unsigned char c) {
-  if (!o || o == end) return NULL;
-  *o = (char)c;
-  return o + 1;
-}
-
-/* The string and its NUL, a byte at a time: names are a few bytes. */
-static inline char *S_put_str(char *o, const char *end, const char *s) {
-  if (!o) return NULL;
-  do {
-    if (o == end) return NULL;
-    *o++ = *s;
-  } while (*s++);
-  return o;
-}
-
-/* A count below 255 in a byte, else 255 and the count. */
-static inline char *S_put_count(char *o, const char *end, uint32_t n) {
-  o = S_put_byte(o, end, n < 255 ? (unsigned char)n : 255);
-  return n < 255 ? o : S_put(o, end, &n, sizeof n);
-}
-
-static char *S_put_axes(char *o, const char *end, const shard_axis_ref *axes, uint32_t n) {
-  o = S_put_count(o, end, n);
-  for (uint32_t i = 0; i < n && o; i++) {
-    o = S_put_str(o, end, axes[i].name);
-    o = S_put_byte(o, end, axes[i].is_sub);
-    if (axes[i].is_sub) {
-      o = S_put(o, end, &axes[i].pre_size, sizeof axes[i].pre_size);
-      o = S_put(o, end, &axes[i].size, sizeof axes[i].size);
-    }
-  }
-  return o;
-}
-
-/* False when the check is not one to remember (or the key is too long). */
-static bool S_clean_key(S_key *k, const shard_tensor_sharding *s, const shard_type *type, const shard_mesh *mesh,
+/* Writes the key into b (emptied first); false when the check is not one
+ * to remember. */
+static bool S_clean_key(shard_buf *b, const shard_tensor_sharding *s, const shard_type *type, const shard_mesh *mesh,
                         const vf_manual *manual) {
   if (!mesh || s->inline_mesh || (type && !type->text)) return false;
-  char *o = k->bytes;
-  const char *end = k->bytes + S_CLEAN_KEY_MAX;
-  o = S_put(o, end, &mesh, sizeof mesh);
-  o = S_put_byte(o, end, type ? (unsigned char)(1 + type->kind) : 0);
-  if (type) o = S_put(o, end, type->text, strlen(type->text) + 1);
+  shard_buf_clear(b);
+  shard_buf_putn(b, (const char *)&mesh, sizeof mesh);
+  shard_buf_putc(b, type ? (char)(1 + type->kind) : 0);
+  if (type) shard_buf_putn(b, type->text, strlen(type->text) + 1);
   for (const vf_manual *p = manual; p; p = p->parent) {
     const shard_attr *ma = p->axes;
     if (!ma || ma->kind != SHARD_ATTR_SDY_MANUAL_AXES) continue;
     for (uint32_t i = 0; i < ma->u.manual_axes.num; i++) {
-      o = S_put_byte(o, end, 'm');
-      o = S_put_str(o, end, ma->u.manual_axes.names[i]);
+      shard_buf_putc(b, 'm');
+      shard_buf_putn(b, ma->u.manual_axes.names[i], strlen(ma->u.manual_axes.names[i]) + 1);
     }
   }
-  o = S_put_byte(o, end, 's');
-  o = S_put_count(o, end, s->rank);
-  for (uint32_t d = 0; d < s->rank; d++) {
-    const shard_dim_sharding *dim = &s->dims[d];
-    o = S_put_byte(o, end, (unsigned char)(dim->is_open | (dim->priority != SHARD_NO_PRIORITY) << 1));
-    if (dim->priority != SHARD_NO_PRIORITY) o = S_put(o, end, &dim->priority, sizeof dim->priority);
-    o = S_put_axes(o, end, dim->axes, dim->num_axes);
-  }
-  o = S_put_axes(o, end, s->replicated, s->num_replicated);
-  o = S_put_axes(o, end, s->unreduced, s->num_unreduced);
-  if (!o) return false;
-  k->len = (size_t)(o - k->bytes);
+  shard_buf_putc(b, 's');
+  shard_sharding_key(b, s);
   return true;
 }
 
@@ -345,9 +285,9 @@ bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sha
                                         const vf_manual *manual) {
   vf_ctx *cx = e->cx;
   const shard_mesh *mesh = shard_verify_sharding_mesh(cx, s);
-  S_key k;
-  bool keyed = S_clean_key(&k, s, type, mesh, manual);
-  if (keyed && shard_strmap_get(&cx->clean_shardings, k.bytes, k.len)) return true;
+  shard_buf *k = &cx->clean_key;
+  bool keyed = S_clean_key(k, s, type, mesh, manual);
+  if (keyed && shard_strmap_get(&cx->clean_shardings, k->data, k->len)) return true;
   unsigned said = cx->de->errors + cx->de->warnings;
   bool ok = shard_verify_check_sharding(e, s, type, mesh, manual);
   if (ok && keyed && cx->de->errors + cx->de->warnings == said) {
@@ -356,7 +296,7 @@ bool shard_verify_check_sharding_lookup(const vf_emit *e, const shard_tensor_sha
       shard_strmap_clear(&cx->clean_shardings);
       shard_arena_reset(cx->clean_keys);
     }
-    shard_strmap_put(&cx->clean_shardings, shard_arena_dup(cx->clean_keys, k.bytes, k.len), k.len, cx);
+    shard_strmap_put(&cx->clean_shardings, shard_arena_dup(cx->clean_keys, k->data, k->len), k->len, cx);
   }
   return ok;
 }
